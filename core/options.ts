@@ -1,0 +1,94 @@
+// The one option table: flags, `--no-` forms, short flags, CODER_* env vars,
+// config-file keys, `--help` text and the JSON Schema are all derived from it.
+
+/** `models` and `plugins` are structured config-only values with their own zod schemas in config.ts. */
+export type OptionType = "boolean" | "string" | "number" | "list" | "enum" | "models" | "plugins";
+
+export interface OptionSpec {
+  /** The config-file key (camelCase); the flag is its kebab-case form, the env var CODER_<SNAKE>. */
+  key: string;
+  type: OptionType;
+  /** Allowed values for `enum`. */
+  values?: readonly string[];
+  default?: boolean | string | number | string[];
+  short?: string;
+  /** Extra flag spellings (Aider's), e.g. `--openai-api-base`. */
+  aliases?: readonly string[];
+  /** Value placeholder in `--help`. */
+  arg?: string;
+  help: string;
+  group: "Model" | "Context" | "Editing" | "Git" | "Request" | "Output" | "Plugins and config";
+  /** Booleans: accept `--no-<flag>` (and show it in help). */
+  negatable?: boolean;
+  /** Only on the command line (and env): not a config key. */
+  cliOnly?: boolean;
+  /** Only in config files, not a flag. */
+  configOnly?: boolean;
+  /** Runs code: in a project config it takes effect only in a trusted repository. */
+  needsTrust?: boolean;
+  /** A project config may never set it (secrets and endpoints). */
+  notInProject?: boolean;
+}
+
+export const OPTIONS = [
+  // Model
+  { key: "model", type: "string", arg: "NAME", group: "Model", help: "model as provider/name, e.g. openai/gpt-4.1, ollama/qwen2.5-coder (a bare name is looked up in the model table)" },
+  { key: "weakModel", type: "string", arg: "NAME", group: "Model", help: "model for commit messages and history summaries (default: from the model table, else the main model)" },
+  { key: "editorModel", type: "string", arg: "NAME", group: "Model", help: "model for the editor step of architect mode" },
+  { key: "editorEditFormat", type: "string", arg: "NAME", group: "Model", help: "edit format for the editor step of architect mode" },
+  { key: "apiBase", type: "string", arg: "URL", aliases: ["openai-api-base"], group: "Model", notInProject: true, help: "base URL of an OpenAI-compatible endpoint (else OPENAI_BASE_URL, else the provider's default)" },
+  { key: "apiKey", type: "string", arg: "KEY", aliases: ["openai-api-key"], group: "Model", notInProject: true, help: "API key (else the provider's env var, e.g. OPENAI_API_KEY)" },
+  { key: "timeout", type: "number", arg: "SECONDS", default: 600, group: "Model", help: "give up on a request (all retries included) after this many seconds" },
+  { key: "cacheKeepalivePings", type: "number", arg: "N", default: 0, group: "Model", help: "keep the provider's prompt cache warm with up to N pings while idle" },
+  { key: "models", type: "models", configOnly: true, group: "Model", help: "model table additions or overrides, keyed by model name" },
+
+  // Editing
+  { key: "editFormat", type: "string", arg: "NAME", group: "Editing", help: "edit format: diff, diff-fenced, whole, udiff, patch, tool, architect, ask, or a plugin's (default: from the model table)" },
+  { key: "architect", type: "boolean", cliOnly: true, group: "Editing", help: "shorthand for --edit-format architect" },
+  { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
+  { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },
+  { key: "yesAlways", type: "boolean", default: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell)" },
+  { key: "allowShell", type: "boolean", default: false, configOnly: true, needsTrust: true, group: "Editing", help: "let --yes-always run shell commands the model suggests" },
+  { key: "lintCmd", type: "string", arg: "CMD", needsTrust: true, group: "Editing", help: "linter to run on edited files; failures go back to the model" },
+  { key: "autoLint", type: "boolean", default: true, negatable: true, group: "Editing", help: "lint after every applied edit (when --lint-cmd is set)" },
+  { key: "testCmd", type: "string", arg: "CMD", needsTrust: true, group: "Editing", help: "test command; failures go back to the model" },
+  { key: "autoTest", type: "boolean", default: false, negatable: true, group: "Editing", help: "run --test-cmd after every applied edit" },
+
+  // Context
+  { key: "read", type: "list", arg: "FILE", group: "Context", help: "add a read-only file, e.g. CONVENTIONS.md (repeatable)" },
+  { key: "mapTokens", type: "number", arg: "N", group: "Context", help: "repo-map token budget (0 disables the map; default: context window/8, 1024-4096)" },
+  { key: "mapRefresh", type: "enum", values: ["auto", "always", "files", "manual"], default: "auto", arg: "MODE", group: "Context", help: "when to rebuild the repo map" },
+  { key: "mapMultiplierNoFiles", type: "number", arg: "X", default: 2, group: "Context", help: "repo-map budget multiplier when no files are in the chat" },
+  { key: "showRepoMap", type: "boolean", cliOnly: true, group: "Context", help: "print the repo map for the current chat and exit (needs no model)" },
+  { key: "restoreChatHistory", type: "boolean", default: false, negatable: true, group: "Context", help: "reload the previous transcript into the history" },
+
+  // Git
+  { key: "git", type: "boolean", default: true, negatable: true, group: "Git", help: "use git (default on when inside a repository)" },
+  { key: "autoCommits", type: "boolean", default: true, negatable: true, group: "Git", help: "commit each applied reply" },
+  { key: "dirtyCommits", type: "boolean", default: true, negatable: true, group: "Git", help: "commit a file's pending changes on their own before editing it" },
+  { key: "verify", type: "boolean", default: true, negatable: true, group: "Git", help: "run git commit hooks (--no-verify skips them)" },
+  { key: "attribution", type: "enum", values: ["trailer", "author", "committer", "none"], default: "trailer", arg: "HOW", group: "Git", help: "mark coder's commits: a Co-authored-by trailer, the author or committer name, or not at all" },
+
+  // Request
+  { key: "message", type: "string", short: "m", arg: "TEXT", cliOnly: true, group: "Request", help: "run this one request and exit" },
+  { key: "messageFile", type: "string", short: "f", arg: "FILE", cliOnly: true, group: "Request", help: "run the request in FILE and exit" },
+
+  // Output
+  { key: "stream", type: "boolean", default: true, negatable: true, group: "Output", help: "stream replies" },
+  { key: "pretty", type: "boolean", negatable: true, group: "Output", help: "colours and markdown rendering (default: on for a terminal)" },
+  { key: "json", type: "boolean", default: false, cliOnly: true, group: "Output", help: "one JSON event per line on stdout, nothing else" },
+  { key: "chatHistoryFile", type: "string", arg: "FILE", group: "Output", help: "transcript file (default .coder/chat.history.md)" },
+  { key: "inputHistoryFile", type: "string", arg: "FILE", group: "Output", help: "REPL input history (default .coder/input.history)" },
+  { key: "verbose", type: "boolean", default: false, group: "Output", help: "show prompts, timings and stack traces" },
+
+  // Plugins and config
+  { key: "plugin", type: "list", arg: "PATH", cliOnly: true, group: "Plugins and config", help: "load a plugin module (repeatable)" },
+  { key: "plugins", type: "plugins", configOnly: true, needsTrust: true, group: "Plugins and config", help: "plugins to load: \"./path.ts\" or { \"path\": \"./path.ts\", \"sha256\": \"<hex>\" }" },
+  { key: "coder", type: "string", configOnly: true, group: "Plugins and config", help: "semver range of coder versions this project works with" },
+  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, lintCmd, testCmd, allowShell) for this run" },
+  { key: "config", type: "string", short: "c", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "use this config file instead of the usual lookup" },
+  { key: "version", type: "boolean", cliOnly: true, group: "Output", help: "print the version and exit" },
+  { key: "help", type: "boolean", short: "h", cliOnly: true, group: "Output", help: "print this help and exit" },
+] as const satisfies readonly OptionSpec[];
+
+export type OptionKey = (typeof OPTIONS)[number]["key"];

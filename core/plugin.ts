@@ -1,0 +1,448 @@
+// The public plugin API: every type a plugin (built-in or user) sees.
+// Types only: nothing here exists at run time, so a plugin file imports it with
+// `import type` and needs neither coder's sources nor node_modules to run.
+
+/** The plugin API version this kernel implements. A plugin declares the version it was written for. */
+export type ApiVersion = 1;
+
+/**
+ * What a plugin module's default export is: a plugin object, or a function of the
+ * kernel's capabilities that returns one.
+ *
+ * @example
+ * import type { Plugin } from "./coder-plugin";
+ * export default ((kit) => ({
+ *   apiVersion: 1,
+ *   name: "git-branch",
+ *   context: [{ name: "git-branch", stability: "session", provide: async () => {
+ *     const r = await kit.run(["git", "branch", "--show-current"]);
+ *     return { text: `Current git branch: ${r.stdout.trim()}` };
+ *   } }],
+ * })) satisfies Plugin;
+ */
+export type Plugin = PluginObject | ((kit: Kit) => PluginObject | Promise<PluginObject>);
+
+/** One plugin: a named bundle of edit formats, context providers, model adapters and slash commands. */
+export interface PluginObject {
+  apiVersion: ApiVersion;
+  /** Unique plugin name, shown in `coder plugins` and in error messages. */
+  name: string;
+  /** Allow this plugin's items to replace already registered items of the same name (e.g. a better `diff` format). */
+  override?: boolean;
+  formats?: EditFormat[];
+  context?: ContextProvider[];
+  models?: ModelAdapter[];
+  commands?: SlashCommand[];
+}
+
+// ─── Messages ────────────────────────────────────────────────────────────────
+
+export type Role = "system" | "user" | "assistant" | "tool";
+
+/** A chat message as coder keeps it; adapters translate it to their wire format. */
+export interface ChatMessage {
+  role: Role;
+  content: string;
+  /** Assistant messages that called tools. */
+  toolCalls?: ToolCall[];
+  /** Tool messages: the id of the call this message answers. */
+  toolCallId?: string;
+  /** Set by the kernel on the last message of a cacheable prefix (for providers with explicit breakpoints). */
+  cacheBreakpoint?: boolean;
+}
+
+export interface ToolCall {
+  id: string;
+  name: string;
+  /** The raw JSON arguments string, as the model produced it. */
+  arguments: string;
+}
+
+/** A function offered to the model as a native tool (JSON Schema parameters). */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonSchema;
+}
+
+export type JsonSchema = { [key: string]: unknown };
+
+/** The model's complete reply to one request. */
+export interface ModelReply {
+  text: string;
+  toolCalls: ToolCall[];
+  finishReason: FinishReason;
+}
+
+export type FinishReason = "stop" | "length" | "tool_calls" | "content_filter" | "other";
+
+// ─── Edit formats ────────────────────────────────────────────────────────────
+
+/**
+ * An edit format: how the model is told to write edits, and how its reply is
+ * turned into changes. `parse` is pure; `apply` changes only the staged
+ * workspace it is given: the kernel gates, dirty-commits and writes afterwards.
+ *
+ * @example
+ * const whole: EditFormat<WholeEdit> = {
+ *   name: "whole",
+ *   summary: "the full new content of each file",
+ *   prompts: (ctx) => ({ system: "...", examples: [], reminder: "..." }),
+ *   parse: (reply, ctx) => ({ edits: [...], shell: [] }),
+ *   apply: (edits, ws) => edits.map((e) => { ws.write(e.path, e.content); return { edit: e, status: "applied", path: e.path }; }),
+ *   report: (outcomes, ctx) => kit.reports.failedEdits(outcomes, ctx),
+ * };
+ */
+export interface EditFormat<E extends Edit = Edit> {
+  /** The `--edit-format` name. */
+  name: string;
+  /** One line for `coder plugins` and `/help`. */
+  summary: string;
+  /** System rules, few-shot examples and reminder, for the current chat. */
+  prompts(ctx: PromptContext): FormatPrompts;
+  /**
+   * Turn a reply into edits and shell suggestions. Throws `kit.FormatError` (message
+   * written for the model: what was wrong, how to fix it) when the reply is malformed.
+   */
+  parse(reply: ModelReply, ctx: ParseContext): ParsedReply<E>;
+  /** Apply edits to the staged workspace; one outcome per edit, never throws for a mismatch. */
+  apply(edits: E[], ws: Workspace): EditOutcome<E>[] | Promise<EditOutcome<E>[]>;
+  /** The repair-grade reflection text for a reply in which some outcome is not `applied`. */
+  report(outcomes: EditOutcome<E>[], ctx: ReportContext): string;
+  /** Native tool functions sent with the request (formats carried by tool calls). */
+  tools?: ToolSpec[];
+  /**
+   * `"editor"`: the reply is a plan, handed as the request to an editor coder
+   * (the editor model and format). `"none"`: answers only, never edits.
+   * Default: the format edits files itself.
+   */
+  mode?: "edit" | "editor" | "none";
+}
+
+export interface FormatPrompts {
+  /** The format's rules; the kernel adds platform facts and the fence note. */
+  system: string;
+  /** Few-shot examples as alternating user/assistant messages. */
+  examples: ChatMessage[];
+  /** A short reminder placed after the current request. */
+  reminder: string;
+}
+
+export interface PromptContext {
+  /** The fence the model must use: opening and closing markers, e.g. ["```", "```"]. */
+  fence: Fence;
+  /** True for the `editor-` variant (architect's editor): edit only, no explanations. */
+  editorOnly: boolean;
+  /** e.g. "linux x64, bash". */
+  platform: string;
+  /** Chat files (repository-relative), for prompts that name them. */
+  chatFiles: readonly string[];
+  /** May the model suggest shell commands? */
+  shellSuggestions: boolean;
+}
+
+export type Fence = readonly [open: string, close: string];
+
+export interface ParseContext {
+  fence: Fence;
+  chatFiles: readonly string[];
+  /** Map a path as the model wrote it onto a repository path (decoration stripped, basename/suffix/close match among chat files). */
+  resolvePath(raw: string): string;
+}
+
+export interface ParsedReply<E extends Edit = Edit> {
+  edits: E[];
+  /** Shell commands the model suggested (run only after the gate allows). */
+  shell: ShellSuggestion[];
+}
+
+export interface ShellSuggestion {
+  command: string;
+}
+
+/** The fields every format's edit carries; formats add their own. */
+export interface Edit {
+  /** Repository-relative target path (already resolved). */
+  path: string;
+  /** The block as the model wrote it, echoed in failure reports. */
+  source: string;
+  /** Set when the edit came from a native tool call. */
+  toolCallId?: string;
+}
+
+/**
+ * A staged view of the repository for `apply`. Reads see earlier staged writes;
+ * nothing reaches the disk until the kernel has validated every edit of the reply.
+ */
+export interface Workspace {
+  /** Files in the chat (editable), repository-relative. */
+  readonly chatFiles: readonly string[];
+  /** Text of a file (staged if written), or null when it does not exist. */
+  read(path: string): string | null;
+  exists(path: string): boolean;
+  write(path: string, content: string): void;
+  remove(path: string): void;
+}
+
+export type EditOutcome<E extends Edit = Edit> =
+  | { status: "applied"; edit: E; path: string; rung?: MatchRung; note?: string }
+  | { status: "failed"; edit: E; path: string; reason: EditFailureReason; detail: string; match?: MatchFailure }
+  | { status: "skipped"; edit: E; path: string; detail: string };
+
+export type EditFailureReason = MatchFailureReason | "missing-file" | "refused" | "invalid";
+
+export interface ReportContext {
+  fence: Fence;
+  /** How many edits of this reply were applied (they must not be sent again). */
+  appliedCount: number;
+}
+
+// ─── The shared matcher ──────────────────────────────────────────────────────
+
+/** Which rung of the matching ladder found the place. */
+export type MatchRung = "exact" | "trailing-whitespace" | "indentation" | "leading-blank" | "elision" | "fuzzy";
+
+export type MatchFailureReason = "not-found" | "ambiguous" | "already-applied" | "no-op";
+
+/** A region of the file close to (or matching) the SEARCH text. Lines are 1-based, inclusive. */
+export interface MatchCandidate {
+  startLine: number;
+  endLine: number;
+  /** 0..1, 1 = identical. */
+  similarity: number;
+  text: string;
+}
+
+export interface MatchSuccess {
+  status: "applied";
+  content: string;
+  rung: MatchRung;
+  startLine: number;
+  endLine: number;
+}
+
+export interface MatchFailure {
+  status: "failed";
+  reason: MatchFailureReason;
+  /** Closest regions (not-found) or every matching location (ambiguous). */
+  candidates: MatchCandidate[];
+}
+
+export type MatchResult = MatchSuccess | MatchFailure;
+
+export interface Matcher {
+  /** Replace the whole-line text `search` by `replace` in `content`, climbing the ladder. */
+  replace(content: string, search: string, replace: string): MatchResult;
+  /** Render a failure as text for the model: the rule broken and "did you mean these lines". */
+  explain(failure: MatchFailure, search: string, replace: string, path: string): string;
+}
+
+// ─── Context providers ───────────────────────────────────────────────────────
+
+/**
+ * Adds context to every request. The kernel orders blocks most-stable first so
+ * provider prompt caches hit: `static` (e.g. conventions files) and `session`
+ * (e.g. the repo map) come before the history, `turn` after the chat files.
+ */
+export interface ContextProvider {
+  name: string;
+  stability: "static" | "session" | "turn";
+  provide(turn: TurnContext): Promise<ContextBlock | null> | ContextBlock | null;
+}
+
+export interface ContextBlock {
+  /** Text sent as a user message (with a short assistant acknowledgement). */
+  text: string;
+  /** A label for `/tokens`. */
+  label?: string;
+}
+
+export interface TurnContext {
+  root: string;
+  chatFiles: readonly string[];
+  readOnlyFiles: readonly string[];
+  /** The current request's text ("" when rendering outside a request, e.g. `coder map`). */
+  message: string;
+  /** Repository files and identifiers named in the chat so far. */
+  mentionedFiles: readonly string[];
+  mentionedIdents: readonly string[];
+  model: ModelInfo;
+  /** Effective options (read-only), e.g. `options.mapTokens`. */
+  options: Readonly<Record<string, unknown>>;
+  interactive: boolean;
+  signal: AbortSignal;
+}
+
+// ─── Model adapters ──────────────────────────────────────────────────────────
+
+/** Talks to one family of model endpoints. */
+export interface ModelAdapter {
+  name: string;
+  /** Does this adapter serve `model` (as given to `--model`, e.g. "openai/gpt-4.1")? */
+  matches(model: string): boolean;
+  /** What is known of the model; undefined when the adapter's table lacks it. */
+  info(model: string): ModelInfo | undefined;
+  /** Every model the adapter's table knows, for `coder models`. */
+  list?(): ModelInfo[];
+  /** Stream one reply. Throws an Error with a one-line message when the request finally fails. */
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+}
+
+export interface ModelRequest {
+  model: string;
+  messages: ChatMessage[];
+  tools?: ToolSpec[];
+  stream: boolean;
+  maxTokens?: number;
+  temperature?: number;
+  reasoningEffort?: string;
+  /** From `--api-base` / `--api-key`; the adapter falls back to its provider table and env. */
+  apiBase?: string;
+  apiKey?: string;
+  /** Environment (API keys from the process and the repository's `.env`). */
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+export type ModelEvent =
+  | { type: "text"; text: string }
+  | { type: "tool-call"; index: number; id?: string; name?: string; argumentsDelta: string }
+  | { type: "usage"; promptTokens: number; completionTokens: number; cachedTokens: number; cacheWriteTokens?: number }
+  | { type: "finish"; reason: FinishReason }
+  /** The adapter is retrying (a 429, 5xx, timeout or cut stream); text streamed so far is void. */
+  | { type: "retry"; attempt: number; delayMs: number; reason: string };
+
+export interface ModelInfo {
+  /** Full name, e.g. "openai/gpt-4.1". */
+  name: string;
+  contextWindow: number;
+  maxOutput: number;
+  /** USD per million tokens. */
+  prices: { input: number; output: number; cacheRead?: number; cacheWrite?: number };
+  editFormat: string;
+  weakModel?: string;
+  editorModel?: string;
+  editorFormat?: string;
+  capabilities: {
+    tools: boolean;
+    systemPrompt: boolean;
+    temperature: boolean;
+    reasoningEffort: boolean;
+    /** Can continue a reply cut by `length` from an assistant prefill. */
+    prefill: boolean;
+    /** How prompt caching works: automatic prefix cache, explicit breakpoints, or none. */
+    cache: "auto" | "breakpoints" | "none";
+  };
+  /** js-tiktoken encoding name; o200k_base when absent. */
+  encoding?: string;
+  /** True when the model was not in any table and defaults were used. */
+  unknown?: boolean;
+}
+
+// ─── Slash commands ──────────────────────────────────────────────────────────
+
+/**
+ * A `/name arg` command of the REPL.
+ *
+ * @example
+ * const hello: SlashCommand = { name: "hello", summary: "say hello", run: (arg, s) => s.print(`hello ${arg}`) };
+ */
+export interface SlashCommand {
+  name: string;
+  summary: string;
+  usage?: string;
+  complete?(arg: string, session: Session): string[];
+  run(arg: string, session: Session): void | Promise<void>;
+}
+
+/** What a slash command may do with the running session. */
+export interface Session {
+  readonly root: string;
+  readonly options: Readonly<Record<string, unknown>>;
+  readonly model: ModelInfo;
+  readonly editFormat: string;
+  chatFiles(): readonly string[];
+  readOnlyFiles(): readonly string[];
+  /** Add files to the chat (editable); returns the repository paths added, with errors printed. */
+  addFiles(paths: string[]): Promise<string[]>;
+  addReadOnly(paths: string[]): Promise<string[]>;
+  dropFiles(paths: string[]): string[];
+  /** Send a request through the turn loop, optionally with another edit format for this one request. */
+  send(message: string, editFormat?: string): Promise<void>;
+  setModel(name: string): void;
+  setEditFormat(name: string): void;
+  clearHistory(): void;
+  /** The token use of the next request, per chunk. */
+  tokenReport(): Promise<string>;
+  /** Context providers' blocks, refreshed now (e.g. `/map-refresh`). */
+  refreshContext(name?: string): Promise<string>;
+  git: SessionGit | null;
+  /** Run a shell command (after the gate) and optionally add its output to the chat. */
+  runShell(command: string): Promise<{ code: number; output: string }>;
+  print(text: string): void;
+  warn(text: string): void;
+  commands(): readonly SlashCommand[];
+  formats(): readonly string[];
+  exit(): void;
+}
+
+export interface SessionGit {
+  /** Undo coder's last commit when safe; returns what was done or why it refused. */
+  undo(): Promise<{ ok: boolean; message: string }>;
+  /** The diff of the last reply's changes. */
+  lastDiff(): Promise<string>;
+  commitPending(message?: string): Promise<{ ok: boolean; message: string }>;
+  run(args: string[]): Promise<{ code: number; output: string }>;
+}
+
+// ─── The kit: capabilities handed to plugins ─────────────────────────────────
+
+export interface Kit {
+  apiVersion: ApiVersion;
+  /** coder's version. */
+  version: string;
+  /** Repository root (or the current directory without git). */
+  root: string;
+  /** The shared SEARCH/REPLACE matcher: every format's edits land through it. */
+  matcher: Matcher;
+  /** Standard failure reports, so formats render them alike. */
+  reports: Reports;
+  /** Throw this from `parse` for a malformed reply; its message goes to the model. */
+  FormatError: new (message: string) => Error;
+  tokens: {
+    /** Tokens of `text` for the current model's encoding (sampled for very large texts). */
+    count(text: string): number;
+  };
+  files: {
+    /** Text of a repository file, or null when it is missing, binary or outside the repository. */
+    read(path: string): Promise<string | null>;
+    /** Files git tracks (or every file without git), repository-relative, honouring `.coderignore`. */
+    list(): Promise<string[]>;
+    /** Repository-relative path → absolute path (refuses paths outside the repository). */
+    absolute(path: string): string;
+  };
+  diff: {
+    /** A unified diff of one file's change, for showing. */
+    unified(path: string, before: string, after: string): string;
+  };
+  /** Run a command without a shell (argv) or through the shell (string), in the repository root. */
+  run(command: string[] | string, options?: { cwd?: string; timeoutMs?: number; input?: string }): Promise<{ code: number; stdout: string; stderr: string }>;
+  log: Logger;
+  /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand. */
+  cacheDir(plugin: string): string;
+  /** Model info for any model name, from the adapters and config (defaults for unknown models). */
+  modelInfo(model: string): ModelInfo;
+  /** Stream a request through the registered adapters (for plugins that call a model themselves). */
+  complete(request: Omit<ModelRequest, "env" | "stream">, signal?: AbortSignal): Promise<ModelReply>;
+}
+
+export interface Reports {
+  /** Summary of a reply's outcomes: each failure echoed with the matcher's explanation, and the applied ones listed. */
+  failedEdits(outcomes: EditOutcome[], ctx: ReportContext): string;
+}
+
+export interface Logger {
+  debug(message: string): void;
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}
