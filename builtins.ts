@@ -1,0 +1,16 @@
+// The one list of built-in plugins. They register through the same door as a
+// user's --plugin file; each is loaded lazily so start-up stays cheap.
+import type { Plugin } from "./core/plugin.ts";
+
+export interface BuiltinPlugin {
+  /** Shown as the origin in `coder plugins`. */
+  origin: string;
+  load: () => Promise<{ default: Plugin }>;
+}
+
+export const BUILTINS: BuiltinPlugin[] = [
+  // formats
+  // model adapters
+  // context providers
+  // commands
+];
