@@ -1,0 +1,325 @@
+// A fake OpenAI-compatible Chat Completions server for tests: scripted replies streamed
+// in the real SSE format (or as one JSON body), fault injection, and a record of every
+// request. Import `startFakeServer`, or run this file to serve a script to another process:
+//   bun tests/support/fake-server.ts script.json [--log requests.jsonl] [--port N]
+// prints its base URL (ending in /v1) as the first stdout line and serves until killed.
+
+/** A tool call the scripted reply makes. */
+export interface FakeToolCall {
+  /** Defaults to `call_<n>`. */
+  id?: string;
+  name: string;
+  /** The raw JSON arguments string (an object is JSON-encoded for you). */
+  arguments: string | Record<string, unknown>;
+}
+
+/** Usage reported with a reply; fields left out are estimated (about 4 characters a token). */
+export interface FakeUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+  /** Sent as `prompt_tokens_details.cached_tokens`. */
+  cachedTokens?: number;
+  /** Sent as Anthropic-style `cache_creation_input_tokens`. */
+  cacheWriteTokens?: number;
+}
+
+/**
+ * One scripted answer. The server consumes the first queued step whose `model` and
+ * `match` filters fit the request (steps with `repeat` stay queued).
+ *
+ * @example
+ * { text: "Hello!" }                                            // a plain reply
+ * { toolCalls: [{ name: "edit_file", arguments: { path: "a.py", search: "", replace: "x" } }] }
+ * { text: "cut off he", finishReason: "length" }
+ * { status: 429, retryAfter: 0.01 }                            // then the next step answers
+ * { status: 500 }
+ * { text: "partial reply that never ends", cutAfter: 2 }      // connection dropped after 2 chunks
+ * { text: "slow", delayMs: 500 }                               // slow first byte
+ */
+export interface FakeStep {
+  text?: string;
+  toolCalls?: FakeToolCall[];
+  /** Default: "tool_calls" when there are tool calls, else "stop". */
+  finishReason?: "stop" | "length" | "tool_calls" | "content_filter";
+  usage?: FakeUsage;
+  /** A raw `usage` object sent as is (to test other providers' cache fields). */
+  usageRaw?: Record<string, unknown>;
+  /** An HTTP error status instead of a reply (429, 500, 401, ...). */
+  status?: number;
+  /** `Retry-After` header in seconds (with `status`). */
+  retryAfter?: number;
+  /** `retry-after-ms` header (with `status`). */
+  retryAfterMs?: number;
+  /** Error message in the JSON error body (with `status`). */
+  errorMessage?: string;
+  /** Streaming only: drop the connection after this many SSE chunks (no finish, no [DONE]). */
+  cutAfter?: number;
+  /** Wait this long before answering at all (slow first byte). */
+  delayMs?: number;
+  /** Streaming: wait this long between chunks. */
+  chunkDelayMs?: number;
+  /** Streaming: characters per text delta (default 8). */
+  chunkChars?: number;
+  /** Only answer requests for this model (exact, or the part after a "provider/" prefix). */
+  model?: string;
+  /** Only answer requests whose last message contains this text. */
+  match?: string;
+  /** Keep the step queued after answering (e.g. every commit-message request of a weak model). */
+  repeat?: boolean;
+}
+
+export interface RecordedRequest {
+  method: string;
+  /** e.g. "/v1/chat/completions". */
+  path: string;
+  headers: Record<string, string>;
+  /** The parsed JSON body (null for GET). For chat requests: model, messages, tools, stream, stream_options... */
+  body: any;
+  /** Index (0-based) into the order requests arrived. */
+  index: number;
+}
+
+export interface FakeServerOptions {
+  /** What to do when no queued step fits: answer with this step, or (default) a 400 error naming the problem. */
+  whenEmpty?: FakeStep;
+  /** Append each recorded request to this file as one JSON line. */
+  log?: string;
+  port?: number;
+}
+
+export interface FakeServer {
+  /** Base URL including /v1, e.g. "http://127.0.0.1:53817/v1". */
+  url: string;
+  /** Every request received, in order (chat requests, /v1/models, ...). */
+  requests: RecordedRequest[];
+  /** Just the chat-completions requests' bodies, in order. */
+  chatBodies(): any[];
+  /** Queue more steps. */
+  push(...steps: FakeStep[]): void;
+  /** Steps still queued. */
+  pending(): readonly FakeStep[];
+  stop(): Promise<void>;
+}
+
+export type FakeScript = FakeStep[] | ({ steps: FakeStep[] } & FakeServerOptions);
+
+const encoder = new TextEncoder();
+
+/** Start the server on 127.0.0.1 (a free port unless `options.port`). */
+export async function startFakeServer(script: FakeScript = [], options: FakeServerOptions = {}): Promise<FakeServer> {
+  const opts: FakeServerOptions = Array.isArray(script) ? options : { ...script, ...options };
+  const queue: FakeStep[] = [...(Array.isArray(script) ? script : script.steps)];
+  const requests: RecordedRequest[] = [];
+  let completionCount = 0;
+
+  const record = async (req: Request, path: string): Promise<RecordedRequest> => {
+    let body: any = null;
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      const raw = await req.text();
+      try {
+        body = raw ? JSON.parse(raw) : null;
+      } catch {
+        body = raw;
+      }
+    }
+    const entry: RecordedRequest = { method: req.method, path, headers: Object.fromEntries(req.headers), body, index: requests.length };
+    requests.push(entry);
+    if (opts.log) {
+      const { appendFileSync } = await import("node:fs");
+      appendFileSync(opts.log, JSON.stringify(entry) + "\n");
+    }
+    return entry;
+  };
+
+  const takeStep = (body: any): FakeStep | undefined => {
+    const model = String(body?.model ?? "");
+    const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
+    const last = messages.length ? contentText(messages[messages.length - 1]?.content) : "";
+    const index = queue.findIndex(
+      (s) => (!s.model || s.model === model || model.endsWith("/" + s.model) || s.model.endsWith("/" + model)) && (!s.match || last.includes(s.match)),
+    );
+    if (index < 0) return opts.whenEmpty;
+    const step = queue[index]!;
+    if (!step.repeat) queue.splice(index, 1);
+    return step;
+  };
+
+  const server = Bun.serve({
+    hostname: "127.0.0.1",
+    port: opts.port ?? 0,
+    idleTimeout: 0,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      // Control endpoints for a standalone server driven from another process.
+      if (path === "/__fake/push" && req.method === "POST") {
+        const more = (await req.json()) as FakeStep | FakeStep[];
+        queue.push(...(Array.isArray(more) ? more : [more]));
+        return Response.json({ queued: queue.length });
+      }
+      if (path === "/__fake/requests") return Response.json(requests);
+      const entry = await record(req, path);
+      if (req.method === "GET" && /\/models\/?$/.test(path)) {
+        const ids = new Set(["fake-model", ...queue.map((s) => s.model).filter((m): m is string => !!m)]);
+        return Response.json({ object: "list", data: [...ids].map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })) });
+      }
+      if (req.method !== "POST" || !/\/chat\/completions\/?$/.test(path)) {
+        return Response.json({ error: { message: `fake server: no route ${req.method} ${path}`, type: "invalid_request_error" } }, { status: 404 });
+      }
+      const step = takeStep(entry.body);
+      if (!step) {
+        return Response.json(
+          { error: { message: `fake server: no scripted reply left for request #${entry.index} (model ${entry.body?.model})`, type: "invalid_request_error" } },
+          { status: 400 },
+        );
+      }
+      if (step.delayMs) await sleep(step.delayMs, req.signal);
+      if (step.status && step.status >= 300) return errorResponse(step);
+      const id = `chatcmpl-fake-${++completionCount}`;
+      return entry.body?.stream ? streamResponse(step, entry.body, id) : jsonResponse(step, entry.body, id);
+    },
+  });
+
+  return {
+    url: `http://127.0.0.1:${server.port}/v1`,
+    requests,
+    chatBodies: () => requests.filter((r) => /\/chat\/completions\/?$/.test(r.path)).map((r) => r.body),
+    push: (...steps) => void queue.push(...steps),
+    pending: () => queue,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}
+
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (Array.isArray(content)) return content.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("");
+  return "";
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+function errorResponse(step: FakeStep): Response {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (step.retryAfter !== undefined) headers["retry-after"] = String(step.retryAfter);
+  if (step.retryAfterMs !== undefined) headers["retry-after-ms"] = String(step.retryAfterMs);
+  const type = step.status === 429 ? "rate_limit_exceeded" : step.status! >= 500 ? "server_error" : "invalid_request_error";
+  const message = step.errorMessage ?? `fake server: scripted ${step.status}`;
+  return new Response(JSON.stringify({ error: { message, type, code: null } }), { status: step.status, headers });
+}
+
+function toolCallsOf(step: FakeStep) {
+  return (step.toolCalls ?? []).map((c, i) => ({
+    id: c.id ?? `call_${i + 1}`,
+    name: c.name,
+    arguments: typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments),
+  }));
+}
+
+function usageOf(step: FakeStep, body: any): Record<string, unknown> {
+  if (step.usageRaw) return step.usageRaw;
+  const u = step.usage ?? {};
+  const prompt = u.promptTokens ?? Math.ceil(JSON.stringify(body?.messages ?? []).length / 4);
+  const completion = u.completionTokens ?? Math.ceil(((step.text ?? "").length + JSON.stringify(step.toolCalls ?? []).length) / 4);
+  const usage: Record<string, unknown> = {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    prompt_tokens_details: { cached_tokens: u.cachedTokens ?? 0 },
+  };
+  if (u.cacheWriteTokens !== undefined) usage.cache_creation_input_tokens = u.cacheWriteTokens;
+  return usage;
+}
+
+function finishOf(step: FakeStep): string {
+  return step.finishReason ?? (step.toolCalls?.length ? "tool_calls" : "stop");
+}
+
+function jsonResponse(step: FakeStep, body: any, id: string): Response {
+  const calls = toolCallsOf(step);
+  const message: Record<string, unknown> = { role: "assistant", content: step.text ?? (calls.length ? null : "") };
+  if (calls.length) message.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }));
+  return Response.json({
+    id,
+    object: "chat.completion",
+    created: Math.floor(Date.now() / 1000),
+    model: body?.model ?? "fake-model",
+    choices: [{ index: 0, message, finish_reason: finishOf(step), logprobs: null }],
+    usage: usageOf(step, body),
+  });
+}
+
+/** The SSE chunks of one reply, in the order a real server sends them. */
+function replyChunks(step: FakeStep, body: any, id: string): Record<string, unknown>[] {
+  const base = { id, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body?.model ?? "fake-model" };
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
+  const out: Record<string, unknown>[] = [chunk({ role: "assistant", content: "" })];
+  const size = Math.max(1, step.chunkChars ?? 8);
+  const text = step.text ?? "";
+  for (let i = 0; i < text.length; i += size) out.push(chunk({ content: text.slice(i, i + size) }));
+  toolCallsOf(step).forEach((call, index) => {
+    out.push(chunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] }));
+    for (let i = 0; i < call.arguments.length; i += size) {
+      out.push(chunk({ tool_calls: [{ index, function: { arguments: call.arguments.slice(i, i + size) } }] }));
+    }
+  });
+  out.push(chunk({}, finishOf(step)));
+  if (body?.stream_options?.include_usage) out.push({ ...base, choices: [], usage: usageOf(step, body) });
+  return out;
+}
+
+function streamResponse(step: FakeStep, body: any, id: string): Response {
+  const chunks = replyChunks(step, body, id);
+  const cutAfter = step.cutAfter;
+  let sent = 0;
+  let done = false;
+  const stream = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      if (done) return;
+      if (cutAfter !== undefined && sent >= cutAfter) {
+        done = true;
+        // Let what was sent reach the client, then error the body: Bun drops the
+        // connection without ending the chunked body, as a dying proxy would.
+        await sleep(25);
+        controller.error(new Error("fake server: connection cut"));
+        return;
+      }
+      if (sent > 0 && step.chunkDelayMs) await sleep(step.chunkDelayMs);
+      if (sent < chunks.length) {
+        controller.enqueue(encoder.encode(`data: ${JSON.stringify(chunks[sent])}\n\n`));
+        sent++;
+        return;
+      }
+      done = true;
+      controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+      controller.close();
+    },
+  });
+  return new Response(stream, { headers: { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" } });
+}
+
+// ─── Standalone ──────────────────────────────────────────────────────────────
+
+if (import.meta.main) {
+  const { parseArgs } = await import("node:util");
+  const { values, positionals } = parseArgs({
+    args: Bun.argv.slice(2),
+    options: { log: { type: "string" }, port: { type: "string" } },
+    allowPositionals: true,
+  });
+  const file = positionals[0];
+  const script: FakeScript = file ? JSON.parse(await Bun.file(file).text()) : [];
+  const server = await startFakeServer(script, {
+    ...(values.log ? { log: values.log } : {}),
+    ...(values.port ? { port: Number(values.port) } : {}),
+  });
+  process.stdout.write(server.url + "\n");
+  const shutdown = () => void server.stop().then(() => process.exit(0));
+  process.on("SIGTERM", shutdown);
+  process.on("SIGINT", shutdown);
+}
