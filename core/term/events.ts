@@ -1,0 +1,106 @@
+// What the engine tells the outside world, as typed events. The same events feed
+// the `--json` stream (one object per line, CLI.md) and the human renderers.
+
+export interface Usage {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+}
+
+export interface Totals extends Usage {
+  cost: number;
+  requests: number;
+}
+
+/** Every event the engine emits; `time` is added when it is written. */
+export type CoderEvent =
+  | { type: "start"; version: string; model: string; editFormat: string; files: string[] }
+  | { type: "request"; model: string; promptTokens: number }
+  | { type: "delta"; text: string }
+  | { type: "reply"; text: string; usage: Usage; cost: number; model: string; finishReason: string }
+  | { type: "edit"; path: string; status: "applied" | "failed" | "skipped"; detail: string }
+  | { type: "reflection"; n: number; reason: string }
+  | { type: "lint"; ok: boolean; command: string; output: string }
+  | { type: "test"; ok: boolean; command: string; output: string }
+  | { type: "commit"; hash: string; message: string }
+  | { type: "retry"; attempt: number; delayMs: number; reason: string }
+  | { type: "warning"; message: string }
+  | { type: "error"; message: string; code: number }
+  | { type: "end"; exitCode: number; totals: Totals };
+
+export type EventOf<T extends CoderEvent["type"]> = Extract<CoderEvent, { type: T }>;
+
+/** Where the engine's output goes: a JSON line stream, plain text for pipes, or a pretty terminal. */
+export interface Output {
+  emit(event: CoderEvent): void;
+  /** Human-only text (command output, notes); never written in `--json` mode's stdout. */
+  print(text: string): void;
+  warn(text: string): void;
+  /** Flush anything buffered (the markdown renderer's last line). */
+  flush(): void;
+}
+
+/** One JSON object per line on stdout and nothing else; human text goes to stderr. */
+export class JsonOutput implements Output {
+  constructor(
+    private readonly write: (line: string) => void = (l) => process.stdout.write(l),
+    private readonly writeErr: (text: string) => void = (t) => process.stderr.write(t),
+  ) {}
+
+  emit(event: CoderEvent): void {
+    this.write(`${JSON.stringify({ ...event, time: new Date().toISOString() })}\n`);
+  }
+
+  print(text: string): void {
+    this.writeErr(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  warn(text: string): void {
+    this.emit({ type: "warning", message: text });
+  }
+
+  flush(): void {}
+}
+
+/** A sink for several outputs at once (e.g. the terminal plus the transcript). */
+export class TeeOutput implements Output {
+  constructor(private readonly outputs: Output[]) {}
+  emit(event: CoderEvent): void {
+    for (const o of this.outputs) o.emit(event);
+  }
+  print(text: string): void {
+    for (const o of this.outputs) o.print(text);
+  }
+  warn(text: string): void {
+    for (const o of this.outputs) o.warn(text);
+  }
+  flush(): void {
+    for (const o of this.outputs) o.flush();
+  }
+}
+
+/** USD cost of one reply from per-million prices (cached prompt tokens at the cache-read price when known). */
+export function replyCost(usage: Usage, prices: { input: number; output: number; cacheRead?: number }): number {
+  const cached = Math.min(usage.cachedTokens, usage.promptTokens);
+  const fresh = usage.promptTokens - cached;
+  const cacheRead = prices.cacheRead ?? prices.input;
+  return (fresh * prices.input + cached * cacheRead + usage.completionTokens * prices.output) / 1_000_000;
+}
+
+/** "Tokens: 3.1k sent, 1.2k cached, 210 received. Cost: $0.0040 message, $0.0120 session." */
+export function usageLine(usage: Usage, cost: number, totals: Totals): string {
+  const parts = [`${formatTokens(usage.promptTokens)} sent`];
+  if (usage.cachedTokens) parts.push(`${formatTokens(usage.cachedTokens)} cached`);
+  parts.push(`${formatTokens(usage.completionTokens)} received`);
+  return `Tokens: ${parts.join(", ")}. Cost: ${formatCost(cost)} message, ${formatCost(totals.cost)} session.`;
+}
+
+export function formatTokens(n: number): string {
+  if (n < 1000) return String(n);
+  if (n < 10_000) return `${(n / 1000).toFixed(1)}k`;
+  return `${Math.round(n / 1000)}k`;
+}
+
+function formatCost(c: number): string {
+  return c >= 0.01 || c === 0 ? `$${c.toFixed(2)}` : `$${c.toFixed(4)}`;
+}
