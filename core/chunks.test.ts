@@ -1,0 +1,70 @@
+import { describe, expect, test } from "bun:test";
+import { assembleChunks, chatFilesBlock, chunkMessages, contextOverflow, readOnlyBlock, type ChunkInputs, tokenRows } from "./chunks.ts";
+import type { Fence } from "./plugin.ts";
+
+const fence: Fence = ["```", "```"];
+const count = (t: string) => Math.ceil(t.length / 4);
+
+function inputs(over: Partial<ChunkInputs> = {}): ChunkInputs {
+  return {
+    system: "rules",
+    examples: [
+      { role: "user", content: "example request" },
+      { role: "assistant", content: "example reply" },
+    ],
+    staticBlocks: [readOnlyBlock("CONVENTIONS.md", "use tabs\n", fence)],
+    sessionBlocks: [{ label: "repo map", text: "map" }],
+    history: [
+      { role: "user", content: "earlier" },
+      { role: "assistant", content: "earlier reply" },
+    ],
+    chatFiles: chatFilesBlock([{ path: "a.py", content: "x = 1\n" }], fence),
+    turnBlocks: [],
+    current: [{ role: "user", content: "now" }],
+    reminder: "remember the format",
+    systemRole: true,
+    breakpoints: false,
+    ...over,
+  };
+}
+
+describe("assembleChunks", () => {
+  test("stable-first order", () => {
+    expect(assembleChunks(inputs()).map((c) => c.name)).toEqual(["system", "examples", "static", "session", "history", "chat-files", "current"]);
+  });
+
+  test("the reminder goes on the last user message and not into the stored turn", () => {
+    const cur = [{ role: "user" as const, content: "now" }];
+    const msgs = chunkMessages(assembleChunks(inputs({ current: cur })));
+    expect(msgs.at(-1)?.content).toBe("now\n\nremember the format");
+    expect(cur[0]?.content).toBe("now");
+  });
+
+  test("byte-stable: same inputs, same bytes; a new turn leaves the prefix unchanged", () => {
+    const a = JSON.stringify(chunkMessages(assembleChunks(inputs())));
+    const b = JSON.stringify(chunkMessages(assembleChunks(inputs())));
+    expect(a).toBe(b);
+    const one = chunkMessages(assembleChunks(inputs({ current: [{ role: "user", content: "first" }] })));
+    const two = chunkMessages(assembleChunks(inputs({ current: [{ role: "user", content: "second" }] })));
+    expect(JSON.stringify(two.slice(0, -1))).toBe(JSON.stringify(one.slice(0, -1)));
+  });
+
+  test("without a system role the rules travel as a user message", () => {
+    const msgs = chunkMessages(assembleChunks(inputs({ systemRole: false })));
+    expect(msgs[0]).toEqual({ role: "user", content: "rules" });
+    expect(msgs.some((m) => m.role === "system")).toBe(false);
+  });
+
+  test("breakpoints close the format, context and chat-file layers", () => {
+    const msgs = chunkMessages(assembleChunks(inputs({ breakpoints: true })));
+    expect(msgs.filter((m) => m.cacheBreakpoint).length).toBe(3);
+  });
+});
+
+test("contextOverflow names what takes the room", () => {
+  const rows = tokenRows(assembleChunks(inputs({ sessionBlocks: [{ label: "repo map", text: "x".repeat(40_000) }] })), count);
+  expect(contextOverflow(rows, 100_000, 1000)).toBeNull();
+  const msg = contextOverflow(rows, 8000, 1000);
+  expect(msg).toContain("repo map");
+  expect(msg).toContain("/drop");
+});
