@@ -1,0 +1,89 @@
+// How a confirmation question reaches a person: a @clack/prompts select in a
+// terminal, or a non-interactive answer ("no", said out loud) everywhere else.
+// The gate (core/gate.ts) decides what to ask; this module only asks.
+
+/**
+ * The answers every confirmation offers. `all` / `skip-all` answer the rest of
+ * a group of questions too; `never` ("Don't ask again") answers no and is
+ * remembered per repository by the gate.
+ */
+export type Choice = "yes" | "no" | "all" | "skip-all" | "never";
+
+/** Menu labels, in the order they are shown. */
+export const CHOICE_LABELS: Record<Choice, string> = {
+  yes: "Yes",
+  no: "No",
+  all: "All",
+  "skip-all": "Skip all",
+  never: "Don't ask again",
+};
+
+/**
+ * Asks one question and returns one of `choices`.
+ *
+ * @example
+ * const answer = await prompter.choose("Edit src/app.ts (not in the chat)?", ["yes", "no", "never"]);
+ */
+export interface Prompter {
+  /** True when a person answers (a terminal); false when answers are automatic. */
+  readonly interactive: boolean;
+  choose(question: string, choices: readonly Choice[], detail?: string): Promise<Choice>;
+}
+
+/** Where a prompter may say things (stderr by default, so `--json` stdout stays clean). */
+export type Say = (text: string) => void;
+
+const sayOnStderr: Say = (text) => {
+  process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
+};
+
+/**
+ * A terminal prompt (arrow keys + enter). Cancel (Ctrl-C / Esc) answers "no".
+ * `@clack/prompts` is loaded on first use so start-up does not pay for it.
+ */
+export class ClackPrompter implements Prompter {
+  readonly interactive = true;
+
+  async choose(question: string, choices: readonly Choice[], detail?: string): Promise<Choice> {
+    const clack = await import("@clack/prompts");
+    if (detail) clack.log.message(detail);
+    const answer = await clack.select<Choice>({
+      message: question,
+      options: choices.map((value) => ({ value, label: CHOICE_LABELS[value] })),
+      initialValue: choices.includes("yes") ? "yes" : choices[0],
+    });
+    if (clack.isCancel(answer)) return "no";
+    return answer;
+  }
+}
+
+/**
+ * No one to ask (piped, `--message`, `--json`, CI): every question is answered
+ * "no", and the question and the answer are said (on stderr by default) so a
+ * log shows why nothing happened.
+ */
+export class NonInteractivePrompter implements Prompter {
+  readonly interactive = false;
+
+  constructor(private readonly say: Say = sayOnStderr) {}
+
+  async choose(question: string, choices: readonly Choice[]): Promise<Choice> {
+    this.say(`${question} -> no (not interactive; --yes-always answers yes)`);
+    return choices.includes("no") ? "no" : "skip-all";
+  }
+}
+
+/** A prompter that answers from a script, for tests: one answer per question, "no" when exhausted. */
+export class ScriptedPrompter implements Prompter {
+  readonly interactive = true;
+  readonly asked: string[] = [];
+
+  constructor(private readonly answers: Choice[]) {}
+
+  async choose(question: string, choices: readonly Choice[]): Promise<Choice> {
+    this.asked.push(question);
+    const next = this.answers.shift() ?? "no";
+    if (!choices.includes(next)) throw new Error(`scripted answer ${next} is not offered for: ${question}`);
+    return next;
+  }
+}
