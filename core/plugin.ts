@@ -182,6 +182,8 @@ export interface Workspace {
   exists(path: string): boolean;
   write(path: string, content: string): void;
   remove(path: string): void;
+  /** Why `path` may not be written (outside the repository, .git/, binary, ignored), or null. Formats turn it into a `refused` outcome. */
+  check?(path: string): string | null;
 }
 
 export type EditOutcome<E extends Edit = Edit> =

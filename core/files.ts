@@ -1,0 +1,405 @@
+// The file store: the one place that reads and writes repository files. It refuses
+// unsafe paths, keeps each file's encoding, BOM, line endings and mode, stages a
+// reply's edits in a workspace, and writes them atomically after validating all.
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { UsageError } from "./errors.ts";
+import { normalizeRel } from "./paths.ts";
+import type { Workspace } from "./plugin.ts";
+
+export { chooseFence } from "./fence.ts";
+export { resolveModelPath } from "./paths.ts";
+
+export type Encoding = "utf-8" | "latin-1" | "utf-16le" | "utf-16be";
+
+/** How a file was stored on disk, so a write gives it back the same shape. */
+export interface FileShape {
+  encoding: Encoding;
+  bom: boolean;
+  /** "crlf": every line ended in CRLF (read() folds them to LF, writes restore them). */
+  eol: "lf" | "crlf";
+  mode: number | null;
+}
+
+export interface FileWrite {
+  path: string;
+  action: "create" | "update" | "delete";
+  before: string | null;
+  after: string | null;
+}
+
+export interface WriteReport {
+  dryRun: boolean;
+  /** Written (or, in a dry run, that would be written). */
+  written: FileWrite[];
+  /** Not written, with the reason (unsafe path, unencodable text, I/O error). */
+  refused: { path: string; reason: string }[];
+  /** Staged but identical to the disk. */
+  unchanged: string[];
+}
+
+export interface FileStoreOptions {
+  /** True when git ignores the (repository-relative) path. */
+  isIgnored?: (rel: string) => boolean;
+  /** Files added read-only (`--read`): never written. */
+  readOnly?: () => readonly string[];
+}
+
+const SNIFF_BYTES = 8000;
+
+/** Decode bytes: BOMs first, then UTF-8 when valid, else latin-1 (which round-trips any byte). */
+export function decodeBytes(bytes: Uint8Array): { text: string; shape: Omit<FileShape, "mode" | "eol"> } | null {
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
+    const body = bytes.subarray(3);
+    const utf8 = tryUtf8(body);
+    return utf8 === null ? { text: latin1(body), shape: { encoding: "latin-1", bom: true } } : { text: utf8, shape: { encoding: "utf-8", bom: true } };
+  }
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder("utf-16le").decode(bytes.subarray(2)), shape: { encoding: "utf-16le", bom: true } };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder("utf-16be").decode(bytes.subarray(2)), shape: { encoding: "utf-16be", bom: true } };
+  if (bytes.subarray(0, SNIFF_BYTES).includes(0)) return null; // binary
+  const utf8 = tryUtf8(bytes);
+  if (utf8 !== null) return { text: utf8, shape: { encoding: "utf-8", bom: false } };
+  return { text: latin1(bytes), shape: { encoding: "latin-1", bom: false } };
+}
+
+function tryUtf8(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+function latin1(bytes: Uint8Array): string {
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 8192) out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  return out;
+}
+
+/** Encode text back into a file's shape; null when the encoding cannot hold some character. */
+export function encodeText(text: string, shape: FileShape): Uint8Array | null {
+  const body = shape.eol === "crlf" ? text.replace(/\r?\n/g, "\r\n") : text;
+  switch (shape.encoding) {
+    case "utf-8": {
+      const data = new TextEncoder().encode(body);
+      if (!shape.bom) return data;
+      const out = new Uint8Array(data.length + 3);
+      out.set([0xef, 0xbb, 0xbf]);
+      out.set(data, 3);
+      return out;
+    }
+    case "latin-1": {
+      const out = new Uint8Array(body.length + (shape.bom ? 3 : 0));
+      let k = 0;
+      if (shape.bom) out.set([0xef, 0xbb, 0xbf], (k += 3) - 3);
+      for (let i = 0; i < body.length; i++) {
+        const c = body.charCodeAt(i);
+        if (c > 0xff) return null;
+        out[k++] = c;
+      }
+      return out;
+    }
+    case "utf-16le":
+    case "utf-16be": {
+      const out = new Uint8Array(2 + body.length * 2);
+      const view = new DataView(out.buffer);
+      const le = shape.encoding === "utf-16le";
+      view.setUint16(0, 0xfeff, le);
+      for (let i = 0; i < body.length; i++) view.setUint16(2 + i * 2, body.charCodeAt(i), le);
+      return out;
+    }
+  }
+}
+
+/** A path that looks absolute on any platform (`/x`, `C:\x`, `\\server`). */
+const looksAbsolute = (p: string) => isAbsolute(p) || /^[a-zA-Z]:[\\/]/.test(p) || p.startsWith("\\\\");
+
+/** The repository's files: safe paths, faithful reads, atomic writes. */
+export class FileStore {
+  readonly root: string;
+  private readonly realRoot: string;
+  private readonly shapes = new Map<string, FileShape>();
+
+  constructor(
+    root: string,
+    private readonly opts: FileStoreOptions = {},
+  ) {
+    this.root = resolve(root);
+    this.realRoot = existsSync(this.root) ? realpathSync(this.root) : this.root;
+  }
+
+  /** Why `rel` may not be written (outside the repository, `.git/`, symlink out, binary, ignored, read-only), or null. */
+  check(rel: string): string | null {
+    if (rel.trim() === "") return "an empty path";
+    if (rel.includes("\0")) return `${JSON.stringify(rel)} contains a NUL character`;
+    if (looksAbsolute(rel)) return `${rel} is an absolute path; use a path relative to the repository root`;
+    const norm = normalizeRel(rel);
+    if (norm === "" || norm === ".." || norm.startsWith("../")) return `${rel} is outside the repository`;
+    if (norm.split("/")[0]!.toLowerCase() === ".git") return `${rel} is inside .git/, which coder never writes`;
+    const escape = this.symlinkEscape(norm);
+    if (escape) return escape;
+    const abs = join(this.root, norm);
+    let stat: ReturnType<typeof statSync> | null = null;
+    try {
+      stat = statSync(abs);
+    } catch {
+      stat = null;
+    }
+    if (stat?.isDirectory()) return `${rel} is a directory`;
+    if (stat && !stat.isFile()) return `${rel} is not a regular file`;
+    if (stat && this.readBytes(norm) !== null && this.decode(norm) === null) return `${rel} is a binary file`;
+    if (this.opts.readOnly?.().includes(norm)) return `${rel} is read-only in this chat (added with --read)`;
+    if (this.opts.isIgnored?.(norm)) return `${rel} is ignored by git (.gitignore); coder does not edit ignored files`;
+    return null;
+  }
+
+  /** A path typed by the user (relative to `cwd`) as a repository-relative path; UsageError when outside. */
+  toRelative(pathAsTyped: string, cwd: string = process.cwd()): string {
+    const abs = resolve(cwd, pathAsTyped);
+    let rel = relative(this.root, abs);
+    if (rel.startsWith("..") || isAbsolute(rel)) {
+      // The root may be spelled through a symlink (e.g. /tmp on macOS).
+      const realAbs = existsSync(abs) ? realpathSync(abs) : resolve(realpathOrSelf(dirname(abs)), basename(abs));
+      rel = relative(this.realRoot, realAbs);
+    }
+    if (rel === "" || rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel)) {
+      throw new UsageError(`${pathAsTyped} is outside the repository (${this.root})`);
+    }
+    const norm = rel.split(sep).join("/");
+    const escape = this.symlinkEscape(norm);
+    if (escape) throw new UsageError(escape);
+    return norm;
+  }
+
+  /** Text of a repository file (CRLF folded to LF when the file is all CRLF), or null when missing, binary or unsafe. */
+  read(rel: string): string | null {
+    const norm = normalizeRel(rel);
+    if (looksAbsolute(rel) || norm === "" || norm.startsWith("../") || norm === ".." || this.symlinkEscape(norm)) return null;
+    return this.decode(norm)?.text ?? null;
+  }
+
+  /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
+  shape(rel: string): FileShape {
+    const norm = normalizeRel(rel);
+    if (!this.shapes.has(norm)) this.decode(norm);
+    return this.shapes.get(norm) ?? { encoding: "utf-8", bom: false, eol: "lf", mode: null };
+  }
+
+  /** A staged view for one reply's edits. */
+  workspace(chatFiles: readonly string[]): StagedWorkspace {
+    return new StagedWorkspace(this, chatFiles);
+  }
+
+  /**
+   * Write staged changes (null = delete). Every path and encoding is validated before the
+   * first write; each file is written to a temp file beside it, fsynced and renamed over.
+   */
+  async writeAll(changes: ReadonlyMap<string, string | null>, opts: { dryRun?: boolean } = {}): Promise<WriteReport> {
+    const report: WriteReport = { dryRun: !!opts.dryRun, written: [], refused: [], unchanged: [] };
+    const planned: { write: FileWrite; bytes: Uint8Array | null; mode: number | null }[] = [];
+    for (const [path, after] of changes) {
+      const rel = normalizeRel(path);
+      const problem = this.check(path);
+      if (problem) {
+        report.refused.push({ path: rel, reason: problem });
+        continue;
+      }
+      const before = this.read(rel);
+      if (before === after) {
+        report.unchanged.push(rel);
+        continue;
+      }
+      if (after === null) {
+        if (before !== null) planned.push({ write: { path: rel, action: "delete", before, after }, bytes: null, mode: null });
+        continue;
+      }
+      const shape = before === null ? { encoding: "utf-8" as const, bom: false, eol: "lf" as const, mode: null } : this.shape(rel);
+      const bytes = encodeText(after, shape);
+      if (!bytes) {
+        report.refused.push({ path: rel, reason: `${rel} is a ${shape.encoding} file and the new text has characters ${shape.encoding} cannot hold` });
+        continue;
+      }
+      planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after }, bytes, mode: shape.mode });
+    }
+    for (const p of planned) {
+      if (report.dryRun) {
+        report.written.push(p.write);
+        continue;
+      }
+      try {
+        if (p.bytes === null) unlinkSync(this.targetOf(p.write.path));
+        else this.writeAtomically(p.write.path, p.bytes, p.mode);
+        this.shapes.delete(p.write.path);
+        report.written.push(p.write);
+      } catch (err) {
+        report.refused.push({ path: p.write.path, reason: `could not write ${p.write.path}: ${(err as Error).message}` });
+      }
+    }
+    return report;
+  }
+
+  // ─── internals ─────────────────────────────────────────────────────────────
+
+  /** Where a write lands: the symlink's target when the path is a symlink inside the repository. */
+  private targetOf(rel: string): string {
+    const abs = join(this.root, rel);
+    try {
+      if (lstatSync(abs).isSymbolicLink()) return realpathSync(abs);
+    } catch {
+      /* a new file */
+    }
+    return abs;
+  }
+
+  private writeAtomically(rel: string, bytes: Uint8Array, mode: number | null): void {
+    const target = this.targetOf(rel);
+    mkdirSync(dirname(target), { recursive: true });
+    const tmp = join(dirname(target), `.${basename(target)}.coder-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
+    let fd: number | null = null;
+    try {
+      fd = openSync(tmp, "wx", mode ?? 0o666);
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      fsyncSync(fd);
+      closeSync(fd);
+      fd = null;
+      if (mode !== null) chmodSync(tmp, mode);
+      renameSync(tmp, target);
+    } catch (err) {
+      if (fd !== null) closeSync(fd);
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already gone */
+      }
+      throw err;
+    }
+  }
+
+  /** A problem when some existing part of the path resolves outside the repository. */
+  private symlinkEscape(norm: string): string | null {
+    const parts = norm.split("/");
+    let current = this.root;
+    for (let i = 0; i < parts.length; i++) {
+      current = join(current, parts[i]!);
+      let isLink = false;
+      try {
+        isLink = lstatSync(current).isSymbolicLink();
+      } catch {
+        return null; // the rest does not exist yet
+      }
+      if (!isLink) continue;
+      let real: string;
+      try {
+        real = realpathSync(current);
+      } catch {
+        return `${norm} goes through a broken symlink`;
+      }
+      const rel = relative(this.realRoot, real);
+      if (rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel)) return `${norm} resolves outside the repository through a symlink`;
+      if (rel.split(sep)[0] === ".git") return `${norm} resolves into .git/ through a symlink`;
+    }
+    return null;
+  }
+
+  private readBytes(norm: string): Uint8Array | null {
+    try {
+      const abs = join(this.root, norm);
+      if (!statSync(abs).isFile()) return null;
+      return readFileSync(abs);
+    } catch {
+      return null;
+    }
+  }
+
+  private decode(norm: string): { text: string } | null {
+    const bytes = this.readBytes(norm);
+    if (bytes === null) return null;
+    const decoded = decodeBytes(bytes);
+    if (!decoded) return null;
+    let text = decoded.text;
+    const lf = (text.match(/\n/g) ?? []).length;
+    const crlf = (text.match(/\r\n/g) ?? []).length;
+    const eol = lf > 0 && crlf === lf ? "crlf" : "lf";
+    if (eol === "crlf") text = text.replace(/\r\n/g, "\n");
+    let mode: number | null = null;
+    try {
+      mode = statSync(join(this.root, norm)).mode & 0o7777;
+    } catch {
+      mode = null;
+    }
+    this.shapes.set(norm, { ...decoded.shape, eol, mode });
+    return { text };
+  }
+}
+
+function realpathOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * One reply's edits, staged: reads see earlier staged writes, nothing reaches the disk
+ * until the kernel calls `FileStore.writeAll(ws.changes())`.
+ */
+export class StagedWorkspace implements Workspace {
+  private readonly staged = new Map<string, string | null>();
+
+  constructor(
+    private readonly store: FileStore,
+    readonly chatFiles: readonly string[],
+  ) {}
+
+  read(path: string): string | null {
+    const rel = normalizeRel(path);
+    if (this.staged.has(rel)) return this.staged.get(rel)!;
+    return this.store.read(path);
+  }
+
+  exists(path: string): boolean {
+    return this.read(path) !== null;
+  }
+
+  /** Why `path` may not be written, or null (formats turn this into a `refused` outcome). */
+  check(path: string): string | null {
+    return this.store.check(path);
+  }
+
+  write(path: string, content: string): void {
+    const problem = this.store.check(path);
+    if (problem) throw new Error(problem);
+    this.staged.set(normalizeRel(path), content);
+  }
+
+  remove(path: string): void {
+    const problem = this.store.check(path);
+    if (problem) throw new Error(problem);
+    this.staged.set(normalizeRel(path), null);
+  }
+
+  /** Staged changes that differ from the disk (null = delete). */
+  changes(): Map<string, string | null> {
+    const out = new Map<string, string | null>();
+    for (const [rel, content] of this.staged) {
+      if (this.store.read(rel) !== content) out.set(rel, content);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,458 @@
+// The one SEARCH/REPLACE matcher every format lands its edits through (handed to
+// plugins as kit.matcher). It climbs a ladder of ever looser rungs, stops at the
+// first rung that finds exactly one place, and returns failures as data.
+import { fenced } from "./fence.ts";
+import type { MatchCandidate, MatchFailure, Matcher, MatchResult, MatchRung } from "./plugin.ts";
+
+/** Fuzzy matching: a window must be at least this similar... */
+const FUZZY_THRESHOLD = 0.9;
+/** ...and beat the next best (non-overlapping) window by this margin. */
+const FUZZY_MARGIN = 0.08;
+/** Closest regions below this similarity are not worth showing. */
+const CANDIDATE_FLOOR = 0.45;
+/** Cap on line comparisons of one similarity scan (keeps huge blocks cheap). */
+const SCAN_BUDGET = 3_000_000;
+/** Ambiguous matches listed at most. */
+const MAX_LOCATIONS = 12;
+
+// ─── Lines ───────────────────────────────────────────────────────────────────
+
+/** A file's text as lines without terminators; `cr` remembers which ended in CRLF. */
+export interface FileLines {
+  lines: string[];
+  cr: boolean[];
+  finalNewline: boolean;
+}
+
+export function toFileLines(content: string): FileLines {
+  if (content === "") return { lines: [], cr: [], finalNewline: false };
+  const raw = content.split("\n");
+  const finalNewline = raw[raw.length - 1] === "";
+  if (finalNewline) raw.pop();
+  const cr = raw.map((l) => l.endsWith("\r"));
+  const lines = raw.map((l, i) => (cr[i] ? l.slice(0, -1) : l));
+  return { lines, cr, finalNewline };
+}
+
+export function fromFileLines(f: FileLines): string {
+  if (f.lines.length === 0) return "";
+  const body = f.lines.map((l, i) => (f.cr[i] ? l + "\r" : l)).join("\n");
+  return f.finalNewline ? body + "\n" : body;
+}
+
+/** SEARCH/REPLACE text as lines: CRLF folded, one trailing newline dropped. */
+export function textLines(text: string): string[] {
+  const t = text.replace(/\r\n/g, "\n");
+  if (t === "") return [];
+  const lines = t.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+const isBlank = (s: string) => s.trim() === "";
+const leadingWs = (s: string) => s.slice(0, s.length - s.trimStart().length);
+
+// ─── Rungs ───────────────────────────────────────────────────────────────────
+
+/** Where a rung matched and the replacement lines it produces for that place. */
+interface Hit {
+  start: number;
+  /** Number of file lines replaced. */
+  length: number;
+  replacement: string[];
+}
+
+type Rung = (file: string[], search: string[], replace: string[]) => Hit[];
+
+function scanEqual(file: string[], search: string[], eq: (a: string, b: string) => boolean): number[] {
+  const found: number[] = [];
+  const n = search.length;
+  const first = search[0]!;
+  for (let i = 0; i + n <= file.length; i++) {
+    if (!eq(file[i]!, first)) continue;
+    let ok = true;
+    for (let j = 1; j < n; j++) {
+      if (!eq(file[i + j]!, search[j]!)) {
+        ok = false;
+        break;
+      }
+    }
+    if (ok) {
+      found.push(i);
+      if (found.length > MAX_LOCATIONS) break;
+    }
+  }
+  return found;
+}
+
+const exactRung: Rung = (file, search, replace) =>
+  scanEqual(file, search, (a, b) => a === b).map((start) => ({ start, length: search.length, replacement: replace }));
+
+const trailingRung: Rung = (file, search, replace) => {
+  const s = search.map((l) => l.trimEnd());
+  return scanEqual(file, s, (a, b) => a.length >= b.length && a.trimEnd() === b).map((start) => ({
+    start,
+    length: search.length,
+    replacement: replace,
+  }));
+};
+
+/** The search's common indentation removed, so it can be matched under any uniform extra indent. */
+function commonIndent(lines: string[]): string {
+  let common: string | null = null;
+  for (const l of lines) {
+    if (isBlank(l)) continue;
+    const ws = leadingWs(l);
+    if (common === null) common = ws;
+    else {
+      let k = 0;
+      while (k < common.length && k < ws.length && common[k] === ws[k]) k++;
+      common = common.slice(0, k);
+    }
+  }
+  return common ?? "";
+}
+
+/** Re-indent `lines`: drop `from` (or as much leading whitespace as it has), add `to`. */
+function reindent(lines: string[], from: string, to: string): string[] {
+  return lines.map((l) => {
+    if (isBlank(l)) return "";
+    let body = l;
+    if (body.startsWith(from)) body = body.slice(from.length);
+    else {
+      const ws = leadingWs(body);
+      body = body.slice(Math.min(ws.length, from.length));
+    }
+    return to + body;
+  });
+}
+
+const indentRung: Rung = (file, search, replace) => {
+  const indent = commonIndent(search);
+  const rel = search.map((l) => (isBlank(l) ? "" : l.slice(indent.length).trimEnd()));
+  const firstIdx = rel.findIndex((l) => l !== "");
+  if (firstIdx < 0) return [];
+  const hits: Hit[] = [];
+  const n = search.length;
+  for (let i = 0; i + n <= file.length; i++) {
+    const anchor = file[i + firstIdx]!.trimEnd();
+    if (!anchor.endsWith(rel[firstIdx]!)) continue;
+    const prefix = anchor.slice(0, anchor.length - rel[firstIdx]!.length);
+    if (prefix.trim() !== "") continue;
+    let ok = true;
+    for (let j = 0; j < n && ok; j++) {
+      const f = file[i + j]!.trimEnd();
+      ok = rel[j] === "" ? f === "" : f === prefix + rel[j];
+    }
+    if (!ok) continue;
+    hits.push({ start: i, length: n, replacement: reindent(replace, indent, prefix) });
+    if (hits.length > MAX_LOCATIONS) break;
+  }
+  return hits;
+};
+
+const STRICT_RUNGS: [MatchRung, Rung][] = [
+  ["exact", exactRung],
+  ["trailing-whitespace", trailingRung],
+  ["indentation", indentRung],
+];
+
+// ─── Similarity ──────────────────────────────────────────────────────────────
+
+function bigrams(s: string): Uint32Array {
+  const t = s.trim();
+  if (t.length < 2) return Uint32Array.of(t.length === 1 ? t.charCodeAt(0) : 0);
+  const out = new Uint32Array(t.length - 1);
+  for (let k = 0; k < t.length - 1; k++) out[k] = t.charCodeAt(k) * 65536 + t.charCodeAt(k + 1);
+  return out.sort();
+}
+
+function dice(a: Uint32Array, b: Uint32Array): number {
+  let i = 0;
+  let j = 0;
+  let common = 0;
+  while (i < a.length && j < b.length) {
+    if (a[i] === b[j]) {
+      common++;
+      i++;
+      j++;
+    } else if (a[i]! < b[j]!) i++;
+    else j++;
+  }
+  return (2 * common) / (a.length + b.length);
+}
+
+/** Similarity of two lines, 0..1, ignoring surrounding whitespace. */
+export function lineSimilarity(a: string, b: string): number {
+  const ta = a.trim();
+  const tb = b.trim();
+  if (ta === tb) return 1;
+  if (ta === "" || tb === "") return 0;
+  return dice(bigrams(ta), bigrams(tb));
+}
+
+/** Per-window similarity of `search` against every place in `file` (whole-line, length-weighted). */
+function scanSimilarity(file: string[], search: string[]): Float64Array {
+  const n = search.length;
+  const windows = Math.max(0, file.length - n + 1);
+  const scores = new Float64Array(windows);
+  if (windows === 0 || n === 0) return scores;
+  const stride = Math.max(1, Math.ceil((windows * n) / SCAN_BUDGET));
+  const rows: number[] = [];
+  for (let j = 0; j < n; j += stride) rows.push(j);
+  const sTrim = search.map((l) => l.trim());
+  const sGrams = search.map((l) => bigrams(l));
+  const fTrim: (string | undefined)[] = new Array(file.length);
+  const fGrams: (Uint32Array | undefined)[] = new Array(file.length);
+  for (let i = 0; i < windows; i++) {
+    let sum = 0;
+    let weight = 0;
+    for (const j of rows) {
+      const k = i + j;
+      const ft = (fTrim[k] ??= file[k]!.trim());
+      const st = sTrim[j]!;
+      const w = Math.max(ft.length, st.length, 1);
+      let sim: number;
+      if (ft === st) sim = 1;
+      else if (ft === "" || st === "") sim = 0;
+      else sim = dice((fGrams[k] ??= bigrams(ft)), sGrams[j]!);
+      sum += sim * w;
+      weight += w;
+    }
+    scores[i] = weight === 0 ? 0 : sum / weight;
+  }
+  return scores;
+}
+
+/** The best non-overlapping windows, best first. */
+function topWindows(scores: Float64Array, n: number, k: number): { start: number; score: number }[] {
+  const order = Array.from(scores.keys()).sort((a, b) => scores[b]! - scores[a]!);
+  const picked: { start: number; score: number }[] = [];
+  for (const i of order) {
+    if (picked.length >= k) break;
+    if (picked.some((p) => Math.abs(p.start - i) < Math.max(n, 1))) continue;
+    picked.push({ start: i, score: scores[i]! });
+  }
+  return picked;
+}
+
+function candidate(file: FileLines, start: number, length: number, similarity: number): MatchCandidate {
+  const end = Math.min(file.lines.length, start + Math.max(length, 1));
+  return {
+    startLine: start + 1,
+    endLine: end,
+    similarity: Math.round(similarity * 1000) / 1000,
+    text: file.lines.slice(start, end).join("\n") + "\n",
+  };
+}
+
+/** The closest regions of `content` to `search` (for "did you mean these lines"). */
+export function closestRegions(content: string, search: string, k = 3): MatchCandidate[] {
+  const file = toFileLines(content);
+  const s = textLines(search);
+  return closest(file, s, k);
+}
+
+function closest(file: FileLines, search: string[], k: number): MatchCandidate[] {
+  if (search.length === 0 || file.lines.length === 0) return [];
+  const n = Math.min(search.length, file.lines.length);
+  const s = search.slice(0, n);
+  const scores = scanSimilarity(file.lines, s);
+  return topWindows(scores, n, k)
+    .filter((w) => w.score >= CANDIDATE_FLOOR)
+    .map((w) => candidate(file, w.start, n, w.score));
+}
+
+// ─── The ladder ──────────────────────────────────────────────────────────────
+
+type LadderResult =
+  | { kind: "hit"; rung: MatchRung; hit: Hit }
+  | { kind: "ambiguous"; rung: MatchRung; hits: Hit[] }
+  | { kind: "none" };
+
+function strictLadder(file: string[], search: string[], replace: string[]): LadderResult {
+  for (const [rung, find] of STRICT_RUNGS) {
+    const hits = find(file, search, replace);
+    if (hits.length === 1) return { kind: "hit", rung, hit: hits[0]! };
+    if (hits.length > 1) return { kind: "ambiguous", rung, hits };
+  }
+  return { kind: "none" };
+}
+
+/** Split on lines that are just `...`; null when SEARCH and REPLACE elide differently. */
+function elisionPieces(search: string[], replace: string[]): [string[], string[]][] | null {
+  const isDots = (l: string) => l.trim() === "..." || l.trim() === "…";
+  const split = (lines: string[]) => {
+    const pieces: string[][] = [[]];
+    for (const l of lines) {
+      if (isDots(l)) pieces.push([]);
+      else pieces[pieces.length - 1]!.push(l);
+    }
+    return pieces;
+  };
+  if (!search.some(isDots)) return null;
+  const sp = split(search);
+  const rp = split(replace);
+  if (sp.length !== rp.length) return null;
+  return sp.map((p, i) => [p, rp[i]!]);
+}
+
+function elisionLadder(file: FileLines, search: string[], replace: string[]): { file: FileLines; start: number; end: number } | null {
+  const pieces = elisionPieces(search, replace);
+  if (!pieces) return null;
+  let current = file;
+  let first = Number.POSITIVE_INFINITY;
+  let last = 0;
+  for (const [sp, rp] of pieces) {
+    if (sp.length === 0) {
+      if (rp.length > 0) return null;
+      continue;
+    }
+    const r = strictLadder(current.lines, sp, rp);
+    if (r.kind !== "hit") return null;
+    current = spliceLines(current, r.hit.start, r.hit.length, r.hit.replacement);
+    first = Math.min(first, r.hit.start);
+    last = Math.max(last, r.hit.start + r.hit.replacement.length);
+  }
+  return { file: current, start: first, end: last };
+}
+
+function fuzzyLadder(file: FileLines, search: string[], replace: string[]): { hit: Hit; score: number } | null {
+  const nonBlank = search.filter((l) => !isBlank(l)).length;
+  if (nonBlank < 2 || search.length > file.lines.length) return null;
+  const scores = scanSimilarity(file.lines, search);
+  const [best, second] = topWindows(scores, search.length, 2);
+  if (!best || best.score < FUZZY_THRESHOLD) return null;
+  if (second && second.score > best.score - FUZZY_MARGIN) return null;
+  // Carry the indentation difference of the first non-blank line over to the replacement.
+  const j = search.findIndex((l) => !isBlank(l));
+  const fileIndent = leadingWs(file.lines[best.start + j]!);
+  const searchIndent = leadingWs(search[j]!);
+  const replacement = fileIndent === searchIndent ? replace : reindent(replace, searchIndent, fileIndent);
+  return { hit: { start: best.start, length: search.length, replacement }, score: best.score };
+}
+
+/** Splice `replacement` over `length` lines at `start`, giving new lines the CRLF-ness of the file. */
+function spliceLines(file: FileLines, start: number, length: number, replacement: string[]): FileLines {
+  const crlf = file.cr.length > 0 && file.cr.filter(Boolean).length * 2 >= file.cr.length;
+  const lines = [...file.lines.slice(0, start), ...replacement, ...file.lines.slice(start + length)];
+  const cr = [...file.cr.slice(0, start), ...replacement.map(() => crlf), ...file.cr.slice(start + length)];
+  return { lines, cr, finalNewline: file.finalNewline };
+}
+
+function splice(file: FileLines, start: number, length: number, replacement: string[]): string {
+  return fromFileLines(spliceLines(file, start, length, replacement));
+}
+
+function failure(reason: MatchFailure["reason"], candidates: MatchCandidate[]): MatchFailure {
+  return { status: "failed", reason, candidates };
+}
+
+/** Empty SEARCH: create the file, or append to it. */
+function append(file: FileLines, content: string, replace: string[]): MatchResult {
+  const start = file.lines.length;
+  if (replace.length === 0) return failure("no-op", []);
+  const crlf = file.cr.length > 0 && file.cr.every(Boolean);
+  const tail = replace.map((l) => (crlf ? l + "\r" : l)).join("\n") + "\n";
+  const sep = content === "" || content.endsWith("\n") ? "" : crlf ? "\r\n" : "\n";
+  return { status: "applied", content: content + sep + tail, rung: "exact", startLine: start + 1, endLine: start + replace.length };
+}
+
+/**
+ * Replace the whole-line text `search` by `replace` in `content`. Stops at the first
+ * rung that finds exactly one place; several places at one rung is `ambiguous`.
+ */
+export function applySearchReplace(content: string, search: string, replace: string): MatchResult {
+  const file = toFileLines(content);
+  const s = textLines(search);
+  const r = textLines(replace);
+  if (s.every(isBlank)) return append(file, content, r);
+
+  const applied = (rung: MatchRung, hit: Hit): MatchResult => {
+    const next = splice(file, hit.start, hit.length, hit.replacement);
+    if (next === content) return failure("no-op", [candidate(file, hit.start, hit.length, 1)]);
+    return { status: "applied", content: next, rung, startLine: hit.start + 1, endLine: hit.start + hit.replacement.length };
+  };
+  const ambiguous = (hits: Hit[]): MatchResult =>
+    failure("ambiguous", hits.slice(0, MAX_LOCATIONS).map((h) => candidate(file, h.start, h.length, 1)));
+
+  const strict = strictLadder(file.lines, s, r);
+  if (strict.kind === "hit") return applied(strict.rung, strict.hit);
+  if (strict.kind === "ambiguous") return ambiguous(strict.hits);
+
+  if (isBlank(s[0]!)) {
+    let k = 0;
+    while (k < s.length && isBlank(s[k]!)) k++;
+    let m = 0;
+    while (m < r.length && isBlank(r[m]!) && m < k) m++;
+    const again = strictLadder(file.lines, s.slice(k), r.slice(m));
+    if (again.kind === "hit") return applied("leading-blank", again.hit);
+    if (again.kind === "ambiguous") return ambiguous(again.hits);
+  }
+
+  const elided = elisionLadder(file, s, r);
+  if (elided) {
+    const out = fromFileLines(elided.file);
+    if (out === content) return failure("no-op", []);
+    return { status: "applied", content: out, rung: "elision", startLine: elided.start + 1, endLine: Math.max(elided.start + 1, elided.end) };
+  }
+
+  const fuzzy = fuzzyLadder(file, s, r);
+  if (fuzzy) return applied("fuzzy", fuzzy.hit);
+
+  // Not found: maybe the edit is already in the file.
+  if (r.filter((l) => !isBlank(l)).length >= 2 || r.join("\n").trim().length >= 16) {
+    const present = strictLadder(file.lines, r, r);
+    if (present.kind === "hit") return failure("already-applied", [candidate(file, present.hit.start, present.hit.length, 1)]);
+  }
+  return failure("not-found", closest(file, s, 3));
+}
+
+// ─── Explaining failures to the model ────────────────────────────────────────
+
+function lineRange(c: MatchCandidate): string {
+  return c.startLine === c.endLine ? `line ${c.startLine}` : `lines ${c.startLine}-${c.endLine}`;
+}
+
+/** Text for the model: what went wrong, the actual lines it probably meant, and the rule broken. */
+export function explainFailure(failure: MatchFailure, search: string, replace: string, path: string): string {
+  const out: string[] = [];
+  switch (failure.reason) {
+    case "not-found": {
+      out.push(`The SEARCH text does not match any lines of ${path}.`);
+      const [best, ...rest] = failure.candidates;
+      if (best) {
+        out.push("", `Did you mean these actual lines of ${path} (${lineRange(best)}, ${Math.round(best.similarity * 100)}% similar)?`, fenced(best.text));
+        for (const c of rest) out.push(`Also similar: ${lineRange(c)} (${Math.round(c.similarity * 100)}%).`);
+      }
+      out.push("", "Rule: SEARCH must copy the existing lines exactly, character for character, including indentation, comments and blank lines.");
+      break;
+    }
+    case "ambiguous":
+      out.push(
+        `The SEARCH text matches ${failure.candidates.length} places in ${path}: ${failure.candidates.map(lineRange).join(", ")}.`,
+        "",
+        "Rule: SEARCH must match exactly one place. Add a few unique surrounding lines (e.g. the enclosing function's first line) so it identifies one place.",
+      );
+      break;
+    case "already-applied": {
+      const c = failure.candidates[0];
+      out.push(
+        `The SEARCH text is not in ${path}, but the REPLACE text already is${c ? ` (${lineRange(c)})` : ""}: this edit appears to be applied already.`,
+        "",
+        "Do not send it again. If more change is needed, SEARCH for the current lines.",
+      );
+      break;
+    }
+    case "no-op":
+      out.push(`This edit changes nothing in ${path}: SEARCH and REPLACE give the same text.`, "", "Rule: only send edits that change the file.");
+      break;
+  }
+  return out.join("\n");
+}
+
+/** The shared matcher, as handed to plugins in `kit.matcher`. */
+export const matcher: Matcher = {
+  replace: applySearchReplace,
+  explain: explainFailure,
+};
