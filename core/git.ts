@@ -215,7 +215,7 @@ export function fallbackCommitMessage(paths: readonly string[], diffstat: readon
     if (prefix.length + withFile.length <= MAX_SUBJECT && files.length > 0 && !fromRequest.includes(posix.basename(files[0]!))) return `${prefix}${withFile}`;
     return fitSubject(prefix, fromRequest);
   }
-  if (files.length > 0 && created.length === files.length) return fitSubject(`${type === "fix" ? "feat" : type}: `, `add ${subject}`);
+  if (files.length > 0 && created.length === files.length) return fitSubject(`${type === "fix" || type === "chore" ? "feat" : type}: `, `add ${subject}`);
   if (files.length > 0 && deleted.length === files.length) return fitSubject("chore: ", `remove ${subject}`);
   const added = diffstat.reduce((n, d) => n + d.added, 0);
   const removed = diffstat.reduce((n, d) => n + d.removed, 0);
@@ -242,7 +242,7 @@ function guessType(text: string, files: readonly string[]): string {
   if (/\b(tests?|spec)\b/.test(t)) return "test";
   if (/\b(docs?|readme|documentation|comments?)\b/.test(t)) return "docs";
   if (/\b(add|implement|create|support|introduce|new|feature)\b/.test(t)) return "feat";
-  return files.length > 0 ? "chore" : "chore";
+  return "chore";
 }
 
 function fitSubject(prefix: string, summary: string): string {
