@@ -13,4 +13,5 @@ export const BUILTINS: BuiltinPlugin[] = [
   // model adapters
   // context providers
   // commands
+  { origin: "built-in:plugins/commands", load: () => import("./plugins/commands/index.ts") },
 ];

@@ -1,0 +1,74 @@
+// Argument helpers for the built-in slash commands: shell-like word splitting
+// and glob expansion against the repository's files. Pure functions.
+
+/** Split `text` into words like a POSIX shell would (single/double quotes, backslash escapes); no expansion. */
+export function splitWords(text: string): string[] {
+  const words: string[] = [];
+  let word = "";
+  let inWord = false;
+  let quote: "'" | '"' | null = null;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === "\\" && quote === '"' && i + 1 < text.length && '"\\$`'.includes(text[i + 1]!)) word += text[++i];
+      else word += c;
+    } else if (c === "'" || c === '"') {
+      quote = c;
+      inWord = true;
+    } else if (c === "\\" && i + 1 < text.length) {
+      word += text[++i];
+      inWord = true;
+    } else if (/\s/.test(c)) {
+      if (inWord) words.push(word);
+      word = "";
+      inWord = false;
+    } else {
+      word += c;
+      inWord = true;
+    }
+  }
+  if (inWord) words.push(word);
+  return words;
+}
+
+export function isGlob(word: string): boolean {
+  return /[*?[\]{}]/.test(word);
+}
+
+/**
+ * Expand words against `files` (repository-relative): a glob becomes the files it
+ * matches (a bare directory name becomes the files under it); other words stay as
+ * typed. Returns the paths and the patterns that matched nothing.
+ */
+export function expandPaths(words: readonly string[], files: readonly string[]): { paths: string[]; unmatched: string[] } {
+  const paths: string[] = [];
+  const unmatched: string[] = [];
+  for (const raw of words) {
+    const word = raw.replace(/^\.\//, "").replace(/\/+$/, "");
+    if (isGlob(word)) {
+      const glob = new Bun.Glob(word);
+      const hits = files.filter((f) => glob.match(f));
+      if (hits.length) paths.push(...hits);
+      else unmatched.push(raw);
+      continue;
+    }
+    const under = files.filter((f) => f.startsWith(`${word}/`));
+    if (under.length && !files.includes(word)) paths.push(...under);
+    else paths.push(raw);
+  }
+  return { paths: [...new Set(paths)], unmatched };
+}
+
+/** Completion candidates: repository paths that start with the last word of `arg`. */
+export function completePaths(arg: string, files: readonly string[], limit = 50): string[] {
+  const words = splitWords(arg);
+  const last = /\s$/.test(arg) ? "" : (words.at(-1) ?? "");
+  const head = arg.slice(0, arg.length - last.length);
+  const out: string[] = [];
+  for (const f of files) {
+    if (f.startsWith(last) || (last && !last.includes("/") && f.split("/").at(-1)!.startsWith(last))) out.push(head + f);
+    if (out.length >= limit) break;
+  }
+  return out;
+}

@@ -1,0 +1,253 @@
+// The built-in slash commands (/add, /undo, /run, ...) as one plugin over the
+// Session API: everything they do goes through `session` and `kit`, exactly as
+// a user's command plugin would. /map and /map-refresh live in plugins/repomap.
+
+import type { Kit, PluginObject, Session, SlashCommand } from "../../core/plugin.ts";
+import { completePaths, expandPaths, splitWords } from "./args.ts";
+
+/** Modes a request can be sent in with /ask, /code, /architect. */
+const CODE_FALLBACK_FORMAT = "diff";
+const LS_LIMIT = 200;
+
+export default function commandsPlugin(kit: Kit): PluginObject {
+  // Repository files for completion: loaded on first use, refreshed in the background.
+  let fileCache: string[] = [];
+  let loading: Promise<void> | null = null;
+  const repoFiles = (): string[] => {
+    loading ??= kit.files
+      .list()
+      .then((files) => {
+        fileCache = files;
+      })
+      .catch(() => {})
+      .finally(() => {
+        loading = null;
+      });
+    return fileCache;
+  };
+  const completeFiles = (arg: string) => completePaths(arg, repoFiles());
+  const completeChat = (arg: string, s: Session) => completePaths(arg, [...s.chatFiles(), ...s.readOnlyFiles()]);
+
+  async function expand(arg: string, s: Session): Promise<string[]> {
+    const words = splitWords(arg);
+    if (words.length === 0) return [];
+    const files = await kit.files.list();
+    fileCache = files;
+    const { paths, unmatched } = expandPaths(words, files);
+    for (const pattern of unmatched) s.warn(`No repository file matches ${pattern}.`);
+    return paths;
+  }
+
+  const noGit = (s: Session) => s.warn("Not in a git repository (or --no-git): there are no commits to work with.");
+
+  /** The edit format /code uses: the configured one unless it is a non-editing mode, else the model's. */
+  const codeFormat = (s: Session): string => {
+    const configured = typeof s.options.editFormat === "string" ? s.options.editFormat : "";
+    for (const name of [configured, s.model.editFormat, CODE_FALLBACK_FORMAT]) {
+      if (name && name !== "ask" && name !== "architect" && s.formats().includes(name)) return name;
+    }
+    return CODE_FALLBACK_FORMAT;
+  };
+
+  const mode = (name: string, format: (s: Session) => string, summary: string): SlashCommand => ({
+    name,
+    summary,
+    usage: `/${name} [request]`,
+    async run(arg, s) {
+      const fmt = format(s);
+      if (arg.trim()) await s.send(arg.trim(), fmt);
+      else {
+        s.setEditFormat(fmt);
+        s.print(`Edit format: ${fmt}.`);
+      }
+    },
+  });
+
+  const run: SlashCommand = {
+    name: "run",
+    summary: "run a shell command (after you confirm) and optionally add its output to the chat",
+    usage: "/run COMMAND",
+    async run(arg, s) {
+      const command = arg.trim();
+      if (!command) return s.warn("Usage: /run COMMAND");
+      const { code } = await s.runShell(command);
+      if (code !== 0) s.print(`Exit code ${code}.`);
+    },
+  };
+
+  const editFormat: SlashCommand = {
+    name: "edit-format",
+    summary: "show the edit formats, or switch to one",
+    usage: "/edit-format [NAME]",
+    complete: (arg, s) => s.formats().filter((f) => f.startsWith(arg.trim())),
+    run(arg, s) {
+      const name = arg.trim();
+      if (!name) {
+        s.print(s.formats().map((f) => `${f === s.editFormat ? "*" : " "} ${f}`).join("\n"));
+        return;
+      }
+      if (!s.formats().includes(name)) return s.warn(`Unknown edit format "${name}". Known: ${s.formats().join(", ")}.`);
+      s.setEditFormat(name);
+      s.print(`Edit format: ${name}.`);
+    },
+  };
+
+  const quit: SlashCommand = { name: "exit", summary: "leave coder", run: (_arg, s) => s.exit() };
+
+  const commands: SlashCommand[] = [
+    {
+      name: "add",
+      summary: "add files to the chat so the model may edit them (globs allowed)",
+      usage: "/add FILE|GLOB ...",
+      complete: (arg) => completeFiles(arg),
+      async run(arg, s) {
+        const paths = await expand(arg, s);
+        if (paths.length === 0) return s.warn("Usage: /add FILE|GLOB ...");
+        const added = await s.addFiles(paths);
+        if (added.length) s.print(`Added to the chat: ${added.join(", ")}`);
+      },
+    },
+    {
+      name: "drop",
+      summary: "remove files from the chat (all of them without arguments)",
+      usage: "/drop [FILE|GLOB ...]",
+      complete: completeChat,
+      run(arg, s) {
+        const inChat = [...s.chatFiles(), ...s.readOnlyFiles()];
+        const words = splitWords(arg);
+        const paths = words.length ? expandPaths(words, inChat).paths : inChat;
+        const dropped = s.dropFiles(paths);
+        s.print(dropped.length ? `Dropped: ${dropped.join(", ")}` : "No such file in the chat.");
+      },
+    },
+    {
+      name: "read-only",
+      summary: "add files as read-only references: the model sees them and never edits them",
+      usage: "/read-only FILE|GLOB ...",
+      complete: (arg) => completeFiles(arg),
+      async run(arg, s) {
+        const paths = await expand(arg, s);
+        if (paths.length === 0) return s.warn("Usage: /read-only FILE|GLOB ...");
+        const added = await s.addReadOnly(paths);
+        if (added.length) s.print(`Added read-only: ${added.join(", ")}`);
+      },
+    },
+    {
+      name: "ls",
+      summary: "list the files in the chat, the read-only ones, and the other repository files",
+      async run(_arg, s) {
+        const chat = new Set(s.chatFiles());
+        const ro = new Set(s.readOnlyFiles());
+        const others = (await kit.files.list()).filter((f) => !chat.has(f) && !ro.has(f));
+        const lines: string[] = [];
+        if (others.length) {
+          lines.push("Repository files not in the chat:", ...others.slice(0, LS_LIMIT).map((f) => `  ${f}`));
+          if (others.length > LS_LIMIT) lines.push(`  ... and ${others.length - LS_LIMIT} more`);
+        }
+        lines.push(chat.size ? "Files in the chat (editable):" : "No files in the chat: /add some.", ...[...chat].map((f) => `  ${f}`));
+        if (ro.size) lines.push("Read-only files:", ...[...ro].map((f) => `  ${f}`));
+        s.print(lines.join("\n"));
+      },
+    },
+    {
+      name: "undo",
+      summary: "undo coder's last commit, if it is safe (coder's own, not pushed, files unchanged since)",
+      async run(_arg, s) {
+        if (!s.git) return noGit(s);
+        const res = await s.git.undo();
+        if (res.ok) s.print(res.message);
+        else s.warn(res.message);
+      },
+    },
+    {
+      name: "diff",
+      summary: "show what the last reply changed",
+      async run(_arg, s) {
+        if (!s.git) return noGit(s);
+        s.print(await s.git.lastDiff());
+      },
+    },
+    {
+      name: "commit",
+      summary: "commit your pending changes to tracked files (message written for you unless given)",
+      usage: "/commit [MESSAGE]",
+      async run(arg, s) {
+        if (!s.git) return noGit(s);
+        const res = await s.git.commitPending(arg.trim() || undefined);
+        if (res.ok) s.print(res.message);
+        else s.warn(res.message);
+      },
+    },
+    {
+      name: "git",
+      summary: "run a git command in the repository",
+      usage: "/git ARGS",
+      async run(arg, s) {
+        if (!s.git) return noGit(s);
+        const args = splitWords(arg);
+        if (args.length === 0) return s.warn("Usage: /git ARGS (e.g. /git status)");
+        const res = await s.git.run(args);
+        if (res.output) s.print(res.output);
+        if (res.code !== 0) s.warn(`git exited with code ${res.code}.`);
+      },
+    },
+    run,
+    { ...run, name: "!", summary: "same as /run", usage: "/! COMMAND" },
+    {
+      name: "tokens",
+      summary: "show the tokens the next request will use, per part",
+      async run(_arg, s) {
+        s.print(await s.tokenReport());
+      },
+    },
+    {
+      name: "clear",
+      summary: "forget the conversation history (files stay in the chat)",
+      run(_arg, s) {
+        s.clearHistory();
+        s.print("History cleared.");
+      },
+    },
+    {
+      name: "reset",
+      summary: "drop every file and forget the conversation history",
+      run(_arg, s) {
+        s.dropFiles([...s.chatFiles(), ...s.readOnlyFiles()]);
+        s.clearHistory();
+        s.print("Dropped all files and cleared the history.");
+      },
+    },
+    {
+      name: "model",
+      summary: "show the model, or switch to another",
+      usage: "/model [NAME]",
+      run(arg, s) {
+        const name = arg.trim();
+        if (!name) return s.print(`Model: ${s.model.name} (edit format ${s.editFormat}).`);
+        s.setModel(name);
+        s.print(`Model: ${s.model.name}.`);
+      },
+    },
+    editFormat,
+    { ...editFormat, name: "chat-mode", summary: "same as /edit-format", usage: "/chat-mode [NAME]" },
+    mode("ask", () => "ask", "ask a question without editing (with a request: this one only; without: switch)"),
+    mode("code", codeFormat, "ask for code edits (with a request: this one only; without: switch)"),
+    mode("architect", () => "architect", "plan with the main model, edit with the editor model (with a request: this one only; without: switch)"),
+    {
+      name: "help",
+      summary: "list the commands",
+      run(arg, s) {
+        const wanted = arg.trim().replace(/^\//, "");
+        const all = [...s.commands()].sort((a, b) => a.name.localeCompare(b.name));
+        const shown = wanted ? all.filter((c) => c.name === wanted) : all;
+        if (shown.length === 0) return s.warn(`No command /${wanted}. /help lists them.`);
+        const width = Math.max(...shown.map((c) => (c.usage ?? `/${c.name}`).length));
+        s.print(shown.map((c) => `${(c.usage ?? `/${c.name}`).padEnd(width)}  ${c.summary}`).join("\n"));
+      },
+    },
+    quit,
+    { ...quit, name: "quit", summary: "same as /exit" },
+  ];
+
+  return { apiVersion: 1, name: "commands", commands };
+}
