@@ -1,5 +1,6 @@
 // The one option table: flags, `--no-` forms, short flags, CODER_* env vars,
 // config-file keys, `--help` text and the JSON Schema are all derived from it.
+import type { ModelInfo } from "./plugin.ts";
 
 /** `models` and `plugins` are structured config-only values with their own zod schemas in config.ts. */
 export type OptionType = "boolean" | "string" | "number" | "list" | "enum" | "models" | "plugins";
@@ -28,6 +29,8 @@ export interface OptionSpec {
   needsTrust?: boolean;
   /** A project config may never set it (secrets and endpoints). */
   notInProject?: boolean;
+  /** No CODER_* environment variable (e.g. --help, --version, subcommand-only flags). */
+  noEnv?: boolean;
 }
 
 export const OPTIONS = [
@@ -87,8 +90,63 @@ export const OPTIONS = [
   { key: "coder", type: "string", configOnly: true, group: "Plugins and config", help: "semver range of coder versions this project works with" },
   { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, lintCmd, testCmd, allowShell) for this run" },
   { key: "config", type: "string", short: "c", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "use this config file instead of the usual lookup" },
-  { key: "version", type: "boolean", cliOnly: true, group: "Output", help: "print the version and exit" },
-  { key: "help", type: "boolean", short: "h", cliOnly: true, group: "Output", help: "print this help and exit" },
+  { key: "kind", type: "enum", values: ["format", "context", "model", "command"], arg: "KIND", cliOnly: true, noEnv: true, group: "Plugins and config", help: "with `coder plugin new NAME`: the kind of template to write" },
+  { key: "version", type: "boolean", cliOnly: true, noEnv: true, group: "Output", help: "print the version and exit" },
+  { key: "help", type: "boolean", short: "h", cliOnly: true, noEnv: true, group: "Output", help: "print this help and exit" },
 ] as const satisfies readonly OptionSpec[];
 
 export type OptionKey = (typeof OPTIONS)[number]["key"];
+
+// ─── The typed view of the table ─────────────────────────────────────────────
+
+/** A config `models` entry: overrides merged over an adapter's model info. */
+export type ModelOverride = Partial<Omit<ModelInfo, "name" | "prices" | "capabilities">> & {
+  prices?: Partial<ModelInfo["prices"]>;
+  capabilities?: Partial<ModelInfo["capabilities"]>;
+};
+
+/** A plugin named in a config file; `path` is relative to the folder of `source` (the config file). */
+export interface PluginRef {
+  path: string;
+  sha256?: string;
+  source: string;
+}
+
+type Spec = (typeof OPTIONS)[number];
+type SpecFor<K> = Extract<Spec, { key: K }>;
+type ValueFor<S> = S extends { type: "boolean" }
+  ? boolean
+  : S extends { type: "number" }
+    ? number
+    : S extends { type: "list" }
+      ? string[]
+      : S extends { type: "enum"; values: readonly (infer V)[] }
+        ? V
+        : S extends { type: "models" }
+          ? Record<string, ModelOverride>
+          : S extends { type: "plugins" }
+            ? PluginRef[]
+            : string;
+type AlwaysSet<S> = S extends { default: unknown } ? true : S extends { type: "list" | "models" | "plugins" } ? true : false;
+
+/** Every option of the table, typed; defaults applied (lists, `models` and `plugins` are never undefined). */
+export type Options = {
+  [K in OptionKey]: AlwaysSet<SpecFor<K>> extends true ? ValueFor<SpecFor<K>> : ValueFor<SpecFor<K>> | undefined;
+};
+
+export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((o) => [o.key, o as OptionSpec]));
+
+/** `mapTokens` → `map-tokens`. */
+export function flagName(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** `mapTokens` → `CODER_MAP_TOKENS`. */
+export function envName(key: string): string {
+  return `CODER_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/** Keys a config file may hold. */
+export function configKeys(): OptionSpec[] {
+  return (OPTIONS as readonly OptionSpec[]).filter((o) => !o.cliOnly);
+}

@@ -1,0 +1,149 @@
+// The kit: the capabilities handed to every plugin (built-in or user). main.ts
+// injects the real implementations (matcher, reports, tokens, file store,
+// registry); plugins reach coder only through this object.
+import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { createTwoFilesPatch } from "diff";
+import { FormatError, UsageError } from "./errors.ts";
+import type { Kit, Logger, Matcher, ModelReply, ModelRequest, Reports, ToolCall, FinishReason } from "./plugin.ts";
+import type { Registry } from "./registry.ts";
+
+export interface KitDeps {
+  version: string;
+  /** Repository root (or the current directory without git). */
+  root: string;
+  matcher: Matcher;
+  reports: Reports;
+  /** core/tokens.ts `countTokens`. */
+  countTokens(text: string, encoding?: string): number;
+  /** The current model's tokenizer encoding (it changes with /model); o200k_base when absent. */
+  encoding?: () => string | undefined;
+  files: Kit["files"];
+  /** Adapters and model info (the registry may still be filling while plugins load). */
+  registry: Pick<Registry, "adapterFor" | "modelInfo">;
+  log: Logger;
+  /** Environment handed to adapters (process env + the repository's `.env` API keys). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** `--api-base` / `--api-key`, used by `complete` when the request does not set them. */
+  apiBase?: string;
+  apiKey?: string;
+}
+
+export function createKit(deps: KitDeps): Kit {
+  const { root } = deps;
+  return {
+    apiVersion: 1,
+    version: deps.version,
+    root,
+    matcher: deps.matcher,
+    reports: deps.reports,
+    FormatError,
+    tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base") },
+    files: deps.files,
+    diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
+    run: (command, options) => runCommand(command, { cwd: options?.cwd ?? root, timeoutMs: options?.timeoutMs, input: options?.input }),
+    log: deps.log,
+    cacheDir(plugin) {
+      const safe = plugin.replace(/[^A-Za-z0-9._-]/g, "_");
+      const dir = join(root, ".coder", "cache", safe);
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    },
+    modelInfo: (model) => deps.registry.modelInfo(model),
+    complete: (request, signal) =>
+      completeRequest(deps.registry.adapterFor(request.model), {
+        ...request,
+        apiBase: request.apiBase ?? deps.apiBase,
+        apiKey: request.apiKey ?? deps.apiKey,
+        env: deps.env,
+        stream: true,
+      }, signal ?? new AbortController().signal),
+  };
+}
+
+/** Collect an adapter's stream into one reply (text and tool calls assembled from deltas). */
+export async function completeRequest(
+  adapter: { stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<import("./plugin.ts").ModelEvent> },
+  request: ModelRequest,
+  signal: AbortSignal,
+): Promise<ModelReply> {
+  let text = "";
+  let finishReason: FinishReason = "stop";
+  const calls = new Map<number, ToolCall>();
+  for await (const event of adapter.stream(request, signal)) {
+    switch (event.type) {
+      case "text":
+        text += event.text;
+        break;
+      case "tool-call": {
+        const call = calls.get(event.index) ?? { id: "", name: "", arguments: "" };
+        if (event.id) call.id = event.id;
+        if (event.name) call.name = event.name;
+        call.arguments += event.argumentsDelta;
+        calls.set(event.index, call);
+        break;
+      }
+      case "finish":
+        finishReason = event.reason;
+        break;
+      case "retry":
+        text = "";
+        calls.clear();
+        break;
+      case "usage":
+        break;
+    }
+  }
+  return { text, toolCalls: [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c), finishReason };
+}
+
+/** Run argv directly, or a string through the platform shell; never throws for a non-zero exit. */
+export async function runCommand(
+  command: string[] | string,
+  options: { cwd: string; timeoutMs?: number; input?: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const argv = typeof command === "string" ? (process.platform === "win32" ? ["cmd", "/c", command] : ["sh", "-c", command]) : command;
+  let proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
+  try {
+    proc = Bun.spawn(argv, { cwd: options.cwd, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  } catch (error) {
+    return { code: 127, stdout: "", stderr: error instanceof Error ? error.message : String(error) };
+  }
+  if (options.input !== undefined) proc.stdin.write(options.input);
+  await proc.stdin.end();
+  const timer = options.timeoutMs ? setTimeout(() => proc.kill(), options.timeoutMs) : undefined;
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (timer) clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/**
+ * `kit.files` over the plain file system, for when no file store is injected
+ * (tests, tools): refuses paths outside `root`, returns null for missing or
+ * binary files.
+ */
+export function plainFiles(root: string, list: () => Promise<string[]>): Kit["files"] {
+  const absolute = (path: string) => {
+    const full = resolve(root, path);
+    const rel = relative(root, full);
+    if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new UsageError(`${path} is outside the repository (${root})`);
+    return full;
+  };
+  return {
+    absolute,
+    list,
+    async read(path) {
+      try {
+        const full = absolute(path);
+        const real = realpathSync(full);
+        const realRel = relative(realpathSync(root), real);
+        if (realRel.startsWith("..") || isAbsolute(realRel) || !statSync(real).isFile()) return null;
+        const bytes = readFileSync(real);
+        if (bytes.subarray(0, 8000).includes(0)) return null;
+        return bytes.toString("utf8");
+      } catch {
+        return null;
+      }
+    },
+  };
+}

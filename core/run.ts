@@ -1,0 +1,233 @@
+// After argv: settings (config files, env, flags, trust), then the kernel
+// (registry, kit, plugins), then a subcommand or a chat mode. main.ts hands in
+// the built-in plugin list so core never imports formats/ or plugins/.
+import type { App, Settings } from "./app.ts";
+import type { BuiltinPlugin } from "../builtins.ts";
+import { type ParsedArgv, readEnvOptions } from "./cli.ts";
+import {
+  type ConfigLayer,
+  checkVersionPins,
+  displayPath,
+  findGitRoot,
+  globalConfigDir,
+  keysNeedingTrust,
+  lookupConfigFiles,
+  mergeSettings,
+  readConfigFile,
+  readDotenvKeys,
+} from "./config.ts";
+import { UsageError } from "./errors.ts";
+import { createKit, plainFiles } from "./kit.ts";
+import { type PluginSource, loadPlugins, userSources } from "./loader.ts";
+import type { Kit, Logger } from "./plugin.ts";
+import { Registry } from "./registry.ts";
+import { askYesNo, decideTrust } from "./trust.ts";
+
+export interface RunInput {
+  version: string;
+  args: ParsedArgv;
+  /** plugins, plugin, config, models, map, doctor; undefined for a chat. */
+  subcommand?: string;
+  /** Positionals after the subcommand name (or all of them for a chat). */
+  rest: string[];
+  builtins: () => Promise<BuiltinPlugin[]>;
+}
+
+/** Everything known before plugins load. */
+export interface Loaded {
+  version: string;
+  cwd: string;
+  root: string;
+  gitRoot: string | null;
+  configDir: string;
+  layers: ConfigLayer[];
+  settings: Settings;
+  env: Record<string, string | undefined>;
+  trustKeys: string[];
+  trusted: boolean;
+  interactive: boolean;
+  log: Logger;
+}
+
+/** Warnings and errors on stderr, one line each; debug only with --verbose. */
+export function stderrLogger(verbose: () => boolean, quiet = false): Logger {
+  const write = (prefix: string, message: string) => process.stderr.write(`${prefix}${message}\n`);
+  return {
+    debug: (m) => verbose() && write("coder: debug: ", m),
+    info: (m) => !quiet && write("coder: ", m),
+    warn: (m) => write("coder: warning: ", m),
+    error: (m) => write("coder: error: ", m),
+  };
+}
+
+export async function runMain(input: RunInput): Promise<number> {
+  const { subcommand, rest } = input;
+  if (subcommand === "config" && rest[0] === "schema") {
+    const { jsonSchema } = await import("./config.ts");
+    process.stdout.write(`${JSON.stringify(jsonSchema(), null, 2)}\n`);
+    return 0;
+  }
+  if (subcommand === "plugin") {
+    if (rest[0] !== "new") throw new UsageError(`unknown command "coder plugin ${rest[0] ?? ""}" (did you mean \`coder plugin new NAME --kind KIND\` or \`coder plugins\`?)`);
+    const { writePluginTemplate } = await import("./scaffold.ts");
+    return writePluginTemplate(rest.slice(1), input.args.values.kind as string | undefined, process.cwd(), input.version);
+  }
+  const loaded = await loadSettings(input);
+  if (subcommand === "config") {
+    if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\` or \`coder config schema\`)`);
+    const { renderConfigShow } = await import("./config.ts");
+    process.stdout.write(`${renderConfigShow(loaded.settings)}\n`);
+    if (loaded.trustKeys.length) process.stdout.write(`\nneeds trust: ${loaded.trustKeys.join(", ")} (${loaded.trusted ? "trusted" : "not trusted"})\n`);
+    return 0;
+  }
+  if (subcommand === "plugins" && rest[0] === "pin") {
+    const { pinPlugins } = await import("./subcommands.ts");
+    return pinPlugins(loaded);
+  }
+  if (subcommand === "doctor") {
+    const { runDoctor } = await import("./doctor.ts");
+    return runDoctor(loaded, () => assembleApp(loaded, input.builtins));
+  }
+  const app = await assembleApp(loaded, input.builtins);
+  switch (subcommand) {
+    case "plugins": {
+      if (rest.length) throw new UsageError(`unknown command "coder plugins ${rest.join(" ")}" (use \`coder plugins\` or \`coder plugins pin\`)`);
+      const { listPlugins } = await import("./subcommands.ts");
+      return listPlugins(app);
+    }
+    case "models": {
+      const { listModels } = await import("./subcommands.ts");
+      return listModels(app, rest[0]);
+    }
+    case "map": {
+      const { printRepoMap } = await import("./subcommands.ts");
+      return printRepoMap(app, rest);
+    }
+  }
+  if (app.settings.options.showRepoMap) {
+    const { printRepoMap } = await import("./subcommands.ts");
+    return printRepoMap(app, app.settings.positionals);
+  }
+  return runChat(app);
+}
+
+/** The conversation engine (core/coder.ts) runs every chat mode. */
+async function runChat(app: App): Promise<number> {
+  // Imported through a variable until core/coder.ts lands, so this compiles without it.
+  const path = "./coder.ts";
+  const engine = (await import(path)) as { runCoder(app: App): Promise<number> };
+  return engine.runCoder(app);
+}
+
+/** Config files, env and flags merged; version pins checked; trust decided. */
+export async function loadSettings(input: RunInput): Promise<Loaded> {
+  const cwd = process.cwd();
+  const processEnv = process.env as Record<string, string | undefined>;
+  const gitRoot = findGitRoot(cwd);
+  const root = gitRoot ?? cwd;
+  const envValues = readEnvOptions(processEnv);
+  const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
+  const layers = lookupConfigFiles(root, processEnv, explicit, cwd).map((f) => readConfigFile(f.file, f.kind));
+  checkVersionPins(layers, input.version, cwd);
+  const merge = (drop?: Set<string>) => mergeSettings({ layers, env: envValues, argv: input.args, positionals: input.rest, drop, cwd });
+  let settings = merge();
+  const options = settings.options;
+  const log = stderrLogger(() => settings.options.verbose === true, options.json === true);
+  const configDir = globalConfigDir(processEnv);
+  const trustKeys = keysNeedingTrust(layers);
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !options.message && !options.messageFile && !options.json;
+  let trusted = trustKeys.length === 0 || options.trust === true;
+  // Reading or showing the config needs no trust; everything that loads plugins or runs a chat does.
+  const needsDecision = input.subcommand !== "config" && input.subcommand !== "doctor" && !(input.subcommand === "plugins" && input.rest[0] === "pin");
+  if (needsDecision) {
+    trusted = await decideTrust({
+      root,
+      configDir,
+      layers,
+      keys: trustKeys,
+      trustFlag: options.trust === true,
+      canAsk: Boolean(process.stdin.isTTY && process.stderr.isTTY) && !options.json && !options.message && !options.messageFile,
+      ask: askYesNo,
+      warn: log.warn,
+    });
+  } else if (!trusted) {
+    const { rememberedTrust, projectConfigHash } = await import("./trust.ts");
+    trusted = rememberedTrust(configDir, root, projectConfigHash(layers)) === "trusted";
+  }
+  if (!trusted) settings = merge(new Set(trustKeys));
+  const env: Record<string, string | undefined> = { ...readDotenvKeys(root), ...processEnv };
+  return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log };
+}
+
+/** Registry, kit and every plugin (built-ins first, then config plugins, then --plugin). */
+export async function assembleApp(loaded: Loaded, builtins: () => Promise<BuiltinPlugin[]>): Promise<App> {
+  const { settings, root, log } = loaded;
+  const options = settings.options;
+  const registry = new Registry({ modelOverrides: options.models, log });
+  const kit = await createRealKit(loaded, registry);
+  const sources: PluginSource[] = (await builtins()).map((b) => ({ origin: b.origin, load: b.load }));
+  sources.push(...userSources(options.plugins, options.plugin, loaded.cwd, (f) => displayPath(f, loaded.cwd)));
+  await loadPlugins(registry, sources, kit, log);
+  return {
+    version: loaded.version,
+    root,
+    gitRoot: loaded.gitRoot,
+    settings,
+    registry,
+    kit,
+    env: loaded.env,
+    trusted: loaded.trusted,
+    interactive: loaded.interactive,
+  };
+}
+
+/** The kit with the real matcher, reports, tokens and file store. */
+async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
+  const { root, settings, log } = loaded;
+  const options = settings.options;
+  const deps = await kernelModules();
+  const list = () => deps.listRepoFiles(root, { git: options.git !== false && loaded.gitRoot !== null });
+  let encoding: string | undefined;
+  return createKit({
+    version: loaded.version,
+    root,
+    matcher: deps.matcher,
+    reports: deps.reports,
+    countTokens: deps.countTokens,
+    encoding: () => {
+      if (encoding === undefined && options.model) encoding = registry.modelInfo(options.model).encoding ?? "o200k_base";
+      return encoding;
+    },
+    files: deps.files ? deps.files(root, list) : plainFiles(root, list),
+    registry,
+    log,
+    env: loaded.env,
+    apiBase: options.apiBase,
+    apiKey: options.apiKey,
+  });
+}
+
+interface KernelModules {
+  matcher: Kit["matcher"];
+  reports: Kit["reports"];
+  countTokens: (text: string, encoding?: string) => number;
+  listRepoFiles: (root: string, opts?: { git?: boolean }) => Promise<string[]>;
+  files?: (root: string, list: () => Promise<string[]>) => Kit["files"];
+}
+
+/** The other kernel modules the kit is made of, loaded on demand. */
+async function kernelModules(): Promise<KernelModules> {
+  const [tokens, git] = await Promise.all([import("./tokens.ts"), import("./git.ts")]);
+  const optional = async (path: string) => (await import(path).catch(() => ({}))) as Record<string, unknown>;
+  const matcherMod = await optional("./matcher.ts");
+  const reportsMod = await optional("./reports.ts");
+  const missing = (what: string) => () => {
+    throw new Error(`${what} is not available in this build`);
+  };
+  return {
+    matcher: (matcherMod.matcher as Kit["matcher"] | undefined) ?? { replace: missing("the matcher"), explain: missing("the matcher") },
+    reports: (reportsMod.reports as Kit["reports"] | undefined) ?? { failedEdits: missing("the reports") },
+    countTokens: tokens.countTokens,
+    listRepoFiles: git.listRepoFiles,
+  };
+}
