@@ -1,0 +1,70 @@
+// Loads web-tree-sitter, grammars and their tags queries from asset paths (see
+// grammars/embedded.ts). Used by the repo map (main thread and workers) and by
+// `coder doctor`. Heavy: import it lazily.
+import { Language, Parser, Query } from "web-tree-sitter";
+import { upgradeLegacyDylink } from "./dylink.ts";
+import type { LanguageSpec } from "./languages.ts";
+
+/** Where the runtime and grammar files are: paths readable with Bun.file(). */
+export interface GrammarAssets {
+  runtime: string;
+  files: Readonly<Record<string, string>>;
+}
+
+export interface LoadedGrammar {
+  spec: LanguageSpec;
+  language: Language;
+  query: Query;
+  parser: Parser;
+}
+
+const runtimeReady = new Map<string, Promise<void>>();
+
+function initRuntime(runtimePath: string): Promise<void> {
+  let ready = runtimeReady.get(runtimePath);
+  if (!ready) {
+    // wasmBinary: the runtime must not try to locate its .wasm itself (inside the
+    // compiled binary it lives in Bun's virtual file system).
+    ready = Bun.file(runtimePath)
+      .bytes()
+      .then((wasmBinary) => Parser.init({ wasmBinary } as object));
+    runtimeReady.set(runtimePath, ready);
+  }
+  return ready;
+}
+
+/** Loads each grammar once; remembers failures so a broken grammar is reported, not retried per file. */
+export class GrammarLoader {
+  readonly #assets: GrammarAssets;
+  readonly #loaded = new Map<string, Promise<LoadedGrammar>>();
+
+  constructor(assets: GrammarAssets) {
+    this.#assets = assets;
+  }
+
+  load(spec: LanguageSpec): Promise<LoadedGrammar> {
+    let grammar = this.#loaded.get(spec.name);
+    if (!grammar) {
+      grammar = this.#loadNow(spec);
+      this.#loaded.set(spec.name, grammar);
+    }
+    return grammar;
+  }
+
+  async #loadNow(spec: LanguageSpec): Promise<LoadedGrammar> {
+    await initRuntime(this.#assets.runtime);
+    const wasmPath = this.#assets.files[spec.wasm];
+    if (!wasmPath) throw new Error(`grammar ${spec.wasm} is not embedded`);
+    const language = await Language.load(upgradeLegacyDylink(await Bun.file(wasmPath).bytes()));
+    const sources: string[] = [];
+    for (const key of spec.queries) {
+      const queryPath = this.#assets.files[key];
+      if (!queryPath) throw new Error(`tags query ${key} is not embedded`);
+      sources.push(await Bun.file(queryPath).text());
+    }
+    const query = new Query(language, sources.join("\n"));
+    const parser = new Parser();
+    parser.setLanguage(language);
+    return { spec, language, query, parser };
+  }
+}
