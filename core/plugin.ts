@@ -303,6 +303,8 @@ export interface ModelRequest {
   apiKey?: string;
   /** Environment (API keys from the process and the repository's `.env`). */
   env: Readonly<Record<string, string | undefined>>;
+  /** Give up after this long, retries and their waits included (`--timeout` seconds × 1000); the adapter's default otherwise. */
+  timeoutMs?: number;
 }
 
 export type ModelEvent =
