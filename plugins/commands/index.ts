@@ -101,8 +101,9 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       usage: "/add FILE|GLOB ...",
       complete: (arg) => completeFiles(arg),
       async run(arg, s) {
+        if (!arg.trim()) return s.warn("Usage: /add FILE|GLOB ...");
         const paths = await expand(arg, s);
-        if (paths.length === 0) return s.warn("Usage: /add FILE|GLOB ...");
+        if (paths.length === 0) return;
         const added = await s.addFiles(paths);
         if (added.length) s.print(`Added to the chat: ${added.join(", ")}`);
       },
@@ -126,8 +127,9 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       usage: "/read-only FILE|GLOB ...",
       complete: (arg) => completeFiles(arg),
       async run(arg, s) {
+        if (!arg.trim()) return s.warn("Usage: /read-only FILE|GLOB ...");
         const paths = await expand(arg, s);
-        if (paths.length === 0) return s.warn("Usage: /read-only FILE|GLOB ...");
+        if (paths.length === 0) return;
         const added = await s.addReadOnly(paths);
         if (added.length) s.print(`Added read-only: ${added.join(", ")}`);
       },

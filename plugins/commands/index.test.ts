@@ -1,0 +1,206 @@
+// The built-in slash commands against a recording Session whose `git` is a real
+// GitRepo in a temp repository (the engine's session is tested with the engine).
+
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { GitRepo, listRepoFiles } from "../../core/git.ts";
+import type { Kit, ModelInfo, Session, SlashCommand } from "../../core/plugin.ts";
+import { head, isolateGitEnv, log, makeRepo, write } from "../../tests/git-helpers.ts";
+import { completePaths, expandPaths, splitWords } from "./args.ts";
+import commandsPlugin from "./index.ts";
+
+const savedEnv = { ...process.env };
+beforeAll(() => isolateGitEnv());
+afterAll(() => {
+  process.env = savedEnv;
+});
+
+interface Recorder {
+  session: Session;
+  out: string[];
+  warnings: string[];
+  sent: [string, string | undefined][];
+  shell: string[];
+  state: { chat: string[]; ro: string[]; format: string; model: string; cleared: number; exited: boolean };
+}
+
+function makeSession(root: string, git: GitRepo | null, commands: () => SlashCommand[]): Recorder {
+  const out: string[] = [];
+  const warnings: string[] = [];
+  const sent: [string, string | undefined][] = [];
+  const shell: string[] = [];
+  const state = { chat: [] as string[], ro: [] as string[], format: "diff", model: "openai/gpt-4.1", cleared: 0, exited: false };
+  const model = (): ModelInfo => ({ name: state.model, contextWindow: 1000, maxOutput: 100, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" } });
+  const session: Session = {
+    root,
+    options: { editFormat: "ask" },
+    get model() {
+      return model();
+    },
+    get editFormat() {
+      return state.format;
+    },
+    chatFiles: () => state.chat,
+    readOnlyFiles: () => state.ro,
+    addFiles: async (paths) => ((state.chat = [...new Set([...state.chat, ...paths])]), paths),
+    addReadOnly: async (paths) => ((state.ro = [...new Set([...state.ro, ...paths])]), paths),
+    dropFiles: (paths) => {
+      const gone = paths.filter((p) => state.chat.includes(p) || state.ro.includes(p));
+      state.chat = state.chat.filter((p) => !paths.includes(p));
+      state.ro = state.ro.filter((p) => !paths.includes(p));
+      return gone;
+    },
+    send: async (message, editFormat) => void sent.push([message, editFormat]),
+    setModel: (name) => void (state.model = name),
+    setEditFormat: (name) => void (state.format = name),
+    clearHistory: () => void state.cleared++,
+    tokenReport: async () => "tokens: 42",
+    refreshContext: async () => "",
+    git: git,
+    runShell: async (command) => (shell.push(command), { code: command.startsWith("false") ? 1 : 0, output: "" }),
+    print: (t) => void out.push(t),
+    warn: (t) => void warnings.push(t),
+    commands,
+    formats: () => ["diff", "whole", "ask", "architect"],
+    exit: () => void (state.exited = true),
+  };
+  return { session, out, warnings, sent, shell, state };
+}
+
+async function setup(files: Record<string, string> = { "src/a.ts": "a\n", "src/b.ts": "b\n", "docs/x.md": "x\n" }) {
+  const root = makeRepo(files);
+  const repo = await GitRepo.open(root);
+  const kit = { files: { list: () => listRepoFiles(root) } } as unknown as Kit;
+  const plugin = commandsPlugin(kit);
+  const cmds = plugin.commands!;
+  const rec = makeSession(root, repo, () => cmds);
+  const run = async (line: string) => {
+    const [name, ...rest] = line.replace(/^\//, "").split(" ");
+    const cmd = cmds.find((c) => c.name === name);
+    if (!cmd) throw new Error(`no /${name}`);
+    await cmd.run(rest.join(" "), rec.session);
+  };
+  return { root, repo: repo!, cmds, run, ...rec };
+}
+
+describe("commands plugin", () => {
+  test("registers every built-in command and alias, and nothing of the repo map's", async () => {
+    const { cmds } = await setup();
+    const names = cmds.map((c) => c.name).sort();
+    expect(names).toEqual(
+      ["!", "add", "architect", "ask", "chat-mode", "clear", "code", "commit", "diff", "drop", "edit-format", "exit", "git", "help", "ls", "model", "quit", "read-only", "reset", "run", "tokens", "undo"].sort(),
+    );
+    for (const c of cmds) expect(c.summary.length).toBeGreaterThan(5);
+  });
+
+  test("/add with globs and directories, /read-only, /ls, /drop, /reset", async () => {
+    const t = await setup();
+    await t.run("/add src/*.ts");
+    expect(t.state.chat).toEqual(["src/a.ts", "src/b.ts"]);
+    await t.run("/read-only docs");
+    expect(t.state.ro).toEqual(["docs/x.md"]);
+    await t.run("/add nothing/*.py");
+    expect(t.warnings.at(-1)).toContain("No repository file matches nothing/*.py");
+    await t.run("/ls");
+    expect(t.out.at(-1)).toContain("Files in the chat (editable):\n  src/a.ts\n  src/b.ts\nRead-only files:\n  docs/x.md");
+    await t.run("/drop src/a.ts");
+    expect(t.state.chat).toEqual(["src/b.ts"]);
+    await t.run("/reset");
+    expect(t.state.chat).toEqual([]);
+    expect(t.state.ro).toEqual([]);
+    expect(t.state.cleared).toBe(1);
+  });
+
+  test("/ask /code /architect send one request in that mode, or switch without one", async () => {
+    const t = await setup();
+    await t.run("/ask why is a here?");
+    await t.run("/code make it b");
+    await t.run("/architect plan a refactor");
+    expect(t.sent).toEqual([
+      ["why is a here?", "ask"],
+      ["make it b", "diff"],
+      ["plan a refactor", "architect"],
+    ]);
+    await t.run("/ask");
+    expect(t.state.format).toBe("ask");
+    await t.run("/code");
+    expect(t.state.format).toBe("diff");
+    await t.run("/chat-mode whole");
+    expect(t.state.format).toBe("whole");
+    await t.run("/edit-format nope");
+    expect(t.warnings.at(-1)).toContain('Unknown edit format "nope"');
+  });
+
+  test("/undo, /diff, /commit, /git through the real repository", async () => {
+    const t = await setup({ "app.py": "v = 1\n" });
+    await t.run("/undo");
+    expect(t.warnings.at(-1)).toContain("not made by coder");
+    write(t.root, "app.py", "v = 2\n");
+    write(t.root, "new.py", "n = 1\n");
+    await t.repo.commitEdits(["app.py", "new.py"], { message: "feat: bump v", model: "m" });
+    await t.run("/diff");
+    expect(t.out.at(-1)).toContain("+v = 2");
+    await t.run("/undo");
+    expect(t.out.at(-1)).toContain("Undid");
+    expect(existsSync(join(t.root, "new.py"))).toBe(false);
+    expect(readFileSync(join(t.root, "app.py"), "utf8")).toBe("v = 1\n");
+    write(t.root, "app.py", "v = 3\n");
+    const before = head(t.root);
+    await t.run('/commit "docs: my own change"');
+    expect(log(t.root)[0]).toBe('"docs: my own change"');
+    expect(head(t.root)).not.toBe(before);
+    await t.run("/git log --format=%s -n 1");
+    expect(t.out.at(-1)).toBe('"docs: my own change"');
+    await t.run("/git frobnicate");
+    expect(t.warnings.at(-1)).toContain("git exited with code");
+  });
+
+  test("without git the git commands say so", async () => {
+    const t = await setup();
+    const rec = makeSession(t.root, null, () => t.cmds);
+    for (const name of ["undo", "diff", "commit", "git"]) await t.cmds.find((c) => c.name === name)!.run("status", rec.session);
+    expect(rec.warnings.length).toBe(4);
+    expect(rec.warnings[0]).toContain("Not in a git repository");
+  });
+
+  test("/run and /! go through session.runShell; /tokens /clear /model /help /exit", async () => {
+    const t = await setup();
+    await t.run("/run false && x");
+    await t.run("/! echo hi");
+    expect(t.shell).toEqual(["false && x", "echo hi"]);
+    expect(t.out.at(-1)).toBe("Exit code 1.");
+    await t.run("/tokens");
+    expect(t.out.at(-1)).toBe("tokens: 42");
+    await t.run("/clear");
+    expect(t.state.cleared).toBe(1);
+    await t.run("/model openai/gpt-4.1-mini");
+    expect(t.state.model).toBe("openai/gpt-4.1-mini");
+    await t.run("/help");
+    expect(t.out.at(-1)).toContain("/undo");
+    expect(t.out.at(-1)).toContain("/add FILE|GLOB ...");
+    await t.run("/help undo");
+    expect(t.out.at(-1)!.split("\n").length).toBe(1);
+    await t.run("/quit");
+    expect(t.state.exited).toBe(true);
+  });
+});
+
+describe("argument helpers", () => {
+  test("splitWords", () => {
+    expect(splitWords(`commit -m "two words" 'it''s' a\\ b`)).toEqual(["commit", "-m", "two words", "its", "a b"]);
+    expect(splitWords('  "" x ')).toEqual(["", "x"]);
+  });
+  test("expandPaths", () => {
+    const files = ["src/a.ts", "src/b.ts", "src/sub/c.ts", "README.md"];
+    expect(expandPaths(["src/**/*.ts"], files).paths).toEqual(["src/a.ts", "src/b.ts", "src/sub/c.ts"]);
+    expect(expandPaths(["src/"], files).paths).toEqual(["src/a.ts", "src/b.ts", "src/sub/c.ts"]);
+    expect(expandPaths(["new.ts", "*.md"], files)).toEqual({ paths: ["new.ts", "README.md"], unmatched: [] });
+    expect(expandPaths(["*.py"], files).unmatched).toEqual(["*.py"]);
+  });
+  test("completePaths", () => {
+    const files = ["src/app.ts", "src/api.ts", "lib/apx.ts"];
+    expect(completePaths("src/ap", files)).toEqual(["src/app.ts", "src/api.ts"]);
+    expect(completePaths("x.ts ap", files)).toEqual(["x.ts src/app.ts", "x.ts src/api.ts", "x.ts lib/apx.ts"]);
+  });
+});
