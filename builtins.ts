@@ -10,6 +10,7 @@ export interface BuiltinPlugin {
 
 export const BUILTINS: BuiltinPlugin[] = [
   // formats
+  { origin: "built-in:formats/editblock", load: () => import("./formats/editblock/index.ts") },
   // model adapters
   // context providers
   // commands

@@ -1,0 +1,100 @@
+// Prompts of the SEARCH/REPLACE formats: `diff` (path before the fence) and
+// `diff-fenced` (path inside the fence). Written for coder; the rules follow what
+// is known to work for this format (exact copies, unique matches, small blocks).
+import type { ChatMessage, Fence, FormatPrompts, PromptContext } from "../../core/plugin.ts";
+
+type Variant = "diff" | "diff-fenced";
+
+/** One SEARCH/REPLACE block as the model should write it. */
+export function block(variant: Variant, fence: Fence, path: string, lang: string, search: string, replace: string): string {
+  const open = fence[0].startsWith("<") ? fence[0] : fence[0] + lang;
+  const body = `<<<<<<< SEARCH\n${search}=======\n${replace}>>>>>>> REPLACE\n${fence[1]}`;
+  return variant === "diff" ? `${path}\n${open}\n${body}` : `${open}\n${path}\n${body}`;
+}
+
+function rules(variant: Variant, ctx: PromptContext): string {
+  const [open, close] = ctx.fence;
+  const where =
+    variant === "diff"
+      ? `1. The file's path alone on a line, exactly as shown to you (relative to the repository root), with no decoration.\n2. The opening fence with the code's language: ${open}python (or the right language).`
+      : `1. The opening fence with the code's language: ${open}python (or the right language).\n2. The file's path alone on the next line, exactly as shown to you (relative to the repository root).`;
+  return `# How to write edits: SEARCH/REPLACE blocks
+
+Every change to a file is a *SEARCH/REPLACE block*, made of:
+${where}
+3. The line \`<<<<<<< SEARCH\`.
+4. A run of lines copied from the current file, unchanged.
+5. The line \`=======\`.
+6. The lines that replace them.
+7. The line \`>>>>>>> REPLACE\`.
+8. The closing fence: ${close}
+
+Rules:
+- The SEARCH lines must be a verbatim copy of lines in the file as it is now: every character, indentation, comment, docstring and blank line. Never retype them from memory.
+- The SEARCH lines must match exactly one place in the file. If they could match several places, add surrounding lines until they are unique. A block that matches more than one place is rejected.
+- Keep blocks small: the lines that change plus a line or two around them. Several small blocks are better than one big one; never repeat long runs of unchanged lines. Do not leave lines out with \`...\`.
+- Each block replaces the first and only match; blocks are applied in the order you write them, so a later block must match the file after the earlier ones.
+- Only edit files the user has added to the chat. If you need to change another file, name it and ask the user to add it, then stop.
+- To move code, use two blocks: one that deletes it where it is, one that inserts it where it goes.
+- To create a file, write a block with the new path, an empty SEARCH section and the whole content in the REPLACE section.
+- To rename or delete a file, suggest the shell command instead of a block.`;
+}
+
+function shellRules(ctx: PromptContext): string {
+  if (!ctx.shellSuggestions) return "Do not suggest shell commands.";
+  return `If the user may want to run shell commands after your edits (install a package, run the tests, open a page), put them in a ${ctx.fence[0].startsWith("<") ? "```" : ctx.fence[0]}bash block, one command per line, without comments. Only suggest commands that are clearly useful; coder asks the user before running them.`;
+}
+
+function intro(ctx: PromptContext): string {
+  if (ctx.editorOnly) {
+    return "You are an expert software developer applying a change that has already been planned. Turn the requested change into edits to the files. Reply with the edit blocks only: no explanations, no questions.";
+  }
+  return `You are an expert software developer. Follow the user's request, using the conventions, libraries and style already in the code. If the request is ambiguous, ask a question instead of guessing.
+
+Once you understand the request:
+1. Decide whether you need files that are not in the chat yet. If so, name them, ask the user to add them, and stop.
+2. Explain the change in a few short sentences.
+3. Write each change as a SEARCH/REPLACE block, following the rules below.`;
+}
+
+function examples(variant: Variant, ctx: PromptContext): ChatMessage[] {
+  const f = ctx.fence;
+  const lead = (text: string) => (ctx.editorOnly ? "" : text + "\n\n");
+  return [
+    { role: "user", content: "In greet.py, make greet() take a name and use it in the message." },
+    {
+      role: "assistant",
+      content:
+        lead("greet() will take a `name` parameter and put it in the greeting, and the caller will pass one.") +
+        block(variant, f, "greet.py", "python", 'def greet():\n    return "Hello, world"\n', 'def greet(name):\n    return f"Hello, {name}"\n') +
+        "\n\n" +
+        block(variant, f, "greet.py", "python", "if __name__ == \"__main__\":\n    print(greet())\n", "if __name__ == \"__main__\":\n    print(greet(\"Ada\"))\n"),
+    },
+    { role: "user", content: "Move the slugify helper out of app/views.py into a new app/text.py and import it." },
+    {
+      role: "assistant",
+      content:
+        lead("slugify() moves to a new app/text.py; views.py drops its copy and imports it.") +
+        block(variant, f, "app/text.py", "python", "", 'import re\n\n\ndef slugify(title):\n    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n') +
+        "\n\n" +
+        block(variant, f, "app/views.py", "python", "import re\n\nfrom app.models import Post\n", "from app.models import Post\nfrom app.text import slugify\n") +
+        "\n\n" +
+        block(
+          variant,
+          f,
+          "app/views.py",
+          "python",
+          'def slugify(title):\n    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n\n\n',
+          "",
+        ),
+    },
+  ];
+}
+
+export function editBlockPrompts(variant: Variant, ctx: PromptContext): FormatPrompts {
+  const system = [intro(ctx), rules(variant, ctx), shellRules(ctx)].join("\n\n");
+  const reminder =
+    `Reminder: write every change as a SEARCH/REPLACE block (${variant === "diff" ? "path line, then the fence" : "fence, then the path line"}; SEARCH copied exactly from the current file and matching one place; small blocks; empty SEARCH to create a file).` +
+    (ctx.editorOnly ? " Reply with the blocks only." : "");
+  return { system, examples: examples(variant, ctx), reminder };
+}
