@@ -1,0 +1,239 @@
+// Where a chat starts: `runCoder(app)` wires the file store, gate and git to a
+// Coder (core/turn.ts) and runs one of the modes of CLI.md: the interactive
+// REPL, one-shot (`--message`, `--message-file`) or piped stdin.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { App } from "./app.ts";
+import { exitCodeFor, Interrupted, UsageError } from "./errors.ts";
+import { FileStore } from "./files.ts";
+import { Gate, type GateEvent } from "./gate.ts";
+import { GitRepo, listRepoFiles } from "./git.ts";
+import { loadTranscript, Transcript } from "./history.ts";
+import { messageOf } from "./registry.ts";
+import { CoderSession } from "./session.ts";
+import { ClackPrompter, NonInteractivePrompter } from "./term/confirm.ts";
+import { JsonOutput, type Output, type Totals } from "./term/events.ts";
+import { LineInput } from "./term/input.ts";
+import { PlainOutput, TtyOutput } from "./term/render.ts";
+import { ChatFiles, Coder, type CoderServices } from "./turn.ts";
+
+/** Conventions files read (read-only) by default when present at the root. */
+export const DEFAULT_READ_ONLY = ["AGENTS.md", "CONVENTIONS.md"];
+
+/** The model when neither flags, config nor env name one. */
+export const FALLBACK_MODEL = "openai/gpt-4.1";
+
+/** Run a chat in the mode the settings ask for; returns the exit code. */
+export async function runCoder(app: App): Promise<number> {
+  const o = app.settings.options;
+  const out = chooseOutput(app);
+  const totals: Totals = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, requests: 0 };
+  if (out instanceof PlainOutput) out.setTotals(totals);
+  let coder: Coder | null = null;
+  let exitCode = 0;
+  const onSigint = () => {
+    if (coder?.inFlight) coder.interrupt();
+    else if (!app.interactive) {
+      out.flush();
+      out.emit({ type: "end", exitCode: 130, totals });
+      process.exit(130);
+    }
+  };
+  process.on("SIGINT", onSigint);
+  try {
+    const message = await oneShotMessage(app);
+    coder = await createCoder(app, out, totals);
+    const files = [...coder.chat.editable];
+    out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
+    if (o.restoreChatHistory) await restoreHistory(app, coder, out);
+
+    if (message !== null) {
+      const result = await coder.runOne(message);
+      exitCode = result.ok ? 0 : 1;
+    } else {
+      exitCode = await repl(app, coder, out);
+    }
+  } catch (error) {
+    exitCode = exitCodeFor(error);
+    if (!(error instanceof Interrupted)) {
+      // Typed errors are the user's news; anything else is a bug, with its stack under --verbose.
+      if (o.verbose && error instanceof Error && !("exitCode" in error) && error.stack) process.stderr.write(`${error.stack}\n`);
+      out.emit({ type: "error", message: messageOf(error), code: exitCode });
+    } else {
+      out.warn("Interrupted.");
+    }
+  } finally {
+    process.off("SIGINT", onSigint);
+    coder?.cancelPings();
+  }
+  out.flush();
+  out.emit({ type: "end", exitCode, totals });
+  return exitCode;
+}
+
+function chooseOutput(app: App): Output {
+  const o = app.settings.options;
+  if (o.json) return new JsonOutput();
+  const pretty = o.pretty ?? Boolean(process.stdout.isTTY);
+  return pretty ? new TtyOutput() : new PlainOutput();
+}
+
+/** The message of a one-shot run (`--message`, `--message-file`, or piped stdin); null for the REPL. */
+async function oneShotMessage(app: App): Promise<string | null> {
+  const o = app.settings.options;
+  if (o.message !== undefined) return o.message;
+  if (o.messageFile !== undefined) {
+    try {
+      return readFileSync(o.messageFile, "utf8");
+    } catch (error) {
+      throw new UsageError(`cannot read --message-file ${o.messageFile}: ${messageOf(error)}`);
+    }
+  }
+  if (app.interactive) return null;
+  if (process.stdin.isTTY) throw new UsageError("no message: pass --message TEXT or --message-file FILE (or pipe the request on stdin)");
+  const text = await new Response(Bun.stdin.stream()).text();
+  if (!text.trim()) throw new UsageError("no message: stdin was empty");
+  return text;
+}
+
+/** Build the services and the main coder: file store, git, gate, chat files, read-only files. */
+export async function createCoder(app: App, out: Output, totals: Totals): Promise<Coder> {
+  const o = app.settings.options;
+  const root = app.root;
+  const chat = new ChatFiles();
+  const useGit = o.git && app.gitRoot !== null;
+  const git = useGit
+    ? await GitRepo.open(root, {
+        notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
+        verify: o.verify,
+        writeMessage: async (messages) => (await app.kit.complete({ model: weakModelOf(app), messages, maxTokens: 100 })).text,
+      })
+    : null;
+  const files = new FileStore(root, { isIgnored: git ? (rel) => git.isIgnored(rel) : undefined, readOnly: () => chat.readOnly });
+  const prompter = app.interactive ? new ClackPrompter() : new NonInteractivePrompter((text) => out.warn(text));
+  const gate = new Gate({
+    root,
+    yesAlways: o.yesAlways,
+    allowShellTrusted: o.allowShell === true,
+    prompter,
+    events: (e) => reportGateEvent(e, out),
+    check: (rel) => files.check(rel),
+  });
+
+  const listFiles = () => listRepoFiles(root, { git: useGit });
+  const services: CoderServices = {
+    app,
+    out,
+    files,
+    gate,
+    git,
+    transcript: new Transcript(chatHistoryPath(app)),
+    totals,
+    listFiles,
+  };
+
+  for (const typed of app.settings.positionals) {
+    const rel = files.toRelative(typed);
+    const problem = files.check(rel);
+    if (problem) throw new UsageError(`cannot add ${typed} to the chat: ${problem}`);
+    chat.add(rel);
+  }
+  for (const typed of o.read) {
+    const rel = files.toRelative(typed);
+    if (files.read(rel) === null) out.warn(`--read ${typed}: not found or not a text file`);
+    else chat.addReadOnly(rel);
+  }
+  for (const name of DEFAULT_READ_ONLY) {
+    if (!chat.editable.includes(name) && existsSync(join(root, name)) && files.read(name) !== null) chat.addReadOnly(name);
+  }
+
+  const model = o.model ?? FALLBACK_MODEL;
+  app.registry.adapterFor(model); // unknown provider: a usage error now, not at the first request
+  const info = app.registry.modelInfo(model);
+  const editFormat = o.editFormat ?? info.editFormat;
+  const coder = new Coder(services, { model, editFormat, editor: false, maxReflections: Math.max(0, o.maxReflections), chat });
+  services.transcript.sessionStart();
+  if (git && !o.dryRun) {
+    try {
+      await git.ensureGitignore((question) => gate.confirm(question, { key: "gitignore:.coder" }));
+    } catch (error) {
+      out.warn(`Could not update .gitignore: ${messageOf(error)}`);
+    }
+  }
+  return coder;
+}
+
+function weakModelOf(app: App): string {
+  const o = app.settings.options;
+  const model = o.model ?? FALLBACK_MODEL;
+  return o.weakModel ?? app.registry.modelInfo(model).weakModel ?? model;
+}
+
+function chatHistoryPath(app: App): string {
+  const o = app.settings.options;
+  return o.chatHistoryFile ? join(app.root, o.chatHistoryFile) : join(app.root, ".coder", "chat.history.md");
+}
+
+function inputHistoryPath(app: App): string {
+  const o = app.settings.options;
+  return o.inputHistoryFile ? join(app.root, o.inputHistoryFile) : join(app.root, ".coder", "input.history");
+}
+
+function reportGateEvent(event: GateEvent, out: Output): void {
+  switch (event.type) {
+    case "notice":
+      out.warn(event.text);
+      return;
+    case "refused":
+    case "answer":
+      return; // refusals reach the model and the edit events; answers were seen by the user
+  }
+}
+
+/** `--restore-chat-history`: the previous transcript becomes the done history, summarised if it is too long. */
+async function restoreHistory(app: App, coder: Coder, out: Output): Promise<void> {
+  const messages = loadTranscript(chatHistoryPath(app));
+  if (!messages.length) return;
+  coder.history.done = messages;
+  try {
+    if (await coder.summariseNow()) out.print(`Restored the chat history (${messages.length} messages, summarised).`);
+    else out.print(`Restored the chat history (${messages.length} messages).`);
+  } catch (error) {
+    out.warn(`Could not summarise the restored history: ${messageOf(error)}; keeping its last messages.`);
+    coder.history.done = messages.slice(-8);
+  }
+}
+
+/** The interactive loop: a line is a request, `/name` a command; Ctrl-C aborts a request, Ctrl-D leaves. */
+async function repl(app: App, coder: Coder, out: Output): Promise<number> {
+  const session = new CoderSession(coder);
+  const commandNames = () => [...app.registry.commands.keys(), "exit", "help"].map((n) => `/${n}`);
+  const input = new LineInput(inputHistoryPath(app), (line) => {
+    if (line.startsWith("/") && !line.includes(" ")) return commandNames().filter((c) => c.startsWith(line));
+    return [];
+  });
+  out.print(`coder ${app.version} · ${coder.model} · ${coder.format.item.name} format · /help for commands, Ctrl-D to leave`);
+  if (coder.chat.editable.length) out.print(`Chat files: ${coder.chat.editable.join(", ")}`);
+  for (;;) {
+    const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
+    const line = await input.read(prompt);
+    if (line === null) return 0;
+    if (!line.trim()) continue;
+    try {
+      if (line.trimStart().startsWith("/")) {
+        await session.runCommand(line);
+        if (session.exitRequested) return 0;
+      } else {
+        await coder.runOne(line);
+      }
+    } catch (error) {
+      if (error instanceof Interrupted) {
+        out.flush();
+        out.warn("Interrupted.");
+        continue;
+      }
+      const code = exitCodeFor(error);
+      out.emit({ type: "error", message: messageOf(error), code });
+    }
+  }
+}

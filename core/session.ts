@@ -1,0 +1,232 @@
+// The running chat as slash commands see it (plugin.ts `Session`): chat files,
+// model and format switches, history, tokens, git and the shell, over one Coder.
+import { existsSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import { UsageError } from "./errors.ts";
+import { fileMentions } from "./mentions.ts";
+import type { ModelInfo, Session, SessionGit, SlashCommand } from "./plugin.ts";
+import { guard, messageOf } from "./registry.ts";
+import type { Coder } from "./turn.ts";
+
+export class CoderSession implements Session {
+  private exiting = false;
+
+  constructor(private readonly coder: Coder) {}
+
+  private get services() {
+    return this.coder.services;
+  }
+
+  get root(): string {
+    return this.services.app.root;
+  }
+
+  get options(): Readonly<Record<string, unknown>> {
+    return this.services.app.settings.options as Readonly<Record<string, unknown>>;
+  }
+
+  get model(): ModelInfo {
+    return this.coder.modelInfo;
+  }
+
+  get editFormat(): string {
+    return this.coder.format.item.name;
+  }
+
+  get git(): SessionGit | null {
+    return this.services.git;
+  }
+
+  get exitRequested(): boolean {
+    return this.exiting;
+  }
+
+  chatFiles(): readonly string[] {
+    return [...this.coder.chat.editable];
+  }
+
+  readOnlyFiles(): readonly string[] {
+    return [...this.coder.chat.readOnly];
+  }
+
+  /** Paths as typed (relative to the working directory), or glob-free repository paths. */
+  private async resolve(paths: string[], readOnly: boolean): Promise<string[]> {
+    const { files, out } = this.services;
+    const all = await this.services.listFiles();
+    const done: string[] = [];
+    for (const typed of paths) {
+      let rel: string;
+      try {
+        rel = files.toRelative(typed);
+      } catch (error) {
+        out.warn(messageOf(error));
+        continue;
+      }
+      if (!all.includes(rel) && !existsSync(isAbsolute(typed) ? typed : resolve(process.cwd(), typed))) {
+        // A file named by basename only: pick it when it is unique in the repository.
+        const guess = fileMentions(typed, all);
+        if (guess.length === 1) rel = guess[0] as string;
+      }
+      const problem = readOnly ? null : files.check(rel);
+      if (problem) {
+        out.warn(`Cannot add ${typed}: ${problem}`);
+        continue;
+      }
+      done.push(rel);
+    }
+    return done;
+  }
+
+  async addFiles(paths: string[]): Promise<string[]> {
+    const added: string[] = [];
+    for (const rel of await this.resolve(paths, false)) {
+      if (this.coder.chat.add(rel)) added.push(rel);
+      else this.print(`${rel} is already in the chat.`);
+    }
+    if (added.length) this.print(`Added ${added.join(", ")} to the chat.`);
+    return added;
+  }
+
+  async addReadOnly(paths: string[]): Promise<string[]> {
+    const added: string[] = [];
+    for (const rel of await this.resolve(paths, true)) {
+      if (this.coder.chat.addReadOnly(rel)) added.push(rel);
+    }
+    if (added.length) this.print(`Added ${added.join(", ")} to the chat (read-only).`);
+    return added;
+  }
+
+  dropFiles(paths: string[]): string[] {
+    const chat = this.coder.chat;
+    const targets = paths.length ? paths : [...chat.editable, ...chat.readOnly];
+    const dropped: string[] = [];
+    for (const p of targets) {
+      let rel = p;
+      try {
+        rel = this.services.files.toRelative(p);
+      } catch {
+        // not a path inside the repository: try it as written
+      }
+      if (chat.drop(rel)) dropped.push(rel);
+      else if (chat.drop(p)) dropped.push(p);
+    }
+    if (dropped.length) this.print(`Removed ${dropped.join(", ")} from the chat.`);
+    return dropped;
+  }
+
+  async send(message: string, editFormat?: string): Promise<void> {
+    const previous = this.coder.format;
+    if (editFormat) this.coder.setEditFormat(editFormat);
+    try {
+      await this.coder.runOne(message);
+    } finally {
+      this.coder.format = previous;
+    }
+  }
+
+  setModel(name: string): void {
+    this.services.app.registry.adapterFor(name);
+    this.coder.setModel(name);
+    this.print(`Model: ${name}`);
+  }
+
+  setEditFormat(name: string): void {
+    const before = this.coder.format.item.name;
+    this.coder.setEditFormat(name);
+    this.print(`Edit format: ${name}`);
+    // The model imitates what it sees: summarise history written in the old format.
+    if (before !== name && this.coder.history.done.length) {
+      void this.coder.summariseNow().catch((e) => this.warn(`History summary failed: ${messageOf(e)}`));
+    }
+  }
+
+  clearHistory(): void {
+    this.coder.history.clear();
+    this.print("Chat history cleared.");
+  }
+
+  tokenReport(): Promise<string> {
+    return this.coder.tokenReport();
+  }
+
+  async refreshContext(name?: string): Promise<string> {
+    const turn = await this.coder.turnContext("", new AbortController().signal);
+    const parts: string[] = [];
+    for (const entry of this.services.app.registry.context.values()) {
+      if (name && entry.item.name !== name) continue;
+      try {
+        const block = await guard(entry, "provide", () => entry.item.provide(turn));
+        if (block?.text) parts.push(block.text);
+      } catch (error) {
+        this.warn(messageOf(error));
+      }
+    }
+    if (name && !this.services.app.registry.context.has(name)) throw new UsageError(`no context provider named ${name}`);
+    return parts.join("\n\n");
+  }
+
+  async runShell(command: string): Promise<{ code: number; output: string }> {
+    if (!(await this.services.gate.shellPermission(command))) return { code: -1, output: "" };
+    const r = await this.services.app.kit.run(command, { timeoutMs: 600_000 });
+    const output = `${r.stdout}${r.stderr}`;
+    this.print(output.trimEnd());
+    return { code: r.code, output };
+  }
+
+  print(text: string): void {
+    this.services.out.print(text);
+  }
+
+  warn(text: string): void {
+    this.services.out.warn(text);
+  }
+
+  commands(): readonly SlashCommand[] {
+    return [...this.services.app.registry.commands.values()].map((c) => c.item);
+  }
+
+  formats(): readonly string[] {
+    return [...this.services.app.registry.formats.keys()];
+  }
+
+  exit(): void {
+    this.exiting = true;
+  }
+
+  /**
+   * Run `/name arg`: an exact command name, or an unambiguous prefix. Errors in
+   * the command are reported with its plugin's name; the session goes on.
+   */
+  async runCommand(line: string): Promise<void> {
+    const match = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim());
+    if (!match) return;
+    const [, typed = "", arg = ""] = match;
+    const commands = this.services.app.registry.commands;
+    if (typed === "exit" || typed === "quit") {
+      if (!commands.has(typed)) return this.exit();
+    }
+    let entry = commands.get(typed);
+    if (!entry) {
+      const candidates = [...commands.keys()].filter((n) => n.startsWith(typed));
+      if (candidates.length === 1) entry = commands.get(candidates[0] as string);
+      else if (candidates.length > 1) return this.warn(`/${typed} is ambiguous: ${candidates.map((c) => `/${c}`).join(", ")}`);
+    }
+    if (!entry) {
+      if (typed === "help") return this.print(this.help());
+      return this.warn(`Unknown command /${typed}. Type /help for the list.`);
+    }
+    const found = entry;
+    try {
+      await guard(found, `/${found.item.name}`, () => found.item.run(arg.trim(), this));
+    } catch (error) {
+      if (error instanceof Error && error.name === "Interrupted") throw error;
+      this.warn(messageOf(error));
+    }
+  }
+
+  help(): string {
+    const rows = this.commands().map((c) => `/${c.name.padEnd(14)} ${c.summary}`);
+    if (!this.services.app.registry.commands.has("exit")) rows.push(`${"/exit".padEnd(15)} leave coder`);
+    return rows.sort().join("\n");
+  }
+}

@@ -1,0 +1,674 @@
+// The turn loop: runOne → send, repairing through one reflection channel with a
+// budget. `send` assembles the chunks, streams the reply, applies its edits,
+// commits, lints and tests; whatever needs the model's attention comes back as
+// the reflection, the next user message.
+import { arch, platform } from "node:os";
+import { basename } from "node:path";
+import type { App } from "./app.ts";
+import {
+  assembleChunks,
+  chatFilesBlock,
+  chunkMessages,
+  type Chunk,
+  type ContextText,
+  contextOverflow,
+  countMessageTokens,
+  readOnlyBlock,
+  renderTokenReport,
+  systemText,
+  tokenRows,
+} from "./chunks.ts";
+import { Interrupted, PluginError, RuntimeFailure } from "./errors.ts";
+import type { WriteReport } from "./files.ts";
+import { chooseFence } from "./fence.ts";
+import type { Gate } from "./gate.ts";
+import { commitMessagePrompt, type GitRepo } from "./git.ts";
+import { ChatHistory, historyBudget, summariseHistory, summaryPrompt, type Transcript } from "./history.ts";
+import { fileMentions, identMentions } from "./mentions.ts";
+import { resolveModelPath } from "./paths.ts";
+import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, ToolCall, TurnContext } from "./plugin.ts";
+import { guard, messageOf, type Registered } from "./registry.ts";
+import { type FileStoreLike, outcomeDetail, parseReply, stageEdits } from "./reply.ts";
+import { type Output, replyCost, type Totals, type Usage } from "./term/events.ts";
+
+/** Everything a coder shares with the other coders of the session (architect and editor). */
+export interface CoderServices {
+  app: App;
+  out: Output;
+  files: FileStoreLike;
+  gate: Gate;
+  git: GitRepo | null;
+  transcript: Transcript;
+  /** Usage and cost over the whole session, every model included. */
+  totals: Totals;
+  /** Repository files (git ls-files, cached). */
+  listFiles(): Promise<string[]>;
+}
+
+/** The chat's files, shared by an architect and its editor. */
+export class ChatFiles {
+  readonly editable: string[] = [];
+  readonly readOnly: string[] = [];
+
+  add(path: string): boolean {
+    if (this.editable.includes(path)) return false;
+    this.editable.push(path);
+    const ro = this.readOnly.indexOf(path);
+    if (ro >= 0) this.readOnly.splice(ro, 1);
+    return true;
+  }
+
+  addReadOnly(path: string): boolean {
+    if (this.readOnly.includes(path) || this.editable.includes(path)) return false;
+    this.readOnly.push(path);
+    return true;
+  }
+
+  drop(path: string): boolean {
+    for (const list of [this.editable, this.readOnly]) {
+      const i = list.indexOf(path);
+      if (i >= 0) {
+        list.splice(i, 1);
+        return true;
+      }
+    }
+    return false;
+  }
+}
+
+export interface CoderSetup {
+  model: string;
+  editFormat: string;
+  /** The editor step of architect: edit-only prompts, no repo map, fresh history. */
+  editor: boolean;
+  maxReflections: number;
+  chat: ChatFiles;
+}
+
+export interface TurnResult {
+  /** False when edits (or lint/tests) still failed when the budget ran out, or the request failed. */
+  ok: boolean;
+  reflections: number;
+}
+
+interface SendResult {
+  reflection: string | null;
+  /** The reflection is a repair (failed edits, lint, tests), not just "I added files". */
+  failing: boolean;
+}
+
+const PING_INTERVAL_MS = 5 * 60_000 - 10_000;
+
+export class Coder {
+  readonly history = new ChatHistory();
+  model: string;
+  modelInfo: ModelInfo;
+  format: Registered<EditFormat>;
+  private controller: AbortController | null = null;
+  private turnRequest = "";
+  private pingTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastRequest: ModelRequest | null = null;
+  private warnedProviders = new Set<string>();
+
+  constructor(
+    readonly services: CoderServices,
+    readonly setup: CoderSetup,
+  ) {
+    this.model = setup.model;
+    this.modelInfo = services.app.registry.modelInfo(setup.model);
+    this.format = services.app.registry.formatEntry(setup.editFormat);
+  }
+
+  get options() {
+    return this.services.app.settings.options;
+  }
+
+  get chat(): ChatFiles {
+    return this.setup.chat;
+  }
+
+  setModel(name: string): void {
+    this.model = name;
+    this.modelInfo = this.services.app.registry.modelInfo(name);
+  }
+
+  setEditFormat(name: string): void {
+    this.format = this.services.app.registry.formatEntry(name);
+  }
+
+  /** Is a request streaming right now? */
+  get inFlight(): boolean {
+    return this.controller !== null;
+  }
+
+  /** Abort the request in flight (Ctrl-C). */
+  interrupt(): void {
+    this.controller?.abort();
+  }
+
+  /** One user request with its reflections, within the budget. */
+  async runOne(message: string): Promise<TurnResult> {
+    this.cancelPings();
+    this.turnRequest = message;
+    this.services.transcript.user(message);
+    let next = message;
+    let reflections = 0;
+    try {
+      for (;;) {
+        const result = await this.send(next);
+        if (!result.reflection) return { ok: true, reflections };
+        if (reflections >= this.setup.maxReflections) {
+          this.services.out.warn(`Stopped after ${reflections} reflection${reflections === 1 ? "" : "s"} (--max-reflections ${this.setup.maxReflections}); the last problem was not fixed.`);
+          return { ok: !result.failing, reflections };
+        }
+        reflections++;
+        this.services.out.emit({ type: "reflection", n: reflections, reason: result.reflection });
+        this.services.transcript.note(result.reflection);
+        next = result.reflection;
+      }
+    } finally {
+      this.history.finishTurn();
+      this.afterTurn();
+    }
+  }
+
+  /** One request: assemble, stream, apply. */
+  private async send(message: string): Promise<SendResult> {
+    const { out, app } = this.services;
+    await this.history.settle();
+    this.history.cur.push({ role: "user", content: message });
+
+    const controller = new AbortController();
+    this.controller = controller;
+    try {
+      const { chunks, fence } = await this.buildChunks(message, controller.signal);
+      const messages = chunkMessages(chunks);
+      const promptTokens = this.checkContextWindow(chunks, messages);
+      const request: ModelRequest = this.request(messages);
+      out.emit({ type: "request", model: this.model, promptTokens });
+      if (app.settings.options.verbose) out.print(messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n"));
+
+      const reply = await this.stream(request, controller.signal, promptTokens);
+      this.lastRequest = request;
+      this.services.transcript.assistant(reply.text);
+      return await this.handleReply(reply, fence, controller.signal);
+    } finally {
+      this.controller = null;
+    }
+  }
+
+  private request(messages: ChatMessage[], maxTokens?: number): ModelRequest {
+    const o = this.options;
+    const caps = this.modelInfo.capabilities;
+    return {
+      model: this.model,
+      messages,
+      tools: this.format.item.tools,
+      stream: o.stream,
+      maxTokens,
+      temperature: caps.temperature ? 0 : undefined,
+      apiBase: o.apiBase,
+      apiKey: o.apiKey,
+      env: this.services.app.env,
+    };
+  }
+
+  /** Prompt tokens: a cheap estimate when the prompt clearly fits, an exact count (and check) otherwise. */
+  private checkContextWindow(chunks: Chunk[], messages: ChatMessage[]): number {
+    const window = this.modelInfo.contextWindow;
+    const reserve = Math.min(this.modelInfo.maxOutput, Math.floor(window / 4));
+    const chars = messages.reduce((s, m) => s + m.content.length + (m.toolCalls?.reduce((t, c) => t + c.arguments.length, 0) ?? 0), 0);
+    // At worst about one token per character: below that the exact count cannot overflow.
+    if (chars + reserve < window) return Math.ceil(chars / 4) + 4 * messages.length;
+    const count = (t: string) => this.services.app.kit.tokens.count(t);
+    const rows = tokenRows(chunks, count);
+    const overflow = contextOverflow(rows, window, reserve);
+    if (overflow) throw new RuntimeFailure(overflow);
+    return rows.reduce((s, r) => s + r.tokens, 0);
+  }
+
+  /** Stream one reply, rendering it as it comes; continues a `length`-cut reply where the model allows prefill. */
+  private async stream(request: ModelRequest, signal: AbortSignal, promptEstimate: number): Promise<{ text: string; toolCalls: ToolCall[]; finishReason: FinishReason }> {
+    const { out } = this.services;
+    let text = "";
+    const calls = new Map<number, ToolCall>();
+    let finishReason: FinishReason = "stop";
+    const usage: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
+    let sawUsage = false;
+    const adapter = this.services.app.registry.adapterEntry(this.model);
+
+    for (let continuation = 0; ; continuation++) {
+      let chunkText = "";
+      try {
+        for await (const event of adapter.item.stream(request, signal)) {
+          switch (event.type) {
+            case "text":
+              chunkText += event.text;
+              out.emit({ type: "delta", text: event.text });
+              break;
+            case "tool-call": {
+              const call = calls.get(event.index) ?? { id: "", name: "", arguments: "" };
+              if (event.id) call.id = event.id;
+              if (event.name) call.name = event.name;
+              call.arguments += event.argumentsDelta;
+              calls.set(event.index, call);
+              break;
+            }
+            case "usage":
+              sawUsage = true;
+              usage.promptTokens += event.promptTokens;
+              usage.completionTokens += event.completionTokens;
+              usage.cachedTokens += event.cachedTokens;
+              break;
+            case "finish":
+              finishReason = event.reason;
+              break;
+            case "retry":
+              chunkText = "";
+              calls.clear();
+              out.emit({ type: "retry", attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
+              break;
+          }
+        }
+      } catch (error) {
+        if (signal.aborted) throw new Interrupted();
+        if (error instanceof PluginError) throw new RuntimeFailure(error.message);
+        throw new RuntimeFailure(`${this.model}: ${messageOf(error).split("\n")[0]}`);
+      }
+      if (signal.aborted) throw new Interrupted();
+      text += chunkText;
+      if (finishReason !== "length" || calls.size > 0) break;
+      if (!this.modelInfo.capabilities.prefill || continuation >= 2) {
+        out.warn(`The reply hit the model's output limit (${this.modelInfo.maxOutput} tokens) and was cut off; edits after the cut are lost.`);
+        break;
+      }
+      // Continue the cut reply from an assistant prefill.
+      request = { ...request, messages: [...request.messages.filter((m, i, all) => !(i === all.length - 1 && m.role === "assistant")), { role: "assistant", content: text }] };
+    }
+
+    if (!sawUsage) {
+      usage.promptTokens = promptEstimate;
+      usage.completionTokens = Math.ceil((text.length + [...calls.values()].reduce((s, c) => s + c.arguments.length, 0)) / 4);
+    }
+    const cost = replyCost(usage, this.modelInfo.prices);
+    const totals = this.services.totals;
+    totals.promptTokens += usage.promptTokens;
+    totals.completionTokens += usage.completionTokens;
+    totals.cachedTokens += usage.cachedTokens;
+    totals.cost += cost;
+    totals.requests++;
+    out.emit({ type: "reply", text, usage, cost, model: this.model, finishReason });
+    const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
+    return { text, toolCalls, finishReason };
+  }
+
+  // ─── Context ──────────────────────────────────────────────────────────────
+
+  platform(): string {
+    return `${platform()} ${arch()}, shell ${basename(process.env.SHELL ?? (platform() === "win32" ? "cmd" : "sh"))}`;
+  }
+
+  private readFile(path: string): string | null {
+    return this.services.files.read(path);
+  }
+
+  /** The chunks of the next request. */
+  async buildChunks(message: string, signal: AbortSignal): Promise<{ chunks: Chunk[]; fence: Fence }> {
+    const { app } = this.services;
+    const chatFiles = [...this.chat.editable];
+    const fileTexts = chatFiles.map((path) => ({ path, content: this.readFile(path) }));
+    const readOnly = this.chat.readOnly.map((path) => ({ path, content: this.readFile(path) }));
+    const fence = chooseFence([...fileTexts, ...readOnly].map((f) => f.content ?? ""));
+
+    const prompts = this.formatPrompts(fence, chatFiles);
+    const staticBlocks: ContextText[] = this.setup.editor ? [] : readOnly.filter((f) => f.content !== null).map((f) => readOnlyBlock(f.path, f.content as string, fence));
+    const sessionBlocks: ContextText[] = [];
+    const turnBlocks: ContextText[] = [];
+    if (!this.setup.editor) {
+      const turn = await this.turnContext(message, signal);
+      for (const entry of app.registry.context.values()) {
+        const block = await this.provide(entry, turn);
+        if (!block) continue;
+        const target = entry.item.stability === "static" ? staticBlocks : entry.item.stability === "session" ? sessionBlocks : turnBlocks;
+        target.push(block);
+      }
+    }
+    const listed = fileTexts.map((f) => ({ path: f.path, content: f.content ?? "" }));
+    const chunks = assembleChunks({
+      system: systemText(prompts.system, this.platform(), fence),
+      examples: prompts.examples,
+      staticBlocks,
+      sessionBlocks,
+      history: this.history.done,
+      chatFiles: chatFilesBlock(listed, fence),
+      turnBlocks,
+      current: this.history.cur,
+      reminder: prompts.reminder,
+      systemRole: this.modelInfo.capabilities.systemPrompt,
+      breakpoints: this.modelInfo.capabilities.cache === "breakpoints",
+    });
+    return { chunks, fence };
+  }
+
+  private formatPrompts(fence: Fence, chatFiles: readonly string[]) {
+    try {
+      return this.format.item.prompts({ fence, editorOnly: this.setup.editor, platform: this.platform(), chatFiles, shellSuggestions: !this.setup.editor });
+    } catch (error) {
+      throw new PluginError(this.format.plugin, this.format.origin, `prompts failed: ${messageOf(error)}`);
+    }
+  }
+
+  private async provide(entry: Registered<{ name: string; provide: (t: TurnContext) => unknown }>, turn: TurnContext): Promise<ContextText | null> {
+    try {
+      const block = (await guard(entry, "provide", () => entry.item.provide(turn))) as { text: string; label?: string } | null;
+      if (!block || !block.text) return null;
+      return { label: block.label ?? entry.item.name, text: block.text };
+    } catch (error) {
+      if (error instanceof Interrupted || turn.signal.aborted) throw new Interrupted();
+      if (!this.warnedProviders.has(entry.item.name)) {
+        this.warnedProviders.add(entry.item.name);
+        this.services.out.warn(messageOf(error));
+      }
+      return null;
+    }
+  }
+
+  async turnContext(message: string, signal: AbortSignal): Promise<TurnContext> {
+    const prose = [...this.history.cur.filter((m) => m.role === "user").map((m) => m.content), message].join("\n");
+    const all = await this.services.listFiles();
+    return {
+      root: this.services.app.root,
+      chatFiles: [...this.chat.editable],
+      readOnlyFiles: [...this.chat.readOnly],
+      message,
+      mentionedFiles: fileMentions(prose, all, this.chat.editable, this.chat.readOnly),
+      mentionedIdents: identMentions(prose),
+      model: this.modelInfo,
+      options: this.options as Readonly<Record<string, unknown>>,
+      interactive: this.services.app.interactive,
+      signal,
+    };
+  }
+
+  /** `/tokens`: exact token use of the next request, per chunk. */
+  async tokenReport(): Promise<string> {
+    const { chunks } = await this.buildChunks("", new AbortController().signal);
+    const rows = tokenRows(chunks, (t) => this.services.app.kit.tokens.count(t));
+    return renderTokenReport(rows, this.modelInfo.contextWindow);
+  }
+
+  // ─── The reply ────────────────────────────────────────────────────────────
+
+  private async handleReply(reply: { text: string; toolCalls: ToolCall[]; finishReason: FinishReason }, fence: Fence, signal: AbortSignal): Promise<SendResult> {
+    const { out } = this.services;
+    this.history.cur.push(reply.toolCalls.length ? { role: "assistant", content: reply.text, toolCalls: reply.toolCalls } : { role: "assistant", content: reply.text });
+
+    const mode = this.format.item.mode ?? "edit";
+    if (mode === "none") return this.offerMentions(reply.text, [], null);
+    if (mode === "editor") return this.handOff(reply.text);
+
+    const all = await this.services.listFiles();
+    const parsed = parseReply({
+      format: this.format,
+      reply,
+      fence,
+      chatFiles: this.chat.editable,
+      resolvePath: (raw) => resolveModelPath(raw, this.chat.editable, all),
+    });
+    if (!parsed.ok) {
+      this.answerToolCalls(reply.toolCalls, [], parsed.error);
+      if (parsed.pluginError) {
+        out.emit({ type: "error", message: new PluginError(this.format.plugin, this.format.origin, `parse failed: ${parsed.error}`).message, code: 1 });
+        return { reflection: null, failing: true };
+      }
+      return { reflection: parsed.error, failing: true };
+    }
+
+    const { edits, shell } = parsed.parsed;
+    const staged = await stageEdits(
+      { format: this.format, reply, fence, chatFiles: this.chat.editable, readOnlyFiles: this.chat.readOnly, resolvePath: (r) => r, files: this.services.files, gate: this.services.gate },
+      edits,
+    );
+    const { outcomes, changes } = staged;
+    for (const path of [...staged.joined, ...staged.failedOutside]) this.chat.add(path);
+    this.answerToolCalls(reply.toolCalls, outcomes, null);
+
+    const dryRun = this.options.dryRun;
+    let written: string[] = [];
+    if (changes.size) {
+      if (dryRun) {
+        for (const [path, after] of changes) out.print(this.services.app.kit.diff.unified(path, staged.before.get(path) ?? "", after ?? ""));
+        await this.services.files.writeAll(changes, { dryRun: true });
+      } else {
+        const report = await this.writeChanges(changes);
+        written = report.written.map((w) => w.path);
+        // A write the store refused fails every edit of that file, with the store's reason.
+        for (const refusal of report.refused) {
+          outcomes.forEach((o, i) => {
+            if (o.path === refusal.path && o.status === "applied") outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail: refusal.reason };
+          });
+        }
+      }
+    }
+    for (const o of outcomes) out.emit({ type: "edit", path: o.path, status: o.status, detail: dryRun && o.status === "applied" ? "dry run: not written" : outcomeDetail(o) });
+    if (written.length) await this.commit(written, staged.before, changes, signal);
+
+    for (const s of shell) await this.runShellSuggestion(s.command);
+
+    const failed = outcomes.filter((o) => o.status !== "applied");
+    if (failed.length) {
+      let report = this.failureReport(outcomes, fence);
+      if (staged.failedOutside.length) {
+        report += `\n\nI added ${staged.failedOutside.join(", ")} to the chat, so you can see ${staged.failedOutside.length === 1 ? "its" : "their"} actual content above; base your edits on it.`;
+      }
+      return { reflection: report, failing: true };
+    }
+    if (written.length) {
+      const check = await this.lintAndTest(written);
+      if (check) return { reflection: check, failing: true };
+    }
+    return this.offerMentions(reply.text, edits.map((e) => e.path), null);
+  }
+
+  private failureReport(outcomes: EditOutcome[], fence: Fence): string {
+    const appliedCount = outcomes.filter((o) => o.status === "applied").length;
+    try {
+      return this.format.item.report(outcomes, { fence, appliedCount });
+    } catch (error) {
+      this.services.out.warn(new PluginError(this.format.plugin, this.format.origin, `report failed: ${messageOf(error)}`).message);
+      return this.services.app.kit.reports.failedEdits(outcomes, { fence, appliedCount });
+    }
+  }
+
+  /** Tool-call formats: one `tool` message answering each call id, as the Chat Completions protocol requires. */
+  private answerToolCalls(calls: ToolCall[], outcomes: EditOutcome[], error: string | null): void {
+    for (const call of calls) {
+      const mine = outcomes.filter((o) => o.edit.toolCallId === call.id);
+      let content: string;
+      if (error) content = `Not applied: ${error}`;
+      else if (!mine.length) content = "No edit was made from this call.";
+      else content = mine.map((o) => (o.status === "applied" ? `Applied to ${o.path}.` : `Not applied to ${o.path}: ${o.status === "failed" ? o.reason : "skipped"} (see the report).`)).join("\n");
+      this.history.cur.push({ role: "tool", toolCallId: call.id, content });
+    }
+  }
+
+  /** Dirty-commit the user's pending changes to these files, then write atomically. */
+  private async writeChanges(changes: Map<string, string | null>): Promise<WriteReport> {
+    const { git, out } = this.services;
+    if (git && this.options.dirtyCommits) {
+      const outcome = await git.commitDirty([...changes.keys()], { verify: this.options.verify });
+      if (outcome.status === "committed") out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
+      else if (outcome.status === "failed") out.warn(`Could not commit the pending changes first: ${outcome.message}`);
+    }
+    return this.services.files.writeAll(changes, { dryRun: false });
+  }
+
+  /** One commit per applied reply, message from the weak model (git's fallback when it fails). */
+  private async commit(paths: string[], before: Map<string, string | null>, changes: Map<string, string | null>, signal: AbortSignal): Promise<void> {
+    const { git, out, app } = this.services;
+    if (!git || !this.options.autoCommits) return;
+    const diff = paths.map((p) => app.kit.diff.unified(p, before.get(p) ?? "", changes.get(p) ?? "")).join("\n");
+    let message: string | null = null;
+    try {
+      const reply = await app.kit.complete({ model: this.weakModel(), messages: commitMessagePrompt(this.turnRequest, diff), maxTokens: 100 }, signal);
+      message = reply.text.trim() || null;
+    } catch (error) {
+      if (signal.aborted) throw new Interrupted();
+      out.warn(`The weak model could not write the commit message (${messageOf(error).split("\n")[0]}); using a summary.`);
+    }
+    const outcome = await git.commitEdits(paths, { message, request: this.turnRequest, model: this.model, attribution: this.options.attribution, verify: this.options.verify });
+    if (outcome.status === "committed") out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
+    else if (outcome.status === "failed") out.warn(`Commit failed: ${outcome.message}`);
+  }
+
+  weakModel(): string {
+    return this.options.weakModel ?? this.modelInfo.weakModel ?? this.model;
+  }
+
+  /** Lint the edited files, then run the tests; the first failure is the reflection. */
+  private async lintAndTest(paths: string[]): Promise<string | null> {
+    const { app, out } = this.services;
+    const o = this.options;
+    if (o.lintCmd && o.autoLint) {
+      const command = `${o.lintCmd} ${paths.map(shellQuote).join(" ")}`;
+      const r = await app.kit.run(command, { timeoutMs: 300_000 });
+      const output = `${r.stdout}${r.stderr}`.trim();
+      out.emit({ type: "lint", ok: r.code === 0, command, output });
+      if (r.code !== 0) return `The linter (\`${command}\`) reports problems in the files you edited. Fix them:\n\n${clip(output)}`;
+    }
+    if (o.testCmd && o.autoTest) {
+      const r = await app.kit.run(o.testCmd, { timeoutMs: 900_000 });
+      const output = `${r.stdout}${r.stderr}`.trim();
+      out.emit({ type: "test", ok: r.code === 0, command: o.testCmd, output });
+      if (r.code !== 0) return `The tests (\`${o.testCmd}\`) fail after your edits. Fix the code so they pass:\n\n${clip(output)}`;
+    }
+    return null;
+  }
+
+  private async runShellSuggestion(command: string): Promise<void> {
+    const { gate, app, out } = this.services;
+    if (this.options.dryRun || !(await gate.shellPermission(command))) return;
+    const r = await app.kit.run(command, { timeoutMs: 600_000 });
+    out.print(`$ ${command}\n${`${r.stdout}${r.stderr}`.trimEnd()}${r.code ? `\n(exit ${r.code})` : ""}`);
+  }
+
+  /** Files the reply names in prose (not its edit targets) are offered for the chat; added ones trigger a reflection. */
+  private async offerMentions(text: string, editTargets: readonly string[], pending: string | null): Promise<SendResult> {
+    if (this.setup.editor) return { reflection: pending, failing: false };
+    const all = await this.services.listFiles();
+    const addable = all.filter((f) => !this.chat.editable.includes(f) && !this.chat.readOnly.includes(f) && !editTargets.includes(f));
+    const named = fileMentions(text, addable, this.chat.editable, this.chat.readOnly);
+    if (!named.length) return { reflection: pending, failing: false };
+    const added: string[] = [];
+    const group = this.services.gate.group(named.length);
+    for (const path of named) {
+      if (await this.services.gate.confirm(`Add ${path} to the chat?`, { key: `add:${path}`, group })) {
+        this.chat.add(path);
+        added.push(path);
+      }
+    }
+    if (!added.length) return { reflection: pending, failing: false };
+    return {
+      reflection: `I added ${added.join(", ")} to the chat: ${added.length === 1 ? "its" : "their"} content is above now. Go on with my request; if you need other files, name them.`,
+      failing: false,
+    };
+  }
+
+  // ─── Architect ────────────────────────────────────────────────────────────
+
+  /** The plan becomes the request of an editor coder: editor model and format, no repo map, fresh history, own budget. */
+  private async handOff(plan: string): Promise<SendResult> {
+    if (!plan.trim()) return { reflection: null, failing: false };
+    const o = this.options;
+    const editorModel = o.editorModel ?? this.modelInfo.editorModel ?? this.model;
+    const editorInfo = this.services.app.registry.modelInfo(editorModel);
+    let editorFormat = o.editorEditFormat ?? this.modelInfo.editorFormat ?? editorInfo.editFormat;
+    const registry = this.services.app.registry;
+    if (editorFormat === this.format.item.name || registry.formats.get(editorFormat)?.item.mode === "editor" || !registry.formats.has(editorFormat)) {
+      editorFormat = registry.formats.has("diff") ? "diff" : editorFormat;
+    }
+    const editor = new Coder(this.services, { model: editorModel, editFormat: editorFormat, editor: true, maxReflections: this.setup.maxReflections, chat: this.chat });
+    editor.turnRequest = this.turnRequest;
+    const parentInterrupt = this.controller;
+    const onAbort = () => editor.interrupt();
+    parentInterrupt?.signal.addEventListener("abort", onAbort);
+    try {
+      const result = await editor.runOne(plan);
+      return { reflection: null, failing: !result.ok };
+    } finally {
+      parentInterrupt?.signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  // ─── After the turn ───────────────────────────────────────────────────────
+
+  /** Summarise the history in the background when it outgrows its budget; keep the cache warm. */
+  private afterTurn(): void {
+    if (!this.services.app.interactive) return;
+    const count = (ms: readonly ChatMessage[]) => countMessageTokens(ms, (t) => this.services.app.kit.tokens.count(t));
+    this.history.maybeSummarise(historyBudget(this.modelInfo.contextWindow), count, (ms) => this.summarise(ms), (e) => this.services.out.warn(`History summary failed: ${messageOf(e)}`));
+    this.schedulePings();
+  }
+
+  /** Summarise now (before the first request of a restored history). */
+  async summariseNow(): Promise<boolean> {
+    const count = (ms: readonly ChatMessage[]) => countMessageTokens(ms, (t) => this.services.app.kit.tokens.count(t));
+    const budget = historyBudget(this.modelInfo.contextWindow);
+    if (count(this.history.done) <= budget) return false;
+    this.history.done = await summariseHistory(this.history.done, budget, count, (ms) => this.summarise(ms));
+    return true;
+  }
+
+  private async summarise(messages: readonly ChatMessage[]): Promise<string> {
+    const { kit } = this.services.app;
+    const models = [...new Set([this.weakModel(), this.model])];
+    let lastError: unknown;
+    for (const model of models) {
+      try {
+        const reply = await kit.complete({ model, messages: summaryPrompt(messages) });
+        if (reply.text.trim()) return reply.text;
+      } catch (error) {
+        lastError = error;
+      }
+    }
+    throw lastError ?? new Error("empty summary");
+  }
+
+  private schedulePings(): void {
+    const n = this.options.cacheKeepalivePings;
+    if (!n || this.modelInfo.capabilities.cache === "none" || !this.lastRequest) return;
+    const request = { ...this.lastRequest, maxTokens: 1, stream: false, tools: this.lastRequest.tools };
+    let left = n;
+    const ping = () => {
+      this.pingTimer = null;
+      if (left-- <= 0) return;
+      const adapter = this.services.app.registry.adapterFor(this.model);
+      void (async () => {
+        try {
+          for await (const _ of adapter.stream(request, new AbortController().signal)) {
+            // drain: only the cache refresh matters
+          }
+        } catch {
+          // a failed ping only means the cache may go cold
+        }
+      })();
+      this.pingTimer = setTimeout(ping, PING_INTERVAL_MS);
+      this.pingTimer.unref?.();
+    };
+    this.pingTimer = setTimeout(ping, PING_INTERVAL_MS);
+    this.pingTimer.unref?.();
+  }
+
+  cancelPings(): void {
+    if (this.pingTimer) clearTimeout(this.pingTimer);
+    this.pingTimer = null;
+  }
+}
+
+function shellQuote(s: string): string {
+  return /^[\w./@%+=:,-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;
+}
+
+function clip(text: string, max = 8000): string {
+  return text.length <= max ? text : `${text.slice(0, max / 2)}\n... (${text.length - max} characters cut) ...\n${text.slice(-max / 2)}`;
+}
