@@ -14,9 +14,7 @@ export interface GrammarCheck {
 
 /** grammars/check.ts (the repo-map's language table), loaded only here. */
 async function checkGrammars(): Promise<GrammarCheck[]> {
-  const path = "../grammars/check.ts"; // through a variable until grammars/check.ts lands
-  const mod = (await import(path)) as { checkGrammars(): Promise<GrammarCheck[]> };
-  return mod.checkGrammars();
+  return (await import("../grammars/check.ts")).checkGrammars();
 }
 
 export async function runDoctor(loaded: Loaded, assemble: () => Promise<App>): Promise<number> {

@@ -17,7 +17,8 @@ import {
   readDotenvKeys,
 } from "./config.ts";
 import { UsageError } from "./errors.ts";
-import { createKit, plainFiles } from "./kit.ts";
+import { join } from "node:path";
+import { createKit } from "./kit.ts";
 import { type PluginSource, loadPlugins, userSources } from "./loader.ts";
 import type { Kit, Logger } from "./plugin.ts";
 import { Registry } from "./registry.ts";
@@ -113,10 +114,7 @@ export async function runMain(input: RunInput): Promise<number> {
 
 /** The conversation engine (core/coder.ts) runs every chat mode. */
 async function runChat(app: App): Promise<number> {
-  // Imported through a variable until core/coder.ts lands, so this compiles without it.
-  const path = "./coder.ts";
-  const engine = (await import(path)) as { runCoder(app: App): Promise<number> };
-  return engine.runCoder(app);
+  return (await import("./coder.ts")).runCoder(app);
 }
 
 /** Config files, env and flags merged; version pins checked; trust decided. */
@@ -198,7 +196,7 @@ async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
       if (encoding === undefined && options.model) encoding = registry.modelInfo(options.model).encoding ?? "o200k_base";
       return encoding;
     },
-    files: deps.files ? deps.files(root, list) : plainFiles(root, list),
+    files: deps.files(root, list),
     registry,
     log,
     env: loaded.env,
@@ -212,22 +210,30 @@ interface KernelModules {
   reports: Kit["reports"];
   countTokens: (text: string, encoding?: string) => number;
   listRepoFiles: (root: string, opts?: { git?: boolean }) => Promise<string[]>;
-  files?: (root: string, list: () => Promise<string[]>) => Kit["files"];
+  files: (root: string, list: () => Promise<string[]>) => Kit["files"];
 }
 
 /** The other kernel modules the kit is made of, loaded on demand. */
 async function kernelModules(): Promise<KernelModules> {
-  const [tokens, git] = await Promise.all([import("./tokens.ts"), import("./git.ts")]);
-  const optional = async (path: string) => (await import(path).catch(() => ({}))) as Record<string, unknown>;
-  const matcherMod = await optional("./matcher.ts");
-  const reportsMod = await optional("./reports.ts");
-  const missing = (what: string) => () => {
-    throw new Error(`${what} is not available in this build`);
-  };
+  const [tokens, git, matcher, reports, files] = await Promise.all([
+    import("./tokens.ts"),
+    import("./git.ts"),
+    import("./matcher.ts"),
+    import("./reports.ts"),
+    import("./files.ts"),
+  ]);
   return {
-    matcher: (matcherMod.matcher as Kit["matcher"] | undefined) ?? { replace: missing("the matcher"), explain: missing("the matcher") },
-    reports: (reportsMod.reports as Kit["reports"] | undefined) ?? { failedEdits: missing("the reports") },
+    matcher: matcher.matcher,
+    reports: reports.reports,
     countTokens: tokens.countTokens,
     listRepoFiles: git.listRepoFiles,
+    files: (root, list) => {
+      const store = new files.FileStore(root);
+      return {
+        list,
+        read: async (path) => store.read(path),
+        absolute: (path) => join(store.root, store.toRelative(path, store.root)),
+      };
+    },
   };
 }
