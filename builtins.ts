@@ -11,6 +11,7 @@ export interface BuiltinPlugin {
 export const BUILTINS: BuiltinPlugin[] = [
   // formats
   { origin: "built-in:formats/editblock", load: () => import("./formats/editblock/index.ts") },
+  { origin: "built-in:formats/wholefile", load: () => import("./formats/wholefile/index.ts") },
   // model adapters
   // context providers
   // commands

@@ -112,7 +112,7 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
       continue;
     }
     const start = i;
-    const filename = findFilename(lines.slice(Math.max(0, i - 3), i), fence, chatFiles) ?? current;
+    const filename: string | null = findFilename(lines.slice(Math.max(0, i - 3), i), fence, chatFiles) ?? current;
     if (!filename) {
       throw new BlockSyntaxError(
         syntaxMessage(lines, start, start, `Bad or missing filename: the file path must be alone on the line before the opening fence ${fence[0]} of each SEARCH/REPLACE block.`),
