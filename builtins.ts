@@ -13,6 +13,7 @@ export const BUILTINS: BuiltinPlugin[] = [
   { origin: "built-in:formats/editblock", load: () => import("./formats/editblock/index.ts") },
   { origin: "built-in:formats/wholefile", load: () => import("./formats/wholefile/index.ts") },
   // model adapters
+  { origin: "built-in:plugins/openai", load: () => import("./plugins/openai/index.ts") },
   // context providers
   // commands
   { origin: "built-in:plugins/commands", load: () => import("./plugins/commands/index.ts") },

@@ -1,0 +1,220 @@
+// The built-in model adapter: every OpenAI-compatible Chat Completions endpoint of the
+// provider table (OpenAI, Anthropic's and Gemini's compatible endpoints, OpenRouter,
+// DeepSeek, Ollama, llama.cpp...), through the `openai` package, loaded only when a
+// request is made. Our own retry loop runs (the client's is off): backoff with jitter,
+// Retry-After honoured, cut streams retried, one total time bound, one-line errors.
+import type { Kit, ModelAdapter, ModelEvent, ModelInfo, ModelRequest, Plugin, PluginObject } from "../../core/plugin.ts";
+import { infoForResolved, listModels, resolveModel } from "./lookup.ts";
+import { resolveEndpoint, type Endpoint } from "./providers.ts";
+import { backoffDelay, classifyError, DEFAULT_RETRY, displayUrl, oneLine, redact, type AttemptFailure, type RetryPolicy } from "./retry.ts";
+import { ChunkReader, completionEvents, toWireParams } from "./wire.ts";
+
+export interface OpenAIAdapterOptions {
+  /** Retry and timeout policy (tests shorten the delays). */
+  retry?: Partial<RetryPolicy>;
+  /** Capabilities assumed for models the table lacks (the kernel's defaults apply to its own checks). */
+  unknownModelInfo?: (name: string) => ModelInfo;
+}
+
+/** Thrown when the request finally fails; `exitCode` 1 (runtime failure) unless the cause is configuration (2). */
+export class ModelRequestError extends Error {
+  override readonly name = "ModelRequestError";
+  constructor(
+    message: string,
+    readonly exitCode: number = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** Thrown when the caller's AbortSignal fires (Ctrl-C). */
+export class ModelRequestAborted extends Error {
+  override readonly name = "AbortError";
+  readonly exitCode = 130;
+  constructor() {
+    super("model request interrupted");
+  }
+}
+
+const FALLBACK_CAPS: ModelInfo["capabilities"] = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" };
+
+function fallbackInfo(name: string): ModelInfo {
+  return { name, contextWindow: 128_000, maxOutput: 8_192, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: FALLBACK_CAPS, unknown: true };
+}
+
+type OpenAIModule = typeof import("openai");
+let openaiModule: Promise<OpenAIModule> | undefined;
+const loadOpenAI = () => (openaiModule ??= import("openai"));
+
+/** Wait `ms`, or reject at once when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new ModelRequestAborted());
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new ModelRequestAborted());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+/** Why our own controller aborted an attempt. */
+type StopCause = "user" | "idle" | "deadline";
+
+class Attempt {
+  readonly controller = new AbortController();
+  cause: StopCause | undefined;
+  private idleTimer: ReturnType<typeof setTimeout> | undefined;
+  private readonly deadlineTimer: ReturnType<typeof setTimeout>;
+  private readonly onUserAbort = () => this.stop("user");
+
+  constructor(
+    private readonly userSignal: AbortSignal,
+    private readonly idleMs: number | undefined,
+    deadlineMs: number,
+  ) {
+    if (userSignal.aborted) this.stop("user");
+    userSignal.addEventListener("abort", this.onUserAbort, { once: true });
+    this.deadlineTimer = setTimeout(() => this.stop("deadline"), Math.max(0, deadlineMs));
+    this.touch();
+  }
+
+  /** Something arrived: restart the idle watchdog. */
+  touch(): void {
+    if (this.idleMs === undefined) return;
+    clearTimeout(this.idleTimer);
+    this.idleTimer = setTimeout(() => this.stop("idle"), this.idleMs);
+  }
+
+  stop(cause: StopCause): void {
+    this.cause ??= cause;
+    this.controller.abort();
+  }
+
+  dispose(): void {
+    clearTimeout(this.idleTimer);
+    clearTimeout(this.deadlineTimer);
+    this.userSignal.removeEventListener("abort", this.onUserAbort);
+  }
+}
+
+/** A failure of one attempt, carried out of the attempt's generator. */
+class AttemptError extends Error {
+  constructor(readonly failure: AttemptFailure) {
+    super(failure.reason);
+  }
+}
+
+export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter {
+  const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
+  const infoFor = (model: string): ModelInfo | undefined => {
+    const resolved = resolveModel(model);
+    return resolved ? infoForResolved(resolved) : undefined;
+  };
+
+  /** One attempt: yields events as they arrive; throws AttemptError (or ModelRequestAborted). */
+  async function* attemptOnce(
+    endpoint: Endpoint,
+    params: Record<string, unknown>,
+    streaming: boolean,
+    attempt: Attempt,
+  ): AsyncGenerator<ModelEvent> {
+    const { default: OpenAI } = await loadOpenAI();
+    const client = new OpenAI({
+      baseURL: endpoint.baseURL,
+      apiKey: endpoint.apiKey,
+      defaultHeaders: endpoint.headers,
+      maxRetries: 0,
+      timeout: policy.totalTimeoutMs + 60_000, // our watchdogs decide; this only backs them up
+    });
+    const failed = (error?: unknown): AttemptError | ModelRequestAborted => {
+      if (attempt.cause === "user") return new ModelRequestAborted();
+      if (attempt.cause === "idle") return new AttemptError({ retryable: true, reason: `no response for ${Math.round(policy.idleTimeoutMs / 1000)}s` });
+      if (attempt.cause === "deadline") return new AttemptError({ retryable: false, reason: "the time bound ran out" });
+      if (error === undefined) return new AttemptError({ retryable: true, reason: "the stream ended before the reply was complete" });
+      return new AttemptError(classifyError(error));
+    };
+    try {
+      if (!streaming) {
+        const completion = await client.chat.completions.create(params as never, { signal: attempt.controller.signal });
+        if (attempt.cause) throw failed();
+        yield* completionEvents(completion as never);
+        return;
+      }
+      const stream = await client.chat.completions.create(params as never, { signal: attempt.controller.signal });
+      const reader = new ChunkReader();
+      attempt.touch();
+      for await (const chunk of stream as unknown as AsyncIterable<Record<string, unknown>>) {
+        attempt.touch();
+        for (const event of reader.read(chunk)) yield event;
+      }
+      // The SDK ends quietly when its request is aborted: our watchdogs tell why.
+      if (attempt.cause || !reader.finished) throw failed();
+      yield* reader.close();
+    } catch (error) {
+      if (error instanceof AttemptError || error instanceof ModelRequestAborted) throw error;
+      throw failed(error);
+    }
+  }
+
+  async function* stream(request: ModelRequest, signal: AbortSignal): AsyncGenerator<ModelEvent> {
+    const resolved = resolveModel(request.model);
+    if (!resolved) throw new ModelRequestError(`unknown provider in model "${request.model}": use provider/model, e.g. openai/gpt-4.1`, 2);
+    let endpoint: Endpoint;
+    try {
+      endpoint = resolveEndpoint(resolved.provider, request);
+    } catch (error) {
+      throw new ModelRequestError(redact((error as Error).message, request.apiKey), 2);
+    }
+    const info = infoForResolved(resolved) ?? options.unknownModelInfo?.(resolved.fullName) ?? fallbackInfo(resolved.fullName);
+    const params = toWireParams(request, { provider: resolved.provider.name, id: resolved.id, info });
+    const where = `${resolved.fullName} at ${displayUrl(endpoint.baseURL)}`;
+    const totalMs = request.timeoutMs ?? policy.totalTimeoutMs;
+    const started = Date.now();
+    const fail = (failure: AttemptFailure, attempts: number): ModelRequestError => {
+      const tries = attempts === 1 ? "1 attempt" : `${attempts} attempts`;
+      const keyHint = `check ${resolved.provider.keyEnv[0] ?? "the API key"} or --api-key`;
+      const hint = failure.hint ? ` (${failure.hint === "check the API key" ? keyHint : failure.hint})` : "";
+      return new ModelRequestError(oneLine(redact(`model request to ${where} failed after ${tries}: ${failure.reason}${hint}`, endpoint.apiKey, request.apiKey), 500));
+    };
+
+    for (let n = 1; ; n++) {
+      if (signal.aborted) throw new ModelRequestAborted();
+      const remaining = totalMs - (Date.now() - started);
+      const attempt = new Attempt(signal, request.stream ? policy.idleTimeoutMs : undefined, remaining);
+      let failure: AttemptFailure;
+      try {
+        yield* attemptOnce(endpoint, params, request.stream, attempt);
+        return;
+      } catch (error) {
+        if (error instanceof ModelRequestAborted) throw error;
+        if (!(error instanceof AttemptError)) throw error;
+        failure = error.failure;
+      } finally {
+        attempt.dispose();
+      }
+      if (!failure.retryable || n >= policy.maxAttempts) throw fail(failure, n);
+      const delayMs = backoffDelay(n, policy, failure.retryAfterMs);
+      if (Date.now() - started + delayMs >= totalMs) {
+        throw fail({ ...failure, reason: `${failure.reason}; the ${Math.round(totalMs / 1000)}s time bound leaves no room for another try` }, n);
+      }
+      yield { type: "retry", attempt: n, delayMs, reason: redact(failure.reason, endpoint.apiKey) };
+      await sleep(delayMs, signal);
+    }
+  }
+
+  return {
+    name: "openai",
+    matches: (model) => resolveModel(model) !== undefined,
+    info: infoFor,
+    list: listModels,
+    stream,
+  };
+}
+
+const plugin: Plugin = (_kit: Kit): PluginObject => ({ apiVersion: 1, name: "openai", models: [createOpenAIAdapter()] });
+export default plugin;

@@ -1,0 +1,192 @@
+// Translation between coder's ModelRequest/ModelEvent and the Chat Completions wire
+// format: messages (tool calls, tool results, cache breakpoints, system-prompt merging),
+// parameters the model accepts, and streamed chunks or whole replies back into events.
+import type { ChatMessage, FinishReason, ModelEvent, ModelInfo, ModelRequest } from "../../core/plugin.ts";
+
+/** Anthropic accepts at most four cache breakpoints per request. */
+const MAX_BREAKPOINTS = 4;
+
+type WireContent = string | { type: "text"; text: string; cache_control?: { type: "ephemeral" } }[] | null;
+
+export interface WireMessage {
+  role: "system" | "user" | "assistant" | "tool";
+  content: WireContent;
+  tool_calls?: { id: string; type: "function"; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+/** Merge system messages into the first user message, for models without a system role. */
+function foldSystem(messages: readonly ChatMessage[]): ChatMessage[] {
+  const system = messages.filter((m) => m.role === "system").map((m) => m.content);
+  if (!system.length) return [...messages];
+  const rest = messages.filter((m) => m.role !== "system");
+  const firstUser = rest.findIndex((m) => m.role === "user");
+  const preamble = system.join("\n\n");
+  if (firstUser < 0) return [{ role: "user", content: preamble }, ...rest];
+  const target = rest[firstUser]!;
+  rest[firstUser] = { ...target, content: `${preamble}\n\n${target.content}`, cacheBreakpoint: target.cacheBreakpoint || messages.some((m) => m.role === "system" && m.cacheBreakpoint) };
+  return rest;
+}
+
+export function toWireMessages(messages: readonly ChatMessage[], caps: ModelInfo["capabilities"]): WireMessage[] {
+  const source = caps.systemPrompt ? [...messages] : foldSystem(messages);
+  // Keep the last breakpoints: each covers the whole prefix before it.
+  const marked = source.map((m, i) => (m.cacheBreakpoint ? i : -1)).filter((i) => i >= 0);
+  const breakpoints = caps.cache === "breakpoints" ? new Set(marked.slice(-MAX_BREAKPOINTS)) : new Set<number>();
+  return source.map((m, i) => {
+    const content: WireContent = breakpoints.has(i) && m.content ? [{ type: "text", text: m.content, cache_control: { type: "ephemeral" } }] : m.content;
+    if (m.role === "tool") return { role: "tool", content: content ?? "", tool_call_id: m.toolCallId ?? "" };
+    if (m.role === "assistant" && m.toolCalls?.length) {
+      return {
+        role: "assistant",
+        content: m.content ? content : null,
+        tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: "function" as const, function: { name: c.name, arguments: c.arguments } })),
+      };
+    }
+    return { role: m.role, content };
+  });
+}
+
+export interface WireOptions {
+  provider: string;
+  /** The model id sent to the endpoint. */
+  id: string;
+  info: ModelInfo;
+}
+
+/** The request body for chat.completions.create (stream flag and stream_options included). */
+export function toWireParams(request: ModelRequest, opts: WireOptions): Record<string, unknown> {
+  const caps = opts.info.capabilities;
+  const params: Record<string, unknown> = { model: opts.id, messages: toWireMessages(request.messages, caps) };
+  if (request.tools?.length && caps.tools) {
+    params.tools = request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  }
+  // OpenAI's reasoning models reject max_tokens; most other servers only know max_tokens.
+  let maxTokens = request.maxTokens;
+  if (maxTokens === undefined && opts.provider === "anthropic") maxTokens = Math.min(opts.info.maxOutput, request.stream ? 32_000 : 16_384);
+  if (maxTokens !== undefined) params[opts.provider === "openai" ? "max_completion_tokens" : "max_tokens"] = maxTokens;
+  if (request.temperature !== undefined && caps.temperature) params.temperature = request.temperature;
+  if (request.reasoningEffort && caps.reasoningEffort) params.reasoning_effort = request.reasoningEffort;
+  if (request.stream) {
+    params.stream = true;
+    params.stream_options = { include_usage: true };
+  }
+  return params;
+}
+
+export function mapFinishReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case "stop":
+    case "end_turn":
+    case "stop_sequence":
+    case "eos":
+      return "stop";
+    case "length":
+    case "max_tokens":
+    case "MAX_TOKENS":
+      return "length";
+    case "tool_calls":
+    case "function_call":
+    case "tool_use":
+      return "tool_calls";
+    case "content_filter":
+    case "SAFETY":
+    case "refusal":
+      return "content_filter";
+    default:
+      return "other";
+  }
+}
+
+type UsageEvent = Extract<ModelEvent, { type: "usage" }>;
+
+const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) ? v : undefined);
+
+/**
+ * A usage event from a provider's `usage` object: OpenAI's prompt_tokens_details.cached_tokens,
+ * DeepSeek's prompt_cache_hit_tokens, Anthropic-style cache_read/cache_creation_input_tokens,
+ * OpenRouter's prompt_tokens_details.cache_write_tokens.
+ */
+export function usageEvent(usage: Record<string, unknown> | null | undefined): UsageEvent | undefined {
+  if (!usage || typeof usage !== "object") return undefined;
+  const details = (usage.prompt_tokens_details ?? {}) as Record<string, unknown>;
+  const promptTokens = num(usage.prompt_tokens) ?? num(usage.input_tokens) ?? 0;
+  const completionTokens = num(usage.completion_tokens) ?? num(usage.output_tokens) ?? 0;
+  const cachedTokens = num(details.cached_tokens) ?? num(usage.prompt_cache_hit_tokens) ?? num(usage.cache_read_input_tokens) ?? 0;
+  const cacheWrite = num(usage.cache_creation_input_tokens) ?? num(details.cache_write_tokens) ?? num(details.cache_creation_tokens);
+  const event: UsageEvent = { type: "usage", promptTokens, completionTokens, cachedTokens };
+  if (cacheWrite !== undefined) event.cacheWriteTokens = cacheWrite;
+  return event;
+}
+
+interface ChunkToolCall {
+  index?: number;
+  id?: string;
+  function?: { name?: string; arguments?: string };
+}
+
+interface Chunk {
+  choices?: { index?: number; delta?: { content?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null }[];
+  usage?: Record<string, unknown> | null;
+}
+
+/** Folds streamed chunks into events; `finish()` returns the closing events, or null if the reply never finished. */
+export class ChunkReader {
+  private finishReason: string | null = null;
+  private usage: UsageEvent | undefined;
+  /** Tool-call indexes seen, and whether each got an id. */
+  private readonly calls = new Map<number, boolean>();
+
+  read(chunk: Chunk): ModelEvent[] {
+    const events: ModelEvent[] = [];
+    const usage = usageEvent(chunk.usage);
+    if (usage) this.usage = usage;
+    const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
+    if (!choice) return events;
+    const delta = choice.delta ?? {};
+    if (typeof delta.content === "string" && delta.content) events.push({ type: "text", text: delta.content });
+    delta.tool_calls?.forEach((call, position) => {
+      const index = call.index ?? position;
+      const event: ModelEvent = { type: "tool-call", index, argumentsDelta: call.function?.arguments ?? "" };
+      if (call.id) event.id = call.id;
+      if (call.function?.name) event.name = call.function.name;
+      this.calls.set(index, (this.calls.get(index) ?? false) || !!call.id);
+      events.push(event);
+    });
+    if (choice.finish_reason) this.finishReason = choice.finish_reason;
+    return events;
+  }
+
+  get finished(): boolean {
+    return this.finishReason !== null;
+  }
+
+  /** Closing events: an id for tool calls that never got one, usage, finish. */
+  close(): ModelEvent[] {
+    const events: ModelEvent[] = [];
+    for (const [index, hasId] of this.calls) if (!hasId) events.push({ type: "tool-call", index, id: `call_${index}`, argumentsDelta: "" });
+    if (this.usage) events.push(this.usage);
+    events.push({ type: "finish", reason: mapFinishReason(this.finishReason) });
+    return events;
+  }
+}
+
+interface Completion {
+  choices?: { message?: { content?: string | null; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[];
+  usage?: Record<string, unknown> | null;
+}
+
+/** Events of a whole (non-streamed) reply. */
+export function completionEvents(completion: Completion): ModelEvent[] {
+  const events: ModelEvent[] = [];
+  const choice = completion.choices?.[0];
+  const message = choice?.message;
+  if (message?.content) events.push({ type: "text", text: message.content });
+  message?.tool_calls?.forEach((call, index) => {
+    events.push({ type: "tool-call", index, id: call.id || `call_${index}`, name: call.function?.name ?? "", argumentsDelta: call.function?.arguments ?? "" });
+  });
+  const usage = usageEvent(completion.usage);
+  if (usage) events.push(usage);
+  events.push({ type: "finish", reason: mapFinishReason(choice?.finish_reason) });
+  return events;
+}
