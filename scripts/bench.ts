@@ -1,0 +1,110 @@
+// `npm run bench`: start-up cost of dist/coder beside a Bun-compiled
+// hello-world built here (same machine, same run), then every section file in
+// scripts/bench/*.ts, each run as its own process with CODER_BIN set.
+// A section file is a plain script that prints its own lines; add one to add a section.
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+const BIN = process.env.CODER_BIN ?? join(ROOT, "dist", "coder");
+const RUNS = Math.max(20, Number(process.env.BENCH_RUNS ?? 30));
+
+export interface Sample {
+  wallMs: number;
+  rssMB: number;
+}
+
+export interface Summary {
+  label: string;
+  medianMs: number;
+  medianRssMB: number;
+  peakRssMB: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+// A child's rusage as Bun reports it is the running maximum over all children of
+// this process, so each RSS sample comes from a fresh helper process whose only
+// child is the measured run.
+const RSS_HELPER = "const p = Bun.spawnSync(process.argv.slice(1), { stdout: 'ignore', stderr: 'ignore' }); console.log(p.resourceUsage.maxRSS);";
+
+function rssOnce(argv: string[], cwd?: string): number {
+  const helper = Bun.spawnSync([process.execPath, "-e", RSS_HELPER, ...argv], { cwd, stdout: "pipe", stderr: "pipe" });
+  return Number(helper.stdout.toString().trim()) / 1024 / 1024;
+}
+
+/** Run argv `runs` times (after two warm-up runs): wall time and peak RSS of each run. */
+export async function measure(label: string, argv: string[], runs = RUNS, cwd?: string): Promise<Summary> {
+  const samples: Sample[] = [];
+  for (let i = 0; i < runs + 2; i++) {
+    const started = performance.now();
+    const proc = Bun.spawn(argv, { cwd, stdout: "ignore", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+    const exitCode = await proc.exited;
+    const wallMs = performance.now() - started;
+    if (exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${exitCode}: ${await new Response(proc.stderr).text()}`);
+    if (i >= 2) samples.push({ wallMs, rssMB: rssOnce(argv, cwd) });
+  }
+  return {
+    label,
+    medianMs: median(samples.map((s) => s.wallMs)),
+    medianRssMB: median(samples.map((s) => s.rssMB)),
+    peakRssMB: Math.max(...samples.map((s) => s.rssMB)),
+  };
+}
+
+/** A Bun-compiled hello-world, built with the same options as coder (bytecode on). */
+async function buildHello(dir: string): Promise<string> {
+  const source = join(dir, "hello.ts");
+  writeFileSync(source, 'console.log("hello");\n');
+  const outfile = join(dir, "hello");
+  await Bun.build({ entrypoints: [source], compile: { outfile, autoloadBunfig: false, autoloadDotenv: false }, bytecode: true, minify: true });
+  return outfile;
+}
+
+function row(s: Summary, base?: Summary): string {
+  const ratio = base ? `  ${(s.medianMs / base.medianMs).toFixed(2)}x time  ${(s.medianRssMB / base.medianRssMB).toFixed(2)}x rss` : "";
+  return `  ${s.label.padEnd(22)} ${s.medianMs.toFixed(1).padStart(7)} ms  ${s.medianRssMB.toFixed(1).padStart(6)} MB (peak ${s.peakRssMB.toFixed(1)} MB)${ratio}`;
+}
+
+async function startupSection(): Promise<void> {
+  if (!existsSync(BIN)) throw new Error(`${BIN} does not exist: run \`npm run build\` first`);
+  const dir = mkdtempSync(join(tmpdir(), "coder-bench-"));
+  try {
+    const hello = await buildHello(dir);
+    // Run from an empty directory so no config or repository is in play.
+    const hw = await measure("hello-world", [hello], RUNS, dir);
+    const version = await measure("coder --version", [BIN, "--version"], RUNS, dir);
+    const help = await measure("coder --help", [BIN, "--help"], RUNS, dir);
+    console.log(`## start-up (median of ${RUNS} runs; ratios against the hello-world of this run)`);
+    console.log(row(hw));
+    console.log(row(version, hw));
+    console.log(row(help, hw));
+    const ratio = version.medianMs / hw.medianMs;
+    console.log(`  target: --version within 2.5x of hello-world: ${ratio <= 2.5 ? "met" : "NOT met"} (${ratio.toFixed(2)}x)`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  await startupSection();
+  const sections = join(import.meta.dir, "bench");
+  if (!existsSync(sections)) return;
+  for (const file of readdirSync(sections).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).sort()) {
+    console.log("");
+    const proc = Bun.spawnSync([process.execPath, join(sections, file)], { cwd: ROOT, stdout: "inherit", stderr: "inherit", env: { ...process.env, CODER_BIN: BIN } });
+    if (proc.exitCode !== 0) console.log(`  (section ${file} failed with exit code ${proc.exitCode})`);
+  }
+}
+
+if (import.meta.main) {
+  main().catch((error) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  });
+}
