@@ -273,7 +273,7 @@ export class Coder {
       } catch (error) {
         if (signal.aborted) throw new Interrupted();
         if (error instanceof PluginError) throw new RuntimeFailure(error.message);
-        throw new RuntimeFailure(`${this.model}: ${messageOf(error).split("\n")[0]}`);
+        throw new RuntimeFailure(messageOf(error).split("\n")[0] ?? "model request failed");
       }
       if (signal.aborted) throw new Interrupted();
       text += chunkText;
