@@ -12,6 +12,7 @@ export const BUILTINS: BuiltinPlugin[] = [
   // formats
   { origin: "built-in:formats/editblock", load: () => import("./formats/editblock/index.ts") },
   { origin: "built-in:formats/wholefile", load: () => import("./formats/wholefile/index.ts") },
+  { origin: "built-in:formats/architect", load: () => import("./formats/architect/index.ts") },
   // model adapters
   { origin: "built-in:plugins/openai", load: () => import("./plugins/openai/index.ts") },
   // context providers
