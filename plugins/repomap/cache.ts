@@ -1,0 +1,166 @@
+// The repo map's persistent cache (bun:sqlite under .coder/cache/repomap): tags
+// per file keyed by path + mtime + size + grammar version, and finished maps keyed
+// by the repository state. A corrupt cache is rebuilt and a locked one bypassed
+// (in memory), each with one warning: never a crash.
+import { Database } from "bun:sqlite";
+import { existsSync, mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
+
+const SCHEMA = 2;
+
+export interface CachedFile {
+  path: string;
+  mtime: number;
+  size: number;
+  version: string;
+  /** "" when tagged; else why the file was skipped (binary, minified, ...). */
+  skipped: string;
+  defs: string;
+  refs: string;
+}
+
+export class TagCache {
+  readonly db: Database;
+  /** Where it lives, or ":memory:" when bypassed. */
+  readonly location: string;
+
+  private constructor(db: Database, location: string) {
+    this.db = db;
+    this.location = location;
+  }
+
+  /** Opens (or creates) the cache in `dir`; warns and falls back rather than throwing. */
+  static open(dir: string | null, warn: (message: string) => void): TagCache {
+    if (dir === null) return TagCache.memory();
+    const file = join(dir, "tags.sqlite");
+    try {
+      return TagCache.#openFile(dir, file);
+    } catch (first) {
+      if (isLocked(first)) {
+        warn(`repo map: the tag cache ${file} is locked by another process; using a temporary one for this run`);
+        return TagCache.memory();
+      }
+      warn(`repo map: the tag cache ${file} is unreadable (${describe(first)}); rebuilding it`);
+      try {
+        for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
+        return TagCache.#openFile(dir, file);
+      } catch (second) {
+        warn(`repo map: cannot rebuild the tag cache (${describe(second)}); using a temporary one for this run`);
+        return TagCache.memory();
+      }
+    }
+  }
+
+  static memory(): TagCache {
+    const db = new Database(":memory:");
+    TagCache.#prepare(db);
+    return new TagCache(db, ":memory:");
+  }
+
+  static #openFile(dir: string, file: string): TagCache {
+    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
+    const db = new Database(file, { create: true });
+    try {
+      db.exec("PRAGMA busy_timeout = 3000");
+      db.exec("PRAGMA journal_mode = WAL");
+      db.exec("PRAGMA synchronous = NORMAL");
+      TagCache.#prepare(db);
+      // Touch both tables so corruption shows here, not later.
+      db.query("SELECT count(*) FROM files").get();
+      db.query("SELECT count(*) FROM maps").get();
+      return new TagCache(db, file);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  static #prepare(db: Database): void {
+    const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+    if (version !== SCHEMA) {
+      db.exec("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS maps;");
+      db.exec(`PRAGMA user_version = ${SCHEMA}`);
+    }
+    db.exec(`CREATE TABLE IF NOT EXISTS files (
+      path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL, version TEXT NOT NULL,
+      skipped TEXT NOT NULL, defs TEXT NOT NULL, refs TEXT NOT NULL) WITHOUT ROWID`);
+    db.exec("CREATE TABLE IF NOT EXISTS maps (key TEXT PRIMARY KEY, text TEXT NOT NULL, created INTEGER NOT NULL)");
+  }
+
+  /** Every cached file row (used when something changed and the graph must be rebuilt). */
+  allFiles(): Map<string, CachedFile> {
+    const rows = new Map<string, CachedFile>();
+    try {
+      for (const row of this.db.query("SELECT path, mtime, size, version, skipped, defs, refs FROM files").all() as CachedFile[]) {
+        rows.set(row.path, row);
+      }
+    } catch {
+      // An unreadable cache reads as empty: everything is reparsed.
+    }
+    return rows;
+  }
+
+  /** Writes rows in one transaction; a failure (disk full, lock) only costs the next run a reparse. */
+  putFiles(rows: readonly CachedFile[], warn: (message: string) => void): void {
+    if (rows.length === 0) return;
+    try {
+      const insert = this.db.query(
+        "INSERT OR REPLACE INTO files (path, mtime, size, version, skipped, defs, refs) VALUES (?, ?, ?, ?, ?, ?, ?)",
+      );
+      this.db.transaction(() => {
+        for (const r of rows) insert.run(r.path, r.mtime, r.size, r.version, r.skipped, r.defs, r.refs);
+      })();
+    } catch (error) {
+      warn(`repo map: could not update the tag cache (${describe(error)})`);
+    }
+  }
+
+  /** Drops rows of files that are no longer listed. */
+  prune(keep: ReadonlySet<string>, cached: Iterable<string>): void {
+    const gone = [...cached].filter((path) => !keep.has(path));
+    if (gone.length === 0) return;
+    try {
+      const del = this.db.query("DELETE FROM files WHERE path = ?");
+      this.db.transaction(() => {
+        for (const path of gone) del.run(path);
+      })();
+    } catch {
+      // Stale rows are harmless: they are keyed by path and never listed.
+    }
+  }
+
+  getMap(key: string): string | null {
+    try {
+      const row = this.db.query("SELECT text FROM maps WHERE key = ?").get(key) as { text: string } | null;
+      return row?.text ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  putMap(key: string, text: string): void {
+    try {
+      this.db.query("INSERT OR REPLACE INTO maps (key, text, created) VALUES (?, ?, ?)").run(key, text, Date.now());
+      // Keep the newest few dozen maps: old repository states never come back.
+      this.db.exec("DELETE FROM maps WHERE key NOT IN (SELECT key FROM maps ORDER BY created DESC LIMIT 50)");
+    } catch {
+      // Not caching a map is only slower.
+    }
+  }
+
+  close(): void {
+    try {
+      this.db.close();
+    } catch {
+      // Already closed.
+    }
+  }
+}
+
+function isLocked(error: unknown): boolean {
+  return /locked|busy/i.test(describe(error));
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,72 @@
+// Personalised PageRank by power iteration, with the semantics of networkx's
+// `pagerank(G, alpha, personalization, dangling=personalization)` (what Aider
+// calls): rows normalised by out-weight, dangling mass and teleport both follow
+// the personalisation vector, convergence when the L1 change < N·tol.
+// graphology-metrics' PageRank has a uniform teleport only, hence this file. A
+// virtual "personalisation node" would only approximate it (it takes rank itself
+// and changes every other node's out-degree), so we iterate the exact equation.
+
+export interface WeightedEdges {
+  src: Int32Array;
+  dst: Int32Array;
+  weight: Float64Array;
+  /** Number of edges in use (the arrays may be longer). */
+  count: number;
+}
+
+export interface PageRankOptions {
+  alpha?: number;
+  tolerance?: number;
+  maxIterations?: number;
+}
+
+/**
+ * Ranks `nodeCount` nodes. `personalization` (non-negative, any scale) or null for
+ * uniform. Returns ranks summing to 1.
+ */
+export function personalizedPageRank(
+  nodeCount: number,
+  edges: WeightedEdges,
+  personalization: Float64Array | null,
+  options: PageRankOptions = {},
+): Float64Array {
+  const alpha = options.alpha ?? 0.85;
+  const tolerance = options.tolerance ?? 1e-6;
+  const maxIterations = options.maxIterations ?? 100;
+  const n = nodeCount;
+  if (n === 0) return new Float64Array(0);
+
+  const p = new Float64Array(n);
+  let pSum = 0;
+  if (personalization) for (let i = 0; i < n; i++) pSum += personalization[i]!;
+  if (personalization && pSum > 0) for (let i = 0; i < n; i++) p[i] = personalization[i]! / pSum;
+  else p.fill(1 / n);
+
+  const outWeight = new Float64Array(n);
+  for (let e = 0; e < edges.count; e++) {
+    const src = edges.src[e]!;
+    outWeight[src] = outWeight[src]! + edges.weight[e]!;
+  }
+  const share = new Float64Array(edges.count);
+  for (let e = 0; e < edges.count; e++) share[e] = edges.weight[e]! / outWeight[edges.src[e]!]!;
+  const dangling: number[] = [];
+  for (let i = 0; i < n; i++) if (outWeight[i] === 0) dangling.push(i);
+
+  let x = new Float64Array(n).fill(1 / n);
+  let next = new Float64Array(n);
+  for (let iteration = 0; iteration < maxIterations; iteration++) {
+    let danglingMass = 0;
+    for (const d of dangling) danglingMass += x[d]!;
+    const base = alpha * danglingMass + (1 - alpha);
+    for (let i = 0; i < n; i++) next[i] = base * p[i]!;
+    for (let e = 0; e < edges.count; e++) {
+      const dst = edges.dst[e]!;
+      next[dst] = next[dst]! + alpha * x[edges.src[e]!]! * share[e]!;
+    }
+    let change = 0;
+    for (let i = 0; i < n; i++) change += Math.abs(next[i]! - x[i]!);
+    [x, next] = [next, x];
+    if (change < n * tolerance) break;
+  }
+  return x;
+}

@@ -1,0 +1,146 @@
+// Rendering the map (pure): each file as its definition lines with the header
+// lines of their enclosing scopes, `⋮` for what is left out, in the manner of
+// Aider's TreeContext; then fitting as many ranked definitions as the token
+// budget allows, by binary search, within 15%.
+import type { Definition } from "./tags.ts";
+import type { RankedEntry } from "./rank.ts";
+
+/** Lines of a text as Python's splitlines() gives them (no trailing empty line). */
+export function splitLines(text: string): string[] {
+  const lines = text.split(/\r\n|\n|\r/);
+  if (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}
+
+/** One file's excerpt: lines of interest plus their scope headers, small gaps closed. */
+export function renderExcerpt(lines: readonly string[], linesOfInterest: readonly number[], headers: readonly (readonly [number, number])[]): string {
+  const show = new Set<number>();
+  for (const line of linesOfInterest) show.add(line);
+  for (const [start, end] of headers) for (let i = start; i < end; i++) show.add(i);
+  // Close one-line gaps.
+  const sorted = [...show].sort((a, b) => a - b);
+  for (let i = 0; i + 1 < sorted.length; i++) if (sorted[i + 1]! - sorted[i]! === 2) show.add(sorted[i]! + 1);
+  // Pick up a blank line right after a shown line.
+  for (let i = 0; i < lines.length; i++) {
+    if (!show.has(i)) continue;
+    if (lines[i]!.trim() && i < lines.length - 1 && !lines[i + 1]!.trim()) show.add(i + 1);
+  }
+  let out = "";
+  let dots = !show.has(0);
+  for (let i = 0; i < lines.length; i++) {
+    if (!show.has(i)) {
+      if (dots) {
+        out += "⋮\n";
+        dots = false;
+      }
+      continue;
+    }
+    out += "│" + lines[i] + "\n";
+    dots = true;
+  }
+  return out;
+}
+
+export interface RenderSource {
+  /** The file's text, or null when it cannot be read. */
+  text(path: string): string | null;
+  /** The file's definitions (with their scope headers). */
+  definitions(path: string): readonly Definition[];
+}
+
+/** Renders a prefix of the ranking: files in path order, each as an excerpt (or by name only). */
+export class MapRenderer {
+  readonly #source: RenderSource;
+  readonly #excerpts = new Map<string, string>();
+  readonly #lines = new Map<string, string[] | null>();
+
+  constructor(source: RenderSource) {
+    this.#source = source;
+  }
+
+  render(entries: readonly RankedEntry[], chatFiles: ReadonlySet<string>): string {
+    const byFile = new Map<string, number[] | null>();
+    for (const entry of entries) {
+      if (chatFiles.has(entry.path)) continue;
+      const lines = byFile.get(entry.path);
+      if (entry.line === undefined) {
+        if (!byFile.has(entry.path)) byFile.set(entry.path, null);
+      } else if (lines) lines.push(entry.line);
+      else byFile.set(entry.path, [entry.line]);
+    }
+    let out = "";
+    for (const path of [...byFile.keys()].sort()) {
+      const lois = byFile.get(path);
+      if (!lois) {
+        out += "\n" + path + "\n";
+        continue;
+      }
+      out += "\n" + path + ":\n" + this.#excerpt(path, lois);
+    }
+    return out
+      .split("\n")
+      .map((line) => (line.length > 100 ? line.slice(0, 100) : line))
+      .join("\n");
+  }
+
+  #excerpt(path: string, lois: number[]): string {
+    const unique = [...new Set(lois)].sort((a, b) => a - b);
+    const key = path + "\u0000" + unique.join(",");
+    const cached = this.#excerpts.get(key);
+    if (cached !== undefined) return cached;
+    let lines = this.#lines.get(path);
+    if (lines === undefined) {
+      const text = this.#source.text(path);
+      lines = text === null ? null : splitLines(text);
+      this.#lines.set(path, lines);
+    }
+    let excerpt = "";
+    if (lines) {
+      const wanted = new Set(unique);
+      const headers = this.#source.definitions(path).filter((d) => wanted.has(d.line)).flatMap((d) => d.show);
+      excerpt = renderExcerpt(lines, unique, headers);
+    }
+    this.#excerpts.set(key, excerpt);
+    return excerpt;
+  }
+}
+
+/** Token estimate: exact for short texts, else from a sample of about 100 lines scaled by length. */
+export function estimateTokens(text: string, count: (text: string) => number): number {
+  if (text.length < 200) return count(text);
+  const lines = text.split(/(?<=\n)/);
+  const step = Math.max(1, Math.floor(lines.length / 100));
+  let sample = "";
+  for (let i = 0; i < lines.length; i += step) sample += lines[i];
+  return (count(sample) / sample.length) * text.length;
+}
+
+/**
+ * The largest rendering of a prefix of `ranked` that fits `budget` tokens, or one
+ * within 15% of it: a binary search over the prefix length, starting from a guess
+ * of 25 tokens per definition.
+ */
+export function fitToBudget(
+  ranked: readonly RankedEntry[],
+  budget: number,
+  render: (entries: readonly RankedEntry[]) => string,
+  count: (text: string) => number,
+): { text: string; tokens: number; entries: number } {
+  let lower = 0;
+  let upper = ranked.length;
+  let middle = Math.min(Math.floor(budget / 25), ranked.length);
+  let best = { text: "", tokens: 0, entries: 0 };
+  while (lower <= upper) {
+    const text = render(ranked.slice(0, middle));
+    const tokens = estimateTokens(text, count);
+    const error = Math.abs(tokens - budget) / budget;
+    if ((tokens <= budget && tokens > best.tokens) || error < 0.15) {
+      best = { text, tokens, entries: middle };
+      if (error < 0.15) break;
+    }
+    if (tokens < budget) lower = middle + 1;
+    else upper = middle - 1;
+    middle = Math.floor((lower + upper) / 2);
+  }
+  return best;
+}

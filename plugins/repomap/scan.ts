@@ -1,0 +1,166 @@
+// Brings the tag cache up to date for a list of repository files: stat every
+// file, reparse only what changed (in a worker pool when there are many), and
+// return each file's tags. A warm run with nothing changed only stats.
+import { statSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { join } from "node:path";
+import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
+import type { GrammarAssets } from "../../grammars/runtime.ts";
+import type { CachedFile, TagCache } from "./cache.ts";
+import { isBinaryPath, skipByName } from "./filter.ts";
+import type { WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
+
+export interface FileEntry {
+  path: string;
+  mtime: number;
+  size: number;
+  lang: LanguageSpec | null;
+}
+
+/** Stats the listed files; binaries and files that vanished are left out. */
+export function statFiles(root: string, files: readonly string[]): FileEntry[] {
+  const entries: FileEntry[] = [];
+  for (const path of files) {
+    if (isBinaryPath(path)) continue;
+    const stat = statSync(join(root, path), { throwIfNoEntry: false });
+    if (!stat || !stat.isFile()) continue;
+    entries.push({ path, mtime: stat.mtimeMs, size: stat.size, lang: languageFor(path) });
+  }
+  return entries;
+}
+
+export interface ScanOptions {
+  root: string;
+  cache: TagCache;
+  /** Lazily resolved grammar asset paths (only needed when something must be parsed). */
+  assets: () => Promise<GrammarAssets>;
+  warn: (message: string) => void;
+  /** Called while parsing, e.g. for a progress bar. */
+  progress?: (done: number, total: number) => void;
+  /** Files to parse before a worker pool is worth starting. */
+  poolThreshold?: number;
+  /** Worker count (default: available cores). 0 parses on this thread. */
+  workers?: number;
+}
+
+export interface ScanStats {
+  files: number;
+  parsed: number;
+  bytesParsed: number;
+  workers: number;
+}
+
+/** Up-to-date cache rows for every entry that has a grammar (keyed by path). */
+export async function scanTags(
+  entries: readonly FileEntry[],
+  options: ScanOptions,
+): Promise<{ rows: Map<string, CachedFile>; stats: ScanStats }> {
+  const cached = options.cache.allFiles();
+  const rows = new Map<string, CachedFile>();
+  const stale: FileEntry[] = [];
+  const fresh: CachedFile[] = [];
+  for (const entry of entries) {
+    if (!entry.lang) continue;
+    const row = cached.get(entry.path);
+    if (row && row.mtime === entry.mtime && row.size === entry.size && row.version === GRAMMAR_TABLE_VERSION) {
+      rows.set(entry.path, row);
+      continue;
+    }
+    const skipped = skipByName(entry.path, entry.size);
+    if (skipped) {
+      const skippedRow = { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, skipped, defs: "", refs: "" };
+      rows.set(entry.path, skippedRow);
+      fresh.push(skippedRow);
+    } else stale.push(entry);
+  }
+  const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0 };
+  if (stale.length > 0) {
+    const results = await parseFiles(stale, options, stats);
+    const byPath = new Map(stale.map((e) => [e.path, e]));
+    for (const result of results) {
+      const entry = byPath.get(result.rel)!;
+      const row = { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, ...result };
+      rows.set(entry.path, row);
+      fresh.push(row);
+    }
+    for (const entry of stale) stats.bytesParsed += entry.size;
+  }
+  options.cache.putFiles(fresh, options.warn);
+  if (cached.size > rows.size) options.cache.prune(new Set(rows.keys()), cached.keys());
+  return { rows, stats };
+}
+
+async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats): Promise<WorkerResult[]> {
+  const assets = await options.assets();
+  const threshold = options.poolThreshold ?? 100;
+  const workerCount = Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50));
+  if (stale.length >= threshold && workerCount > 0) {
+    try {
+      stats.workers = workerCount;
+      return await parseInPool(stale, options, assets, workerCount);
+    } catch (error) {
+      options.warn(`repo map: worker pool failed (${error instanceof Error ? error.message : String(error)}); parsing on one thread`);
+      stats.workers = 0;
+    }
+  }
+  return parseHere(stale, options, assets);
+}
+
+async function parseHere(stale: FileEntry[], options: ScanOptions, assets: GrammarAssets): Promise<WorkerResult[]> {
+  const { GrammarLoader } = await import("../../grammars/runtime.ts");
+  const { tagSource } = await import("./parse.ts");
+  const loader = new GrammarLoader(assets);
+  const results: WorkerResult[] = [];
+  for (const entry of stale) {
+    try {
+      const text = await Bun.file(join(options.root, entry.path)).text();
+      results.push({ rel: entry.path, ...(await tagSource(loader, entry.lang!, text)) });
+    } catch (error) {
+      results.push({ rel: entry.path, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, defs: "", refs: "" });
+    }
+    options.progress?.(results.length, stale.length);
+  }
+  return results;
+}
+
+function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAssets, count: number): Promise<WorkerResult[]> {
+  // Small batches keep both cores busy to the end; sorted by language so each
+  // worker loads few grammars.
+  const queue = [...stale].sort((a, b) => (a.lang!.name < b.lang!.name ? -1 : a.lang!.name > b.lang!.name ? 1 : 0));
+  const batchSize = Math.max(8, Math.min(64, Math.ceil(queue.length / (count * 8))));
+  const results: WorkerResult[] = [];
+  let next = 0;
+  let batchId = 0;
+  return new Promise((resolve, reject) => {
+    const workers: Worker[] = [];
+    let running = 0;
+    const finish = (error?: Error) => {
+      for (const w of workers) w.terminate();
+      if (error) reject(error);
+      else resolve(results);
+    };
+    const feed = (worker: Worker): boolean => {
+      if (next >= queue.length) return false;
+      const files = queue.slice(next, next + batchSize).map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name }));
+      next += files.length;
+      worker.postMessage({ kind: "parse", id: batchId++, files } satisfies WorkerRequest);
+      return true;
+    };
+    for (let i = 0; i < count; i++) {
+      const worker = new Worker(new URL("./worker.ts", import.meta.url).href);
+      workers.push(worker);
+      worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+        results.push(...event.data.results);
+        options.progress?.(results.length, queue.length);
+        if (!feed(worker)) {
+          running--;
+          if (running === 0) finish();
+        }
+      };
+      worker.onerror = (event) => finish(new Error(event.message || "worker error"));
+      worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
+      if (feed(worker)) running++;
+    }
+    if (running === 0) finish();
+  });
+}

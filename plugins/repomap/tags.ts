@@ -1,0 +1,157 @@
+// Tags of one file: its definitions (name, line, kind, and the scope lines that
+// give a definition its context in the map) and its references (name → count),
+// from a grammar's tags query. Pure apart from the parser it is handed.
+import type { Node } from "web-tree-sitter";
+import type { LoadedGrammar } from "../../grammars/runtime.ts";
+
+/** Lines are 0-based. `show` lists [start, end) line ranges of enclosing scope headers. */
+export interface Definition {
+  name: string;
+  line: number;
+  kind: string;
+  show: [number, number][];
+}
+
+export interface FileTags {
+  defs: Definition[];
+  refs: Map<string, number>;
+}
+
+/** How many lines of a scope's header are shown at most (as Aider's TreeContext does). */
+const HEADER_MAX = 10;
+
+export function extractTags(grammar: LoadedGrammar, text: string): FileTags {
+  const tree = grammar.parser.parse(text);
+  if (!tree) return { defs: [], refs: new Map() };
+  try {
+    const defNodes: { node: Node; kind: string }[] = [];
+    const defStarts = new Set<number>();
+    const refNodes: Node[] = [];
+    const ignored = new Set<number>();
+    for (const match of grammar.query.matches(tree.rootNode)) {
+      let name: Node | null = null;
+      let role: "def" | "ref" | null = null;
+      let kind = "";
+      for (const capture of match.captures) {
+        const captureName = capture.name;
+        if (captureName === "name") name = capture.node;
+        else if (captureName === "ignore") ignored.add(capture.node.startIndex);
+        else if (captureName.startsWith("definition.")) {
+          role = "def";
+          kind = captureName.slice(11);
+        } else if (captureName.startsWith("reference.") && role !== "def") {
+          role = "ref";
+          kind = captureName.slice(10);
+        }
+      }
+      if (!name || !role) continue;
+      if (role === "def") {
+        if (defStarts.has(name.startIndex)) continue;
+        defStarts.add(name.startIndex);
+        defNodes.push({ node: name, kind });
+      } else refNodes.push(name);
+    }
+    const refs = new Map<string, number>();
+    for (const node of refNodes) {
+      if (defStarts.has(node.startIndex) || ignored.has(node.startIndex)) continue;
+      const name = node.text;
+      if (!isUsefulName(name)) continue;
+      refs.set(name, (refs.get(name) ?? 0) + 1);
+    }
+    const headers = new Map<number, [number, number]>();
+    const defs: Definition[] = [];
+    for (const { node, kind } of defNodes) {
+      const name = node.text;
+      if (!isUsefulName(name)) continue;
+      defs.push({ name, line: node.startPosition.row, kind, show: scopeHeaders(node, headers) });
+    }
+    defs.sort((a, b) => a.line - b.line);
+    return { defs, refs };
+  } finally {
+    tree.delete();
+  }
+}
+
+function isUsefulName(name: string): boolean {
+  return name.length > 0 && name.length <= 200 && !name.includes("\n") && !name.includes("\t");
+}
+
+/**
+ * The header ranges of every scope enclosing a definition's line, as Aider's
+ * TreeContext computes them: for each line where an enclosing node starts, the
+ * smallest multi-line node starting there (capped at HEADER_MAX lines) when more
+ * than one does, else that line alone. Scopes starting on line 0 are not shown.
+ */
+function scopeHeaders(name: Node, memo: Map<number, [number, number]>): [number, number][] {
+  const topByRow = new Map<number, Node>();
+  for (let node: Node | null = name; node; node = node.parent) topByRow.set(node.startPosition.row, node);
+  const ranges: [number, number][] = [];
+  for (const [row, top] of topByRow) {
+    if (row === 0) continue;
+    let header = memo.get(row);
+    if (!header) {
+      header = headerAt(top, row);
+      memo.set(row, header);
+    }
+    ranges.push(header);
+  }
+  return ranges.sort((a, b) => a[0] - b[0]);
+}
+
+function headerAt(top: Node, row: number): [number, number] {
+  let count = 0;
+  let bestSize = Infinity;
+  const stack: Node[] = [top];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (node.startPosition.row !== row) continue;
+    const size = node.endPosition.row - row;
+    if (size > 0) {
+      count++;
+      if (size < bestSize) bestSize = size;
+    }
+    const children = node.childCount;
+    for (let i = 0; i < children; i++) {
+      const child = node.child(i);
+      if (!child || child.startPosition.row > row) break;
+      stack.push(child);
+    }
+  }
+  if (count > 1) return [row, row + Math.min(bestSize, HEADER_MAX)];
+  return [row, row + 1];
+}
+
+// ─── Cache encoding: compact text, fast to split ─────────────────────────────
+
+export function encodeDefs(defs: readonly Definition[]): string {
+  return defs.map((d) => `${d.name}\t${d.line}\t${d.kind}\t${d.show.map((r) => `${r[0]}-${r[1]}`).join(",")}`).join("\n");
+}
+
+export function decodeDefs(text: string): Definition[] {
+  if (!text) return [];
+  return text.split("\n").map((row) => {
+    const [name = "", line = "0", kind = "", show = ""] = row.split("\t");
+    return {
+      name,
+      line: Number(line),
+      kind,
+      show: show ? show.split(",").map((r) => r.split("-").map(Number) as [number, number]) : [],
+    };
+  });
+}
+
+export function encodeRefs(refs: ReadonlyMap<string, number>): string {
+  const out: string[] = [];
+  for (const [name, count] of refs) out.push(`${name}\t${count}`);
+  return out.join("\n");
+}
+
+export function decodeRefs(text: string): Map<string, number> {
+  const refs = new Map<string, number>();
+  if (!text) return refs;
+  for (const row of text.split("\n")) {
+    const tab = row.lastIndexOf("\t");
+    refs.set(row.slice(0, tab), Number(row.slice(tab + 1)));
+  }
+  return refs;
+}

@@ -1,0 +1,43 @@
+// Worker of the repo map's cold build: parses batches of files and posts their
+// encoded tags back. Built as an extra entrypoint of the compiled binary.
+import { GrammarLoader, type GrammarAssets } from "../../grammars/runtime.ts";
+import { LANGUAGES } from "../../grammars/languages.ts";
+import { tagSource } from "./parse.ts";
+
+declare const self: Worker;
+
+export type WorkerRequest =
+  | { kind: "init"; assets: GrammarAssets }
+  | { kind: "parse"; id: number; files: { abs: string; rel: string; lang: string }[] };
+
+export interface WorkerResult {
+  rel: string;
+  skipped: string;
+  defs: string;
+  refs: string;
+}
+
+export type WorkerReply = { kind: "done"; id: number; results: WorkerResult[] };
+
+let loader: GrammarLoader | null = null;
+const specs = new Map(LANGUAGES.map((l) => [l.name, l]));
+
+self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
+  const request = event.data;
+  if (request.kind === "init") {
+    loader = new GrammarLoader(request.assets);
+    return;
+  }
+  const results: WorkerResult[] = [];
+  for (const file of request.files) {
+    const spec = specs.get(file.lang);
+    try {
+      if (!loader || !spec) throw new Error("worker not initialised");
+      const text = await Bun.file(file.abs).text();
+      results.push({ rel: file.rel, ...(await tagSource(loader, spec, text)) });
+    } catch (error) {
+      results.push({ rel: file.rel, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, defs: "", refs: "" });
+    }
+  }
+  self.postMessage({ kind: "done", id: request.id, results } satisfies WorkerReply);
+};
