@@ -98,8 +98,11 @@ export function classifyError(error: unknown): AttemptFailure {
     const label = `${status} ${STATUS_TEXT[status] ?? "error"}`;
     const message = oneLine(serverMessage(err), 200);
     const reason = message ? `${label}: ${message}` : label;
-    const retryable = RETRYABLE_STATUS.has(status) || status >= 500;
+    // A 429 for an exhausted quota (OpenAI's insufficient_quota) will not clear by waiting.
+    const quota = status === 429 && (err.code === "insufficient_quota" || /insufficient.quota|exceeded your current quota|billing/i.test(message));
+    const retryable = !quota && (RETRYABLE_STATUS.has(status) || status >= 500);
     const failure: AttemptFailure = { retryable, reason };
+    if (quota) failure.hint = "the account's quota or credit is used up: check its plan and billing";
     const after = retryAfterMs(err.headers);
     if (after !== undefined) failure.retryAfterMs = after;
     if (status === 401 || status === 403) failure.hint = "check the API key";

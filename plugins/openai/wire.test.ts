@@ -1,0 +1,61 @@
+// Message translation rules that depend on model capabilities.
+import { expect, test } from "bun:test";
+import type { ModelInfo } from "../../core/plugin.ts";
+import { ChunkReader, mapFinishReason, toWireMessages } from "./wire.ts";
+
+const caps = (over: Partial<ModelInfo["capabilities"]> = {}): ModelInfo["capabilities"] => ({
+  tools: true,
+  systemPrompt: true,
+  temperature: true,
+  reasoningEffort: false,
+  prefill: false,
+  cache: "none",
+  ...over,
+});
+
+test("models without a system role get the system text at the head of the first user message", () => {
+  const wire = toWireMessages(
+    [
+      { role: "system", content: "Rules." },
+      { role: "user", content: "Hello" },
+      { role: "assistant", content: "Hi" },
+      { role: "user", content: "Again" },
+    ],
+    caps({ systemPrompt: false }),
+  );
+  expect(wire).toEqual([
+    { role: "user", content: "Rules.\n\nHello" },
+    { role: "assistant", content: "Hi" },
+    { role: "user", content: "Again" },
+  ]);
+  expect(toWireMessages([{ role: "system", content: "Only rules." }], caps({ systemPrompt: false }))).toEqual([{ role: "user", content: "Only rules." }]);
+});
+
+test("at most four breakpoints, the last ones kept", () => {
+  const messages = Array.from({ length: 6 }, (_, i) => ({ role: "user" as const, content: `m${i}`, cacheBreakpoint: true }));
+  const wire = toWireMessages(messages, caps({ cache: "breakpoints" }));
+  expect(wire.map((m) => typeof m.content !== "string")).toEqual([false, false, true, true, true, true]);
+});
+
+test("finish reasons from several servers map onto ours", () => {
+  expect(mapFinishReason("stop")).toBe("stop");
+  expect(mapFinishReason("length")).toBe("length");
+  expect(mapFinishReason("max_tokens")).toBe("length");
+  expect(mapFinishReason("tool_calls")).toBe("tool_calls");
+  expect(mapFinishReason("function_call")).toBe("tool_calls");
+  expect(mapFinishReason("content_filter")).toBe("content_filter");
+  expect(mapFinishReason("weird")).toBe("other");
+});
+
+test("tool calls without an id get one; usage is reported once, last value wins", () => {
+  const reader = new ChunkReader();
+  reader.read({ choices: [{ delta: { tool_calls: [{ function: { name: "f", arguments: "{" } }] } }], usage: { prompt_tokens: 1, completion_tokens: 1 } });
+  reader.read({ choices: [{ delta: { tool_calls: [{ index: 0, function: { arguments: "}" } }] }, finish_reason: "tool_calls" }] });
+  reader.read({ choices: [], usage: { prompt_tokens: 10, completion_tokens: 3 } });
+  expect(reader.finished).toBe(true);
+  expect(reader.close()).toEqual([
+    { type: "tool-call", index: 0, id: "call_0", argumentsDelta: "" },
+    { type: "usage", promptTokens: 10, completionTokens: 3, cachedTokens: 0 },
+    { type: "finish", reason: "tool_calls" },
+  ]);
+});
