@@ -16,6 +16,7 @@ export const BUILTINS: BuiltinPlugin[] = [
   // model adapters
   { origin: "built-in:plugins/openai", load: () => import("./plugins/openai/index.ts") },
   // context providers
+  { origin: "built-in:plugins/repomap", load: () => import("./plugins/repomap/index.ts") },
   // commands
   { origin: "built-in:plugins/commands", load: () => import("./plugins/commands/index.ts") },
 ];

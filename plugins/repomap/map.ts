@@ -57,21 +57,43 @@ export function importantFiles(files: readonly string[]): string[] {
   return files.filter((f) => IMPORTANT_FILES.has(f) || (f.startsWith(".github/workflows/") && /\.ya?ml$/.test(f))).sort();
 }
 
-export async function buildRepoMap(input: RepoMapInput): Promise<RepoMapResult> {
+/** A stat of the repository and the keys of the map it would give. */
+export interface PreparedMap {
+  input: RepoMapInput;
+  entries: ReturnType<typeof statFiles>;
+  /** Repository state + chat files + budget (no mentions): a session reuses its map while this holds. */
+  stateKey: string;
+  /** stateKey + mentions: the persistent map cache's key. */
+  key: string;
+  statMs: number;
+}
+
+/** Stats the files and computes the cache keys (what a warm run costs). */
+export function prepareRepoMap(input: RepoMapInput): PreparedMap {
   const started = performance.now();
   const entries = statFiles(input.root, input.files);
   const statMs = performance.now() - started;
-  const chat = new Set(input.chatFiles);
-
-  const hasher = new Bun.CryptoHasher("sha256");
-  hasher.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.reuse}|${input.budget}\n`);
-  hasher.update([...chat].sort().join("\n") + "\n\n");
-  hasher.update([...new Set(input.mentionedFiles)].sort().join("\n") + "\n\n");
-  hasher.update([...new Set(input.mentionedIdents)].sort().join("\n") + "\n\n");
+  const state = new Bun.CryptoHasher("sha256");
+  state.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.reuse}|${input.budget}\n`);
+  state.update([...new Set(input.chatFiles)].sort().join("\n") + "\n\n");
   const parts: string[] = [];
   for (const e of entries) parts.push(input.reuse === "files" ? e.path : `${e.path}\u0000${e.mtime}\u0000${e.size}`);
-  hasher.update(parts.join("\n"));
-  const key = hasher.digest("hex");
+  state.update(parts.join("\n"));
+  const stateKey = state.digest("hex");
+  const full = new Bun.CryptoHasher("sha256");
+  full.update(stateKey + "\n");
+  full.update([...new Set(input.mentionedFiles)].sort().join("\n") + "\n\n");
+  full.update([...new Set(input.mentionedIdents)].sort().join("\n"));
+  return { input, entries, stateKey, key: full.digest("hex"), statMs };
+}
+
+export async function buildRepoMap(input: RepoMapInput): Promise<RepoMapResult> {
+  return buildPreparedMap(prepareRepoMap(input));
+}
+
+export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapResult> {
+  const { input, entries, key, statMs } = prepared;
+  const chat = new Set(input.chatFiles);
   const stats = { files: entries.length, parsed: 0, bytesParsed: 0, workers: 0, statMs, scanMs: 0, rankMs: 0, renderMs: 0 };
 
   if (input.reuse !== "none") {

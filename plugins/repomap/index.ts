@@ -1,0 +1,181 @@
+// The repo map as a context provider ("repomap", session-stable) with /map and
+// /map-refresh. It needs no model: `coder map` and --show-repo-map call it too.
+import type { ContextBlock, Kit, Plugin, PluginObject, Session, TurnContext } from "../../core/plugin.ts";
+import type { GrammarAssets } from "../../grammars/runtime.ts";
+import { TagCache } from "./cache.ts";
+import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
+
+export type RefreshMode = "auto" | "always" | "files" | "manual";
+
+/** The map's token budget for a turn, or null when the map is disabled. */
+export function mapBudget(options: Readonly<Record<string, unknown>>, contextWindow: number, chatFileCount: number): number | null {
+  const configured = options.mapTokens;
+  let budget: number;
+  if (typeof configured === "number") {
+    if (configured <= 0) return null;
+    budget = configured;
+  } else {
+    budget = Math.min(4096, Math.max(1024, Math.floor(contextWindow / 8)));
+  }
+  if (chatFileCount === 0) {
+    const multiplier = typeof options.mapMultiplierNoFiles === "number" ? options.mapMultiplierNoFiles : 2;
+    const grown = Math.floor(budget * multiplier);
+    // With no files in the chat the map is the model's only orientation: grow it, within the context window.
+    const room = contextWindow - 4096;
+    budget = room > 0 ? Math.max(budget, Math.min(grown, room)) : grown;
+  }
+  return budget;
+}
+
+export function mapPreamble(hasChatFiles: boolean): string {
+  return hasChatFiles
+    ? "Map of the other files in this repository: the definitions most relevant to the chat, with the lines around them that show where they sit. These files are read-only here; to change one, ask for it to be added to the chat first.\n"
+    : "Map of this repository: its most relevant definitions, with the lines around them that show where they sit. These files are read-only here; to change one, ask for it to be added to the chat first.\n";
+}
+
+const loadAssets = async (): Promise<GrammarAssets> => {
+  const { RUNTIME_WASM, GRAMMAR_ASSETS } = await import("../../grammars/embedded.ts");
+  return { runtime: RUNTIME_WASM, files: GRAMMAR_ASSETS };
+};
+
+interface SessionMap {
+  stateKey: string;
+  text: string;
+  tokens: number;
+}
+
+/** Per-session state: the open cache and the last map (kept while the repository and chat stay the same). */
+export class RepoMapService {
+  readonly #kit: Kit;
+  #cache: TagCache | null = null;
+  #last: SessionMap | null = null;
+  #forceNext = false;
+
+  constructor(kit: Kit) {
+    this.#kit = kit;
+  }
+
+  #openCache(): TagCache {
+    if (!this.#cache) {
+      let dir: string | null = null;
+      try {
+        dir = this.#kit.cacheDir("repomap");
+      } catch (error) {
+        this.#kit.log.warn(`repo map: no cache folder (${error instanceof Error ? error.message : String(error)}); caching in memory`);
+      }
+      this.#cache = TagCache.open(dir, (m) => this.#kit.log.warn(m));
+    }
+    return this.#cache;
+  }
+
+  /** The next map ignores every cached map (tags stay cached: they are keyed by content). */
+  forceRefresh(): void {
+    this.#forceNext = true;
+  }
+
+  async provide(turn: TurnContext): Promise<ContextBlock | null> {
+    const chatFiles = [...new Set([...turn.chatFiles, ...turn.readOnlyFiles])];
+    const budget = mapBudget(turn.options, turn.model.contextWindow, turn.chatFiles.length);
+    if (budget === null) return null;
+    const mode = (turn.options.mapRefresh as RefreshMode | undefined) ?? "auto";
+    const forced = this.#forceNext;
+    this.#forceNext = false;
+    if (mode === "manual" && this.#last && !forced) return this.#block(this.#last, turn);
+
+    const files = await this.#kit.files.list();
+    const input: RepoMapInput = {
+      root: turn.root,
+      files,
+      chatFiles,
+      mentionedFiles: turn.mentionedFiles,
+      mentionedIdents: turn.mentionedIdents,
+      budget,
+      countTokens: (text) => this.#kit.tokens.count(text),
+      cache: this.#openCache(),
+      assets: loadAssets,
+      warn: (m) => this.#kit.log.warn(m),
+      progress: turn.interactive ? progressBar() : undefined,
+      reuse: forced || mode === "always" ? "none" : mode === "files" ? "files" : "state",
+    };
+    const prepared = prepareRepoMap(input);
+    // Session-stable: the same repository state, chat files and budget give the same block,
+    // whatever identifiers later messages mention (mentions shape the map when it is rebuilt).
+    if (!forced && mode !== "always" && this.#last?.stateKey === prepared.stateKey) return this.#block(this.#last, turn);
+    const result = await buildPreparedMap(prepared);
+    this.#last = { stateKey: prepared.stateKey, text: result.text, tokens: result.tokens };
+    return this.#block(this.#last, turn);
+  }
+
+  #block(map: SessionMap, turn: TurnContext): ContextBlock | null {
+    if (!map.text.trim()) return null;
+    return { text: mapPreamble(turn.chatFiles.length > 0) + map.text, label: "repo map" };
+  }
+
+  close(): void {
+    this.#cache?.close();
+    this.#cache = null;
+  }
+}
+
+/** A one-line progress report on stderr for builds that take over a second. */
+function progressBar(): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  const started = Date.now();
+  let shown = false;
+  return (done, total) => {
+    if (done >= total) {
+      if (shown) process.stderr.write("\r\x1b[2K");
+      return;
+    }
+    if (Date.now() - started < 1000) return;
+    shown = true;
+    const width = 30;
+    const filled = Math.round((done / total) * width);
+    process.stderr.write(`\r\x1b[2Krepo map: [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total} files`);
+  };
+}
+
+function turnFromSession(session: Session): TurnContext {
+  return {
+    root: session.root,
+    chatFiles: session.chatFiles(),
+    readOnlyFiles: session.readOnlyFiles(),
+    message: "",
+    mentionedFiles: [],
+    mentionedIdents: [],
+    model: session.model,
+    options: session.options,
+    interactive: true,
+    signal: new AbortController().signal,
+  };
+}
+
+export default ((kit: Kit): PluginObject => {
+  const service = new RepoMapService(kit);
+  return {
+    apiVersion: 1,
+    name: "repomap",
+    context: [{ name: "repomap", stability: "session", provide: (turn) => service.provide(turn) }],
+    commands: [
+      {
+        name: "map",
+        summary: "print the repo map for the current chat",
+        run: async (_arg, session) => {
+          const block = await service.provide(turnFromSession(session));
+          session.print(block ? block.text : "The repo map is empty (or disabled with --map-tokens 0).");
+        },
+      },
+      {
+        name: "map-refresh",
+        summary: "rebuild the repo map now (ignoring cached maps)",
+        run: async (_arg, session) => {
+          service.forceRefresh();
+          const block = await service.provide(turnFromSession(session));
+          // The session's copy of the block is refreshed from the map just built.
+          await session.refreshContext("repomap");
+          session.print(block ? `The repo map was refreshed (${kit.tokens.count(block.text)} tokens).` : "The repo map is empty.");
+        },
+      },
+    ],
+  };
+}) satisfies Plugin;
