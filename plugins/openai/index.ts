@@ -171,7 +171,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
       throw new ModelRequestError(redact((error as Error).message, request.apiKey), 2);
     }
     const info = infoForResolved(resolved) ?? options.unknownModelInfo?.(resolved.fullName) ?? fallbackInfo(resolved.fullName);
-    const params = toWireParams(request, { provider: resolved.provider.name, id: resolved.id, info });
+    const params = toWireParams(request, { provider: resolved.provider.name, id: resolved.id, info, streamOptions: resolved.provider.streamOptions });
     const where = `${resolved.fullName} at ${displayUrl(endpoint.baseURL)}`;
     const totalMs = request.timeoutMs ?? policy.totalTimeoutMs;
     const started = Date.now();

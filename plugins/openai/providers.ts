@@ -15,6 +15,8 @@ export interface Provider {
   baseEnv?: readonly string[];
   /** Extra headers every request carries. */
   headers?: Readonly<Record<string, string>>;
+  /** False for servers that reject `stream_options` (they report usage in the last chunk anyway). */
+  streamOptions?: boolean;
 }
 
 export const PROVIDERS: readonly Provider[] = [
@@ -24,7 +26,8 @@ export const PROVIDERS: readonly Provider[] = [
   { name: "openrouter", baseUrl: "https://openrouter.ai/api/v1", keyEnv: ["OPENROUTER_API_KEY"], headers: { "X-Title": "coder" } },
   { name: "deepseek", baseUrl: "https://api.deepseek.com/v1", keyEnv: ["DEEPSEEK_API_KEY"] },
   { name: "groq", baseUrl: "https://api.groq.com/openai/v1", keyEnv: ["GROQ_API_KEY"] },
-  { name: "mistral", baseUrl: "https://api.mistral.ai/v1", keyEnv: ["MISTRAL_API_KEY"] },
+  // Mistral validates request fields strictly and always sends usage with the last chunk.
+  { name: "mistral", baseUrl: "https://api.mistral.ai/v1", keyEnv: ["MISTRAL_API_KEY"], streamOptions: false },
   { name: "xai", baseUrl: "https://api.x.ai/v1", keyEnv: ["XAI_API_KEY"] },
   { name: "together", baseUrl: "https://api.together.xyz/v1", keyEnv: ["TOGETHER_API_KEY", "TOGETHERAI_API_KEY"] },
   { name: "fireworks", baseUrl: "https://api.fireworks.ai/inference/v1", keyEnv: ["FIREWORKS_API_KEY"] },

@@ -1,7 +1,7 @@
 // Message translation rules that depend on model capabilities.
 import { expect, test } from "bun:test";
 import type { ModelInfo } from "../../core/plugin.ts";
-import { ChunkReader, mapFinishReason, toWireMessages } from "./wire.ts";
+import { ChunkReader, mapFinishReason, toWireMessages, toWireParams } from "./wire.ts";
 
 const caps = (over: Partial<ModelInfo["capabilities"]> = {}): ModelInfo["capabilities"] => ({
   tools: true,
@@ -58,4 +58,14 @@ test("tool calls without an id get one; usage is reported once, last value wins"
     { type: "usage", promptTokens: 10, completionTokens: 3, cachedTokens: 0 },
     { type: "finish", reason: "tool_calls" },
   ]);
+});
+
+test("stream_options only where the server takes it; Groq's x_groq usage is read", () => {
+  const info: ModelInfo = { name: "mistral/x", contextWindow: 1000, maxOutput: 100, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: caps() };
+  const req = { model: "mistral/x", messages: [{ role: "user" as const, content: "hi" }], stream: true, env: {} };
+  expect(toWireParams(req, { provider: "mistral", id: "x", info, streamOptions: false }).stream_options).toBeUndefined();
+  expect(toWireParams(req, { provider: "groq", id: "x", info }).stream_options).toEqual({ include_usage: true });
+  const reader = new ChunkReader();
+  reader.read({ choices: [{ delta: { content: "a" }, finish_reason: "stop" }], x_groq: { usage: { prompt_tokens: 5, completion_tokens: 1 } } });
+  expect(reader.close()).toContainEqual({ type: "usage", promptTokens: 5, completionTokens: 1, cachedTokens: 0 });
 });

@@ -49,6 +49,8 @@ export function toWireMessages(messages: readonly ChatMessage[], caps: ModelInfo
 
 export interface WireOptions {
   provider: string;
+  /** Send `stream_options.include_usage` (default true). */
+  streamOptions?: boolean;
   /** The model id sent to the endpoint. */
   id: string;
   info: ModelInfo;
@@ -69,7 +71,7 @@ export function toWireParams(request: ModelRequest, opts: WireOptions): Record<s
   if (request.reasoningEffort && caps.reasoningEffort) params.reasoning_effort = request.reasoningEffort;
   if (request.stream) {
     params.stream = true;
-    params.stream_options = { include_usage: true };
+    if (opts.streamOptions !== false) params.stream_options = { include_usage: true };
   }
   return params;
 }
@@ -128,6 +130,8 @@ interface ChunkToolCall {
 interface Chunk {
   choices?: { index?: number; delta?: { content?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null }[];
   usage?: Record<string, unknown> | null;
+  /** Groq reports streamed usage here. */
+  x_groq?: { usage?: Record<string, unknown> | null } | null;
 }
 
 /** Folds streamed chunks into events; `finish()` returns the closing events, or null if the reply never finished. */
@@ -139,7 +143,7 @@ export class ChunkReader {
 
   read(chunk: Chunk): ModelEvent[] {
     const events: ModelEvent[] = [];
-    const usage = usageEvent(chunk.usage);
+    const usage = usageEvent(chunk.usage ?? chunk.x_groq?.usage);
     if (usage) this.usage = usage;
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
     if (!choice) return events;
