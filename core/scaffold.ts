@@ -15,56 +15,58 @@ export function pluginApiText(): string {
 
 /** core/plugin.ts as a declaration file. */
 export function pluginDeclarations(version: string): string {
-  return `// coder-plugin.d.ts: the coder plugin API (version 1), written by coder ${version}.\n// Import its types with \`import type\`; nothing is imported from coder at run time.\n\n${pluginApiText()}`;
+  // AbortSignal comes from the DOM library (part of TypeScript), so the file checks without @types/node or bun.
+  return `/// <reference lib="dom" />\n// coder-plugin.d.ts: the coder plugin API (version 1), written by coder ${version}.\n// Import its types with \`import type\`; nothing is imported from coder at run time.\n\n${pluginApiText()}`;
 }
 
 export const KINDS = ["format", "context", "model", "command"] as const;
 export type TemplateKind = (typeof KINDS)[number];
 
 export function pluginTemplate(name: string, kind: TemplateKind): string {
+  const types = { format: "Edit, EditFormat, Kit, Plugin", context: "Plugin", model: "ModelInfo, Plugin", command: "Plugin" }[kind];
   const head = `// ${name}: a coder plugin (${kind}). Load it with \`coder --plugin ./${name}.ts\`, or list it under
 // "plugins" in .coder.json. Types come from ./coder-plugin.d.ts (\`coder plugin new\` wrote it).
-import type { Plugin } from "./coder-plugin";
+import type { ${types} } from "./coder-plugin";
 `;
   switch (kind) {
     case "format":
       return `${head}
 // An edit format: each line "WRITE path: text" in the reply replaces that file's content with "text".
-interface LineEdit {
-  path: string;
-  source: string;
+interface LineEdit extends Edit {
   content: string;
+}
+
+function format(kit: Kit): EditFormat<LineEdit> {
+  return {
+    name: ${JSON.stringify(name)},
+    summary: "one WRITE line per file",
+    prompts: () => ({
+      system: "To change a file, answer with one line per file: the word WRITE, the path, a colon, the new content.",
+      examples: [],
+      reminder: "Use WRITE lines for every file you change.",
+    }),
+    parse(reply, ctx) {
+      const edits: LineEdit[] = [];
+      for (const line of reply.text.split("\\n")) {
+        const m = /^WRITE (\\S+): (.*)$/.exec(line);
+        if (m) edits.push({ path: ctx.resolvePath(m[1]!), source: line, content: \`\${m[2]}\\n\` });
+        else if (line.startsWith("WRITE")) throw new kit.FormatError("Write each edit as: WRITE path: content");
+      }
+      return { edits, shell: [] };
+    },
+    apply: (edits, ws) =>
+      edits.map((edit) => {
+        ws.write(edit.path, edit.content);
+        return { status: "applied" as const, edit, path: edit.path };
+      }),
+    report: (outcomes, ctx) => kit.reports.failedEdits(outcomes, ctx),
+  };
 }
 
 export default ((kit) => ({
   apiVersion: 1,
   name: ${JSON.stringify(name)},
-  formats: [
-    {
-      name: ${JSON.stringify(name)},
-      summary: "one WRITE line per file",
-      prompts: () => ({
-        system: "To change a file, answer with one line per file: the word WRITE, the path, a colon, the new content.",
-        examples: [],
-        reminder: "Use WRITE lines for every file you change.",
-      }),
-      parse(reply, ctx) {
-        const edits: LineEdit[] = [];
-        for (const line of reply.text.split("\\n")) {
-          const m = /^WRITE (\\S+): (.*)$/.exec(line);
-          if (m) edits.push({ path: ctx.resolvePath(m[1]!), source: line, content: \`\${m[2]}\\n\` });
-        }
-        if (!edits.length && /^WRITE/m.test(reply.text)) throw new kit.FormatError("Write each edit as: WRITE path: content");
-        return { edits, shell: [] };
-      },
-      apply: (edits, ws) =>
-        edits.map((edit) => {
-          ws.write(edit.path, edit.content);
-          return { status: "applied" as const, edit, path: edit.path };
-        }),
-      report: (outcomes, ctx) => kit.reports.failedEdits(outcomes, ctx),
-    },
-  ],
+  formats: [format(kit)],
 })) satisfies Plugin;
 `;
     case "context":
@@ -89,8 +91,6 @@ export default ((kit) => ({
     case "model":
       return `${head}
 // A model adapter: the model "${name}/echo" answers every request with the last user message.
-import type { ModelInfo } from "./coder-plugin";
-
 const info: ModelInfo = {
   name: "${name}/echo",
   contextWindow: 32_000,
