@@ -12,6 +12,10 @@ export const BUILTINS: BuiltinPlugin[] = [
   // formats
   { origin: "built-in:formats/editblock", load: () => import("./formats/editblock/index.ts") },
   { origin: "built-in:formats/wholefile", load: () => import("./formats/wholefile/index.ts") },
+  { origin: "built-in:formats/udiff", load: () => import("./formats/udiff/index.ts") },
+  { origin: "built-in:formats/patch", load: () => import("./formats/patch/index.ts") },
+  { origin: "built-in:formats/tool", load: () => import("./formats/tool/index.ts") },
+  { origin: "built-in:formats/ask", load: () => import("./formats/ask/index.ts") },
   { origin: "built-in:formats/architect", load: () => import("./formats/architect/index.ts") },
   // model adapters
   { origin: "built-in:plugins/openai", load: () => import("./plugins/openai/index.ts") },

@@ -2,13 +2,13 @@
 // line before the block (outside or inside the fence); markers take 5-9 chars.
 // Shell-tagged fences that are not followed by a block are shell suggestions.
 import type { Fence } from "../../core/plugin.ts";
+import { isShellFence } from "../shell.ts";
 
 export const HEAD = /^<{5,9} SEARCH>?\s*$/;
 export const DIVIDER = /^={5,9}\s*$/;
 export const UPDATED = /^>{5,9} REPLACE\s*$/;
 
 const TRIPLE = "```";
-const SHELL_TAGS = ["bash", "sh", "shell", "zsh", "fish", "ksh", "csh", "tcsh", "console", "terminal", "cmd", "bat", "batch", "powershell", "ps1", "pwsh"];
 
 export interface RawBlock {
   /** The path as the model wrote it (decoration stripped by the filename rules). */
@@ -26,14 +26,6 @@ export interface RawParse {
 
 /** A malformed reply: `message` is for the model. */
 export class BlockSyntaxError extends Error {}
-
-/** Is `line` a fence opening tagged with a shell language (```bash, ```sh ...)? */
-export function isShellFence(line: string): boolean {
-  const t = line.trim();
-  if (!t.startsWith(TRIPLE)) return false;
-  const tag = t.slice(3).trim().toLowerCase();
-  return SHELL_TAGS.includes(tag);
-}
 
 /** A filename candidate from one line, or null (fence lines yield one only when they carry a path). */
 export function stripFilename(line: string, fence: Fence): string | null {

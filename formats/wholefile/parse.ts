@@ -2,6 +2,7 @@
 // content, the closing fence. Without a path line, the last `chat file` the reply
 // named in backticks, or the only chat file, is the target.
 import type { Fence } from "../../core/plugin.ts";
+import { shellTag } from "../shell.ts";
 
 export interface RawListing {
   filename: string;
@@ -12,7 +13,6 @@ export interface RawListing {
 
 export class ListingSyntaxError extends Error {}
 
-const SHELL_TAGS = ["bash", "sh", "shell", "zsh", "fish", "console", "terminal", "cmd", "bat", "batch", "powershell", "ps1", "pwsh"];
 
 /** The path a line before a fence names, or "" (headings, bold, backticks and a trailing colon stripped). */
 function nameOnLine(line: string, chatFiles: readonly string[]): string {
@@ -47,8 +47,7 @@ export function parseListings(text: string, fence: Fence, chatFiles: readonly st
     }
     if (line.startsWith(fence[0])) {
       const named = i > 0 ? nameOnLine(lines[i - 1]!, chatFiles) : "";
-      const tag = line.slice(fence[0].length).trim().toLowerCase();
-      if (!named && SHELL_TAGS.includes(tag)) {
+      if (!named && shellTag(line, fence[0])) {
         const cmd: string[] = [];
         for (i++; i < lines.length && !lines[i]!.startsWith(fence[1]); i++) cmd.push(lines[i]!);
         if (cmd.join("\n").trim()) shell.push(cmd.join("\n").trim());

@@ -1,0 +1,194 @@
+// The `patch` edit format: the `*** Begin Patch` envelope (as OpenAI's models are
+// trained to write it). Chunks land through kit.matcher, after their `@@` scope
+// line when one is given. Adding a file works whether or not an empty file exists.
+import type { ChatMessage, Edit, EditFormat, EditOutcome, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
+import { shellBlocks } from "../shell.ts";
+import { type PatchChunk, type PatchOp, PatchSyntaxError, parsePatches } from "./parse.ts";
+
+export type PatchEdit = Edit & PatchOp;
+
+function chunkTexts(lines: readonly string[]): { before: string; after: string } {
+  const before: string[] = [];
+  const after: string[] = [];
+  for (const l of lines) {
+    if (l.startsWith("-")) before.push(l.slice(1));
+    else if (l.startsWith("+")) after.push(l.slice(1));
+    else {
+      const text = l.startsWith(" ") ? l.slice(1) : l;
+      before.push(text);
+      after.push(text);
+    }
+  }
+  const join = (ls: string[]) => (ls.length ? ls.join("\n") + "\n" : "");
+  return { before: join(before), after: join(after) };
+}
+
+/** Split `content` after line index `at` (0-based count of lines kept in the head). */
+function splitAt(content: string, at: number): [string, string] {
+  let idx = 0;
+  for (let k = 0; k < at; k++) {
+    const nl = content.indexOf("\n", idx);
+    if (nl < 0) return [content, ""];
+    idx = nl + 1;
+  }
+  return [content.slice(0, idx), content.slice(idx)];
+}
+
+const lineCount = (s: string) => (s === "" ? 0 : s.split("\n").length - (s.endsWith("\n") ? 1 : 0));
+
+/** Apply one chunk: within the region after its scope line (and after the previous chunk), else the whole file. */
+function applyChunk(kit: Kit, content: string, chunk: PatchChunk, cursor: number): { result: MatchResult; cursor: number } {
+  const { before, after } = chunkTexts(chunk.lines);
+  let from = cursor;
+  if (chunk.scope) {
+    const lines = content.split("\n");
+    const scope = chunk.scope.trim();
+    let at = lines.findIndex((l, k) => k >= cursor && l.trim() === scope);
+    if (at < 0) at = lines.findIndex((l, k) => k >= cursor && l.includes(scope));
+    if (at < 0) at = lines.findIndex((l) => l.includes(scope));
+    if (at >= 0) from = at;
+  }
+  if (chunk.atEnd) from = Math.max(from, lineCount(content) - lineCount(before));
+  const attempts = from > 0 ? [from, 0] : [0];
+  let first: MatchResult | null = null;
+  for (const start of attempts) {
+    const [head, tail] = splitAt(content, start);
+    const r = kit.matcher.replace(tail, before, after);
+    if (r.status === "applied") {
+      return {
+        result: { ...r, content: head + r.content, startLine: r.startLine + start, endLine: r.endLine + start },
+        cursor: start + r.endLine,
+      };
+    }
+    first ??= r;
+    if (r.reason !== "not-found") break;
+  }
+  return { result: first!, cursor };
+}
+
+function applyOp(kit: Kit, edit: PatchEdit, ws: Workspace): EditOutcome<PatchEdit> {
+  const { path } = edit;
+  const fail = (reason: "missing-file" | "invalid" | "refused", detail: string): EditOutcome<PatchEdit> => ({ status: "failed", edit, path, reason, detail });
+  const refused = ws.check?.(path) ?? (edit.op === "update" && edit.moveTo ? ws.check?.(edit.moveTo) : null);
+  if (refused) return fail("refused", refused);
+  const content = ws.read(path);
+  try {
+    switch (edit.op) {
+      case "add": {
+        // An existing empty file (e.g. created by the user or a confirmation step) is fine to fill.
+        if (content !== null && content !== "" && content !== edit.content) {
+          return fail("invalid", `${path} already exists. To change it, use \`*** Update File: ${path}\` with chunks of its current lines.`);
+        }
+        ws.write(path, edit.content);
+        return { status: "applied", edit, path, note: content === null ? "created" : "filled" };
+      }
+      case "delete":
+        if (content === null) return fail("missing-file", `${path} does not exist, so it cannot be deleted.`);
+        ws.remove(path);
+        return { status: "applied", edit, path, note: "deleted" };
+      case "update": {
+        if (content === null) return fail("missing-file", `${path} does not exist. To create it, use \`*** Add File: ${path}\` with every line starting with +.`);
+        let current = content;
+        let cursor = 0;
+        for (const [n, chunk] of edit.chunks.entries()) {
+          const { result, cursor: next } = applyChunk(kit, current, chunk, cursor);
+          if (result.status === "failed") {
+            const { before, after } = chunkTexts(chunk.lines);
+            const which = edit.chunks.length > 1 ? `Chunk ${n + 1} of ${edit.chunks.length}${chunk.scope ? ` (@@ ${chunk.scope})` : ""}: ` : "";
+            const explained = kit.matcher.explain(result, before, after, path).replace(/SEARCH text/g, "chunk's context and removed lines").replace(/REPLACE text/g, "chunk's result");
+            return { status: "failed", edit, path, reason: result.reason, detail: `${which}${explained}\n\nNone of this file's chunks were applied; send the whole \`*** Update File: ${path}\` section again.`, match: result };
+          }
+          current = result.content;
+          cursor = next;
+        }
+        if (edit.moveTo && edit.moveTo !== path) {
+          if (ws.exists(edit.moveTo)) return fail("invalid", `Cannot move ${path} to ${edit.moveTo}: that file already exists.`);
+          ws.write(edit.moveTo, current);
+          ws.remove(path);
+          return { status: "applied", edit, path: edit.moveTo, note: `moved from ${path}` };
+        }
+        ws.write(path, current);
+        return { status: "applied", edit, path };
+      }
+    }
+  } catch (err) {
+    return fail("refused", (err as Error).message);
+  }
+}
+
+function system(ctx: PromptContext): string {
+  const intro = ctx.editorOnly
+    ? "You are an expert software developer applying a change that has already been planned. Reply with one patch and nothing else."
+    : `You are an expert software developer. Follow the user's request in the style the code already uses; ask when the request is ambiguous.
+
+Once you understand the request:
+1. Decide whether you need files that are not in the chat yet. If so, name them, ask the user to add them, and stop.
+2. Explain the change in a few short sentences.
+3. Write all the changes as one patch, in the format below.`;
+  return `${intro}
+
+# How to write edits: the patch format
+
+A patch starts with \`*** Begin Patch\` and ends with \`*** End Patch\`. In between, one section per file:
+- \`*** Add File: path\` then the whole new file, every line starting with \`+\`.
+- \`*** Delete File: path\` alone.
+- \`*** Update File: path\`, optionally followed by \`*** Move to: new/path\` to rename it, then one or more chunks.
+
+A chunk starts with \`@@\`, optionally followed by a line of the file that comes before the change (such as \`@@ class Cart:\` or \`@@ def total(self):\`) to say where it is. Then come the chunk's lines, each starting with one character: a space for a line kept, \`-\` for a line removed, \`+\` for a line added. Put about three kept lines before and after each change, copied exactly from the current file. When a change is at the very end of the file, put \`*** End of File\` after its chunk.
+
+Paths are relative to the repository root. Kept and removed lines must match the file exactly, and each chunk must match one place (use the \`@@\` line to pick the right one). Only change files in the chat; ask the user to add any other file first.
+${ctx.shellSuggestions ? "Shell commands the user may want to run go in a separate ```bash block, outside the patch." : "Do not suggest shell commands."}`;
+}
+
+function examples(ctx: PromptContext): ChatMessage[] {
+  const lead = (text: string) => (ctx.editorOnly ? "" : text + "\n\n");
+  return [
+    { role: "user", content: "Make greet() in greet.py take a name." },
+    {
+      role: "assistant",
+      content:
+        lead("greet() takes a `name`; the caller passes one.") +
+        '*** Begin Patch\n*** Update File: greet.py\n@@\n-def greet():\n-    return "Hello, world"\n+def greet(name):\n+    return f"Hello, {name}"\n@@ if __name__ == "__main__":\n-    print(greet())\n+    print(greet("Ada"))\n*** End of File\n*** End Patch',
+    },
+    { role: "user", content: "Put slugify in a new app/text.py and use it from app/views.py." },
+    {
+      role: "assistant",
+      content:
+        lead("A new module holds slugify(); views.py imports it instead of defining it.") +
+        '*** Begin Patch\n*** Add File: app/text.py\n+import re\n+\n+\n+def slugify(title):\n+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n*** Update File: app/views.py\n@@\n-import re\n-\n from app.models import Post\n+from app.text import slugify\n@@\n-def slugify(title):\n-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n-\n-\n def show(post):\n*** End Patch',
+    },
+  ];
+}
+
+const plugin: Plugin = (kit: Kit) => {
+  const patch: EditFormat<PatchEdit> = {
+    name: "patch",
+    summary: "one *** Begin Patch envelope: Add / Update (+ Move to) / Delete File sections",
+    prompts: (ctx) => ({
+      system: system(ctx),
+      examples: examples(ctx),
+      reminder: "Reminder: put all changes in one `*** Begin Patch` … `*** End Patch` envelope; `@@` chunks with kept lines copied exactly; `*** Add File:` lines all start with +." + (ctx.editorOnly ? " The patch only." : ""),
+    }),
+    parse(reply, ctx) {
+      let ops: PatchOp[];
+      try {
+        ops = parsePatches(reply.text);
+      } catch (err) {
+        if (err instanceof PatchSyntaxError) throw new kit.FormatError(err.message);
+        throw err;
+      }
+      const edits = ops.map((op): PatchEdit => {
+        const path = ctx.resolvePath(op.path) || op.path;
+        if (op.op === "update") return { ...op, path, moveTo: op.moveTo === null ? null : ctx.resolvePath(op.moveTo) || op.moveTo };
+        return { ...op, path };
+      });
+      const shell = shellBlocks(reply.text.replace(/\*\*\* Begin Patch[\s\S]*?\*\*\* End Patch/g, ""));
+      return { edits, shell: shell.map((command) => ({ command })) };
+    },
+    apply: (edits, ws) => edits.map((e) => applyOp(kit, e, ws)),
+    report: (outcomes, ctx) => kit.reports.failedEdits(outcomes, ctx),
+  };
+  return { apiVersion: 1, name: "patch", formats: [patch] };
+};
+
+export default plugin;

@@ -1,0 +1,157 @@
+// The `tool` edit format: the same edits as `diff`, carried by native tool calls
+// (edit_file, create_file) and applied through the same matcher. Each edit keeps
+// its call id so the engine can answer every call with a tool message.
+import type { ChatMessage, EditFormat, EditOutcome, Kit, Plugin, PromptContext, ToolCall, ToolSpec, Workspace } from "../../core/plugin.ts";
+import { applySearchReplaceEdits, type SearchReplaceEdit } from "../search-replace.ts";
+
+export interface ToolEdit extends SearchReplaceEdit {
+  kind: "edit" | "create";
+}
+
+export const TOOLS: ToolSpec[] = [
+  {
+    name: "edit_file",
+    description:
+      "Replace a run of whole lines in a file. `search` must be copied exactly from the current file (every character and indentation) and match exactly one place; `replace` is what goes there. An empty `search` on a file that does not exist creates it with `replace` as its content.",
+    parameters: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "file path relative to the repository root" },
+        search: { type: "string", description: "the exact existing lines to replace (whole lines, ending with a newline)" },
+        replace: { type: "string", description: "the new lines" },
+      },
+      required: ["path", "search", "replace"],
+      additionalProperties: false,
+    },
+  },
+  {
+    name: "create_file",
+    description: "Create a new file with this content, or replace the whole content of a file that is in the chat.",
+    parameters: {
+      type: "object",
+      properties: {
+        path: { type: "string", description: "file path relative to the repository root" },
+        content: { type: "string", description: "the complete file content" },
+      },
+      required: ["path", "content"],
+      additionalProperties: false,
+    },
+  },
+];
+
+function system(ctx: PromptContext): string {
+  const intro = ctx.editorOnly
+    ? "You are an expert software developer applying a change that has already been planned. Make the change by calling the tools; write no other text."
+    : `You are an expert software developer. Follow the user's request in the style the code already uses; ask when the request is ambiguous.
+
+If you need files that are not in the chat yet, name them, ask the user to add them, and stop. Otherwise make the change by calling the tools, with at most a sentence or two of explanation.`;
+  return `${intro}
+
+# How to write edits: tool calls
+
+Edit files only by calling the functions you are given; never write code changes in your text.
+- \`edit_file\` replaces lines: \`search\` must be a verbatim copy of lines in the file as it is now (whitespace, comments and blank lines included) and must match exactly one place; add surrounding lines to make it unique. Keep each call small: the changed lines and a line or two around them. Call it once per change; calls are applied in order.
+- \`create_file\` writes a whole new file (or the whole content of a file in the chat).
+- Paths are relative to the repository root. Only edit files in the chat; ask the user to add any other file first.
+- You may make several calls in one reply.
+${ctx.shellSuggestions ? "Shell commands the user may want to run go in your text in a ```bash block." : "Do not suggest shell commands."}`;
+}
+
+const call = (id: string, name: string, args: Record<string, string>): ToolCall => ({ id, name, arguments: JSON.stringify(args) });
+
+function examples(ctx: PromptContext): ChatMessage[] {
+  return [
+    { role: "user", content: "Make greet() in greet.py take a name." },
+    {
+      role: "assistant",
+      content: ctx.editorOnly ? "" : "greet() takes a `name`; the caller passes one.",
+      toolCalls: [
+        call("call_ex1", "edit_file", { path: "greet.py", search: 'def greet():\n    return "Hello, world"\n', replace: 'def greet(name):\n    return f"Hello, {name}"\n' }),
+        call("call_ex2", "edit_file", { path: "greet.py", search: "    print(greet())\n", replace: '    print(greet("Ada"))\n' }),
+      ],
+    },
+    { role: "tool", toolCallId: "call_ex1", content: "applied" },
+    { role: "tool", toolCallId: "call_ex2", content: "applied" },
+    { role: "user", content: "Add a README.md saying how to run it." },
+    {
+      role: "assistant",
+      content: ctx.editorOnly ? "" : "A short README.",
+      toolCalls: [call("call_ex3", "create_file", { path: "README.md", content: "# greet\n\nRun it with `python greet.py`.\n" })],
+    },
+    { role: "tool", toolCallId: "call_ex3", content: "applied" },
+  ];
+}
+
+/** The edits of a reply's tool calls; a malformed call throws kit.FormatError naming it. */
+function parseCalls(kit: Kit, calls: readonly ToolCall[], resolve: (raw: string) => string): ToolEdit[] {
+  const edits: ToolEdit[] = [];
+  for (const c of calls) {
+    const problem = (what: string) =>
+      new kit.FormatError(`Your ${c.name || "unnamed"} tool call (id ${c.id || "?"}) ${what}. No edits from this reply were applied; call the tools again with valid arguments.`);
+    if (c.name !== "edit_file" && c.name !== "create_file") throw problem(`names an unknown function; use edit_file or create_file`);
+    let args: unknown;
+    try {
+      args = JSON.parse(c.arguments || "{}");
+    } catch {
+      throw problem("has arguments that are not valid JSON (was the reply cut off?)");
+    }
+    if (!args || typeof args !== "object" || Array.isArray(args)) throw problem("must have a JSON object as its arguments");
+    const a = args as Record<string, unknown>;
+    const str = (k: string) => {
+      if (typeof a[k] !== "string") throw problem(`is missing the string argument "${k}"`);
+      return a[k] as string;
+    };
+    const raw = str("path");
+    if (raw.trim() === "") throw problem(`has an empty "path"`);
+    const path = resolve(raw) || raw;
+    if (c.name === "edit_file") {
+      const search = str("search");
+      const replace = str("replace");
+      edits.push({ kind: "edit", path, search, replace, toolCallId: c.id, source: `edit_file ${path}\n<<<<<<< SEARCH\n${search}${search.endsWith("\n") || !search ? "" : "\n"}=======\n${replace}${replace.endsWith("\n") || !replace ? "" : "\n"}>>>>>>> REPLACE` });
+    } else {
+      const content = str("content");
+      edits.push({ kind: "create", path, search: "", replace: content, toolCallId: c.id, source: `create_file ${path} (${content.split("\n").length} lines)` });
+    }
+  }
+  return edits;
+}
+
+function applyCreate(edit: ToolEdit, ws: Workspace): EditOutcome<ToolEdit> {
+  const { path } = edit;
+  const refused = ws.check?.(path);
+  if (refused) return { status: "failed", edit, path, reason: "refused", detail: refused };
+  const before = ws.read(path);
+  if (before !== null && before !== "" && !ws.chatFiles.includes(path)) {
+    return { status: "failed", edit, path, reason: "invalid", detail: `${path} already exists and is not in the chat. Use edit_file to change it, or ask the user to add it to the chat first.` };
+  }
+  try {
+    ws.write(path, edit.replace === "" || edit.replace.endsWith("\n") ? edit.replace : edit.replace + "\n");
+  } catch (err) {
+    return { status: "failed", edit, path, reason: "refused", detail: (err as Error).message };
+  }
+  return { status: "applied", edit, path, note: before === null ? "created" : "replaced" };
+}
+
+const plugin: Plugin = (kit: Kit) => {
+  const tool: EditFormat<ToolEdit> = {
+    name: "tool",
+    summary: "edits as native tool calls (edit_file, create_file); needs a model with function calling",
+    tools: TOOLS,
+    prompts: (ctx) => ({
+      system: system(ctx),
+      examples: examples(ctx),
+      reminder: "Reminder: make every change with edit_file / create_file calls; `search` copied exactly and matching one place." + (ctx.editorOnly ? " No text besides the calls." : ""),
+    }),
+    parse: (reply, ctx) => ({ edits: parseCalls(kit, reply.toolCalls, ctx.resolvePath), shell: [] }),
+    apply(edits, ws) {
+      // Creates and edits keep their order: a later edit sees an earlier create.
+      const out: EditOutcome<ToolEdit>[] = [];
+      for (const e of edits) out.push(e.kind === "create" ? applyCreate(e, ws) : applySearchReplaceEdits(kit, [e], ws)[0]!);
+      return out;
+    },
+    report: (outcomes, ctx) => kit.reports.failedEdits(outcomes, ctx),
+  };
+  return { apiVersion: 1, name: "tool", formats: [tool] };
+};
+
+export default plugin;

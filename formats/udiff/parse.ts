@@ -1,0 +1,106 @@
+// Parsing unified diffs out of ```diff fences (pure). Line numbers in `@@` headers
+// are ignored: each hunk is located by its context and removed lines.
+export interface RawHunk {
+  /** Path from the `+++` line (from `---` when the file is deleted); null when the fence had no headers. */
+  filename: string | null;
+  /** Lines with their ` `/`-`/`+` prefix, without newlines. */
+  lines: string[];
+  /** `--- /dev/null`: a new file. */
+  created: boolean;
+  /** `+++ /dev/null`: the file is deleted. */
+  deleted: boolean;
+}
+
+/** A path from a `---`/`+++` line: timestamps after a tab dropped, git's a/ b/ prefixes removed when both carry them. */
+function headerPaths(minus: string, plus: string): { a: string; b: string } {
+  const clean = (s: string) => s.slice(4).split("\t")[0]!.trim();
+  let a = clean(minus);
+  let b = clean(plus);
+  if ((a.startsWith("a/") || a === "/dev/null") && (b.startsWith("b/") || b === "/dev/null")) {
+    if (a !== "/dev/null") a = a.slice(2);
+    if (b !== "/dev/null") b = b.slice(2);
+  }
+  return { a, b };
+}
+
+const isChange = (l: string) => l.startsWith("+") || l.startsWith("-");
+
+/** Hunks of every ```diff fence of `text`, in order. Hunks without a change are dropped. */
+export function parseUnifiedDiffs(text: string, fenceOpen = "```"): RawHunk[] {
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  const hunks: RawHunk[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const t = lines[i]!.trimStart();
+    const opener = [fenceOpen, "```"].find((f) => t.startsWith(f + "diff") || t.startsWith(f + "patch") || t.startsWith(f + "udiff"));
+    if (!opener) continue;
+    const body: string[] = [];
+    for (i++; i < lines.length && !lines[i]!.startsWith("```") && !lines[i]!.startsWith(fenceOpen); i++) body.push(lines[i]!);
+    hunks.push(...hunksOf(body));
+  }
+  return hunks;
+}
+
+function hunksOf(body: string[]): RawHunk[] {
+  const out: RawHunk[] = [];
+  let file: { filename: string | null; created: boolean; deleted: boolean } = { filename: null, created: false, deleted: false };
+  let current: string[] = [];
+  const flush = () => {
+    while (current.length && current[current.length - 1]!.trim() === "") current.pop();
+    if (current.some(isChange)) out.push({ ...file, lines: current });
+    current = [];
+  };
+  for (let k = 0; k < body.length; k++) {
+    const line = body[k]!;
+    const next = body[k + 1];
+    if (line.startsWith("--- ") && next?.startsWith("+++ ")) {
+      flush();
+      const { a, b } = headerPaths(line, next);
+      file = { filename: b === "/dev/null" ? a : b, created: a === "/dev/null", deleted: b === "/dev/null" };
+      k++;
+      continue;
+    }
+    if (line.startsWith("@@")) {
+      flush();
+      continue;
+    }
+    if (/^(diff --git|index [0-9a-f]+\.\.|new file mode|deleted file mode|similarity index|rename (from|to) )/.test(line)) continue;
+    current.push(line);
+  }
+  flush();
+  return out;
+}
+
+/** The text a hunk expects (context and removed lines) and the text it leaves (context and added lines). */
+export function hunkTexts(lines: readonly string[]): { before: string; after: string } {
+  const before: string[] = [];
+  const after: string[] = [];
+  for (const line of lines) {
+    if (line.startsWith("-")) before.push(line.slice(1));
+    else if (line.startsWith("+")) after.push(line.slice(1));
+    else {
+      // Context: " x"; models often drop the space on blank lines (or altogether).
+      const text = line.startsWith(" ") ? line.slice(1) : line;
+      before.push(text);
+      after.push(text);
+    }
+  }
+  const join = (ls: string[]) => (ls.length ? ls.join("\n") + "\n" : "");
+  return { before: join(before), after: join(after) };
+}
+
+/** Split a hunk into one piece per run of changes, each with up to `context` lines around it. */
+export function splitHunk(lines: readonly string[], context = 3): string[][] {
+  const runs: [number, number][] = [];
+  for (let k = 0; k < lines.length; k++) {
+    if (!isChange(lines[k]!)) continue;
+    let end = k;
+    while (end + 1 < lines.length && isChange(lines[end + 1]!)) end++;
+    runs.push([k, end]);
+    k = end;
+  }
+  return runs.map(([s, e], n) => {
+    const prevEnd = n > 0 ? runs[n - 1]![1] + 1 : 0;
+    const nextStart = n + 1 < runs.length ? runs[n + 1]![0] : lines.length;
+    return lines.slice(Math.max(prevEnd, s - context), Math.min(nextStart, e + 1 + context));
+  });
+}
