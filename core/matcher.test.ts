@@ -1,0 +1,115 @@
+import { describe, expect, test } from "bun:test";
+import { closestRegions, matcher } from "./matcher.ts";
+
+const applied = (content: string, search: string, replace: string) => {
+  const r = matcher.replace(content, search, replace);
+  if (r.status !== "applied") throw new Error(`expected applied, got ${r.reason}`);
+  return r;
+};
+
+describe("matcher ladder", () => {
+  test("exact lines", () => {
+    const r = applied("a\nb\nc\n", "b\n", "B\n");
+    expect(r).toMatchObject({ content: "a\nB\nc\n", rung: "exact", startLine: 2, endLine: 2 });
+  });
+
+  test("trailing whitespace is ignored", () => {
+    const r = applied("a  \nb\t\nc\n", "a\nb\n", "x\n");
+    expect(r.rung).toBe("trailing-whitespace");
+    expect(r.content).toBe("x\nc\n");
+  });
+
+  test("uniform indentation shift re-indents the replacement", () => {
+    const file = "class A:\n    def f(self):\n        return 1\n";
+    const r = applied(file, "def f(self):\n    return 1\n", "def f(self):\n    return 2\n");
+    expect(r.rung).toBe("indentation");
+    expect(r.content).toBe("class A:\n    def f(self):\n        return 2\n");
+  });
+
+  test("indentation shift the other way (SEARCH more indented than the file)", () => {
+    const r = applied("def f():\n    return 1\n", "    def f():\n        return 1\n", "    def f():\n        return 3\n");
+    expect(r.content).toBe("def f():\n    return 3\n");
+  });
+
+  test("a spurious blank first line is skipped", () => {
+    const r = applied("x = 1\ny = 2\n", "\ny = 2\n", "\ny = 3\n");
+    expect(r.rung).toBe("leading-blank");
+    expect(r.content).toBe("x = 1\ny = 3\n");
+  });
+
+  test("... elision: each piece must match once", () => {
+    const file = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n";
+    const r = applied(file, "def f():\n...\n    return a\n", "def g():\n...\n    return c\n");
+    expect(r.rung).toBe("elision");
+    expect(r.content).toBe("def g():\n    a = 1\n    b = 2\n    c = 3\n    return c\n");
+    const bad = matcher.replace("x\ny\nx\n", "x\n...\ny\n", "z\n...\ny\n");
+    expect(bad.status).toBe("failed");
+  });
+
+  test("fuzzy: one clearly best region above the threshold", () => {
+    const file = "def total(items):\n    s = 0\n    for it in items:\n        s += it.price\n    return s\n\nprint('x')\n";
+    const search = "def total(items):\n    s = 0\n    for it in items:\n        s += it.prices\n    return s\n";
+    const r = applied(file, search, "def total(items):\n    return sum(it.price for it in items)\n");
+    expect(r.rung).toBe("fuzzy");
+    expect(r.content).toBe("def total(items):\n    return sum(it.price for it in items)\n\nprint('x')\n");
+  });
+
+  test("fuzzy refuses when two regions are equally close", () => {
+    const block = "if x:\n    y = compute(a, b)\n    z = y + 1\n";
+    const r = matcher.replace(block + "\n" + block, "if x:\n    y = compute(a, c)\n    z = y + 1\n", "pass\n");
+    expect(r.status).toBe("failed");
+  });
+
+  test("several matches are ambiguous, every location listed", () => {
+    const r = matcher.replace("line1\nline2\nline1\nline3\n", "line1\n", "new\n");
+    expect(r.status).toBe("failed");
+    if (r.status !== "failed") return;
+    expect(r.reason).toBe("ambiguous");
+    expect(r.candidates.map((c) => c.startLine)).toEqual([1, 3]);
+    expect(matcher.explain(r, "line1\n", "new\n", "f.txt")).toContain("line 1, line 3");
+  });
+
+  test("not found: closest regions with line numbers, similarity and text", () => {
+    const file = "import os\n\ndef load(path):\n    with open(path) as f:\n        return f.read()\n";
+    const r = matcher.replace(file, "def load(p):\n    with open(p) as fh:\n", "x\n");
+    expect(r.status).toBe("failed");
+    if (r.status !== "failed") return;
+    expect(r.reason).toBe("not-found");
+    expect(r.candidates[0]).toMatchObject({ startLine: 3, endLine: 4 });
+    expect(r.candidates[0]!.text).toBe("def load(path):\n    with open(path) as f:\n");
+    const text = matcher.explain(r, "def load(p):\n", "x\n", "io.py");
+    expect(text).toContain("Did you mean these actual lines of io.py (lines 3-4");
+    expect(text).toContain("    with open(path) as f:");
+    expect(text).toContain("Rule:");
+  });
+
+  test("already applied: SEARCH gone, REPLACE present", () => {
+    const r = matcher.replace("def f():\n    return compute(1, 2)\n", "def f():\n    return 1\n", "def f():\n    return compute(1, 2)\n");
+    expect(r).toMatchObject({ status: "failed", reason: "already-applied" });
+    if (r.status === "failed") expect(matcher.explain(r, "", "", "a.py")).toContain("Do not send it again");
+  });
+
+  test("no-op: SEARCH equals REPLACE", () => {
+    expect(matcher.replace("a\nb\n", "a\n", "a\n")).toMatchObject({ status: "failed", reason: "no-op" });
+  });
+
+  test("empty SEARCH creates or appends", () => {
+    expect(applied("", "", "new\n").content).toBe("new\n");
+    expect(applied("old\n", "", "new\n").content).toBe("old\nnew\n");
+    expect(applied("old", "\n", "new\n").content).toBe("old\nnew\n");
+  });
+
+  test("CRLF files keep CRLF on new lines and untouched lines", () => {
+    const r = applied("a\r\nb\r\nc\r\n", "b\n", "B1\nB2\n");
+    expect(r.content).toBe("a\r\nB1\r\nB2\r\nc\r\n");
+    expect(applied("a\r\nb\r\n", "a\r\n", "x\r\n").content).toBe("x\r\nb\r\n");
+  });
+
+  test("no final newline is kept", () => {
+    expect(applied("a\nb", "a\n", "x\n").content).toBe("x\nb");
+  });
+
+  test("closestRegions is usable on its own", () => {
+    expect(closestRegions("alpha\nbeta\ngamma\n", "betta\n")[0]?.startLine).toBe(2);
+  });
+});
