@@ -15,6 +15,7 @@ import { ClackPrompter, NonInteractivePrompter } from "./term/confirm.ts";
 import { JsonOutput, type Output, type Totals } from "./term/events.ts";
 import { LineInput } from "./term/input.ts";
 import { PlainOutput, TtyOutput } from "./term/render.ts";
+import { trace } from "./term/trace.ts";
 import { ChatFiles, Coder, type CoderServices } from "./turn.ts";
 
 /** Conventions files read (read-only) by default when present at the root. */
@@ -42,7 +43,9 @@ export async function runCoder(app: App): Promise<number> {
   process.on("SIGINT", onSigint);
   try {
     const message = await oneShotMessage(app);
+    trace("runCoder: start");
     coder = await createCoder(app, out, totals);
+    trace("runCoder: coder ready");
     const files = [...coder.chat.editable];
     out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
     if (o.restoreChatHistory) await restoreHistory(app, coder, out);
@@ -68,6 +71,7 @@ export async function runCoder(app: App): Promise<number> {
   }
   out.flush();
   out.emit({ type: "end", exitCode, totals });
+  trace("runCoder: done");
   return exitCode;
 }
 

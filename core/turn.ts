@@ -30,6 +30,7 @@ import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelIn
 import { guard, messageOf, type Registered } from "./registry.ts";
 import { type FileStoreLike, outcomeDetail, parseReply, stageEdits } from "./reply.ts";
 import { type Output, replyCost, type Totals, type Usage } from "./term/events.ts";
+import { trace } from "./term/trace.ts";
 
 /** Everything a coder shares with the other coders of the session (architect and editor). */
 export interface CoderServices {
@@ -181,6 +182,7 @@ export class Coder {
     const controller = new AbortController();
     this.controller = controller;
     try {
+      trace("send: assembling chunks");
       const { chunks, fence } = await this.buildChunks(message, controller.signal);
       const messages = chunkMessages(chunks);
       const promptTokens = this.checkContextWindow(chunks, messages);
@@ -188,7 +190,9 @@ export class Coder {
       out.emit({ type: "request", model: this.model, promptTokens });
       if (app.settings.options.verbose) out.print(messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n"));
 
+      trace("send: request");
       const reply = await this.stream(request, controller.signal, promptTokens);
+      trace("send: reply complete");
       this.lastRequest = request;
       this.services.transcript.assistant(reply.text);
       return await this.handleReply(reply, fence, controller.signal);
@@ -435,12 +439,16 @@ export class Coder {
 
     const dryRun = this.options.dryRun;
     let written: string[] = [];
+    let messagePromise: Promise<string | null> = Promise.resolve(null);
     if (changes.size) {
       if (dryRun) {
         for (const [path, after] of changes) out.print(this.services.app.kit.diff.unified(path, staged.before.get(path) ?? "", after ?? ""));
         await this.services.files.writeAll(changes, { dryRun: true });
       } else {
+        // The weak model writes the commit message while git and the disk do their part.
+        messagePromise = this.commitMessage([...changes.keys()], staged.before, changes, signal);
         const report = await this.writeChanges(changes);
+        trace("reply: written");
         written = report.written.map((w) => w.path);
         // A write the store refused fails every edit of that file, with the store's reason.
         for (const refusal of report.refused) {
@@ -451,7 +459,13 @@ export class Coder {
       }
     }
     for (const o of outcomes) out.emit({ type: "edit", path: o.path, status: o.status, detail: dryRun && o.status === "applied" ? "dry run: not written" : outcomeDetail(o) });
-    if (written.length) await this.commit(written, staged.before, changes, signal);
+    if (written.length) {
+      const message = await messagePromise;
+      trace("reply: commit message");
+      await this.commit(written, message);
+      trace("reply: committed");
+    }
+    else void messagePromise.catch(() => {});
 
     for (const s of shell) await this.runShellSuggestion(s.command);
 
@@ -503,19 +517,25 @@ export class Coder {
     return this.services.files.writeAll(changes, { dryRun: false });
   }
 
-  /** One commit per applied reply, message from the weak model (git's fallback when it fails). */
-  private async commit(paths: string[], before: Map<string, string | null>, changes: Map<string, string | null>, signal: AbortSignal): Promise<void> {
+  /** The weak model's commit message for these changes; null (git's deterministic summary) when it fails. */
+  private async commitMessage(paths: string[], before: Map<string, string | null>, changes: Map<string, string | null>, signal: AbortSignal): Promise<string | null> {
     const { git, out, app } = this.services;
-    if (!git || !this.options.autoCommits) return;
+    if (!git || !this.options.autoCommits) return null;
     const diff = paths.map((p) => app.kit.diff.unified(p, before.get(p) ?? "", changes.get(p) ?? "")).join("\n");
-    let message: string | null = null;
     try {
       const reply = await app.kit.complete({ model: this.weakModel(), messages: commitMessagePrompt(this.turnRequest, diff), maxTokens: 100 }, signal);
-      message = reply.text.trim() || null;
+      return reply.text.trim() || null;
     } catch (error) {
       if (signal.aborted) throw new Interrupted();
       out.warn(`The weak model could not write the commit message (${messageOf(error).split("\n")[0]}); using a summary.`);
+      return null;
     }
+  }
+
+  /** One commit per applied reply. */
+  private async commit(paths: string[], message: string | null): Promise<void> {
+    const { git, out } = this.services;
+    if (!git || !this.options.autoCommits) return;
     const outcome = await git.commitEdits(paths, { message, request: this.turnRequest, model: this.model, attribution: this.options.attribution, verify: this.options.verify });
     if (outcome.status === "committed") out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
     else if (outcome.status === "failed") out.warn(`Commit failed: ${outcome.message}`);
