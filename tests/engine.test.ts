@@ -183,6 +183,36 @@ describe.skipIf(noBinary)("faults", () => {
   });
 });
 
+describe.skipIf(noBinary)("tool format", () => {
+  test("the next request answers every call id with a tool message, then the repair report", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\ny = 1\n" });
+    const s = await server([
+      {
+        model: "gpt-4.1",
+        toolCalls: [
+          { id: "call_a", name: "edit_file", arguments: { path: "a.py", search: "x = 1\n", replace: "x = 2\n" } },
+          { id: "call_b", name: "edit_file", arguments: { path: "a.py", search: "zzz = 9\n", replace: "y = 2\n" } },
+        ],
+      },
+      { model: "gpt-4.1", toolCalls: [{ id: "call_c", name: "edit_file", arguments: { path: "a.py", search: "y = 1\n", replace: "y = 2\n" } }] },
+    ]);
+    const r = await runCoder(repo, s, ["--yes-always", "--edit-format", "tool", "-m", "set both to 2", "a.py"]);
+    expect(r.code).toBe(0);
+    const reqs = mainRequests(s);
+    expect(reqs.length).toBe(2);
+    expect(reqs[0].tools.map((t: any) => t.function?.name ?? t.name)).toContain("edit_file");
+    const msgs = reqs[1].messages as any[];
+    const assistant = msgs.findLastIndex((m) => m.role === "assistant" && m.tool_calls);
+    expect(assistant).toBeGreaterThan(0);
+    expect(msgs[assistant].tool_calls.map((c: any) => c.id)).toEqual(["call_a", "call_b"]);
+    expect(msgs[assistant + 1]).toMatchObject({ role: "tool", tool_call_id: "call_a" });
+    expect(msgs[assistant + 2]).toMatchObject({ role: "tool", tool_call_id: "call_b" });
+    expect(msgs[assistant + 3].role).toBe("user");
+    expect(String(msgs[assistant + 3].content)).toContain("zzz = 9");
+    expect(repo.read("a.py")).toBe("x = 2\ny = 2\n");
+  });
+});
+
 describe.skipIf(noBinary)("architect", () => {
   test("the plan goes to the editor model as its request; both usages are counted", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
