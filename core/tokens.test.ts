@@ -1,9 +1,17 @@
 // Our BPE count must equal js-tiktoken's own encoder, and sampling must stay close for huge texts.
-import { expect, test } from "bun:test";
-import { readFileSync } from "node:fs";
+import { beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Tiktoken } from "js-tiktoken/lite";
-import { countMessages, countTokens, countTools, SAMPLE_ABOVE } from "./tokens.ts";
+import { countMessages, countTokens, countTools, resetEncodings, SAMPLE_ABOVE, setTokenCacheDir } from "./tokens.ts";
+
+let cache: string;
+beforeAll(() => {
+  cache = mkdtempSync(join(tmpdir(), "coder-tokens-"));
+  setTokenCacheDir(cache);
+  resetEncodings();
+});
 
 const reference = (name: "o200k_base" | "cl100k_base") => {
   const mod = require(`js-tiktoken/ranks/${name}`);
@@ -57,4 +65,23 @@ test("countMessages adds framing per message and for tool calls", () => {
   const withCall = countMessages([{ role: "assistant", content: "", toolCalls: [{ id: "c1", name: "edit_file", arguments: '{"path":"a"}' }] }]);
   expect(withCall).toBeGreaterThan(3 + 1 + 3 + 3);
   expect(countTools([{ name: "edit_file", description: "Edit a file", parameters: { type: "object" } }])).toBeGreaterThan(8);
+});
+
+test("tables read back from the disk cache count exactly as freshly built ones; a damaged cache is rebuilt", () => {
+  const text = samples.join("\n");
+  const expected = reference("o200k_base").encode(text, [], []).length;
+  resetEncodings();
+  expect(countTokens(text)).toBe(expected); // built (or read) and cached
+  const file = join(cache, readdirSync(cache).find((f) => f.startsWith("tokens-o200k_base"))!);
+  expect(existsSync(file)).toBe(true);
+  resetEncodings();
+  expect(countTokens(text)).toBe(expected); // read back
+  writeFileSync(file, "garbage");
+  resetEncodings();
+  expect(countTokens(text)).toBe(expected); // rebuilt
+  expect(readFileSync(file).length).toBeGreaterThan(1_000_000);
+  setTokenCacheDir(null);
+  resetEncodings();
+  expect(countTokens(text)).toBe(expected); // no cache at all
+  setTokenCacheDir(cache);
 });
