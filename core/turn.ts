@@ -168,6 +168,8 @@ export class Coder {
         next = result.reflection;
       }
     } finally {
+      // A request that got no reply (failed or interrupted) leaves no dangling user message behind.
+      if (this.history.cur.at(-1)?.role === "user") this.history.cur.pop();
       this.history.finishTurn();
       this.afterTurn();
     }

@@ -126,6 +126,17 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(repo.read("a.py")).toBe("x = 3\n");
   });
 
+  test("a prompt too big for the context window is never sent; the error says what takes the room", async () => {
+    const big = Array.from({ length: 800 }, (_, i) => `value_${i} = compute(${i}, "some text to fill the file")`).join("\n");
+    const repo = makeRepo({ "big.py": `${big}\n`, ".coder.json": JSON.stringify({ models: { "openai/gpt-4.1": { contextWindow: 4000, maxOutput: 500 } } }) });
+    const s = await server([{ text: "never" }]);
+    const r = await runCoder(repo, s, ["--yes-always", "--map-tokens", "0", "-m", "tidy", "big.py"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("context window of 4000");
+    expect(r.stderr).toContain("chat files: big.py");
+    expect(mainRequests(s).length).toBe(0);
+  });
+
   test("a path outside the repository is refused with exit 2", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
