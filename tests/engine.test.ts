@@ -137,6 +137,20 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(mainRequests(s).length).toBe(0);
   });
 
+  test("a reply cut at the output limit is continued from an assistant prefill where the model allows it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", ".coder.json": JSON.stringify({ models: { "openai/gpt-4.1": { capabilities: { prefill: true } } } }) });
+    const s = await server([
+      { model: "gpt-4.1", text: "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\n", finishReason: "length" },
+      { model: "gpt-4.1", text: "x = 2\n>>>>>>> REPLACE\n```\n" },
+    ]);
+    const r = await runCoder(repo, s, ["--yes-always", "-m", "x=2", "a.py"]);
+    expect(r.code).toBe(0);
+    const reqs = mainRequests(s);
+    expect(reqs.length).toBe(2);
+    expect(reqs[1].messages.at(-1)).toMatchObject({ role: "assistant", content: "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\n" });
+    expect(repo.read("a.py")).toBe("x = 2\n");
+  });
+
   test("a path outside the repository is refused with exit 2", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
