@@ -156,7 +156,7 @@ function buildEncoding(file: RankFile): Encoding {
 // vocabularies, so a cache keyed by encoding name and layout version never goes stale.
 
 const CACHE_MAGIC = 0x52444f43; // "CODR"
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2;
 const HEADER_INTS = 8;
 
 let cacheDir: string | null | undefined;
@@ -218,6 +218,9 @@ function readCache(path: string): Encoding | undefined {
   const table = new Int32Array(buffer, (at += tokens! * 4), tableSize!);
   const patStr = new TextDecoder().decode(new Uint8Array(buffer, (at += tableSize! * 4), patternLength!));
   const bytes = new Uint8Array(buffer, base + ints * 4, used!);
+  // Structural check (a cache from a broken writer must not count wrongly): offsets rise to `used`.
+  if (offsets[0] !== 0 || offsets[tokens!] !== used || tableSize! < tokens! || (tableSize! & (tableSize! - 1)) !== 0) return undefined;
+  for (let t = 0; t < tokens!; t++) if (offsets[t + 1]! <= offsets[t]!) return undefined;
   return { bytes, offsets, ranks, table, mask: tableSize! - 1, pattern: new RegExp(patStr, "gu"), pieces: new Map() };
 }
 
