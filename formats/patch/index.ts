@@ -177,11 +177,8 @@ const plugin: Plugin = (kit: Kit) => {
         if (err instanceof PatchSyntaxError) throw new kit.FormatError(err.message);
         throw err;
       }
-      const edits = ops.map((op): PatchEdit => {
-        const path = ctx.resolvePath(op.path) || op.path;
-        if (op.op === "update") return { ...op, path, moveTo: op.moveTo === null ? null : ctx.resolvePath(op.moveTo) || op.moveTo };
-        return { ...op, path };
-      });
+      // Add File and Move to name new paths on purpose: they are not mapped onto chat files.
+      const edits = ops.map((op): PatchEdit => (op.op === "add" ? op : { ...op, path: ctx.resolvePath(op.path) || op.path }));
       const shell = shellBlocks(reply.text.replace(/\*\*\* Begin Patch[\s\S]*?\*\*\* End Patch/g, ""));
       return { edits, shell: shell.map((command) => ({ command })) };
     },

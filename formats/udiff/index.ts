@@ -2,7 +2,7 @@
 // their text (line numbers ignored) through kit.matcher; new files via /dev/null.
 import type { ChatMessage, Edit, EditFormat, EditOutcome, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
 import { shellBlocks } from "../shell.ts";
-import { hunkTexts, parseUnifiedDiffs, splitHunk } from "./parse.ts";
+import { changeRuns, hunkTexts, parseUnifiedDiffs, runWithContext } from "./parse.ts";
 
 export interface UdiffEdit extends Edit {
   /** Hunk lines with their prefixes. */
@@ -57,21 +57,33 @@ function examples(ctx: PromptContext): ChatMessage[] {
   ];
 }
 
-/** Apply one hunk's text change: whole hunk first, then piece by piece (all pieces or nothing). */
+/**
+ * Apply one hunk's text change: the whole hunk first; when it does not match, each run
+ * of changes on its own, with less and less context around it (all runs or nothing).
+ */
 function applyHunk(kit: Kit, content: string, lines: string[]): MatchResult {
   const { before, after } = hunkTexts(lines);
   const whole = kit.matcher.replace(content, before, after);
   if (whole.status === "applied" || whole.reason !== "not-found") return whole;
-  const pieces = splitHunk(lines);
-  if (pieces.length < 2) return whole;
+  const runs = changeRuns(lines);
   let current = content;
   let first: MatchResult | null = null;
-  for (const piece of pieces) {
-    const t = hunkTexts(piece);
-    const r = kit.matcher.replace(current, t.before, t.after);
-    if (r.status !== "applied") return whole;
-    first ??= r;
-    current = r.content;
+  for (let n = 0; n < runs.length; n++) {
+    let done: MatchResult | null = null;
+    for (const context of [3, 2, 1, 0]) {
+      const piece = runWithContext(lines, runs, n, context);
+      const t = hunkTexts(piece);
+      if (t.before.trim() === "") continue; // a pure insertion needs an anchor
+      const r = kit.matcher.replace(current, t.before, t.after);
+      if (r.status === "applied") {
+        done = r;
+        break;
+      }
+      if (r.reason !== "not-found") break;
+    }
+    if (!done || done.status !== "applied") return whole;
+    first ??= done;
+    current = done.content;
   }
   return first && first.status === "applied" ? { ...first, content: current } : whole;
 }

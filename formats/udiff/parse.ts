@@ -88,8 +88,8 @@ export function hunkTexts(lines: readonly string[]): { before: string; after: st
   return { before: join(before), after: join(after) };
 }
 
-/** Split a hunk into one piece per run of changes, each with up to `context` lines around it. */
-export function splitHunk(lines: readonly string[], context = 3): string[][] {
+/** The runs of changed lines of a hunk, as [first, last] indexes. */
+export function changeRuns(lines: readonly string[]): [number, number][] {
   const runs: [number, number][] = [];
   for (let k = 0; k < lines.length; k++) {
     if (!isChange(lines[k]!)) continue;
@@ -98,9 +98,13 @@ export function splitHunk(lines: readonly string[], context = 3): string[][] {
     runs.push([k, end]);
     k = end;
   }
-  return runs.map(([s, e], n) => {
-    const prevEnd = n > 0 ? runs[n - 1]![1] + 1 : 0;
-    const nextStart = n + 1 < runs.length ? runs[n + 1]![0] : lines.length;
-    return lines.slice(Math.max(prevEnd, s - context), Math.min(nextStart, e + 1 + context));
-  });
+  return runs;
+}
+
+/** Run `n` of a hunk with up to `context` kept lines on each side (never reaching into a neighbouring run). */
+export function runWithContext(lines: readonly string[], runs: readonly [number, number][], n: number, context: number): string[] {
+  const [s, e] = runs[n]!;
+  const lo = n > 0 ? runs[n - 1]![1] + 1 : 0;
+  const hi = n + 1 < runs.length ? runs[n + 1]![0] : lines.length;
+  return lines.slice(Math.max(lo, s - context), Math.min(hi, e + 1 + context));
 }

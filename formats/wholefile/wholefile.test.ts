@@ -1,0 +1,40 @@
+import { describe, expect, test } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { FormatError } from "../../core/errors.ts";
+import { loadFormat, runReply, tempRepo, textReply } from "../test-kit.ts";
+import plugin from "./index.ts";
+
+describe("whole", () => {
+  test("named listings replace files; a new path creates one; CRLF kept", async () => {
+    const repo = tempRepo({ "a.txt": "one\r\ntwo\r\n", "b.txt": "b\n" });
+    const fmt = await loadFormat(plugin, "whole", repo.kit);
+    const { outcomes } = await runReply(fmt, textReply("Here:\n\na.txt\n```\none\n2\n```\n\n**docs/new.md**\n```markdown\n# New\n```\n"), repo);
+    expect(outcomes.map((o) => [o.status, o.path])).toEqual([["applied", "a.txt"], ["applied", "docs/new.md"]]);
+    expect(readFileSync(join(repo.root, "a.txt"), "utf8")).toBe("one\r\n2\r\n");
+    expect(readFileSync(join(repo.root, "docs/new.md"), "utf8")).toBe("# New\n");
+  });
+
+  test("a cut-off listing is a FormatError and writes nothing", async () => {
+    const repo = tempRepo({ "a.txt": "keep\n" });
+    const fmt = await loadFormat(plugin, "whole", repo.kit);
+    expect(() => fmt.parse(textReply("a.txt\n```\nhalf of the"), repo.ctx)).toThrow(FormatError);
+    expect(readFileSync(join(repo.root, "a.txt"), "utf8")).toBe("keep\n");
+  });
+
+  test("no path and several chat files: a FormatError naming the rule", async () => {
+    const repo = tempRepo({ "a.txt": "a\n", "b.txt": "b\n" });
+    const fmt = await loadFormat(plugin, "whole", repo.kit);
+    expect(() => fmt.parse(textReply("```\nx\n```\n"), repo.ctx)).toThrow("path alone on the line just before");
+  });
+
+  test("editor variant and examples parse back", async () => {
+    const fmt = await loadFormat(plugin, "whole");
+    const ctx = { fence: ["```", "```"] as const, platform: "linux", chatFiles: [], shellSuggestions: false, editorOnly: true };
+    const p = fmt.prompts(ctx);
+    expect(p.system).toContain("nothing else");
+    for (const m of p.examples.filter((m) => m.role === "assistant")) {
+      expect(fmt.parse(textReply(m.content), { fence: ["```", "```"], chatFiles: [], resolvePath: (r) => r }).edits).toHaveLength(1);
+    }
+  });
+});
