@@ -75,7 +75,7 @@ class Attempt {
   constructor(
     private readonly userSignal: AbortSignal,
     private readonly idleMs: number | undefined,
-    deadlineMs: number,
+    readonly deadlineMs: number,
   ) {
     if (userSignal.aborted) this.stop("user");
     userSignal.addEventListener("abort", this.onUserAbort, { once: true });
@@ -129,7 +129,8 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
       apiKey: endpoint.apiKey,
       defaultHeaders: endpoint.headers,
       maxRetries: 0,
-      timeout: policy.totalTimeoutMs + 60_000, // our watchdogs decide; this only backs them up
+      timeout: attempt.deadlineMs + 60_000, // our watchdogs decide; this only backs them up
+      logLevel: "off", // failures reach the user once, as our one-line error
     });
     const failed = (error?: unknown): AttemptError | ModelRequestAborted => {
       if (attempt.cause === "user") return new ModelRequestAborted();
