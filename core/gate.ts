@@ -223,7 +223,7 @@ export function forgetAnswers(root: string, match?: string, stateDir = join(root
 
 /**
  * The gate's own containment check (defence in depth beside the file store's):
- * absolute paths, `..` escapes, `.git/`, and symlinks (of the file or any parent)
+ * absolute paths, `..` escapes, `.git/`, `.coder/`, and symlinks (of the file or any parent)
  * resolving outside the root. Returns problem text, or null when the path is inside.
  */
 export function containmentProblem(root: string, rel: string): string | null {
@@ -233,6 +233,8 @@ export function containmentProblem(root: string, rel: string): string | null {
   const norm = posix.normalize(slashed);
   if (norm === ".." || norm.startsWith("../")) return "it resolves outside the repository";
   if (norm.split("/").some((part) => part.toLowerCase() === ".git")) return "it is inside .git/";
+  // coder's own records (commits it may undo, remembered answers) are never the model's to edit.
+  if (norm.split("/")[0]!.toLowerCase() === ".coder") return "it is inside .coder/, coder's own records";
   let realRoot: string;
   try {
     realRoot = realpathSync(root);
@@ -255,6 +257,7 @@ export function containmentProblem(root: string, rel: string): string | null {
   const inside = relative(realRoot, real);
   if (inside === ".." || inside.startsWith(`..${sep}`) || isAbsolute(inside)) return "it resolves (through a symlink) outside the repository";
   if (inside.split(sep).some((part) => part.toLowerCase() === ".git")) return "it resolves (through a symlink) into .git/";
+  if (inside.split(sep)[0]!.toLowerCase() === ".coder") return "it resolves (through a symlink) into .coder/";
   return null;
 }
 

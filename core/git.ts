@@ -5,7 +5,10 @@
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, appendFileSync } from "node:fs";
 import { join, posix, relative } from "node:path";
+import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
 import type { ChatMessage } from "./plugin.ts";
+
+export { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage } from "./commit-message.ts";
 
 // ─── Running git ─────────────────────────────────────────────────────────────
 
@@ -15,11 +18,17 @@ export interface GitResult {
   stderr: string;
 }
 
-/** Run `git args` in `cwd` (no shell, no terminal prompts). */
-export async function runGit(cwd: string, args: string[], env?: Record<string, string>): Promise<GitResult> {
+/**
+ * coder's own git calls take paths literally (a file named `*.py` or `:x` is not a
+ * pattern) and never hold optional locks (a `git status` does not block the user's git).
+ */
+const INTERNAL_ENV = { GIT_TERMINAL_PROMPT: "0", GIT_LITERAL_PATHSPECS: "1", GIT_OPTIONAL_LOCKS: "0" };
+
+/** Run `git args` in `cwd` (no shell, no terminal prompts); `user: true` for a command the user typed. */
+export async function runGit(cwd: string, args: string[], env?: Record<string, string>, opts: { user?: boolean } = {}): Promise<GitResult> {
   const proc = Bun.spawn(["git", ...args], {
     cwd,
-    env: { ...process.env, GIT_TERMINAL_PROMPT: "0", ...env },
+    env: { ...process.env, ...(opts.user ? { GIT_TERMINAL_PROMPT: "0" } : INTERNAL_ENV), ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
@@ -29,7 +38,8 @@ export async function runGit(cwd: string, args: string[], env?: Record<string, s
 }
 
 function runGitSync(cwd: string, args: string[]): GitResult {
-  const proc = Bun.spawnSync(["git", ...args], { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: "0" }, stdin: "ignore" });
+  // Not INTERNAL_ENV: check-ignore (the one sync call) rejects literal pathspecs; it takes plain paths anyway.
+  const proc = Bun.spawnSync(["git", ...args], { cwd, env: { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_OPTIONAL_LOCKS: "0" }, stdin: "ignore" });
   return { code: proc.exitCode ?? 1, stdout: proc.stdout.toString(), stderr: proc.stderr.toString() };
 }
 
@@ -70,8 +80,8 @@ const fileListCache = new Map<string, FileListCache>();
  * `root`, skipping `.git`, `node_modules`, dot-directories and `.gitignore`d paths.
  */
 export async function listRepoFiles(root: string, opts: { git?: boolean } = {}): Promise<string[]> {
-  const useGit = opts.git !== false && (await findRepoRoot(root)) !== null;
-  const indexPath = useGit ? (await runGit(root, ["rev-parse", "--path-format=absolute", "--git-path", "index"])).stdout.trim() : "";
+  const indexPath = opts.git === false ? "" : await indexPathOf(root);
+  const useGit = indexPath !== "";
   const stamp = [useGit ? "git" : "walk", fileStamp(indexPath), fileStamp(join(root, ".coderignore")), useGit ? "" : fileStamp(join(root, ".gitignore"))].join("|");
   const cached = fileListCache.get(root);
   if (useGit && cached?.stamp === stamp) return cached.files;
@@ -80,6 +90,18 @@ export async function listRepoFiles(root: string, opts: { git?: boolean } = {}):
   const files = await applyCoderignore(root, unique);
   if (useGit) fileListCache.set(root, { stamp, files });
   return files;
+}
+
+const indexPaths = new Map<string, string>();
+
+/** The index file of the repository at `root` ("" outside a repository), remembered per root. */
+async function indexPathOf(root: string): Promise<string> {
+  let path = indexPaths.get(root);
+  if (path === undefined) {
+    path = (await findRepoRoot(root)) ? (await runGit(root, ["rev-parse", "--path-format=absolute", "--git-path", "index"])).stdout.trim() : "";
+    if (path) indexPaths.set(root, path);
+  }
+  return path;
 }
 
 function fileStamp(path: string): string {
@@ -125,133 +147,6 @@ async function walkFiles(root: string): Promise<string[]> {
   };
   walk(root);
   return out.sort();
-}
-
-// ─── Commit messages ─────────────────────────────────────────────────────────
-
-/** Lines added and removed in one file of a change. */
-export interface DiffStat {
-  path: string;
-  added: number;
-  removed: number;
-  /** The change creates the file. */
-  created?: boolean;
-  /** The change deletes the file. */
-  deleted?: boolean;
-}
-
-const MAX_SUBJECT = 72;
-const CC_TYPES = ["feat", "fix", "refactor", "docs", "test", "chore", "style", "perf", "build", "ci"];
-const GENERIC = /^(update|updates|updated|change|changes|changed|fix|fixes|edit|edits|commit|wip|misc|code changes|update files?|update code|various changes)\.?$/i;
-
-/**
- * The request for the weak model that writes a commit message for a reply's change.
- * Send it as is; pass the reply's text through `cleanCommitMessage`.
- */
-export function commitMessagePrompt(request: string, diff: string): ChatMessage[] {
-  const maxDiff = 24_000;
-  const shownDiff = diff.length > maxDiff ? `${diff.slice(0, maxDiff)}\n... (diff truncated)` : diff;
-  return [
-    {
-      role: "system",
-      content: [
-        "You write git commit messages.",
-        "Reply with exactly one line in Conventional Commits form: `type: summary` or `type(scope): summary`,",
-        `where type is one of ${CC_TYPES.join(", ")}.`,
-        `The whole line is at most ${MAX_SUBJECT} characters, the summary is in the imperative mood ("add", not "added"),`,
-        "starts with a lower-case letter, has no trailing period and says what changed, specifically.",
-        "No quotes, no code fences, no body, no explanation: only the line.",
-      ].join("\n"),
-    },
-    {
-      role: "user",
-      content: `The user asked for:\n${request.trim() || "(no request text)"}\n\nThe change:\n${shownDiff}`,
-    },
-  ];
-}
-
-/**
- * The first usable line of a model's commit-message reply, made a Conventional-Commits
- * line of at most 72 characters; null when there is nothing usable (empty or generic).
- */
-export function cleanCommitMessage(text: string): string | null {
-  const lines = text
-    .replace(/```[a-z]*\n?/gi, "\n")
-    .split("\n")
-    .map((l) => l.trim().replace(/^["'`]+|["'`]+$/g, "").replace(/^(commit message|message|subject)\s*:\s*/i, "").trim())
-    .filter((l) => l.length > 0);
-  const line = lines[0];
-  if (!line) return null;
-  const m = /^([a-z]+)(\([^)]*\))?(!)?:\s*(.+)$/i.exec(line);
-  let type = m?.[1]?.toLowerCase() ?? "";
-  let scope = m?.[2] ?? "";
-  let summary = (m ? m[4] : line) ?? "";
-  if (!CC_TYPES.includes(type)) {
-    if (m) summary = line; // "Something: else" is not a type
-    type = guessType(summary, []);
-    scope = "";
-  }
-  summary = summary.replace(/\.+$/, "").trim();
-  summary = summary.charAt(0).toLowerCase() + summary.slice(1);
-  if (!summary || GENERIC.test(summary)) return null;
-  return fitSubject(`${type}${scope}${m?.[3] ?? ""}: `, summary);
-}
-
-/**
- * A deterministic one-line Conventional-Commits message (≤ 72 chars, imperative,
- * never empty or generic) from the changed files and the user's request; used when
- * the weak model cannot write one.
- */
-export function fallbackCommitMessage(paths: readonly string[], diffstat: readonly DiffStat[], request: string): string {
-  const files = paths.length ? [...paths] : diffstat.map((d) => d.path);
-  const created = diffstat.filter((d) => d.created).map((d) => d.path);
-  const deleted = diffstat.filter((d) => d.deleted).map((d) => d.path);
-  const subject = files.length === 0 ? "the repository" : files.length === 1 ? posix.basename(files[0]!) : `${posix.basename(files[0]!)} and ${files.length - 1} more file${files.length > 2 ? "s" : ""}`;
-  const type = guessType(request, files);
-  const fromRequest = imperativeFromRequest(request);
-  if (fromRequest) {
-    const prefix = `${type}: `;
-    const withFile = `${fromRequest} in ${subject}`;
-    if (prefix.length + withFile.length <= MAX_SUBJECT && files.length > 0 && !fromRequest.includes(posix.basename(files[0]!))) return `${prefix}${withFile}`;
-    return fitSubject(prefix, fromRequest);
-  }
-  if (files.length > 0 && created.length === files.length) return fitSubject(`${type === "fix" || type === "chore" ? "feat" : type}: `, `add ${subject}`);
-  if (files.length > 0 && deleted.length === files.length) return fitSubject("chore: ", `remove ${subject}`);
-  const added = diffstat.reduce((n, d) => n + d.added, 0);
-  const removed = diffstat.reduce((n, d) => n + d.removed, 0);
-  return fitSubject(`${type}: `, `update ${subject} (+${added} -${removed})`);
-}
-
-const IMPERATIVE = /^(add|fix|remove|delete|rename|refactor|implement|create|update|change|make|use|move|replace|support|handle|improve|extract|document|test|clean|simplify|convert|introduce|allow|prevent|avoid|ensure|set|drop|bump|write|return|raise|validate|check|correct|optimi[sz]e|split|merge|reorder|sort|format)\b/i;
-
-function imperativeFromRequest(request: string): string | null {
-  let line = request.split("\n").map((l) => l.trim()).find((l) => l.length > 0) ?? "";
-  line = line.replace(/^(please|pls|could you|can you|would you|i want you to|i'd like you to|let's|lets)\s+/i, "").replace(/^(please)\s+/i, "");
-  line = line.replace(/[.!?]+$/, "").replace(/\s+/g, " ").trim();
-  if (!IMPERATIVE.test(line)) return null;
-  line = line.charAt(0).toLowerCase() + line.slice(1);
-  return GENERIC.test(line) ? null : line;
-}
-
-function guessType(text: string, files: readonly string[]): string {
-  const t = text.toLowerCase();
-  if (files.length > 0 && files.every((f) => /(^|\/)(tests?|__tests__|spec)\/|[._-](test|spec)\.[a-z]+$|^test_/.test(f))) return "test";
-  if (files.length > 0 && files.every((f) => /\.(md|mdx|rst|txt|adoc)$/i.test(f))) return "docs";
-  if (/\b(fix|bug|broken|crash|error|wrong|incorrect)\b/.test(t)) return "fix";
-  if (/\b(refactor|rename|clean ?up|simplify|extract|reorgani[sz]e)\b/.test(t)) return "refactor";
-  if (/\b(tests?|spec)\b/.test(t)) return "test";
-  if (/\b(docs?|readme|documentation|comments?)\b/.test(t)) return "docs";
-  if (/\b(add|implement|create|support|introduce|new|feature)\b/.test(t)) return "feat";
-  return "chore";
-}
-
-function fitSubject(prefix: string, summary: string): string {
-  const room = MAX_SUBJECT - prefix.length;
-  if (summary.length <= room) return prefix + summary;
-  const cut = summary.slice(0, room + 1);
-  const space = cut.lastIndexOf(" ");
-  const short = (space > room / 2 ? cut.slice(0, space) : cut.slice(0, room)).replace(/[\s,;:(-]+$/, "");
-  return prefix + short;
 }
 
 // ─── The repository ──────────────────────────────────────────────────────────
@@ -336,7 +231,7 @@ export class GitRepo {
 
   /** Run `git args` in the repository (for `/git`). */
   async run(args: string[]): Promise<{ code: number; output: string }> {
-    const r = await runGit(this.root, args);
+    const r = await runGit(this.root, args, undefined, { user: true });
     return { code: r.code, output: (r.stdout + r.stderr).replace(/\n$/, "") };
   }
 
@@ -370,7 +265,8 @@ export class GitRepo {
       const e = entries[i]!;
       if (e.length < 4) continue;
       if (e[0] === "R" || e[0] === "C") i++; // the source path follows
-      dirty.push(e.slice(3));
+      const path = e.slice(3);
+      if (!path.startsWith(".coder/")) dirty.push(path); // coder's own records are never the user's pending work
     }
     return dirty;
   }

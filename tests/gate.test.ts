@@ -80,7 +80,9 @@ describe("edit permission", () => {
     symlinkSync(join(root, ".git"), join(root, "gitlink"));
     const p = new ScriptedPrompter(["yes", "yes", "yes", "yes", "yes", "yes", "yes", "yes"]);
     const { g } = gate(root, p, { yesAlways: true });
-    for (const rel of ["../x.txt", "src/../../x.txt", `${outside}/secret.txt`, ".git/hooks/pre-commit", "src/.git/config", "link.txt", "linkdir/new.txt", "gitlink/hooks/pre-commit"]) {
+    symlinkSync(join(root, ".coder"), join(root, "coderlink"));
+    mkdirSync(join(root, ".coder"));
+    for (const rel of ["../x.txt", "src/../../x.txt", `${outside}/secret.txt`, ".git/hooks/pre-commit", ".GIT/config", "src/.git/config", "link.txt", "linkdir/new.txt", "gitlink/hooks/pre-commit", ".coder/commits.json", "coderlink/gate.json"]) {
       const res = await g.editPermission(rel, ctx({ chatFiles: [rel], existsInRepo: false }));
       expect(res.ok, rel).toBe(false);
       if (!res.ok) expect(res.reason).toContain("Refused");

@@ -132,6 +132,30 @@ describe("commits", () => {
     expect(log(root)[0]).toBe("chore: remove gone.txt");
   });
 
+  test("works in a repository without commits yet, and /undo refuses the first commit", async () => {
+    const root = makeRepo({});
+    const repo = await open(root);
+    write(root, "first.py", "x = 1\n");
+    const out = await repo.commitEdits(["first.py"], { message: "feat: add first module", model: "m" });
+    expect(out.status).toBe("committed");
+    expect(log(root)).toEqual(["feat: add first module"]);
+    const res = await repo.undo();
+    expect(res.ok).toBe(false);
+    expect(res.message).toContain("first commit");
+  });
+
+  test("paths are literal, never pathspec patterns", async () => {
+    const root = makeRepo({ "a.py": "a\n", "b.py": "b\n" });
+    const repo = await open(root);
+    write(root, "a.py", "A\n");
+    write(root, "b.py", "B\n");
+    write(root, "*.py", "star\n");
+    const out = await repo.commitEdits(["*.py"], { message: "feat: add the star file", model: "m" });
+    expect(out.status).toBe("committed");
+    expect(filesIn(root)).toEqual(["*.py"]);
+    expect((await repo.dirtyFiles()).sort()).toEqual(["a.py", "b.py"]);
+  });
+
   test("attribution author / committer / none", async () => {
     const root = makeRepo({ "a.txt": "a\n" });
     const repo = await open(root);
