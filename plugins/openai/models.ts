@@ -46,8 +46,8 @@ const REASONING: Partial<Capabilities> = { temperature: false, reasoningEffort: 
 
 export const MODELS: readonly ModelEntry[] = [
   // ── OpenAI ────────────────────────────────────────────────────────────────
-  { name: "openai/gpt-5.4", context: 400_000, maxOutput: 128_000, price: [2.5, 15, 0.25], format: "diff", weak: "openai/gpt-5.4-mini", editor: "openai/gpt-5.4", editorFormat: "diff", caps: REASONING },
-  { name: "openai/gpt-5.4-mini", context: 400_000, maxOutput: 128_000, price: [0.5, 4, 0.05], format: "diff", weak: "openai/gpt-5.4-mini", caps: REASONING },
+  { name: "openai/gpt-5.4", context: 1_050_000, maxOutput: 128_000, price: [2.5, 15, 0.25], format: "diff", weak: "openai/gpt-5.4-mini", editor: "openai/gpt-5.4", editorFormat: "diff", caps: REASONING },
+  { name: "openai/gpt-5.4-mini", context: 400_000, maxOutput: 128_000, price: [0.75, 4.5, 0.075], format: "diff", weak: "openai/gpt-5.4-mini", caps: REASONING },
   { name: "openai/gpt-5.1", context: 400_000, maxOutput: 128_000, price: [1.25, 10, 0.125], format: "diff", weak: "openai/gpt-5-mini", editor: "openai/gpt-5.1", editorFormat: "diff", caps: REASONING },
   { name: "openai/gpt-5", context: 400_000, maxOutput: 128_000, price: [1.25, 10, 0.125], format: "diff", weak: "openai/gpt-5-mini", editor: "openai/gpt-5", editorFormat: "diff", caps: REASONING },
   { name: "openai/gpt-5-mini", context: 400_000, maxOutput: 128_000, price: [0.25, 2, 0.025], format: "diff", weak: "openai/gpt-5-nano", caps: REASONING },
@@ -67,6 +67,7 @@ export const MODELS: readonly ModelEntry[] = [
 
   // ── Anthropic (OpenAI-compatible endpoint) ───────────────────────────────
   { name: "anthropic/claude-sonnet-5", context: 200_000, maxOutput: 64_000, price: [2, 10, 0.2, 2.5], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-5", editorFormat: "diff" },
+  { name: "anthropic/claude-opus-4-7", context: 200_000, maxOutput: 128_000, price: [5, 25, 0.5, 6.25], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-6", editorFormat: "diff" },
   { name: "anthropic/claude-opus-4-6", context: 200_000, maxOutput: 128_000, price: [5, 25, 0.5, 6.25], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-6", editorFormat: "diff" },
   { name: "anthropic/claude-sonnet-4-6", context: 200_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-6", editorFormat: "diff" },
   { name: "anthropic/claude-opus-4-5", context: 200_000, maxOutput: 64_000, price: [5, 25, 0.5, 6.25], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-5", editorFormat: "diff" },
