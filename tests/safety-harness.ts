@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { type FakeStep, type RecordedRequest, startFakeServer } from "./support/fake-server.ts";
 import { makeRepo } from "./git-helpers.ts";
 
-export const BIN = join(import.meta.dir, "..", "dist", "coder");
+/** The binary under test: dist/coder, or CODER_BIN (e.g. a private build while others rebuild dist/). */
+export const BIN = process.env.CODER_BIN ?? join(import.meta.dir, "..", "dist", "coder");
 const OPENAI_PLUGIN = join(import.meta.dir, "..", "plugins", "openai", "index.ts");
 export const MODEL = "openai/gpt-4.1";
 

@@ -78,6 +78,17 @@ describe("attacks: nothing is written outside, and the model hears why", () => {
     expect(lastUser(reflection)).toContain(".git/");
   });
 
+  e2e("coder's own records (.coder/commits.json) are not the model's to edit", async () => {
+    const root = makeRepo({ "a.py": "x = 1\n" });
+    mkdirSync(join(root, ".coder"), { recursive: true });
+    const records = JSON.stringify({ version: 1, commits: [] });
+    writeFileSync(join(root, ".coder/commits.json"), records);
+    const forged = JSON.stringify({ version: 1, commits: [{ hash: head(root), kind: "edit", message: "x", files: [], time: "" }] });
+    const r = await runOnce(root, ["--yes-always", "-m", "tidy", "a.py"], [{ text: block(".coder/commits.json", `${records}\n`, `${forged}\n`) }, UNDERSTOOD]);
+    expect(readFileSync(join(root, ".coder/commits.json"), "utf8")).toBe(records);
+    expect(lastUser(r.requests[1])).toContain(".coder/commits.json");
+  });
+
   e2e("a read-only file edit attempt", async () => {
     const root = makeRepo({ "a.py": "x = 1\n", "CONVENTIONS.md": "# rules\nuse tabs\n" });
     const r = await runOnce(root, ["--yes-always", "--read", "CONVENTIONS.md", "-m", "relax the rules", "a.py"], [{ text: block("CONVENTIONS.md", "use tabs\n", "anything goes\n") }, UNDERSTOOD]);
