@@ -140,3 +140,13 @@ test("standalone: prints its URL first, serves the script, logs requests as JSON
     await proc.exited;
   }
 });
+
+test("waitForChat resolves when the n-th chat request arrives", async () => {
+  server = await startFakeServer([{ text: "a" }, { text: "b" }]);
+  const second = server.waitForChat(2);
+  const c = client(server.url);
+  await c.chat.completions.create({ model: "m", messages: [{ role: "user", content: "one" }] });
+  await c.chat.completions.create({ model: "m", messages: [{ role: "user", content: "two" }] });
+  expect((await second).body.messages[0].content).toBe("two");
+  expect((await server.waitForChat(1)).body.messages[0].content).toBe("one");
+});

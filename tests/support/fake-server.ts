@@ -98,6 +98,8 @@ export interface FakeServer {
   push(...steps: FakeStep[]): void;
   /** Steps still queued. */
   pending(): readonly FakeStep[];
+  /** Resolves once `count` chat requests have arrived (e.g. to press Ctrl-C while the reply streams). */
+  waitForChat(count: number): Promise<RecordedRequest>;
   stop(): Promise<void>;
 }
 
@@ -111,6 +113,17 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
   const queue: FakeStep[] = [...(Array.isArray(script) ? script : script.steps)];
   const requests: RecordedRequest[] = [];
   let completionCount = 0;
+  const waiters: { count: number; resolve: (r: RecordedRequest) => void }[] = [];
+  const chats = () => requests.filter((r) => /\/chat\/completions\/?$/.test(r.path));
+  const wake = () => {
+    const all = chats();
+    for (const w of [...waiters]) {
+      if (all.length >= w.count) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve(all[w.count - 1]!);
+      }
+    }
+  };
 
   const record = async (req: Request, path: string): Promise<RecordedRequest> => {
     let body: any = null;
@@ -124,6 +137,7 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
     }
     const entry: RecordedRequest = { method: req.method, path, headers: Object.fromEntries(req.headers), body, index: requests.length };
     requests.push(entry);
+    wake();
     if (opts.log) {
       const { appendFileSync } = await import("node:fs");
       appendFileSync(opts.log, JSON.stringify(entry) + "\n");
@@ -182,9 +196,14 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
   return {
     url: `http://127.0.0.1:${server.port}/v1`,
     requests,
-    chatBodies: () => requests.filter((r) => /\/chat\/completions\/?$/.test(r.path)).map((r) => r.body),
+    chatBodies: () => chats().map((r) => r.body),
     push: (...steps) => void queue.push(...steps),
     pending: () => queue,
+    waitForChat: (count) =>
+      new Promise((resolve) => {
+        waiters.push({ count, resolve });
+        wake();
+      }),
     stop: async () => {
       await server.stop(true);
     },
