@@ -29,7 +29,10 @@ import { resolveModelPath } from "./paths.ts";
 import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, ToolCall, TurnContext } from "./plugin.ts";
 import { guard, messageOf, type Registered } from "./registry.ts";
 import { type FileStoreLike, outcomeDetail, parseReply, stageEdits } from "./reply.ts";
-import { type Output, replyCost, type Totals, type Usage } from "./term/events.ts";
+import { lintAndTest } from "./checks.ts";
+import { CacheKeepalive } from "./keepalive.ts";
+import { streamReply } from "./stream.ts";
+import { type Output, replyCost, type Totals } from "./term/events.ts";
 import { trace } from "./term/trace.ts";
 
 /** Everything a coder shares with the other coders of the session (architect and editor). */
@@ -98,8 +101,6 @@ interface SendResult {
   failing: boolean;
 }
 
-const PING_INTERVAL_MS = 5 * 60_000 - 10_000;
-
 export class Coder {
   readonly history = new ChatHistory();
   model: string;
@@ -107,7 +108,7 @@ export class Coder {
   format: Registered<EditFormat>;
   private controller: AbortController | null = null;
   private turnRequest = "";
-  private pingTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly keepalive = new CacheKeepalive();
   private lastRequest: ModelRequest | null = null;
   private warnedProviders = new Set<string>();
 
@@ -233,68 +234,15 @@ export class Coder {
     return rows.reduce((s, r) => s + r.tokens, 0);
   }
 
-  /** Stream one reply, rendering it as it comes; continues a `length`-cut reply where the model allows prefill. */
+  /** Stream one reply (core/stream.ts) and count its usage and cost. */
   private async stream(request: ModelRequest, signal: AbortSignal, promptEstimate: number): Promise<{ text: string; toolCalls: ToolCall[]; finishReason: FinishReason }> {
     const { out } = this.services;
-    let text = "";
-    const calls = new Map<number, ToolCall>();
-    let finishReason: FinishReason = "stop";
-    const usage: Usage = { promptTokens: 0, completionTokens: 0, cachedTokens: 0 };
-    let sawUsage = false;
-    const adapter = this.services.app.registry.adapterEntry(this.model);
-
-    for (let continuation = 0; ; continuation++) {
-      let chunkText = "";
-      try {
-        for await (const event of adapter.item.stream(request, signal)) {
-          switch (event.type) {
-            case "text":
-              chunkText += event.text;
-              out.emit({ type: "delta", text: event.text });
-              break;
-            case "tool-call": {
-              const call = calls.get(event.index) ?? { id: "", name: "", arguments: "" };
-              if (event.id) call.id = event.id;
-              if (event.name) call.name = event.name;
-              call.arguments += event.argumentsDelta;
-              calls.set(event.index, call);
-              break;
-            }
-            case "usage":
-              sawUsage = true;
-              usage.promptTokens += event.promptTokens;
-              usage.completionTokens += event.completionTokens;
-              usage.cachedTokens += event.cachedTokens;
-              break;
-            case "finish":
-              finishReason = event.reason;
-              break;
-            case "retry":
-              chunkText = "";
-              calls.clear();
-              out.emit({ type: "retry", attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
-              break;
-          }
-        }
-      } catch (error) {
-        if (signal.aborted) throw new Interrupted();
-        if (error instanceof PluginError) throw new RuntimeFailure(error.message);
-        throw new RuntimeFailure(messageOf(error).split("\n")[0] ?? "model request failed");
-      }
-      if (signal.aborted) throw new Interrupted();
-      text += chunkText;
-      if (finishReason !== "length" || calls.size > 0) break;
-      if (!this.modelInfo.capabilities.prefill || continuation >= 2) {
-        out.warn(`The reply hit the model's output limit (${this.modelInfo.maxOutput} tokens) and was cut off; edits after the cut are lost.`);
-        break;
-      }
-      // Continue the cut reply from an assistant prefill.
-      request = { ...request, messages: [...request.messages.filter((m, i, all) => !(i === all.length - 1 && m.role === "assistant")), { role: "assistant", content: text }] };
-    }
-
-    if (!sawUsage) {
+    const adapter = this.services.app.registry.adapterFor(this.model);
+    const reply = await streamReply(adapter, request, signal, out, this.modelInfo);
+    const { usage, text, toolCalls } = reply;
+    if (!reply.usageReported) {
       usage.promptTokens = promptEstimate;
-      usage.completionTokens = Math.ceil((text.length + [...calls.values()].reduce((s, c) => s + c.arguments.length, 0)) / 4);
+      usage.completionTokens = Math.ceil((text.length + toolCalls.reduce((s, c) => s + c.arguments.length, 0)) / 4);
     }
     const cost = replyCost(usage, this.modelInfo.prices);
     const totals = this.services.totals;
@@ -303,9 +251,8 @@ export class Coder {
     totals.cachedTokens += usage.cachedTokens;
     totals.cost += cost;
     totals.requests++;
-    out.emit({ type: "reply", text, usage, cost, model: this.model, finishReason });
-    const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
-    return { text, toolCalls, finishReason };
+    out.emit({ type: "reply", text, usage, cost, model: this.model, finishReason: reply.finishReason });
+    return reply;
   }
 
   // ─── Context ──────────────────────────────────────────────────────────────
@@ -480,7 +427,7 @@ export class Coder {
       return { reflection: report, failing: true };
     }
     if (written.length) {
-      const check = await this.lintAndTest(written);
+      const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, written);
       if (check) return { reflection: check, failing: true };
     }
     return this.offerMentions(reply.text, edits.map((e) => e.path), null);
@@ -545,26 +492,6 @@ export class Coder {
 
   weakModel(): string {
     return this.options.weakModel ?? this.modelInfo.weakModel ?? this.model;
-  }
-
-  /** Lint the edited files, then run the tests; the first failure is the reflection. */
-  private async lintAndTest(paths: string[]): Promise<string | null> {
-    const { app, out } = this.services;
-    const o = this.options;
-    if (o.lintCmd && o.autoLint) {
-      const command = `${o.lintCmd} ${paths.map(shellQuote).join(" ")}`;
-      const r = await app.kit.run(command, { timeoutMs: 300_000 });
-      const output = `${r.stdout}${r.stderr}`.trim();
-      out.emit({ type: "lint", ok: r.code === 0, command, output });
-      if (r.code !== 0) return `The linter (\`${command}\`) reports problems in the files you edited. Fix them:\n\n${clip(output)}`;
-    }
-    if (o.testCmd && o.autoTest) {
-      const r = await app.kit.run(o.testCmd, { timeoutMs: 900_000 });
-      const output = `${r.stdout}${r.stderr}`.trim();
-      out.emit({ type: "test", ok: r.code === 0, command: o.testCmd, output });
-      if (r.code !== 0) return `The tests (\`${o.testCmd}\`) fail after your edits. Fix the code so they pass:\n\n${clip(output)}`;
-    }
-    return null;
   }
 
   private async runShellSuggestion(command: string): Promise<void> {
@@ -659,38 +586,10 @@ export class Coder {
   private schedulePings(): void {
     const n = this.options.cacheKeepalivePings;
     if (!n || this.modelInfo.capabilities.cache === "none" || !this.lastRequest) return;
-    const request = { ...this.lastRequest, maxTokens: 1, stream: false, tools: this.lastRequest.tools };
-    let left = n;
-    const ping = () => {
-      this.pingTimer = null;
-      if (left-- <= 0) return;
-      const adapter = this.services.app.registry.adapterFor(this.model);
-      void (async () => {
-        try {
-          for await (const _ of adapter.stream(request, new AbortController().signal)) {
-            // drain: only the cache refresh matters
-          }
-        } catch {
-          // a failed ping only means the cache may go cold
-        }
-      })();
-      this.pingTimer = setTimeout(ping, PING_INTERVAL_MS);
-      this.pingTimer.unref?.();
-    };
-    this.pingTimer = setTimeout(ping, PING_INTERVAL_MS);
-    this.pingTimer.unref?.();
+    this.keepalive.schedule(this.services.app.registry.adapterFor(this.model), this.lastRequest, n);
   }
 
   cancelPings(): void {
-    if (this.pingTimer) clearTimeout(this.pingTimer);
-    this.pingTimer = null;
+    this.keepalive.cancel();
   }
-}
-
-function shellQuote(s: string): string {
-  return /^[\w./@%+=:,-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;
-}
-
-function clip(text: string, max = 8000): string {
-  return text.length <= max ? text : `${text.slice(0, max / 2)}\n... (${text.length - max} characters cut) ...\n${text.slice(-max / 2)}`;
 }
