@@ -80,6 +80,41 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(lastUser(mainRequests(s)[1])).toContain("b.py");
   });
 
+  test("a failed edit to a file outside the chat brings that file's real content into the next request", async () => {
+    const repo = makeRepo({ "a.py": "import b\n", "b.py": "VALUE = 1  # the real line\n" });
+    const s = await server([
+      { model: "gpt-4.1", text: block("b.py", "VALUE = 100\n", "VALUE = 2\n") },
+      { model: "gpt-4.1", text: block("b.py", "VALUE = 1  # the real line\n", "VALUE = 2\n") },
+    ]);
+    // No repo map, so b.py's text can only reach the model through the chat files.
+    const r = await runCoder(repo, s, ["--yes-always", "--map-tokens", "0", "-m", "bump VALUE", "a.py"]);
+    expect(r.code).toBe(0);
+    const reqs = mainRequests(s);
+    expect(JSON.stringify(reqs[0].messages)).not.toContain("# the real line");
+    expect(JSON.stringify(reqs[1].messages)).toContain("# the real line");
+    expect(lastUser(reqs[1])).toContain("b.py");
+    expect(repo.read("b.py")).toBe("VALUE = 2\n");
+  });
+
+  test("a read-only file is never edited and the model is told why", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", "CONVENTIONS.md": "Use tabs.\n" });
+    const s = await server([{ model: "gpt-4.1", text: block("CONVENTIONS.md", "Use tabs.\n", "Use spaces.\n"), repeat: true }]);
+    const r = await runCoder(repo, s, ["--yes-always", "--max-reflections", "1", "-m", "switch to spaces", "a.py"]);
+    expect(r.code).toBe(1);
+    expect(repo.read("CONVENTIONS.md")).toBe("Use tabs.\n");
+    expect(lastUser(mainRequests(s)[1])).toContain("read-only");
+  });
+
+  test("failing tests (--test-cmd --auto-test) become the reflection", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const testCmd = "grep -q 'x = 3' a.py || { echo 'FAILED test_x: expected 3'; exit 1; }";
+    const s = await server([{ model: "gpt-4.1", text: block("a.py", "x = 1\n", "x = 2\n") }, { model: "gpt-4.1", text: block("a.py", "x = 2\n", "x = 3\n") }]);
+    const r = await runCoder(repo, s, ["--yes-always", "--trust", "--test-cmd", testCmd, "--auto-test", "-m", "x=3", "a.py"]);
+    expect(r.code).toBe(0);
+    expect(lastUser(mainRequests(s)[1])).toContain("FAILED test_x: expected 3");
+    expect(repo.read("a.py")).toBe("x = 3\n");
+  });
+
   test("a file named in prose is offered, added under --yes-always, and the model gets a reflection with its content", async () => {
     const repo = makeRepo({ "a.py": "from helpers import tool\n", "helpers.py": "def tool():\n    return 41\n" });
     const s = await server([
