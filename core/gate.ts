@@ -288,3 +288,11 @@ function writeState(stateDir: string, remembered: RememberedAnswer[]): void {
   writeFileSync(tmp, `${JSON.stringify({ version: 1, remembered }, null, 2)}\n`);
   renameSync(tmp, file);
 }
+
+/** Lines for `coder config show`: the remembered "Don't ask again" answers of `root`, and how to forget them. */
+export function describeRemembered(root: string): string {
+  const all = rememberedAnswers(root);
+  if (all.length === 0) return "remembered answers (.coder/gate.json): none";
+  const lines = all.map((a) => `  ${a.key}  -> ${a.answer} (since ${a.time.slice(0, 10)}): ${a.question}`);
+  return [`remembered answers (.coder/gate.json), forget with \`coder config forget [TEXT]\`:`, ...lines].join("\n");
+}

@@ -75,10 +75,18 @@ export async function runMain(input: RunInput): Promise<number> {
   }
   const loaded = await loadSettings(input);
   if (subcommand === "config") {
-    if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\` or \`coder config schema\`)`);
+    if (rest[0] === "forget") {
+      const { forgetAnswers } = await import("./gate.ts");
+      const n = forgetAnswers(loaded.root, rest.slice(1).join(" ") || undefined);
+      process.stdout.write(`forgot ${n} remembered answer${n === 1 ? "" : "s"}\n`);
+      return 0;
+    }
+    if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\`, \`coder config forget [TEXT]\` or \`coder config schema\`)`);
     const { renderConfigShow } = await import("./config.ts");
     process.stdout.write(`${renderConfigShow(loaded.settings)}\n`);
     if (loaded.trustKeys.length) process.stdout.write(`\nneeds trust: ${loaded.trustKeys.join(", ")} (${loaded.trusted ? "trusted" : "not trusted"})\n`);
+    const { describeRemembered } = await import("./gate.ts");
+    process.stdout.write(`\n${describeRemembered(loaded.root)}\n`);
     return 0;
   }
   if (subcommand === "plugins" && rest[0] === "pin") {
