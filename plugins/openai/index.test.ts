@@ -401,6 +401,9 @@ describe("model names and the table", () => {
     expect(adapter.info("ollama/qwen2.5-coder:7b")!.prices).toEqual({ input: 0, output: 0 });
     expect(adapter.info("openai/some-future-model")).toBeUndefined();
     expect(adapter.info("openai-compatible/llama")).toBeUndefined();
+    const gateway = adapter.info("openai-compatible/gpt-4.1")!;
+    expect(gateway).toMatchObject({ name: "openai-compatible/gpt-4.1", contextWindow: 1_047_576 });
+    expect(gateway.weakModel).toBeUndefined();
     const viaRouter = adapter.info("openrouter/anthropic/claude-sonnet-4.5")!;
     expect(viaRouter.capabilities.cache).toBe("breakpoints");
     expect(viaRouter.weakModel).toBe("openrouter/anthropic/claude-haiku-4.5");

@@ -1,7 +1,8 @@
 // Model names → provider, wire id and table entry. `--model` takes "provider/model" or a
 // bare name; bare names are looked up in the table (ids and aliases), then guessed from
 // well-known prefixes (gpt-, claude-, gemini-...). Dated snapshots and ollama tags fall
-// back to their base entry.
+// back to their base entry; OpenRouter's "vendor/model" ids and an openai-compatible
+// gateway's usual ids borrow the vendor's entry.
 import type { ModelInfo } from "../../core/plugin.ts";
 import { capabilitiesOf, MODELS, OPENROUTER_VENDORS, type ModelEntry } from "./models.ts";
 import { providerNamed, splitModelName, type Provider } from "./providers.ts";
@@ -45,6 +46,11 @@ function entryFor(provider: string, id: string): ModelEntry | undefined {
     if (found) return found;
     const bare = BY_BARE.get(c);
     if (bare && bare.name.startsWith(provider + "/")) return bare;
+  }
+  if (provider === "openai-compatible") {
+    // A gateway serving a known model under its usual id ("openai-compatible/gpt-4.1").
+    const bare = BY_BARE.get(id) ?? BY_BARE.get(id.replace(/-(\d{8}|\d{4}-\d{2}-\d{2})$/, ""));
+    if (bare) return bare;
   }
   if (provider === "openrouter") {
     // "openrouter/anthropic/claude-sonnet-4.5" → the anthropic entry for claude-sonnet-4-5.
@@ -115,6 +121,13 @@ export function infoForResolved(resolved: ResolvedModel): ModelInfo | undefined 
     else delete info.weakModel;
     if (editor) info.editorModel = editor;
     else delete info.editorModel;
+  }
+  if (resolved.provider.name === "openai-compatible") {
+    // Borrowed from another provider's entry: its weak/editor models live elsewhere, and
+    // the gateway's caching is unknown.
+    delete info.weakModel;
+    delete info.editorModel;
+    info.capabilities = { ...info.capabilities, cache: info.capabilities.cache === "auto" ? "auto" : "none" };
   }
   return info;
 }
