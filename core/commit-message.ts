@@ -57,7 +57,9 @@ export function cleanCommitMessage(text: string): string | null {
     .split("\n")
     .map((l) => l.trim().replace(/^["'`]+|["'`]+$/g, "").replace(/^(commit message|message|subject)\s*:\s*/i, "").trim())
     .filter((l) => l.length > 0);
-  const line = lines[0];
+  // A chatty model may lead with "Here is the message:"; the conventional line wins, else the first real one.
+  const conventional = lines.find((l) => CC_TYPES.includes(/^([a-z]+)[(!:]/i.exec(l)?.[1]?.toLowerCase() ?? ""));
+  const line = conventional ?? lines.find((l) => !l.endsWith(":"));
   if (!line) return null;
   const m = /^([a-z]+)(\([^)]*\))?(!)?:\s*(.+)$/i.exec(line);
   let type = m?.[1]?.toLowerCase() ?? "";

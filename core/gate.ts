@@ -134,6 +134,8 @@ export class Gate {
    * Ask a yes/no question with Yes / No / All / Skip all / Don't ask again
    * (All and Skip all only when `group` holds several questions).
    * `--yes-always` answers yes; without a terminal the answer is no, said out loud.
+   * A remembered "Don't ask again" wins over `--yes-always`: it is the user's explicit,
+   * standing answer (listed by `coder config show`, undone by `coder config forget`).
    */
   async confirm(question: string, options: ConfirmOptions | ConfirmGroup = {}): Promise<boolean> {
     const opts = options instanceof ConfirmGroup ? { group: options } : options;

@@ -27,6 +27,7 @@ describe("cleanCommitMessage", () => {
     ['"refactor: Split the loader"', "refactor: split the loader"],
     ["Commit message: docs: explain the gate", "docs: explain the gate"],
     ["\n\nfeat!: drop node 16\n\nbody text", "feat!: drop node 16"],
+    ["Here is the commit message:\n\nfix(api): reject empty names", "fix(api): reject empty names"],
   ])("%p -> %p", (raw, want) => {
     expect(cleanCommitMessage(raw)).toBe(want);
   });

@@ -68,7 +68,7 @@ export class NonInteractivePrompter implements Prompter {
   constructor(private readonly say: Say = sayOnStderr) {}
 
   async choose(question: string, choices: readonly Choice[]): Promise<Choice> {
-    this.say(`${question} -> no (not interactive; --yes-always answers yes)`);
+    this.say(`${question} -> no (not interactive: nobody to ask; see --yes-always)`);
     return choices.includes("no") ? "no" : "skip-all";
   }
 }
