@@ -360,12 +360,22 @@ export function keysNeedingTrust(layers: ConfigLayer[]): string[] {
   return [...keys];
 }
 
+const COMPARATOR = /^(?:[<>]=?|=|\^|~)?v?(?:\d+|[xX*])(?:\.(?:\d+|[xX*])){0,2}(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/;
+
+/** A semver range as npm writes them: comparators, `||`, hyphen ranges, x-ranges. */
+export function isSemverRange(range: string): boolean {
+  const sets = range.split("||").map((set) => set.trim().split(/\s+/).filter(Boolean));
+  return sets.every((tokens) => tokens.length > 0 && tokens.every((t, i) => (t === "-" ? i > 0 && i < tokens.length - 1 : COMPARATOR.test(t))));
+}
+
 /** The `coder` semver-range pin of any config layer must admit this binary's version. */
 export function checkVersionPins(layers: ConfigLayer[], version: string, cwd?: string): void {
   const plain = version.replace(/-dev$/, "");
   for (const layer of layers) {
     const range = layer.values.coder;
     if (typeof range !== "string") continue;
+    const where = `${displayPath(layer.file, cwd)}:${layer.lines.coder}`;
+    if (!isSemverRange(range)) throw new ConfigError(`${where}: coder: expected a semver range such as "^${plain}" or ">=0.1 <2", got "${range}"`);
     let ok: boolean;
     try {
       ok = Bun.semver.satisfies(plain, range);
@@ -374,7 +384,7 @@ export function checkVersionPins(layers: ConfigLayer[], version: string, cwd?: s
     }
     if (!ok) {
       throw new ConfigError(
-        `${displayPath(layer.file, cwd)}:${layer.lines.coder}: this project needs coder ${range}, but this is coder ${version}; install a matching version or update the "coder" pin`,
+        `${where}: this project needs coder ${range}, but this is coder ${version}; install a matching version or update the "coder" pin`,
       );
     }
   }

@@ -140,7 +140,7 @@ export function validatePluginObject(value: unknown, origin: string): PluginObje
     const rules = ITEM_RULES[kind];
     list.forEach((item: unknown, i: number) => {
       const at = `${kind}[${i}]`;
-      if (!item || typeof item !== "object" || Array.isArray(item)) throw fail(`key "${at}": expected an object, got ${describe(item)}`);
+      if (!item || typeof item !== "object" || Array.isArray(item)) throw fail(`${at}: expected an object, got ${describe(item)}`);
       const fields = item as Record<string, unknown>;
       const label = typeof fields.name === "string" ? `${at} ("${fields.name}")` : at;
       for (const key of Object.keys(fields)) {
@@ -148,7 +148,7 @@ export function validatePluginObject(value: unknown, origin: string): PluginObje
       }
       for (const [key, rule] of Object.entries(rules)) {
         const problem = checkField(fields[key], rule);
-        if (problem) throw fail(`key "${label}.${key}": ${problem}`);
+        if (problem) throw fail(`${label}.${key}: ${problem}`);
       }
     });
   }
