@@ -1,0 +1,148 @@
+// The interactive REPL on the built binary, driven through a pseudo-terminal
+// (util-linux `script`): requests, slash commands, Ctrl-C, input history and
+// background history summaries.
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { FakeServer } from "./support/fake-server.ts";
+import { BINARY, block, lastUser, mainRequests, makeRepo, type Repo, serverWith } from "./engine-harness.ts";
+
+const SCRIPT = ["/usr/bin/script", "/bin/script"].find((p) => existsSync(p));
+const servers: FakeServer[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.stop();
+});
+
+/** A REPL session in a pseudo-terminal: type lines, wait for text to appear. */
+function startRepl(repo: Repo, server: FakeServer, args: string[]) {
+  const argv = [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", ...args];
+  const command = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  // `exec`: no shell stays between script and coder (a shell that saw the Ctrl-C would exit 130 itself).
+  const proc = Bun.spawn([SCRIPT as string, "-qfec", `exec ${command}`, "/dev/null"], {
+    cwd: repo.root,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), TERM: "dumb", GIT_CONFIG_NOSYSTEM: "1" },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let output = "";
+  let seen = 0;
+  const waiters: { text: string; from: number; resolve: () => void }[] = [];
+  const check = () => {
+    for (const w of [...waiters]) {
+      if (output.indexOf(w.text, w.from) >= 0) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    }
+  };
+  void (async () => {
+    const decoder = new TextDecoder();
+    for await (const chunk of proc.stdout) {
+      output += decoder.decode(chunk).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
+      check();
+    }
+  })();
+  return {
+    proc,
+    get output() {
+      return output;
+    },
+    /** Resolves when `text` appears after everything waited for so far. */
+    waitFor(text: string): Promise<void> {
+      return new Promise((resolve) => {
+        waiters.push({
+          text,
+          from: seen,
+          resolve: () => {
+            seen = output.indexOf(text, seen) + text.length;
+            resolve();
+          },
+        });
+        check();
+      });
+    },
+    type(line: string) {
+      proc.stdin.write(`${line}\r`);
+      proc.stdin.flush();
+    },
+    key(bytes: string) {
+      proc.stdin.write(bytes);
+      proc.stdin.flush();
+    },
+  };
+}
+
+describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL (dist/coder in a pseudo-terminal)", () => {
+  test("a request, a slash command, input history, /exit", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await serverWith([{ model: "gpt-4.1", text: `Done.\n${block("a.py", "x = 1\n", "x = 2\n")}` }]);
+    servers.push(s);
+    const repl = startRepl(repo, s, ["--yes-always", "a.py"]);
+    await repl.waitFor("> ");
+    repl.type("set x to 2");
+    await repl.waitFor("Applied edit to a.py");
+    await repl.waitFor("> ");
+    repl.type("/tokens");
+    await repl.waitFor("tokens total");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    expect(await repl.proc.exited).toBe(0);
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    expect(readFileSync(join(repo.root, ".coder", "input.history"), "utf8")).toBe("set x to 2\n/tokens\n/exit\n");
+    expect(readFileSync(join(repo.root, ".coder", "chat.history.md"), "utf8")).toContain("#### set x to 2");
+  });
+
+  test("Ctrl-C aborts the request in flight and returns to the prompt", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await serverWith([
+      { model: "gpt-4.1", text: "too late", delayMs: 30_000 },
+      { model: "gpt-4.1", text: "Second answer." },
+    ]);
+    servers.push(s);
+    const repl = startRepl(repo, s, ["--yes-always", "a.py"]);
+    await repl.waitFor("> ");
+    repl.type("slow question");
+    await s.waitForChat(1);
+    repl.key("\x03");
+    await repl.waitFor("Interrupted");
+    await repl.waitFor("> ");
+    repl.type("next question");
+    await repl.waitFor("Second answer.");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    const code = await repl.proc.exited;
+    if (code !== 0) console.log(repl.output, await new Response(repl.proc.stderr).text());
+    expect(code).toBe(0);
+    // The interrupted request left no dangling user message: roles still alternate.
+    const roles = (mainRequests(s)[1].messages as any[]).map((m) => m.role).filter((r) => r !== "system");
+    for (let i = 1; i < roles.length; i++) expect(`${roles[i - 1]}-${roles[i]}`).not.toBe("user-user");
+    expect(lastUser(mainRequests(s)[1])).toContain("next question");
+  });
+
+  test("history over its budget is summarised in the background by the weak model", async () => {
+    // A 16k-token window gives a 1,024-token history budget.
+    const repo = makeRepo({ "a.py": "x = 1\n", ".coder.json": JSON.stringify({ models: { "openai/gpt-4.1": { contextWindow: 16_000 } } }) });
+    const long = `Explain parse_config in settings.py ${"in great detail ".repeat(400)}`;
+    const s = await serverWith([
+      { model: "weak-model", match: "Explain parse_config", text: "I asked about parse_config in settings.py." },
+      { model: "gpt-4.1", text: `A long answer. ${"words ".repeat(400)}` },
+      { model: "gpt-4.1", text: "Short answer." },
+    ]);
+    servers.push(s);
+    const repl = startRepl(repo, s, ["--yes-always", "--map-tokens", "0", "a.py"]);
+    await repl.waitFor("> ");
+    repl.type(long);
+    await repl.waitFor("A long answer.");
+    await s.waitForChat(2); // the summary request (weak model) after the turn
+    await repl.waitFor("> ");
+    repl.type("and now?");
+    await repl.waitFor("Short answer.");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    expect(await repl.proc.exited).toBe(0);
+    const second = JSON.stringify(mainRequests(s)[1].messages);
+    expect(second).toContain("I asked about parse_config in settings.py.");
+    expect(second).not.toContain("in great detail in great detail");
+  });
+});
