@@ -1,0 +1,45 @@
+// Start-up discipline: `--version`, `--help` and `config` load no grammar, no
+// openai client, no tokenizer tables and no built-in plugin module; listing
+// plugins loads the built-ins but still none of those heavy packages.
+import { expect, test } from "bun:test";
+import { join } from "node:path";
+import { writeFileSync } from "node:fs";
+import { sandbox, tempDir } from "./support/kernel.ts";
+
+const MAIN = join(import.meta.dir, "..", "main.ts");
+const PROBE = `
+const { main } = await import(${JSON.stringify(MAIN)});
+const code = await main(process.argv.slice(2));
+console.error("\\n@@" + JSON.stringify({ code, modules: Object.keys(require.cache) }));
+process.exit(0);
+`;
+
+async function modulesFor(args: string[]): Promise<string[]> {
+  const s = sandbox();
+  const probe = join(tempDir(), "probe.ts");
+  writeFileSync(probe, PROBE);
+  const proc = Bun.spawn([process.execPath, probe, ...args], { cwd: s.repo, env: s.env, stdout: "ignore", stderr: "pipe" });
+  const stderr = await new Response(proc.stderr).text();
+  await proc.exited;
+  const line = stderr.split("\n").find((l) => l.startsWith("@@"));
+  if (!line) throw new Error(`no probe output: ${stderr}`);
+  const { code, modules } = JSON.parse(line.slice(2)) as { code: number; modules: string[] };
+  expect(code).toBe(0);
+  return modules;
+}
+
+const HEAVY = /node_modules\/(js-tiktoken|openai|web-tree-sitter|tree-sitter-|@tree-sitter-grammars)|grammars\/(embedded|runtime)\.ts|\.wasm$/;
+const PLUGIN_CODE = /\/(builtins\.ts|formats\/|plugins\/)/;
+
+for (const args of [["--version"], ["--help"], ["--verbose", "--version"], ["config", "show"], ["config", "schema"]]) {
+  test(`coder ${args.join(" ")} loads nothing heavy and no plugin`, async () => {
+    const modules = await modulesFor(args);
+    expect(modules.filter((m) => HEAVY.test(m) || PLUGIN_CODE.test(m))).toEqual([]);
+  });
+}
+
+test("coder plugins loads the built-ins but not the heavy packages", async () => {
+  const modules = await modulesFor(["plugins"]);
+  expect(modules.some((m) => m.endsWith("builtins.ts"))).toBe(true);
+  expect(modules.filter((m) => HEAVY.test(m))).toEqual([]);
+});
