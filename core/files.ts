@@ -57,6 +57,8 @@ export interface FileStoreOptions {
   isIgnored?: (rel: string) => boolean;
   /** Files added read-only (`--read`): never written. */
   readOnly?: () => readonly string[];
+  /** fsync each temp file before the rename (default true; tests that write thousands of files may turn it off). */
+  fsync?: boolean;
 }
 
 const SNIFF_BYTES = 8000;
@@ -92,6 +94,8 @@ function latin1(bytes: Uint8Array): string {
 
 /** Encode text back into a file's shape; null when the encoding cannot hold some character. */
 export function encodeText(text: string, shape: FileShape): Uint8Array | null {
+  // A lone surrogate has no encoding; writing U+FFFD instead would silently change the text.
+  if (!text.isWellFormed()) return null;
   const body = shape.eol === "crlf" ? text.replace(/\r?\n/g, "\r\n") : text;
   switch (shape.encoding) {
     case "utf-8": {
@@ -227,10 +231,15 @@ export class FileStore {
         if (before !== null) planned.push({ write: { path: rel, action: "delete", before, after }, bytes: null, mode: null });
         continue;
       }
+      if (after.includes("\0")) {
+        report.refused.push({ path: rel, reason: `the new text of ${rel} contains a NUL character, which would turn it into a binary file` });
+        continue;
+      }
       const shape = before === null ? { encoding: "utf-8" as const, bom: false, eol: "lf" as const, mode: null } : this.shape(rel);
       const bytes = encodeText(after, shape);
       if (!bytes) {
-        report.refused.push({ path: rel, reason: `${rel} is a ${shape.encoding} file and the new text has characters ${shape.encoding} cannot hold` });
+        const why = after.isWellFormed() ? `has characters ${shape.encoding} cannot hold` : "has broken Unicode (a lone surrogate)";
+        report.refused.push({ path: rel, reason: `${rel} is a ${shape.encoding} file and the new text ${why}` });
         continue;
       }
       planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after }, bytes, mode: shape.mode });
@@ -274,7 +283,7 @@ export class FileStore {
       fd = openSync(tmp, "wx", mode ?? 0o666);
       let off = 0;
       while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-      fsyncSync(fd);
+      if (this.opts.fsync !== false) fsyncSync(fd);
       closeSync(fd);
       fd = null;
       if (mode !== null) chmodSync(tmp, mode);
