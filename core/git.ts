@@ -66,6 +66,25 @@ export async function initRepository(dir: string): Promise<void> {
   await gitOk(dir, ["init", "-q"]);
 }
 
+/**
+ * No repository at `dir`: offer to create one (`ask` is the gate's confirm, so it is asked
+ * in interactive mode only and remembered on "Don't ask again"). Returns the new repository,
+ * or null when declined or git is missing.
+ *
+ * @example
+ * const git = (await GitRepo.open(root)) ?? (app.interactive ? await offerRepository(root, (q) => gate.confirm(q, { key: "git:init" })) : null);
+ */
+export async function offerRepository(dir: string, ask: (question: string) => Promise<boolean>, opts: GitRepoOptions = {}): Promise<GitRepo | null> {
+  if (await findRepoRoot(dir)) return GitRepo.open(dir, opts);
+  if (!(await ask(`${dir} is not a git repository: create one, so every change coder makes is committed and /undo works?`))) return null;
+  try {
+    await initRepository(dir);
+  } catch {
+    return null;
+  }
+  return GitRepo.open(dir, opts);
+}
+
 interface FileListCache {
   stamp: string;
   files: string[];

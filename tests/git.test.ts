@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findRepoRoot, GitRepo, listRepoFiles } from "../core/git.ts";
+import { findRepoRoot, GitRepo, listRepoFiles, offerRepository } from "../core/git.ts";
 import { filesIn, head, isolateGitEnv, log, makeRepo, sh, write } from "./git-helpers.ts";
 
 const savedEnv = { ...process.env };
@@ -28,6 +28,18 @@ describe("root and files", () => {
     expect(await findRepoRoot(join(root, "src"))).toBe(root);
     const outside = realpathSync(mkdtempSync(join(tmpdir(), "coder-nogit-")));
     expect(await findRepoRoot(outside)).toBeNull();
+  });
+
+  test("offerRepository creates a repository only when the user agrees", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "coder-nogit-")));
+    expect(await offerRepository(dir, async () => false)).toBeNull();
+    expect(existsSync(join(dir, ".git"))).toBe(false);
+    const repo = await offerRepository(dir, async (q) => q.includes("not a git repository"));
+    expect(repo?.root).toBe(dir);
+    expect(await findRepoRoot(dir)).toBe(dir);
+    let asked = false;
+    expect((await offerRepository(dir, async () => (asked = true)))?.root).toBe(dir);
+    expect(asked).toBe(false);
   });
 
   test("listRepoFiles lists tracked files, applies .coderignore, refreshes when the index changes", async () => {
@@ -285,6 +297,32 @@ describe("undo", () => {
     const again = await repo.undo();
     expect(again.ok).toBe(false);
     expect(again.message).toContain("not made by coder");
+  });
+
+  test("restores a file the commit deleted", async () => {
+    const root = makeRepo({ "keep.py": "k = 1\n", "old.py": "o = 1\n" });
+    const base = head(root);
+    const repo = await open(root);
+    unlinkSync(join(root, "old.py"));
+    write(root, "keep.py", "k = 2\n");
+    await repo.commitEdits(["old.py", "keep.py"], { message: "refactor: drop old.py", model: "m" });
+    expect((await repo.undo()).ok).toBe(true);
+    expect(readFileSync(join(root, "old.py"), "utf8")).toBe("o = 1\n");
+    expect(readFileSync(join(root, "keep.py"), "utf8")).toBe("k = 1\n");
+    expect(head(root)).toBe(base);
+    expect(await repo.dirtyFiles()).toEqual([]);
+  });
+
+  test("keeps the user's other staged work staged", async () => {
+    const root = makeRepo({ "a.py": "a\n", "b.py": "b\n" });
+    const repo = await open(root);
+    write(root, "a.py", "A\n");
+    await repo.commitEdits(["a.py"], { message: "feat: capital a", model: "m" });
+    write(root, "b.py", "user's staged b\n");
+    sh(root, ["add", "b.py"]);
+    expect((await repo.undo()).ok).toBe(true);
+    expect(sh(root, ["diff", "--cached", "--name-only"]).trim()).toBe("b.py");
+    expect(readFileSync(join(root, "b.py"), "utf8")).toBe("user's staged b\n");
   });
 
   test("works across sessions: a new GitRepo reads the record", async () => {
