@@ -113,7 +113,7 @@ export function configSchema() {
 /** The JSON Schema that `coder config schema` prints. */
 export function jsonSchema(): Record<string, unknown> {
   const schema = z.toJSONSchema(configSchema(), { target: "draft-2020-12" }) as Record<string, unknown>;
-  return { ...schema, $id: "https://coder.dev/schema/config.json", title: "coder config (.coder.json, .coder.local.json, config.json)" };
+  return { ...schema, title: "coder config (.coder.json, .coder.local.json, $XDG_CONFIG_HOME/coder/config.json)" };
 }
 
 function expectedText(spec: OptionSpec | undefined): string | undefined {
