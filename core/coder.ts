@@ -85,7 +85,10 @@ function chooseOutput(app: App): Output {
 /** The message of a one-shot run (`--message`, `--message-file`, or piped stdin); null for the REPL. */
 async function oneShotMessage(app: App): Promise<string | null> {
   const o = app.settings.options;
-  if (o.message !== undefined) return o.message;
+  if (o.message !== undefined) {
+    if (!o.message.trim()) throw new UsageError("--message is empty");
+    return o.message;
+  }
   if (o.messageFile !== undefined) {
     try {
       return readFileSync(o.messageFile, "utf8");
@@ -157,7 +160,8 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   const editFormat = o.editFormat ?? info.editFormat;
   const coder = new Coder(services, { model, editFormat, editor: false, maxReflections: Math.max(0, o.maxReflections), chat });
   services.transcript.sessionStart();
-  if (git && !o.dryRun) {
+  // CLI.md: asks in interactive mode, does it with --yes-always, and leaves .gitignore alone otherwise.
+  if (git && !o.dryRun && (app.interactive || o.yesAlways)) {
     try {
       await git.ensureGitignore((question) => gate.confirm(question, { key: "gitignore:.coder" }));
     } catch (error) {

@@ -3,7 +3,7 @@
 // what happened; the turn loop turns failures into the reflection.
 import { FormatError, PluginError } from "./errors.ts";
 import type { WriteReport } from "./files.ts";
-import type { EditPermission } from "./gate.ts";
+import type { ConfirmGroup, EditPermission } from "./gate.ts";
 import type { Edit, EditFormat, EditOutcome, Fence, ModelReply, ParsedReply, Workspace } from "./plugin.ts";
 import { guard, guardSync, messageOf, type Registered } from "./registry.ts";
 
@@ -24,7 +24,8 @@ export interface FileStoreLike {
 
 /** What the engine needs of core/gate.ts `Gate`. */
 export interface GateLike {
-  editPermission(rel: string, ctx: { chatFiles: readonly string[]; readOnlyFiles: readonly string[]; existsInRepo: boolean }): Promise<EditPermission>;
+  editPermission(rel: string, ctx: { chatFiles: readonly string[]; readOnlyFiles: readonly string[]; existsInRepo: boolean; group?: ConfirmGroup }): Promise<EditPermission>;
+  group(size: number): ConfirmGroup;
 }
 
 export interface ApplyInputs {
@@ -74,10 +75,14 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
   const outcomes: (EditOutcome | undefined)[] = new Array(edits.length);
   const allowed: { edit: Edit; index: number }[] = [];
   const outside = new Set<string>();
+  // One question per file outside the chat, with All / Skip all when there are several.
+  const group = gate.group(new Set(edits.map((e) => e.path).filter((p) => !chatFiles.includes(p))).size);
+  const decided = new Map<string, EditPermission>();
 
   for (const [index, edit] of edits.entries()) {
     const rel = edit.path;
-    const permission = await gate.editPermission(rel, { chatFiles, readOnlyFiles, existsInRepo: files.read(rel) !== null });
+    const permission = decided.get(rel) ?? (await gate.editPermission(rel, { chatFiles, readOnlyFiles, existsInRepo: files.read(rel) !== null, group }));
+    decided.set(rel, permission);
     if (!permission.ok) {
       outcomes[index] = { status: "failed", edit, path: rel, reason: "refused", detail: permission.reason };
       continue;

@@ -188,9 +188,9 @@ export class Coder {
       trace("send: assembling chunks");
       const { chunks, fence } = await this.buildChunks(message, controller.signal);
       const messages = chunkMessages(chunks);
-      const promptTokens = this.checkContextWindow(chunks, messages);
+      const { promptTokens, estimated } = this.checkContextWindow(chunks, messages);
       const request: ModelRequest = this.request(messages);
-      out.emit({ type: "request", model: this.model, promptTokens });
+      out.emit({ type: "request", model: this.model, promptTokens, estimated });
       if (app.settings.options.verbose) out.print(messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n"));
 
       trace("send: request");
@@ -221,17 +221,17 @@ export class Coder {
   }
 
   /** Prompt tokens: a cheap estimate when the prompt clearly fits, an exact count (and check) otherwise. */
-  private checkContextWindow(chunks: Chunk[], messages: ChatMessage[]): number {
+  private checkContextWindow(chunks: Chunk[], messages: ChatMessage[]): { promptTokens: number; estimated: boolean } {
     const window = this.modelInfo.contextWindow;
     const reserve = Math.min(this.modelInfo.maxOutput, Math.floor(window / 4));
     const chars = messages.reduce((s, m) => s + m.content.length + (m.toolCalls?.reduce((t, c) => t + c.arguments.length, 0) ?? 0), 0);
     // At worst about one token per character: below that the exact count cannot overflow.
-    if (chars + reserve < window) return Math.ceil(chars / 4) + 4 * messages.length;
+    if (chars + reserve < window) return { promptTokens: Math.ceil(chars / 4) + 4 * messages.length, estimated: true };
     const count = (t: string) => this.services.app.kit.tokens.count(t);
     const rows = tokenRows(chunks, count);
     const overflow = contextOverflow(rows, window, reserve);
     if (overflow) throw new RuntimeFailure(overflow);
-    return rows.reduce((s, r) => s + r.tokens, 0);
+    return { promptTokens: rows.reduce((s, r) => s + r.tokens, 0), estimated: false };
   }
 
   /** Stream one reply (core/stream.ts) and count its usage and cost. */

@@ -15,7 +15,8 @@ export interface Totals extends Usage {
 /** Every event the engine emits; `time` is added when it is written. */
 export type CoderEvent =
   | { type: "start"; version: string; model: string; editFormat: string; files: string[] }
-  | { type: "request"; model: string; promptTokens: number }
+  /** `estimated`: counted as characters/4 because the prompt clearly fits (the exact count is in `reply.usage`). */
+  | { type: "request"; model: string; promptTokens: number; estimated: boolean }
   | { type: "delta"; text: string }
   | { type: "reply"; text: string; usage: Usage; cost: number; model: string; finishReason: string }
   | { type: "edit"; path: string; status: "applied" | "failed" | "skipped"; detail: string }
