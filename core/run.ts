@@ -174,6 +174,9 @@ export async function assembleApp(loaded: Loaded, builtins: () => Promise<Builti
   const sources: PluginSource[] = (await builtins()).map((b) => ({ origin: b.origin, load: b.load }));
   sources.push(...userSources(options.plugins, options.plugin, loaded.cwd, (f) => displayPath(f, loaded.cwd)));
   await loadPlugins(registry, sources, kit, log);
+  for (const plugin of registry.plugins.values()) {
+    if (plugin.sha256) log.debug(`plugin ${plugin.name} from ${displayPath(plugin.origin, loaded.cwd)} sha256:${plugin.sha256}`);
+  }
   return {
     version: loaded.version,
     root,
