@@ -7,7 +7,7 @@ import type { App } from "./app.ts";
 import { exitCodeFor, Interrupted, UsageError } from "./errors.ts";
 import { FileStore } from "./files.ts";
 import { Gate, type GateEvent } from "./gate.ts";
-import { GitRepo, listRepoFiles } from "./git.ts";
+import { GitRepo, type GitRepoOptions, listRepoFiles, offerRepository } from "./git.ts";
 import { loadTranscript, Transcript } from "./history.ts";
 import { messageOf } from "./registry.ts";
 import { CoderSession } from "./session.ts";
@@ -108,15 +108,8 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   const o = app.settings.options;
   const root = app.root;
   const chat = new ChatFiles();
-  const useGit = o.git && app.gitRoot !== null;
-  const git = useGit
-    ? await GitRepo.open(root, {
-        notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
-        verify: o.verify,
-        writeMessage: async (messages) => (await app.kit.complete({ model: weakModelOf(app), messages, maxTokens: 100 })).text,
-      })
-    : null;
-  const files = new FileStore(root, { isIgnored: git ? (rel) => git.isIgnored(rel) : undefined, readOnly: () => chat.readOnly });
+  let git: GitRepo | null = null;
+  const files = new FileStore(root, { isIgnored: (rel) => git?.isIgnored(rel) ?? false, readOnly: () => chat.readOnly });
   const prompter = app.interactive ? new ClackPrompter() : new NonInteractivePrompter((text) => out.warn(text));
   const gate = new Gate({
     root,
@@ -126,6 +119,17 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
     events: (e) => reportGateEvent(e, out),
     check: (rel) => files.check(rel),
   });
+  const gitOptions: GitRepoOptions = {
+    notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
+    verify: o.verify,
+    writeMessage: async (messages) => (await app.kit.complete({ model: weakModelOf(app), messages, maxTokens: 100 })).text,
+  };
+  if (o.git) {
+    if (app.gitRoot !== null) git = await GitRepo.open(root, gitOptions);
+    // No repository: interactive mode offers to create one (CLI.md, issue 6).
+    else if (app.interactive) git = await offerRepository(root, (q) => gate.confirm(q, { key: "git:init" }), gitOptions);
+  }
+  const useGit = git !== null;
 
   const listFiles = () => listRepoFiles(root, { git: useGit });
   const services: CoderServices = {

@@ -2,7 +2,8 @@
 // against the fake OpenAI-compatible server: edits, repairs, the budget, faults,
 // architect, chunk order and stability, summaries, --json.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import type { FakeServer } from "./support/fake-server.ts";
 import { BINARY, block, lastUser, mainRequests, makeRepo, runCoder, serverWith, weakRequests } from "./engine-harness.ts";
 
@@ -184,6 +185,17 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(reqs.length).toBe(2);
     expect(reqs[1].messages.at(-1)).toMatchObject({ role: "assistant", content: "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\n" });
     expect(repo.read("a.py")).toBe("x = 2\n");
+  });
+
+  test("outside a repository (and with --no-git) edits apply without commits", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    rmSync(join(repo.root, ".git"), { recursive: true, force: true });
+    const s = await server([{ model: "gpt-4.1", text: block("a.py", "x = 1\n", "x = 2\n") }]);
+    const r = await runCoder(repo, s, ["--yes-always", "-m", "x=2", "a.py"]);
+    expect(r.code).toBe(0);
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    expect(weakRequests(s).length).toBe(0);
+    expect(existsSync(join(repo.root, ".git"))).toBe(false);
   });
 
   test("a path outside the repository is refused with exit 2", async () => {
