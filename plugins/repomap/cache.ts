@@ -87,6 +87,19 @@ export class TagCache {
     db.exec("CREATE TABLE IF NOT EXISTS maps (key TEXT PRIMARY KEY, text TEXT NOT NULL, created INTEGER NOT NULL)");
   }
 
+  /** Path → the fields that decide freshness (cheap: no tag text). */
+  fileMeta(): Map<string, { mtime: number; size: number; version: string }> {
+    const meta = new Map<string, { mtime: number; size: number; version: string }>();
+    try {
+      for (const row of this.db.query("SELECT path, mtime, size, version FROM files").all() as { path: string; mtime: number; size: number; version: string }[]) {
+        meta.set(row.path, row);
+      }
+    } catch {
+      // Unreadable reads as empty.
+    }
+    return meta;
+  }
+
   /** Every cached file row (used when something changed and the graph must be rebuilt). */
   allFiles(): Map<string, CachedFile> {
     const rows = new Map<string, CachedFile>();

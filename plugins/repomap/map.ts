@@ -9,7 +9,7 @@ import type { TagCache } from "./cache.ts";
 import { rankDefinitions, type RankFile, type RankedEntry } from "./rank.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
 import { scanTags, statFiles, type ScanStats } from "./scan.ts";
-import { decodeDefs, decodeRefs, type Definition } from "./tags.ts";
+import { decodeDefNames, decodeDefs, decodeRefArrays, type Definition } from "./tags.ts";
 import { readFileSync } from "node:fs";
 
 /** Bump when ranking or rendering changes, so cached maps are not reused. */
@@ -116,14 +116,23 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   stats.scanMs = performance.now() - scanStart;
 
   const rankStart = performance.now();
-  const definitions = new Map<string, Definition[]>();
   const rankFiles: RankFile[] = [];
   for (const row of rows.values()) {
     if (row.skipped || (!row.defs && !row.refs)) continue;
-    const defs = decodeDefs(row.defs);
-    definitions.set(row.path, defs);
-    rankFiles.push({ path: row.path, defs, refs: decodeRefs(row.refs) });
+    const defs = decodeDefNames(row.defs);
+    const refs = decodeRefArrays(row.refs);
+    rankFiles.push({ path: row.path, defNames: defs.names, defLines: defs.lines, refNames: refs.names, refCounts: refs.counts });
   }
+  // Scope ranges are decoded only for the files the map renders.
+  const definitions = new Map<string, Definition[]>();
+  const definitionsOf = (path: string): Definition[] => {
+    let defs = definitions.get(path);
+    if (!defs) {
+      defs = decodeDefs(rows.get(path)?.defs ?? "");
+      definitions.set(path, defs);
+    }
+    return defs;
+  };
   const allFiles = entries.map((e) => e.path);
   const ranked = rankDefinitions({
     files: rankFiles,
@@ -149,7 +158,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
         return null;
       }
     },
-    definitions: (path) => definitions.get(path) ?? [],
+    definitions: definitionsOf,
   });
   const fitted = fitToBudget(ordered, input.budget, (prefix) => renderer.render(prefix, chat), input.countTokens);
   stats.renderMs = performance.now() - renderStart;

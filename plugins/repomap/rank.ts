@@ -2,12 +2,21 @@
 // an identifier to files that define it, weighted as Aider weighs it, ranked by
 // personalised PageRank, each file's rank spread over its out-edges onto the
 // (file, identifier) definitions they point at.
-import { personalizedPageRank, type WeightedEdges } from "./pagerank.ts";
+import { personalizedPageRank } from "./pagerank.ts";
 
 export interface RankFile {
   path: string;
-  defs: readonly { name: string; line: number }[];
-  refs: ReadonlyMap<string, number>;
+  /** Definition names and their 0-based lines (parallel arrays; a name may repeat). */
+  defNames: readonly string[];
+  defLines: readonly number[];
+  /** Referenced names (unique) and how often each is referenced (parallel arrays). */
+  refNames: readonly string[];
+  refCounts: readonly number[];
+}
+
+/** A RankFile from definitions and a reference count map (convenient in tests). */
+export function rankFile(path: string, defs: readonly { name: string; line: number }[], refs: ReadonlyMap<string, number>): RankFile {
+  return { path, defNames: defs.map((d) => d.name), defLines: defs.map((d) => d.line), refNames: [...refs.keys()], refCounts: [...refs.values()] };
 }
 
 export interface RankRequest {
@@ -18,6 +27,8 @@ export interface RankRequest {
   chatFiles: ReadonlySet<string>;
   mentionedFiles: ReadonlySet<string>;
   mentionedIdents: ReadonlySet<string>;
+  /** Stop after this many entries (a map never shows more definitions than its budget has tokens). */
+  limit?: number;
 }
 
 /** A ranked definition (its line, 0-based) or a file shown by name only. */
@@ -47,102 +58,145 @@ export function identWeight(ident: string, definerCount: number, mentioned: bool
 export function rankDefinitions(request: RankRequest): RankedEntry[] {
   const { files, chatFiles, mentionedIdents } = request;
   const paths = files.map((f) => f.path);
-  const defines = new Map<string, number[]>();
-  files.forEach((file, index) => {
-    let previous = "";
-    for (const def of [...file.defs].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
-      if (def.name === previous) continue;
-      previous = def.name;
-      const definers = defines.get(def.name);
-      if (definers) definers.push(index);
-      else defines.set(def.name, [index]);
+
+  // Identifiers as integers; definers[id] lists each defining file once.
+  const identIds = new Map<string, number>();
+  const identNames: string[] = [];
+  const definers: number[][] = [];
+  for (let f = 0; f < files.length; f++) {
+    for (const name of files[f]!.defNames) {
+      let id = identIds.get(name);
+      if (id === undefined) {
+        id = identNames.length;
+        identIds.set(name, id);
+        identNames.push(name);
+        definers.push([f]);
+      } else {
+        const list = definers[id]!;
+        if (list[list.length - 1] !== f) list.push(f);
+      }
     }
-  });
-  const references = new Map<string, { files: number[]; counts: number[] }>();
+  }
+  const identCount = identNames.length;
+  const refFiles: (number[] | undefined)[] = new Array(identCount);
+  const refCounts: (number[] | undefined)[] = new Array(identCount);
   let anyReference = false;
-  files.forEach((file, index) => {
-    for (const [name, count] of file.refs) {
-      if (!defines.has(name)) continue;
+  for (let f = 0; f < files.length; f++) {
+    const file = files[f]!;
+    for (let r = 0; r < file.refNames.length; r++) {
+      const id = identIds.get(file.refNames[r]!);
+      if (id === undefined) continue;
       anyReference = true;
-      const refs = references.get(name);
-      if (refs) {
-        refs.files.push(index);
-        refs.counts.push(count);
-      } else references.set(name, { files: [index], counts: [count] });
+      (refFiles[id] ??= []).push(f);
+      (refCounts[id] ??= []).push(file.refCounts[r]!);
     }
-  });
+  }
   if (!anyReference) {
-    for (const [name, definers] of defines) references.set(name, { files: [...definers], counts: definers.map(() => 1) });
+    for (let id = 0; id < identCount; id++) {
+      refFiles[id] = [...definers[id]!];
+      refCounts[id] = definers[id]!.map(() => 1);
+    }
   }
 
+  // One slot per (definer, ident): the unit that collects rank.
+  const slotBase = new Int32Array(identCount + 1);
+  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + definers[id]!.length;
+  const slotCount = slotBase[identCount]!;
+
   const edges = new EdgeList();
-  for (const [ident, definers] of defines) {
-    if (references.has(ident)) continue;
-    for (const definer of definers) edges.add(definer, definer, 0.1, ident);
+  for (let id = 0; id < identCount; id++) {
+    if (refFiles[id]) continue;
+    const defining = definers[id]!;
+    for (let k = 0; k < defining.length; k++) edges.add(defining[k]!, defining[k]!, 0.1, slotBase[id]! + k);
   }
-  for (const [ident, refs] of references) {
-    const definers = defines.get(ident)!;
-    const mul = identWeight(ident, definers.length, mentionedIdents.has(ident));
-    const bounded = definers.length > 5 && refs.files.length * definers.length > EDGES_PER_IDENT;
-    const perReferencer = bounded ? Math.max(1, Math.floor(EDGES_PER_IDENT / refs.files.length)) : definers.length;
-    const sortedDefiners = bounded ? [...definers].sort((a, b) => (paths[a]! < paths[b]! ? -1 : 1)) : definers;
-    for (let r = 0; r < refs.files.length; r++) {
-      const referencer = refs.files[r]!;
-      const weight = mul * (chatFiles.has(paths[referencer]!) ? 50 : 1) * Math.sqrt(refs.counts[r]!);
-      const targets = bounded ? nearestByPath(paths, sortedDefiners, paths[referencer]!, perReferencer) : definers;
-      for (const definer of targets) edges.add(referencer, definer, weight, ident);
+  for (let id = 0; id < identCount; id++) {
+    const referencers = refFiles[id];
+    if (!referencers) continue;
+    const counts = refCounts[id]!;
+    const ident = identNames[id]!;
+    const defining = definers[id]!;
+    const base = slotBase[id]!;
+    const mul = identWeight(ident, defining.length, mentionedIdents.has(ident));
+    const bounded = defining.length > 5 && referencers.length * defining.length > EDGES_PER_IDENT;
+    const perReferencer = Math.max(1, Math.floor(EDGES_PER_IDENT / referencers.length));
+    if (bounded) defining.sort((a, b) => cmp(paths[a]!, paths[b]!));
+    for (let r = 0; r < referencers.length; r++) {
+      const referencer = referencers[r]!;
+      const weight = mul * (chatFiles.has(paths[referencer]!) ? 50 : 1) * Math.sqrt(counts[r]!);
+      if (bounded) {
+        for (const k of nearestByPath(paths, defining, paths[referencer]!, perReferencer)) edges.add(referencer, defining[k]!, weight, base + k);
+      } else {
+        for (let k = 0; k < defining.length; k++) edges.add(referencer, defining[k]!, weight, base + k);
+      }
     }
   }
 
   // Graph nodes are the files that have an edge, as in Aider's graph.
   const nodeOf = new Int32Array(files.length).fill(-1);
   const nodeFile: number[] = [];
+  const src = new Int32Array(edges.count);
+  const dst = new Int32Array(edges.count);
   for (let e = 0; e < edges.count; e++) {
-    for (const f of [edges.src[e]!, edges.dst[e]!]) {
-      if (nodeOf[f] === -1) {
-        nodeOf[f] = nodeFile.length;
-        nodeFile.push(f);
-      }
+    const from = edges.src[e]!;
+    const to = edges.dst[e]!;
+    if (nodeOf[from] === -1) {
+      nodeOf[from] = nodeFile.length;
+      nodeFile.push(from);
+    }
+    if (nodeOf[to] === -1) {
+      nodeOf[to] = nodeFile.length;
+      nodeFile.push(to);
+    }
+    src[e] = nodeOf[from]!;
+    dst[e] = nodeOf[to]!;
+  }
+  const weight = edges.weight.subarray(0, edges.count);
+  const nodePaths = nodeFile.map((f) => paths[f]!);
+  const ranks = personalizedPageRank(nodeFile.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths));
+
+  // Spread each node's rank over its out-edges onto (definer, ident) slots.
+  const outWeight = new Float64Array(nodeFile.length);
+  for (let e = 0; e < edges.count; e++) outWeight[src[e]!] = outWeight[src[e]!]! + weight[e]!;
+  const slotRank = new Float64Array(slotCount);
+  const slotUsed = new Uint8Array(slotCount);
+  for (let e = 0; e < edges.count; e++) {
+    const slot = edges.slot[e]!;
+    slotRank[slot] = slotRank[slot]! + (ranks[src[e]!]! * weight[e]!) / outWeight[src[e]!]!;
+    slotUsed[slot] = 1;
+  }
+  const slotFile = new Int32Array(slotCount);
+  const slotIdent = new Int32Array(slotCount);
+  for (let id = 0; id < identCount; id++) {
+    const defining = definers[id]!;
+    for (let k = 0; k < defining.length; k++) {
+      slotFile[slotBase[id]! + k] = defining[k]!;
+      slotIdent[slotBase[id]! + k] = id;
     }
   }
-  const nodeEdges: WeightedEdges = {
-    src: edges.src.map((f) => nodeOf[f]!).subarray(0, edges.count),
-    dst: edges.dst.map((f) => nodeOf[f]!).subarray(0, edges.count),
-    weight: edges.weight.subarray(0, edges.count),
-    count: edges.count,
-  };
-  const ranks = personalizedPageRank(nodeFile.length, nodeEdges, personalization(request, nodeFile.map((f) => paths[f]!)));
+  const order: number[] = [];
+  for (let slot = 0; slot < slotCount; slot++) if (slotUsed[slot] && !chatFiles.has(paths[slotFile[slot]!]!)) order.push(slot);
+  order.sort((a, b) => {
+    const diff = slotRank[b]! - slotRank[a]!;
+    if (diff !== 0) return diff;
+    return cmp(paths[slotFile[b]!]!, paths[slotFile[a]!]!) || cmp(identNames[slotIdent[b]!]!, identNames[slotIdent[a]!]!);
+  });
 
-  // Spread each node's rank over its out-edges onto (definer, ident).
-  const outWeight = new Float64Array(nodeFile.length);
-  for (let e = 0; e < edges.count; e++) {
-    const src = nodeEdges.src[e]!;
-    outWeight[src] = outWeight[src]! + edges.weight[e]!;
-  }
-  const definitionRank = new Map<string, { file: number; ident: string; rank: number }>();
-  for (let e = 0; e < edges.count; e++) {
-    const src = nodeEdges.src[e]!;
-    const share = (ranks[src]! * edges.weight[e]!) / outWeight[src]!;
-    const file = edges.dst[e]!;
-    const ident = edges.ident[e]!;
-    const key = `${file}\u0000${ident}`;
-    const entry = definitionRank.get(key);
-    if (entry) entry.rank += share;
-    else definitionRank.set(key, { file, ident, rank: share });
-  }
-  const ordered = [...definitionRank.values()].sort(
-    (a, b) => b.rank - a.rank || cmp(paths[b.file]!, paths[a.file]!) || cmp(b.ident, a.ident),
-  );
-
+  const limit = request.limit ?? Infinity;
   const ranked: RankedEntry[] = [];
   const included = new Set<string>();
-  for (const { file, ident } of ordered) {
-    const path = paths[file]!;
-    if (chatFiles.has(path)) continue;
-    for (const def of files[file]!.defs) if (def.name === ident) ranked.push({ path, name: ident, line: def.line });
+  for (const slot of order) {
+    if (ranked.length >= limit) break;
+    const f = slotFile[slot]!;
+    const path = paths[f]!;
+    const ident = identNames[slotIdent[slot]!]!;
+    const file = files[f]!;
+    for (let d = 0; d < file.defNames.length; d++) {
+      if (file.defNames[d] === ident) ranked.push({ path, name: ident, line: file.defLines[d]! });
+    }
     included.add(path);
   }
-  const byNodeRank = nodeFile.map((f, node) => ({ path: paths[f]!, rank: ranks[node]! })).sort((a, b) => b.rank - a.rank || cmp(b.path, a.path));
+  if (ranked.length >= limit) return ranked;
+  const byNodeRank = nodePaths.map((path, node) => ({ path, rank: ranks[node]! })).sort((a, b) => b.rank - a.rank || cmp(b.path, a.path));
   for (const { path } of byNodeRank) {
     if (included.has(path)) continue;
     included.add(path);
@@ -178,7 +232,7 @@ function personalization(request: RankRequest, nodePaths: readonly string[]): Fl
   return any ? vector : null;
 }
 
-/** Up to `k` definers whose paths share the longest prefix with `path` (definers sorted by path). */
+/** Positions of up to `k` definers whose paths share the longest prefix with `path` (definers sorted by path). */
 function nearestByPath(paths: readonly string[], sortedDefiners: readonly number[], path: string, k: number): number[] {
   let lo = 0;
   let hi = sortedDefiners.length;
@@ -193,8 +247,8 @@ function nearestByPath(paths: readonly string[], sortedDefiners: readonly number
   while (picked.length < k && (left >= 0 || right < sortedDefiners.length)) {
     const leftShare = left >= 0 ? commonPrefix(paths[sortedDefiners[left]!]!, path) : -1;
     const rightShare = right < sortedDefiners.length ? commonPrefix(paths[sortedDefiners[right]!]!, path) : -1;
-    if (rightShare >= leftShare) picked.push(sortedDefiners[right++]!);
-    else picked.push(sortedDefiners[left--]!);
+    if (rightShare >= leftShare) picked.push(right++);
+    else picked.push(left--);
   }
   return picked;
 }
@@ -214,10 +268,10 @@ class EdgeList {
   src = new Int32Array(1024);
   dst = new Int32Array(1024);
   weight = new Float64Array(1024);
-  ident: string[] = [];
+  slot = new Int32Array(1024);
   count = 0;
 
-  add(src: number, dst: number, weight: number, ident: string): void {
+  add(src: number, dst: number, weight: number, slot: number): void {
     if (this.count === this.src.length) {
       const size = this.count * 2;
       const grow = <T extends Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
@@ -228,11 +282,12 @@ class EdgeList {
       this.src = grow(this.src, (n) => new Int32Array(n));
       this.dst = grow(this.dst, (n) => new Int32Array(n));
       this.weight = grow(this.weight, (n) => new Float64Array(n));
+      this.slot = grow(this.slot, (n) => new Int32Array(n));
     }
     this.src[this.count] = src;
     this.dst[this.count] = dst;
     this.weight[this.count] = weight;
-    this.ident.push(ident);
+    this.slot[this.count] = slot;
     this.count++;
   }
 }

@@ -55,15 +55,16 @@ export async function scanTags(
   entries: readonly FileEntry[],
   options: ScanOptions,
 ): Promise<{ rows: Map<string, CachedFile>; stats: ScanStats }> {
-  const cached = options.cache.allFiles();
+  const meta = options.cache.fileMeta();
   const rows = new Map<string, CachedFile>();
   const stale: FileEntry[] = [];
   const fresh: CachedFile[] = [];
+  const current: FileEntry[] = [];
   for (const entry of entries) {
     if (!entry.lang) continue;
-    const row = cached.get(entry.path);
+    const row = meta.get(entry.path);
     if (row && row.mtime === entry.mtime && row.size === entry.size && row.version === GRAMMAR_TABLE_VERSION) {
-      rows.set(entry.path, row);
+      current.push(entry);
       continue;
     }
     const skipped = skipByName(entry.path, entry.size);
@@ -74,8 +75,15 @@ export async function scanTags(
     } else stale.push(entry);
   }
   const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0 };
-  if (stale.length > 0) {
-    const results = await parseFiles(stale, options, stats);
+  // Parse what changed (in workers) while this thread reads the cached tags.
+  const parsing = stale.length > 0 ? parseFiles(stale, options, stats) : null;
+  const cached = options.cache.allFiles();
+  for (const entry of current) {
+    const row = cached.get(entry.path);
+    if (row) rows.set(entry.path, row);
+  }
+  if (parsing) {
+    const results = await parsing;
     const byPath = new Map(stale.map((e) => [e.path, e]));
     for (const result of results) {
       const entry = byPath.get(result.rel)!;
@@ -86,13 +94,13 @@ export async function scanTags(
     for (const entry of stale) stats.bytesParsed += entry.size;
   }
   options.cache.putFiles(fresh, options.warn);
-  if (cached.size > rows.size) options.cache.prune(new Set(rows.keys()), cached.keys());
+  if (meta.size > rows.size) options.cache.prune(new Set(rows.keys()), meta.keys());
   return { rows, stats };
 }
 
 async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats): Promise<WorkerResult[]> {
   const assets = await options.assets();
-  const threshold = options.poolThreshold ?? 100;
+  const threshold = options.poolThreshold ?? 1;
   const workerCount = Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50));
   if (stale.length >= threshold && workerCount > 0) {
     try {
@@ -147,7 +155,7 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
       return true;
     };
     for (let i = 0; i < count; i++) {
-      const worker = new Worker(new URL("./worker.ts", import.meta.url).href);
+      const worker = new Worker(workerEntry());
       workers.push(worker);
       worker.onmessage = (event: MessageEvent<WorkerReply>) => {
         results.push(...event.data.results);
@@ -163,4 +171,14 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
     }
     if (running === 0) finish();
   });
+}
+
+/**
+ * The worker's entry. Inside the compiled binary it is an extra entrypoint of the
+ * build, found by its path relative to the build root (import.meta.url still names
+ * the source file there, which may not exist); from source, beside this file.
+ */
+function workerEntry(): string {
+  const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
+  return compiled ? "./plugins/repomap/worker.ts" : new URL("./worker.ts", import.meta.url).href;
 }

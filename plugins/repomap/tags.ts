@@ -155,3 +155,38 @@ export function decodeRefs(text: string): Map<string, number> {
   }
   return refs;
 }
+
+/** Just the names and lines of encoded definitions (what ranking needs), without the scope ranges. */
+export function decodeDefNames(text: string): { names: string[]; lines: number[] } {
+  const names: string[] = [];
+  const lines: number[] = [];
+  if (!text) return { names, lines };
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    const tab = text.indexOf("\t", start);
+    const tab2 = text.indexOf("\t", tab + 1);
+    names.push(text.slice(start, tab));
+    lines.push(+text.slice(tab + 1, tab2 < 0 || tab2 > end ? end : tab2));
+    start = end + 1;
+  }
+  return { names, lines };
+}
+
+/** Encoded references as parallel arrays. */
+export function decodeRefArrays(text: string): { names: string[]; counts: number[] } {
+  const names: string[] = [];
+  const counts: number[] = [];
+  if (!text) return { names, counts };
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf("\n", start);
+    if (end < 0) end = text.length;
+    const tab = text.lastIndexOf("\t", end);
+    names.push(text.slice(start, tab));
+    counts.push(+text.slice(tab + 1, end));
+    start = end + 1;
+  }
+  return { names, counts };
+}
