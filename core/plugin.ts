@@ -387,6 +387,13 @@ export interface Session {
   commands(): readonly SlashCommand[];
   formats(): readonly string[];
   exit(): void;
+  /**
+   * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under
+   * --yes-always, no when nobody can answer). Optional: a kernel without it answers nothing.
+   */
+  confirm?(question: string): Promise<boolean>;
+  /** Put text into the conversation as context for the next request without sending one (e.g. a command's output). */
+  addToChat?(text: string): void;
 }
 
 export interface SessionGit {

@@ -22,6 +22,9 @@ interface Recorder {
   warnings: string[];
   sent: [string, string | undefined][];
   shell: string[];
+  asked: string[];
+  answers: boolean[];
+  added: string[];
   state: { chat: string[]; ro: string[]; format: string; model: string; cleared: number; exited: boolean };
 }
 
@@ -30,6 +33,9 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
   const warnings: string[] = [];
   const sent: [string, string | undefined][] = [];
   const shell: string[] = [];
+  const asked: string[] = [];
+  const answers: boolean[] = [];
+  const added: string[] = [];
   const state = { chat: [] as string[], ro: [] as string[], format: "diff", model: "openai/gpt-4.1", cleared: 0, exited: false };
   const model = (): ModelInfo => ({ name: state.model, contextWindow: 1000, maxOutput: 100, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" } });
   const session: Session = {
@@ -58,14 +64,20 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
     tokenReport: async () => "tokens: 42",
     refreshContext: async () => "",
     git: git,
-    runShell: async (command) => (shell.push(command), { code: command.startsWith("false") ? 1 : 0, output: "" }),
+    runShell: async (command) => {
+      shell.push(command);
+      if (command.startsWith("declined")) return { code: -1, output: "" };
+      return { code: command.startsWith("false") ? 1 : 0, output: command.includes("quiet") ? "" : `output of ${command}\n` };
+    },
+    confirm: async (question) => (asked.push(question), answers.shift() ?? false),
+    addToChat: (text) => void added.push(text),
     print: (t) => void out.push(t),
     warn: (t) => void warnings.push(t),
     commands,
     formats: () => ["diff", "whole", "ask", "architect"],
     exit: () => void (state.exited = true),
   };
-  return { session, out, warnings, sent, shell, state };
+  return { session, out, warnings, sent, shell, state, asked, answers, added };
 }
 
 async function setup(files: Record<string, string> = { "src/a.ts": "a\n", "src/b.ts": "b\n", "docs/x.md": "x\n" }) {
@@ -164,12 +176,26 @@ describe("commands plugin", () => {
     expect(rec.warnings[0]).toContain("Not in a git repository");
   });
 
-  test("/run and /! go through session.runShell; /tokens /clear /model /help /exit", async () => {
+  test("/run: a failing command offers a fix, output can join the chat, a declined one says nothing more", async () => {
     const t = await setup();
+    t.answers.push(true, true);
     await t.run("/run false && x");
+    expect(t.out).toContain("Exit code 1.");
+    expect(t.asked[0]).toContain("fix");
+    expect(t.sent[0]![0]).toContain("I ran `false && x` and it failed (exit code 1)");
+    expect(t.sent[0]![0]).toContain("output of false && x");
     await t.run("/! echo hi");
-    expect(t.shell).toEqual(["false && x", "echo hi"]);
-    expect(t.out.at(-1)).toBe("Exit code 1.");
+    expect(t.asked[1]).toBe("Add the output to the chat?");
+    expect(t.added[0]).toContain("output of echo hi");
+    await t.run("/run declined cmd");
+    await t.run("/run quiet");
+    expect(t.asked.length).toBe(2);
+    expect(t.shell).toEqual(["false && x", "echo hi", "declined cmd", "quiet"]);
+    expect(t.out.filter((o) => o.startsWith("Exit code"))).toEqual(["Exit code 1."]);
+  });
+
+  test("/tokens /clear /model /help /exit", async () => {
+    const t = await setup();
     await t.run("/tokens");
     expect(t.out.at(-1)).toBe("tokens: 42");
     await t.run("/clear");

@@ -5,9 +5,16 @@
 import type { Kit, PluginObject, Session, SlashCommand } from "../../core/plugin.ts";
 import { completePaths, expandPaths, splitWords } from "./args.ts";
 
-/** Modes a request can be sent in with /ask, /code, /architect. */
+/** /code's format when neither the config nor the model names an editing one. */
 const CODE_FALLBACK_FORMAT = "diff";
 const LS_LIMIT = 200;
+/** Command output beyond this many characters is cut (its tail kept: errors come last). */
+const OUTPUT_LIMIT = 12_000;
+
+function clip(output: string): string {
+  const text = output.trimEnd();
+  return text.length <= OUTPUT_LIMIT ? text : `... (${text.length - OUTPUT_LIMIT} characters cut)\n${text.slice(-OUTPUT_LIMIT)}`;
+}
 
 export default function commandsPlugin(kit: Kit): PluginObject {
   // Repository files for completion: loaded on first use, refreshed in the background.
@@ -70,8 +77,19 @@ export default function commandsPlugin(kit: Kit): PluginObject {
     async run(arg, s) {
       const command = arg.trim();
       if (!command) return s.warn("Usage: /run COMMAND");
-      const { code } = await s.runShell(command);
+      const { code, output } = await s.runShell(command);
+      if (code === -1 && !output) return; // the gate said no
       if (code !== 0) s.print(`Exit code ${code}.`);
+      if (!output.trim() || !s.confirm) return;
+      const shown = clip(output);
+      if (code !== 0) {
+        if (await s.confirm(`Ask the model to fix what \`${command}\` reports?`)) {
+          await s.send(`I ran \`${command}\` and it failed (exit code ${code}):\n\n\`\`\`\n${shown}\n\`\`\`\n\nFix the problem it reports.`);
+        }
+      } else if (s.addToChat && (await s.confirm("Add the output to the chat?"))) {
+        s.addToChat(`Output of \`${command}\`:\n\n\`\`\`\n${shown}\n\`\`\``);
+        s.print("Added the output to the chat.");
+      }
     },
   };
 
