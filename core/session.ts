@@ -77,13 +77,13 @@ export class CoderSession implements Session {
     return done;
   }
 
+  /** Problems are printed here; the command reports what was added. */
   async addFiles(paths: string[]): Promise<string[]> {
     const added: string[] = [];
     for (const rel of await this.resolve(paths, false)) {
       if (this.coder.chat.add(rel)) added.push(rel);
       else this.print(`${rel} is already in the chat.`);
     }
-    if (added.length) this.print(`Added ${added.join(", ")} to the chat.`);
     return added;
   }
 
@@ -92,7 +92,6 @@ export class CoderSession implements Session {
     for (const rel of await this.resolve(paths, true)) {
       if (this.coder.chat.addReadOnly(rel)) added.push(rel);
     }
-    if (added.length) this.print(`Added ${added.join(", ")} to the chat (read-only).`);
     return added;
   }
 
@@ -110,7 +109,6 @@ export class CoderSession implements Session {
       if (chat.drop(rel)) dropped.push(rel);
       else if (chat.drop(p)) dropped.push(p);
     }
-    if (dropped.length) this.print(`Removed ${dropped.join(", ")} from the chat.`);
     return dropped;
   }
 
