@@ -155,6 +155,7 @@ describe("commands plugin", () => {
     expect(t.out.at(-1)).toContain("+v = 2");
     await t.run("/undo");
     expect(t.out.at(-1)).toContain("Undid");
+    expect(t.added.at(-1)).toContain("I undid your last change");
     expect(existsSync(join(t.root, "new.py"))).toBe(false);
     expect(readFileSync(join(t.root, "app.py"), "utf8")).toBe("v = 1\n");
     write(t.root, "app.py", "v = 3\n");

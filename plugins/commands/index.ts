@@ -175,8 +175,10 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       async run(_arg, s) {
         if (!s.git) return noGit(s);
         const res = await s.git.undo();
-        if (res.ok) s.print(res.message);
-        else s.warn(res.message);
+        if (!res.ok) return s.warn(res.message);
+        s.print(res.message);
+        // The model last saw its own edits applied; tell it they are gone.
+        s.addToChat?.(`I undid your last change with /undo (${res.message}). The files are back to their content before it; do not assume that change exists.`);
       },
     },
     {
