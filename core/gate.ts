@@ -234,6 +234,7 @@ export function containmentProblem(root: string, rel: string): string | null {
   if (isAbsolute(rel) || slashed.startsWith("/") || /^[A-Za-z]:/.test(slashed)) return "it is an absolute path";
   const norm = posix.normalize(slashed);
   if (norm === ".." || norm.startsWith("../")) return "it resolves outside the repository";
+  if (norm === "." || norm === "./") return "it names the repository folder itself, not a file";
   if (norm.split("/").some((part) => part.toLowerCase() === ".git")) return "it is inside .git/";
   // coder's own records (commits it may undo, remembered answers) are never the model's to edit.
   if (norm.split("/")[0]!.toLowerCase() === ".coder") return "it is inside .coder/, coder's own records";

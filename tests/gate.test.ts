@@ -195,7 +195,11 @@ describe("containmentProblem", () => {
     symlinkSync(join(root, "src/a.ts"), join(root, "alias.ts"));
     for (const rel of ["src/a.ts", "src/new/deep/file.ts", "alias.ts", "./src/b.ts", "src/x/../b.ts", ".github/workflows/ci.yml"]) expect(containmentProblem(root, rel), rel).toBeNull();
   });
-  test("a dangling symlink is refused", () => {
+  test("the root itself and empty paths are refused", () => {
+    const root = tempRoot();
+    for (const rel of ["", ".", "./", "src/.."]) expect(containmentProblem(root, rel), rel).not.toBeNull();
+  });
+    test("a dangling symlink is refused", () => {
     const root = tempRoot();
     symlinkSync("/nonexistent/target/file", join(root, "dangling.txt"));
     expect(containmentProblem(root, "dangling.txt")).not.toBeNull();
