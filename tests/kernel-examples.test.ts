@@ -2,10 +2,13 @@
 // node_modules anywhere up the tree): each is listed by `coder plugins`, and the
 // echo model plus the toy "lines" format complete a one-shot request end to end.
 // Also the runtime exit codes: 1 (edits not applied within the budget) and 130.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { chmodSync, copyFileSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BIN, EXAMPLES, coder, git, requireBinary, sandbox, writeFiles } from "./support/kernel.ts";
+
+// The binary runs many times per test; slow CI machines need more than the 5 s default.
+setDefaultTimeout(60_000);
 
 beforeAll(requireBinary);
 

@@ -1,10 +1,13 @@
 // Start-up discipline: `--version`, `--help` and `config` load no grammar, no
 // openai client, no tokenizer tables and no built-in plugin module; listing
 // plugins loads the built-ins but still none of those heavy packages.
-import { expect, test } from "bun:test";
+import { expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
 import { sandbox, tempDir } from "./support/kernel.ts";
+
+// The binary runs many times per test; slow CI machines need more than the 5 s default.
+setDefaultTimeout(60_000);
 
 const MAIN = join(import.meta.dir, "..", "main.ts");
 const PROBE = `

@@ -1,11 +1,14 @@
 // End-to-end tests of the kernel through dist/coder: exit codes, config
 // precedence and provenance, config errors, version pins, trust, plugin loading
 // (pins, duplicates, validation, plugins that throw), subcommands.
-import { beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OPTIONS, type OptionSpec, flagName } from "../core/options.ts";
 import { BIN, coder, requireBinary, sandbox, sha256, writeFiles } from "./support/kernel.ts";
+
+// The binary runs many times per test; slow CI machines need more than the 5 s default.
+setDefaultTimeout(60_000);
 
 const pkgVersion = (JSON.parse(readFileSync(join(import.meta.dir, "..", "package.json"), "utf8")) as { version: string }).version;
 
