@@ -4,7 +4,7 @@
 // right contents; "Don't ask again" survives a restart; /undo refuses and undoes.
 
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { filesIn, head, isolateGitEnv, log, makeRepo, sh, write } from "./git-helpers.ts";
@@ -167,6 +167,31 @@ describe("commits", () => {
     const edit = sh(root, ["show", "--format=", "HEAD"]);
     expect(edit).toContain("+x = 2");
     expect(edit).not.toContain("+z = 'user'");
+  });
+
+  e2e("commit hooks run and are named; --no-verify skips them and says so", async () => {
+    const root = makeRepo({ "a.py": "x = 1\n" });
+    const hook = join(root, ".git/hooks/pre-commit");
+    writeFileSync(hook, `#!/bin/sh\necho run >> "${join(root, ".git/hook-log")}"\n`);
+    chmodSync(hook, 0o755);
+    const steps = (to: string) => [{ text: block("a.py", to === "2" ? "x = 1\n" : "x = 2\n", `x = ${to}\n`) }, { text: `feat: set x to ${to}`, match: "The change:", repeat: true }];
+    const first = await runOnce(root, ["-m", "set x to 2", "a.py"], steps("2"));
+    expect(readFileSync(join(root, ".git/hook-log"), "utf8")).toBe("run\n");
+    expect(first.stdout + first.stderr).toContain("ran git hooks: pre-commit");
+    const second = await runOnce(root, ["--no-verify", "-m", "set x to 3", "a.py"], steps("3"));
+    expect(readFileSync(join(root, ".git/hook-log"), "utf8")).toBe("run\n");
+    expect(second.stdout + second.stderr).toContain("skipped git hooks (--no-verify): pre-commit");
+    expect(log(root)[0]).toBe("feat: set x to 3");
+  });
+
+  e2e("without a git identity: said once, and coder's commit uses a local fallback", async () => {
+    const root = makeRepo({ "a.py": "x = 1\n" });
+    const noIdentity = { GIT_AUTHOR_NAME: "", GIT_AUTHOR_EMAIL: "", GIT_COMMITTER_NAME: "", GIT_COMMITTER_EMAIL: "" };
+    const r = await runOnce(root, ["-m", "set x to 2", "a.py"], [{ text: block("a.py", "x = 1\n", "x = 2\n") }, { text: "feat: set x to 2", match: "The change:", repeat: true }], noIdentity);
+    expect(r.code).toBe(0);
+    expect(sh(root, ["log", "-1", "--format=%an <%ae>"]).trim()).toBe("coder <coder@noreply.invalid>");
+    expect((r.stdout + r.stderr).match(/git has no user\.name/g)?.length).toBe(1);
+    expect(Bun.spawnSync(["git", "config", "--local", "--get", "user.name"], { cwd: root, env: process.env }).exitCode).toBe(1);
   });
 
   e2e("--no-auto-commits still dirty-commits, and leaves the edit uncommitted", async () => {
