@@ -111,6 +111,8 @@ export class Coder {
   private readonly keepalive = new CacheKeepalive();
   private lastRequest: ModelRequest | null = null;
   private warnedProviders = new Set<string>();
+  /** The repository's files, listed once per request (each listing costs a git call). */
+  private fileList: Promise<string[]> | null = null;
 
   constructor(
     readonly services: CoderServices,
@@ -184,6 +186,7 @@ export class Coder {
 
     const controller = new AbortController();
     this.controller = controller;
+    this.fileList = null;
     try {
       trace("send: assembling chunks");
       const { chunks, fence } = await this.buildChunks(message, controller.signal);
@@ -201,6 +204,7 @@ export class Coder {
       return await this.handleReply(reply, fence, controller.signal);
     } finally {
       this.controller = null;
+      this.fileList = null;
     }
   }
 
@@ -328,7 +332,7 @@ export class Coder {
 
   async turnContext(message: string, signal: AbortSignal): Promise<TurnContext> {
     const prose = [...this.history.cur.filter((m) => m.role === "user").map((m) => m.content), message].join("\n");
-    const all = await this.services.listFiles();
+    const all = await this.repoFiles();
     return {
       root: this.services.app.root,
       chatFiles: [...this.chat.editable],
@@ -343,8 +347,14 @@ export class Coder {
     };
   }
 
+  private repoFiles(): Promise<string[]> {
+    this.fileList ??= this.services.listFiles();
+    return this.fileList;
+  }
+
   /** `/tokens`: exact token use of the next request, per chunk. */
   async tokenReport(): Promise<string> {
+    this.fileList = null;
     const { chunks } = await this.buildChunks("", new AbortController().signal);
     const rows = tokenRows(chunks, (t) => this.services.app.kit.tokens.count(t));
     return renderTokenReport(rows, this.modelInfo.contextWindow);
@@ -360,7 +370,7 @@ export class Coder {
     if (mode === "none") return this.offerMentions(reply.text, [], null);
     if (mode === "editor") return this.handOff(reply.text);
 
-    const all = await this.services.listFiles();
+    const all = await this.repoFiles();
     const parsed = parseReply({
       format: this.format,
       reply,
@@ -504,7 +514,7 @@ export class Coder {
   /** Files the reply names in prose (not its edit targets) are offered for the chat; added ones trigger a reflection. */
   private async offerMentions(text: string, editTargets: readonly string[], pending: string | null): Promise<SendResult> {
     if (this.setup.editor) return { reflection: pending, failing: false };
-    const all = await this.services.listFiles();
+    const all = await this.repoFiles();
     const addable = all.filter((f) => !this.chat.editable.includes(f) && !this.chat.readOnly.includes(f) && !editTargets.includes(f));
     const named = fileMentions(text, addable, this.chat.editable, this.chat.readOnly);
     if (!named.length) return { reflection: pending, failing: false };
