@@ -10,6 +10,7 @@ import {
   mkdirSync,
   openSync,
   readFileSync,
+  readSync,
   realpathSync,
   renameSync,
   statSync,
@@ -165,7 +166,7 @@ export class FileStore {
     }
     if (stat?.isDirectory()) return `${rel} is a directory`;
     if (stat && !stat.isFile()) return `${rel} is not a regular file`;
-    if (stat && this.readBytes(norm) !== null && this.decode(norm) === null) return `${rel} is a binary file`;
+    if (stat && this.looksBinary(abs)) return `${rel} is a binary file`;
     if (this.opts.readOnly?.().includes(norm)) return `${rel} is read-only in this chat (added with --read)`;
     if (this.opts.isIgnored?.(norm)) return `${rel} is ignored by git (.gitignore); coder does not edit ignored files`;
     return null;
@@ -323,6 +324,23 @@ export class FileStore {
       if (rel.split(sep)[0] === ".git") return `${norm} resolves into .git/ through a symlink`;
     }
     return null;
+  }
+
+  /** A NUL byte in the first few KB (and no UTF-16 byte-order mark): binary. Reads only the head. */
+  private looksBinary(abs: string): boolean {
+    let fd: number | null = null;
+    try {
+      fd = openSync(abs, "r");
+      const head = new Uint8Array(SNIFF_BYTES);
+      const n = readSync(fd, head, 0, SNIFF_BYTES, 0);
+      const bytes = head.subarray(0, n);
+      if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return false;
+      return bytes.includes(0);
+    } catch {
+      return false;
+    } finally {
+      if (fd !== null) closeSync(fd);
+    }
   }
 
   private readBytes(norm: string): Uint8Array | null {

@@ -109,6 +109,16 @@ describe("matcher ladder", () => {
     expect(applied("a\nb", "a\n", "x\n").content).toBe("x\nb");
   });
 
+  test("big files: the exact rung's fast path agrees with the ladder", () => {
+    const big = Array.from({ length: 20000 }, (_, i) => `row ${i} = ${i * 7}`).join("\n") + "\n";
+    const r = applied(big, "row 5 = 35\nrow 6 = 42\n", "six\n");
+    expect(r).toMatchObject({ rung: "exact", startLine: 6, endLine: 6 });
+    expect(r.content.split("\n").slice(4, 8)).toEqual(["row 4 = 28", "six", "row 7 = 49", "row 8 = 56"]);
+    expect(matcher.replace(big + "row 5 = 35\n", "row 5 = 35\n", "x\n")).toMatchObject({ status: "failed", reason: "ambiguous" });
+    expect(matcher.replace(big + "row 5 = 35", "row 5 = 35\n", "x\n")).toMatchObject({ status: "failed", reason: "ambiguous" });
+    expect(matcher.replace(big, "ow 5 = 35\n", "x\n").status).toBe("failed"); // whole lines only: a line tail is no match
+  });
+
   test("closestRegions is usable on its own", () => {
     expect(closestRegions("alpha\nbeta\ngamma\n", "betta\n")[0]?.startLine).toBe(2);
   });

@@ -17,18 +17,19 @@ const MAX_LOCATIONS = 12;
 
 // ─── Lines ───────────────────────────────────────────────────────────────────
 
-/** A file's text as lines without terminators; `cr` remembers which ended in CRLF. */
+/** A file's text as lines without terminators; `cr` remembers which ended in CRLF (null: none did). */
 export interface FileLines {
   lines: string[];
-  cr: boolean[];
+  cr: boolean[] | null;
   finalNewline: boolean;
 }
 
 export function toFileLines(content: string): FileLines {
-  if (content === "") return { lines: [], cr: [], finalNewline: false };
+  if (content === "") return { lines: [], cr: null, finalNewline: false };
   const raw = content.split("\n");
   const finalNewline = raw[raw.length - 1] === "";
   if (finalNewline) raw.pop();
+  if (!content.includes("\r")) return { lines: raw, cr: null, finalNewline };
   const cr = raw.map((l) => l.endsWith("\r"));
   const lines = raw.map((l, i) => (cr[i] ? l.slice(0, -1) : l));
   return { lines, cr, finalNewline };
@@ -36,9 +37,13 @@ export function toFileLines(content: string): FileLines {
 
 export function fromFileLines(f: FileLines): string {
   if (f.lines.length === 0) return "";
-  const body = f.lines.map((l, i) => (f.cr[i] ? l + "\r" : l)).join("\n");
+  const cr = f.cr;
+  const body = cr ? f.lines.map((l, i) => (cr[i] ? l + "\r" : l)).join("\n") : f.lines.join("\n");
   return f.finalNewline ? body + "\n" : body;
 }
+
+/** Do most lines end in CRLF? (New lines follow the majority.) */
+const mostlyCrlf = (f: FileLines) => f.cr !== null && f.cr.filter(Boolean).length * 2 >= f.cr.length;
 
 /** SEARCH/REPLACE text as lines: CRLF folded, one trailing newline dropped. */
 export function textLines(text: string): string[] {
@@ -334,9 +339,10 @@ function fuzzyLadder(file: FileLines, search: string[], replace: string[]): { hi
 
 /** Splice `replacement` over `length` lines at `start`, giving new lines the CRLF-ness of the file. */
 function spliceLines(file: FileLines, start: number, length: number, replacement: string[]): FileLines {
-  const crlf = file.cr.length > 0 && file.cr.filter(Boolean).length * 2 >= file.cr.length;
-  const lines = [...file.lines.slice(0, start), ...replacement, ...file.lines.slice(start + length)];
-  const cr = [...file.cr.slice(0, start), ...replacement.map(() => crlf), ...file.cr.slice(start + length)];
+  const lines = file.lines.slice(0, start).concat(replacement, file.lines.slice(start + length));
+  if (file.cr === null) return { lines, cr: null, finalNewline: file.finalNewline };
+  const crlf = mostlyCrlf(file);
+  const cr = file.cr.slice(0, start).concat(replacement.map(() => crlf), file.cr.slice(start + length));
   return { lines, cr, finalNewline: file.finalNewline };
 }
 
@@ -352,10 +358,46 @@ function failure(reason: MatchFailure["reason"], candidates: MatchCandidate[]): 
 function append(file: FileLines, content: string, replace: string[]): MatchResult {
   const start = file.lines.length;
   if (replace.length === 0) return failure("no-op", []);
-  const crlf = file.cr.length > 0 && file.cr.every(Boolean);
+  const crlf = file.cr !== null && file.cr.every(Boolean);
   const tail = replace.map((l) => (crlf ? l + "\r" : l)).join("\n") + "\n";
   const sep = content === "" || content.endsWith("\n") ? "" : crlf ? "\r\n" : "\n";
   return { status: "applied", content: content + sep + tail, rung: "exact", startLine: start + 1, endLine: start + replace.length };
+}
+
+/** Lines before string offset `end` (counting newlines without splitting the text). */
+function lineOf(content: string, end: number): number {
+  let n = 0;
+  for (let i = content.indexOf("\n"); i >= 0 && i < end; i = content.indexOf("\n", i + 1)) n++;
+  return n;
+}
+
+/**
+ * The exact rung without splitting the file into lines: big files, LF only, SEARCH found
+ * at exactly one line start. Anything else (none, several, CR) goes up the full ladder.
+ */
+function exactFastPath(content: string, search: string[], replace: string[]): MatchResult | null {
+  if (content.length < 100_000 || content.includes("\r")) return null;
+  const needle = search.join("\n") + "\n";
+  let found = -1;
+  for (let i = content.indexOf(needle); i >= 0; i = content.indexOf(needle, i + 1)) {
+    if (i > 0 && content[i - 1] !== "\n") continue;
+    if (found >= 0) return null;
+    found = i;
+  }
+  if (found < 0) return null;
+  // A second copy as the unterminated last line would make it ambiguous: let the ladder decide.
+  const last = needle.slice(0, -1);
+  if (!content.endsWith("\n") && content.endsWith(last) && (content.length === last.length || content[content.length - last.length - 1] === "\n")) return null;
+  const inserted = replace.length ? replace.join("\n") + "\n" : "";
+  if (inserted === needle) return null;
+  const startLine = lineOf(content, found) + 1;
+  return {
+    status: "applied",
+    content: content.slice(0, found) + inserted + content.slice(found + needle.length),
+    rung: "exact",
+    startLine,
+    endLine: startLine + replace.length - 1,
+  };
 }
 
 /**
@@ -363,9 +405,11 @@ function append(file: FileLines, content: string, replace: string[]): MatchResul
  * rung that finds exactly one place; several places at one rung is `ambiguous`.
  */
 export function applySearchReplace(content: string, search: string, replace: string): MatchResult {
-  const file = toFileLines(content);
   const s = textLines(search);
   const r = textLines(replace);
+  const fast = s.some((l) => !isBlank(l)) ? exactFastPath(content, s, r) : null;
+  if (fast) return fast;
+  const file = toFileLines(content);
   if (s.every(isBlank)) return append(file, content, r);
 
   const applied = (rung: MatchRung, hit: Hit): MatchResult => {
