@@ -93,6 +93,32 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL (dist/coder in a pseudo-te
     expect(readFileSync(join(repo.root, ".coder", "chat.history.md"), "utf8")).toContain("#### set x to 2");
   });
 
+  test("slash commands act on the session: /add puts a file in the next request, /ask answers without editing", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", "b.py": "MARKER_B = 1\n" });
+    const s = await serverWith([
+      { model: "gpt-4.1", text: "Seen both." },
+      { model: "gpt-4.1", text: `An answer only.\n${block("a.py", "x = 1\n", "x = 9\n")}` },
+    ]);
+    servers.push(s);
+    const repl = startRepl(repo, s, ["--yes-always", "--map-tokens", "0", "a.py"]);
+    await repl.waitFor("> ");
+    repl.type("/add b.py");
+    await repl.waitFor("> ");
+    repl.type("look at both");
+    await repl.waitFor("Seen both.");
+    await repl.waitFor("> ");
+    repl.type("/ask what would you change?");
+    await repl.waitFor("An answer only.");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    expect(await repl.proc.exited).toBe(0);
+    const [first, second] = mainRequests(s);
+    expect(JSON.stringify(first.messages)).toContain("MARKER_B = 1");
+    expect(JSON.stringify(second.messages[0])).not.toEqual(JSON.stringify(first.messages[0]));
+    // /ask never edits, even when the reply contains an edit block.
+    expect(repo.read("a.py")).toBe("x = 1\n");
+  });
+
   test("Ctrl-C aborts the request in flight and returns to the prompt", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await serverWith([
