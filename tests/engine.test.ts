@@ -198,6 +198,20 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(existsSync(join(repo.root, ".git"))).toBe(false);
   });
 
+  test("a throwing plugin is reported by name and the request still goes out", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    repo.write(
+      "broken-plugin.ts",
+      `export default { apiVersion: 1, name: "broken-context", context: [{ name: "broken", stability: "turn", provide() { throw new Error("kaboom"); } }] };\n`,
+    );
+    const s = await server([{ model: "gpt-4.1", text: block("a.py", "x = 1\n", "x = 2\n") }]);
+    const r = await runCoder(repo, s, ["--yes-always", "--plugin", join(repo.root, "broken-plugin.ts"), "-m", "x=2", "a.py"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain("broken-context");
+    expect(r.stderr).toContain("kaboom");
+    expect(repo.read("a.py")).toBe("x = 2\n");
+  });
+
   test("a path outside the repository is refused with exit 2", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
