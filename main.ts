@@ -47,13 +47,24 @@ function print(text: string): number {
   return 0;
 }
 
-/** One line on stderr per failure, never a stack trace unless --verbose. */
-export function reportFailure(error: unknown, verbose: boolean): number {
+/**
+ * One line on stderr per failure, never a stack trace unless --verbose. With
+ * --json, stdout also gets the `error` and `end` events, so a script reading
+ * the event stream sees why the run ended even when it failed before starting.
+ */
+export function reportFailure(error: unknown, options: { verbose: boolean; json: boolean }): number {
   const code = exitCodeFor(error);
   const typed = code !== 1 || error instanceof RuntimeFailure;
-  const message = error instanceof Error ? error.message : String(error);
-  console.error(`coder: ${typed ? message : `internal error: ${message.split("\n")[0]}`}`);
-  if (verbose && error instanceof Error && error.stack) console.error(error.stack);
+  const raw = error instanceof Error ? error.message : String(error);
+  const message = typed ? raw : `internal error: ${raw.split("\n")[0]}`;
+  console.error(`coder: ${message}`);
+  if (options.verbose && error instanceof Error && error.stack) console.error(error.stack);
+  if (options.json) {
+    const time = new Date().toISOString();
+    const totals = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, requests: 0 };
+    console.log(JSON.stringify({ type: "error", message, code, time }));
+    console.log(JSON.stringify({ type: "end", exitCode: code, totals, time }));
+  }
   return code;
 }
 
@@ -65,6 +76,9 @@ if (import.meta.main) {
       if (code === 0 && argv.length <= 1 && /^(--version|--help|-h)$/.test(argv[0] ?? "")) return;
       process.exit(code);
     },
-    (error) => process.exit(reportFailure(error, argv.includes("--verbose") || process.env.CODER_VERBOSE === "1")),
+    (error) => {
+      const flag = (name: string, env: string) => argv.includes(name) || /^(1|true|yes|on)$/i.test(process.env[env] ?? "");
+      process.exit(reportFailure(error, { verbose: flag("--verbose", "CODER_VERBOSE"), json: flag("--json", "CODER_JSON") }));
+    },
   );
 }

@@ -75,7 +75,7 @@ export function parseArgv(argv: string[]): ParsedArgv {
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const first = (message.split("\n")[0] ?? message).replace(/\. To specify a positional argument.*$/, "");
-    throw new UsageError(`${first} (see coder --help)`);
+    throw new UsageError(`${first.charAt(0).toLowerCase()}${first.slice(1)} (see coder --help)`);
   }
   const values: Record<string, unknown> = {};
   const origin: Record<string, string> = {};

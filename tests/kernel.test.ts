@@ -61,6 +61,16 @@ describe("exit codes", () => {
     expect(r.stdout).toBe("");
   });
 
+  test("with --json a kernel error is also an error and an end event on stdout", async () => {
+    const s = sandbox();
+    const r = await coder(["--json", "--frobnicate"], { cwd: s.repo, env: s.env });
+    expect(r.code).toBe(2);
+    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l) as { type: string; code?: number; exitCode?: number; message?: string });
+    expect(events.map((e) => e.type)).toEqual(["error", "end"]);
+    expect(events[0]!.message).toContain("--frobnicate");
+    expect(events[1]!.exitCode).toBe(2);
+  });
+
   test("a bad flag value is a usage error (exit 2)", async () => {
     const s = sandbox();
     const r = await coder(["--map-tokens", "lots", "config", "show"], { cwd: s.repo, env: s.env });
