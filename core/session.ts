@@ -191,6 +191,16 @@ export class CoderSession implements Session {
     this.exiting = true;
   }
 
+  /** A yes/no question through the gate (remembered answers, --yes-always, non-interactive "no"). */
+  confirm(question: string): Promise<boolean> {
+    return this.services.gate.confirm(question);
+  }
+
+  /** Text the next request carries as finished conversation (a user message and a short acknowledgement). */
+  addToChat(text: string): void {
+    this.coder.history.done.push({ role: "user", content: text }, { role: "assistant", content: "Ok." });
+  }
+
   /**
    * Run `/name arg`: an exact command name, or an unambiguous prefix. Errors in
    * the command are reported with its plugin's name; the session goes on.

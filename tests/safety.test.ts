@@ -251,6 +251,20 @@ describe("interactive (in a pseudo-terminal)", () => {
     expect(head(root)).toBe(base);
   });
 
+  e2e("/run needs no confirmation (the user typed it); a failure offers a fix that reaches the model", async () => {
+    const root = makeRepo({ "a.py": "x = 1\n", ".gitignore": ".coder/\n" });
+    const run = await PtyRun.start(root, ["a.py"], [{ text: "I see the failure; nothing to edit.", repeat: true }]);
+    await run.pty.waitFor("> ");
+    run.pty.type("/run echo boom-123 && exit 3\r");
+    const at = await run.pty.waitFor("Ask the model to fix");
+    run.pty.type(KEY.enter);
+    await run.pty.waitFor("nothing to edit", at);
+    const requests = await run.finish();
+    expect(run.pty.text).toContain("Exit code 3.");
+    expect(lastUser(requests[0])).toContain("boom-123");
+    expect(lastUser(requests[0])).toContain("exit code 3");
+  });
+
   async function coderCommit(root: string): Promise<void> {
     await runOnce(root, ["-m", "set x to 2", "a.py"], [{ text: block("a.py", "x = 1\n", "x = 2\n") }, { text: "feat: set x to 2", match: "The change:", repeat: true }]);
     expect(log(root)[0]).toBe("feat: set x to 2");

@@ -64,10 +64,8 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
     tokenReport: async () => "tokens: 42",
     refreshContext: async () => "",
     git: git,
-    runShell: async (command) => {
-      shell.push(command);
-      if (command.startsWith("declined")) return { code: -1, output: "" };
-      return { code: command.startsWith("false") ? 1 : 0, output: command.includes("quiet") ? "" : `output of ${command}\n` };
+    runShell: async () => {
+      throw new Error("/run must not go through the gate: the user typed the command");
     },
     confirm: async (question) => (asked.push(question), answers.shift() ?? false),
     addToChat: (text) => void added.push(text),
@@ -83,10 +81,18 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
 async function setup(files: Record<string, string> = { "src/a.ts": "a\n", "src/b.ts": "b\n", "docs/x.md": "x\n" }) {
   const root = makeRepo(files);
   const repo = await GitRepo.open(root);
-  const kit = { files: { list: () => listRepoFiles(root) } } as unknown as Kit;
+  const ran: string[] = [];
+  const kit = {
+    files: { list: () => listRepoFiles(root) },
+    run: async (command: string) => {
+      ran.push(command);
+      return { code: command.startsWith("false") ? 1 : 0, stdout: command.includes("quiet") ? "" : `output of ${command}\n`, stderr: "" };
+    },
+  } as unknown as Kit;
   const plugin = commandsPlugin(kit);
   const cmds = plugin.commands!;
   const rec = makeSession(root, repo, () => cmds);
+  rec.shell = ran;
   const run = async (line: string) => {
     const [name, ...rest] = line.replace(/^\//, "").split(" ");
     const cmd = cmds.find((c) => c.name === name);
@@ -177,7 +183,7 @@ describe("commands plugin", () => {
     expect(rec.warnings[0]).toContain("Not in a git repository");
   });
 
-  test("/run: a failing command offers a fix, output can join the chat, a declined one says nothing more", async () => {
+  test("/run (no gate: the user typed it): a failing command offers a fix, output can join the chat", async () => {
     const t = await setup();
     t.answers.push(true, true);
     await t.run("/run false && x");
@@ -188,11 +194,14 @@ describe("commands plugin", () => {
     await t.run("/! echo hi");
     expect(t.asked[1]).toBe("Add the output to the chat?");
     expect(t.added[0]).toContain("output of echo hi");
-    await t.run("/run declined cmd");
+    t.answers.push(false);
+    await t.run("/run ls no");
     await t.run("/run quiet");
-    expect(t.asked.length).toBe(2);
-    expect(t.shell).toEqual(["false && x", "echo hi", "declined cmd", "quiet"]);
+    expect(t.asked.length).toBe(3);
+    expect(t.added.length).toBe(1);
+    expect(t.shell).toEqual(["false && x", "echo hi", "ls no", "quiet"]);
     expect(t.out.filter((o) => o.startsWith("Exit code"))).toEqual(["Exit code 1."]);
+    expect(t.out).toContain("output of echo hi");
   });
 
   test("/tokens /clear /model /help /exit", async () => {

@@ -8,6 +8,7 @@ import { completePaths, expandPaths, splitWords } from "./args.ts";
 /** /code's format when neither the config nor the model names an editing one. */
 const CODE_FALLBACK_FORMAT = "diff";
 const LS_LIMIT = 200;
+const RUN_TIMEOUT_MS = 600_000;
 /** Command output beyond this many characters is cut (its tail kept: errors come last). */
 const OUTPUT_LIMIT = 12_000;
 
@@ -72,13 +73,16 @@ export default function commandsPlugin(kit: Kit): PluginObject {
 
   const run: SlashCommand = {
     name: "run",
-    summary: "run a shell command (after you confirm) and optionally add its output to the chat",
+    summary: "run a shell command you type, and optionally add its output to the chat",
     usage: "/run COMMAND",
     async run(arg, s) {
       const command = arg.trim();
       if (!command) return s.warn("Usage: /run COMMAND");
-      const { code, output } = await s.runShell(command);
-      if (code === -1 && !output) return; // the gate said no
+      // The user typed it: no gate (the gate is for commands the model suggests).
+      const r = await kit.run(command, { timeoutMs: RUN_TIMEOUT_MS });
+      const code = r.code;
+      const output = `${r.stdout}${r.stderr}`;
+      if (output.trim()) s.print(output.trimEnd());
       if (code !== 0) s.print(`Exit code ${code}.`);
       if (!output.trim() || !s.confirm) return;
       const shown = clip(output);
