@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
-const SCHEMA = 2;
+const SCHEMA = 3;
 
 export interface CachedFile {
   path: string;
@@ -15,8 +15,18 @@ export interface CachedFile {
   version: string;
   /** "" when tagged; else why the file was skipped (binary, minified, ...). */
   skipped: string;
+  /** Hash of the definition names and references: what ranking depends on (not lines). */
+  sig: string;
   defs: string;
   refs: string;
+}
+
+export interface FileMeta {
+  mtime: number;
+  size: number;
+  version: string;
+  sig: string;
+  skipped: string;
 }
 
 export class TagCache {
@@ -78,20 +88,21 @@ export class TagCache {
   static #prepare(db: Database): void {
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (version !== SCHEMA) {
-      db.exec("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS maps;");
+      db.exec("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS maps; DROP TABLE IF EXISTS rankings;");
       db.exec(`PRAGMA user_version = ${SCHEMA}`);
     }
     db.exec(`CREATE TABLE IF NOT EXISTS files (
       path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL, version TEXT NOT NULL,
-      skipped TEXT NOT NULL, defs TEXT NOT NULL, refs TEXT NOT NULL) WITHOUT ROWID`);
+      skipped TEXT NOT NULL, sig TEXT NOT NULL, defs TEXT NOT NULL, refs TEXT NOT NULL) WITHOUT ROWID`);
     db.exec("CREATE TABLE IF NOT EXISTS maps (key TEXT PRIMARY KEY, text TEXT NOT NULL, created INTEGER NOT NULL)");
+    db.exec("CREATE TABLE IF NOT EXISTS rankings (key TEXT PRIMARY KEY, entries TEXT NOT NULL, created INTEGER NOT NULL)");
   }
 
   /** Path → the fields that decide freshness (cheap: no tag text). */
-  fileMeta(): Map<string, { mtime: number; size: number; version: string }> {
-    const meta = new Map<string, { mtime: number; size: number; version: string }>();
+  fileMeta(): Map<string, FileMeta> {
+    const meta = new Map<string, FileMeta>();
     try {
-      for (const row of this.db.query("SELECT path, mtime, size, version FROM files").all() as { path: string; mtime: number; size: number; version: string }[]) {
+      for (const row of this.db.query("SELECT path, mtime, size, version, sig, skipped FROM files").all() as (FileMeta & { path: string })[]) {
         meta.set(row.path, row);
       }
     } catch {
@@ -104,7 +115,7 @@ export class TagCache {
   allFiles(): Map<string, CachedFile> {
     const rows = new Map<string, CachedFile>();
     try {
-      for (const row of this.db.query("SELECT path, mtime, size, version, skipped, defs, refs FROM files").all() as CachedFile[]) {
+      for (const row of this.db.query("SELECT path, mtime, size, version, skipped, sig, defs, refs FROM files").all() as CachedFile[]) {
         rows.set(row.path, row);
       }
     } catch {
@@ -118,10 +129,10 @@ export class TagCache {
     if (rows.length === 0) return;
     try {
       const insert = this.db.query(
-        "INSERT OR REPLACE INTO files (path, mtime, size, version, skipped, defs, refs) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO files (path, mtime, size, version, skipped, sig, defs, refs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
       );
       this.db.transaction(() => {
-        for (const r of rows) insert.run(r.path, r.mtime, r.size, r.version, r.skipped, r.defs, r.refs);
+        for (const r of rows) insert.run(r.path, r.mtime, r.size, r.version, r.skipped, r.sig, r.defs, r.refs);
       })();
     } catch (error) {
       warn(`repo map: could not update the tag cache (${describe(error)})`);
@@ -129,8 +140,7 @@ export class TagCache {
   }
 
   /** Drops rows of files that are no longer listed. */
-  prune(keep: ReadonlySet<string>, cached: Iterable<string>): void {
-    const gone = [...cached].filter((path) => !keep.has(path));
+  prune(gone: readonly string[]): void {
     if (gone.length === 0) return;
     try {
       const del = this.db.query("DELETE FROM files WHERE path = ?");
@@ -139,6 +149,34 @@ export class TagCache {
       })();
     } catch {
       // Stale rows are harmless: they are keyed by path and never listed.
+    }
+  }
+
+  /** One file's encoded definitions ("" when unknown). */
+  defsOf(path: string): string {
+    try {
+      const row = this.db.query("SELECT defs FROM files WHERE path = ?").get(path) as { defs: string } | null;
+      return row?.defs ?? "";
+    } catch {
+      return "";
+    }
+  }
+
+  getRanking(key: string): string | null {
+    try {
+      const row = this.db.query("SELECT entries FROM rankings WHERE key = ?").get(key) as { entries: string } | null;
+      return row?.entries ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  putRanking(key: string, entries: string): void {
+    try {
+      this.db.query("INSERT OR REPLACE INTO rankings (key, entries, created) VALUES (?, ?, ?)").run(key, entries, Date.now());
+      this.db.exec("DELETE FROM rankings WHERE key NOT IN (SELECT key FROM rankings ORDER BY created DESC LIMIT 20)");
+    } catch {
+      // Not caching a ranking is only slower.
     }
   }
 

@@ -2,6 +2,7 @@
 // reparse what changed) → rank → fit to the budget. The finished map is cached by
 // the repository state (files, mtimes, sizes), the chat files and the budget,
 // never by the words of a message.
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
@@ -10,7 +11,6 @@ import { rankDefinitions, type RankFile, type RankedEntry } from "./rank.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
 import { scanTags, statFiles, type ScanStats } from "./scan.ts";
 import { decodeDefNames, decodeDefs, decodeRefArrays, type Definition } from "./tags.ts";
-import { readFileSync } from "node:fs";
 
 /** Bump when ranking or rendering changes, so cached maps are not reused. */
 const MAP_FORMAT = 1;
@@ -104,7 +104,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   }
 
   const scanStart = performance.now();
-  const { rows, stats: scanStats } = await scanTags(entries, {
+  const scan = await scanTags(entries, {
     root: input.root,
     cache: input.cache,
     assets: input.assets,
@@ -112,35 +112,46 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     progress: input.progress,
     workers: input.workers,
   });
-  Object.assign(stats, scanStats);
+  Object.assign(stats, scan.stats);
   stats.scanMs = performance.now() - scanStart;
 
   const rankStart = performance.now();
-  const rankFiles: RankFile[] = [];
-  for (const row of rows.values()) {
-    if (row.skipped || (!row.defs && !row.refs)) continue;
-    const defs = decodeDefNames(row.defs);
-    const refs = decodeRefArrays(row.refs);
-    rankFiles.push({ path: row.path, defNames: defs.names, defLines: defs.lines, refNames: refs.names, refCounts: refs.counts });
+  const allFiles = entries.map((e) => e.path);
+  // A map never shows more definitions than its budget has tokens.
+  const limit = Math.max(200, input.budget * 2);
+  const rankingKey = rankingKeyOf(input, scan.files, limit);
+  let ranked = decodeRanking(input.reuse === "none" ? null : input.cache.getRanking(rankingKey));
+  if (ranked) {
+    // Same names everywhere: only lines in the files parsed now may have moved.
+    ranked = relineFresh(ranked, scan.fresh);
+  } else {
+    const rankFiles: RankFile[] = [];
+    for (const row of scan.rows().values()) {
+      if (row.skipped || (!row.defs && !row.refs)) continue;
+      const defs = decodeDefNames(row.defs);
+      const refs = decodeRefArrays(row.refs);
+      rankFiles.push({ path: row.path, defNames: defs.names, defLines: defs.lines, refNames: refs.names, refCounts: refs.counts });
+    }
+    ranked = rankDefinitions({
+      files: rankFiles,
+      allFiles,
+      chatFiles: chat,
+      mentionedFiles: new Set(input.mentionedFiles),
+      mentionedIdents: new Set(input.mentionedIdents),
+      limit,
+    });
+    input.cache.putRanking(rankingKey, encodeRanking(ranked));
   }
   // Scope ranges are decoded only for the files the map renders.
   const definitions = new Map<string, Definition[]>();
   const definitionsOf = (path: string): Definition[] => {
     let defs = definitions.get(path);
     if (!defs) {
-      defs = decodeDefs(rows.get(path)?.defs ?? "");
+      defs = decodeDefs(scan.defsOf(path));
       definitions.set(path, defs);
     }
     return defs;
   };
-  const allFiles = entries.map((e) => e.path);
-  const ranked = rankDefinitions({
-    files: rankFiles,
-    allFiles,
-    chatFiles: chat,
-    mentionedFiles: new Set(input.mentionedFiles),
-    mentionedIdents: new Set(input.mentionedIdents),
-  });
   const rankedPaths = new Set(ranked.filter((e) => e.line !== undefined).map((e) => e.path));
   const special: RankedEntry[] = importantFiles(allFiles)
     .filter((f) => !rankedPaths.has(f) && !chat.has(f))
@@ -165,4 +176,56 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
 
   if (input.reuse !== "none") input.cache.putMap(key, fitted.text);
   return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, stats };
+}
+
+/** What the ranking depends on: every tagged file's signature, the chat, the mentions and the limit. */
+function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: string; skipped: string }>, limit: number): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${limit}\n`);
+  hasher.update([...new Set(input.chatFiles)].sort().join("\n") + "\n\n");
+  hasher.update([...new Set(input.mentionedFiles)].sort().join("\n") + "\n\n");
+  hasher.update([...new Set(input.mentionedIdents)].sort().join("\n") + "\n\n");
+  // In listing order (parse results arrive in any order). Untagged files only
+  // appear by name: their set matters, not their content.
+  const parts: string[] = [];
+  for (const path of input.files) {
+    const file = files.get(path);
+    parts.push(file ? `${path}\u0000${file.skipped ? "-" : file.sig}` : path);
+  }
+  hasher.update(parts.join("\n"));
+  return hasher.digest("hex");
+}
+
+function encodeRanking(ranked: readonly RankedEntry[]): string {
+  return ranked.map((e) => (e.line === undefined ? e.path : `${e.path}\t${e.name}\t${e.line}`)).join("\n");
+}
+
+function decodeRanking(text: string | null): RankedEntry[] | null {
+  if (text === null) return null;
+  if (text === "") return [];
+  return text.split("\n").map((row) => {
+    const [path = "", name, line] = row.split("\t");
+    return name === undefined ? { path } : { path, name, line: Number(line) };
+  });
+}
+
+/** Files parsed in this run keep their names but may have moved lines: take the lines from their new tags. */
+function relineFresh(ranked: RankedEntry[], fresh: ReadonlyMap<string, { defs: string }>): RankedEntry[] {
+  if (fresh.size === 0) return ranked;
+  const lines = new Map<string, number[]>();
+  const seen = new Map<string, number>();
+  return ranked.map((entry) => {
+    const row = entry.line === undefined ? undefined : fresh.get(entry.path);
+    if (!row) return entry;
+    const key = entry.path + "\u0000" + entry.name;
+    let list = lines.get(key);
+    if (!list) {
+      const defs = decodeDefNames(row.defs);
+      list = defs.names.flatMap((name, i) => (name === entry.name ? [defs.lines[i]!] : []));
+      lines.set(key, list);
+    }
+    const index = seen.get(key) ?? 0;
+    seen.set(key, index + 1);
+    return { path: entry.path, name: entry.name!, line: list[index] ?? entry.line! };
+  });
 }

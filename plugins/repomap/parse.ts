@@ -7,19 +7,26 @@ import { encodeDefs, encodeRefs, extractTags } from "./tags.ts";
 
 export interface TaggedSource {
   skipped: string;
+  sig: string;
   defs: string;
   refs: string;
 }
 
+/** What ranking sees of a file: its definition names (with repeats) and references, not their lines. */
+export function rankingSignature(defNames: readonly string[], refs: string): string {
+  return Bun.hash(defNames.join("\n") + "\u0000" + refs).toString(36);
+}
+
 export async function tagSource(loader: GrammarLoader, spec: LanguageSpec, text: string): Promise<TaggedSource> {
   const skipped = skipByContent(text);
-  if (skipped) return { skipped, defs: "", refs: "" };
+  if (skipped) return { skipped, sig: "", defs: "", refs: "" };
   let grammar;
   try {
     grammar = await loader.load(spec);
   } catch (error) {
-    return { skipped: `grammar ${spec.name} failed to load: ${error instanceof Error ? error.message : String(error)}`, defs: "", refs: "" };
+    return { skipped: `grammar ${spec.name} failed to load: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: "" };
   }
   const tags = extractTags(grammar, text);
-  return { skipped: "", defs: encodeDefs(tags.defs), refs: encodeRefs(tags.refs) };
+  const refs = encodeRefs(tags.refs);
+  return { skipped: "", sig: rankingSignature(tags.defs.map((d) => d.name), refs), defs: encodeDefs(tags.defs), refs };
 }

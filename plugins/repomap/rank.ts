@@ -173,15 +173,21 @@ export function rankDefinitions(request: RankRequest): RankedEntry[] {
       slotIdent[slotBase[id]! + k] = id;
     }
   }
-  const order: number[] = [];
+  const limit = request.limit ?? Infinity;
+  let order: number[] = [];
   for (let slot = 0; slot < slotCount; slot++) if (slotUsed[slot] && !chatFiles.has(paths[slotFile[slot]!]!)) order.push(slot);
+  if (order.length > limit * 2) {
+    // Only the top `limit` slots can be shown: cut at that rank before the full sort.
+    const values = Float64Array.from(order, (slot) => slotRank[slot]!).sort();
+    const threshold = values[values.length - limit]!;
+    order = order.filter((slot) => slotRank[slot]! >= threshold);
+  }
   order.sort((a, b) => {
     const diff = slotRank[b]! - slotRank[a]!;
     if (diff !== 0) return diff;
     return cmp(paths[slotFile[b]!]!, paths[slotFile[a]!]!) || cmp(identNames[slotIdent[b]!]!, identNames[slotIdent[a]!]!);
   });
 
-  const limit = request.limit ?? Infinity;
   const ranked: RankedEntry[] = [];
   const included = new Set<string>();
   for (const slot of order) {

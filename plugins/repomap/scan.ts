@@ -50,52 +50,79 @@ export interface ScanStats {
   workers: number;
 }
 
-/** Up-to-date cache rows for every entry that has a grammar (keyed by path). */
-export async function scanTags(
-  entries: readonly FileEntry[],
-  options: ScanOptions,
-): Promise<{ rows: Map<string, CachedFile>; stats: ScanStats }> {
+export interface ScanResult {
+  /** Every entry with a grammar: its ranking signature and skip reason. */
+  files: Map<string, { sig: string; skipped: string }>;
+  /** Rows parsed by this scan. */
+  fresh: Map<string, CachedFile>;
+  /** Every entry's full row (cached or fresh); loaded on first call. */
+  rows(): Map<string, CachedFile>;
+  /** One file's encoded definitions. */
+  defsOf(path: string): string;
+  stats: ScanStats;
+}
+
+/** Brings the cache up to date for `entries` (those with a grammar) and describes them. */
+export async function scanTags(entries: readonly FileEntry[], options: ScanOptions): Promise<ScanResult> {
   const meta = options.cache.fileMeta();
-  const rows = new Map<string, CachedFile>();
+  const files = new Map<string, { sig: string; skipped: string }>();
+  const fresh = new Map<string, CachedFile>();
   const stale: FileEntry[] = [];
-  const fresh: CachedFile[] = [];
-  const current: FileEntry[] = [];
   for (const entry of entries) {
     if (!entry.lang) continue;
     const row = meta.get(entry.path);
     if (row && row.mtime === entry.mtime && row.size === entry.size && row.version === GRAMMAR_TABLE_VERSION) {
-      current.push(entry);
+      files.set(entry.path, { sig: row.sig, skipped: row.skipped });
       continue;
     }
     const skipped = skipByName(entry.path, entry.size);
     if (skipped) {
-      const skippedRow = { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, skipped, defs: "", refs: "" };
-      rows.set(entry.path, skippedRow);
-      fresh.push(skippedRow);
+      fresh.set(entry.path, { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, skipped, sig: "", defs: "", refs: "" });
+      files.set(entry.path, { sig: "", skipped });
     } else stale.push(entry);
   }
   const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0 };
-  // Parse what changed (in workers) while this thread reads the cached tags.
-  const parsing = stale.length > 0 ? parseFiles(stale, options, stats) : null;
-  const cached = options.cache.allFiles();
-  for (const entry of current) {
-    const row = cached.get(entry.path);
-    if (row) rows.set(entry.path, row);
-  }
-  if (parsing) {
+  let cachedRows: Map<string, CachedFile> | null = null;
+  if (stale.length > 0) {
+    // Parse what changed (in workers) while this thread reads the cached tags,
+    // which ranking will likely need.
+    const parsing = parseFiles(stale, options, stats);
+    cachedRows = options.cache.allFiles();
     const results = await parsing;
     const byPath = new Map(stale.map((e) => [e.path, e]));
     for (const result of results) {
       const entry = byPath.get(result.rel)!;
-      const row = { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, ...result };
-      rows.set(entry.path, row);
-      fresh.push(row);
+      const { rel: _rel, ...tags } = result;
+      fresh.set(entry.path, { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, ...tags });
+      files.set(entry.path, { sig: tags.sig, skipped: tags.skipped });
+      stats.bytesParsed += entry.size;
     }
-    for (const entry of stale) stats.bytesParsed += entry.size;
   }
-  options.cache.putFiles(fresh, options.warn);
-  if (meta.size > rows.size) options.cache.prune(new Set(rows.keys()), meta.keys());
-  return { rows, stats };
+  options.cache.putFiles([...fresh.values()], options.warn);
+  if (meta.size > files.size) {
+    const gone = [...meta.keys()].filter((path) => !files.has(path));
+    if (gone.length > 0) options.cache.prune(gone);
+  }
+  let rows: Map<string, CachedFile> | null = null;
+  return {
+    files,
+    fresh,
+    stats,
+    rows() {
+      if (!rows) {
+        const cached = cachedRows ?? options.cache.allFiles();
+        rows = new Map();
+        for (const path of files.keys()) {
+          const row = fresh.get(path) ?? cached.get(path);
+          if (row) rows.set(path, row);
+        }
+      }
+      return rows;
+    },
+    defsOf(path) {
+      return fresh.get(path)?.defs ?? rows?.get(path)?.defs ?? options.cache.defsOf(path);
+    },
+  };
 }
 
 async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats): Promise<WorkerResult[]> {
@@ -124,7 +151,7 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
       const text = await Bun.file(join(options.root, entry.path)).text();
       results.push({ rel: entry.path, ...(await tagSource(loader, entry.lang!, text)) });
     } catch (error) {
-      results.push({ rel: entry.path, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, defs: "", refs: "" });
+      results.push({ rel: entry.path, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: "" });
     }
     options.progress?.(results.length, stale.length);
   }

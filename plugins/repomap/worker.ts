@@ -13,6 +13,7 @@ export type WorkerRequest =
 export interface WorkerResult {
   rel: string;
   skipped: string;
+  sig: string;
   defs: string;
   refs: string;
 }
@@ -36,7 +37,7 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
       const text = await Bun.file(file.abs).text();
       results.push({ rel: file.rel, ...(await tagSource(loader, spec, text)) });
     } catch (error) {
-      results.push({ rel: file.rel, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, defs: "", refs: "" });
+      results.push({ rel: file.rel, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: "" });
     }
   }
   self.postMessage({ kind: "done", id: request.id, results } satisfies WorkerReply);

@@ -1,0 +1,149 @@
+// Bench section "repomap": cold build, warm build (nothing changed), one file
+// changed (lines moved; and a definition added), peak RSS and parse throughput,
+// on generated repositories of 1k, 10k and 100k files and on a real source tree
+// from node_modules. Each measurement is a fresh process (as `coder map` is).
+// Run by scripts/bench.ts, or alone: bun scripts/bench/repomap.ts [--sizes 1000,10000] [--keep]
+//   REPOMAP_BENCH_SIZES=1000,10000,100000 (default)   REPOMAP_BENCH_DIR=/tmp/... to reuse generated repos
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+
+const ROOT = join(import.meta.dir, "..", "..");
+const BUN = process.execPath;
+
+interface RunStats {
+  wallMs: number;
+  rssMB: number;
+  files: number;
+  parsed: number;
+  bytesParsed: number;
+  workers: number;
+  scanMs: number;
+  rankMs: number;
+  renderMs: number;
+  statMs: number;
+  fromCache: boolean;
+  tokens: number;
+}
+
+/** One map build in this process (the `--run` mode of this file); prints its stats as JSON. */
+async function runOnce(root: string, listFile: string | null): Promise<void> {
+  const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
+  const { TagCache } = await import("../../plugins/repomap/cache.ts");
+  const { countTokens } = await import("../../core/tokens.ts");
+  const files = listFile
+    ? readFileSync(listFile, "utf8").split("\n").filter(Boolean)
+    : Bun.spawnSync(["git", "ls-files"], { cwd: root }).stdout.toString().split("\n").filter(Boolean);
+  const cache = TagCache.open(join(root, ".coder", "cache", "repomap"), (m) => console.error(m));
+  const result = await buildRepoMap({
+    root,
+    files,
+    chatFiles: files.slice(1, 2),
+    mentionedFiles: [],
+    mentionedIdents: [],
+    budget: 1024,
+    countTokens: (t) => countTokens(t),
+    cache,
+    assets: async () => {
+      const { RUNTIME_WASM, GRAMMAR_ASSETS } = await import("../../grammars/embedded.ts");
+      return { runtime: RUNTIME_WASM, files: GRAMMAR_ASSETS };
+    },
+    warn: (m) => console.error(m),
+    reuse: "state",
+  });
+  cache.close();
+  console.log(JSON.stringify({ ...result.stats, fromCache: result.fromCache, tokens: Math.round(result.tokens) }));
+}
+
+function measure(root: string, listFile: string | null): RunStats {
+  const started = performance.now();
+  const child = Bun.spawnSync([BUN, import.meta.path, "--run", root, ...(listFile ? [listFile] : [])], { stdout: "pipe", stderr: "pipe" });
+  const wallMs = performance.now() - started;
+  if (child.exitCode !== 0) throw new Error(`map build failed in ${root}: ${child.stderr.toString().slice(-2000)}`);
+  const stats = JSON.parse(child.stdout.toString().trim().split("\n").pop()!) as Omit<RunStats, "wallMs" | "rssMB">;
+  return { wallMs, rssMB: child.resourceUsage.maxRSS / 1024 / 1024, ...stats };
+}
+
+const fmt = (ms: number) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
+
+function line(label: string, s: RunStats, extra = ""): string {
+  return `  ${label.padEnd(22)} ${fmt(s.wallMs).padStart(9)}  RSS ${Math.round(s.rssMB)} MB  (parsed ${s.parsed}, stat ${Math.round(s.statMs)} ms, scan ${Math.round(s.scanMs)} ms, rank ${Math.round(s.rankMs)} ms, render ${Math.round(s.renderMs)} ms${s.fromCache ? ", map from cache" : ""})${extra}`;
+}
+
+/** Inserts a comment at the top of a file (every definition moves down a line). */
+function shiftLines(path: string): void {
+  const text = readFileSync(path, "utf8");
+  const comment = path.endsWith(".py") ? "# touched\n" : "// touched\n";
+  writeFileSync(path, comment + text);
+}
+
+function addDefinition(path: string): void {
+  const fn = path.endsWith(".py") ? "\ndef bench_added_function(value):\n    return value\n" : path.endsWith(".go") ? "\nfunc BenchAddedFunction(value int) int {\n\treturn value\n}\n" : path.endsWith(".rs") ? "\npub fn bench_added_function(value: i64) -> i64 {\n    value\n}\n" : "\nexport function benchAddedFunction(value) {\n  return value;\n}\n";
+  writeFileSync(path, readFileSync(path, "utf8") + fn);
+}
+
+function benchRepo(label: string, root: string, listFile: string | null, pick: string): void {
+  rmSync(join(root, ".coder"), { recursive: true, force: true });
+  const cold = measure(root, listFile);
+  const warm = measure(root, listFile);
+  shiftLines(join(root, pick));
+  const moved = measure(root, listFile);
+  addDefinition(join(root, pick));
+  const added = measure(root, listFile);
+  const mbps = cold.bytesParsed / 1e6 / (cold.scanMs / 1000);
+  console.log(`${label}: ${cold.files} files, ${(cold.bytesParsed / 1e6).toFixed(1)} MB parsed`);
+  console.log(line("cold", cold, `  ${mbps.toFixed(1)} MB/s with ${cold.workers} workers`));
+  console.log(line("warm", warm));
+  console.log(line("1 file (lines moved)", moved));
+  console.log(line("1 file (def added)", added));
+}
+
+function walk(dir: string, base: string, out: string[]): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const abs = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== "node_modules" && !entry.name.startsWith(".")) walk(abs, base, out);
+    } else if (entry.isFile()) out.push(relative(base, abs));
+  }
+}
+
+export default async function run(): Promise<void> {
+  const sizesArg = process.argv.includes("--sizes") ? process.argv[process.argv.indexOf("--sizes") + 1] : process.env.REPOMAP_BENCH_SIZES;
+  const sizes = (sizesArg ?? "1000,10000,100000").split(",").map(Number).filter((n) => n > 0);
+  const work = process.env.REPOMAP_BENCH_DIR ?? join(tmpdir(), "coder-bench-repomap");
+  mkdirSync(work, { recursive: true });
+  const { generateRepo, commitRepo } = await import("../gen-repo.ts");
+  console.log(`repo map (budget 1024 tokens, one chat file; ${navigator.hardwareConcurrency} cores; each figure one fresh process)`);
+  for (const size of sizes) {
+    const root = join(work, `gen-${size}`);
+    if (!existsSync(join(root, ".git"))) {
+      rmSync(root, { recursive: true, force: true });
+      const t = performance.now();
+      generateRepo(root, size, 1);
+      commitRepo(root);
+      console.log(`  (generated ${size} files in ${fmt(performance.now() - t)})`);
+    } else Bun.spawnSync(["git", "checkout", "-q", "--", "."], { cwd: root });
+    const files = Bun.spawnSync(["git", "ls-files"], { cwd: root }).stdout.toString().split("\n").filter((f) => f.endsWith(".ts"));
+    benchRepo(`generated ${size}`, root, null, files[Math.floor(files.length / 2)]!);
+    Bun.spawnSync(["git", "checkout", "-q", "--", "."], { cwd: root });
+  }
+  // A real tree: the openai package's sources (TypeScript, ~1,300 files).
+  const real = join(ROOT, "node_modules", "openai");
+  if (existsSync(real)) {
+    const root = join(work, "real-openai");
+    rmSync(root, { recursive: true, force: true });
+    cpSync(real, root, { recursive: true });
+    const files: string[] = [];
+    walk(root, root, files);
+    const listFile = join(work, "real-openai.files");
+    writeFileSync(listFile, files.join("\n"));
+    const pick = files.find((f) => f.startsWith("src/") && f.endsWith(".ts")) ?? files[0]!;
+    benchRepo("node_modules/openai", root, listFile, pick);
+  }
+  if (!process.argv.includes("--keep") && !process.env.REPOMAP_BENCH_DIR) rmSync(work, { recursive: true, force: true });
+}
+
+if (import.meta.main) {
+  if (process.argv[2] === "--run") await runOnce(process.argv[3]!, process.argv[4] ?? null);
+  else await run();
+}
