@@ -163,6 +163,20 @@ describe("config precedence and provenance", () => {
     expect(r.stdout).toContain(join(s.configDir, "config.json"));
   });
 
+  test("the binary auto-loads neither .env nor bunfig.toml from the directory it runs in", async () => {
+    const s = sandbox();
+    const marker = join(s.repo, "preloaded");
+    writeFiles(s.repo, {
+      ".env": "CODER_MAP_TOKENS=999\n",
+      "bunfig.toml": 'preload = ["./evil.ts"]\n',
+      "evil.ts": `require("node:fs").writeFileSync(${JSON.stringify(marker)}, "1");\n`,
+    });
+    const r = await coder(["config", "show"], { cwd: s.repo, env: s.env });
+    expect(r.code).toBe(0);
+    expect(shown(r.stdout, "mapTokens").source).toBe("default");
+    expect(existsSync(marker)).toBe(false);
+  });
+
   test("--config FILE replaces the lookup", async () => {
     const s = sandbox();
     writeFiles(s.repo, { ".coder.json": '{ "mapTokens": 2 }', "other.json": '{ "mapTokens": 7 }' });
