@@ -4,7 +4,7 @@
 import { fenced } from "./fence.ts";
 import type { MatchCandidate, MatchFailure, Matcher, MatchResult, MatchRung } from "./plugin.ts";
 
-/** Fuzzy matching: a window must be at least this similar... */
+/** Fuzzy matching: a window must be at least this similar (and differ in at most one line in four)... */
 const FUZZY_THRESHOLD = 0.9;
 /** ...and beat the next best (non-overlapping) window by this margin. */
 const FUZZY_MARGIN = 0.08;
@@ -329,6 +329,9 @@ function fuzzyLadder(file: FileLines, search: string[], replace: string[]): { hi
   const [best, second] = topWindows(scores, search.length, 2);
   if (!best || best.score < FUZZY_THRESHOLD) return null;
   if (second && second.score > best.score - FUZZY_MARGIN) return null;
+  // Most lines must agree but for whitespace: at most one line in four may really differ.
+  const differing = search.filter((l, k) => l.trim() !== file.lines[best.start + k]!.trim()).length;
+  if (differing > Math.floor(nonBlank / 4)) return null;
   // Carry the indentation difference of the first non-blank line over to the replacement.
   const j = search.findIndex((l) => !isBlank(l));
   const fileIndent = leadingWs(file.lines[best.start + j]!);

@@ -3,12 +3,23 @@
 import { fenced } from "./fence.ts";
 import type { EditOutcome, ReportContext, Reports } from "./plugin.ts";
 
-const firstLine = (text: string) => (text.split("\n").find((l) => l.trim() !== "") ?? "").trim().slice(0, 80);
+/** Lines that say nothing about what an edit was: paths, fences, markers. */
+const isScaffold = (line: string, path: string) =>
+  line === path || /^(`{3,}|<\/?[a-z]+>|<{5,9} SEARCH|={5,9}$|>{5,9} REPLACE|\*\*\* |--- |\+\+\+ |@@)/.test(line) || /^(edit_file|create_file) /.test(line);
 
-/** How one edit is named in a list: its path and the first line of what it was. */
+/** How one edit is named in a list: its number, path and first meaningful line. */
 function label(outcome: EditOutcome, index: number): string {
-  const hint = firstLine(outcome.edit.source.replace(/^.*\n/, ""));
-  return `#${index + 1} ${outcome.path}${hint ? ` (${hint})` : ""}`;
+  const hint = outcome.edit.source
+    .split("\n")
+    .map((l) => l.trim())
+    .find((l) => l !== "" && !isScaffold(l, outcome.edit.path) && !isScaffold(l, outcome.path));
+  return `#${index + 1} ${outcome.path}${hint ? ` (${hint.replace(/^[-+ ]/, "").trim().slice(0, 70)})` : ""}`;
+}
+
+/** The edit as the model wrote it: as is when it carries its own fence, else fenced. */
+function echo(source: string, fence: ReportContext["fence"]): string {
+  const lines = source.split("\n").slice(0, 2);
+  return lines.some((l) => l.trimStart().startsWith(fence[0])) ? source.replace(/\n$/, "") : fenced(source, fence);
 }
 
 /**
@@ -27,7 +38,7 @@ export function failedEditsReport(outcomes: EditOutcome[], ctx: ReportContext): 
   }
   for (const o of failed) {
     const i = outcomes.indexOf(o);
-    out.push("", `## Failed edit #${i + 1} in ${o.path} (${o.reason})`, fenced(o.edit.source, ctx.fence), "", o.detail.trim());
+    out.push("", `## Failed edit #${i + 1} in ${o.path} (${o.reason})`, echo(o.edit.source, ctx.fence), "", o.detail.trim());
   }
   if (skipped.length > 0) {
     out.push("", "These edits were not made (the user or the rules refused them):");
@@ -35,7 +46,8 @@ export function failedEditsReport(outcomes: EditOutcome[], ctx: ReportContext): 
   }
   const appliedCount = Math.max(applied.length, ctx.appliedCount);
   if (appliedCount > 0) {
-    out.push("", `The other ${appliedCount} edit${appliedCount === 1 ? " was" : "s were"} applied and ${appliedCount === 1 ? "is" : "are"} now in the files: do not send ${appliedCount === 1 ? "it" : "them"} again.`);
+    const them = appliedCount === 1 ? "1 other edit was applied and is now in the files: do not send it again." : `${appliedCount} other edits were applied and are now in the files: do not send them again.`;
+    out.push("", them);
     for (const o of applied) out.push(`- ${label(o, outcomes.indexOf(o))}`);
   }
   if (failed.length > 0) {

@@ -90,11 +90,12 @@ function rungCounts(): string[] {
     for (const b of parseEditBlocks(c.reply, c.fence, []).blocks) if (b.search.trim().split("\n").length >= 2) unique.add(b.search);
   }
   const searches = [...unique];
-  // Neighbours that do not themselves contain the SEARCH text, so "as written" has one place to match.
+  // Neighbours share no line with the SEARCH text (as the rest of a real file would not repeat it).
+  const own = searches.map((t) => new Set(t.split("\n").map((l) => l.trim()).filter((l) => l.length > 3)));
   const neighbour = (i: number, step: number) => {
     for (let k = 1; k < searches.length; k++) {
       const j = (i + step * k) % searches.length;
-      if (j !== i && !searches[j]!.includes(searches[i]!.trim())) return searches[j]!;
+      if (j !== i && ![...own[j]!].some((l) => own[i]!.has(l))) return searches[j]!;
     }
     return "";
   };
