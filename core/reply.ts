@@ -5,7 +5,7 @@ import { FormatError, PluginError } from "./errors.ts";
 import type { WriteReport } from "./files.ts";
 import type { ConfirmGroup, EditPermission } from "./gate.ts";
 import type { Edit, EditFormat, EditOutcome, Fence, ModelReply, ParsedReply, Workspace } from "./plugin.ts";
-import { guard, guardSync, messageOf, type Registered } from "./registry.ts";
+import { guard, messageOf, type Registered } from "./registry.ts";
 
 /** The staged workspace the file store hands out: a Workspace that can list its changes. */
 export interface StagedWorkspace extends Workspace {
@@ -45,15 +45,14 @@ export type ParseResult = { ok: true; parsed: ParsedReply } | { ok: false; error
 export function parseReply(inputs: Pick<ApplyInputs, "format" | "reply" | "fence" | "chatFiles" | "resolvePath">): ParseResult {
   const { format } = inputs;
   try {
-    const parsed = guardSync(format, "parse", () =>
-      format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath }),
-    );
+    const parsed = format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath });
     return { ok: true, parsed };
   } catch (error) {
+    // kit.FormatError, or a plugin's own error class of that name: the text is for the model.
     if (error instanceof FormatError || (error instanceof Error && error.name === "FormatError")) {
       return { ok: false, error: error.message, pluginError: false };
     }
-    return { ok: false, error: messageOf(error), pluginError: true };
+    return { ok: false, error: new PluginError(format.plugin, format.origin, `parse failed: ${messageOf(error)}`).message, pluginError: true };
   }
 }
 

@@ -160,7 +160,7 @@ export class Coder {
     try {
       for (;;) {
         const result = await this.send(next);
-        if (!result.reflection) return { ok: true, reflections };
+        if (!result.reflection) return { ok: !result.failing, reflections };
         if (reflections >= this.setup.maxReflections) {
           this.services.out.warn(`Stopped after ${reflections} reflection${reflections === 1 ? "" : "s"} (--max-reflections ${this.setup.maxReflections}); the last problem was not fixed.`);
           return { ok: !result.failing, reflections };
@@ -381,7 +381,7 @@ export class Coder {
     if (!parsed.ok) {
       this.answerToolCalls(reply.toolCalls, [], parsed.error);
       if (parsed.pluginError) {
-        out.emit({ type: "error", message: new PluginError(this.format.plugin, this.format.origin, `parse failed: ${parsed.error}`).message, code: 1 });
+        out.emit({ type: "error", message: parsed.error, code: 1 });
         return { reflection: null, failing: true };
       }
       return { reflection: parsed.error, failing: true };
