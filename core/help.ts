@@ -10,6 +10,7 @@ const SUBCOMMANDS: [string, string][] = [
   ["plugin new NAME --kind K", "write a typed template plugin (K: format, context, model, command) and coder-plugin.d.ts"],
   ["config show", "the merged config and where each value came from"],
   ["config schema", "the config file's JSON Schema"],
+  ["config forget [TEXT]", "forget remembered \"Don't ask again\" answers (those matching TEXT)"],
   ["models [FILTER]", "the model table: context window, default edit format, prices"],
   ["map [FILE ...]", "print the repo map (same as --show-repo-map)"],
   ["doctor", "version, config files and their trust, plugins, embedded grammars"],
