@@ -52,6 +52,9 @@ import a_julia_tags_scm from "./queries/julia-tags.scm" with { type: "file" };
 import a_kotlin_tags_scm from "./queries/kotlin-tags.scm" with { type: "file" };
 import a_zig_tags_scm from "./queries/zig-tags.scm" with { type: "file" };
 import a_ocaml_interface_extra_tags_scm from "./queries/ocaml_interface-extra-tags.scm" with { type: "file" };
+import a_php_extra_tags_scm from "./queries/php-extra-tags.scm" with { type: "file" };
+import a_c_sharp_extra_tags_scm from "./queries/c_sharp-extra-tags.scm" with { type: "file" };
+import a_java_extra_tags_scm from "./queries/java-extra-tags.scm" with { type: "file" };
 
 /** The web-tree-sitter runtime .wasm. */
 export const RUNTIME_WASM: string = runtimeWasm;
@@ -106,4 +109,7 @@ export const GRAMMAR_ASSETS: Readonly<Record<string, string>> = {
   "kotlin-tags.scm": a_kotlin_tags_scm,
   "zig-tags.scm": a_zig_tags_scm,
   "ocaml_interface-extra-tags.scm": a_ocaml_interface_extra_tags_scm,
+  "php-extra-tags.scm": a_php_extra_tags_scm,
+  "c_sharp-extra-tags.scm": a_c_sharp_extra_tags_scm,
+  "java-extra-tags.scm": a_java_extra_tags_scm,
 };
