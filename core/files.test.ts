@@ -170,6 +170,10 @@ describe("resolveModelPath", () => {
     expect(resolveModelPath("./new/thing.py", chat)).toBe("new/thing.py");
     expect(resolveModelPath("dir/file4.py", chat)).toBe("dir/file4.py");
     expect(resolveModelPath("README.md", chat, ["README.md"])).toBe("README.md");
+    expect(resolveModelPath("/home/me/repo/src/app/main.ts", chat)).toBe("src/app/main.ts");
+    expect(resolveModelPath("src\\new\\mod.ts", chat)).toBe("src/new/mod.ts");
+    expect(resolveModelPath("/etc/passwd", chat)).toBe("/etc/passwd");
+    expect(resolveModelPath("path/to/a/file2.txt", ["path/to/a/file1.txt"])).toBe("path/to/a/file2.txt");
   });
 });
 

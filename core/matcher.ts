@@ -421,7 +421,7 @@ export function applySearchReplace(content: string, search: string, replace: str
     return { status: "applied", content: next, rung, startLine: hit.start + 1, endLine: hit.start + hit.replacement.length };
   };
   const ambiguous = (hits: Hit[]): MatchResult =>
-    failure("ambiguous", hits.slice(0, MAX_LOCATIONS).map((h) => candidate(file, h.start, h.length, 1)));
+    failure("ambiguous", hits.slice(0, MAX_LOCATIONS + 1).map((h) => candidate(file, h.start, h.length, 1)));
 
   const strict = strictLadder(file.lines, s, r);
   if (strict.kind === "hit") return applied(strict.rung, strict.hit);
@@ -477,7 +477,9 @@ export function explainFailure(failure: MatchFailure, search: string, replace: s
     }
     case "ambiguous":
       out.push(
-        `The SEARCH text matches ${failure.candidates.length} places in ${path}: ${failure.candidates.map(lineRange).join(", ")}.`,
+        failure.candidates.length > MAX_LOCATIONS
+          ? `The SEARCH text matches more than ${MAX_LOCATIONS} places in ${path}, among them ${failure.candidates.slice(0, MAX_LOCATIONS).map(lineRange).join(", ")}.`
+          : `The SEARCH text matches ${failure.candidates.length} places in ${path}: ${failure.candidates.map(lineRange).join(", ")}.`,
         "",
         "Rule: SEARCH must match exactly one place. Add a few unique surrounding lines (e.g. the enclosing function's first line) so it identifies one place.",
       );

@@ -52,10 +52,12 @@ export function resolveModelPath(raw: string, chatFiles: readonly string[], allF
   const suffix = unique(chatFiles.filter((f) => f.endsWith("/" + norm)));
   if (suffix) return suffix;
   // A bogus directory before a chat file's name ("path/to/sample.txt" for "sample.txt").
-  const base = unique(chatFiles.filter((f) => !f.includes("/") && basename(norm) === f));
-  if (base) return base;
+  // A bogus prefix before a chat file's path ("path/to/sample.txt", "/home/me/repo/src/a.ts").
+  const prefixed = chatFiles.filter((f) => norm.endsWith("/" + f)).sort((a, b) => b.length - a.length);
+  if (prefixed.length && (prefixed.length === 1 || prefixed[0]!.length > prefixed[1]!.length)) return prefixed[0]!;
   // Only separators differ ("file1_py", "\windows__init__.py").
   const close = unique(chatFiles.filter((f) => skeleton(f) === skeleton(stripped)));
   if (close) return close;
-  return stripped;
+  // A new file: forward slashes, no `.` segments; absolute paths stay as written, for the store to refuse.
+  return /^([a-zA-Z]:)?[\\/]/.test(stripped) ? stripped : norm;
 }
