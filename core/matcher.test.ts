@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { closestRegions, matcher } from "./matcher.ts";
+import { closestRegions, isElisionLine, matcher } from "./matcher.ts";
 
 const applied = (content: string, search: string, replace: string) => {
   const r = matcher.replace(content, search, replace);
@@ -44,6 +44,14 @@ describe("matcher ladder", () => {
     expect(r.content).toBe("def g():\n    a = 1\n    b = 2\n    c = 3\n    return c\n");
     const bad = matcher.replace("x\ny\nx\n", "x\n...\ny\n", "z\n...\ny\n");
     expect(bad.status).toBe("failed");
+  });
+
+  test("elision lines: bare or in a comment, never code", () => {
+    for (const l of ["...", "…", "    // ... existing code ...", "# ...", "/* ... */", "<!-- ... rest of the page ... -->", "{/* ... */}"]) expect(isElisionLine(l)).toBe(true);
+    for (const l of ["...args,", "return ...", "foo(...)", "x = [...xs]"]) expect(isElisionLine(l)).toBe(false);
+    const file = "function f() {\n  const a = 1;\n  const b = 2;\n  return a + b;\n}\n";
+    const r = applied(file, "function f() {\n  // ... existing code ...\n  return a + b;\n}\n", "function f() {\n  // ... existing code ...\n  return a * b;\n}\n");
+    expect(r.content).toBe("function f() {\n  const a = 1;\n  const b = 2;\n  return a * b;\n}\n");
   });
 
   test("fuzzy: one clearly best region above the threshold", () => {

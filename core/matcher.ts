@@ -284,9 +284,20 @@ function strictLadder(file: string[], search: string[], replace: string[]): Ladd
   return { kind: "none" };
 }
 
+/**
+ * A line standing for omitted code: `...`, `…`, or the same inside a comment with a few
+ * words (`// ... existing code ...`, `# ...`). Only consulted after the strict rungs failed.
+ */
+export function isElisionLine(line: string): boolean {
+  let t = line.trim();
+  if (t.length > 60) return false;
+  t = t.replace(/^(\/\/+|#+|--|;+|\/\*+|<!--|\*|\{\/\*)\s*/, "").replace(/\s*(\*\/\}?|-->)$/, "").trim();
+  return /^(\.\.\.|…)[\p{L}\s.…]*$/u.test(t);
+}
+
 /** Split on lines that are just `...`; null when SEARCH and REPLACE elide differently. */
 function elisionPieces(search: string[], replace: string[]): [string[], string[]][] | null {
-  const isDots = (l: string) => l.trim() === "..." || l.trim() === "…";
+  const isDots = isElisionLine;
   const split = (lines: string[]) => {
     const pieces: string[][] = [[]];
     for (const l of lines) {

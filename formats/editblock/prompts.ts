@@ -36,7 +36,7 @@ Rules:
 - Each block replaces the first and only match; blocks are applied in the order you write them, so a later block must match the file after the earlier ones.
 - Only edit files the user has added to the chat. If you need to change another file, name it and ask the user to add it, then stop.
 - To move code, use two blocks: one that deletes it where it is, one that inserts it where it goes.
-- To create a file, write a block with the new path, an empty SEARCH section and the whole content in the REPLACE section.
+- To create a file, write a block with the new path (with its directories), an empty SEARCH section and the whole content in the REPLACE section. Check which file the user means before creating one.
 - To rename or delete a file, suggest the shell command instead of a block.`;
 }
 
@@ -54,7 +54,9 @@ function intro(ctx: PromptContext): string {
 Once you understand the request:
 1. Decide whether you need files that are not in the chat yet. If so, name them, ask the user to add them, and stop.
 2. Explain the change in a few short sentences.
-3. Write each change as a SEARCH/REPLACE block, following the rules below.`;
+3. Write each change as a SEARCH/REPLACE block, following the rules below.
+
+Code changes only ever go in SEARCH/REPLACE blocks. When the user answers a proposal with "ok", "go ahead" or the like, they want that proposal as blocks. Reply in the user's language.`;
 }
 
 function examples(variant: Variant, ctx: PromptContext): ChatMessage[] {
