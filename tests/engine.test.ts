@@ -212,6 +212,19 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(repo.read("a.py")).toBe("x = 2\n");
   });
 
+  test("--message-file with --no-stream", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    repo.write("request.txt", "please set x to 4\n");
+    const s = await server([{ model: "gpt-4.1", text: block("a.py", "x = 1\n", "x = 4\n") }]);
+    const r = await runCoder(repo, s, ["--yes-always", "--no-stream", "-f", "request.txt", "a.py"]);
+    expect(r.code).toBe(0);
+    const req = mainRequests(s)[0];
+    expect(req.stream).toBeFalsy();
+    expect(lastUser(req)).toContain("please set x to 4");
+    expect(r.stdout).toContain("<<<<<<< SEARCH");
+    expect(repo.read("a.py")).toBe("x = 4\n");
+  });
+
   test("a path outside the repository is refused with exit 2", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
