@@ -221,8 +221,17 @@ async function repl(app: App, coder: Coder, out: Output): Promise<number> {
   const session = new CoderSession(coder);
   const commandNames = () => [...app.registry.commands.keys(), "exit", "help"].map((n) => `/${n}`);
   const input = new LineInput(inputHistoryPath(app), (line) => {
-    if (line.startsWith("/") && !line.includes(" ")) return commandNames().filter((c) => c.startsWith(line));
-    return [];
+    if (!line.startsWith("/")) return [];
+    const space = line.indexOf(" ");
+    if (space < 0) return commandNames().filter((c) => c.startsWith(line));
+    // A command's own completion of its argument (e.g. file names for /add).
+    const entry = app.registry.commands.get(line.slice(1, space));
+    if (!entry?.item.complete) return [];
+    try {
+      return entry.item.complete(line.slice(space + 1), session).map((arg) => `${line.slice(0, space)} ${arg}`);
+    } catch {
+      return [];
+    }
   });
   out.print(`coder ${app.version} · ${coder.model} · ${coder.format.item.name} format · /help for commands, Ctrl-D to leave`);
   if (coder.chat.editable.length) out.print(`Chat files: ${coder.chat.editable.join(", ")}`);
