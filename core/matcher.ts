@@ -472,6 +472,19 @@ function lineRange(c: MatchCandidate): string {
   return c.startLine === c.endLine ? `line ${c.startLine}` : `lines ${c.startLine}-${c.endLine}`;
 }
 
+/** Up to five line pairs where SEARCH and the closest region differ (whitespace shown as written). */
+function differingLines(search: string[], best: MatchCandidate): string[] {
+  const actual = textLines(best.text);
+  const out: string[] = [];
+  for (let k = 0; k < search.length && out.length < 10; k++) {
+    const a = actual[k];
+    if (a === undefined || a === search[k]) continue;
+    const label = `line ${best.startLine + k}`;
+    out.push(`  ${"SEARCH".padEnd(label.length)} |${search[k]}|`, `  ${label} |${a}|`);
+  }
+  return out;
+}
+
 /** Text for the model: what went wrong, the actual lines it probably meant, and the rule broken. */
 export function explainFailure(failure: MatchFailure, search: string, replace: string, path: string): string {
   const out: string[] = [];
@@ -481,6 +494,8 @@ export function explainFailure(failure: MatchFailure, search: string, replace: s
       const [best, ...rest] = failure.candidates;
       if (best) {
         out.push("", `Did you mean these actual lines of ${path} (${lineRange(best)}, ${Math.round(best.similarity * 100)}% similar)?`, fenced(best.text));
+        const diffs = differingLines(textLines(search), best);
+        if (diffs.length) out.push("", "Where they differ (between the bars):", ...diffs);
         for (const c of rest) out.push(`Also similar: ${lineRange(c)} (${Math.round(c.similarity * 100)}%).`);
       }
       out.push("", "Rule: SEARCH must copy the existing lines exactly, character for character, including indentation, comments and blank lines.");

@@ -33,7 +33,7 @@ Rules:
 - The SEARCH lines must be a verbatim copy of lines in the file as it is now: every character, indentation, comment, docstring and blank line. Never retype them from memory.
 - The SEARCH lines must match exactly one place in the file. If they could match several places, add surrounding lines until they are unique. A block that matches more than one place is rejected.
 - Keep blocks small: the lines that change plus a line or two around them. Several small blocks are better than one big one; never repeat long runs of unchanged lines. Do not leave lines out with \`...\`.
-- Each block replaces the first and only match; blocks are applied in the order you write them, so a later block must match the file after the earlier ones.
+- Blocks are applied in the order you write them, so a later block must match the file as the earlier blocks left it.
 - Only edit files the user has added to the chat. If you need to change another file, name it and ask the user to add it, then stop.
 - To move code, use two blocks: one that deletes it where it is, one that inserts it where it goes.
 - To create a file, write a block with the new path (with its directories), an empty SEARCH section and the whole content in the REPLACE section. Check which file the user means before creating one.
