@@ -223,7 +223,7 @@ async function repl(app: App, coder: Coder, out: Output): Promise<number> {
   const input = new LineInput(inputHistoryPath(app), (line) => {
     if (!line.startsWith("/")) return [];
     const space = line.indexOf(" ");
-    if (space < 0) return commandNames().filter((c) => c.startsWith(line));
+    if (space < 0) return commandNames().filter((c) => c.startsWith(line)).map((c) => `${c} `);
     // A command's own completion of its argument (e.g. file names for /add).
     const entry = app.registry.commands.get(line.slice(1, space));
     if (!entry?.item.complete) return [];
