@@ -129,6 +129,17 @@ describe("FileStore encodings and writes", () => {
     expect(readdirSync(root).filter((f) => f.includes(".coder-"))).toEqual([]);
   });
 
+  test("writes through an in-repo symlink land in its target; deleting removes the link only", async () => {
+    const root = repo({ "real.txt": "r\n" });
+    symlinkSync(join(root, "real.txt"), join(root, "link.txt"));
+    const store = new FileStore(root);
+    await store.writeAll(new Map([["link.txt", "via link\n"]]));
+    expect(readFileSync(join(root, "real.txt"), "utf8")).toBe("via link\n");
+    await store.writeAll(new Map([["link.txt", null]]));
+    expect(existsSync(join(root, "link.txt"))).toBe(false);
+    expect(readFileSync(join(root, "real.txt"), "utf8")).toBe("via link\n");
+  });
+
   test("delete, unchanged and dry run", async () => {
     const root = repo({ "gone.txt": "x\n", "same.txt": "s\n" });
     const store = new FileStore(root);

@@ -251,7 +251,7 @@ export class FileStore {
         continue;
       }
       try {
-        if (p.bytes === null) unlinkSync(this.targetOf(p.write.path));
+        if (p.bytes === null) unlinkSync(join(this.root, p.write.path)); // a symlink goes, not its target
         else this.writeAtomically(p.write.path, p.bytes, p.mode);
         this.shapes.delete(p.write.path);
         report.written.push(p.write);
