@@ -225,6 +225,15 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(repo.read("a.py")).toBe("x = 4\n");
   });
 
+  test("a chat file that does not exist yet is created by the edit and committed", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ model: "gpt-4.1", text: block("new_module.py", "", "def hello():\n    return 1\n") }]);
+    const r = await runCoder(repo, s, ["--yes-always", "-m", "create it", "new_module.py"]);
+    expect(r.code).toBe(0);
+    expect(repo.read("new_module.py")).toBe("def hello():\n    return 1\n");
+    expect(repo.git("ls-files", "new_module.py").trim()).toBe("new_module.py");
+  });
+
   test("a path outside the repository is refused with exit 2", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
