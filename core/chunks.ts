@@ -152,14 +152,15 @@ export function renderFileListing(path: string, content: string, fence: Fence): 
   return `${path}\n${fence[0]}\n${body}${fence[1]}\n`;
 }
 
-export function chatFilesBlock(files: readonly { path: string; content: string }[], fence: Fence): ContextText | null {
+/** The chat files' block; a null content is a file that does not exist yet. */
+export function chatFilesBlock(files: readonly { path: string; content: string | null }[], fence: Fence): ContextText | null {
   if (!files.length) return null;
   return {
     label: `chat files: ${files.map((f) => f.path).join(", ")}`,
     text: [
       "These files are in the chat. You may edit them; this is their current content (trust it over anything earlier in the conversation):",
       "",
-      ...files.map((f) => renderFileListing(f.path, f.content, fence)),
+      ...files.map((f) => (f.content === null ? `${f.path}\n(does not exist yet: create it with an edit)\n` : renderFileListing(f.path, f.content, fence))),
     ].join("\n"),
   };
 }

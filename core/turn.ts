@@ -290,14 +290,13 @@ export class Coder {
         target.push(block);
       }
     }
-    const listed = fileTexts.map((f) => ({ path: f.path, content: f.content ?? "" }));
     const chunks = assembleChunks({
       system: systemText(prompts.system, this.platform(), fence),
       examples: prompts.examples,
       staticBlocks,
       sessionBlocks,
       history: this.history.done,
-      chatFiles: chatFilesBlock(listed, fence),
+      chatFiles: chatFilesBlock(fileTexts, fence),
       turnBlocks,
       current: this.history.cur,
       reminder: prompts.reminder,
