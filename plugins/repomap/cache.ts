@@ -40,11 +40,11 @@ export class TagCache {
   }
 
   /** Opens (or creates) the cache in `dir`; warns and falls back rather than throwing. */
-  static open(dir: string | null, warn: (message: string) => void): TagCache {
+  static open(dir: string | null, warn: (message: string) => void, busyTimeoutMs = 2000): TagCache {
     if (dir === null) return TagCache.memory();
     const file = join(dir, "tags.sqlite");
     try {
-      return TagCache.#openFile(dir, file);
+      return TagCache.#openFile(dir, file, busyTimeoutMs);
     } catch (first) {
       if (isLocked(first)) {
         warn(`repo map: the tag cache ${file} is locked by another process; using a temporary one for this run`);
@@ -53,7 +53,7 @@ export class TagCache {
       warn(`repo map: the tag cache ${file} is unreadable (${describe(first)}); rebuilding it`);
       try {
         for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
-        return TagCache.#openFile(dir, file);
+        return TagCache.#openFile(dir, file, busyTimeoutMs);
       } catch (second) {
         warn(`repo map: cannot rebuild the tag cache (${describe(second)}); using a temporary one for this run`);
         return TagCache.memory();
@@ -67,11 +67,11 @@ export class TagCache {
     return new TagCache(db, ":memory:");
   }
 
-  static #openFile(dir: string, file: string): TagCache {
+  static #openFile(dir: string, file: string, busyTimeoutMs: number): TagCache {
     if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     const db = new Database(file, { create: true });
     try {
-      db.exec("PRAGMA busy_timeout = 3000");
+      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       db.exec("PRAGMA journal_mode = WAL");
       db.exec("PRAGMA synchronous = NORMAL");
       TagCache.#prepare(db);

@@ -204,7 +204,7 @@ export function rankDefinitions(request: RankRequest): RankedEntry[] {
   if (ranked.length >= limit) return ranked;
   const byNodeRank = nodePaths.map((path, node) => ({ path, rank: ranks[node]! })).sort((a, b) => b.rank - a.rank || cmp(b.path, a.path));
   for (const { path } of byNodeRank) {
-    if (included.has(path)) continue;
+    if (included.has(path) || chatFiles.has(path)) continue;
     included.add(path);
     ranked.push({ path });
   }

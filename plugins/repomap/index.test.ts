@@ -1,0 +1,135 @@
+// The "repomap" context provider: budget rules, refresh modes and session stability.
+import { afterAll, expect, test } from "bun:test";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Kit, ModelInfo, TurnContext } from "../../core/plugin.ts";
+import { countTokens } from "../../core/tokens.ts";
+import plugin, { RepoMapService, mapBudget } from "./index.ts";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+const FILES: Record<string, string> = {
+  "src/orders.py": "from .billing import charge_card\n\ndef place_order(cart):\n    return charge_card(cart)\n",
+  "src/billing.py": "def charge_card(cart):\n    return True\n\ndef refund_card(cart):\n    return False\n",
+  "src/shipping.py": "def ship_parcel(order):\n    return order\n",
+};
+
+function setup(): { root: string; kit: Kit; warnings: string[] } {
+  const root = mkdtempSync(join(tmpdir(), "coder-repomap-provider-"));
+  dirs.push(root);
+  for (const [path, text] of Object.entries(FILES)) {
+    mkdirSync(join(root, path, ".."), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const warnings: string[] = [];
+  // The kit's capabilities this plugin uses, over the real files.
+  const kit = {
+    apiVersion: 1,
+    version: "test",
+    root,
+    tokens: { count: (text: string) => countTokens(text) },
+    files: { list: async () => Object.keys(FILES), read: async () => null, absolute: (p: string) => join(root, p) },
+    log: { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) },
+    cacheDir: (name: string) => {
+      const dir = join(root, ".coder", "cache", name);
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    },
+  } as unknown as Kit;
+  return { root, kit, warnings };
+}
+
+const MODEL = { name: "test/model", contextWindow: 128_000 } as ModelInfo;
+
+function turn(root: string, options: Record<string, unknown>, extra: Partial<TurnContext> = {}): TurnContext {
+  return {
+    root,
+    chatFiles: [],
+    readOnlyFiles: [],
+    message: "",
+    mentionedFiles: [],
+    mentionedIdents: [],
+    model: MODEL,
+    options,
+    interactive: false,
+    signal: new AbortController().signal,
+    ...extra,
+  };
+}
+
+test("budget: context/8 clamped to 1024–4096, ×multiplier with no chat files, 0 disables", () => {
+  expect(mapBudget({}, 128_000, 1)).toBe(4096);
+  expect(mapBudget({}, 8_000, 1)).toBe(1024);
+  expect(mapBudget({}, 16_000, 1)).toBe(2000);
+  expect(mapBudget({}, 128_000, 0)).toBe(8192);
+  expect(mapBudget({ mapMultiplierNoFiles: 3 }, 128_000, 0)).toBe(12288);
+  expect(mapBudget({ mapTokens: 500 }, 128_000, 2)).toBe(500);
+  expect(mapBudget({ mapTokens: 0 }, 128_000, 0)).toBeNull();
+});
+
+test("the plugin registers the session-stable provider and its commands", async () => {
+  const { kit } = setup();
+  const object = await (plugin as (kit: Kit) => ReturnType<Extract<typeof plugin, (...a: never[]) => unknown>>)(kit);
+  expect(object.context?.map((c) => [c.name, c.stability])).toEqual([["repomap", "session"]]);
+  expect(object.commands?.map((c) => c.name)).toEqual(["map", "map-refresh"]);
+});
+
+test("--map-tokens 0 disables the map", async () => {
+  const { root, kit } = setup();
+  expect(await new RepoMapService(kit).provide(turn(root, { mapTokens: 0 }))).toBeNull();
+});
+
+test("the block names the other files when files are in the chat, and leaves chat files out", async () => {
+  const { root, kit } = setup();
+  const service = new RepoMapService(kit);
+  const block = (await service.provide(turn(root, {}, { chatFiles: ["src/orders.py"] })))!;
+  expect(block.label).toBe("repo map");
+  expect(block.text).toStartWith("Map of the other files");
+  expect(block.text).toContain("src/billing.py:");
+  expect(block.text).not.toContain("src/orders.py");
+});
+
+test("auto: the block stays the same across turns whatever is mentioned, until files change", async () => {
+  const { root, kit } = setup();
+  const service = new RepoMapService(kit);
+  const options = { mapTokens: 25, mapMultiplierNoFiles: 1 };
+  const first = (await service.provide(turn(root, options)))!.text;
+  const second = (await service.provide(turn(root, options, { mentionedIdents: ["shipping"], message: "shipping please" })))!.text;
+  expect(second).toBe(first);
+  writeFileSync(join(root, "src/billing.py"), FILES["src/billing.py"]!.replace("refund_card", "refund_payment"));
+  const third = (await service.provide(turn(root, options)))!.text;
+  expect(third).not.toBe(first);
+  expect(third).toContain("refund_payment");
+});
+
+test("always: mentions shape every turn's map", async () => {
+  const { root, kit } = setup();
+  const service = new RepoMapService(kit);
+  const options = { mapTokens: 25, mapMultiplierNoFiles: 1, mapRefresh: "always" };
+  const plain = (await service.provide(turn(root, options)))!.text;
+  expect(plain).not.toContain("ship_parcel");
+  // "shipping" names src/shipping.py: the file is personalised.
+  const mentioned = (await service.provide(turn(root, options, { mentionedIdents: ["shipping"] })))!.text;
+  expect(mentioned).toContain("ship_parcel");
+  expect(mentioned).not.toBe(plain);
+});
+
+test("manual: the map is kept until /map-refresh", async () => {
+  const { root, kit } = setup();
+  const service = new RepoMapService(kit);
+  const options = { mapRefresh: "manual" };
+  const first = (await service.provide(turn(root, options)))!.text;
+  writeFileSync(join(root, "src/new_module.py"), "def brand_new_function():\n    return 1\n");
+  FILES["src/new_module.py"] = "def brand_new_function():\n    return 1\n";
+  try {
+    expect((await service.provide(turn(root, options)))!.text).toBe(first);
+    service.forceRefresh();
+    expect((await service.provide(turn(root, options)))!.text).toContain("brand_new_function");
+  } finally {
+    delete FILES["src/new_module.py"];
+  }
+});

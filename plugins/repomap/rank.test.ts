@@ -1,0 +1,96 @@
+import { expect, test } from "bun:test";
+import { EDGES_PER_IDENT, identWeight, rankDefinitions, rankFile, type RankFile } from "./rank.ts";
+
+const defsOf = (...names: string[]) => names.map((name, line) => ({ name, line }));
+const refsOf = (...names: string[]) => new Map(names.map((n) => [n, 1]));
+
+function rank(files: RankFile[], options: { chat?: string[]; idents?: string[]; mentioned?: string[]; all?: string[] } = {}) {
+  return rankDefinitions({
+    files,
+    allFiles: options.all ?? files.map((f) => f.path),
+    chatFiles: new Set(options.chat ?? []),
+    mentionedFiles: new Set(options.mentioned ?? []),
+    mentionedIdents: new Set(options.idents ?? []),
+  });
+}
+
+const position = (ranked: ReturnType<typeof rank>, name: string) => ranked.findIndex((e) => e.name === name);
+
+test("a definition referenced from a chat file outranks an unreferenced one", () => {
+  const files = [
+    rankFile("app/main.py", defsOf("main"), refsOf("load_settings")),
+    rankFile("lib/settings.py", defsOf("load_settings"), new Map()),
+    rankFile("lib/unused.py", defsOf("forgotten_helper"), new Map()),
+  ];
+  const ranked = rank(files, { chat: ["app/main.py"] });
+  expect(position(ranked, "load_settings")).toBeGreaterThanOrEqual(0);
+  expect(position(ranked, "load_settings")).toBeLessThan(position(ranked, "forgotten_helper"));
+  // Chat files are never in the ranking.
+  expect(ranked.some((e) => e.path === "app/main.py")).toBe(false);
+});
+
+test("a mentioned identifier pulls its file up", () => {
+  const files = [
+    rankFile("a.ts", defsOf("alpha"), refsOf("renderWidget", "parseConfig")),
+    rankFile("b.ts", defsOf("beta"), refsOf("renderWidget", "parseConfig")),
+    rankFile("widget.ts", defsOf("renderWidget"), new Map()),
+    rankFile("config.ts", defsOf("parseConfig"), new Map()),
+  ];
+  const plain = rank(files);
+  const mentioned = rank(files, { idents: ["parseConfig"] });
+  expect(position(mentioned, "parseConfig")).toBe(0);
+  // Without the mention the two are tied by weight and ordered by path (descending, as Aider sorts).
+  expect(position(plain, "renderWidget")).toBe(0);
+});
+
+test("a mentioned file and a path component naming a mentioned identifier are personalised", () => {
+  const files = [
+    rankFile("x.ts", defsOf("xx"), refsOf("fromLeft", "fromRight")),
+    rankFile("left.ts", defsOf("fromLeft"), refsOf("leftHelper")),
+    rankFile("right.ts", defsOf("fromRight"), refsOf("rightHelper")),
+    rankFile("l2.ts", defsOf("leftHelper"), new Map()),
+    rankFile("r2.ts", defsOf("rightHelper"), new Map()),
+  ];
+  const byFile = rank(files, { mentioned: ["right.ts"] });
+  expect(position(byFile, "rightHelper")).toBeLessThan(position(byFile, "leftHelper"));
+  const byIdent = rank(files, { idents: ["left"] });
+  expect(position(byIdent, "leftHelper")).toBeLessThan(position(byIdent, "rightHelper"));
+});
+
+test("weights follow Aider: long compound names ×10, private and widely defined names ×0.1", () => {
+  expect(identWeight("parse_config", 1, false)).toBe(10);
+  expect(identWeight("parseConfig", 1, false)).toBe(10);
+  expect(identWeight("parse-config", 1, false)).toBe(10);
+  expect(identWeight("parse", 1, false)).toBe(1);
+  expect(identWeight("parse", 1, true)).toBe(10);
+  expect(identWeight("_parse", 1, false)).toBeCloseTo(0.1);
+  expect(identWeight("parse", 6, false)).toBeCloseTo(0.1);
+  expect(identWeight("_parse_config_value", 6, true)).toBeCloseTo(10 * 10 * 0.1 * 0.1);
+});
+
+test("files without tags and files only in the graph follow the ranked definitions by name", () => {
+  const files = [rankFile("a.py", defsOf("alpha"), refsOf("beta")), rankFile("b.py", defsOf("beta"), new Map())];
+  const ranked = rank(files, { all: ["a.py", "b.py", "README.md", "docs/guide.md"] });
+  const names = ranked.filter((e) => e.name === undefined).map((e) => e.path);
+  expect(names).toContain("README.md");
+  expect(names).toContain("docs/guide.md");
+  expect(ranked.findIndex((e) => e.path === "README.md")).toBeGreaterThan(position(ranked, "beta"));
+});
+
+test("a name defined and used everywhere adds a bounded number of edges", () => {
+  // 400 files each define and reference `get`: Aider would add 160,000 edges.
+  const files = Array.from({ length: 400 }, (_, i) => rankFile(`pkg${i % 20}/f${i}.ts`, defsOf(`get`, `own${i}`), refsOf("get")));
+  const started = performance.now();
+  const ranked = rank(files);
+  expect(ranked.length).toBeGreaterThan(400);
+  expect(EDGES_PER_IDENT).toBeLessThan(400 * 400);
+  // Not a timing assertion: the ranking simply has to finish and include every `own` definition.
+  expect(ranked.filter((e) => e.name?.startsWith("own")).length).toBe(400);
+  expect(performance.now() - started).toBeGreaterThan(0);
+});
+
+test("the limit cuts the ranking", () => {
+  const files = Array.from({ length: 50 }, (_, i) => rankFile(`f${i}.py`, defsOf(`def_${i}`), refsOf(`def_${(i + 1) % 50}`)));
+  const ranked = rankDefinitions({ files, allFiles: files.map((f) => f.path), chatFiles: new Set(), mentionedFiles: new Set(), mentionedIdents: new Set(), limit: 10 });
+  expect(ranked.length).toBe(10);
+});
