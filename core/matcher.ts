@@ -2,7 +2,11 @@
 // plugins as kit.matcher). It climbs a ladder of ever looser rungs, stops at the
 // first rung that finds exactly one place, and returns failures as data.
 import { fenced } from "./fence.ts";
+import { type FileLines, fromFileLines, isBlank, leadingWs, mostlyCrlf, textLines, toFileLines } from "./lines.ts";
 import type { MatchCandidate, MatchFailure, Matcher, MatchResult, MatchRung } from "./plugin.ts";
+import { scanSimilarity, topWindows } from "./similarity.ts";
+
+export { lineSimilarity } from "./similarity.ts";
 
 /** Fuzzy matching: a window must be at least this similar (and differ in at most one line in four)... */
 const FUZZY_THRESHOLD = 0.9;
@@ -10,52 +14,8 @@ const FUZZY_THRESHOLD = 0.9;
 const FUZZY_MARGIN = 0.08;
 /** Closest regions below this similarity are not worth showing. */
 const CANDIDATE_FLOOR = 0.45;
-/** Cap on line comparisons of one similarity scan (keeps huge blocks cheap). */
-const SCAN_BUDGET = 3_000_000;
 /** Ambiguous matches listed at most. */
 const MAX_LOCATIONS = 12;
-
-// ─── Lines ───────────────────────────────────────────────────────────────────
-
-/** A file's text as lines without terminators; `cr` remembers which ended in CRLF (null: none did). */
-export interface FileLines {
-  lines: string[];
-  cr: boolean[] | null;
-  finalNewline: boolean;
-}
-
-export function toFileLines(content: string): FileLines {
-  if (content === "") return { lines: [], cr: null, finalNewline: false };
-  const raw = content.split("\n");
-  const finalNewline = raw[raw.length - 1] === "";
-  if (finalNewline) raw.pop();
-  if (!content.includes("\r")) return { lines: raw, cr: null, finalNewline };
-  const cr = raw.map((l) => l.endsWith("\r"));
-  const lines = raw.map((l, i) => (cr[i] ? l.slice(0, -1) : l));
-  return { lines, cr, finalNewline };
-}
-
-export function fromFileLines(f: FileLines): string {
-  if (f.lines.length === 0) return "";
-  const cr = f.cr;
-  const body = cr ? f.lines.map((l, i) => (cr[i] ? l + "\r" : l)).join("\n") : f.lines.join("\n");
-  return f.finalNewline ? body + "\n" : body;
-}
-
-/** Do most lines end in CRLF? (New lines follow the majority.) */
-const mostlyCrlf = (f: FileLines) => f.cr !== null && f.cr.filter(Boolean).length * 2 >= f.cr.length;
-
-/** SEARCH/REPLACE text as lines: CRLF folded, one trailing newline dropped. */
-export function textLines(text: string): string[] {
-  const t = text.replace(/\r\n/g, "\n");
-  if (t === "") return [];
-  const lines = t.split("\n");
-  if (lines[lines.length - 1] === "") lines.pop();
-  return lines;
-}
-
-const isBlank = (s: string) => s.trim() === "";
-const leadingWs = (s: string) => s.slice(0, s.length - s.trimStart().length);
 
 // ─── Rungs ───────────────────────────────────────────────────────────────────
 
@@ -161,85 +121,6 @@ const STRICT_RUNGS: [MatchRung, Rung][] = [
   ["trailing-whitespace", trailingRung],
   ["indentation", indentRung],
 ];
-
-// ─── Similarity ──────────────────────────────────────────────────────────────
-
-function bigrams(s: string): Uint32Array {
-  const t = s.trim();
-  if (t.length < 2) return Uint32Array.of(t.length === 1 ? t.charCodeAt(0) : 0);
-  const out = new Uint32Array(t.length - 1);
-  for (let k = 0; k < t.length - 1; k++) out[k] = t.charCodeAt(k) * 65536 + t.charCodeAt(k + 1);
-  return out.sort();
-}
-
-function dice(a: Uint32Array, b: Uint32Array): number {
-  let i = 0;
-  let j = 0;
-  let common = 0;
-  while (i < a.length && j < b.length) {
-    if (a[i] === b[j]) {
-      common++;
-      i++;
-      j++;
-    } else if (a[i]! < b[j]!) i++;
-    else j++;
-  }
-  return (2 * common) / (a.length + b.length);
-}
-
-/** Similarity of two lines, 0..1, ignoring surrounding whitespace. */
-export function lineSimilarity(a: string, b: string): number {
-  const ta = a.trim();
-  const tb = b.trim();
-  if (ta === tb) return 1;
-  if (ta === "" || tb === "") return 0;
-  return dice(bigrams(ta), bigrams(tb));
-}
-
-/** Per-window similarity of `search` against every place in `file` (whole-line, length-weighted). */
-function scanSimilarity(file: string[], search: string[]): Float64Array {
-  const n = search.length;
-  const windows = Math.max(0, file.length - n + 1);
-  const scores = new Float64Array(windows);
-  if (windows === 0 || n === 0) return scores;
-  const stride = Math.max(1, Math.ceil((windows * n) / SCAN_BUDGET));
-  const rows: number[] = [];
-  for (let j = 0; j < n; j += stride) rows.push(j);
-  const sTrim = search.map((l) => l.trim());
-  const sGrams = search.map((l) => bigrams(l));
-  const fTrim: (string | undefined)[] = new Array(file.length);
-  const fGrams: (Uint32Array | undefined)[] = new Array(file.length);
-  for (let i = 0; i < windows; i++) {
-    let sum = 0;
-    let weight = 0;
-    for (const j of rows) {
-      const k = i + j;
-      const ft = (fTrim[k] ??= file[k]!.trim());
-      const st = sTrim[j]!;
-      const w = Math.max(ft.length, st.length, 1);
-      let sim: number;
-      if (ft === st) sim = 1;
-      else if (ft === "" || st === "") sim = 0;
-      else sim = dice((fGrams[k] ??= bigrams(ft)), sGrams[j]!);
-      sum += sim * w;
-      weight += w;
-    }
-    scores[i] = weight === 0 ? 0 : sum / weight;
-  }
-  return scores;
-}
-
-/** The best non-overlapping windows, best first. */
-function topWindows(scores: Float64Array, n: number, k: number): { start: number; score: number }[] {
-  const order = Array.from(scores.keys()).sort((a, b) => scores[b]! - scores[a]!);
-  const picked: { start: number; score: number }[] = [];
-  for (const i of order) {
-    if (picked.length >= k) break;
-    if (picked.some((p) => Math.abs(p.start - i) < Math.max(n, 1))) continue;
-    picked.push({ start: i, score: scores[i]! });
-  }
-  return picked;
-}
 
 function candidate(file: FileLines, start: number, length: number, similarity: number): MatchCandidate {
   const end = Math.min(file.lines.length, start + Math.max(length, 1));
