@@ -18,11 +18,10 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { decodeBytes, encodeText, type FileShape, SNIFF_BYTES } from "./encoding.ts";
 import { UsageError } from "./errors.ts";
 import { normalizeRel } from "./paths.ts";
 import type { Workspace } from "./plugin.ts";
-
-import { decodeBytes, encodeText, type FileShape, SNIFF_BYTES } from "./encoding.ts";
 
 export type { Encoding, FileShape } from "./encoding.ts";
 export { chooseFence } from "./fence.ts";
