@@ -28,7 +28,7 @@ import { fileMentions, identMentions } from "./mentions.ts";
 import { resolveModelPath } from "./paths.ts";
 import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, ToolCall, TurnContext } from "./plugin.ts";
 import { guard, messageOf, type Registered } from "./registry.ts";
-import { type FileStoreLike, outcomeDetail, parseReply, stageEdits } from "./reply.ts";
+import { type AppliedReply, type FileStoreLike, outcomeDetail, parseReply, stageEdits } from "./reply.ts";
 import { lintAndTest } from "./checks.ts";
 import { CacheKeepalive } from "./keepalive.ts";
 import { streamReply } from "./stream.ts";
@@ -171,8 +171,10 @@ export class Coder {
         next = result.reflection;
       }
     } finally {
-      // A request that got no reply (failed or interrupted) leaves no dangling user message behind.
+      // A request that got no reply (failed or interrupted) leaves no dangling user message behind,
+      // and every tool call gets its answer (the protocol rejects a history without them).
       if (this.history.cur.at(-1)?.role === "user") this.history.cur.pop();
+      this.answerDanglingToolCalls();
       this.history.finishTurn();
       this.afterTurn();
     }
@@ -391,39 +393,10 @@ export class Coder {
       { format: this.format, reply, fence, chatFiles: this.chat.editable, readOnlyFiles: this.chat.readOnly, resolvePath: (r) => r, files: this.services.files, gate: this.services.gate },
       edits,
     );
-    const { outcomes, changes } = staged;
+    const { outcomes } = staged;
     for (const path of [...staged.joined, ...staged.failedOutside]) this.chat.add(path);
+    const written = await this.writeAndCommit(staged, signal);
     this.answerToolCalls(reply.toolCalls, outcomes, null);
-
-    const dryRun = this.options.dryRun;
-    let written: string[] = [];
-    let messagePromise: Promise<string | null> = Promise.resolve(null);
-    if (changes.size) {
-      if (dryRun) {
-        for (const [path, after] of changes) out.print(this.services.app.kit.diff.unified(path, staged.before.get(path) ?? "", after ?? ""));
-        await this.services.files.writeAll(changes, { dryRun: true });
-      } else {
-        // The weak model writes the commit message while git and the disk do their part.
-        messagePromise = this.commitMessage([...changes.keys()], staged.before, changes, signal);
-        const report = await this.writeChanges(changes);
-        trace("reply: written");
-        written = report.written.map((w) => w.path);
-        // A write the store refused fails every edit of that file, with the store's reason.
-        for (const refusal of report.refused) {
-          outcomes.forEach((o, i) => {
-            if (o.path === refusal.path && o.status === "applied") outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail: refusal.reason };
-          });
-        }
-      }
-    }
-    for (const o of outcomes) out.emit({ type: "edit", path: o.path, status: o.status, detail: dryRun && o.status === "applied" ? "dry run: not written" : outcomeDetail(o) });
-    if (written.length) {
-      const message = await messagePromise;
-      trace("reply: commit message");
-      await this.commit(written, message);
-      trace("reply: committed");
-    }
-    else void messagePromise.catch(() => {});
 
     for (const s of shell) await this.runShellSuggestion(s.command);
 
@@ -442,6 +415,43 @@ export class Coder {
     return this.offerMentions(reply.text, edits.map((e) => e.path), null);
   }
 
+  /**
+   * Write the staged changes (or show them with --dry-run), emit one edit event per
+   * outcome, and commit what was written. Returns the written paths.
+   */
+  private async writeAndCommit(staged: AppliedReply, signal: AbortSignal): Promise<string[]> {
+    const { out } = this.services;
+    const { outcomes, changes } = staged;
+    const dryRun = this.options.dryRun;
+    let written: string[] = [];
+    let message: Promise<string | null> = Promise.resolve(null);
+    if (changes.size && dryRun) {
+      for (const [path, after] of changes) out.print(this.services.app.kit.diff.unified(path, staged.before.get(path) ?? "", after ?? ""));
+      await this.services.files.writeAll(changes, { dryRun: true });
+    } else if (changes.size) {
+      // The weak model writes the commit message while git and the disk do their part.
+      message = this.commitMessage([...changes.keys()], staged.before, changes, signal).catch(() => null);
+      const report = await this.writeChanges(changes);
+      trace("reply: written");
+      written = report.written.map((w) => w.path);
+      // A write the store refused fails every edit of that file, with the store's reason.
+      for (const refusal of report.refused) {
+        outcomes.forEach((o, i) => {
+          if (o.path === refusal.path && o.status === "applied") outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail: refusal.reason };
+        });
+      }
+    }
+    for (const o of outcomes) out.emit({ type: "edit", path: o.path, status: o.status, detail: dryRun && o.status === "applied" ? "dry run: not written" : outcomeDetail(o) });
+    if (written.length) {
+      const text = await message;
+      if (signal.aborted) throw new Interrupted();
+      trace("reply: commit message");
+      await this.commit(written, text);
+      trace("reply: committed");
+    }
+    return written;
+  }
+
   private failureReport(outcomes: EditOutcome[], fence: Fence): string {
     const appliedCount = outcomes.filter((o) => o.status === "applied").length;
     try {
@@ -450,6 +460,14 @@ export class Coder {
       this.services.out.warn(new PluginError(this.format.plugin, this.format.origin, `report failed: ${messageOf(error)}`).message);
       return this.services.app.kit.reports.failedEdits(outcomes, { fence, appliedCount });
     }
+  }
+
+  private answerDanglingToolCalls(): void {
+    const cur = this.history.cur;
+    const last = cur.findLastIndex((m) => m.role === "assistant");
+    const calls = cur[last]?.toolCalls ?? [];
+    const answered = new Set(cur.slice(last + 1).map((m) => m.toolCallId));
+    for (const call of calls) if (!answered.has(call.id)) cur.push({ role: "tool", toolCallId: call.id, content: "Not applied: the request was interrupted." });
   }
 
   /** Tool-call formats: one `tool` message answering each call id, as the Chat Completions protocol requires. */
