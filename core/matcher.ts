@@ -4,7 +4,7 @@
 import { fenced } from "./fence.ts";
 import { type FileLines, fromFileLines, isBlank, leadingWs, mostlyCrlf, textLines, toFileLines } from "./lines.ts";
 import type { MatchCandidate, MatchFailure, Matcher, MatchResult, MatchRung } from "./plugin.ts";
-import { scanSimilarity, topWindows } from "./similarity.ts";
+import { similarWindows, type Window } from "./similarity.ts";
 
 export { lineSimilarity } from "./similarity.ts";
 
@@ -139,12 +139,11 @@ export function closestRegions(content: string, search: string, k = 3): MatchCan
   return closest(file, s, k);
 }
 
-function closest(file: FileLines, search: string[], k: number): MatchCandidate[] {
+function closest(file: FileLines, search: string[], k: number, windows?: Window[]): MatchCandidate[] {
   if (search.length === 0 || file.lines.length === 0) return [];
   const n = Math.min(search.length, file.lines.length);
-  const s = search.slice(0, n);
-  const scores = scanSimilarity(file.lines, s);
-  return topWindows(scores, n, k)
+  return (windows ?? similarWindows(file.lines, search.slice(0, n), k))
+    .slice(0, k)
     .filter((w) => w.score >= CANDIDATE_FLOOR)
     .map((w) => candidate(file, w.start, n, w.score));
 }
@@ -214,11 +213,10 @@ function elisionLadder(file: FileLines, search: string[], replace: string[]): { 
   return { file: current, start: first, end: last };
 }
 
-function fuzzyLadder(file: FileLines, search: string[], replace: string[]): { hit: Hit; score: number } | null {
+function fuzzyLadder(file: FileLines, search: string[], replace: string[], windows: Window[]): { hit: Hit; score: number } | null {
   const nonBlank = search.filter((l) => !isBlank(l)).length;
   if (nonBlank < 2 || search.length > file.lines.length) return null;
-  const scores = scanSimilarity(file.lines, search);
-  const [best, second] = topWindows(scores, search.length, 2);
+  const [best, second] = windows;
   if (!best || best.score < FUZZY_THRESHOLD) return null;
   if (second && second.score > best.score - FUZZY_MARGIN) return null;
   // Most lines must agree but for whitespace: at most one line in four may really differ.
@@ -336,7 +334,9 @@ export function applySearchReplace(content: string, search: string, replace: str
     return { status: "applied", content: out, rung: "elision", startLine: elided.start + 1, endLine: Math.max(elided.start + 1, elided.end) };
   }
 
-  const fuzzy = fuzzyLadder(file, s, r);
+  // One similarity scan serves both the fuzzy rung and the "did you mean" regions.
+  const windows = similarWindows(file.lines, s.slice(0, Math.min(s.length, file.lines.length)), 3);
+  const fuzzy = fuzzyLadder(file, s, r, windows);
   if (fuzzy) return applied("fuzzy", fuzzy.hit);
 
   // Not found: maybe the edit is already in the file.
@@ -344,7 +344,7 @@ export function applySearchReplace(content: string, search: string, replace: str
     const present = strictLadder(file.lines, r, r);
     if (present.kind === "hit") return failure("already-applied", [candidate(file, present.hit.start, present.hit.length, 1)]);
   }
-  return failure("not-found", closest(file, s, 3));
+  return failure("not-found", closest(file, s, 3, windows));
 }
 
 // ─── Explaining failures to the model ────────────────────────────────────────

@@ -36,20 +36,19 @@ export function lineSimilarity(a: string, b: string): number {
   return dice(bigrams(ta), bigrams(tb));
 }
 
-/** Per-window similarity of `search` against every place in `file` (whole-line, length-weighted). */
-export function scanSimilarity(file: string[], search: string[]): Float64Array {
-  const n = search.length;
-  const windows = Math.max(0, file.length - n + 1);
-  const scores = new Float64Array(windows);
-  if (windows === 0 || n === 0) return scores;
-  const stride = Math.max(1, Math.ceil((windows * n) / SCAN_BUDGET));
-  const rows: number[] = [];
-  for (let j = 0; j < n; j += stride) rows.push(j);
+/** A place in the file (0-based first line) and how similar the search is there. */
+export interface Window {
+  start: number;
+  score: number;
+}
+
+/** Scores windows of `file` against `search` (whole-line, length-weighted), caching per-line work. */
+function windowScorer(file: string[], search: string[]) {
   const sTrim = search.map((l) => l.trim());
   const sGrams = search.map((l) => bigrams(l));
   const fTrim: (string | undefined)[] = new Array(file.length);
   const fGrams: (Uint32Array | undefined)[] = new Array(file.length);
-  for (let i = 0; i < windows; i++) {
+  return (i: number, rows: readonly number[]): number => {
     let sum = 0;
     let weight = 0;
     for (const j of rows) {
@@ -64,19 +63,74 @@ export function scanSimilarity(file: string[], search: string[]): Float64Array {
       sum += sim * w;
       weight += w;
     }
-    scores[i] = weight === 0 ? 0 : sum / weight;
+    return weight === 0 ? 0 : sum / weight;
+  };
+}
+
+/**
+ * Windows that share identical (trimmed, non-trivial, not too common) lines with the
+ * search, with how many they share: the only places worth scoring in a big file.
+ */
+function anchorVotes(file: string[], search: string[], windows: number): Map<number, number> {
+  const wanted = new Map<string, number[]>();
+  search.forEach((l, j) => {
+    const t = l.trim();
+    if (t.length >= 4) wanted.set(t, [...(wanted.get(t) ?? []), j]);
+  });
+  const seen = new Map<string, number[]>();
+  for (let k = 0; k < file.length; k++) {
+    const t = file[k]!.trim();
+    if (!wanted.has(t)) continue;
+    const at = seen.get(t) ?? [];
+    if (at.length <= 50) at.push(k);
+    seen.set(t, at);
   }
-  return scores;
+  const votes = new Map<number, number>();
+  for (const [t, ks] of seen) {
+    if (ks.length > 50) continue; // a line this common says nothing about where the block is
+    for (const k of ks) for (const j of wanted.get(t)!) {
+      const i = k - j;
+      if (i >= 0 && i < windows) votes.set(i, (votes.get(i) ?? 0) + 1);
+    }
+  }
+  return votes;
+}
+
+/**
+ * The `k` best non-overlapping windows of `file` for `search`, best first. Big files
+ * score only the windows anchored by identical lines (all of them when none is, with
+ * rows sampled to stay within budget).
+ */
+export function similarWindows(file: string[], search: string[], k: number): Window[] {
+  const n = search.length;
+  const windows = file.length - n + 1;
+  if (windows <= 0 || n === 0) return [];
+  const score = windowScorer(file, search);
+  const allRows = Array.from({ length: n }, (_, j) => j);
+  const fullScanAffordable = windows * n <= SCAN_BUDGET;
+  if (!fullScanAffordable || windows > 2000) {
+    const votes = anchorVotes(file, search, windows);
+    if (votes.size > 0) {
+      const starts = [...votes.entries()].sort((a, b) => b[1] - a[1] || a[0] - b[0]).slice(0, Math.max(64, Math.floor(SCAN_BUDGET / n)));
+      const picked = pick(starts.map(([i]) => ({ start: i, score: score(i, allRows) })), n, k);
+      if (!fullScanAffordable || (picked[0]?.score ?? 0) >= 0.6) return picked;
+    }
+  }
+  const stride = Math.max(1, Math.ceil((windows * n) / SCAN_BUDGET));
+  const rows = allRows.filter((j) => j % stride === 0);
+  const scored: Window[] = new Array(windows);
+  for (let i = 0; i < windows; i++) scored[i] = { start: i, score: score(i, rows) };
+  return pick(scored, n, k);
 }
 
 /** The best non-overlapping windows, best first. */
-export function topWindows(scores: Float64Array, n: number, k: number): { start: number; score: number }[] {
-  const order = Array.from(scores.keys()).sort((a, b) => scores[b]! - scores[a]!);
-  const picked: { start: number; score: number }[] = [];
-  for (const i of order) {
+function pick(scored: Window[], n: number, k: number): Window[] {
+  const order = scored.slice().sort((a, b) => b.score - a.score || a.start - b.start);
+  const picked: Window[] = [];
+  for (const w of order) {
     if (picked.length >= k) break;
-    if (picked.some((p) => Math.abs(p.start - i) < Math.max(n, 1))) continue;
-    picked.push({ start: i, score: scores[i]! });
+    if (picked.some((p) => Math.abs(p.start - w.start) < Math.max(n, 1))) continue;
+    picked.push(w);
   }
   return picked;
 }
