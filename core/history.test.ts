@@ -71,3 +71,13 @@ test("transcript round-trips through --restore-chat-history", () => {
     { role: "assistant", content: "You're welcome." },
   ]);
 });
+
+test("summariseAll replaces the whole history with one summary (edit-format switch)", async () => {
+  const h = new ChatHistory();
+  h.cur.push(...turn(1));
+  h.finishTurn();
+  expect(h.summariseAll(async () => "we talked about parse_reply")).toBe(true);
+  await h.settle();
+  expect(h.done.length).toBe(2);
+  expect(h.done[0]?.content).toContain("parse_reply");
+});

@@ -109,8 +109,19 @@ export class ChatHistory {
    */
   maybeSummarise(budget: number, count: Counter, summarise: Summariser, onError: (e: unknown) => void = () => {}): boolean {
     if (this.pending || count(this.done) <= budget) return false;
+    return this.replaceInBackground((source) => summariseHistory(source, budget, count, summarise), onError);
+  }
+
+  /** Summarise all of `done` into one summary (after an edit-format switch, so the model stops imitating the old format). */
+  summariseAll(summarise: Summariser, onError: (e: unknown) => void = () => {}): boolean {
+    if (!this.done.length) return false;
+    return this.replaceInBackground(async (source) => summaryMessages(await summarise(source)), onError);
+  }
+
+  private replaceInBackground(compute: (source: ChatMessage[]) => Promise<ChatMessage[]>, onError: (e: unknown) => void): boolean {
+    if (this.pending) return false;
     const source = this.done.slice();
-    this.pending = summariseHistory(source, budget, count, summarise)
+    this.pending = compute(source)
       .then((summary) => {
         const stillHead = source.every((m, i) => this.done[i] === m);
         if (stillHead) this.done = [...summary, ...this.done.slice(source.length)];

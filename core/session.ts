@@ -133,9 +133,7 @@ export class CoderSession implements Session {
     this.coder.setEditFormat(name);
     this.print(`Edit format: ${name}`);
     // The model imitates what it sees: summarise history written in the old format.
-    if (before !== name && this.coder.history.done.length) {
-      void this.coder.summariseNow().catch((e) => this.warn(`History summary failed: ${messageOf(e)}`));
-    }
+    if (before !== name) this.coder.summariseForFormatSwitch();
   }
 
   clearHistory(): void {

@@ -586,6 +586,11 @@ export class Coder {
     this.schedulePings();
   }
 
+  /** After an edit-format switch: the history becomes a summary, in the background. */
+  summariseForFormatSwitch(): void {
+    this.history.summariseAll((ms) => this.summarise(ms), (e) => this.services.out.warn(`History summary failed: ${messageOf(e)}`));
+  }
+
   /** Summarise now (before the first request of a restored history). */
   async summariseNow(): Promise<boolean> {
     const count = (ms: readonly ChatMessage[]) => countMessageTokens(ms, (t) => this.services.app.kit.tokens.count(t));
