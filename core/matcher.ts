@@ -55,7 +55,7 @@ const exactRung: Rung = (file, search, replace) =>
 
 const trailingRung: Rung = (file, search, replace) => {
   const s = search.map((l) => l.trimEnd());
-  return scanEqual(file, s, (a, b) => a.length >= b.length && a.trimEnd() === b).map((start) => ({
+  return scanEqual(file, s, (a, b) => a.startsWith(b) && a.trimEnd().length === b.length).map((start) => ({
     start,
     length: search.length,
     replacement: replace,
@@ -100,6 +100,7 @@ const indentRung: Rung = (file, search, replace) => {
   const hits: Hit[] = [];
   const n = search.length;
   for (let i = 0; i + n <= file.length; i++) {
+    if (!file[i + firstIdx]!.includes(rel[firstIdx]!)) continue; // cheap test first: no allocation
     const anchor = file[i + firstIdx]!.trimEnd();
     if (!anchor.endsWith(rel[firstIdx]!)) continue;
     const prefix = anchor.slice(0, anchor.length - rel[firstIdx]!.length);
