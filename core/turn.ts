@@ -101,6 +101,8 @@ interface SendResult {
   failing: boolean;
 }
 
+const COMMIT_MESSAGE_TIMEOUT_MS = 30_000;
+
 export class Coder {
   readonly history = new ChatHistory();
   model: string;
@@ -223,6 +225,7 @@ export class Coder {
       apiBase: o.apiBase,
       apiKey: o.apiKey,
       env: this.services.app.env,
+      timeoutMs: o.timeout * 1000,
     };
   }
 
@@ -499,7 +502,8 @@ export class Coder {
     if (!git || !this.options.autoCommits) return null;
     const diff = paths.map((p) => app.kit.diff.unified(p, before.get(p) ?? "", changes.get(p) ?? "")).join("\n");
     try {
-      const reply = await app.kit.complete({ model: this.weakModel(), messages: commitMessagePrompt(this.turnRequest, diff), maxTokens: 100 }, signal);
+      // A commit message is not worth a long wait: git's summary is the fallback.
+      const reply = await app.kit.complete({ model: this.weakModel(), messages: commitMessagePrompt(this.turnRequest, diff), maxTokens: 100, timeoutMs: COMMIT_MESSAGE_TIMEOUT_MS }, signal);
       return reply.text.trim() || null;
     } catch (error) {
       if (signal.aborted) throw new Interrupted();
@@ -606,7 +610,7 @@ export class Coder {
     let lastError: unknown;
     for (const model of models) {
       try {
-        const reply = await kit.complete({ model, messages: summaryPrompt(messages) });
+        const reply = await kit.complete({ model, messages: summaryPrompt(messages), timeoutMs: this.options.timeout * 1000 });
         if (reply.text.trim()) return reply.text;
       } catch (error) {
         lastError = error;
