@@ -40,13 +40,17 @@ const lineCount = (s: string) => (s === "" ? 0 : s.split("\n").length - (s.endsW
 function applyChunk(kit: Kit, content: string, chunk: PatchChunk, cursor: number): { result: MatchResult; cursor: number } {
   const { before, after } = chunkTexts(chunk.lines);
   let from = cursor;
-  if (chunk.scope) {
+  if (chunk.scopes.length) {
     const lines = content.split("\n");
-    const scope = chunk.scope.trim();
-    let at = lines.findIndex((l, k) => k >= cursor && l.trim() === scope);
-    if (at < 0) at = lines.findIndex((l, k) => k >= cursor && l.includes(scope));
-    if (at < 0) at = lines.findIndex((l) => l.includes(scope));
-    if (at >= 0) from = at;
+    let after = cursor;
+    for (const scope of chunk.scopes) {
+      let at = lines.findIndex((l, k) => k >= after && l.trim() === scope);
+      if (at < 0) at = lines.findIndex((l, k) => k >= after && l.includes(scope));
+      if (at < 0 && after === cursor) at = lines.findIndex((l) => l.includes(scope));
+      if (at < 0) break;
+      from = at;
+      after = at + 1;
+    }
   }
   if (chunk.atEnd) from = Math.max(from, lineCount(content) - lineCount(before));
   const attempts = from > 0 ? [from, 0] : [0];
@@ -94,7 +98,7 @@ function applyOp(kit: Kit, edit: PatchEdit, ws: Workspace): EditOutcome<PatchEdi
           const { result, cursor: next } = applyChunk(kit, current, chunk, cursor);
           if (result.status === "failed") {
             const { before, after } = chunkTexts(chunk.lines);
-            const which = edit.chunks.length > 1 ? `Chunk ${n + 1} of ${edit.chunks.length}${chunk.scope ? ` (@@ ${chunk.scope})` : ""}: ` : "";
+            const which = edit.chunks.length > 1 ? `Chunk ${n + 1} of ${edit.chunks.length}${chunk.scopes.length ? ` (@@ ${chunk.scopes.join(" / ")})` : ""}: ` : "";
             const explained = kit.matcher.explain(result, before, after, path).replace(/SEARCH text/g, "chunk's context and removed lines").replace(/REPLACE text/g, "chunk's result");
             return { status: "failed", edit, path, reason: result.reason, detail: `${which}${explained}\n\nNone of this file's chunks were applied; send the whole \`*** Update File: ${path}\` section again.`, match: result };
           }

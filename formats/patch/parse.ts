@@ -2,8 +2,8 @@
 // Delete File, Update File (+ Move to) with `@@` chunks and `*** End of File`.
 
 export interface PatchChunk {
-  /** The text after `@@` (e.g. `class Foo:`): the chunk lies after this line. */
-  scope: string;
+  /** The texts after consecutive `@@` lines (e.g. `class Foo:`, `def bar(self):`): the chunk lies after them, in order. */
+  scopes: string[];
   /** Lines with their ` `/`-`/`+` prefix. */
   lines: string[];
   /** `*** End of File`: the chunk ends at the file's end. */
@@ -97,13 +97,18 @@ function parseEnvelope(lines: string[], start: number, ops: PatchOp[]): number {
         }
         if (dd) break;
         if (l.startsWith("@@")) {
-          chunk = { scope: l.replace(/^@@+/, "").replace(/@@+\s*$/, "").trim(), lines: [], atEnd: false };
-          chunks.push(chunk);
+          const scope = l.replace(/^@@+/, "").replace(/@@+\s*$/, "").trim();
+          if (chunk && chunk.lines.length === 0) {
+            if (scope) chunk.scopes.push(scope); // `@@ class A` then `@@ def f`: one chunk, nested scopes
+          } else {
+            chunk = { scopes: scope ? [scope] : [], lines: [], atEnd: false };
+            chunks.push(chunk);
+          }
         } else if (/^`{3,}\s*$/.test(l)) {
           /* a fence around the patch */
         } else {
           if (!chunk) {
-            chunk = { scope: "", lines: [], atEnd: false };
+            chunk = { scopes: [], lines: [], atEnd: false };
             chunks.push(chunk);
           }
           chunk.lines.push(l);

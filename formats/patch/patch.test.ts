@@ -40,6 +40,14 @@ describe("patch", () => {
     expect(readFileSync(join(repo.root, "cart.py"), "utf8")).toBe(CART);
   });
 
+  test("consecutive @@ lines narrow the scope", async () => {
+    const repo = tempRepo({ "cart.py": CART });
+    const fmt = await loadFormat(plugin, "patch", repo.kit);
+    const { outcomes } = await runReply(fmt, textReply("*** Begin Patch\n*** Update File: cart.py\n@@ class Wishlist:\n@@     def total(self):\n-        return 0\n+        return 9\n*** End Patch"), repo);
+    expect(outcomes[0]!.status).toBe("applied");
+    expect(readFileSync(join(repo.root, "cart.py"), "utf8")).toBe(CART.replace(/return 0\n$/, "return 9\n"));
+  });
+
   test("End of File anchors at the end", async () => {
     const repo = tempRepo({ "cart.py": CART });
     const fmt = await loadFormat(plugin, "patch", repo.kit);
