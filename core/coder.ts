@@ -122,7 +122,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   const gitOptions: GitRepoOptions = {
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,
-    writeMessage: async (messages) => (await app.kit.complete({ model: weakModelOf(app), messages, maxTokens: 100 })).text,
+    writeMessage: async (messages) => (await app.kit.complete({ model: weakModelOf(app), messages, maxTokens: 100, timeoutMs: 30_000 })).text,
   };
   if (o.git) {
     if (app.gitRoot !== null) git = await GitRepo.open(root, gitOptions);
