@@ -75,6 +75,7 @@ export async function streamReply(adapter: ModelAdapter, request: ModelRequest, 
     request = { ...request, messages: [...base, { role: "assistant", content: text }] };
   }
 
+  if (finishReason === "content_filter") out.warn("The provider's content filter stopped the reply; what arrived before it is used as is.");
   const toolCalls = [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([i, c]) => ({ ...c, id: c.id || `call_${i}` }));
   return { text, toolCalls, finishReason, usage, usageReported };
 }
