@@ -8,11 +8,6 @@ import { type FakeScript, type FakeServer, startFakeServer } from "./support/fak
 
 export const BINARY = join(import.meta.dir, "..", "dist", "coder");
 
-/** Until the OpenAI adapter is a built-in, load it as a plugin. */
-const ADAPTER_ARGS = readFileSync(join(import.meta.dir, "..", "builtins.ts"), "utf8").includes("plugins/openai")
-  ? []
-  : ["--plugin", join(import.meta.dir, "..", "plugins", "openai", "index.ts")];
-
 export interface Repo {
   root: string;
   home: string;
@@ -62,7 +57,7 @@ export async function runCoder(
   opts: { stdin?: string; env?: Record<string, string>; onStart?: (proc: ReturnType<typeof Bun.spawn>) => void } = {},
 ): Promise<RunResult> {
   const proc = Bun.spawn(
-    [BINARY, ...ADAPTER_ARGS, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", "--no-pretty", ...args],
+    [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", "--no-pretty", ...args],
     {
       cwd: repo.root,
       env: {
