@@ -58,6 +58,7 @@ export function identWeight(ident: string, definerCount: number, mentioned: bool
 export function rankDefinitions(request: RankRequest): RankedEntry[] {
   const { files, chatFiles, mentionedIdents } = request;
   const paths = files.map((f) => f.path);
+  const inChat = Uint8Array.from(paths, (path) => (chatFiles.has(path) ? 1 : 0));
 
   // Identifiers as integers; definers[id] lists each defining file once.
   const identIds = new Map<string, number>();
@@ -122,7 +123,7 @@ export function rankDefinitions(request: RankRequest): RankedEntry[] {
     if (bounded) defining.sort((a, b) => cmp(paths[a]!, paths[b]!));
     for (let r = 0; r < referencers.length; r++) {
       const referencer = referencers[r]!;
-      const weight = mul * (chatFiles.has(paths[referencer]!) ? 50 : 1) * Math.sqrt(counts[r]!);
+      const weight = mul * (inChat[referencer] ? 50 : 1) * Math.sqrt(counts[r]!);
       if (bounded) {
         for (const k of nearestByPath(paths, defining, paths[referencer]!, perReferencer)) edges.add(referencer, defining[k]!, weight, base + k);
       } else {
@@ -175,7 +176,7 @@ export function rankDefinitions(request: RankRequest): RankedEntry[] {
   }
   const limit = request.limit ?? Infinity;
   let order: number[] = [];
-  for (let slot = 0; slot < slotCount; slot++) if (slotUsed[slot] && !chatFiles.has(paths[slotFile[slot]!]!)) order.push(slot);
+  for (let slot = 0; slot < slotCount; slot++) if (slotUsed[slot] && !inChat[slotFile[slot]!]) order.push(slot);
   if (order.length > limit * 2) {
     // Only the top `limit` slots can be shown: cut at that rank before the full sort.
     const values = Float64Array.from(order, (slot) => slotRank[slot]!).sort();

@@ -1,7 +1,7 @@
 // Brings the tag cache up to date for a list of repository files: stat every
 // file, reparse only what changed (in a worker pool when there are many), and
 // return each file's tags. A warm run with nothing changed only stats.
-import { statSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
@@ -17,12 +17,13 @@ export interface FileEntry {
   lang: LanguageSpec | null;
 }
 
-/** Stats the listed files; binaries and files that vanished are left out. */
+/** Stats the listed files; binaries, symlinks and files that vanished are left out. */
 export function statFiles(root: string, files: readonly string[]): FileEntry[] {
   const entries: FileEntry[] = [];
   for (const path of files) {
     if (isBinaryPath(path)) continue;
-    const stat = statSync(join(root, path), { throwIfNoEntry: false });
+    // lstat: a symlink is listed by git but may lead out of the repository; it is not read.
+    const stat = lstatSync(join(root, path), { throwIfNoEntry: false });
     if (!stat || !stat.isFile()) continue;
     entries.push({ path, mtime: stat.mtimeMs, size: stat.size, lang: languageFor(path) });
   }

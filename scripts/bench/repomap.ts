@@ -4,8 +4,9 @@
 // from node_modules. Each measurement is a fresh process (as `coder map` is).
 // Run by scripts/bench.ts, or alone: bun scripts/bench/repomap.ts [--sizes 1000,10000] [--keep]
 //   REPOMAP_BENCH_SIZES=1000,10000,100000 (default)   REPOMAP_BENCH_DIR=/tmp/... to reuse generated repos
+//   REPOMAP_BENCH_MAX_SECONDS=300: a size predicted (from the previous one) to take longer is skipped
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -13,6 +14,8 @@ const BUN = process.execPath;
 
 interface RunStats {
   wallMs: number;
+  /** User + system CPU time of the process and its workers. */
+  cpuMs: number;
   rssMB: number;
   files: number;
   parsed: number;
@@ -60,14 +63,15 @@ function measure(root: string, listFile: string | null): RunStats {
   const child = Bun.spawnSync([BUN, import.meta.path, "--run", root, ...(listFile ? [listFile] : [])], { stdout: "pipe", stderr: "pipe" });
   const wallMs = performance.now() - started;
   if (child.exitCode !== 0) throw new Error(`map build failed in ${root}: ${child.stderr.toString().slice(-2000)}`);
-  const stats = JSON.parse(child.stdout.toString().trim().split("\n").pop()!) as Omit<RunStats, "wallMs" | "rssMB">;
-  return { wallMs, rssMB: child.resourceUsage.maxRSS / 1024 / 1024, ...stats };
+  const stats = JSON.parse(child.stdout.toString().trim().split("\n").pop()!) as Omit<RunStats, "wallMs" | "cpuMs" | "rssMB">;
+  const cpu = child.resourceUsage.cpuTime;
+  return { wallMs, cpuMs: Number(cpu.user + cpu.system) / 1000, rssMB: child.resourceUsage.maxRSS / 1024 / 1024, ...stats };
 }
 
 const fmt = (ms: number) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
 function line(label: string, s: RunStats, extra = ""): string {
-  return `  ${label.padEnd(22)} ${fmt(s.wallMs).padStart(9)}  RSS ${Math.round(s.rssMB)} MB  (parsed ${s.parsed}, stat ${Math.round(s.statMs)} ms, scan ${Math.round(s.scanMs)} ms, rank ${Math.round(s.rankMs)} ms, render ${Math.round(s.renderMs)} ms${s.fromCache ? ", map from cache" : ""})${extra}`;
+  return `  ${label.padEnd(22)} ${fmt(s.wallMs).padStart(9)}  cpu ${fmt(s.cpuMs).padStart(8)}  RSS ${Math.round(s.rssMB)} MB  (parsed ${s.parsed}, stat ${Math.round(s.statMs)} ms, scan ${Math.round(s.scanMs)} ms, rank ${Math.round(s.rankMs)} ms, render ${Math.round(s.renderMs)} ms${s.fromCache ? ", map from cache" : ""})${extra}`;
 }
 
 /** Inserts a comment at the top of a file (every definition moves down a line). */
@@ -113,8 +117,19 @@ export default async function run(): Promise<void> {
   const work = process.env.REPOMAP_BENCH_DIR ?? join(tmpdir(), "coder-bench-repomap");
   mkdirSync(work, { recursive: true });
   const { generateRepo, commitRepo } = await import("../gen-repo.ts");
-  console.log(`repo map (budget 1024 tokens, one chat file; ${navigator.hardwareConcurrency} cores; each figure one fresh process)`);
+  const load = loadavg().map((l) => l.toFixed(1)).join(" ");
+  console.log(`repo map (budget 1024 tokens, one chat file; ${navigator.hardwareConcurrency} cores, load average ${load}; each figure one fresh process: wall time, CPU time of the process and its workers, peak RSS)`);
+  // Seconds per file of the last size (generation + the four builds), to keep a
+  // large size from running for more than a few minutes on a slow or busy machine.
+  let secondsPerFile = 0;
+  const limitSeconds = Number(process.env.REPOMAP_BENCH_MAX_SECONDS ?? 300);
   for (const size of sizes) {
+    const predicted = secondsPerFile * size;
+    if (predicted > limitSeconds) {
+      console.log(`generated ${size}: skipped (would take about ${Math.round(predicted)} s here now; REPOMAP_BENCH_MAX_SECONDS=${Math.ceil(predicted * 1.5)} to run it)`);
+      continue;
+    }
+    const started = performance.now();
     const root = join(work, `gen-${size}`);
     if (!existsSync(join(root, ".git"))) {
       rmSync(root, { recursive: true, force: true });
@@ -126,6 +141,7 @@ export default async function run(): Promise<void> {
     const files = Bun.spawnSync(["git", "ls-files"], { cwd: root }).stdout.toString().split("\n").filter((f) => f.endsWith(".ts"));
     benchRepo(`generated ${size}`, root, null, files[Math.floor(files.length / 2)]!);
     Bun.spawnSync(["git", "checkout", "-q", "--", "."], { cwd: root });
+    secondsPerFile = (performance.now() - started) / 1000 / size;
   }
   // A real tree: the openai package's sources (TypeScript, ~1,300 files).
   const real = join(ROOT, "node_modules", "openai");
