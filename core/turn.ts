@@ -584,7 +584,8 @@ export class Coder {
 
   /** Summarise the history in the background when it outgrows its budget; keep the cache warm. */
   private afterTurn(): void {
-    if (!this.services.app.interactive) return;
+    // One-shot runs end now; an editor coder's history is thrown away after its turn.
+    if (!this.services.app.interactive || this.setup.editor) return;
     const count = (ms: readonly ChatMessage[]) => countMessageTokens(ms, (t) => this.services.app.kit.tokens.count(t));
     this.history.maybeSummarise(historyBudget(this.modelInfo.contextWindow), count, (ms) => this.summarise(ms), (e) => this.services.out.warn(`History summary failed: ${messageOf(e)}`));
     this.schedulePings();
