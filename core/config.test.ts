@@ -3,7 +3,8 @@ import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgv } from "./cli.ts";
-import { checkVersionPins, isSemverRange, jsonSchema, keysNeedingTrust, mergeSettings, parseConfigText, readDotenvKeys, type ConfigLayer } from "./config.ts";
+import { checkVersionPins, isSemverRange, keysNeedingTrust, mergeSettings, readDotenvKeys, type ConfigLayer } from "./config.ts";
+import { jsonSchema, parseConfigText } from "./config-file.ts";
 import { ConfigError } from "./errors.ts";
 
 const layer = (text: string, kind: ConfigLayer["kind"] = "project", file = "/r/.coder.json") => parseConfigText(text, file, kind);

@@ -13,7 +13,6 @@ import {
   keysNeedingTrust,
   lookupConfigFiles,
   mergeSettings,
-  readConfigFile,
   readDotenvKeys,
 } from "./config.ts";
 import { UsageError } from "./errors.ts";
@@ -64,7 +63,7 @@ export function stderrLogger(verbose: () => boolean, quiet = false): Logger {
 export async function runMain(input: RunInput): Promise<number> {
   const { subcommand, rest } = input;
   if (subcommand === "config" && rest[0] === "schema") {
-    const { jsonSchema } = await import("./config.ts");
+    const { jsonSchema } = await import("./config-file.ts");
     process.stdout.write(`${JSON.stringify(jsonSchema(), null, 2)}\n`);
     return 0;
   }
@@ -133,7 +132,8 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const root = gitRoot ?? cwd;
   const envValues = readEnvOptions(processEnv);
   const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
-  const layers = lookupConfigFiles(root, processEnv, explicit, cwd).map((f) => readConfigFile(f.file, f.kind));
+  const files = lookupConfigFiles(root, processEnv, explicit, cwd);
+  const layers = files.length ? await import("./config-file.ts").then(({ readConfigFile }) => files.map((f) => readConfigFile(f.file, f.kind))) : [];
   checkVersionPins(layers, input.version, cwd);
   const merge = (drop?: Set<string>) => mergeSettings({ layers, env: envValues, argv: input.args, positionals: input.rest, drop, cwd });
   let settings = merge();

@@ -2,7 +2,7 @@ import { expect, test } from "bun:test";
 import { mkdtempSync, realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseConfigText } from "./config.ts";
+import { parseConfigText } from "./config-file.ts";
 import { ConfigError } from "./errors.ts";
 import { decideTrust, projectConfigHash, rememberTrust, rememberedTrust } from "./trust.ts";
 
