@@ -177,6 +177,7 @@ export async function assembleApp(loaded: Loaded, builtins: () => Promise<Builti
   for (const plugin of registry.plugins.values()) {
     if (plugin.sha256) log.debug(`plugin ${plugin.name} from ${displayPath(plugin.origin, loaded.cwd)} sha256:${plugin.sha256}`);
   }
+  guardBackgroundErrors(registry, log);
   return {
     version: loaded.version,
     root,
@@ -188,6 +189,23 @@ export async function assembleApp(loaded: Loaded, builtins: () => Promise<Builti
     trusted: loaded.trusted,
     interactive: loaded.interactive,
   };
+}
+
+/**
+ * An error thrown in a plugin's background work (a timer, an un-awaited
+ * promise) reaches no `guard`; report it, naming the plugin when its file is in
+ * the stack, instead of letting it end the session.
+ */
+export function guardBackgroundErrors(registry: Registry, log: Logger): void {
+  const report = (error: unknown) => {
+    const stack = error instanceof Error ? (error.stack ?? "") : "";
+    const culprit = [...registry.plugins.values()].find((p) => !p.origin.startsWith("built-in") && stack.includes(p.origin));
+    const message = error instanceof Error ? error.message : String(error);
+    log.error(culprit ? `plugin ${culprit.name} (${culprit.origin}) failed in the background: ${message}` : `background error (ignored): ${message}`);
+    if (stack) log.debug(stack);
+  };
+  process.on("uncaughtException", report);
+  process.on("unhandledRejection", report);
 }
 
 /** The kit with the real matcher, reports, tokens and file store. */

@@ -70,6 +70,24 @@ describe("example plugins in the lone binary", () => {
     expect(readFileSync(join(s.repo, "new.txt"), "utf8")).toBe("created\n");
   });
 
+  test("a plugin's background error is reported with its name and the request still completes", async () => {
+    const s = lone();
+    writeFiles(s.repo, {
+      "bg.ts": `export default () => {
+  setTimeout(() => { throw new Error("timer exploded"); }, 0);
+  Promise.reject(new Error("rejected in background"));
+  return { apiVersion: 1, name: "bg" };
+};
+`,
+    });
+    const args = ["--plugin", "bg.ts", "--plugin", s.plugin("echo-model.ts"), "--plugin", s.plugin("toy-format.ts"), "--model", "echo", "--edit-format", "lines", "--no-auto-commits"];
+    const r = await coder([...args, "-m", "WRITE out.txt: done", "out.txt"], { cwd: s.repo, env: s.env, bin: s.bin });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(s.repo, "out.txt"), "utf8")).toBe("done\n");
+    expect(r.stderr).toContain(`plugin bg (${join(s.repo, "bg.ts")}) failed in the background: rejected in background`);
+    expect(r.stderr).toContain("timer exploded");
+  });
+
   test("exit 1 when the edits cannot be applied within the repair budget", async () => {
     const s = lone();
     const args = ["--plugin", s.plugin("echo-model.ts"), "--plugin", s.plugin("toy-format.ts"), "--model", "echo", "--edit-format", "lines", "--no-auto-commits", "--max-reflections", "1"];
