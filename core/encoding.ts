@@ -80,3 +80,9 @@ export function encodeText(text: string, shape: FileShape): Uint8Array | null {
     }
   }
 }
+
+/** Can a file of this shape hold `text`? (The cheap test behind encodeText's null.) */
+export function canHold(text: string, shape: FileShape): boolean {
+  if (!text.isWellFormed()) return false;
+  return shape.encoding !== "latin-1" || !/[^\u0000-\u00ff]/.test(text);
+}

@@ -104,6 +104,8 @@ describe("FileStore encodings and writes", () => {
     await store.writeAll(new Map([["l.txt", text.replace("x\n", "y\n")]]));
     const out = readFileSync(join(root, "l.txt"));
     expect([...out]).toEqual([0x63, 0x61, 0x66, 0xe9, 0x0a, 0x79, 0x0a, 0xff, 0xfe, 0x0a]);
+    expect(() => store.workspace(["l.txt"]).write("l.txt", "snowman ☃\n")).toThrow("latin-1");
+    expect(() => store.workspace(["l.txt"]).write("new.txt", "nul \0 byte\n")).toThrow("NUL");
     const bad = await store.writeAll(new Map([["l.txt", "snowman ☃\n"]]));
     expect(bad.refused[0]?.reason).toContain("latin-1");
     expect([...readFileSync(join(root, "l.txt"))]).toEqual([...out]);

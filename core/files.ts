@@ -18,7 +18,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { decodeBytes, encodeText, type FileShape, SNIFF_BYTES } from "./encoding.ts";
+import { canHold, decodeBytes, encodeText, type FileShape, SNIFF_BYTES } from "./encoding.ts";
 import { UsageError } from "./errors.ts";
 import { normalizeRel } from "./paths.ts";
 import type { Workspace } from "./plugin.ts";
@@ -51,6 +51,15 @@ export interface FileStoreOptions {
   readOnly?: () => readonly string[];
   /** fsync each temp file before the rename (default true; tests that write thousands of files may turn it off). */
   fsync?: boolean;
+}
+
+const NEW_FILE: FileShape = { encoding: "utf-8", bom: false, eol: "lf", mode: null };
+
+/** Why `text` cannot be written into a file of this shape (NUL, broken Unicode, characters its encoding lacks). */
+function textProblem(rel: string, text: string, shape: FileShape): string {
+  if (text.includes("\0")) return `the new text of ${rel} contains a NUL character, which would turn it into a binary file`;
+  const why = text.isWellFormed() ? `has characters ${shape.encoding} cannot hold` : "has broken Unicode (a lone surrogate)";
+  return `${rel} is a ${shape.encoding} file and the new text ${why}`;
 }
 
 /** A path that looks absolute on any platform (`/x`, `C:\x`, `\\server`). */
@@ -127,6 +136,13 @@ export class FileStore {
     return this.shapes.get(norm) ?? { encoding: "utf-8", bom: false, eol: "lf", mode: null };
   }
 
+  /** Why `text` cannot be written to `rel` as the file is stored (checked again by writeAll), or null. */
+  textProblem(rel: string, text: string): string | null {
+    const norm = normalizeRel(rel);
+    const shape = existsSync(join(this.root, norm)) ? this.shape(norm) : NEW_FILE;
+    return text.includes("\0") || !canHold(text, shape) ? textProblem(norm, text, shape) : null;
+  }
+
   /** A staged view for one reply's edits. */
   workspace(chatFiles: readonly string[]): StagedWorkspace {
     return new StagedWorkspace(this, chatFiles);
@@ -155,15 +171,10 @@ export class FileStore {
         if (before !== null) planned.push({ write: { path: rel, action: "delete", before, after }, bytes: null, mode: null });
         continue;
       }
-      if (after.includes("\0")) {
-        report.refused.push({ path: rel, reason: `the new text of ${rel} contains a NUL character, which would turn it into a binary file` });
-        continue;
-      }
-      const shape = before === null ? { encoding: "utf-8" as const, bom: false, eol: "lf" as const, mode: null } : this.shape(rel);
-      const bytes = encodeText(after, shape);
+      const shape = before === null ? NEW_FILE : this.shape(rel);
+      const bytes = after.includes("\0") ? null : encodeText(after, shape);
       if (!bytes) {
-        const why = after.isWellFormed() ? `has characters ${shape.encoding} cannot hold` : "has broken Unicode (a lone surrogate)";
-        report.refused.push({ path: rel, reason: `${rel} is a ${shape.encoding} file and the new text ${why}` });
+        report.refused.push({ path: rel, reason: textProblem(rel, after, shape) });
         continue;
       }
       planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after }, bytes, mode: shape.mode });
@@ -332,8 +343,9 @@ export class StagedWorkspace implements Workspace {
     return this.store.check(path);
   }
 
+  /** Stage a write; throws (with the reason) for a path or text the store would refuse. */
   write(path: string, content: string): void {
-    const problem = this.store.check(path);
+    const problem = this.store.check(path) ?? this.store.textProblem(path, content);
     if (problem) throw new Error(problem);
     this.staged.set(normalizeRel(path), content);
   }
