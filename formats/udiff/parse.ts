@@ -37,6 +37,11 @@ export function parseUnifiedDiffs(text: string, fenceOpen = "```"): RawHunk[] {
     for (i++; i < lines.length && !lines[i]!.startsWith("```") && !lines[i]!.startsWith(fenceOpen); i++) body.push(lines[i]!);
     hunks.push(...hunksOf(body));
   }
+  // No ```diff fence, but a bare diff (header pair and hunks) in the text: take it as one.
+  if (hunks.length === 0 && lines.some((l, k) => l.startsWith("--- ") && lines[k + 1]?.startsWith("+++ "))) {
+    const start = lines.findIndex((l, k) => l.startsWith("--- ") && lines[k + 1]?.startsWith("+++ "));
+    hunks.push(...hunksOf(lines.slice(start).filter((l) => !l.startsWith("```"))));
+  }
   return hunks;
 }
 

@@ -32,6 +32,14 @@ describe("udiff", () => {
     expect(report).toContain("-nothing like this");
   });
 
+  test("a bare diff without a fence is read too", async () => {
+    const repo = tempRepo({ "io.py": FILE });
+    const fmt = await loadFormat(plugin, "udiff", repo.kit);
+    const { outcomes } = await runReply(fmt, textReply("Here:\n\n--- io.py\n+++ io.py\n@@ ... @@\n-import os\n+import os, sys\n"), repo);
+    expect(outcomes.map((o) => o.status)).toEqual(["applied"]);
+    expect(readFileSync(join(repo.root, "io.py"), "utf8").startsWith("import os, sys\n")).toBe(true);
+  });
+
   test("examples parse back", async () => {
     const fmt = await loadFormat(plugin, "udiff");
     const p = fmt.prompts({ fence: ["```", "```"], platform: "linux", chatFiles: [], shellSuggestions: true, editorOnly: false });
