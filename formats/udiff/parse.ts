@@ -68,7 +68,7 @@ function hunksOf(body: string[]): RawHunk[] {
       flush();
       continue;
     }
-    if (/^(diff --git|index [0-9a-f]+\.\.|new file mode|deleted file mode|similarity index|rename (from|to) )/.test(line)) continue;
+    if (/^(diff --git|index [0-9a-f]+\.\.|new file mode|deleted file mode|similarity index|rename (from|to) |\\ No newline)/.test(line)) continue;
     current.push(line);
   }
   flush();
