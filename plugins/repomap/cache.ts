@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
-const SCHEMA = 3;
+const SCHEMA = 4;
 
 export interface CachedFile {
   path: string;
@@ -18,7 +18,8 @@ export interface CachedFile {
   /** Hash of the definition names and references: what ranking depends on (not lines). */
   sig: string;
   defs: string;
-  refs: string;
+  /** [identKey, count] pairs as bytes (tags.ts encodeRefKeys). */
+  refs: Uint8Array;
 }
 
 export interface FileMeta {
@@ -93,7 +94,7 @@ export class TagCache {
     }
     db.exec(`CREATE TABLE IF NOT EXISTS files (
       path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL, version TEXT NOT NULL,
-      skipped TEXT NOT NULL, sig TEXT NOT NULL, defs TEXT NOT NULL, refs TEXT NOT NULL) WITHOUT ROWID`);
+      skipped TEXT NOT NULL, sig TEXT NOT NULL, defs TEXT NOT NULL, refs BLOB NOT NULL) WITHOUT ROWID`);
     db.exec("CREATE TABLE IF NOT EXISTS maps (key TEXT PRIMARY KEY, text TEXT NOT NULL, created INTEGER NOT NULL)");
     db.exec("CREATE TABLE IF NOT EXISTS rankings (key TEXT PRIMARY KEY, entries TEXT NOT NULL, created INTEGER NOT NULL)");
   }

@@ -10,7 +10,7 @@ import type { TagCache } from "./cache.ts";
 import { rankDefinitions, type RankFile, type RankedEntry } from "./rank.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
 import { scanTags, statFiles, type ScanStats } from "./scan.ts";
-import { decodeDefNames, decodeDefs, decodeRefArrays, type Definition } from "./tags.ts";
+import { decodeDefNames, decodeDefs, decodeRefKeys, type Definition } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, so cached maps are not reused. */
 const MAP_FORMAT = 1;
@@ -127,10 +127,9 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   } else {
     const rankFiles: RankFile[] = [];
     for (const row of scan.rows().values()) {
-      if (row.skipped || (!row.defs && !row.refs)) continue;
+      if (row.skipped || (!row.defs && !row.refs?.byteLength)) continue;
       const defs = decodeDefNames(row.defs);
-      const refs = decodeRefArrays(row.refs);
-      rankFiles.push({ path: row.path, defNames: defs.names, defLines: defs.lines, refNames: refs.names, refCounts: refs.counts });
+      rankFiles.push({ path: row.path, defNames: defs.names, defLines: defs.lines, refPairs: decodeRefKeys(row.refs) });
     }
     ranked = rankDefinitions({
       files: rankFiles,

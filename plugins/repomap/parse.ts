@@ -3,14 +3,17 @@
 import type { GrammarLoader } from "../../grammars/runtime.ts";
 import type { LanguageSpec } from "../../grammars/languages.ts";
 import { skipByContent } from "./filter.ts";
-import { encodeDefs, encodeRefs, extractTags } from "./tags.ts";
+import { encodeDefs, encodeRefKeys, encodeRefs, extractTags } from "./tags.ts";
 
 export interface TaggedSource {
   skipped: string;
   sig: string;
   defs: string;
-  refs: string;
+  /** [identKey, count] pairs (see tags.ts encodeRefKeys). */
+  refs: Uint8Array;
 }
+
+const NO_REFS = new Uint8Array(0);
 
 /** What ranking sees of a file: its definition names (with repeats) and references, not their lines. */
 export function rankingSignature(defNames: readonly string[], refs: string): string {
@@ -19,14 +22,18 @@ export function rankingSignature(defNames: readonly string[], refs: string): str
 
 export async function tagSource(loader: GrammarLoader, spec: LanguageSpec, text: string): Promise<TaggedSource> {
   const skipped = skipByContent(text);
-  if (skipped) return { skipped, sig: "", defs: "", refs: "" };
+  if (skipped) return { skipped, sig: "", defs: "", refs: NO_REFS };
   let grammar;
   try {
     grammar = await loader.load(spec);
   } catch (error) {
-    return { skipped: `grammar ${spec.name} failed to load: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: "" };
+    return { skipped: `grammar ${spec.name} failed to load: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: NO_REFS };
   }
   const tags = extractTags(grammar, text);
-  const refs = encodeRefs(tags.refs);
-  return { skipped: "", sig: rankingSignature(tags.defs.map((d) => d.name), refs), defs: encodeDefs(tags.defs), refs };
+  return {
+    skipped: "",
+    sig: rankingSignature(tags.defs.map((d) => d.name), encodeRefs(tags.refs)),
+    defs: encodeDefs(tags.defs),
+    refs: encodeRefKeys(tags.refs),
+  };
 }

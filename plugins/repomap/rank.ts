@@ -3,20 +3,20 @@
 // personalised PageRank, each file's rank spread over its out-edges onto the
 // (file, identifier) definitions they point at.
 import { personalizedPageRank } from "./pagerank.ts";
+import { identKey } from "./tags.ts";
 
 export interface RankFile {
   path: string;
   /** Definition names and their 0-based lines (parallel arrays; a name may repeat). */
   defNames: readonly string[];
   defLines: readonly number[];
-  /** Referenced names (unique) and how often each is referenced (parallel arrays). */
-  refNames: readonly string[];
-  refCounts: readonly number[];
+  /** Referenced identifiers (unique) as [identKey(name), count] pairs. */
+  refPairs: ArrayLike<number>;
 }
 
 /** A RankFile from definitions and a reference count map (convenient in tests). */
 export function rankFile(path: string, defs: readonly { name: string; line: number }[], refs: ReadonlyMap<string, number>): RankFile {
-  return { path, defNames: defs.map((d) => d.name), defLines: defs.map((d) => d.line), refNames: [...refs.keys()], refCounts: [...refs.values()] };
+  return { path, defNames: defs.map((d) => d.name), defLines: defs.map((d) => d.line), refPairs: [...refs].flatMap(([name, count]) => [identKey(name), count]) };
 }
 
 export interface RankRequest {
@@ -61,15 +61,16 @@ export function rankDefinitions(request: RankRequest): RankedEntry[] {
   const inChat = Uint8Array.from(paths, (path) => (chatFiles.has(path) ? 1 : 0));
 
   // Identifiers as integers; definers[id] lists each defining file once.
-  const identIds = new Map<string, number>();
+  const identIds = new Map<number, number>();
   const identNames: string[] = [];
   const definers: number[][] = [];
   for (let f = 0; f < files.length; f++) {
     for (const name of files[f]!.defNames) {
-      let id = identIds.get(name);
+      const key = identKey(name);
+      let id = identIds.get(key);
       if (id === undefined) {
         id = identNames.length;
-        identIds.set(name, id);
+        identIds.set(key, id);
         identNames.push(name);
         definers.push([f]);
       } else {
@@ -83,13 +84,13 @@ export function rankDefinitions(request: RankRequest): RankedEntry[] {
   const refCounts: (number[] | undefined)[] = new Array(identCount);
   let anyReference = false;
   for (let f = 0; f < files.length; f++) {
-    const file = files[f]!;
-    for (let r = 0; r < file.refNames.length; r++) {
-      const id = identIds.get(file.refNames[r]!);
+    const pairs = files[f]!.refPairs;
+    for (let r = 0; r + 1 < pairs.length; r += 2) {
+      const id = identIds.get(pairs[r]!);
       if (id === undefined) continue;
       anyReference = true;
       (refFiles[id] ??= []).push(f);
-      (refCounts[id] ??= []).push(file.refCounts[r]!);
+      (refCounts[id] ??= []).push(pairs[r + 1]!);
     }
   }
   if (!anyReference) {

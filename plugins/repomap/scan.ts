@@ -78,7 +78,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     }
     const skipped = skipByName(entry.path, entry.size);
     if (skipped) {
-      fresh.set(entry.path, { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, skipped, sig: "", defs: "", refs: "" });
+      fresh.set(entry.path, { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, skipped, sig: "", defs: "", refs: new Uint8Array(0) });
       files.set(entry.path, { sig: "", skipped });
     } else stale.push(entry);
   }
@@ -152,7 +152,7 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
       const text = await Bun.file(join(options.root, entry.path)).text();
       results.push({ rel: entry.path, ...(await tagSource(loader, entry.lang!, text)) });
     } catch (error) {
-      results.push({ rel: entry.path, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: "" });
+      results.push({ rel: entry.path, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: new Uint8Array(0) });
     }
     options.progress?.(results.length, stale.length);
   }

@@ -15,7 +15,7 @@ export interface WorkerResult {
   skipped: string;
   sig: string;
   defs: string;
-  refs: string;
+  refs: Uint8Array;
 }
 
 export type WorkerReply = { kind: "done"; id: number; results: WorkerResult[] };
@@ -37,7 +37,7 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
       const text = await Bun.file(file.abs).text();
       results.push({ rel: file.rel, ...(await tagSource(loader, spec, text)) });
     } catch (error) {
-      results.push({ rel: file.rel, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: "" });
+      results.push({ rel: file.rel, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: new Uint8Array(0) });
     }
   }
   self.postMessage({ kind: "done", id: request.id, results } satisfies WorkerReply);
