@@ -127,6 +127,40 @@ describe("matcher ladder", () => {
     expect(matcher.replace(big, "ow 5 = 35\n", "x\n").status).toBe("failed"); // whole lines only: a line tail is no match
   });
 
+  test("property: an exact SEARCH applies exactly where a naive line splice says, or is ambiguous", () => {
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    const words = ["a", "b", "c", "  d", "", "\te", "f  ", "gg"];
+    for (let t = 0; t < 400; t++) {
+      const big = t % 10 === 0;
+      const lines = Array.from({ length: big ? 30000 + rand(50) : 1 + rand(25) }, (_, i) => (big && i % 3 ? `row ${i}` : words[rand(words.length)]!));
+      const crlf = t % 7 === 0;
+      const content = lines.join(crlf ? "\r\n" : "\n") + (t % 5 ? (crlf ? "\r\n" : "\n") : "");
+      const start = rand(lines.length);
+      const len = 1 + rand(Math.min(4, lines.length - start));
+      const search = lines.slice(start, start + len);
+      if (search.every((l) => l.trim() === "")) continue;
+      const replace = Array.from({ length: rand(3) }, (_, i) => `new ${t} ${i}`);
+      const places = lines.map((_, i) => i).filter((i) => search.every((l, j) => lines[i + j] === l));
+      const r = matcher.replace(content, search.join("\n") + "\n", replace.length ? replace.join("\n") + "\n" : "");
+      if (places.length > 1) {
+        expect(r).toMatchObject({ status: "failed", reason: "ambiguous" });
+        continue;
+      }
+      const expected = [...lines.slice(0, start), ...replace, ...lines.slice(start + len)];
+      expect(r.status).toBe("applied");
+      if (r.status !== "applied") continue;
+      expect(r.startLine).toBe(start + 1);
+      const got = r.content.split(/\r?\n/);
+      if (got[got.length - 1] === "") got.pop();
+      expect(got).toEqual(expected);
+      if (content.includes("\r\n")) expect(r.content.replace(/\r\n/g, "")).not.toContain("\n"); // CRLF files stay CRLF
+    }
+  });
+
   test("closestRegions is usable on its own", () => {
     expect(closestRegions("alpha\nbeta\ngamma\n", "betta\n")[0]?.startLine).toBe(2);
   });
