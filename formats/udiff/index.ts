@@ -24,7 +24,7 @@ Once you understand the request:
 
 # How to write edits: unified diffs
 
-Write changes like \`diff -U0\` would, in a \`\`\`diff fence:
+Write changes as unified diffs, in a \`\`\`diff fence:
 - Start each file with its two header lines: \`--- path\` and \`+++ path\` (the path relative to the repository root, no a/ b/ prefixes, no timestamps).
 - Start each hunk with a line \`@@ ... @@\`. Line numbers are not needed and are ignored.
 - In a hunk, every line starts with one character: a space for a line kept as is, \`-\` for a line removed, \`+\` for a line added.
