@@ -379,6 +379,8 @@ export function explainFailure(failure: MatchFailure, search: string, replace: s
         const diffs = differingLines(textLines(search), best);
         if (diffs.length) out.push("", "Where they differ (between the bars):", ...diffs);
         for (const c of rest) out.push(`Also similar: ${lineRange(c)} (${Math.round(c.similarity * 100)}%).`);
+      } else {
+        out.push("", `No part of ${path} is close to it: check that this is the right file, and copy the lines from its current content in the chat.`);
       }
       out.push("", "Rule: SEARCH must copy the existing lines exactly, character for character, including indentation, comments and blank lines.");
       break;
