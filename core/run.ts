@@ -1,8 +1,9 @@
 // After argv: settings (config files, env, flags, trust), then the kernel
 // (registry, kit, plugins), then a subcommand or a chat mode. main.ts hands in
 // the built-in plugin list so core never imports formats/ or plugins/.
-import type { App, Settings } from "./app.ts";
+import { join } from "node:path";
 import type { BuiltinPlugin } from "../builtins.ts";
+import type { App, Settings } from "./app.ts";
 import { type ParsedArgv, readEnvOptions } from "./cli.ts";
 import {
   type ConfigLayer,
@@ -16,12 +17,11 @@ import {
   readDotenvKeys,
 } from "./config.ts";
 import { UsageError } from "./errors.ts";
-import { join } from "node:path";
 import { createKit } from "./kit.ts";
 import { type PluginSource, loadPlugins, userSources } from "./loader.ts";
 import type { Kit, Logger } from "./plugin.ts";
 import { Registry } from "./registry.ts";
-import { askYesNo, decideTrust } from "./trust.ts";
+import { askYesNo, decideTrust, projectConfigHash, rememberedTrust } from "./trust.ts";
 
 export interface RunInput {
   version: string;
@@ -157,7 +157,6 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
       warn: log.warn,
     });
   } else if (!trusted) {
-    const { rememberedTrust, projectConfigHash } = await import("./trust.ts");
     trusted = rememberedTrust(configDir, root, projectConfigHash(layers)) === "trusted";
   }
   if (!trusted) settings = merge(new Set(trustKeys));
