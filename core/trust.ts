@@ -80,16 +80,17 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
   const remembered = rememberedTrust(input.configDir, input.root, hash);
   if (remembered === "trusted") return true;
   const keys = input.keys.join(", ");
+  const run = input.keys.length === 1 ? "runs" : "run";
   if (!input.canAsk) {
     throw new ConfigError(
-      `this repository's config sets ${keys}, which run code, and the repository is not trusted; run with --trust (or CODER_TRUST=1) to trust it for this run, or once interactively to remember it`,
+      `this repository's config sets ${keys}, which ${run} code, and the repository is not trusted; run with --trust (or CODER_TRUST=1) to trust it for this run, or once interactively to remember it`,
     );
   }
   if (remembered === "refused") {
     input.warn(`ignoring ${keys} from this repository's config (not trusted; run with --trust to use them)`);
     return false;
   }
-  const yes = await input.ask(`This repository's config sets ${keys}, which run code on this machine. Trust ${input.root}?`);
+  const yes = await input.ask(`This repository's config sets ${keys}, which ${run} code on this machine. Trust ${input.root}?`);
   rememberTrust(input.configDir, input.root, hash, yes);
   if (!yes) input.warn(`ignoring ${keys} from this repository's config`);
   return yes;
