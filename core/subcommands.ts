@@ -32,7 +32,9 @@ export function listPlugins(app: App): number {
     out.push(`${HEADINGS[kind]} (${entries.length}):`);
     if (!entries.length) out.push("  (none)");
     const prefix = kind === "commands" ? "/" : "";
-    out.push(...table(entries.map((e) => [`${prefix}${e.item.name}`, e.plugin, origin(e.origin)])));
+    const summary = (item: { name: string; summary?: unknown; stability?: unknown }) =>
+      typeof item.summary === "string" ? item.summary : typeof item.stability === "string" ? `(${item.stability})` : "";
+    out.push(...table(entries.map((e) => [`${prefix}${e.item.name}`, e.plugin, origin(e.origin), summary(e.item)])));
     out.push("");
   }
   out.push(`Plugins (${app.registry.plugins.size}):`);
