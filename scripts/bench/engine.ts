@@ -21,15 +21,15 @@ function median(values: number[]): number {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 }
 
-/** A repository of `FILES` small Python modules that import and call each other. */
-function generateRepo(dir: string): void {
+/** A repository of `files` small Python modules that import and call each other. */
+function generateRepo(dir: string, files = FILES): void {
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
   };
-  for (let i = 0; i < FILES; i++) {
+  for (let i = 0; i < files; i++) {
     const pkg = `pkg${i % 20}`;
-    const dep = (i * 7 + 3) % FILES;
+    const dep = (i * 7 + 3) % files;
     write(
       `${pkg}/mod${i}.py`,
       [
@@ -145,6 +145,25 @@ function report(title: string, f: Figures): void {
   console.log(`  prompt tokens sent         ${String(f.promptTokens).padStart(7)}      target ≤ ${TARGETS.promptTokens}: ${mark(f.promptTokens <= TARGETS.promptTokens)}`);
 }
 
+/** Prompt tokens of the same request in a 20-file repository (the issue's "trivial request in a small repo"). */
+async function smallRepoTokens(base: string, server: ReturnType<typeof instantServer>, env: Record<string, string>): Promise<number> {
+  const repo = join(base, "small");
+  mkdirSync(repo, { recursive: true });
+  generateRepo(repo, 20);
+  git(repo, "init", "-q");
+  git(repo, "config", "user.name", "Bench");
+  git(repo, "config", "user.email", "bench@example.com");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "initial");
+  server.state.firstRequestAt = 0;
+  server.state.firstBody = null;
+  const argv = [BIN, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench", "--yes-always", "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"];
+  const proc = Bun.spawn(argv, { cwd: repo, env, stdout: "ignore", stderr: "pipe" });
+  if ((await proc.exited) !== 0) throw new Error(`coder failed in the small repository: ${await new Response(proc.stderr).text()}`);
+  const body = server.state.firstBody as { messages: ChatMessage[] } | null;
+  return countMessages(body?.messages ?? []);
+}
+
 export default async function run(): Promise<void> {
   const base = mkdtempSync(join(tmpdir(), "coder-bench-engine-"));
   const repo = join(base, "repo");
@@ -169,6 +188,7 @@ export default async function run(): Promise<void> {
 
     const title = `one-file edit in a ${FILES}-file repository, instant model, warm cache (median of ${RUNS} runs)`;
     report(`## engine: ${title}, repo map on (defaults)`, await measureEdit(repo, head, argv, env, server));
+    console.log(`  prompt tokens in a small repository (20 files, map included): ${await smallRepoTokens(base, server, env)}`);
     const noMap = [...argv];
     noMap.splice(1, 0, "--map-tokens", "0");
     report("## engine: the same without the repo map (--map-tokens 0): the harness's own share", await measureEdit(repo, head, noMap, env, server));
