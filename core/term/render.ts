@@ -148,8 +148,9 @@ export class MarkdownStream {
       else if (marker.startsWith(this.fence)) this.fence = null;
       return style.dim(line);
     }
-    if (this.fence !== null) return style.cyan(line);
+    // Edit-block markers stand out, inside a fence or not.
     if (/^(<{5,9} SEARCH|={5,9}|>{5,9} REPLACE)\s*$/.test(line)) return style.yellow(line);
+    if (this.fence !== null) return style.cyan(line);
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
     if (heading) return style.bold(heading[2] ?? "");
     return renderInline(line);
