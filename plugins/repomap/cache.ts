@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
-const SCHEMA = 4;
+const SCHEMA = 5;
 
 export interface CachedFile {
   path: string;
@@ -17,10 +17,16 @@ export interface CachedFile {
   skipped: string;
   /** Hash of the definition names and references: what ranking depends on (not lines). */
   sig: string;
+  /** Encoded definitions with their scope ranges (for rendering). */
   defs: string;
+  /** Definition names and lines only, "name\tline" rows (for ranking: lighter to load). */
+  names: string;
   /** [identKey, count] pairs as bytes (tags.ts encodeRefKeys). */
   refs: Uint8Array;
 }
+
+/** What ranking reads of a file. */
+export type RankRow = Pick<CachedFile, "path" | "skipped" | "names" | "refs">;
 
 export interface FileMeta {
   mtime: number;
@@ -94,7 +100,7 @@ export class TagCache {
     }
     db.exec(`CREATE TABLE IF NOT EXISTS files (
       path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL, version TEXT NOT NULL,
-      skipped TEXT NOT NULL, sig TEXT NOT NULL, defs TEXT NOT NULL, refs BLOB NOT NULL) WITHOUT ROWID`);
+      skipped TEXT NOT NULL, sig TEXT NOT NULL, defs TEXT NOT NULL, names TEXT NOT NULL, refs BLOB NOT NULL) WITHOUT ROWID`);
     db.exec("CREATE TABLE IF NOT EXISTS maps (key TEXT PRIMARY KEY, text TEXT NOT NULL, created INTEGER NOT NULL)");
     db.exec("CREATE TABLE IF NOT EXISTS rankings (key TEXT PRIMARY KEY, entries TEXT NOT NULL, created INTEGER NOT NULL)");
   }
@@ -112,13 +118,11 @@ export class TagCache {
     return meta;
   }
 
-  /** Every cached file row (used when something changed and the graph must be rebuilt). */
-  allFiles(): Map<string, CachedFile> {
-    const rows = new Map<string, CachedFile>();
+  /** What ranking needs of every cached file (used when something changed and the graph must be rebuilt). */
+  rankRows(): Map<string, RankRow> {
+    const rows = new Map<string, RankRow>();
     try {
-      for (const row of this.db.query("SELECT path, mtime, size, version, skipped, sig, defs, refs FROM files").all() as CachedFile[]) {
-        rows.set(row.path, row);
-      }
+      for (const row of this.db.query("SELECT path, skipped, names, refs FROM files").all() as RankRow[]) rows.set(row.path, row);
     } catch {
       // An unreadable cache reads as empty: everything is reparsed.
     }
@@ -130,10 +134,10 @@ export class TagCache {
     if (rows.length === 0) return;
     try {
       const insert = this.db.query(
-        "INSERT OR REPLACE INTO files (path, mtime, size, version, skipped, sig, defs, refs) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT OR REPLACE INTO files (path, mtime, size, version, skipped, sig, defs, names, refs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
       );
       this.db.transaction(() => {
-        for (const r of rows) insert.run(r.path, r.mtime, r.size, r.version, r.skipped, r.sig, r.defs, r.refs);
+        for (const r of rows) insert.run(r.path, r.mtime, r.size, r.version, r.skipped, r.sig, r.defs, r.names, r.refs);
       })();
     } catch (error) {
       warn(`repo map: could not update the tag cache (${describe(error)})`);

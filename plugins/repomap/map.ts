@@ -126,9 +126,9 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     ranked = relineFresh(ranked, scan.fresh);
   } else {
     const rankFiles: RankFile[] = [];
-    for (const row of scan.rows().values()) {
-      if (row.skipped || (!row.defs && !row.refs?.byteLength)) continue;
-      const defs = decodeDefNames(row.defs);
+    for (const row of scan.rankRows().values()) {
+      if (row.skipped || (!row.names && !row.refs?.byteLength)) continue;
+      const defs = decodeDefNames(row.names);
       rankFiles.push({ path: row.path, defNames: defs.names, defLines: defs.lines, refPairs: decodeRefKeys(row.refs) });
     }
     ranked = rankDefinitions({

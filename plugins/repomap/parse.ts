@@ -9,6 +9,7 @@ export interface TaggedSource {
   skipped: string;
   sig: string;
   defs: string;
+  names: string;
   /** [identKey, count] pairs (see tags.ts encodeRefKeys). */
   refs: Uint8Array;
 }
@@ -22,18 +23,19 @@ export function rankingSignature(defNames: readonly string[], refs: string): str
 
 export async function tagSource(loader: GrammarLoader, spec: LanguageSpec, text: string): Promise<TaggedSource> {
   const skipped = skipByContent(text);
-  if (skipped) return { skipped, sig: "", defs: "", refs: NO_REFS };
+  if (skipped) return { skipped, sig: "", defs: "", names: "", refs: NO_REFS };
   let grammar;
   try {
     grammar = await loader.load(spec);
   } catch (error) {
-    return { skipped: `grammar ${spec.name} failed to load: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: NO_REFS };
+    return { skipped: `grammar ${spec.name} failed to load: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", names: "", refs: NO_REFS };
   }
   const tags = extractTags(grammar, text);
   return {
     skipped: "",
     sig: rankingSignature(tags.defs.map((d) => d.name), encodeRefs(tags.refs)),
     defs: encodeDefs(tags.defs),
+    names: tags.defs.map((d) => `${d.name}\t${d.line}`).join("\n"),
     refs: encodeRefKeys(tags.refs),
   };
 }

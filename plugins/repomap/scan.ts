@@ -6,7 +6,10 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
-import type { CachedFile, TagCache } from "./cache.ts";
+import type { CachedFile, RankRow, TagCache } from "./cache.ts";
+
+/** Up to this many files, cached tags are read while changed files are parsed. */
+const SPECULATIVE_LOAD_FILES = 20_000;
 import { isBinaryPath, skipByName } from "./filter.ts";
 import type { WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
 
@@ -56,8 +59,8 @@ export interface ScanResult {
   files: Map<string, { sig: string; skipped: string }>;
   /** Rows parsed by this scan. */
   fresh: Map<string, CachedFile>;
-  /** Every entry's full row (cached or fresh); loaded on first call. */
-  rows(): Map<string, CachedFile>;
+  /** What ranking needs of every entry (cached or fresh), loaded now. */
+  rankRows(): Map<string, RankRow>;
   /** One file's encoded definitions. */
   defsOf(path: string): string;
   stats: ScanStats;
@@ -78,17 +81,17 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     }
     const skipped = skipByName(entry.path, entry.size);
     if (skipped) {
-      fresh.set(entry.path, { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, skipped, sig: "", defs: "", refs: new Uint8Array(0) });
+      fresh.set(entry.path, { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, skipped, sig: "", defs: "", names: "", refs: new Uint8Array(0) });
       files.set(entry.path, { sig: "", skipped });
     } else stale.push(entry);
   }
   const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0 };
-  let cachedRows: Map<string, CachedFile> | null = null;
+  let cachedRows: Map<string, RankRow> | null = null;
   if (stale.length > 0) {
-    // Parse what changed (in workers) while this thread reads the cached tags,
-    // which ranking will likely need.
+    // Parse what changed (in workers) while this thread reads what ranking will
+    // likely need (when that is cheap: a ranking may still be reused).
     const parsing = parseFiles(stale, options, stats);
-    cachedRows = options.cache.allFiles();
+    if (meta.size <= SPECULATIVE_LOAD_FILES) cachedRows = options.cache.rankRows();
     const results = await parsing;
     const byPath = new Map(stale.map((e) => [e.path, e]));
     for (const result of results) {
@@ -104,24 +107,22 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     const gone = [...meta.keys()].filter((path) => !files.has(path));
     if (gone.length > 0) options.cache.prune(gone);
   }
-  let rows: Map<string, CachedFile> | null = null;
   return {
     files,
     fresh,
     stats,
-    rows() {
-      if (!rows) {
-        const cached = cachedRows ?? options.cache.allFiles();
-        rows = new Map();
-        for (const path of files.keys()) {
-          const row = fresh.get(path) ?? cached.get(path);
-          if (row) rows.set(path, row);
-        }
+    rankRows() {
+      const cached = cachedRows ?? options.cache.rankRows();
+      cachedRows = null;
+      const rows = new Map<string, RankRow>();
+      for (const path of files.keys()) {
+        const row = fresh.get(path) ?? cached.get(path);
+        if (row) rows.set(path, row);
       }
       return rows;
     },
     defsOf(path) {
-      return fresh.get(path)?.defs ?? rows?.get(path)?.defs ?? options.cache.defsOf(path);
+      return fresh.get(path)?.defs ?? options.cache.defsOf(path);
     },
   };
 }
@@ -152,7 +153,7 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
       const text = await Bun.file(join(options.root, entry.path)).text();
       results.push({ rel: entry.path, ...(await tagSource(loader, entry.lang!, text)) });
     } catch (error) {
-      results.push({ rel: entry.path, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: new Uint8Array(0) });
+      results.push({ rel: entry.path, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", names: "", refs: new Uint8Array(0) });
     }
     options.progress?.(results.length, stale.length);
   }

@@ -15,6 +15,7 @@ export interface WorkerResult {
   skipped: string;
   sig: string;
   defs: string;
+  names: string;
   refs: Uint8Array;
 }
 
@@ -37,7 +38,7 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
       const text = await Bun.file(file.abs).text();
       results.push({ rel: file.rel, ...(await tagSource(loader, spec, text)) });
     } catch (error) {
-      results.push({ rel: file.rel, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", refs: new Uint8Array(0) });
+      results.push({ rel: file.rel, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", names: "", refs: new Uint8Array(0) });
     }
   }
   self.postMessage({ kind: "done", id: request.id, results } satisfies WorkerReply);
