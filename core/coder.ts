@@ -15,7 +15,7 @@ import { ClackPrompter, NonInteractivePrompter } from "./term/confirm.ts";
 import { JsonOutput, type Output, type Totals } from "./term/events.ts";
 import { LineInput } from "./term/input.ts";
 import { PlainOutput, TtyOutput } from "./term/render.ts";
-import { trace } from "./term/trace.ts";
+import { setTracing, trace } from "./term/trace.ts";
 import { ChatFiles, Coder, type CoderServices } from "./turn.ts";
 
 /** Conventions files read (read-only) by default when present at the root. */
@@ -27,6 +27,7 @@ export const FALLBACK_MODEL = "openai/gpt-4.1";
 /** Run a chat in the mode the settings ask for; returns the exit code. */
 export async function runCoder(app: App): Promise<number> {
   const o = app.settings.options;
+  setTracing(o.verbose);
   const out = chooseOutput(app);
   const totals: Totals = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, requests: 0 };
   if (out instanceof PlainOutput) out.setTotals(totals);

@@ -1,6 +1,11 @@
-// Timing marks for diagnosing latency: CODER_TRACE=1 prints milliseconds since
-// process start for each mark on stderr. Off, it costs one property read.
-const enabled = Boolean(process.env.CODER_TRACE);
+// Timing marks for diagnosing latency: with --verbose or CODER_TRACE=1, each
+// mark prints the milliseconds since process start on stderr. Off, a mark
+// costs one boolean test.
+let enabled = Boolean(process.env.CODER_TRACE);
+
+export function setTracing(on: boolean): void {
+  enabled = enabled || on;
+}
 
 export function trace(label: string): void {
   if (enabled) process.stderr.write(`[trace ${performance.now().toFixed(1)} ms] ${label}\n`);
