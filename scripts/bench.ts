@@ -80,10 +80,13 @@ async function startupSection(): Promise<void> {
     const hw = await measure("hello-world", [hello], RUNS, dir);
     const version = await measure("coder --version", [BIN, "--version"], RUNS, dir);
     const help = await measure("coder --help", [BIN, "--help"], RUNS, dir);
+    // For reference: argv, config lookup and every built-in plugin registered (the kernel's share of a chat's start).
+    const plugins = await measure("coder plugins", [BIN, "plugins"], RUNS, dir);
     console.log(`## start-up (median of ${RUNS} runs; ratios against the hello-world of this run)`);
     console.log(row(hw));
     console.log(row(version, hw));
     console.log(row(help, hw));
+    console.log(row(plugins, hw));
     const ratio = version.medianMs / hw.medianMs;
     console.log(`  target: --version within 2.5x of hello-world: ${ratio <= 2.5 ? "met" : "NOT met"} (${ratio.toFixed(2)}x)`);
   } finally {
