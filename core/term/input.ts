@@ -21,7 +21,7 @@ export class LineInput {
 
   /**
    * One line (or a `{` ... `}` block for multi-line input). Null at end of input
-   * (Ctrl-D) or when Ctrl-C is pressed on an empty line.
+   * (Ctrl-D) or after Ctrl-C twice on an empty line.
    */
   async read(prompt: string): Promise<string | null> {
     const first = await this.readLine(prompt);
@@ -46,6 +46,9 @@ export class LineInput {
     return line;
   }
 
+  /** The previous prompt ended with Ctrl-C on an empty line: a second one leaves. */
+  private armedExit = false;
+
   private readLine(prompt: string): Promise<string | null> {
     return new Promise((resolve) => {
       const rl = createInterface({
@@ -66,18 +69,22 @@ export class LineInput {
         rl.close();
         resolve(value);
       };
+      // Ctrl-C clears the line; on an empty line it asks for a second one to leave.
       rl.on("SIGINT", () => {
         const typed = rl.line;
-        if (typed) {
+        if (!typed && this.armedExit) {
           process.stdout.write("\n");
-          finish("");
-        } else {
-          process.stdout.write("\n");
-          finish(null);
+          return finish(null);
         }
+        this.armedExit = !typed;
+        process.stdout.write(typed ? "\n" : "\n(Ctrl-C again or Ctrl-D to leave)\n");
+        finish("");
       });
       rl.on("close", () => finish(null));
-      rl.question(prompt, (answer) => finish(answer));
+      rl.question(prompt, (answer) => {
+        this.armedExit = false;
+        finish(answer);
+      });
     });
   }
 }
