@@ -16,7 +16,8 @@ import { JsonOutput, type Output, type Totals } from "./term/events.ts";
 import { LineInput } from "./term/input.ts";
 import { PlainOutput, TtyOutput } from "./term/render.ts";
 import { setTracing, trace } from "./term/trace.ts";
-import { ChatFiles, Coder, type CoderServices } from "./turn.ts";
+import { ChatFiles } from "./chat-files.ts";
+import { Coder, type CoderServices } from "./turn.ts";
 
 /** Conventions files read (read-only) by default when present at the root. */
 export const DEFAULT_READ_ONLY = ["AGENTS.md", "CONVENTIONS.md"];

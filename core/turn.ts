@@ -29,6 +29,7 @@ import { resolveModelPath } from "./paths.ts";
 import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, ToolCall, TurnContext } from "./plugin.ts";
 import { guard, messageOf, type Registered } from "./registry.ts";
 import { type AppliedReply, type FileStoreLike, outcomeDetail, parseReply, stageEdits } from "./reply.ts";
+import type { ChatFiles } from "./chat-files.ts";
 import { lintAndTest } from "./checks.ts";
 import { CacheKeepalive } from "./keepalive.ts";
 import { streamReply } from "./stream.ts";
@@ -47,37 +48,6 @@ export interface CoderServices {
   totals: Totals;
   /** Repository files (git ls-files, cached). */
   listFiles(): Promise<string[]>;
-}
-
-/** The chat's files, shared by an architect and its editor. */
-export class ChatFiles {
-  readonly editable: string[] = [];
-  readonly readOnly: string[] = [];
-
-  add(path: string): boolean {
-    if (this.editable.includes(path)) return false;
-    this.editable.push(path);
-    const ro = this.readOnly.indexOf(path);
-    if (ro >= 0) this.readOnly.splice(ro, 1);
-    return true;
-  }
-
-  addReadOnly(path: string): boolean {
-    if (this.readOnly.includes(path) || this.editable.includes(path)) return false;
-    this.readOnly.push(path);
-    return true;
-  }
-
-  drop(path: string): boolean {
-    for (const list of [this.editable, this.readOnly]) {
-      const i = list.indexOf(path);
-      if (i >= 0) {
-        list.splice(i, 1);
-        return true;
-      }
-    }
-    return false;
-  }
 }
 
 export interface CoderSetup {
