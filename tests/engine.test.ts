@@ -234,6 +234,21 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(repo.git("ls-files", "new_module.py").trim()).toBe("new_module.py");
   });
 
+  for (const [format, reply] of [
+    ["whole", "a.py\n```\nx = 7\n```\n"],
+    ["udiff", "```diff\n--- a.py\n+++ a.py\n@@ ... @@\n-x = 1\n+x = 7\n```\n"],
+    ["patch", "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 7\n*** End Patch\n"],
+  ] as const) {
+    test(`--edit-format ${format}: the reply is parsed and applied by that format`, async () => {
+      const repo = makeRepo({ "a.py": "x = 1\n" });
+      const s = await server([{ model: "gpt-4.1", text: reply }]);
+      const r = await runCoder(repo, s, ["--yes-always", "--edit-format", format, "-m", "x=7", "a.py"]);
+      expect(r.stderr).toBe("");
+      expect(r.code).toBe(0);
+      expect(repo.read("a.py")).toBe("x = 7\n");
+    });
+  }
+
   test("a path outside the repository is refused with exit 2", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
