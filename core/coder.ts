@@ -206,7 +206,14 @@ function reportGateEvent(event: GateEvent, out: Output): void {
 
 /** `--restore-chat-history`: the previous transcript becomes the done history, summarised if it is too long. */
 async function restoreHistory(app: App, coder: Coder, out: Output): Promise<void> {
-  const messages = loadTranscript(chatHistoryPath(app));
+  const all = loadTranscript(chatHistoryPath(app));
+  // A transcript grows over every session: only its newest part (about a quarter of the
+  // window, at ~4 characters a token) is worth summarising, and fits the summariser.
+  const room = Math.min(coder.modelInfo.contextWindow / 4, 50_000) * 4;
+  let start = all.length;
+  for (let used = 0; start > 0 && used + (all[start - 1]?.content.length ?? 0) <= room; start--) used += all[start - 1]?.content.length ?? 0;
+  while (start < all.length && all[start]?.role !== "user") start++;
+  const messages = all.slice(start);
   if (!messages.length) return;
   coder.history.done = messages;
   try {
