@@ -60,63 +60,119 @@ export function rankDefinitions(request: RankRequest): RankedEntry[] {
   const paths = files.map((f) => f.path);
   const inChat = Uint8Array.from(paths, (path) => (chatFiles.has(path) ? 1 : 0));
 
-  // Identifiers as integers; definers[id] lists each defining file once.
-  const identIds = new Map<number, number>();
+  // Identifiers as integers (an open-addressing table on their 53-bit keys);
+  // definers and referencers in compressed rows: flat typed arrays + offsets.
+  let totalDefs = 0;
+  let totalRefs = 0;
+  for (const file of files) {
+    totalDefs += file.defNames.length;
+    totalRefs += file.refPairs.length >> 1;
+  }
+  const index = new KeyIndex(totalDefs);
   const identNames: string[] = [];
-  const definers: number[][] = [];
+  const defIdent = new Int32Array(totalDefs);
+  const lastDefiner = new Int32Array(totalDefs).fill(-1);
+  const definerCount = new Int32Array(totalDefs + 1);
+  let d = 0;
   for (let f = 0; f < files.length; f++) {
-    for (const name of files[f]!.defNames) {
-      const key = identKey(name);
-      let id = identIds.get(key);
-      if (id === undefined) {
-        id = identNames.length;
-        identIds.set(key, id);
-        identNames.push(name);
-        definers.push([f]);
-      } else {
-        const list = definers[id]!;
-        if (list[list.length - 1] !== f) list.push(f);
+    const names = files[f]!.defNames;
+    for (let i = 0; i < names.length; i++, d++) {
+      const name = names[i]!;
+      const id = index.get(identKey(name), identNames.length);
+      if (id === identNames.length) identNames.push(name);
+      defIdent[d] = id;
+      if (lastDefiner[id] !== f) {
+        lastDefiner[id] = f;
+        definerCount[id] = definerCount[id]! + 1;
       }
     }
   }
   const identCount = identNames.length;
-  const refFiles: (number[] | undefined)[] = new Array(identCount);
-  const refCounts: (number[] | undefined)[] = new Array(identCount);
+  const definerStart = new Int32Array(identCount + 1);
+  for (let id = 0; id < identCount; id++) definerStart[id + 1] = definerStart[id]! + definerCount[id]!;
+  const definerList = new Int32Array(definerStart[identCount]!);
+  const fill = definerStart.slice(0, identCount);
+  lastDefiner.fill(-1);
+  d = 0;
+  for (let f = 0; f < files.length; f++) {
+    const n = files[f]!.defNames.length;
+    for (let i = 0; i < n; i++, d++) {
+      const id = defIdent[d]!;
+      if (lastDefiner[id] !== f) {
+        lastDefiner[id] = f;
+        definerList[fill[id]!++] = f;
+      }
+    }
+  }
+  const definersOf = (id: number) => definerList.subarray(definerStart[id]!, definerStart[id + 1]!);
+
+  // Referencing files per identifier (only identifiers defined somewhere).
+  const refIdent = new Int32Array(totalRefs).fill(-1);
+  const referencerCount = new Int32Array(identCount + 1);
   let anyReference = false;
+  let r = 0;
   for (let f = 0; f < files.length; f++) {
     const pairs = files[f]!.refPairs;
-    for (let r = 0; r + 1 < pairs.length; r += 2) {
-      const id = identIds.get(pairs[r]!);
-      if (id === undefined) continue;
+    for (let p = 0; p + 1 < pairs.length; p += 2, r++) {
+      const id = index.find(pairs[p]!);
+      if (id < 0) continue;
       anyReference = true;
-      (refFiles[id] ??= []).push(f);
-      (refCounts[id] ??= []).push(pairs[r + 1]!);
+      refIdent[r] = id;
+      referencerCount[id] = referencerCount[id]! + 1;
     }
   }
-  if (!anyReference) {
-    for (let id = 0; id < identCount; id++) {
-      refFiles[id] = [...definers[id]!];
-      refCounts[id] = definers[id]!.map(() => 1);
+  const referencerStart = new Int32Array(identCount + 1);
+  let referencerFile: Int32Array;
+  let referencerRefs: Float64Array;
+  if (anyReference) {
+    for (let id = 0; id < identCount; id++) referencerStart[id + 1] = referencerStart[id]! + referencerCount[id]!;
+    referencerFile = new Int32Array(referencerStart[identCount]!);
+    referencerRefs = new Float64Array(referencerStart[identCount]!);
+    const at = referencerStart.slice(0, identCount);
+    r = 0;
+    for (let f = 0; f < files.length; f++) {
+      const pairs = files[f]!.refPairs;
+      for (let p = 0; p + 1 < pairs.length; p += 2, r++) {
+        const id = refIdent[r]!;
+        if (id < 0) continue;
+        referencerFile[at[id]!] = f;
+        referencerRefs[at[id]!++] = pairs[p + 1]!;
+      }
     }
+  } else {
+    // No references at all: every definer references its own names once (as Aider does).
+    referencerStart.set(definerStart);
+    referencerFile = definerList;
+    referencerRefs = new Float64Array(definerList.length).fill(1);
   }
+  const hasReferencers = (id: number) => referencerStart[id + 1]! > referencerStart[id]!;
 
   // One slot per (definer, ident): the unit that collects rank.
   const slotBase = new Int32Array(identCount + 1);
-  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + definers[id]!.length;
+  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + definerStart[id + 1]! - definerStart[id]!;
   const slotCount = slotBase[identCount]!;
 
-  const edges = new EdgeList();
+  // Count the edges first so the edge arrays are allocated once.
+  let edgeCount = 0;
   for (let id = 0; id < identCount; id++) {
-    if (refFiles[id]) continue;
-    const defining = definers[id]!;
+    const definers = definerStart[id + 1]! - definerStart[id]!;
+    const referencers = referencerStart[id + 1]! - referencerStart[id]!;
+    if (referencers === 0) edgeCount += definers;
+    else if (definers > 5 && referencers * definers > EDGES_PER_IDENT) edgeCount += referencers * Math.min(definers, Math.max(1, Math.floor(EDGES_PER_IDENT / referencers)));
+    else edgeCount += referencers * definers;
+  }
+  const edges = new EdgeList(edgeCount);
+  for (let id = 0; id < identCount; id++) {
+    if (hasReferencers(id)) continue;
+    const defining = definersOf(id);
     for (let k = 0; k < defining.length; k++) edges.add(defining[k]!, defining[k]!, 0.1, slotBase[id]! + k);
   }
   for (let id = 0; id < identCount; id++) {
-    const referencers = refFiles[id];
-    if (!referencers) continue;
-    const counts = refCounts[id]!;
+    if (!hasReferencers(id)) continue;
+    const referencers = referencerFile.subarray(referencerStart[id]!, referencerStart[id + 1]!);
+    const counts = referencerRefs.subarray(referencerStart[id]!, referencerStart[id + 1]!);
     const ident = identNames[id]!;
-    const defining = definers[id]!;
+    const defining = definersOf(id);
     const base = slotBase[id]!;
     const mul = identWeight(ident, defining.length, mentionedIdents.has(ident));
     const bounded = defining.length > 5 && referencers.length * defining.length > EDGES_PER_IDENT;
@@ -169,7 +225,7 @@ export function rankDefinitions(request: RankRequest): RankedEntry[] {
   const slotFile = new Int32Array(slotCount);
   const slotIdent = new Int32Array(slotCount);
   for (let id = 0; id < identCount; id++) {
-    const defining = definers[id]!;
+    const defining = definersOf(id);
     for (let k = 0; k < defining.length; k++) {
       slotFile[slotBase[id]! + k] = defining[k]!;
       slotIdent[slotBase[id]! + k] = id;
@@ -241,7 +297,7 @@ function personalization(request: RankRequest, nodePaths: readonly string[]): Fl
 }
 
 /** Positions of up to `k` definers whose paths share the longest prefix with `path` (definers sorted by path). */
-function nearestByPath(paths: readonly string[], sortedDefiners: readonly number[], path: string, k: number): number[] {
+function nearestByPath(paths: readonly string[], sortedDefiners: ArrayLike<number>, path: string, k: number): number[] {
   let lo = 0;
   let hi = sortedDefiners.length;
   while (lo < hi) {
@@ -273,29 +329,60 @@ function cmp(a: string, b: string): number {
 }
 
 class EdgeList {
-  src = new Int32Array(1024);
-  dst = new Int32Array(1024);
-  weight = new Float64Array(1024);
-  slot = new Int32Array(1024);
+  readonly src: Int32Array;
+  readonly dst: Int32Array;
+  readonly weight: Float64Array;
+  readonly slot: Int32Array;
   count = 0;
 
+  constructor(capacity: number) {
+    this.src = new Int32Array(capacity);
+    this.dst = new Int32Array(capacity);
+    this.weight = new Float64Array(capacity);
+    this.slot = new Int32Array(capacity);
+  }
+
   add(src: number, dst: number, weight: number, slot: number): void {
-    if (this.count === this.src.length) {
-      const size = this.count * 2;
-      const grow = <T extends Int32Array | Float64Array>(a: T, make: (n: number) => T): T => {
-        const b = make(size);
-        b.set(a);
-        return b;
-      };
-      this.src = grow(this.src, (n) => new Int32Array(n));
-      this.dst = grow(this.dst, (n) => new Int32Array(n));
-      this.weight = grow(this.weight, (n) => new Float64Array(n));
-      this.slot = grow(this.slot, (n) => new Int32Array(n));
+    const i = this.count++;
+    this.src[i] = src;
+    this.dst[i] = dst;
+    this.weight[i] = weight;
+    this.slot[i] = slot;
+  }
+}
+
+/** Identifier keys → dense ids: open addressing on a Float64Array (several times cheaper than a Map here). */
+class KeyIndex {
+  readonly #keys: Float64Array;
+  readonly #ids: Int32Array;
+  readonly #mask: number;
+
+  constructor(expected: number) {
+    let capacity = 16;
+    while (capacity < expected * 2) capacity *= 2;
+    this.#keys = new Float64Array(capacity);
+    this.#ids = new Int32Array(capacity).fill(-1);
+    this.#mask = capacity - 1;
+  }
+
+  #slot(key: number): number {
+    let i = Math.imul(key >>> 0, 0x9e3779b1) & this.#mask;
+    while (this.#ids[i] !== -1 && this.#keys[i] !== key) i = (i + 1) & this.#mask;
+    return i;
+  }
+
+  /** The id of `key`, or -1. */
+  find(key: number): number {
+    return this.#ids[this.#slot(key)]!;
+  }
+
+  /** The id of `key`, inserting it as `next` when absent. */
+  get(key: number, next: number): number {
+    const i = this.#slot(key);
+    if (this.#ids[i] === -1) {
+      this.#keys[i] = key;
+      this.#ids[i] = next;
     }
-    this.src[this.count] = src;
-    this.dst[this.count] = dst;
-    this.weight[this.count] = weight;
-    this.slot[this.count] = slot;
-    this.count++;
+    return this.#ids[i]!;
   }
 }
