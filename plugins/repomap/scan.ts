@@ -161,13 +161,33 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
 }
 
 function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAssets, count: number): Promise<WorkerResult[]> {
-  // Small batches keep both cores busy to the end; sorted by language so each
-  // worker loads few grammars.
+  // Files sorted by language and cut into one contiguous segment per worker: a
+  // worker works through its own segment (few grammars to compile: compiling one
+  // costs as much as parsing a hundred files), then helps with the back of the
+  // fullest remaining segment. Small batches keep every core busy to the end.
   const queue = [...stale].sort((a, b) => (a.lang!.name < b.lang!.name ? -1 : a.lang!.name > b.lang!.name ? 1 : 0));
   const batchSize = Math.max(8, Math.min(64, Math.ceil(queue.length / (count * 8))));
+  const segments = Array.from({ length: count }, (_, i) => ({
+    next: Math.floor((queue.length * i) / count),
+    end: Math.floor((queue.length * (i + 1)) / count),
+  }));
   const results: WorkerResult[] = [];
-  let next = 0;
   let batchId = 0;
+  const take = (own: number): FileEntry[] => {
+    const mine = segments[own]!;
+    if (mine.next < mine.end) {
+      const batch = queue.slice(mine.next, Math.min(mine.end, mine.next + batchSize));
+      mine.next += batch.length;
+      return batch;
+    }
+    let fullest = mine;
+    for (const segment of segments) if (segment.end - segment.next > fullest.end - fullest.next) fullest = segment;
+    if (fullest.next >= fullest.end) return [];
+    const from = Math.max(fullest.next, fullest.end - batchSize);
+    const batch = queue.slice(from, fullest.end);
+    fullest.end = from;
+    return batch;
+  };
   return new Promise((resolve, reject) => {
     const workers: Worker[] = [];
     let running = 0;
@@ -176,10 +196,10 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
       if (error) reject(error);
       else resolve(results);
     };
-    const feed = (worker: Worker): boolean => {
-      if (next >= queue.length) return false;
-      const files = queue.slice(next, next + batchSize).map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name }));
-      next += files.length;
+    const feed = (worker: Worker, own: number): boolean => {
+      const batch = take(own);
+      if (batch.length === 0) return false;
+      const files = batch.map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name }));
       worker.postMessage({ kind: "parse", id: batchId++, files } satisfies WorkerRequest);
       return true;
     };
@@ -189,14 +209,14 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
       worker.onmessage = (event: MessageEvent<WorkerReply>) => {
         results.push(...event.data.results);
         options.progress?.(results.length, queue.length);
-        if (!feed(worker)) {
+        if (!feed(worker, i)) {
           running--;
           if (running === 0) finish();
         }
       };
       worker.onerror = (event) => finish(new Error(event.message || "worker error"));
       worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
-      if (feed(worker)) running++;
+      if (feed(worker, i)) running++;
     }
     if (running === 0) finish();
   });
