@@ -1,7 +1,7 @@
 // Shared set-up of the engine's end-to-end tests: a temporary git repository,
 // the fake OpenAI-compatible server in this process, and the built binary
 // (dist/coder) run against it.
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { type FakeScript, type FakeServer, startFakeServer } from "./support/fake-server.ts";
@@ -16,9 +16,17 @@ export interface Repo {
   read(path: string): string;
 }
 
+const made: string[] = [];
+
+/** Remove every repository made so far (call from afterEach). */
+export function removeRepos(): void {
+  for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
 /** A temporary repository with `files` committed, and a HOME of its own (no global config). */
 export function makeRepo(files: Record<string, string>): Repo {
   const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-e2e-")));
+  made.push(base);
   const root = join(base, "repo");
   const home = join(base, "home");
   mkdirSync(root, { recursive: true });

@@ -5,12 +5,13 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeServer } from "./support/fake-server.ts";
-import { BINARY, block, lastUser, mainRequests, makeRepo, type Repo, serverWith } from "./engine-harness.ts";
+import { BINARY, block, lastUser, mainRequests, makeRepo, removeRepos, type Repo, serverWith } from "./engine-harness.ts";
 
 const SCRIPT = ["/usr/bin/script", "/bin/script"].find((p) => existsSync(p));
 const servers: FakeServer[] = [];
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
+  removeRepos();
 });
 
 /** A REPL session in a pseudo-terminal: type lines, wait for text to appear. */

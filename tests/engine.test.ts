@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeServer } from "./support/fake-server.ts";
-import { BINARY, block, lastUser, mainRequests, makeRepo, runCoder, serverWith, weakRequests } from "./engine-harness.ts";
+import { BINARY, block, lastUser, mainRequests, makeRepo, removeRepos, runCoder, serverWith, weakRequests } from "./engine-harness.ts";
 
 const servers: FakeServer[] = [];
 async function server(steps: Parameters<typeof serverWith>[0]) {
@@ -15,6 +15,7 @@ async function server(steps: Parameters<typeof serverWith>[0]) {
 }
 afterEach(async () => {
   for (const s of servers.splice(0)) await s.stop();
+  removeRepos();
 });
 
 const noBinary = !existsSync(BINARY);
