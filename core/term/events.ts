@@ -63,23 +63,6 @@ export class JsonOutput implements Output {
   flush(): void {}
 }
 
-/** A sink for several outputs at once (e.g. the terminal plus the transcript). */
-export class TeeOutput implements Output {
-  constructor(private readonly outputs: Output[]) {}
-  emit(event: CoderEvent): void {
-    for (const o of this.outputs) o.emit(event);
-  }
-  print(text: string): void {
-    for (const o of this.outputs) o.print(text);
-  }
-  warn(text: string): void {
-    for (const o of this.outputs) o.warn(text);
-  }
-  flush(): void {
-    for (const o of this.outputs) o.flush();
-  }
-}
-
 /** USD cost of one reply from per-million prices (cached prompt tokens at the cache-read price when known). */
 export function replyCost(usage: Usage, prices: { input: number; output: number; cacheRead?: number }): number {
   const cached = Math.min(usage.cachedTokens, usage.promptTokens);
