@@ -1,0 +1,276 @@
+// The reference graph of the repo map (pure): identifiers interned to integers,
+// definers and referencers of each identifier in compressed rows, and the
+// weighted edges from referencing to defining files, with Aider's weights and a
+// bound on what one very common name may add.
+import { identKey } from "./tags.ts";
+import type { RankFile } from "./rank.ts";
+
+/**
+ * How many edges one identifier may add. Aider links every referencing file to
+ * every defining file, so a name defined and used everywhere (`get`, `init`)
+ * makes the graph grow with the square of the files. Past this bound each
+ * referencing file links to its nearest definers by path instead.
+ */
+export const EDGES_PER_IDENT = 2000;
+
+export function identWeight(ident: string, definerCount: number, mentioned: boolean): number {
+  let mul = 1;
+  const hasLetter = /[A-Za-z]/.test(ident);
+  const snake = ident.includes("_") && hasLetter;
+  const kebab = ident.includes("-") && hasLetter;
+  const camel = /[A-Z]/.test(ident) && /[a-z]/.test(ident);
+  if (mentioned) mul *= 10;
+  if ((snake || kebab || camel) && ident.length >= 8) mul *= 10;
+  if (ident.startsWith("_")) mul *= 0.1;
+  if (definerCount > 5) mul *= 0.1;
+  return mul;
+}
+
+/** Every identifier defined somewhere, with its defining and referencing files (compressed rows). */
+export interface IdentIndex {
+  names: string[];
+  definerStart: Int32Array;
+  definerList: Int32Array;
+  referencerStart: Int32Array;
+  referencerFile: Int32Array;
+  /** How often each referencing file references the identifier. */
+  referencerRefs: Float64Array;
+}
+
+export function indexIdentifiers(files: readonly RankFile[]): IdentIndex {
+  // Identifiers as integers (an open-addressing table on their 53-bit keys);
+  // definers and referencers in compressed rows: flat typed arrays + offsets.
+  let totalDefs = 0;
+  let totalRefs = 0;
+  for (const file of files) {
+    totalDefs += file.defNames.length;
+    totalRefs += file.refPairs.length >> 1;
+  }
+  const index = new KeyIndex(totalDefs);
+  const identNames: string[] = [];
+  const defIdent = new Int32Array(totalDefs);
+  const lastDefiner = new Int32Array(totalDefs).fill(-1);
+  const definerCount = new Int32Array(totalDefs + 1);
+  let d = 0;
+  for (let f = 0; f < files.length; f++) {
+    const names = files[f]!.defNames;
+    for (let i = 0; i < names.length; i++, d++) {
+      const name = names[i]!;
+      const id = index.get(identKey(name), identNames.length);
+      if (id === identNames.length) identNames.push(name);
+      defIdent[d] = id;
+      if (lastDefiner[id] !== f) {
+        lastDefiner[id] = f;
+        definerCount[id] = definerCount[id]! + 1;
+      }
+    }
+  }
+  const identCount = identNames.length;
+  const definerStart = new Int32Array(identCount + 1);
+  for (let id = 0; id < identCount; id++) definerStart[id + 1] = definerStart[id]! + definerCount[id]!;
+  const definerList = new Int32Array(definerStart[identCount]!);
+  const fill = definerStart.slice(0, identCount);
+  lastDefiner.fill(-1);
+  d = 0;
+  for (let f = 0; f < files.length; f++) {
+    const n = files[f]!.defNames.length;
+    for (let i = 0; i < n; i++, d++) {
+      const id = defIdent[d]!;
+      if (lastDefiner[id] !== f) {
+        lastDefiner[id] = f;
+        definerList[fill[id]!++] = f;
+      }
+    }
+  }
+
+  // Referencing files per identifier (only identifiers defined somewhere).
+  const refIdent = new Int32Array(totalRefs).fill(-1);
+  const referencerCount = new Int32Array(identCount + 1);
+  let anyReference = false;
+  let r = 0;
+  for (let f = 0; f < files.length; f++) {
+    const pairs = files[f]!.refPairs;
+    for (let p = 0; p + 1 < pairs.length; p += 2, r++) {
+      const id = index.find(pairs[p]!);
+      if (id < 0) continue;
+      anyReference = true;
+      refIdent[r] = id;
+      referencerCount[id] = referencerCount[id]! + 1;
+    }
+  }
+  const referencerStart = new Int32Array(identCount + 1);
+  let referencerFile: Int32Array;
+  let referencerRefs: Float64Array;
+  if (anyReference) {
+    for (let id = 0; id < identCount; id++) referencerStart[id + 1] = referencerStart[id]! + referencerCount[id]!;
+    referencerFile = new Int32Array(referencerStart[identCount]!);
+    referencerRefs = new Float64Array(referencerStart[identCount]!);
+    const at = referencerStart.slice(0, identCount);
+    r = 0;
+    for (let f = 0; f < files.length; f++) {
+      const pairs = files[f]!.refPairs;
+      for (let p = 0; p + 1 < pairs.length; p += 2, r++) {
+        const id = refIdent[r]!;
+        if (id < 0) continue;
+        referencerFile[at[id]!] = f;
+        referencerRefs[at[id]!++] = pairs[p + 1]!;
+      }
+    }
+  } else {
+    // No references at all: every definer references its own names once (as Aider does).
+    referencerStart.set(definerStart);
+    referencerFile = definerList;
+    referencerRefs = new Float64Array(definerList.length).fill(1);
+  }
+
+  return { names: identNames, definerStart, definerList, referencerStart, referencerFile, referencerRefs };
+}
+
+/** The graph's edges; each edge feeds one slot, a (defining file, identifier) pair. */
+export interface DefinitionGraph {
+  edges: EdgeList;
+  /** Slots of identifier `id` are slotBase[id] .. slotBase[id + 1] - 1, one per definer in definerList order. */
+  slotBase: Int32Array;
+  slotCount: number;
+}
+
+export function buildGraph(index: IdentIndex, paths: readonly string[], inChat: Uint8Array, mentionedIdents: ReadonlySet<string>): DefinitionGraph {
+  const { names: identNames, definerStart, definerList, referencerStart, referencerFile, referencerRefs } = index;
+  const identCount = identNames.length;
+  const definersOf = (id: number) => definerList.subarray(definerStart[id]!, definerStart[id + 1]!);
+  const hasReferencers = (id: number) => referencerStart[id + 1]! > referencerStart[id]!;
+  // One slot per (definer, ident): the unit that collects rank.
+  const slotBase = new Int32Array(identCount + 1);
+  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + definerStart[id + 1]! - definerStart[id]!;
+  const slotCount = slotBase[identCount]!;
+
+  // Count the edges first so the edge arrays are allocated once.
+  let edgeCount = 0;
+  for (let id = 0; id < identCount; id++) {
+    const definers = definerStart[id + 1]! - definerStart[id]!;
+    const referencers = referencerStart[id + 1]! - referencerStart[id]!;
+    if (referencers === 0) edgeCount += definers;
+    else if (definers > 5 && referencers * definers > EDGES_PER_IDENT) edgeCount += referencers * Math.min(definers, Math.max(1, Math.floor(EDGES_PER_IDENT / referencers)));
+    else edgeCount += referencers * definers;
+  }
+  const edges = new EdgeList(edgeCount);
+  for (let id = 0; id < identCount; id++) {
+    if (hasReferencers(id)) continue;
+    const defining = definersOf(id);
+    for (let k = 0; k < defining.length; k++) edges.add(defining[k]!, defining[k]!, 0.1, slotBase[id]! + k);
+  }
+  for (let id = 0; id < identCount; id++) {
+    if (!hasReferencers(id)) continue;
+    const referencers = referencerFile.subarray(referencerStart[id]!, referencerStart[id + 1]!);
+    const counts = referencerRefs.subarray(referencerStart[id]!, referencerStart[id + 1]!);
+    const ident = identNames[id]!;
+    const defining = definersOf(id);
+    const base = slotBase[id]!;
+    const mul = identWeight(ident, defining.length, mentionedIdents.has(ident));
+    const bounded = defining.length > 5 && referencers.length * defining.length > EDGES_PER_IDENT;
+    const perReferencer = Math.max(1, Math.floor(EDGES_PER_IDENT / referencers.length));
+    if (bounded) defining.sort((a, b) => cmp(paths[a]!, paths[b]!));
+    for (let r = 0; r < referencers.length; r++) {
+      const referencer = referencers[r]!;
+      const weight = mul * (inChat[referencer] ? 50 : 1) * Math.sqrt(counts[r]!);
+      if (bounded) {
+        for (const k of nearestByPath(paths, defining, paths[referencer]!, perReferencer)) edges.add(referencer, defining[k]!, weight, base + k);
+      } else {
+        for (let k = 0; k < defining.length; k++) edges.add(referencer, defining[k]!, weight, base + k);
+      }
+    }
+  }
+
+  return { edges, slotBase, slotCount };
+}
+
+/** Positions of up to `k` definers whose paths share the longest prefix with `path` (definers sorted by path). */
+function nearestByPath(paths: readonly string[], sortedDefiners: ArrayLike<number>, path: string, k: number): number[] {
+  let lo = 0;
+  let hi = sortedDefiners.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (paths[sortedDefiners[mid]!]! < path) lo = mid + 1;
+    else hi = mid;
+  }
+  const picked: number[] = [];
+  let left = lo - 1;
+  let right = lo;
+  while (picked.length < k && (left >= 0 || right < sortedDefiners.length)) {
+    const leftShare = left >= 0 ? commonPrefix(paths[sortedDefiners[left]!]!, path) : -1;
+    const rightShare = right < sortedDefiners.length ? commonPrefix(paths[sortedDefiners[right]!]!, path) : -1;
+    if (rightShare >= leftShare) picked.push(right++);
+    else picked.push(left--);
+  }
+  return picked;
+}
+
+function commonPrefix(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  let i = 0;
+  while (i < n && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+export class EdgeList {
+  readonly src: Int32Array;
+  readonly dst: Int32Array;
+  readonly weight: Float64Array;
+  readonly slot: Int32Array;
+  count = 0;
+
+  constructor(capacity: number) {
+    this.src = new Int32Array(capacity);
+    this.dst = new Int32Array(capacity);
+    this.weight = new Float64Array(capacity);
+    this.slot = new Int32Array(capacity);
+  }
+
+  add(src: number, dst: number, weight: number, slot: number): void {
+    const i = this.count++;
+    this.src[i] = src;
+    this.dst[i] = dst;
+    this.weight[i] = weight;
+    this.slot[i] = slot;
+  }
+}
+
+/** Identifier keys → dense ids: open addressing on a Float64Array (several times cheaper than a Map here). */
+class KeyIndex {
+  readonly #keys: Float64Array;
+  readonly #ids: Int32Array;
+  readonly #mask: number;
+
+  constructor(expected: number) {
+    let capacity = 16;
+    while (capacity < expected * 2) capacity *= 2;
+    this.#keys = new Float64Array(capacity);
+    this.#ids = new Int32Array(capacity).fill(-1);
+    this.#mask = capacity - 1;
+  }
+
+  #slot(key: number): number {
+    let i = Math.imul(key >>> 0, 0x9e3779b1) & this.#mask;
+    while (this.#ids[i] !== -1 && this.#keys[i] !== key) i = (i + 1) & this.#mask;
+    return i;
+  }
+
+  /** The id of `key`, or -1. */
+  find(key: number): number {
+    return this.#ids[this.#slot(key)]!;
+  }
+
+  /** The id of `key`, inserting it as `next` when absent. */
+  get(key: number, next: number): number {
+    const i = this.#slot(key);
+    if (this.#ids[i] === -1) {
+      this.#keys[i] = key;
+      this.#ids[i] = next;
+    }
+    return this.#ids[i]!;
+  }
+}
