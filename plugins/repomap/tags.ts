@@ -167,20 +167,11 @@ export function decodeRefKeys(bytes: Uint8Array | null | undefined): Float64Arra
   return new Float64Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 8));
 }
 
+/** References as text, for the ranking signature. */
 export function encodeRefs(refs: ReadonlyMap<string, number>): string {
   const out: string[] = [];
   for (const [name, count] of refs) out.push(`${name}\t${count}`);
   return out.join("\n");
-}
-
-export function decodeRefs(text: string): Map<string, number> {
-  const refs = new Map<string, number>();
-  if (!text) return refs;
-  for (const row of text.split("\n")) {
-    const tab = row.lastIndexOf("\t");
-    refs.set(row.slice(0, tab), Number(row.slice(tab + 1)));
-  }
-  return refs;
 }
 
 /** Just the names and lines of encoded definitions (what ranking needs), without the scope ranges. */
@@ -199,21 +190,4 @@ export function decodeDefNames(text: string): { names: string[]; lines: number[]
     start = end + 1;
   }
   return { names, lines };
-}
-
-/** Encoded references as parallel arrays. */
-export function decodeRefArrays(text: string): { names: string[]; counts: number[] } {
-  const names: string[] = [];
-  const counts: number[] = [];
-  if (!text) return { names, counts };
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf("\n", start);
-    if (end < 0) end = text.length;
-    const tab = text.lastIndexOf("\t", end);
-    names.push(text.slice(start, tab));
-    counts.push(+text.slice(tab + 1, end));
-    start = end + 1;
-  }
-  return { names, counts };
 }
