@@ -96,12 +96,20 @@ export class RepoMapService {
       warn: (m) => this.#kit.log.warn(m),
       progress: turn.interactive ? progressBar() : undefined,
       reuse: forced || mode === "always" ? "none" : mode === "files" ? "files" : "state",
+      signal: turn.signal,
     };
     const prepared = prepareRepoMap(input);
     // Session-stable: the same repository state, chat files and budget give the same block,
     // whatever identifiers later messages mention (mentions shape the map when it is rebuilt).
     if (!forced && mode !== "always" && this.#last?.stateKey === prepared.stateKey) return this.#block(this.#last, turn);
-    const result = await buildPreparedMap(prepared);
+    let result;
+    try {
+      result = await buildPreparedMap(prepared);
+    } catch (error) {
+      // Interrupted (Ctrl-C): keep the last map, if any; the next turn builds on what was cached.
+      if (turn.signal.aborted) return this.#last ? this.#block(this.#last, turn) : null;
+      throw error;
+    }
     this.#last = { stateKey: prepared.stateKey, text: result.text, tokens: result.tokens };
     return this.#block(this.#last, turn);
   }

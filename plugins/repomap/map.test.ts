@@ -147,3 +147,13 @@ test("the worker pool gives the same tags as this thread", async () => {
   expect(pooled.stats.workers).toBeGreaterThan(0);
   expect(pooled.text).toBe(here.text);
 });
+
+test("an aborted build stops parsing and rejects; the provider's next build starts from what was cached", async () => {
+  const root = repo(SOURCES);
+  const controller = new AbortController();
+  controller.abort(new Error("interrupted"));
+  const cache = TagCache.memory();
+  await expect(buildRepoMap(input(root, cache, { signal: controller.signal, workers: 2 }))).rejects.toThrow("interrupted");
+  const result = await buildRepoMap(input(root, cache));
+  expect(result.text).toContain("class Store");
+});

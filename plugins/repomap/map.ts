@@ -34,6 +34,8 @@ export interface RepoMapInput {
   reuse: "state" | "files" | "none";
   /** Worker count for cold builds (default: cores). */
   workers?: number;
+  /** Aborts a build (it rejects with the signal's reason). */
+  signal?: AbortSignal;
 }
 
 export interface RepoMapResult {
@@ -111,6 +113,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     warn: input.warn,
     progress: input.progress,
     workers: input.workers,
+    signal: input.signal,
   });
   Object.assign(stats, scan.stats);
   stats.scanMs = performance.now() - scanStart;

@@ -45,6 +45,8 @@ export interface ScanOptions {
   poolThreshold?: number;
   /** Worker count (default: available cores). 0 parses on this thread. */
   workers?: number;
+  /** Stops parsing (the build then rejects with the signal's reason). */
+  signal?: AbortSignal;
 }
 
 export interface ScanStats {
@@ -128,6 +130,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
 }
 
 async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats): Promise<WorkerResult[]> {
+  options.signal?.throwIfAborted();
   const assets = await options.assets();
   const threshold = options.poolThreshold ?? 1;
   const workerCount = Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50));
@@ -136,6 +139,7 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
       stats.workers = workerCount;
       return await parseInPool(stale, options, assets, workerCount);
     } catch (error) {
+      if (options.signal?.aborted) throw error;
       options.warn(`repo map: worker pool failed (${error instanceof Error ? error.message : String(error)}); parsing on one thread`);
       stats.workers = 0;
     }
@@ -149,6 +153,7 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
   const loader = new GrammarLoader(assets);
   const results: WorkerResult[] = [];
   for (const entry of stale) {
+    options.signal?.throwIfAborted();
     try {
       const text = await Bun.file(join(options.root, entry.path)).text();
       results.push({ rel: entry.path, ...(await tagSource(loader, entry.lang!, text)) });
@@ -191,11 +196,17 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
   return new Promise((resolve, reject) => {
     const workers: Worker[] = [];
     let running = 0;
-    const finish = (error?: Error) => {
+    let done = false;
+    const finish = (error?: unknown) => {
+      if (done) return;
+      done = true;
+      options.signal?.removeEventListener("abort", onAbort);
       for (const w of workers) w.terminate();
       if (error) reject(error);
       else resolve(results);
     };
+    const onAbort = () => finish(options.signal!.reason);
+    options.signal?.addEventListener("abort", onAbort);
     const feed = (worker: Worker, own: number): boolean => {
       const batch = take(own);
       if (batch.length === 0) return false;
