@@ -1,7 +1,7 @@
 // One model call, streamed: deltas go out as they arrive, tool-call deltas are
 // assembled, a retry voids what streamed before it, and a reply cut at the
 // output limit is continued from an assistant prefill when the model allows it.
-import { Interrupted, PluginError, RuntimeFailure } from "./errors.ts";
+import { ConfigError, Interrupted, PluginError, RuntimeFailure, exitCodeFor } from "./errors.ts";
 import type { FinishReason, ModelAdapter, ModelInfo, ModelRequest, ToolCall } from "./plugin.ts";
 import { messageOf } from "./registry.ts";
 import type { Output, Usage } from "./term/events.ts";
@@ -61,7 +61,12 @@ export async function streamReply(adapter: ModelAdapter, request: ModelRequest, 
     } catch (error) {
       if (signal.aborted) throw new Interrupted();
       if (error instanceof PluginError) throw new RuntimeFailure(error.message);
-      throw new RuntimeFailure(messageOf(error).split("\n")[0] || "the model request failed");
+      const message = messageOf(error).split("\n")[0] || "the model request failed";
+      // An adapter marks a missing key or endpoint as a configuration error (exit 2), Ctrl-C as 130.
+      const code = exitCodeFor(error);
+      if (code === 130) throw new Interrupted();
+      if (code === 2) throw new ConfigError(message);
+      throw new RuntimeFailure(message);
     }
     if (signal.aborted) throw new Interrupted();
     text += chunkText;

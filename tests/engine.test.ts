@@ -289,6 +289,23 @@ describe.skipIf(noBinary)("faults", () => {
     expect(repo.read("a.py")).toBe("x = 1\n");
   });
 
+  test("a missing API key is a configuration error: exit 2 naming the variable, nothing sent", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const proc = Bun.spawn([BINARY, "--model", "anthropic/claude-sonnet-4", "--no-pretty", "-m", "x=2", "a.py"], {
+      cwd: repo.root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
+      stdin: "ignore",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("ANTHROPIC_API_KEY");
+    expect(stderr).not.toContain("not in the model table");
+    expect(stderr).not.toMatch(/\n\s+at /);
+    expect(repo.read("a.py")).toBe("x = 1\n");
+  });
+
   test("Ctrl-C during a request exits 130 at once", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ ...ok("a.py"), delayMs: 20_000 }]);
