@@ -48,7 +48,7 @@ export class PlainOutput implements Output {
         return;
       case "error":
         this.endReply();
-        this.err(`error: ${event.message}\n`);
+        this.err(`coder: ${event.message}\n`);
         return;
       case "start":
       case "request":
