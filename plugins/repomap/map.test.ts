@@ -143,7 +143,7 @@ test("a locked cache is bypassed with a warning, never a crash", async () => {
 test("the worker pool gives the same tags as this thread", async () => {
   const root = repo(SOURCES);
   const here = await buildRepoMap(input(root, TagCache.memory(), { reuse: "none" }));
-  const pooled = await buildRepoMap(input(root, TagCache.memory(), { reuse: "none", workers: 2 }));
+  const pooled = await buildRepoMap(input(root, TagCache.memory(), { reuse: "none", workers: 2, poolThreshold: 1 }));
   expect(pooled.stats.workers).toBeGreaterThan(0);
   expect(pooled.text).toBe(here.text);
 });

@@ -34,6 +34,8 @@ export interface RepoMapInput {
   reuse: "state" | "files" | "none";
   /** Worker count for cold builds (default: cores). */
   workers?: number;
+  /** Changed files needed before parsing moves to workers (see ScanOptions). */
+  poolThreshold?: number;
   /** Aborts a build (it rejects with the signal's reason). */
   signal?: AbortSignal;
 }
@@ -113,6 +115,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     warn: input.warn,
     progress: input.progress,
     workers: input.workers,
+    poolThreshold: input.poolThreshold,
     signal: input.signal,
   });
   Object.assign(stats, scan.stats);

@@ -41,7 +41,10 @@ export interface ScanOptions {
   warn: (message: string) => void;
   /** Called while parsing, e.g. for a progress bar. */
   progress?: (done: number, total: number) => void;
-  /** Files to parse before a worker pool is worth starting. */
+  /**
+   * Files to parse before a worker pool is worth starting (default 16): starting
+   * a worker and compiling its grammar costs more than parsing a few files here.
+   */
   poolThreshold?: number;
   /** Worker count (default: available cores). 0 parses on this thread. */
   workers?: number;
@@ -132,7 +135,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
 async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats): Promise<WorkerResult[]> {
   options.signal?.throwIfAborted();
   const assets = await options.assets();
-  const threshold = options.poolThreshold ?? 1;
+  const threshold = options.poolThreshold ?? 16;
   const workerCount = Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50));
   if (stale.length >= threshold && workerCount > 0) {
     try {
