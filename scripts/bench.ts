@@ -2,6 +2,7 @@
 // hello-world built here (same machine, same run), then every section file in
 // scripts/bench/*.ts, each run as its own process with CODER_BIN set.
 // A section file is a plain script that prints its own lines; add one to add a section.
+// `npm run bench -- startup engine` runs only the sections named (startup is this file's own).
 import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -95,10 +96,16 @@ async function startupSection(): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  await startupSection();
+  const only = new Set(process.argv.slice(2));
+  const wanted = (name: string) => only.size === 0 || only.has(name);
+  if (wanted("startup")) await startupSection();
   const sections = join(import.meta.dir, "bench");
   if (!existsSync(sections)) return;
-  for (const file of readdirSync(sections).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).sort()) {
+  const files = readdirSync(sections).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).sort();
+  const known = new Set(["startup", ...files.map((f) => f.slice(0, -3))]);
+  const unknown = [...only].filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`unknown bench section ${unknown.join(", ")}; sections: ${[...known].join(", ")}`);
+  for (const file of files.filter((f) => wanted(f.slice(0, -3)))) {
     console.log("");
     const proc = Bun.spawnSync([process.execPath, join(sections, file)], { cwd: ROOT, stdout: "inherit", stderr: "inherit", env: { ...process.env, CODER_BIN: BIN } });
     if (proc.exitCode !== 0) console.log(`  (section ${file} failed with exit code ${proc.exitCode})`);
