@@ -1,6 +1,7 @@
 // The SEARCH/REPLACE edit formats: `diff` (path line before the fence) and
 // `diff-fenced` (path inside the fence). One parser reads both spellings.
 import type { EditFormat, Kit, ModelReply, ParseContext, ParsedReply, Plugin, PluginObject } from "../../core/plugin.ts";
+import { parseOrFormatError } from "../format-error.ts";
 import { applySearchReplaceEdits, type SearchReplaceEdit } from "../search-replace.ts";
 import { BlockSyntaxError, parseEditBlocks } from "./parse.ts";
 import { block, editBlockPrompts } from "./prompts.ts";
@@ -9,13 +10,7 @@ export type EditBlock = SearchReplaceEdit;
 
 /** Blocks of a reply as edits (paths resolved) plus shell suggestions; a malformed reply throws kit.FormatError. */
 export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: ModelReply, ctx: ParseContext): ParsedReply<EditBlock> {
-  let raw;
-  try {
-    raw = parseEditBlocks(reply.text, ctx.fence, ctx.chatFiles);
-  } catch (err) {
-    if (err instanceof BlockSyntaxError) throw new kit.FormatError(err.message);
-    throw err;
-  }
+  const raw = parseOrFormatError(kit, BlockSyntaxError, () => parseEditBlocks(reply.text, ctx.fence, ctx.chatFiles));
   const edits = raw.blocks.map((b) => {
     const path = ctx.resolvePath(b.filename) || b.filename;
     return { path, search: b.search, replace: b.replace, source: block(variant, ctx.fence, path, "", b.search, b.replace) };

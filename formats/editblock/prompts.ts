@@ -1,7 +1,8 @@
 // Prompts of the SEARCH/REPLACE formats: `diff` (path before the fence) and
 // `diff-fenced` (path inside the fence). Written for coder; the rules follow what
 // is known to work for this format (exact copies, unique matches, small blocks).
-import type { ChatMessage, Fence, FormatPrompts, PromptContext } from "../../core/plugin.ts";
+import type { Fence, FormatPrompts, PromptContext } from "../../core/plugin.ts";
+import { formatPrompts } from "../prompting.ts";
 
 type Variant = "diff" | "diff-fenced";
 
@@ -45,58 +46,44 @@ function shellRules(ctx: PromptContext): string {
   return `If the user may want to run shell commands after your edits (install a package, run the tests, open a page), put them in a ${ctx.fence[0].startsWith("<") ? "```" : ctx.fence[0]}bash block, one command per line, without comments. Only suggest commands that are clearly useful; coder asks the user before running them.`;
 }
 
-function intro(ctx: PromptContext): string {
-  if (ctx.editorOnly) {
-    return "You are an expert software developer applying a change that has already been planned. Turn the requested change into edits to the files. Reply with the edit blocks only: no explanations, no questions.";
-  }
-  return `You are an expert software developer. Follow the user's request, using the conventions, libraries and style already in the code. If the request is ambiguous, ask a question instead of guessing.
-
-Once you understand the request:
-1. Decide whether you need files that are not in the chat yet. If so, name them, ask the user to add them, and stop.
-2. Explain the change in a few short sentences.
-3. Write each change as a SEARCH/REPLACE block, following the rules below.
-
-Code changes only ever go in SEARCH/REPLACE blocks. When the user answers a proposal with "ok", "go ahead" or the like, they want that proposal as blocks. Reply in the user's language.`;
-}
-
-function examples(variant: Variant, ctx: PromptContext): ChatMessage[] {
-  const f = ctx.fence;
-  const lead = (text: string) => (ctx.editorOnly ? "" : text + "\n\n");
-  return [
-    { role: "user", content: "In greet.py, make greet() take a name and use it in the message." },
-    {
-      role: "assistant",
-      content:
-        lead("greet() will take a `name` parameter and put it in the greeting, and the caller will pass one.") +
-        block(variant, f, "greet.py", "python", 'def greet():\n    return "Hello, world"\n', 'def greet(name):\n    return f"Hello, {name}"\n') +
-        "\n\n" +
-        block(variant, f, "greet.py", "python", "if __name__ == \"__main__\":\n    print(greet())\n", "if __name__ == \"__main__\":\n    print(greet(\"Ada\"))\n"),
-    },
-    { role: "user", content: "Move the slugify helper out of app/views.py into a new app/text.py and import it." },
-    {
-      role: "assistant",
-      content:
-        lead("slugify() moves to a new app/text.py; views.py drops its copy and imports it.") +
-        block(variant, f, "app/text.py", "python", "", 'import re\n\n\ndef slugify(title):\n    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n') +
-        "\n\n" +
-        block(variant, f, "app/views.py", "python", "import re\n\nfrom app.models import Post\n", "from app.models import Post\nfrom app.text import slugify\n") +
-        "\n\n" +
-        block(
-          variant,
-          f,
-          "app/views.py",
-          "python",
-          'def slugify(title):\n    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n\n\n',
-          "",
-        ),
-    },
-  ];
+/** An example reply's blocks (Python files), as this variant writes them. */
+function blocks(variant: Variant, ctx: PromptContext, ...edits: [path: string, search: string, replace: string][]): string {
+  return edits.map(([path, search, replace]) => block(variant, ctx.fence, path, "python", search, replace)).join("\n\n");
 }
 
 export function editBlockPrompts(variant: Variant, ctx: PromptContext): FormatPrompts {
-  const system = [intro(ctx), rules(variant, ctx), shellRules(ctx)].join("\n\n");
-  const reminder =
-    `Reminder: write every change as a SEARCH/REPLACE block (${variant === "diff" ? "path line, then the fence" : "fence, then the path line"}; SEARCH copied exactly from the current file and matching one place; small blocks; empty SEARCH to create a file).` +
-    (ctx.editorOnly ? " Reply with the blocks only." : "");
-  return { system, examples: examples(variant, ctx), reminder };
+  return formatPrompts(ctx, {
+    editor:
+      "You are an expert software developer applying a change that has already been planned. Turn the requested change into edits to the files. Reply with the edit blocks only: no explanations, no questions.",
+    role: "You are an expert software developer. Follow the user's request, using the conventions, libraries and style already in the code. If the request is ambiguous, ask a question instead of guessing.",
+    lastStep: "Write each change as a SEARCH/REPLACE block, following the rules below.",
+    afterSteps:
+      'Code changes only ever go in SEARCH/REPLACE blocks. When the user answers a proposal with "ok", "go ahead" or the like, they want that proposal as blocks. Reply in the user\'s language.',
+    rules: [rules(variant, ctx), shellRules(ctx)].join("\n\n"),
+    examples: [
+      {
+        request: "In greet.py, make greet() take a name and use it in the message.",
+        explanation: "greet() will take a `name` parameter and put it in the greeting, and the caller will pass one.",
+        edits: blocks(
+          variant,
+          ctx,
+          ["greet.py", 'def greet():\n    return "Hello, world"\n', 'def greet(name):\n    return f"Hello, {name}"\n'],
+          ["greet.py", 'if __name__ == "__main__":\n    print(greet())\n', 'if __name__ == "__main__":\n    print(greet("Ada"))\n'],
+        ),
+      },
+      {
+        request: "Move the slugify helper out of app/views.py into a new app/text.py and import it.",
+        explanation: "slugify() moves to a new app/text.py; views.py drops its copy and imports it.",
+        edits: blocks(
+          variant,
+          ctx,
+          ["app/text.py", "", 'import re\n\n\ndef slugify(title):\n    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n'],
+          ["app/views.py", "import re\n\nfrom app.models import Post\n", "from app.models import Post\nfrom app.text import slugify\n"],
+          ["app/views.py", 'def slugify(title):\n    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n\n\n', ""],
+        ),
+      },
+    ],
+    reminder: `Reminder: write every change as a SEARCH/REPLACE block (${variant === "diff" ? "path line, then the fence" : "fence, then the path line"}; SEARCH copied exactly from the current file and matching one place; small blocks; empty SEARCH to create a file).`,
+    editorReminder: " Reply with the blocks only.",
+  });
 }

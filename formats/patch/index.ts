@@ -1,27 +1,14 @@
 // The `patch` edit format: the `*** Begin Patch` envelope (as OpenAI's models are
 // trained to write it). Chunks land through kit.matcher, after their `@@` scope
 // line when one is given. Adding a file works whether or not an empty file exists.
-import type { ChatMessage, Edit, EditFormat, EditOutcome, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
+import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
+import { parseOrFormatError } from "../format-error.ts";
+import { hunkTexts } from "../hunk-texts.ts";
+import { formatPrompts } from "../prompting.ts";
 import { shellBlocks } from "../shell.ts";
 import { type PatchChunk, type PatchOp, PatchSyntaxError, parsePatches } from "./parse.ts";
 
 export type PatchEdit = Edit & PatchOp;
-
-function chunkTexts(lines: readonly string[]): { before: string; after: string } {
-  const before: string[] = [];
-  const after: string[] = [];
-  for (const l of lines) {
-    if (l.startsWith("-")) before.push(l.slice(1));
-    else if (l.startsWith("+")) after.push(l.slice(1));
-    else {
-      const text = l.startsWith(" ") ? l.slice(1) : l;
-      before.push(text);
-      after.push(text);
-    }
-  }
-  const join = (ls: string[]) => (ls.length ? ls.join("\n") + "\n" : "");
-  return { before: join(before), after: join(after) };
-}
 
 /** Split `content` after line index `at` (0-based count of lines kept in the head). */
 function splitAt(content: string, at: number): [string, string] {
@@ -38,7 +25,7 @@ const lineCount = (s: string) => (s === "" ? 0 : s.split("\n").length - (s.endsW
 
 /** Apply one chunk: within the region after its scope line (and after the previous chunk), else the whole file. */
 function applyChunk(kit: Kit, content: string, chunk: PatchChunk, cursor: number): { result: MatchResult; cursor: number } {
-  const { before, after } = chunkTexts(chunk.lines);
+  const { before, after } = hunkTexts(chunk.lines);
   let from = cursor;
   if (chunk.scopes.length) {
     const lines = content.split("\n");
@@ -97,7 +84,7 @@ function applyOp(kit: Kit, edit: PatchEdit, ws: Workspace): EditOutcome<PatchEdi
         for (const [n, chunk] of edit.chunks.entries()) {
           const { result, cursor: next } = applyChunk(kit, current, chunk, cursor);
           if (result.status === "failed") {
-            const { before, after } = chunkTexts(chunk.lines);
+            const { before, after } = hunkTexts(chunk.lines);
             const which = edit.chunks.length > 1 ? `Chunk ${n + 1} of ${edit.chunks.length}${chunk.scopes.length ? ` (@@ ${chunk.scopes.join(" / ")})` : ""}: ` : "";
             const explained = kit.matcher.explain(result, before, after, path).replace(/SEARCH text/g, "chunk's context and removed lines").replace(/REPLACE text/g, "chunk's result");
             return { status: "failed", edit, path, reason: result.reason, detail: `${which}${explained}\n\nNone of this file's chunks were applied; send the whole \`*** Update File: ${path}\` section again.`, match: result };
@@ -120,18 +107,12 @@ function applyOp(kit: Kit, edit: PatchEdit, ws: Workspace): EditOutcome<PatchEdi
   }
 }
 
-function system(ctx: PromptContext): string {
-  const intro = ctx.editorOnly
-    ? "You are an expert software developer applying a change that has already been planned. Reply with one patch and nothing else."
-    : `You are an expert software developer. Follow the user's request in the style the code already uses; ask when the request is ambiguous.
-
-Once you understand the request:
-1. Decide whether you need files that are not in the chat yet. If so, name them, ask the user to add them, and stop.
-2. Explain the change in a few short sentences.
-3. Write all the changes as one patch, in the format below.`;
-  return `${intro}
-
-# How to write edits: the patch format
+function prompts(ctx: PromptContext): FormatPrompts {
+  return formatPrompts(ctx, {
+    editor: "You are an expert software developer applying a change that has already been planned. Reply with one patch and nothing else.",
+    role: "You are an expert software developer. Follow the user's request in the style the code already uses; ask when the request is ambiguous.",
+    lastStep: "Write all the changes as one patch, in the format below.",
+    rules: `# How to write edits: the patch format
 
 A patch starts with \`*** Begin Patch\` and ends with \`*** End Patch\`. In between, one section per file:
 - \`*** Add File: path\` then the whole new file, every line starting with \`+\`.
@@ -141,48 +122,40 @@ A patch starts with \`*** Begin Patch\` and ends with \`*** End Patch\`. In betw
 A chunk starts with \`@@\`, optionally followed by a line of the file that comes before the change (such as \`@@ class Cart:\` or \`@@ def total(self):\`) to say where it is. Then come the chunk's lines, each starting with one character: a space for a line kept, \`-\` for a line removed, \`+\` for a line added. Put about three kept lines before and after each change, copied exactly from the current file. When a change is at the very end of the file, put \`*** End of File\` after its chunk.
 
 Paths are relative to the repository root. Kept and removed lines must match the file exactly, and each chunk must match one place (use the \`@@\` line to pick the right one). Only change files in the chat; ask the user to add any other file first.
-${ctx.shellSuggestions ? "Shell commands the user may want to run go in a separate ```bash block, outside the patch." : "Do not suggest shell commands."}`;
-}
-
-function examples(ctx: PromptContext): ChatMessage[] {
-  const lead = (text: string) => (ctx.editorOnly ? "" : text + "\n\n");
-  return [
-    { role: "user", content: "Make greet() in greet.py take a name." },
-    {
-      role: "assistant",
-      content:
-        lead("greet() takes a `name`; the caller passes one.") +
-        '*** Begin Patch\n*** Update File: greet.py\n@@\n-def greet():\n-    return "Hello, world"\n+def greet(name):\n+    return f"Hello, {name}"\n@@ if __name__ == "__main__":\n-    print(greet())\n+    print(greet("Ada"))\n*** End of File\n*** End Patch',
-    },
-    { role: "user", content: "Put slugify in a new app/text.py and use it from app/views.py." },
-    {
-      role: "assistant",
-      content:
-        lead("A new module holds slugify(); views.py imports it instead of defining it.") +
-        '*** Begin Patch\n*** Add File: app/text.py\n+import re\n+\n+\n+def slugify(title):\n+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n*** Update File: app/views.py\n@@\n-import re\n-\n from app.models import Post\n+from app.text import slugify\n@@\n-def slugify(title):\n-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n-\n-\n def show(post):\n*** End Patch',
-    },
-  ];
+${ctx.shellSuggestions ? "Shell commands the user may want to run go in a separate ```bash block, outside the patch." : "Do not suggest shell commands."}`,
+    examples: [
+      {
+        request: "Make greet() in greet.py take a name.",
+        explanation: "greet() takes a `name`; the caller passes one.",
+        edits:
+          '*** Begin Patch\n*** Update File: greet.py\n@@\n-def greet():\n-    return "Hello, world"\n+def greet(name):\n+    return f"Hello, {name}"\n@@ if __name__ == "__main__":\n-    print(greet())\n+    print(greet("Ada"))\n*** End of File\n*** End Patch',
+      },
+      {
+        request: "Put slugify in a new app/text.py and use it from app/views.py.",
+        explanation: "A new module holds slugify(); views.py imports it instead of defining it.",
+        edits:
+          '*** Begin Patch\n*** Add File: app/text.py\n+import re\n+\n+\n+def slugify(title):\n+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n*** Update File: app/views.py\n@@\n-import re\n-\n from app.models import Post\n+from app.text import slugify\n@@\n-def slugify(title):\n-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n-\n-\n def show(post):\n*** End Patch',
+      },
+    ],
+    reminder: "Reminder: put all changes in one `*** Begin Patch` … `*** End Patch` envelope; `@@` chunks with kept lines copied exactly; `*** Add File:` lines all start with +.",
+    editorReminder: " The patch only.",
+  });
 }
 
 const plugin: Plugin = (kit: Kit) => {
   const patch: EditFormat<PatchEdit> = {
     name: "patch",
     summary: "one *** Begin Patch envelope: Add / Update (+ Move to) / Delete File sections",
-    prompts: (ctx) => ({
-      system: system(ctx),
-      examples: examples(ctx),
-      reminder: "Reminder: put all changes in one `*** Begin Patch` … `*** End Patch` envelope; `@@` chunks with kept lines copied exactly; `*** Add File:` lines all start with +." + (ctx.editorOnly ? " The patch only." : ""),
-    }),
+    prompts,
     parse(reply, ctx) {
-      let ops: PatchOp[];
-      try {
-        ops = parsePatches(reply.text);
-      } catch (err) {
-        if (err instanceof PatchSyntaxError) throw new kit.FormatError(err.message);
-        throw err;
-      }
+      const ops = parseOrFormatError(kit, PatchSyntaxError, () => parsePatches(reply.text));
       // Add File and Move to name new paths on purpose: they are not mapped onto chat files.
-      const edits = ops.map((op): PatchEdit => (op.op === "add" ? op : { ...op, path: ctx.resolvePath(op.path) || op.path }));
+      // A move writes its target too: `paths` has the kernel gate it like the source.
+      const edits = ops.map((op): PatchEdit => {
+        if (op.op === "add") return op;
+        const path = ctx.resolvePath(op.path) || op.path;
+        return op.op === "update" && op.moveTo && op.moveTo !== path ? { ...op, path, paths: [path, op.moveTo] } : { ...op, path };
+      });
       const shell = shellBlocks(reply.text.replace(/\*\*\* Begin Patch[\s\S]*?\*\*\* End Patch/g, ""));
       return { edits, shell: shell.map((command) => ({ command })) };
     },

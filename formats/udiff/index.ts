@@ -1,8 +1,10 @@
 // The `udiff` edit format: unified diffs in ```diff fences, hunks located by
 // their text (line numbers ignored) through kit.matcher; new files via /dev/null.
-import type { ChatMessage, Edit, EditFormat, EditOutcome, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
+import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
+import { hunkTexts } from "../hunk-texts.ts";
+import { formatPrompts } from "../prompting.ts";
 import { shellBlocks } from "../shell.ts";
-import { changeRuns, hunkTexts, parseUnifiedDiffs, runWithContext } from "./parse.ts";
+import { changeRuns, parseUnifiedDiffs, runWithContext } from "./parse.ts";
 
 export interface UdiffEdit extends Edit {
   /** Hunk lines with their prefixes. */
@@ -11,18 +13,12 @@ export interface UdiffEdit extends Edit {
   deleted: boolean;
 }
 
-function system(ctx: PromptContext): string {
-  const intro = ctx.editorOnly
-    ? "You are an expert software developer applying a change that has already been planned. Reply with unified diffs only: no explanations."
-    : `You are an expert software developer. Follow the user's request in the style the code already uses; ask when the request is ambiguous.
-
-Once you understand the request:
-1. Decide whether you need files that are not in the chat yet. If so, name them, ask the user to add them, and stop.
-2. Explain the change in a few short sentences.
-3. Write the change as unified diffs, following the rules below.`;
-  return `${intro}
-
-# How to write edits: unified diffs
+function prompts(ctx: PromptContext): FormatPrompts {
+  return formatPrompts(ctx, {
+    editor: "You are an expert software developer applying a change that has already been planned. Reply with unified diffs only: no explanations.",
+    role: "You are an expert software developer. Follow the user's request in the style the code already uses; ask when the request is ambiguous.",
+    lastStep: "Write the change as unified diffs, following the rules below.",
+    rules: `# How to write edits: unified diffs
 
 Write changes as unified diffs, in a \`\`\`diff fence:
 - Start each file with its two header lines: \`--- path\` and \`+++ path\` (the path relative to the repository root, no a/ b/ prefixes, no timestamps).
@@ -34,27 +30,25 @@ Write changes as unified diffs, in a \`\`\`diff fence:
 - To create a file, use \`--- /dev/null\` and \`+++ path\` with one hunk of \`+\` lines holding the whole content.
 - To delete a file, use \`--- path\` and \`+++ /dev/null\`, removing every line.
 - Only edit files in the chat; ask the user to add any other file first.
-${ctx.shellSuggestions ? "- Shell commands the user may want to run go in a separate ```bash block." : "- Do not suggest shell commands."}`;
-}
-
-function examples(ctx: PromptContext): ChatMessage[] {
-  const lead = (text: string) => (ctx.editorOnly ? "" : text + "\n\n");
-  return [
-    { role: "user", content: "Make greet() in greet.py take a name." },
-    {
-      role: "assistant",
-      content:
-        lead("greet() takes a `name` and uses it; the caller passes one.") +
-        '```diff\n--- greet.py\n+++ greet.py\n@@ ... @@\n-def greet():\n-    return "Hello, world"\n+def greet(name):\n+    return f"Hello, {name}"\n@@ ... @@\n if __name__ == "__main__":\n-    print(greet())\n+    print(greet("Ada"))\n```',
-    },
-    { role: "user", content: "Put slugify in a new app/text.py and import it in app/views.py." },
-    {
-      role: "assistant",
-      content:
-        lead("slugify() moves to a new module; views.py imports it.") +
-        '```diff\n--- /dev/null\n+++ app/text.py\n@@ ... @@\n+import re\n+\n+\n+def slugify(title):\n+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n--- app/views.py\n+++ app/views.py\n@@ ... @@\n-import re\n-\n from app.models import Post\n+from app.text import slugify\n@@ ... @@\n-def slugify(title):\n-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n-\n-\n def show(post):\n```',
-    },
-  ];
+${ctx.shellSuggestions ? "- Shell commands the user may want to run go in a separate ```bash block." : "- Do not suggest shell commands."}`,
+    examples: [
+      {
+        request: "Make greet() in greet.py take a name.",
+        explanation: "greet() takes a `name` and uses it; the caller passes one.",
+        edits:
+          '```diff\n--- greet.py\n+++ greet.py\n@@ ... @@\n-def greet():\n-    return "Hello, world"\n+def greet(name):\n+    return f"Hello, {name}"\n@@ ... @@\n if __name__ == "__main__":\n-    print(greet())\n+    print(greet("Ada"))\n```',
+      },
+      {
+        request: "Put slugify in a new app/text.py and import it in app/views.py.",
+        explanation: "slugify() moves to a new module; views.py imports it.",
+        edits:
+          '```diff\n--- /dev/null\n+++ app/text.py\n@@ ... @@\n+import re\n+\n+\n+def slugify(title):\n+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n--- app/views.py\n+++ app/views.py\n@@ ... @@\n-import re\n-\n from app.models import Post\n+from app.text import slugify\n@@ ... @@\n-def slugify(title):\n-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n-\n-\n def show(post):\n```',
+      },
+    ],
+    reminder:
+      "Reminder: write changes as unified diffs in ```diff fences: `--- path` / `+++ path` headers, `@@ ... @@` hunks, kept and removed lines copied exactly, whole blocks replaced rather than tiny edits.",
+    editorReminder: " Diffs only.",
+  });
 }
 
 /**
@@ -123,13 +117,7 @@ const plugin: Plugin = (kit: Kit) => {
   const udiff: EditFormat<UdiffEdit> = {
     name: "udiff",
     summary: "unified diffs in ```diff fences (line numbers ignored)",
-    prompts: (ctx) => ({
-      system: system(ctx),
-      examples: examples(ctx),
-      reminder:
-        "Reminder: write changes as unified diffs in ```diff fences: `--- path` / `+++ path` headers, `@@ ... @@` hunks, kept and removed lines copied exactly, whole blocks replaced rather than tiny edits." +
-        (ctx.editorOnly ? " Diffs only." : ""),
-    }),
+    prompts,
     parse(reply, ctx) {
       const hunks = parseUnifiedDiffs(reply.text, ctx.fence[0]);
       let last: string | null = null;

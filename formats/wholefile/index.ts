@@ -1,6 +1,8 @@
 // The `whole` edit format: the model sends the complete new content of every
 // file it changes. Simple and robust for small files; costly for big ones.
-import type { ChatMessage, Edit, EditFormat, EditOutcome, Kit, Plugin, PromptContext } from "../../core/plugin.ts";
+import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, Plugin, PromptContext } from "../../core/plugin.ts";
+import { parseOrFormatError } from "../format-error.ts";
+import { formatPrompts } from "../prompting.ts";
 import { ListingSyntaxError, parseListings } from "./parse.ts";
 
 export interface WholeFileEdit extends Edit {
@@ -12,18 +14,12 @@ function listing(ctx: PromptContext, path: string, lang: string, content: string
   return `${path}\n${open}\n${content}${ctx.fence[1]}`;
 }
 
-function system(ctx: PromptContext): string {
-  const intro = ctx.editorOnly
-    ? "You are an expert software developer applying a change that has already been planned. Reply with the complete new listing of each file you change, and nothing else."
-    : `You are an expert software developer. Follow the user's request, in the style and with the libraries the code already uses. If the request is ambiguous, ask a question instead of guessing.
-
-Once you understand the request:
-1. Decide whether you need files that are not in the chat yet. If so, name them, ask the user to add them, and stop.
-2. Explain the change in a few short sentences.
-3. Send the complete new content of each file you change, as a file listing.`;
-  return `${intro}
-
-# How to write edits: file listings
+function prompts(ctx: PromptContext): FormatPrompts {
+  return formatPrompts(ctx, {
+    editor: "You are an expert software developer applying a change that has already been planned. Reply with the complete new listing of each file you change, and nothing else.",
+    role: "You are an expert software developer. Follow the user's request, in the style and with the libraries the code already uses. If the request is ambiguous, ask a question instead of guessing.",
+    lastStep: "Send the complete new content of each file you change, as a file listing.",
+    rules: `# How to write edits: file listings
 
 A file listing is:
 1. The file's path alone on a line, exactly as shown to you (relative to the repository root), with no decoration.
@@ -35,44 +31,31 @@ Rules:
 - Never leave anything out. Do not write "..." or "rest of the file unchanged" or similar: whatever is not in the listing is deleted.
 - Only send listings for files you change. To create a file, send a listing with its new path.
 - Only change files that are in the chat; to change another file, ask the user to add it first.
-${ctx.shellSuggestions ? "- Shell commands the user may want to run go in a ```bash block with no path line before it." : "- Do not suggest shell commands."}`;
-}
-
-function examples(ctx: PromptContext): ChatMessage[] {
-  const lead = (text: string) => (ctx.editorOnly ? "" : text + "\n\n");
-  return [
-    { role: "user", content: "Make greet() in greet.py take a name." },
-    {
-      role: "assistant",
-      content:
-        lead("greet() takes a `name` and uses it; the caller passes one.") +
-        listing(ctx, "greet.py", "python", 'def greet(name):\n    return f"Hello, {name}"\n\n\nif __name__ == "__main__":\n    print(greet("Ada"))\n'),
-    },
-    { role: "user", content: "Add a README.md that says how to run greet.py." },
-    {
-      role: "assistant",
-      content: lead("A new README.md with the one command.") + listing(ctx, "README.md", "markdown", "# greet\n\nRun it with:\n\n    python greet.py\n"),
-    },
-  ];
+${ctx.shellSuggestions ? "- Shell commands the user may want to run go in a ```bash block with no path line before it." : "- Do not suggest shell commands."}`,
+    examples: [
+      {
+        request: "Make greet() in greet.py take a name.",
+        explanation: "greet() takes a `name` and uses it; the caller passes one.",
+        edits: listing(ctx, "greet.py", "python", 'def greet(name):\n    return f"Hello, {name}"\n\n\nif __name__ == "__main__":\n    print(greet("Ada"))\n'),
+      },
+      {
+        request: "Add a README.md that says how to run greet.py.",
+        explanation: "A new README.md with the one command.",
+        edits: listing(ctx, "README.md", "markdown", "# greet\n\nRun it with:\n\n    python greet.py\n"),
+      },
+    ],
+    reminder: "Reminder: send each changed file as a complete listing (path line, fence, every line of the file, closing fence); never elide lines.",
+    editorReminder: " Listings only.",
+  });
 }
 
 const plugin: Plugin = (kit: Kit) => {
   const whole: EditFormat<WholeFileEdit> = {
     name: "whole",
     summary: "the complete new content of each changed file",
-    prompts: (ctx) => ({
-      system: system(ctx),
-      examples: examples(ctx),
-      reminder: "Reminder: send each changed file as a complete listing (path line, fence, every line of the file, closing fence); never elide lines." + (ctx.editorOnly ? " Listings only." : ""),
-    }),
+    prompts,
     parse(reply, ctx) {
-      let parsed;
-      try {
-        parsed = parseListings(reply.text, ctx.fence, ctx.chatFiles);
-      } catch (err) {
-        if (err instanceof ListingSyntaxError) throw new kit.FormatError(err.message);
-        throw err;
-      }
+      const parsed = parseOrFormatError(kit, ListingSyntaxError, () => parseListings(reply.text, ctx.fence, ctx.chatFiles));
       const edits = parsed.listings.map((l) => {
         const path = ctx.resolvePath(l.filename) || l.filename;
         const lines = l.content === "" ? 0 : l.content.split("\n").length - 1;
