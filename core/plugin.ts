@@ -168,6 +168,12 @@ export interface Edit {
   source: string;
   /** Set when the edit came from a native tool call. */
   toolCallId?: string;
+  /**
+   * Every repository path the edit writes or deletes, when that is more than `path`
+   * (e.g. `[path, newPath]` for a rename). The kernel gates each one as it gates `path`
+   * (chat files allowed, other files asked, read-only and outside paths refused). Absent: `[path]`.
+   */
+  paths?: readonly string[];
 }
 
 /**

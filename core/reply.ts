@@ -68,31 +68,43 @@ export interface AppliedReply {
   failedOutside: string[];
 }
 
-/** Gate every edit, then apply the allowed ones to one staged workspace. Writes nothing. */
+/** Every path an edit writes: `path`, then the others it declares (e.g. a rename's target). */
+export function editTargets(edit: Edit): string[] {
+  return [...new Set([edit.path, ...(edit.paths ?? [])].filter((p) => typeof p === "string" && p !== ""))];
+}
+
+/** Gate every path of every edit, then apply the allowed edits to one staged workspace. Writes nothing. */
 export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<AppliedReply> {
   const { files, gate, chatFiles, readOnlyFiles, format } = inputs;
   const outcomes: (EditOutcome | undefined)[] = new Array(edits.length);
   const allowed: { edit: Edit; index: number }[] = [];
   const outside = new Set<string>();
   // One question per file outside the chat, with All / Skip all when there are several.
-  const group = gate.group(new Set(edits.map((e) => e.path).filter((p) => !chatFiles.includes(p))).size);
+  const group = gate.group(new Set(edits.flatMap(editTargets).filter((p) => !chatFiles.includes(p))).size);
   const decided = new Map<string, EditPermission>();
 
   for (const [index, edit] of edits.entries()) {
-    const rel = edit.path;
-    const permission = decided.get(rel) ?? (await gate.editPermission(rel, { chatFiles, readOnlyFiles, existsInRepo: files.read(rel) !== null, group }));
-    decided.set(rel, permission);
-    if (!permission.ok) {
-      outcomes[index] = { status: "failed", edit, path: rel, reason: "refused", detail: permission.reason };
+    const targets = editTargets(edit);
+    let refusal: string | null = null;
+    for (const rel of targets) {
+      const permission = decided.get(rel) ?? (await gate.editPermission(rel, { chatFiles, readOnlyFiles, existsInRepo: files.read(rel) !== null, group }));
+      decided.set(rel, permission);
+      if (!permission.ok) {
+        refusal = permission.reason;
+        break;
+      }
+    }
+    if (refusal !== null) {
+      outcomes[index] = { status: "failed", edit, path: edit.path, reason: "refused", detail: refusal };
       continue;
     }
-    if (!chatFiles.includes(rel)) outside.add(rel);
+    for (const rel of targets) if (!chatFiles.includes(rel)) outside.add(rel);
     allowed.push({ edit, index });
   }
 
   const ws = files.workspace([...chatFiles, ...outside]);
   const before = new Map<string, string | null>();
-  const touched = new Set(allowed.map((a) => a.edit.path));
+  const touched = new Set(allowed.flatMap((a) => editTargets(a.edit)));
   for (const path of touched) before.set(path, ws.read(path));
 
   let applied: EditOutcome[] = [];
