@@ -5,8 +5,9 @@ import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "./errors.ts";
-import type { Kit, Logger, Matcher, ModelReply, ModelRequest, Reports, ToolCall, FinishReason } from "./plugin.ts";
+import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "./plugin.ts";
 import type { Registry } from "./registry.ts";
+import { ReplyAssembler } from "./stream.ts";
 
 export interface KitDeps {
   version: string;
@@ -63,38 +64,13 @@ export function createKit(deps: KitDeps): Kit {
 
 /** Collect an adapter's stream into one reply (text and tool calls assembled from deltas). */
 export async function completeRequest(
-  adapter: { stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<import("./plugin.ts").ModelEvent> },
+  adapter: { stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> },
   request: ModelRequest,
   signal: AbortSignal,
 ): Promise<ModelReply> {
-  let text = "";
-  let finishReason: FinishReason = "stop";
-  const calls = new Map<number, ToolCall>();
-  for await (const event of adapter.stream(request, signal)) {
-    switch (event.type) {
-      case "text":
-        text += event.text;
-        break;
-      case "tool-call": {
-        const call = calls.get(event.index) ?? { id: "", name: "", arguments: "" };
-        if (event.id) call.id = event.id;
-        if (event.name) call.name = event.name;
-        call.arguments += event.argumentsDelta;
-        calls.set(event.index, call);
-        break;
-      }
-      case "finish":
-        finishReason = event.reason;
-        break;
-      case "retry":
-        text = "";
-        calls.clear();
-        break;
-      case "usage":
-        break;
-    }
-  }
-  return { text, toolCalls: [...calls.entries()].sort((a, b) => a[0] - b[0]).map(([, c]) => c), finishReason };
+  const reply = new ReplyAssembler();
+  for await (const event of adapter.stream(request, signal)) reply.add(event);
+  return { text: reply.text, toolCalls: reply.toolCalls(), finishReason: reply.finishReason };
 }
 
 /** Run argv directly, or a string through the platform shell; never throws for a non-zero exit. */
