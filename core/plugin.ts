@@ -400,6 +400,12 @@ export interface Session {
   confirm?(question: string): Promise<boolean>;
   /** Put text into the conversation as context for the next request without sending one (e.g. a command's output). */
   addToChat?(text: string): void;
+  /**
+   * Offer a finished command's output, as for the commands the model suggests: when it failed,
+   * ask whether to send it to the model as a fix request (sent now); otherwise ask whether to
+   * add it to the chat. Optional: a kernel without it offers nothing.
+   */
+  offerOutput?(command: string, result: { code: number; output: string }): Promise<void>;
 }
 
 export interface SessionGit {

@@ -6,6 +6,7 @@ import { UsageError } from "./errors.ts";
 import { fileMentions } from "./mentions.ts";
 import type { ModelInfo, Session, SessionGit, SlashCommand } from "./plugin.ts";
 import { guard, messageOf } from "./registry.ts";
+import { askAboutOutput } from "./shell-output.ts";
 import type { Coder } from "./turn.ts";
 
 export class CoderSession implements Session {
@@ -197,6 +198,16 @@ export class CoderSession implements Session {
   /** Text the next request carries as finished conversation (a user message and a short acknowledgement). */
   addToChat(text: string): void {
     this.coder.history.done.push({ role: "user", content: text }, { role: "assistant", content: "Ok." });
+  }
+
+  /** `/run`'s output: a failure may go to the model as a fix request (a new request), a success may join the chat. */
+  async offerOutput(command: string, result: { code: number; output: string }): Promise<void> {
+    const choice = await askAboutOutput(command, result, (question) => this.confirm(question));
+    if (choice?.kind === "fix") await this.send(choice.message);
+    else if (choice?.kind === "add") {
+      this.addToChat(choice.message);
+      this.print("Added the output to the chat.");
+    }
   }
 
   /**

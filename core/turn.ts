@@ -28,7 +28,8 @@ import { fileMentions, identMentions } from "./mentions.ts";
 import { resolveModelPath } from "./paths.ts";
 import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, ToolCall, TurnContext } from "./plugin.ts";
 import { guard, messageOf, type Registered } from "./registry.ts";
-import { type AppliedReply, type FileStoreLike, outcomeDetail, parseReply, stageEdits } from "./reply.ts";
+import { type AppliedReply, editTargets, type FileStoreLike, outcomeDetail, parseReply, stageEdits } from "./reply.ts";
+import { askAboutOutput } from "./shell-output.ts";
 import type { ChatFiles } from "./chat-files.ts";
 import { lintAndTest } from "./checks.ts";
 import { CacheKeepalive } from "./keepalive.ts";
@@ -371,7 +372,13 @@ export class Coder {
     const written = await this.writeAndCommit(staged, signal);
     this.answerToolCalls(reply.toolCalls, outcomes, null);
 
-    for (const s of shell) await this.runShellSuggestion(s.command);
+    // A suggested command that failed may come back as a fix request, through the same reflection.
+    const fixes: string[] = [];
+    for (const s of shell) {
+      const fix = await this.runShellSuggestion(s.command);
+      if (fix) fixes.push(fix);
+    }
+    const withFixes = (text: string) => [text, ...fixes].join("\n\n");
 
     const failed = outcomes.filter((o) => o.status !== "applied");
     if (failed.length) {
@@ -379,13 +386,13 @@ export class Coder {
       if (staged.failedOutside.length) {
         report += `\n\nI added ${staged.failedOutside.join(", ")} to the chat, so you can see ${staged.failedOutside.length === 1 ? "its" : "their"} actual content above; base your edits on it.`;
       }
-      return { reflection: report, failing: true };
+      return { reflection: withFixes(report), failing: true };
     }
     if (written.length) {
       const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, written);
-      if (check) return { reflection: check, failing: true };
+      if (check) return { reflection: withFixes(check), failing: true };
     }
-    return this.offerMentions(reply.text, edits.map((e) => e.path), null);
+    return this.offerMentions(reply.text, edits.flatMap(editTargets), fixes.length ? fixes.join("\n\n") : null);
   }
 
   /**
@@ -495,20 +502,37 @@ export class Coder {
     return this.options.weakModel ?? this.modelInfo.weakModel ?? this.model;
   }
 
-  private async runShellSuggestion(command: string): Promise<void> {
+  /**
+   * Run a command the model suggested, once the gate allows it. Its output may then join the
+   * chat; a failure's output may go back to the model: the fix request is returned, for the
+   * reflection (so it counts against --max-reflections).
+   */
+  private async runShellSuggestion(command: string): Promise<string | null> {
     const { gate, app, out } = this.services;
-    if (this.options.dryRun || !(await gate.shellPermission(command))) return;
+    if (this.options.dryRun || !(await gate.shellPermission(command))) return null;
     const r = await app.kit.run(command, { timeoutMs: 600_000 });
-    out.print(`$ ${command}\n${`${r.stdout}${r.stderr}`.trimEnd()}${r.code ? `\n(exit ${r.code})` : ""}`);
+    const output = `${r.stdout}${r.stderr}`;
+    out.print(`$ ${command}\n${output.trimEnd()}${r.code ? `\n(exit ${r.code})` : ""}`);
+    const choice = await askAboutOutput(command, { code: r.code, output }, (question) => gate.confirm(question));
+    if (choice?.kind === "add") {
+      // After the reply that suggested it, as finished conversation: the next request carries it.
+      this.history.cur.push({ role: "user", content: choice.message }, { role: "assistant", content: "Ok." });
+      out.print("Added the output to the chat.");
+    }
+    return choice?.kind === "fix" ? choice.message : null;
   }
 
-  /** Files the reply names in prose (not its edit targets) are offered for the chat; added ones trigger a reflection. */
-  private async offerMentions(text: string, editTargets: readonly string[], pending: string | null): Promise<SendResult> {
-    if (this.setup.editor) return { reflection: pending, failing: false };
+  /**
+   * Files the reply names in prose (not its edit targets) are offered for the chat; added ones
+   * trigger a reflection. `pending` is a repair already due (a suggested command's fix request).
+   */
+  private async offerMentions(text: string, targets: readonly string[], pending: string | null): Promise<SendResult> {
+    const failing = pending !== null;
+    if (this.setup.editor) return { reflection: pending, failing };
     const all = await this.repoFiles();
-    const addable = all.filter((f) => !this.chat.editable.includes(f) && !this.chat.readOnly.includes(f) && !editTargets.includes(f));
+    const addable = all.filter((f) => !this.chat.editable.includes(f) && !this.chat.readOnly.includes(f) && !targets.includes(f));
     const named = fileMentions(text, addable, this.chat.editable, this.chat.readOnly);
-    if (!named.length) return { reflection: pending, failing: false };
+    if (!named.length) return { reflection: pending, failing };
     const added: string[] = [];
     const group = this.services.gate.group(named.length);
     for (const path of named) {
@@ -517,11 +541,9 @@ export class Coder {
         added.push(path);
       }
     }
-    if (!added.length) return { reflection: pending, failing: false };
-    return {
-      reflection: `I added ${added.join(", ")} to the chat: ${added.length === 1 ? "its" : "their"} content is above now. Go on with my request; if you need other files, name them.`,
-      failing: false,
-    };
+    if (!added.length) return { reflection: pending, failing };
+    const note = `I added ${added.join(", ")} to the chat: ${added.length === 1 ? "its" : "their"} content is above now. Go on with my request; if you need other files, name them.`;
+    return { reflection: pending ? `${pending}\n\n${note}` : note, failing };
   }
 
   // ─── Architect ────────────────────────────────────────────────────────────

@@ -9,13 +9,6 @@ import { completePaths, expandPaths, splitWords } from "./args.ts";
 const CODE_FALLBACK_FORMAT = "diff";
 const LS_LIMIT = 200;
 const RUN_TIMEOUT_MS = 600_000;
-/** Command output beyond this many characters is cut (its tail kept: errors come last). */
-const OUTPUT_LIMIT = 12_000;
-
-function clip(output: string): string {
-  const text = output.trimEnd();
-  return text.length <= OUTPUT_LIMIT ? text : `... (${text.length - OUTPUT_LIMIT} characters cut)\n${text.slice(-OUTPUT_LIMIT)}`;
-}
 
 export default function commandsPlugin(kit: Kit): PluginObject {
   // Repository files for completion: loaded on first use, refreshed in the background.
@@ -84,16 +77,8 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       const output = `${r.stdout}${r.stderr}`;
       if (output.trim()) s.print(output.trimEnd());
       if (code !== 0) s.print(`Exit code ${code}.`);
-      if (!output.trim() || !s.confirm) return;
-      const shown = clip(output);
-      if (code !== 0) {
-        if (await s.confirm(`Ask the model to fix what \`${command}\` reports?`)) {
-          await s.send(`I ran \`${command}\` and it failed (exit code ${code}):\n\n\`\`\`\n${shown}\n\`\`\`\n\nFix the problem it reports.`);
-        }
-      } else if (s.addToChat && (await s.confirm("Add the output to the chat?"))) {
-        s.addToChat(`Output of \`${command}\`:\n\n\`\`\`\n${shown}\n\`\`\``);
-        s.print("Added the output to the chat.");
-      }
+      // The same offer as for a command the model suggests: a fix request on failure, else the output for the chat.
+      await s.offerOutput?.(command, { code, output });
     },
   };
 
