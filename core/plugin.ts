@@ -406,6 +406,8 @@ export interface Session {
    * add it to the chat. Optional: a kernel without it offers nothing.
    */
   offerOutput?(command: string, result: { code: number; output: string }): Promise<void>;
+  /** What the last reply changed, whether it was committed or not (`/diff`); optional. */
+  lastDiff?(): Promise<string>;
 }
 
 export interface SessionGit {

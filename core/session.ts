@@ -200,6 +200,11 @@ export class CoderSession implements Session {
     this.coder.history.done.push({ role: "user", content: text }, { role: "assistant", content: "Ok." });
   }
 
+  /** `/diff`: the last reply's changes, committed or not. */
+  lastDiff(): Promise<string> {
+    return this.coder.lastDiff();
+  }
+
   /** `/run`'s output: a failure may go to the model as a fix request (a new request), a success may join the chat. */
   async offerOutput(command: string, result: { code: number; output: string }): Promise<void> {
     const choice = await askAboutOutput(command, result, (question) => this.confirm(question));

@@ -49,6 +49,16 @@ export interface CoderServices {
   totals: Totals;
   /** Repository files (git ls-files, cached). */
   listFiles(): Promise<string[]>;
+  /** The files the last reply wrote (any coder of the session), for `/diff`; unset until one did. */
+  lastReply?: LastReply;
+}
+
+/** What the last reply that wrote files changed. */
+export interface LastReply {
+  /** Each file as it was before the reply and as the reply wrote it (null: missing / deleted). */
+  files: { path: string; before: string | null; after: string | null }[];
+  /** The commit holding the change; null when it stayed uncommitted (--no-auto-commits, or the commit failed). */
+  commit: string | null;
 }
 
 export interface CoderSetup {
@@ -414,6 +424,7 @@ export class Coder {
       const report = await this.writeChanges(changes);
       trace("reply: written");
       written = report.written.map((w) => w.path);
+      if (written.length) this.services.lastReply = { files: report.written.map(({ path, before, after }) => ({ path, before, after })), commit: null };
       // A write the store refused fails every edit of that file, with the store's reason.
       for (const refusal of report.refused) {
         outcomes.forEach((o, i) => {
@@ -426,7 +437,8 @@ export class Coder {
       const text = await message;
       if (signal.aborted) throw new Interrupted();
       trace("reply: commit message");
-      await this.commit(written, text);
+      const commit = await this.commit(written, text);
+      if (this.services.lastReply) this.services.lastReply.commit = commit;
       trace("reply: committed");
     }
     return written;
@@ -489,13 +501,37 @@ export class Coder {
     }
   }
 
-  /** One commit per applied reply. */
-  private async commit(paths: string[], message: string | null): Promise<void> {
+  /** One commit per applied reply; returns its hash, or null when nothing was committed. */
+  private async commit(paths: string[], message: string | null): Promise<string | null> {
     const { git, out } = this.services;
-    if (!git || !this.options.autoCommits) return;
+    if (!git || !this.options.autoCommits) return null;
     const outcome = await git.commitEdits(paths, { message, request: this.turnRequest, model: this.model, attribution: this.options.attribution, verify: this.options.verify });
-    if (outcome.status === "committed") out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
-    else if (outcome.status === "failed") out.warn(`Commit failed: ${outcome.message}`);
+    if (outcome.status === "committed") {
+      out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
+      return outcome.commit.hash;
+    }
+    if (outcome.status === "failed") out.warn(`Commit failed: ${outcome.message}`);
+    return null;
+  }
+
+  /**
+   * `/diff`: what the last reply changed. A committed reply is shown from git (its commit);
+   * an uncommitted one (--no-auto-commits, a failed commit, no git) from the contents it replaced.
+   */
+  async lastDiff(): Promise<string> {
+    const { git, app } = this.services;
+    const last = this.services.lastReply;
+    if (last && last.commit === null) {
+      const diffs = last.files.map(({ path, before, after }) => {
+        const what = before === null ? " (created)" : after === null ? " (deleted)" : "";
+        const body = app.kit.diff.unified(path, before ?? "", after ?? "").replace(/^=+\n/, "").trimEnd();
+        return what ? `${path}${what}\n${body}` : body;
+      });
+      return [`The last reply's changes (not committed):`, ...diffs].join("\n\n");
+    }
+    // With auto-commits the last reply is coder's last commit, in this session or an earlier one.
+    if (git && (last || this.options.autoCommits)) return git.lastDiff();
+    return git ? "No reply has changed files in this session yet." : "No reply has changed files yet.";
   }
 
   weakModel(): string {

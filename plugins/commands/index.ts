@@ -174,6 +174,8 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       name: "diff",
       summary: "show what the last reply changed",
       async run(_arg, s) {
+        // The session knows the last reply even when it was not committed (--no-auto-commits).
+        if (s.lastDiff) return s.print(await s.lastDiff());
         if (!s.git) return noGit(s);
         s.print(await s.git.lastDiff());
       },
