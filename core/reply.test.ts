@@ -7,7 +7,7 @@ import { Gate } from "./gate.ts";
 import type { Edit, EditFormat, ModelReply } from "./plugin.ts";
 import type { Registered } from "./registry.ts";
 import { lineDelta, parseReply, stageEdits } from "./reply.ts";
-import { ScriptedPrompter } from "./term/confirm.ts";
+import { type Choice, ScriptedPrompter } from "./term/confirm.ts";
 
 interface LineEdit extends Edit {
   search: string;
@@ -95,6 +95,79 @@ describe("stageEdits", () => {
     expect(staged.joined).toEqual(["b.txt"]);
     expect(staged.failedOutside).toEqual(["ro.txt"]);
     expect(staged.before.get("b.txt")).toBe("beta\n");
+  });
+});
+
+describe("stageEdits: every path an edit writes is gated", () => {
+  /** A format whose edits move a file: `from => to` (declared in `paths` unless the line ends with " undeclared"). */
+  const mover: EditFormat = {
+    ...lines,
+    parse: (r) => ({
+      edits: r.text
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => {
+          const [from = "", to = ""] = l.replace(/ undeclared$/, "").split(" => ");
+          return { path: from, source: l, ...(l.endsWith(" undeclared") ? {} : { paths: [from, to] }), to } as Edit;
+        }),
+      shell: [],
+    }),
+    apply: (edits, ws) =>
+      edits.map((edit) => {
+        const to = (edit as Edit & { to: string }).to;
+        ws.write(to, ws.read(edit.path) ?? "");
+        ws.remove(edit.path);
+        return { status: "applied", edit, path: to };
+      }),
+  };
+  const moverEntry = { item: mover, plugin: "mover", origin: "test" } as unknown as Registered<EditFormat>;
+
+  async function stage(text: string, yesAlways: boolean, answers: Choice[] = []) {
+    const { root, files } = setup(yesAlways);
+    const prompter = new ScriptedPrompter(answers);
+    const gate = new Gate({ root, yesAlways, allowShellTrusted: false, prompter });
+    const parsed = parseReply({ ...base, format: moverEntry, reply: reply(text) });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const staged = await stageEdits({ ...base, format: moverEntry, reply: reply(""), readOnlyFiles: ["ro.txt"], files, gate }, parsed.parsed.edits);
+    return { staged, asked: prompter.asked };
+  }
+
+  test("a declared second path is asked about like the first, and a no fails the edit", async () => {
+    const { staged, asked } = await stage("a.txt => moved/a.txt", false, ["no"]);
+    expect(asked).toEqual(["Create new file moved/a.txt?"]);
+    expect(staged.outcomes[0]).toMatchObject({ status: "failed", reason: "refused", path: "a.txt" });
+    expect(staged.changes.size).toBe(0);
+  });
+
+  test("a declared read-only second path is refused without a question", async () => {
+    const { staged, asked } = await stage("a.txt => ro.txt", true);
+    expect(asked).toEqual([]);
+    expect(staged.outcomes[0]).toMatchObject({ status: "failed", reason: "refused" });
+    expect(staged.outcomes[0]!.status === "failed" && staged.outcomes[0]!.detail).toContain("ro.txt is read-only");
+    expect(staged.changes.size).toBe(0);
+  });
+
+  test("allowed: the new path joins the chat, and its before-content is known", async () => {
+    const { staged } = await stage("a.txt => moved/a.txt", true);
+    expect([...staged.changes]).toEqual([
+      ["moved/a.txt", "alpha\n"],
+      ["a.txt", null],
+    ]);
+    expect(staged.joined).toEqual(["moved/a.txt"]);
+    expect(staged.before.get("moved/a.txt")).toBeNull();
+    expect(staged.before.get("a.txt")).toBe("alpha\n");
+  });
+
+  test("a write the edits did not declare is gated after apply; refused, nothing from the reply is kept", async () => {
+    const refused = await stage("a.txt => b.txt undeclared", false, ["no"]);
+    expect(refused.asked).toEqual(["Allow edits to b.txt, which is not in the chat?"]);
+    expect(refused.staged.changes.size).toBe(0);
+    expect(refused.staged.outcomes[0]).toMatchObject({ status: "failed", reason: "refused" });
+    expect(refused.staged.outcomes[0]!.status === "failed" && refused.staged.outcomes[0]!.detail).toContain("did not name");
+    const allowed = await stage("a.txt => b.txt undeclared", false, ["yes"]);
+    expect([...allowed.staged.changes.keys()].sort()).toEqual(["a.txt", "b.txt"]);
+    expect(allowed.staged.before.get("b.txt")).toBe("beta\n");
+    expect(allowed.staged.joined).toEqual(["b.txt"]);
   });
 });
 

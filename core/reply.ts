@@ -1,6 +1,7 @@
 // Applying one model reply, in the order contracts.md fixes: parse → gate each
 // edit → apply to a staged workspace → dirty-commit → write → commit. Returns
 // what happened; the turn loop turns failures into the reflection.
+import { posix } from "node:path";
 import { FormatError, PluginError } from "./errors.ts";
 import type { WriteReport } from "./files.ts";
 import type { ConfirmGroup, EditPermission } from "./gate.ts";
@@ -68,6 +69,8 @@ export interface AppliedReply {
   failedOutside: string[];
 }
 
+const normalizePath = (p: string): string => posix.normalize(p.replaceAll("\\", "/"));
+
 /** Every path an edit writes: `path`, then the others it declares (e.g. a rename's target). */
 export function editTargets(edit: Edit): string[] {
   return [...new Set([edit.path, ...(edit.paths ?? [])].filter((p) => typeof p === "string" && p !== ""))];
@@ -121,13 +124,34 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
     const slot = allowed[i];
     if (slot) outcomes[slot.index] = outcome;
   });
-  for (const path of ws.changes().keys()) if (!before.has(path)) before.set(path, null);
+  let changes = ws.changes();
+  for (const path of changes.keys()) if (!before.has(path)) before.set(path, files.read(path));
 
   const done = outcomes.map((o, i) => o ?? ({ status: "skipped", edit: edits[i] as Edit, path: (edits[i] as Edit).path, detail: "not applied" } as EditOutcome));
+
+  // A format writes only what its edits declare (path, paths): any other write is gated now, and a
+  // refusal drops the whole reply's changes (which edit wrote it is unknown), so nothing escapes the gate.
+  const declared = new Set([...touched].map(normalizePath));
+  for (const path of changes.keys()) {
+    if (declared.has(normalizePath(path))) continue;
+    const permission = decided.get(path) ?? (await gate.editPermission(path, { chatFiles, readOnlyFiles, existsInRepo: files.read(path) !== null, group }));
+    decided.set(path, permission);
+    if (permission.ok) {
+      if (!chatFiles.includes(path)) outside.add(path);
+      continue;
+    }
+    const detail = `the reply also wrote ${path}, which its edits did not name, and that was refused: ${permission.reason} Nothing from this reply was written.`;
+    done.forEach((o, i) => {
+      if (o.status === "applied") done[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
+    });
+    changes = new Map();
+    break;
+  }
+
   const landed = new Set(done.filter((o) => o.status === "applied").map((o) => o.path));
   return {
     outcomes: done,
-    changes: ws.changes(),
+    changes,
     before,
     joined: [...outside].filter((p) => landed.has(p)),
     failedOutside: [...outside].filter((p) => !landed.has(p) && done.some((o) => o.path === p && o.status === "failed")),
