@@ -190,6 +190,17 @@ describe("commands plugin", () => {
     expect(rec.warnings[0]).toContain("Not in a git repository");
   });
 
+  test("/diff asks the session first (it knows an uncommitted last reply), with or without git", async () => {
+    const t = await setup();
+    for (const git of [t.repo, null]) {
+      const rec = makeSession(t.root, git, () => t.cmds);
+      rec.session.lastDiff = async () => "the last reply's diff";
+      await t.cmds.find((c) => c.name === "diff")!.run("", rec.session);
+      expect(rec.out).toEqual(["the last reply's diff"]);
+      expect(rec.warnings).toEqual([]);
+    }
+  });
+
   test("/run (no gate: the user typed it): a failing command offers a fix, output can join the chat", async () => {
     const t = await setup();
     t.answers.push(true, true);
