@@ -197,8 +197,9 @@ export class TagCache {
   putMap(key: string, text: string): void {
     try {
       this.db.query("INSERT OR REPLACE INTO maps (key, text, created) VALUES (?, ?, ?)").run(key, text, Date.now());
-      // Keep the newest few dozen maps: old repository states never come back.
-      this.db.exec("DELETE FROM maps WHERE key NOT IN (SELECT key FROM maps ORDER BY created DESC LIMIT 50)");
+      // Keep the newest few dozen maps (a build stores up to two: by state and by rendering inputs):
+      // old repository states never come back.
+      this.db.exec("DELETE FROM maps WHERE key NOT IN (SELECT key FROM maps ORDER BY created DESC LIMIT 100)");
     } catch {
       // Not caching a map is only slower.
     }

@@ -133,3 +133,67 @@ test("manual: the map is kept until /map-refresh", async () => {
     delete FILES["src/new_module.py"];
   }
 });
+
+// ─── A chat file changed since the last session ──────────────────────────────
+
+const ORDERS_EDITED = "from .shipping import ship_parcel\n\ndef place_order(cart):\n    return ship_parcel(cart)\n";
+
+async function earlierSession(root: string, kit: Kit, options: Record<string, unknown>, chat: Partial<TurnContext>): Promise<string> {
+  const earlier = new RepoMapService(kit);
+  const text = (await earlier.provide(turn(root, options, chat)))!.text;
+  earlier.close();
+  return text;
+}
+
+test("a changed chat file: the first map comes from its older tags, the next turn rebuilds once from fresh tags, then it stays", async () => {
+  const { root, kit } = setup();
+  const options = { mapTokens: 25 };
+  const chat = { chatFiles: ["src/orders.py"], message: "place the order" };
+  const before = await earlierSession(root, kit, options, chat);
+  expect(before).toContain("charge_card");
+  expect(before).not.toContain("ship_parcel");
+  writeFileSync(join(root, "src/orders.py"), ORDERS_EDITED);
+
+  const service = new RepoMapService(kit);
+  service.backgroundDelayMs = 0;
+  const first = (await service.provide(turn(root, options, chat)))!.text;
+  expect(first).toBe(before);
+  // Same repository state: rebuilt once, from the tags the background reparse stored.
+  const second = (await service.provide(turn(root, options, { ...chat, message: "and ship it" })))!.text;
+  expect(second).toContain("ship_parcel");
+  const third = (await service.provide(turn(root, options, { ...chat, message: "thanks" })))!.text;
+  expect(third).toBe(second);
+  service.close();
+  // The next session finds fresh tags: the same map straight away.
+  expect(await earlierSession(root, kit, options, chat)).toBe(second);
+});
+
+test("a reparse not started by the next turn is cancelled and that turn parses the file itself", async () => {
+  const { root, kit } = setup();
+  const options = { mapTokens: 25 };
+  const chat = { chatFiles: ["src/orders.py"], message: "place the order" };
+  const before = await earlierSession(root, kit, options, chat);
+  writeFileSync(join(root, "src/orders.py"), ORDERS_EDITED);
+  const service = new RepoMapService(kit);
+  service.backgroundDelayMs = 60_000;
+  expect((await service.provide(turn(root, options, chat)))!.text).toBe(before);
+  const second = (await service.provide(turn(root, options, { ...chat, message: "again" })))!.text;
+  expect(second).toContain("ship_parcel");
+  service.close();
+});
+
+test("outside a request (coder map, /map) and after /map-refresh the map is exact at once", async () => {
+  const { root, kit } = setup();
+  const options = { mapTokens: 25 };
+  const chat = { chatFiles: ["src/orders.py"], message: "place the order" };
+  await earlierSession(root, kit, options, chat);
+  writeFileSync(join(root, "src/orders.py"), ORDERS_EDITED);
+  const service = new RepoMapService(kit);
+  expect((await service.provide(turn(root, options, { ...chat, message: "" })))!.text).toContain("ship_parcel");
+  service.close();
+  writeFileSync(join(root, "src/orders.py"), FILES["src/orders.py"]!);
+  const refreshed = new RepoMapService(kit);
+  refreshed.forceRefresh();
+  expect((await refreshed.provide(turn(root, options, chat)))!.text).not.toContain("ship_parcel");
+  refreshed.close();
+});

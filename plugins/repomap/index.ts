@@ -4,6 +4,7 @@ import type { ContextBlock, Kit, Plugin, PluginObject, Session, TurnContext } fr
 import type { GrammarAssets } from "../../grammars/runtime.ts";
 import { TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
+import { reparseInBackground, type BackgroundReparse } from "./scan.ts";
 
 export type RefreshMode = "auto" | "always" | "files" | "manual";
 
@@ -42,6 +43,8 @@ interface SessionMap {
   stateKey: string;
   text: string;
   tokens: number;
+  /** Built from older tags of changed chat files: the next turn rebuilds it once from fresh tags. */
+  provisional: boolean;
 }
 
 /** Per-session state: the open cache and the last map (kept while the repository and chat stay the same). */
@@ -50,6 +53,14 @@ export class RepoMapService {
   #cache: TagCache | null = null;
   #last: SessionMap | null = null;
   #forceNext = false;
+  #builds = 0;
+  #background: BackgroundReparse | null = null;
+  /**
+   * How long after a provisional map the background reparse starts: past the
+   * request just sent and a quick reply (a worker compiling a grammar competes
+   * for the cores), well within a real model's reply time.
+   */
+  backgroundDelayMs = 500;
 
   constructor(kit: Kit) {
     this.#kit = kit;
@@ -97,21 +108,59 @@ export class RepoMapService {
       progress: turn.interactive ? progressBar() : undefined,
       reuse: forced || mode === "always" ? "none" : mode === "files" ? "files" : "state",
       signal: turn.signal,
+      // The session's first map is on the way to the first request: when only chat
+      // files changed since their tags were cached, it is built from those older tags
+      // (no grammar loaded now) and they are reparsed in the background once it is
+      // returned; the next build uses fresh tags (a provisional map is rebuilt once).
+      // Not outside a request (`coder map`, /map: message ""), where the exact map is
+      // wanted, nor in manual mode, where the first map stays.
+      deferChatFiles: this.#builds === 0 && !forced && mode !== "manual" && turn.message !== "",
     };
     const prepared = prepareRepoMap(input);
     // Session-stable: the same repository state, chat files and budget give the same block,
     // whatever identifiers later messages mention (mentions shape the map when it is rebuilt).
-    if (!forced && mode !== "always" && this.#last?.stateKey === prepared.stateKey) return this.#block(this.#last, turn);
+    if (!forced && mode !== "always" && this.#last?.stateKey === prepared.stateKey && !this.#last.provisional) return this.#block(this.#last, turn);
     let result;
     try {
+      await this.#settleBackground(turn.signal);
       result = await buildPreparedMap(prepared);
     } catch (error) {
       // Interrupted (Ctrl-C): keep the last map, if any; the next turn builds on what was cached.
       if (turn.signal.aborted) return this.#last ? this.#block(this.#last, turn) : null;
       throw error;
     }
-    this.#last = { stateKey: prepared.stateKey, text: result.text, tokens: result.tokens };
+    this.#builds++;
+    this.#last = { stateKey: prepared.stateKey, text: result.text, tokens: result.tokens, provisional: result.provisional };
+    if (result.deferred.length > 0) {
+      this.#background = reparseInBackground(result.deferred, { root: input.root, cache: input.cache, assets: input.assets }, this.backgroundDelayMs);
+    }
     return this.#block(this.#last, turn);
+  }
+
+  /**
+   * Before a build: waits for a background reparse under way (or until the turn is
+   * interrupted); one not started yet is cancelled (the build parses those files).
+   */
+  async #settleBackground(signal: AbortSignal): Promise<void> {
+    const background = this.#background;
+    if (!background) return;
+    if (!background.started) {
+      background.cancel();
+      this.#background = null;
+      return;
+    }
+    signal.throwIfAborted();
+    let onAbort = () => {};
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(signal.reason);
+      signal.addEventListener("abort", onAbort, { once: true });
+    });
+    try {
+      await Promise.race([background.done, aborted]);
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+    if (this.#background === background) this.#background = null;
   }
 
   #block(map: SessionMap, turn: TurnContext): ContextBlock | null {
@@ -120,6 +169,8 @@ export class RepoMapService {
   }
 
   close(): void {
+    this.#background?.cancel();
+    this.#background = null;
     this.#cache?.close();
     this.#cache = null;
   }

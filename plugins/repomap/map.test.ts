@@ -2,13 +2,14 @@
 // and a corrupt or locked cache.
 import { afterAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countTokens } from "../../core/tokens.ts";
 import { GRAMMAR_ASSETS, RUNTIME_WASM } from "../../grammars/embedded.ts";
 import { TagCache } from "./cache.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
+import { reparseInBackground } from "./scan.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -156,4 +157,135 @@ test("an aborted build stops parsing and rejects; the provider's next build star
   await expect(buildRepoMap(input(root, cache, { signal: controller.signal, workers: 2 }))).rejects.toThrow("interrupted");
   const result = await buildRepoMap(input(root, cache));
   expect(result.text).toContain("class Store");
+});
+
+// ─── Changed chat files: older tags stand in, reparsed in the background ─────
+
+const CHAT = "app/main.py";
+/** The chat file now calls into web/ui.ts instead of lib/: its references change the ranking. */
+const CHAT_EDITED = "from web.ui import renderCart\n\ndef main():\n    return renderCart(formatPrice(2))\n";
+
+test("a changed chat file with cached tags: the map is built from those tags, not cached under the fresh key; the reparse makes the next build fresh", async () => {
+  const root = repo(SOURCES);
+  const cache = TagCache.memory();
+  const opts = { chatFiles: [CHAT], budget: 40 };
+  const first = await buildRepoMap(input(root, cache, opts));
+  expect(first.provisional).toBe(false);
+  expect(first.text).toContain("lib/");
+  expect(first.text).not.toContain("web/ui.ts:");
+
+  writeFileSync(join(root, CHAT), CHAT_EDITED);
+  const stale = await buildRepoMap(input(root, cache, { ...opts, deferChatFiles: true }));
+  expect(stale.stats.parsed).toBe(0);
+  expect(stale.provisional).toBe(true);
+  expect(stale.deferred.map((e) => e.path)).toEqual([CHAT]);
+  // The same names as last time: the same map, byte for byte.
+  expect(stale.text).toBe(first.text);
+  expect(cache.getMap(stale.key)).toBeNull();
+  // Still stale: the tags were not replaced.
+  expect(cache.fileMeta().get(CHAT)!.size).toBe(SOURCES[CHAT].length);
+
+  const background = reparseInBackground(stale.deferred, { root, cache, assets: input(root, cache).assets });
+  await background.done;
+  expect(background.started).toBe(true);
+  const row = cache.fileMeta().get(CHAT)!;
+  expect(row.size).toBe(CHAT_EDITED.length);
+  expect(row.mtime).toBe(statSync(join(root, CHAT)).mtimeMs);
+
+  const fresh = await buildRepoMap(input(root, cache, { ...opts, deferChatFiles: true }));
+  expect(fresh.stats.parsed).toBe(0);
+  expect(fresh.provisional).toBe(false);
+  expect(fresh.deferred).toEqual([]);
+  expect(fresh.key).toBe(stale.key);
+  expect(cache.getMap(fresh.key)).toBe(fresh.text);
+  // Exactly what a build from scratch gives: the new references pulled web/ui.ts up.
+  const scratch = await buildRepoMap(input(root, TagCache.memory(), opts));
+  expect(fresh.text).toBe(scratch.text);
+  expect(fresh.text).toContain("web/ui.ts:");
+  expect(fresh.text).not.toBe(first.text);
+});
+
+test("older tags stand in only when the chat files are all that changed, and only when asked", async () => {
+  const root = repo(SOURCES);
+  const cache = TagCache.memory();
+  const opts = { chatFiles: [CHAT], budget: 40 };
+  await buildRepoMap(input(root, cache, opts));
+  writeFileSync(join(root, CHAT), CHAT_EDITED);
+  const notAsked = await buildRepoMap(input(root, cache, opts));
+  expect(notAsked.provisional).toBe(false);
+  expect(notAsked.stats.parsed).toBe(1);
+
+  writeFileSync(join(root, CHAT), CHAT_EDITED + "\n");
+  writeFileSync(join(root, "lib/total.py"), "# totals\n" + SOURCES["lib/total.py"]);
+  const both = await buildRepoMap(input(root, cache, { ...opts, deferChatFiles: true }));
+  expect(both.provisional).toBe(false);
+  expect(both.deferred).toEqual([]);
+  expect(both.stats.parsed).toBe(2);
+  expect(cache.getMap(both.key)).toBe(both.text);
+
+  // A chat file never tagged before is parsed.
+  const other = repo(SOURCES);
+  const fresh = await buildRepoMap(input(other, TagCache.memory(), { ...opts, deferChatFiles: true }));
+  expect(fresh.provisional).toBe(false);
+  expect(fresh.stats.parsed).toBe(4);
+});
+
+test("the background reparse stores tags under the stat of the text it read; a vanished file leaves the older tags", async () => {
+  const root = repo(SOURCES);
+  const cache = TagCache.memory();
+  const opts = { chatFiles: [CHAT, "lib/total.py"], budget: 40 };
+  await buildRepoMap(input(root, cache, opts));
+  writeFileSync(join(root, CHAT), CHAT_EDITED);
+  writeFileSync(join(root, "lib/total.py"), "# totals\n" + SOURCES["lib/total.py"]);
+  const stale = await buildRepoMap(input(root, cache, { ...opts, deferChatFiles: true }));
+  expect(stale.deferred.map((e) => e.path).sort()).toEqual([CHAT, "lib/total.py"]);
+  // Edited again after the stat the map used, and one file gone: the reparse reads what is there now.
+  writeFileSync(join(root, CHAT), CHAT_EDITED + "# more\n");
+  rmSync(join(root, "lib/total.py"));
+  const background = reparseInBackground(stale.deferred, { root, cache, assets: input(root, cache).assets });
+  await background.done;
+  const meta = cache.fileMeta();
+  expect(meta.get(CHAT)!.size).toBe(CHAT_EDITED.length + "# more\n".length);
+  expect(meta.get(CHAT)!.mtime).toBe(statSync(join(root, CHAT)).mtimeMs);
+  expect(meta.get("lib/total.py")!.size).toBe(SOURCES["lib/total.py"].length);
+});
+
+test("a background reparse cancelled before it starts writes nothing and settles", async () => {
+  const root = repo(SOURCES);
+  const cache = TagCache.memory();
+  const opts = { chatFiles: [CHAT], budget: 40 };
+  await buildRepoMap(input(root, cache, opts));
+  writeFileSync(join(root, CHAT), CHAT_EDITED);
+  const stale = await buildRepoMap(input(root, cache, { ...opts, deferChatFiles: true }));
+  const background = reparseInBackground(stale.deferred, { root, cache, assets: input(root, cache).assets }, 60_000);
+  expect(background.started).toBe(false);
+  background.cancel();
+  await background.done;
+  expect(background.started).toBe(false);
+  expect(cache.fileMeta().get(CHAT)!.size).toBe(SOURCES[CHAT].length);
+  // A cache closed under a running reparse: the reply is dropped quietly.
+  const closing = TagCache.memory();
+  await buildRepoMap(input(root, closing, { ...opts, chatFiles: ["lib/store.py"] }));
+  const running = reparseInBackground(stale.deferred, { root, cache: closing, assets: input(root, closing).assets });
+  closing.close();
+  await running.done;
+});
+
+test("a rendering is reused for the same ranking and the same shown files: a chat file's body edit re-renders nothing", async () => {
+  const root = repo(SOURCES);
+  const cache = TagCache.memory();
+  const opts = { chatFiles: [CHAT], budget: 40 };
+  const first = await buildRepoMap(input(root, cache, opts));
+  // Lines move in the chat file, names stay: parsed, same ranking, same rendering.
+  writeFileSync(join(root, CHAT), "# entry point\n" + SOURCES[CHAT]);
+  const edited = await buildRepoMap(input(root, cache, opts));
+  expect(edited.stats.parsed).toBe(1);
+  expect(edited.fromCache).toBe(true);
+  expect(edited.text).toBe(first.text);
+  expect(cache.getMap(edited.key)).toBe(first.text);
+  // A shown file that changed is rendered again.
+  writeFileSync(join(root, "lib/total.py"), "# totals\n" + SOURCES["lib/total.py"]);
+  const moved = await buildRepoMap(input(root, cache, opts));
+  expect(moved.fromCache).toBe(false);
+  expect(moved.text).toBe((await buildRepoMap(input(root, TagCache.memory(), opts))).text);
 });

@@ -9,7 +9,7 @@ import type { GrammarAssets } from "../../grammars/runtime.ts";
 import type { TagCache } from "./cache.ts";
 import { rankDefinitions, type RankFile, type RankedEntry } from "./rank.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
-import { scanTags, statFiles, type ScanStats } from "./scan.ts";
+import { scanTags, statFiles, type FileEntry, type ScanStats } from "./scan.ts";
 import { decodeDefNames, decodeDefs, decodeRefKeys, type Definition } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, so cached maps are not reused. */
@@ -38,6 +38,14 @@ export interface RepoMapInput {
   poolThreshold?: number;
   /** Aborts a build (it rejects with the signal's reason). */
   signal?: AbortSignal;
+  /**
+   * When the chat files are the only changed files and older tags of theirs are
+   * cached, build from those tags instead of parsing now (no grammar is loaded).
+   * Chat files are never shown; their tags only personalise the ranking. Such a
+   * map is `provisional`: not stored under this state's key, and its `deferred`
+   * files are to be reparsed (reparseInBackground) before the next build.
+   */
+  deferChatFiles?: boolean;
 }
 
 export interface RepoMapResult {
@@ -46,6 +54,10 @@ export interface RepoMapResult {
   tokens: number;
   fromCache: boolean;
   key: string;
+  /** Built from older tags of changed chat files (see RepoMapInput.deferChatFiles): not cached under `key`. */
+  provisional: boolean;
+  /** The changed chat files whose older tags were used: still to be reparsed. */
+  deferred: FileEntry[];
   stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number };
 }
 
@@ -103,7 +115,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   if (input.reuse !== "none") {
     const cached = input.cache.getMap(key);
     if (cached !== null) {
-      return { text: cached, tokens: estimateTokens(cached, input.countTokens), fromCache: true, key, stats };
+      return { text: cached, tokens: estimateTokens(cached, input.countTokens), fromCache: true, key, provisional: false, deferred: [], stats };
     }
   }
 
@@ -117,6 +129,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     workers: input.workers,
     poolThreshold: input.poolThreshold,
     signal: input.signal,
+    deferrable: input.deferChatFiles ? chat : undefined,
   });
   Object.assign(stats, scan.stats);
   stats.scanMs = performance.now() - scanStart;
@@ -126,6 +139,16 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   // A map never shows more definitions than its budget has tokens.
   const limit = Math.max(200, input.budget * 2);
   const rankingKey = rankingKeyOf(input, scan.files, limit);
+  const provisional = scan.deferred.length > 0;
+  // The same ranking over the same shown files renders the same map, whatever
+  // else changed (e.g. the body of a chat file: never shown, same names).
+  const renderKey = renderKeyOf(input, entries, chat, rankingKey);
+  const rendered = input.reuse === "none" ? null : input.cache.getMap(renderKey);
+  if (rendered !== null) {
+    stats.rankMs = performance.now() - rankStart;
+    if (!provisional) input.cache.putMap(key, rendered);
+    return { text: rendered, tokens: estimateTokens(rendered, input.countTokens), fromCache: true, key, provisional, deferred: scan.deferred, stats };
+  }
   let ranked = decodeRanking(input.reuse === "none" ? null : input.cache.getRanking(rankingKey));
   if (ranked) {
     // Same names everywhere: only lines in the files parsed now may have moved.
@@ -179,8 +202,12 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   const fitted = fitToBudget(ordered, input.budget, (prefix) => renderer.render(prefix, chat), input.countTokens);
   stats.renderMs = performance.now() - renderStart;
 
-  if (input.reuse !== "none") input.cache.putMap(key, fitted.text);
-  return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, stats };
+  if (input.reuse !== "none") {
+    input.cache.putMap(renderKey, fitted.text);
+    // A provisional map is not what this state's tags give: never cached under its key.
+    if (!provisional) input.cache.putMap(key, fitted.text);
+  }
+  return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, stats };
 }
 
 /** What the ranking depends on: every tagged file's signature, the chat, the mentions and the limit. */
@@ -199,6 +226,21 @@ function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: str
   }
   hasher.update(parts.join("\n"));
   return hasher.digest("hex");
+}
+
+/**
+ * What a rendering depends on: the ranking (its key), the budget, and the files it
+ * may show (path, mtime, size: their text and tags) or list by name. Chat files
+ * are never shown: their paths alone (their content is in the ranking key). Kept
+ * in the maps table under a distinct prefix.
+ */
+function renderKeyOf(input: RepoMapInput, entries: readonly FileEntry[], chat: ReadonlySet<string>, rankingKey: string): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(`render|${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.budget}|${rankingKey}\n`);
+  const parts: string[] = [];
+  for (const e of entries) parts.push(chat.has(e.path) ? e.path : `${e.path}\u0000${e.mtime}\u0000${e.size}`);
+  hasher.update(parts.join("\n"));
+  return "render:" + hasher.digest("hex");
 }
 
 function encodeRanking(ranked: readonly RankedEntry[]): string {

@@ -50,6 +50,13 @@ export interface ScanOptions {
   workers?: number;
   /** Stops parsing (the build then rejects with the signal's reason). */
   signal?: AbortSignal;
+  /**
+   * Changed files whose older cached tags may stand in for now (chat files: never
+   * shown in the map, their tags only personalise the ranking). Used only when no
+   * other file needs parsing, so that this run loads no grammar; they are listed
+   * in `deferred` for a reparse after the map is returned (see reparseInBackground).
+   */
+  deferrable?: ReadonlySet<string>;
 }
 
 export interface ScanStats {
@@ -64,6 +71,8 @@ export interface ScanResult {
   files: Map<string, { sig: string; skipped: string }>;
   /** Rows parsed by this scan. */
   fresh: Map<string, CachedFile>;
+  /** Changed files described by their older cached tags (see ScanOptions.deferrable): still to be reparsed. */
+  deferred: FileEntry[];
   /** What ranking needs of every entry (cached or fresh), loaded now. */
   rankRows(): Map<string, RankRow>;
   /** One file's encoded definitions. */
@@ -76,7 +85,8 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   const meta = options.cache.fileMeta();
   const files = new Map<string, { sig: string; skipped: string }>();
   const fresh = new Map<string, CachedFile>();
-  const stale: FileEntry[] = [];
+  let stale: FileEntry[] = [];
+  let deferred: FileEntry[] = [];
   for (const entry of entries) {
     if (!entry.lang) continue;
     const row = meta.get(entry.path);
@@ -89,6 +99,14 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
       fresh.set(entry.path, { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, skipped, sig: "", defs: "", names: "", refs: new Uint8Array(0) });
       files.set(entry.path, { sig: "", skipped });
     } else stale.push(entry);
+  }
+  if (stale.length > 0 && options.deferrable && stale.every((e) => canDefer(e, meta, options.deferrable!))) {
+    for (const entry of stale) {
+      const row = meta.get(entry.path)!;
+      files.set(entry.path, { sig: row.sig, skipped: row.skipped });
+    }
+    deferred = stale;
+    stale = [];
   }
   const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0 };
   let cachedRows: Map<string, RankRow> | null = null;
@@ -115,6 +133,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   return {
     files,
     fresh,
+    deferred,
     stats,
     rankRows() {
       const cached = cachedRows ?? options.cache.rankRows();
@@ -130,6 +149,11 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
       return fresh.get(path)?.defs ?? options.cache.defsOf(path);
     },
   };
+}
+
+/** A changed file whose cached tags (same grammar version) may stand in for now. */
+function canDefer(entry: FileEntry, meta: ReadonlyMap<string, { version: string }>, deferrable: ReadonlySet<string>): boolean {
+  return deferrable.has(entry.path) && meta.get(entry.path)?.version === GRAMMAR_TABLE_VERSION;
 }
 
 async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats): Promise<WorkerResult[]> {
@@ -244,4 +268,91 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
 function workerEntry(): string {
   const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
   return compiled ? "./plugins/repomap/worker.ts" : new URL("./worker.ts", import.meta.url).href;
+}
+
+/** A reparse running off this thread (see reparseInBackground). */
+export interface BackgroundReparse {
+  /** Settles (never rejects) once the fresh tags are stored, or the reparse failed or was cancelled. */
+  done: Promise<void>;
+  /** Whether the worker was started (false while the start is still delayed, or when it was cancelled before). */
+  readonly started: boolean;
+  /** Stops the reparse (the delayed start or the worker); nothing more is written. */
+  cancel(): void;
+}
+
+/**
+ * Reparses `entries` in one worker that does not keep the process alive, started
+ * after `delayMs` (an unreferenced timer: off the path of the request just sent
+ * and of a quick reply), then stores their tags in one transaction, each under the
+ * stat taken around its read (a file edited meanwhile is not stored: the next
+ * build parses it). Never throws and never blocks exit; a failure or an exit
+ * before it is done only leaves the older tags in place.
+ */
+export function reparseInBackground(
+  entries: readonly FileEntry[],
+  options: Pick<ScanOptions, "root" | "cache" | "assets">,
+  delayMs = 0,
+): BackgroundReparse {
+  let worker: Worker | null = null;
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let started = false;
+  let settled = false;
+  let settle: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    settle = () => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      worker?.terminate();
+      worker = null;
+      resolve();
+    };
+  });
+  const byPath = new Map(entries.filter((e) => e.lang).map((e) => [e.path, e]));
+  const start = async () => {
+    timer = null;
+    if (settled) return;
+    started = true;
+    const assets = await options.assets();
+    if (settled) return;
+    const w = new Worker(workerEntry());
+    worker = w;
+    w.unref();
+    w.onmessage = (event: MessageEvent<WorkerReply>) => {
+      if (settled) return;
+      const rows: CachedFile[] = [];
+      for (const result of event.data.results) {
+        const entry = byPath.get(result.rel);
+        if (!entry || result.mtime === undefined || result.size === undefined) continue;
+        const { rel: _rel, mtime, size, ...tags } = result;
+        const skipped = skipByName(entry.path, size);
+        rows.push(
+          skipped
+            ? { path: entry.path, mtime, size, version: GRAMMAR_TABLE_VERSION, skipped, sig: "", defs: "", names: "", refs: new Uint8Array(0) }
+            : { path: entry.path, mtime, size, version: GRAMMAR_TABLE_VERSION, ...tags },
+        );
+      }
+      // One synchronous transaction: all rows or none, and no other work interleaves.
+      options.cache.putFiles(rows, () => {});
+      settle();
+    };
+    w.onerror = () => settle();
+    w.postMessage({ kind: "init", assets } satisfies WorkerRequest);
+    const files = [...byPath.values()].map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name }));
+    w.postMessage({ kind: "parse", id: 0, files, stat: true } satisfies WorkerRequest);
+  };
+  const run = () => void start().catch(() => settle());
+  if (byPath.size === 0) settle();
+  else if (delayMs > 0) {
+    timer = setTimeout(run, delayMs);
+    (timer as { unref?: () => void }).unref?.();
+  } else run();
+  return {
+    done,
+    get started() {
+      return started;
+    },
+    cancel: settle,
+  };
 }

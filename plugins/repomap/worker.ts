@@ -1,5 +1,6 @@
 // Worker of the repo map's cold build: parses batches of files and posts their
 // encoded tags back. Built as an extra entrypoint of the compiled binary.
+import { lstatSync } from "node:fs";
 import { GrammarLoader, type GrammarAssets } from "../../grammars/runtime.ts";
 import { LANGUAGES } from "../../grammars/languages.ts";
 import { tagSource } from "./parse.ts";
@@ -8,7 +9,7 @@ declare const self: Worker;
 
 export type WorkerRequest =
   | { kind: "init"; assets: GrammarAssets }
-  | { kind: "parse"; id: number; files: { abs: string; rel: string; lang: string }[] };
+  | { kind: "parse"; id: number; files: { abs: string; rel: string; lang: string }[]; stat?: boolean };
 
 export interface WorkerResult {
   rel: string;
@@ -17,6 +18,13 @@ export interface WorkerResult {
   defs: string;
   names: string;
   refs: Uint8Array;
+  /**
+   * With `stat` requested: the file's mtime and size, the same just before and
+   * just after it was read (absent when it changed meanwhile: the tags are then
+   * not stored, as no stat is known to match the text they came from).
+   */
+  mtime?: number;
+  size?: number;
 }
 
 export type WorkerReply = { kind: "done"; id: number; results: WorkerResult[] };
@@ -35,8 +43,15 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     const spec = specs.get(file.lang);
     try {
       if (!loader || !spec) throw new Error("worker not initialised");
+      const before = request.stat ? lstatSync(file.abs, { throwIfNoEntry: false }) : undefined;
       const text = await Bun.file(file.abs).text();
-      results.push({ rel: file.rel, ...(await tagSource(loader, spec, text)) });
+      const after = request.stat ? lstatSync(file.abs, { throwIfNoEntry: false }) : undefined;
+      const result: WorkerResult = { rel: file.rel, ...(await tagSource(loader, spec, text)) };
+      if (before?.isFile() && after && before.mtimeMs === after.mtimeMs && before.size === after.size) {
+        result.mtime = after.mtimeMs;
+        result.size = after.size;
+      }
+      results.push(result);
     } catch (error) {
       results.push({ rel: file.rel, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", names: "", refs: new Uint8Array(0) });
     }
