@@ -1,5 +1,6 @@
 // Bench section "repomap": cold build, warm build (nothing changed), one file
-// changed (lines moved; and a definition added), peak RSS and parse throughput,
+// changed (lines moved; and a definition added), the chat file changed (parsed
+// now; and built from its older tags, as a session's first map is), peak RSS and parse throughput,
 // on generated repositories of 1k, 10k and 100k files and on a real source tree
 // from node_modules. Each measurement is a fresh process (as `coder map` is).
 // Run by scripts/bench.ts, or alone: bun scripts/bench/repomap.ts [--sizes 1000,10000] [--keep]
@@ -8,6 +9,7 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { languageFor } from "../../grammars/languages.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BUN = process.execPath;
@@ -26,11 +28,12 @@ interface RunStats {
   renderMs: number;
   statMs: number;
   fromCache: boolean;
+  provisional?: boolean;
   tokens: number;
 }
 
 /** One map build in this process (the `--run` mode of this file); prints its stats as JSON. */
-async function runOnce(root: string, listFile: string | null): Promise<void> {
+async function runOnce(root: string, listFile: string | null, deferChatFiles: boolean): Promise<void> {
   const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
   const { TagCache } = await import("../../plugins/repomap/cache.ts");
   const { countTokens } = await import("../../core/tokens.ts");
@@ -53,14 +56,16 @@ async function runOnce(root: string, listFile: string | null): Promise<void> {
     },
     warn: (m) => console.error(m),
     reuse: "state",
+    deferChatFiles,
   });
   cache.close();
-  console.log(JSON.stringify({ ...result.stats, fromCache: result.fromCache, tokens: Math.round(result.tokens) }));
+  console.log(JSON.stringify({ ...result.stats, fromCache: result.fromCache, provisional: result.provisional, tokens: Math.round(result.tokens) }));
 }
 
-function measure(root: string, listFile: string | null): RunStats {
+function measure(root: string, listFile: string | null, deferChatFiles = false): RunStats {
   const started = performance.now();
-  const child = Bun.spawnSync([BUN, import.meta.path, "--run", root, ...(listFile ? [listFile] : [])], { stdout: "pipe", stderr: "pipe" });
+  const args = [BUN, import.meta.path, "--run", root, listFile ?? "-", ...(deferChatFiles ? ["--defer-chat-files"] : [])];
+  const child = Bun.spawnSync(args, { stdout: "pipe", stderr: "pipe" });
   const wallMs = performance.now() - started;
   if (child.exitCode !== 0) throw new Error(`map build failed in ${root}: ${child.stderr.toString().slice(-2000)}`);
   const stats = JSON.parse(child.stdout.toString().trim().split("\n").pop()!) as Omit<RunStats, "wallMs" | "cpuMs" | "rssMB">;
@@ -71,7 +76,7 @@ function measure(root: string, listFile: string | null): RunStats {
 const fmt = (ms: number) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
 function line(label: string, s: RunStats, extra = ""): string {
-  return `  ${label.padEnd(22)} ${fmt(s.wallMs).padStart(9)}  cpu ${fmt(s.cpuMs).padStart(8)}  RSS ${Math.round(s.rssMB)} MB  (parsed ${s.parsed}, stat ${Math.round(s.statMs)} ms, scan ${Math.round(s.scanMs)} ms, rank ${Math.round(s.rankMs)} ms, render ${Math.round(s.renderMs)} ms${s.fromCache ? ", map from cache" : ""})${extra}`;
+  return `  ${label.padEnd(27)} ${fmt(s.wallMs).padStart(9)}  cpu ${fmt(s.cpuMs).padStart(8)}  RSS ${Math.round(s.rssMB)} MB  (parsed ${s.parsed}, stat ${Math.round(s.statMs)} ms, scan ${Math.round(s.scanMs)} ms, rank ${Math.round(s.rankMs)} ms, render ${Math.round(s.renderMs)} ms${s.fromCache ? ", map from cache" : ""}${s.provisional ? ", provisional" : ""})${extra}`;
 }
 
 /** Inserts a comment at the top of a file (every definition moves down a line). */
@@ -94,12 +99,36 @@ function benchRepo(label: string, root: string, listFile: string | null, pick: s
   const moved = measure(root, listFile);
   addDefinition(join(root, pick));
   const added = measure(root, listFile);
+  // The chat file edited (as after a run that changed it): its parse, and the
+  // session's first map built from its older tags (what a request waits for).
+  const chat = chatFileOf(root, listFile);
+  const tagged = languageFor(chat) !== null;
+  let chatParsed: RunStats | null = null;
+  let chatDeferred: RunStats | null = null;
+  if (tagged) {
+    shiftLines(join(root, chat));
+    chatParsed = measure(root, listFile);
+    addDefinition(join(root, chat));
+    chatDeferred = measure(root, listFile, true);
+  }
   const mbps = cold.bytesParsed / 1e6 / (cold.scanMs / 1000);
   console.log(`${label}: ${cold.files} files, ${(cold.bytesParsed / 1e6).toFixed(1)} MB parsed`);
   console.log(line("cold", cold, `  ${mbps.toFixed(1)} MB/s with ${cold.workers} workers`));
   console.log(line("warm", warm));
   console.log(line("1 file (lines moved)", moved));
   console.log(line("1 file (def added)", added));
+  if (chatParsed && chatDeferred) {
+    console.log(line("chat file (parsed)", chatParsed, `  ${chat}`));
+    console.log(line("chat file (older tags)", chatDeferred));
+  } else console.log(`  chat file ${chat} has no grammar: an edit to it needs no parse`);
+}
+
+/** The chat file of runOnce: the second listed file. */
+function chatFileOf(root: string, listFile: string | null): string {
+  const files = listFile
+    ? readFileSync(listFile, "utf8").split("\n").filter(Boolean)
+    : Bun.spawnSync(["git", "ls-files"], { cwd: root }).stdout.toString().split("\n").filter(Boolean);
+  return files[1]!;
 }
 
 function walk(dir: string, base: string, out: string[]): void {
@@ -160,6 +189,9 @@ export default async function run(): Promise<void> {
 }
 
 if (import.meta.main) {
-  if (process.argv[2] === "--run") await runOnce(process.argv[3]!, process.argv[4] ?? null);
+  if (process.argv[2] === "--run") {
+    const list = process.argv[4] ?? "-";
+    await runOnce(process.argv[3]!, list === "-" ? null : list, process.argv.includes("--defer-chat-files"));
+  }
   else await run();
 }
