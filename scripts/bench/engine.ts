@@ -136,13 +136,15 @@ async function measureEdit(repo: string, head: string, argv: string[], env: Reco
   return { firstRequestMs: median(firstRequest), replyToExitMs: median(replyToExit), rssMB: Number(rssText) / 1024 / 1024, promptTokens: tokens };
 }
 
+const mark = (ok: boolean) => (ok ? "met" : "NOT met");
+
 function report(title: string, f: Figures): void {
-  const mark = (ok: boolean) => (ok ? "met" : "NOT met");
   console.log(title);
   console.log(`  launch → first request     ${f.firstRequestMs.toFixed(1).padStart(7)} ms   target ≤ ${TARGETS.firstRequestMs} ms: ${mark(f.firstRequestMs <= TARGETS.firstRequestMs)}`);
   console.log(`  last reply byte → exit     ${f.replyToExitMs.toFixed(1).padStart(7)} ms   target ≤ ${TARGETS.replyToExitMs} ms: ${mark(f.replyToExitMs <= TARGETS.replyToExitMs)}  (edit applied, commit with a weak-model message)`);
   console.log(`  peak RSS                   ${f.rssMB.toFixed(1).padStart(7)} MB   target ≤ ${TARGETS.rssMB} MB: ${mark(f.rssMB <= TARGETS.rssMB)}`);
-  console.log(`  prompt tokens sent         ${String(f.promptTokens).padStart(7)}      target ≤ ${TARGETS.promptTokens}: ${mark(f.promptTokens <= TARGETS.promptTokens)}`);
+  // The ≤ 4,000 target is for a small repository (printed below); here the map fills its whole budget.
+  console.log(`  prompt tokens sent         ${String(f.promptTokens).padStart(7)}      (map budget of this model included)`);
 }
 
 /** Prompt tokens of the same request in a 20-file repository (the issue's "trivial request in a small repo"). */
@@ -188,7 +190,8 @@ export default async function run(): Promise<void> {
 
     const title = `one-file edit in a ${FILES}-file repository, instant model, warm cache (median of ${RUNS} runs)`;
     report(`## engine: ${title}, repo map on (defaults)`, await measureEdit(repo, head, argv, env, server));
-    console.log(`  prompt tokens in a small repository (20 files, map included): ${await smallRepoTokens(base, server, env)}`);
+    const small = await smallRepoTokens(base, server, env);
+    console.log(`  prompt tokens in a small repository (20 files, map included): ${small}   target ≤ ${TARGETS.promptTokens}: ${mark(small <= TARGETS.promptTokens)}`);
     const noMap = [...argv];
     noMap.splice(1, 0, "--map-tokens", "0");
     report("## engine: the same without the repo map (--map-tokens 0): the harness's own share", await measureEdit(repo, head, noMap, env, server));
