@@ -145,7 +145,7 @@ export class Coder {
         const result = await this.send(next);
         if (!result.reflection) return { ok: !result.failing, reflections };
         if (reflections >= this.setup.maxReflections) {
-          this.services.out.warn(`Stopped after ${reflections} reflection${reflections === 1 ? "" : "s"} (--max-reflections ${this.setup.maxReflections}); the last problem was not fixed.`);
+          this.services.out.warn(`Stopped after ${reflections} reflection${reflections === 1 ? "" : "s"} (--max-reflections ${this.setup.maxReflections}); the last problem was not fixed: ${problemSummary(result.reflection)}`);
           return { ok: !result.failing, reflections };
         }
         reflections++;
@@ -433,6 +433,8 @@ export class Coder {
       }
     }
     for (const o of outcomes) out.emit({ type: "edit", path: o.path, status: o.status, detail: dryRun && o.status === "applied" ? "dry run: not written" : outcomeDetail(o) });
+    // The human renderers say "Applied edit to ..." for every applied outcome; say plainly that nothing was written.
+    if (dryRun && changes.size) out.print(`Dry run (--dry-run): nothing was written or committed (${changes.size} file${changes.size === 1 ? "" : "s"} would change).`);
     if (written.length) {
       const text = await message;
       if (signal.aborted) throw new Interrupted();
@@ -657,4 +659,15 @@ export class Coder {
   cancelPings(): void {
     this.keepalive.cancel();
   }
+}
+
+/**
+ * The first two paragraphs of a reflection (what failed, and why), on one line: the
+ * run's last word when the budget runs out, so a script or CI log says what is wrong.
+ */
+export function problemSummary(reflection: string): string {
+  const paragraphs = reflection.split(/\n\s*\n/).map((p) => p.trim()).filter(Boolean);
+  const second = paragraphs[1]?.split("\n")[0]?.replace(/^#+\s*/, "");
+  const text = [paragraphs[0] ?? "", second ?? ""].filter(Boolean).join(" ").replace(/\s*\n\s*/g, " ");
+  return text.length > 400 ? `${text.slice(0, 399)}…` : text;
 }
