@@ -87,16 +87,22 @@ function chooseOutput(app: App): Output {
 /** The message of a one-shot run (`--message`, `--message-file`, or piped stdin); null for the REPL. */
 async function oneShotMessage(app: App): Promise<string | null> {
   const o = app.settings.options;
+  if (o.message !== undefined && o.messageFile !== undefined) {
+    throw new UsageError("--message and --message-file both give the request; pass only one of them");
+  }
   if (o.message !== undefined) {
     if (!o.message.trim()) throw new UsageError("--message is empty");
     return o.message;
   }
   if (o.messageFile !== undefined) {
+    let text: string;
     try {
-      return readFileSync(o.messageFile, "utf8");
+      text = readFileSync(o.messageFile, "utf8");
     } catch (error) {
       throw new UsageError(`cannot read --message-file ${o.messageFile}: ${messageOf(error)}`);
     }
+    if (!text.trim()) throw new UsageError(`--message-file ${o.messageFile} is empty`);
+    return text;
   }
   if (app.interactive) return null;
   if (process.stdin.isTTY) throw new UsageError("no message: pass --message TEXT or --message-file FILE (or pipe the request on stdin)");
@@ -161,9 +167,10 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   }
 
   const model = o.model ?? FALLBACK_MODEL;
-  app.registry.adapterFor(model); // unknown provider: a usage error now, not at the first request
+  namingSource(app, "model", () => app.registry.adapterFor(model)); // unknown provider: a usage error now, not at the first request
   const info = app.registry.modelInfo(model);
   const editFormat = o.editFormat ?? info.editFormat;
+  namingSource(app, "editFormat", () => app.registry.formatEntry(editFormat));
   const coder = new Coder(services, { model, editFormat, editor: false, maxReflections: Math.max(0, o.maxReflections), chat });
   services.transcript.sessionStart();
   // CLI.md: asks in interactive mode, does it with --yes-always, and leaves .gitignore alone otherwise.
@@ -265,5 +272,19 @@ async function repl(app: App, coder: Coder, out: Output): Promise<number> {
       const code = exitCodeFor(error);
       out.emit({ type: "error", message: messageOf(error), code });
     }
+  }
+}
+
+/**
+ * Run a lookup of the setting `key`; when it fails, say where the value came from
+ * (a config file's line, an env var), so the user knows which file to fix.
+ */
+function namingSource(app: App, key: "model" | "editFormat", lookup: () => unknown): void {
+  try {
+    lookup();
+  } catch (error) {
+    const source = app.settings.provenance[key];
+    if (!(error instanceof UsageError) || !source || source === "default" || source.startsWith("flag ")) throw error;
+    throw new UsageError(`${error.message}; ${key} is set in ${source}`);
   }
 }
