@@ -54,6 +54,8 @@ export function coerce(spec: OptionSpec, raw: string, where: string, ErrorType: 
     case "number": {
       const n = Number(raw.trim());
       if (raw.trim() === "" || !Number.isFinite(n)) throw new ErrorType(`${where} expects a number, got "${raw}"`);
+      // Every number option is a budget, a count or a time: none means anything below 0.
+      if (n < 0) throw new ErrorType(`${where} expects a number of 0 or more, got "${raw}"`);
       return n;
     }
     case "enum":
@@ -74,6 +76,14 @@ export function parseArgv(argv: string[]): ParsedArgv {
     parsed = parseArgs({ args: argv, options: config, strict: true, allowPositionals: true, tokens: true });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
+    const ambiguous = /^Option '(-[^']+)' argument is ambiguous/.exec(message);
+    if (ambiguous) {
+      // `--max-reflections -1`, `-m "-x..."`: the value starts with a dash, so parseArgs will not take it.
+      const flag = ambiguous[1]!;
+      const value = argv[argv.indexOf(flag) + 1] ?? "";
+      const long = flag.startsWith("--") ? flag : `--${flagName(TABLE.find((s) => s.short === flag.slice(1))?.key ?? flag.slice(1))}`;
+      throw new UsageError(`${flag} is followed by "${value}", which looks like an option; to pass it as the value, write ${long}=${value}`);
+    }
     const first = (message.split("\n")[0] ?? message).replace(/\. To specify a positional argument.*$/, "");
     throw new UsageError(`${first.charAt(0).toLowerCase()}${first.slice(1)} (see coder --help)`);
   }

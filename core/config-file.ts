@@ -48,7 +48,8 @@ function valueSchema(spec: OptionSpec): z.ZodType {
     case "boolean":
       return z.boolean();
     case "number":
-      return z.number();
+      // Every number option is a budget, a count or a time: none means anything below 0.
+      return z.number().min(0);
     case "string":
       return z.string();
     case "list":
@@ -103,6 +104,29 @@ function typeOfJson(value: unknown): string {
   return `${typeof value} ${JSON.stringify(value)}`;
 }
 
+/** jsonc-parser's error codes, in words. */
+function jsonProblem(code: string): string {
+  const words: Record<string, string> = {
+    InvalidSymbol: "unexpected character",
+    InvalidNumberFormat: "malformed number",
+    PropertyNameExpected: "expected a key in double quotes",
+    ValueExpected: "expected a value",
+    ColonExpected: 'expected ":" after the key',
+    CommaExpected: 'expected "," between entries',
+    CloseBraceExpected: 'expected "}" to close the object',
+    CloseBracketExpected: 'expected "]" to close the list',
+    EndOfFileExpected: "unexpected text after the end of the object",
+    InvalidCommentToken: "malformed comment",
+    UnexpectedEndOfComment: "comment never closed",
+    UnexpectedEndOfString: "string never closed",
+    UnexpectedEndOfNumber: "number cut off",
+    InvalidUnicode: "invalid \\u escape",
+    InvalidEscapeCharacter: "invalid escape character",
+    InvalidCharacter: "invalid character in a string",
+  };
+  return words[code] ?? code;
+}
+
 function lineAt(text: string, offset: number): number {
   let line = 1;
   for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
@@ -152,7 +176,9 @@ export function parseConfigText(text: string, file: string, kind: LayerKind): Co
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   if (errors.length) {
     const first = errors[0]!;
-    throw new ConfigError(`${shown}:${lineAt(text, first.offset)}: invalid JSON (${printParseErrorCode(first.error)})`);
+    const line = lineAt(text, first.offset);
+    const column = first.offset - text.lastIndexOf("\n", first.offset - 1);
+    throw new ConfigError(`${shown}:${line}: invalid JSON at column ${column}: ${jsonProblem(printParseErrorCode(first.error))} (fix the file; comments and trailing commas are allowed)`);
   }
   const raw: unknown = tree ? nodeValue(tree) : {};
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${shown}:1: a config file must hold a JSON object, got ${typeOfJson(raw)}`);
@@ -177,7 +203,7 @@ export function parseConfigText(text: string, file: string, kind: LayerKind): Co
       const line = nodeLine(text, tree, path);
       const spec = path.length === 1 ? (OPTIONS as readonly OptionSpec[]).find((s) => s.key === path[0]) : undefined;
       const value = path.reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined), raw);
-      const expected = expectedText(spec);
+      const expected = spec?.type === "number" && typeof value === "number" ? "a number of 0 or more" : expectedText(spec);
       problems.push(`${shown}:${line}: ${pathText(path)}: ${expected ? `expected ${expected}, got ${typeOfJson(value)}` : issue.message}`);
     }
   }
