@@ -1,7 +1,7 @@
 // `coder plugin new NAME --kind KIND`: a typed, working template plugin beside
 // `coder-plugin.d.ts`, the plugin API types (core/plugin.ts, embedded at build
 // time) so the template type-checks with no coder sources or node_modules.
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "./errors.ts";
 
@@ -152,7 +152,11 @@ export function writePluginTemplate(args: string[], kind: string | undefined, cw
   const name = basename(file, ".ts");
   if (!/^[A-Za-z][A-Za-z0-9_-]*$/.test(name)) throw new UsageError(`plugin name "${name}" must start with a letter and hold only letters, digits, - and _`);
   if (existsSync(file)) throw new UsageError(`${target} already exists; choose another name`);
-  const declarations = resolve(dirname(file), "coder-plugin.d.ts");
+  const folder = dirname(file);
+  // `coder plugin new tools/branch`: the folder is made when it is missing; a file in its way is an error.
+  if (existsSync(folder) && !statSync(folder).isDirectory()) throw new UsageError(`cannot write ${target}: ${folder} is a file, not a folder`);
+  mkdirSync(folder, { recursive: true });
+  const declarations = resolve(folder, "coder-plugin.d.ts");
   writeFileSync(declarations, pluginDeclarations(version));
   writeFileSync(file, pluginTemplate(name, kind as TemplateKind));
   process.stdout.write(`wrote ${file} and ${declarations}\ntry it: coder --plugin ${file} plugins\n`);

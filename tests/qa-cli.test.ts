@@ -1,0 +1,161 @@
+// QA pass of non-interactive use (scripts, CI): end-to-end on dist/coder in temporary
+// repositories, against the fake OpenAI-compatible server. Each test pins a bug found
+// by hand: the message a user or a script gets must name what is wrong and how to fix it.
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BINARY, block, makeRepo, removeRepos, runCoder, serverWith } from "./engine-harness.ts";
+import type { FakeServer } from "./support/fake-server.ts";
+
+let server: FakeServer;
+beforeAll(async () => {
+  server = await serverWith([]);
+});
+afterAll(() => server.stop());
+afterEach(() => removeRepos());
+
+const APP = 'def hello():\n    return "hi"\n';
+
+function jsonLines(stdout: string): any[] {
+  return stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+describe("the run's last word names the problem it could not fix", () => {
+  test("a malformed block with --max-reflections 0: the warning says what is malformed", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    server.push({ text: 'app.py\n```python\n<<<<<<< SEARCH\n    return "hi"\n=======\n    return "hello"\n' });
+    const r = await runCoder(repo, server, ["--json", "--max-reflections", "0", "-m", "edit", "app.py"]);
+    expect(r.code).toBe(1);
+    const warning = jsonLines(r.stdout).find((e) => e.type === "warning" && /Stopped after/.test(e.message));
+    expect(warning?.message).toContain("malformed SEARCH/REPLACE block");
+    expect(warning?.message).toContain(">>>>>>> REPLACE");
+    expect(repo.read("app.py")).toBe(APP);
+  });
+
+  test("a SEARCH that matches twice: the plain-text warning names the file and the reason", async () => {
+    const repo = makeRepo({ "dup.py": "x = 1\ny = 2\nx = 1\n" });
+    server.push({ text: block("dup.py", "x = 1\n", "x = 3\n") });
+    const r = await runCoder(repo, server, ["--max-reflections", "0", "-m", "edit", "dup.py"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/Stopped after 0 reflections .*not fixed: 1 of 1 edit failed to apply\. Failed edit #1 in dup\.py \(ambiguous\)/);
+  });
+});
+
+describe("one-shot message sources", () => {
+  test("--message and --message-file together are a usage error, not a silent pick", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    writeFileSync(join(repo.home, "msg.txt"), "from the file\n");
+    const r = await runCoder(repo, server, ["--json", "-m", "from the flag", "-f", join(repo.home, "msg.txt")]);
+    expect(r.code).toBe(2);
+    const events = jsonLines(r.stdout);
+    expect(events.map((e) => e.type)).toEqual(["error", "end"]);
+    expect(events[0].message).toContain("--message and --message-file");
+  });
+
+  test("an empty --message-file is a usage error naming the file", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    writeFileSync(join(repo.home, "empty.txt"), "\n  \n");
+    const r = await runCoder(repo, server, ["-f", join(repo.home, "empty.txt")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("empty.txt is empty");
+  });
+});
+
+describe("numbers and dashes on the command line", () => {
+  test("a negative value is refused with the flag named", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const r = await runCoder(repo, server, ["--max-reflections=-1", "-m", "x"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('flag --max-reflections expects a number of 0 or more, got "-1"');
+  });
+
+  test("a value starting with a dash gets a hint to use --flag=VALUE", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const r = await runCoder(repo, server, ["-m", "-fix the bug", "app.py"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('-m is followed by "-fix the bug"');
+    expect(r.stderr).toContain("--message=-fix the bug");
+    expect(r.stderr).not.toContain("ambiguous");
+  });
+
+  test("a negative number in a config file names the file, the line and what is expected", async () => {
+    const repo = makeRepo({ "app.py": APP, ".coder.json": '{\n  "mapTokens": -5\n}\n' });
+    const r = await runCoder(repo, server, ["config", "show"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(".coder.json:2: mapTokens: expected a number of 0 or more, got number -5");
+  });
+});
+
+describe("config mistakes name the file to fix", () => {
+  test("invalid JSON says what is wrong in words, with line and column", async () => {
+    const repo = makeRepo({ "app.py": APP, ".coder.json": '{\n  "mapTokens": 5\n  "editFormat": "whole"\n}\n' });
+    const r = await runCoder(repo, server, ["-m", "x"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('.coder.json:3: invalid JSON at column 3: expected "," between entries');
+    expect(r.stderr).not.toContain("CommaExpected");
+  });
+
+  test("an unknown editFormat from .coder.json names the file and line", async () => {
+    const repo = makeRepo({ "app.py": APP, ".coder.json": '{\n  "editFormat": "bogus"\n}\n' });
+    const r = await runCoder(repo, server, ["--json", "-m", "x", "app.py"]);
+    expect(r.code).toBe(2);
+    const error = jsonLines(r.stdout).find((e) => e.type === "error");
+    expect(error.message).toContain('unknown edit format "bogus"');
+    expect(error.message).toContain("editFormat is set in .coder.json:2");
+  });
+
+  test("an unknown provider from CODER_MODEL names the variable", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const proc = Bun.spawnSync([BINARY, "--api-key", "k", "-m", "x"], {
+      cwd: repo.root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), CODER_MODEL: "nope/foo" },
+    });
+    expect(proc.exitCode).toBe(2);
+    expect(proc.stderr.toString()).toContain("model is set in env CODER_MODEL");
+  });
+});
+
+describe("--dry-run", () => {
+  test("plain output says nothing was written", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    server.push({ text: block("app.py", '    return "hi"\n', '    return "hello"\n') });
+    const r = await runCoder(repo, server, ["--dry-run", "-m", "edit", "app.py"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("Dry run (--dry-run): nothing was written or committed (1 file would change).");
+    expect(repo.read("app.py")).toBe(APP);
+  });
+
+  test("--json keeps stdout pure JSON (the diff and the note go to stderr)", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    server.push({ text: block("app.py", '    return "hi"\n', '    return "hello"\n') });
+    const r = await runCoder(repo, server, ["--json", "--dry-run", "-m", "edit", "app.py"]);
+    expect(r.code).toBe(0);
+    const events = jsonLines(r.stdout);
+    expect(events.find((e) => e.type === "edit")?.detail).toBe("dry run: not written");
+    expect(r.stderr).toContain("+    return \"hello\"");
+    expect(repo.read("app.py")).toBe(APP);
+  });
+});
+
+describe("coder plugin new", () => {
+  test("a NAME in a folder that does not exist yet: the folder is made, no internal error", async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "coder-qa-scaffold-")));
+    try {
+      const proc = Bun.spawnSync([BINARY, "plugin", "new", "tools/branch", "--kind", "context"], { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir } });
+      expect(proc.stderr.toString()).toBe("");
+      expect(proc.exitCode).toBe(0);
+      expect(existsSync(join(dir, "tools", "branch.ts"))).toBe(true);
+      expect(readFileSync(join(dir, "tools", "coder-plugin.d.ts"), "utf8")).toContain("apiVersion");
+      writeFileSync(join(dir, "file"), "");
+      const blocked = Bun.spawnSync([BINARY, "plugin", "new", "file/x", "--kind", "command"], { cwd: dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir } });
+      expect(blocked.exitCode).toBe(2);
+      expect(blocked.stderr.toString()).toContain("is a file, not a folder");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
