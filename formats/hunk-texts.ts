@@ -18,3 +18,21 @@ export function hunkTexts(lines: readonly string[]): { before: string; after: st
   const join = (ls: string[]) => (ls.length ? ls.join("\n") + "\n" : "");
   return { before: join(before), after: join(after) };
 }
+
+/**
+ * kit.matcher's explanation, reworded for a hunk (udiff) or chunk (patch): the
+ * matcher speaks of SEARCH and REPLACE, words a model answering in a diff format
+ * was never told about. `expects` is plural ("the hunk's kept and removed lines").
+ */
+export function rewordForHunks(text: string, expects: string, leaves: string): string {
+  return text
+    .replace(/The SEARCH text does not match/g, `The ${expects} do not match`)
+    .replace(/The SEARCH text matches/g, `The ${expects} match`)
+    .replace(/The SEARCH text is not in/g, `The ${expects} are not in`)
+    .replace(/the REPLACE text already is/g, `the ${leaves} already is`)
+    .replace(/Rule: SEARCH must/g, `Rule: the ${expects} must`)
+    .replace(/If more change is needed, SEARCH for the current lines\./g, "If more change is needed, write the change against the current lines.")
+    .replace(/SEARCH and REPLACE give the same text/g, `the ${expects} and the ${leaves} are the same text`)
+    .replace(/SEARCH text/g, expects)
+    .replace(/REPLACE text/g, leaves);
+}

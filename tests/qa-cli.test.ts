@@ -159,3 +159,28 @@ describe("coder plugin new", () => {
     }
   });
 });
+
+describe("diff formats' failure reports speak the format's words", () => {
+  test("patch: a chunk that matches nothing is explained without SEARCH/REPLACE", async () => {
+    const repo = makeRepo({ "README.md": "# demo\n" });
+    server.push({ text: "*** Begin Patch\n*** Update File: README.md\n@@\n-# nope\n+# yes\n*** End Patch\n" });
+    const r = await runCoder(repo, server, ["--json", "--edit-format", "patch", "--max-reflections", "0", "-m", "edit", "README.md"]);
+    expect(r.code).toBe(1);
+    const edit = jsonLines(r.stdout).find((e) => e.type === "edit");
+    expect(edit.detail).toContain("The chunk's context and removed lines do not match any lines of README.md.");
+    expect(edit.detail).toContain("Rule: the chunk's context and removed lines must copy");
+    expect(edit.detail).not.toContain("SEARCH");
+  });
+
+  test("udiff: a hunk that matches twice", async () => {
+    const repo = makeRepo({ "dup.py": "x = 1\ny = 2\nx = 1\n" });
+    server.push({ text: "```diff\n--- dup.py\n+++ dup.py\n@@ @@\n-x = 1\n+x = 3\n```\n" });
+    const r = await runCoder(repo, server, ["--json", "--edit-format", "udiff", "--max-reflections", "0", "-m", "edit", "dup.py"]);
+    expect(r.code).toBe(1);
+    const edit = jsonLines(r.stdout).find((e) => e.type === "edit");
+    expect(edit.detail).toContain("The hunk's kept and removed lines match 2 places in dup.py");
+    expect(edit.detail).toContain("Rule: the hunk's kept and removed lines must match exactly one place");
+    expect(edit.detail).not.toContain("SEARCH");
+    expect(repo.read("dup.py")).toBe("x = 1\ny = 2\nx = 1\n");
+  });
+});

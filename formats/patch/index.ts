@@ -3,7 +3,7 @@
 // line when one is given. Adding a file works whether or not an empty file exists.
 import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
 import { parseOrFormatError } from "../format-error.ts";
-import { hunkTexts } from "../hunk-texts.ts";
+import { hunkTexts, rewordForHunks } from "../hunk-texts.ts";
 import { formatPrompts } from "../prompting.ts";
 import { shellBlocks } from "../shell.ts";
 import { type PatchChunk, type PatchOp, PatchSyntaxError, parsePatches } from "./parse.ts";
@@ -86,7 +86,7 @@ function applyOp(kit: Kit, edit: PatchEdit, ws: Workspace): EditOutcome<PatchEdi
           if (result.status === "failed") {
             const { before, after } = hunkTexts(chunk.lines);
             const which = edit.chunks.length > 1 ? `Chunk ${n + 1} of ${edit.chunks.length}${chunk.scopes.length ? ` (@@ ${chunk.scopes.join(" / ")})` : ""}: ` : "";
-            const explained = kit.matcher.explain(result, before, after, path).replace(/SEARCH text/g, "chunk's context and removed lines").replace(/REPLACE text/g, "chunk's result");
+            const explained = rewordForHunks(kit.matcher.explain(result, before, after, path), "chunk's context and removed lines", "chunk's result");
             return { status: "failed", edit, path, reason: result.reason, detail: `${which}${explained}\n\nNone of this file's chunks were applied; send the whole \`*** Update File: ${path}\` section again.`, match: result };
           }
           current = result.content;

@@ -1,7 +1,7 @@
 // The `udiff` edit format: unified diffs in ```diff fences, hunks located by
 // their text (line numbers ignored) through kit.matcher; new files via /dev/null.
 import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
-import { hunkTexts } from "../hunk-texts.ts";
+import { hunkTexts, rewordForHunks } from "../hunk-texts.ts";
 import { formatPrompts } from "../prompting.ts";
 import { shellBlocks } from "../shell.ts";
 import { changeRuns, parseUnifiedDiffs, runWithContext } from "./parse.ts";
@@ -104,7 +104,7 @@ function applyEdit(kit: Kit, edit: UdiffEdit, ws: Workspace): EditOutcome<UdiffE
     }
     const r = applyHunk(kit, content, edit.lines);
     if (r.status === "failed") {
-      return { status: "failed", edit, path, reason: r.reason, detail: kit.matcher.explain(r, before, after, path).replace(/SEARCH text/g, "hunk's kept and removed lines").replace(/REPLACE text/g, "hunk's result"), match: r };
+      return { status: "failed", edit, path, reason: r.reason, detail: rewordForHunks(kit.matcher.explain(r, before, after, path), "hunk's kept and removed lines", "hunk's result"), match: r };
     }
     ws.write(path, r.content);
     return { status: "applied", edit, path, rung: r.rung };
