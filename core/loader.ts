@@ -177,8 +177,9 @@ export async function loadPlugins(registry: Registry, sources: readonly PluginSo
     try {
       mod = await source.load();
     } catch (error) {
-      registry.failures.push({ origin: source.origin, message: messageOf(error) });
-      log.error(`plugin ${source.origin} failed to load and was skipped: ${firstLine(messageOf(error))}`);
+      const message = loadErrorText(error);
+      registry.failures.push({ origin: source.origin, message });
+      log.error(`plugin ${source.origin} failed to load and was skipped: ${firstLine(message)}`);
       continue;
     }
     let plugin: PluginObject;
@@ -199,6 +200,24 @@ function guessName(mod: unknown): string | undefined {
   const exported = (mod as { default?: { name?: unknown } } | undefined)?.default;
   const name = exported && typeof exported === "object" ? exported.name : undefined;
   return typeof name === "string" ? name : undefined;
+}
+
+/**
+ * Why a module did not load. Bun reports a syntax error as an AggregateError whose
+ * message is only "2 errors building <file>"; the first error's place and text are
+ * what the author needs to fix it.
+ */
+export function loadErrorText(error: unknown): string {
+  const errors = (error as { errors?: unknown } | null)?.errors;
+  if (error instanceof Error && Array.isArray(errors) && errors.length) {
+    const first = errors[0] as { message?: unknown; position?: { line?: number; column?: number; lineText?: string } | null };
+    const where = first.position?.line ? `line ${first.position.line}, column ${first.position.column ?? 1}` : "syntax error";
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more error${errors.length > 2 ? "s" : ""})` : "";
+    const text = typeof first.message === "string" ? first.message : String(first);
+    const line = first.position?.lineText ? `\n  ${first.position.lineText}` : "";
+    return `${where}: ${text}${more}${line}`;
+  }
+  return messageOf(error);
 }
 
 function firstLine(text: string): string {

@@ -184,3 +184,13 @@ describe("diff formats' failure reports speak the format's words", () => {
     expect(repo.read("dup.py")).toBe("x = 1\ny = 2\nx = 1\n");
   });
 });
+
+describe("plugins", () => {
+  test("a plugin with a syntax error: the report gives the line, column and parser message", async () => {
+    const repo = makeRepo({ "app.py": APP, "syn.ts": "syntax error here (\n" });
+    const r = await runCoder(repo, server, ["--plugin", "./syn.ts", "plugins"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('syn.ts failed to load and was skipped: line 1, column 8: Expected ";" but found "error" (and 1 more error)');
+    expect(r.stderr).not.toContain("errors building");
+  });
+});
