@@ -113,7 +113,11 @@ export class FileStore {
       const realAbs = existsSync(abs) ? realpathSync(abs) : resolve(realpathOrSelf(dirname(abs)), basename(abs));
       rel = relative(this.realRoot, realAbs);
     }
-    if (rel === "" || rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel)) {
+    if (rel === "") {
+      // `coder -m x .` or an empty argument: the root is a folder, not a file to chat about.
+      throw new UsageError(`${pathAsTyped === "" ? 'an empty path ("")' : pathAsTyped} names the repository root (${this.root}), not a file; give file paths`);
+    }
+    if (rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel)) {
       throw new UsageError(`${pathAsTyped} is outside the repository (${this.root})`);
     }
     const norm = rel.split(sep).join("/");

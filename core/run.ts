@@ -104,6 +104,7 @@ export async function runMain(input: RunInput): Promise<number> {
       return listPlugins(app);
     }
     case "models": {
+      if (rest.length > 1) throw new UsageError(`coder models takes one FILTER, got ${rest.length} (${rest.join(" ")}); the filter matches part of a model name`);
       const { listModels } = await import("./subcommands.ts");
       return listModels(app, rest[0]);
     }

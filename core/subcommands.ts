@@ -94,7 +94,8 @@ export async function printRepoMap(app: App, files: readonly string[]): Promise<
     signal: new AbortController().signal,
   };
   const block = await guard(entry, "provide", () => entry.item.provide(turn));
-  process.stdout.write(block?.text ? `${block.text.replace(/\n*$/, "")}\n` : "(the repo map is empty)\n");
+  const off = options.mapTokens === 0 ? " (the map is off: --map-tokens is 0)" : "";
+  process.stdout.write(block?.text ? `${block.text.replace(/\n*$/, "")}\n` : `(the repo map is empty)${off}\n`);
   return 0;
 }
 

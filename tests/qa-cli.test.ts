@@ -194,3 +194,29 @@ describe("plugins", () => {
     expect(r.stderr).not.toContain("errors building");
   });
 });
+
+describe("odd arguments", () => {
+  test("'.' or an empty FILE names the repository root, not 'outside the repository'", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    for (const arg of [".", ""]) {
+      const r = await runCoder(repo, server, ["-m", "x", arg]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("names the repository root");
+      expect(r.stderr).not.toContain("outside the repository");
+    }
+  });
+
+  test("coder models with two filters is a usage error instead of ignoring the second", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const r = await runCoder(repo, server, ["models", "gpt", "mini"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("coder models takes one FILTER, got 2");
+  });
+
+  test("coder map with --map-tokens 0 says the map is off", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const r = await runCoder(repo, server, ["map", "--map-tokens", "0"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("the map is off: --map-tokens is 0");
+  });
+});
