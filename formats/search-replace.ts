@@ -19,7 +19,7 @@ function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace)
   const content = ws.read(path);
   if (search.trim() === "") {
     if (refused) return { status: "failed", edit, path, reason: "refused", detail: refused };
-    if (content === null || content === "") return write(edit, ws, path, replace === "" || replace.endsWith("\n") ? replace : replace + "\n", "created");
+    if (content === null || content === "") return write(edit, ws, path, replace === "" || replace.endsWith("\n") ? replace : replace + "\n", content === null ? "created" : "filled");
     const r = kit.matcher.replace(content, search, replace);
     if (r.status === "applied") return write(edit, ws, path, r.content, "appended", r.rung);
     return { status: "failed", edit, path, reason: r.reason, detail: kit.matcher.explain(r, search, replace, path), match: r };

@@ -220,3 +220,21 @@ describe("odd arguments", () => {
     expect(r.stdout).toContain("the map is off: --map-tokens is 0");
   });
 });
+
+describe("edit details", () => {
+  test("filling an existing empty file is reported as filled, not created (diff and udiff)", async () => {
+    const repo = makeRepo({ "empty.py": "" });
+    server.push({ text: block("empty.py", "", 'print("now full")\n') });
+    const r = await runCoder(repo, server, ["--json", "-m", "fill", "empty.py"]);
+    expect(r.code).toBe(0);
+    expect(jsonLines(r.stdout).find((e) => e.type === "edit")?.detail).toBe("filled");
+    expect(repo.read("empty.py")).toBe('print("now full")\n');
+
+    const repo2 = makeRepo({ "empty.py": "" });
+    server.push({ text: "```diff\n--- empty.py\n+++ empty.py\n@@ @@\n+X = 1\n```\n" });
+    const r2 = await runCoder(repo2, server, ["--json", "--edit-format", "udiff", "-m", "fill", "empty.py"]);
+    expect(r2.code).toBe(0);
+    expect(jsonLines(r2.stdout).find((e) => e.type === "edit")?.detail).toBe("filled");
+    expect(repo2.read("empty.py")).toBe("X = 1\n");
+  });
+});

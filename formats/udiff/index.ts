@@ -97,7 +97,7 @@ function applyEdit(kit: Kit, edit: UdiffEdit, ws: Workspace): EditOutcome<UdiffE
     const { before, after } = hunkTexts(edit.lines);
     if (before.trim() === "" && (content === null || content === "")) {
       ws.write(path, after);
-      return { status: "applied", edit, path, note: "created" };
+      return { status: "applied", edit, path, note: content === null ? "created" : "filled" };
     }
     if (content === null) {
       return fail("missing-file", `${path} does not exist. To create it, start the diff with \`--- /dev/null\` and \`+++ ${path}\` and add every line with \`+\`.`);
