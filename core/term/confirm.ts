@@ -1,6 +1,7 @@
 // How a confirmation question reaches a person: a @clack/prompts select in a
 // terminal, or a non-interactive answer ("no", said out loud) everywhere else.
 // The gate (core/gate.ts) decides what to ask; this module only asks.
+import { terminalSafe } from "./render.ts";
 
 /**
  * The answers every confirmation offers. `all` / `skip-all` answer the rest of
@@ -46,9 +47,10 @@ export class ClackPrompter implements Prompter {
 
   async choose(question: string, choices: readonly Choice[], detail?: string): Promise<Choice> {
     const clack = await import("@clack/prompts");
-    if (detail) clack.log.message(detail);
+    // Questions carry model-chosen text (paths, commands): no escape sequence reaches the terminal.
+    if (detail) clack.log.message(terminalSafe(detail));
     const answer = await clack.select<Choice>({
-      message: question,
+      message: terminalSafe(question),
       options: choices.map((value) => ({ value, label: CHOICE_LABELS[value] })),
       initialValue: choices.includes("yes") ? "yes" : choices[0],
     });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { JsonOutput, replyCost, usageLine } from "./events.ts";
-import { MarkdownStream, PlainOutput } from "./render.ts";
+import { MarkdownStream, PlainOutput, terminalSafe } from "./render.ts";
 
 const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "");
 
@@ -59,4 +59,36 @@ test("cost and usage line", () => {
   expect(replyCost(usage, { input: 2, output: 8, cacheRead: 0.5 })).toBeCloseTo(2 + 0.5 + 8);
   const line = usageLine({ promptTokens: 3100, completionTokens: 210, cachedTokens: 1200 }, 0.004, { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0.012, requests: 3 });
   expect(line).toBe("Tokens: 3.1k sent, 1.2k cached, 210 received. Cost: $0.0040 message, $0.01 session.");
+});
+
+describe("terminal safety and streaming", () => {
+  test("escape sequences in a reply are shown as caret notation, carriage returns dropped", () => {
+    const out: string[] = [];
+    const md = new MarkdownStream((t) => out.push(t));
+    md.push("a\x1b[2Jb\x1b]0;title\x07c\r\n\x9b31m");
+    md.end();
+    const text = out.join("");
+    expect(text).not.toMatch(/[\x1b\x07\r\x9b]/);
+    expect(text).toContain("a^[[2Jb^[]0;title^Gc\n");
+    expect(terminalSafe("tab\tand\nnewline é 日本")).toBe("tab\tand\nnewline é 日本");
+  });
+
+  test("a long line of prose streams word by word; fences, headings and markers wait for their line", () => {
+    const out: string[] = [];
+    const md = new MarkdownStream((t) => out.push(t));
+    md.push("This paragraph is one long line and ");
+    expect(strip(out.join(""))).toBe("This paragraph is one long line and ");
+    md.push("it goes `on and");
+    expect(strip(out.join(""))).toBe("This paragraph is one long line and "); // the code span is still open
+    md.push(" on` here.\n# Head");
+    expect(strip(out.join(""))).toBe("This paragraph is one long line and it goes on and on here.\n");
+    md.push("ing done\n<<<<<<< SEARCH\n");
+    expect(out.join("")).toContain("\x1b[1mHeading done");
+    expect(out.join("")).toContain("\x1b[33m<<<<<<< SEARCH");
+    md.push("```\nsome code with ");
+    expect(strip(out.join(""))).toEndWith("```\nsome code with ");
+    md.push("words\n```\n");
+    md.end();
+    expect(strip(out.join(""))).toEndWith("```\nsome code with words\n```\n");
+  });
 });

@@ -5,16 +5,38 @@ import { usageLine } from "./events.ts";
 
 type Write = (text: string) => void;
 
+/**
+ * Text from the model made safe for a terminal: escape sequences (clear screen, cursor
+ * moves, window titles, colours that never reset) and other control characters are shown
+ * as caret notation (`^[`) instead of acting; carriage returns, which would overwrite the
+ * line already printed, are dropped. Line feeds and tabs stay.
+ */
+export function terminalSafe(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this removes
+  return text.replace(/[\x00-\x08\x0b-\x1f\x7f\x80-\x9f]/g, (c) => {
+    if (c === "\r") return "";
+    const code = c.charCodeAt(0);
+    if (code === 0x7f) return "^?";
+    if (code < 0x20) return `^${String.fromCharCode(code + 64)}`;
+    return `\\u${code.toString(16).padStart(4, "0")}`;
+  });
+}
+
 const stdoutWrite: Write = (t) => process.stdout.write(t);
 const stderrWrite: Write = (t) => process.stderr.write(t);
 
 /** Plain text: the reply verbatim on stdout, status lines after it, warnings and errors on stderr. */
 export class PlainOutput implements Output {
   private midLine = false;
+  /** Writing to a terminal (`--no-pretty` on a TTY): the model's text goes through `terminalSafe`. */
+  protected readonly safe: (text: string) => string;
   constructor(
     protected readonly out: Write = stdoutWrite,
     protected readonly err: Write = stderrWrite,
-  ) {}
+    terminal: boolean = out === stdoutWrite && Boolean(process.stdout.isTTY),
+  ) {
+    this.safe = terminal ? terminalSafe : (t) => t;
+  }
 
   emit(event: CoderEvent): void {
     switch (event.type) {
@@ -81,7 +103,7 @@ export class PlainOutput implements Output {
 
   protected writeReply(text: string): void {
     if (!text) return;
-    this.out(text);
+    this.out(this.safe(text));
     this.midLine = !text.endsWith("\n");
   }
 
@@ -92,12 +114,12 @@ export class PlainOutput implements Output {
 
   protected status(text: string): void {
     this.endReply();
-    this.out(`${text}\n`);
+    this.out(`${this.safe(text)}\n`);
   }
 
   protected warnLine(text: string): void {
     this.endReply();
-    this.err(`warning: ${text}\n`);
+    this.err(`warning: ${this.safe(text)}\n`);
   }
 }
 
@@ -112,32 +134,64 @@ const style = {
 };
 
 /**
- * Streaming markdown for a terminal: complete lines are rendered as they arrive
- * (headings, emphasis, inline code, fenced blocks); the unfinished line waits.
+ * Streaming markdown for a terminal. Complete lines are rendered as they arrive (headings,
+ * emphasis, inline code, fenced blocks). A long line of prose or code streams word by word:
+ * its finished words are written at once (a model's paragraph is often one long line), so
+ * only a line that may turn out to be a fence, a heading or an edit marker waits for its end.
+ * Nothing printed is ever redrawn.
  */
 export class MarkdownStream {
   private pending = "";
   private fence: string | null = null;
+  /** Part of the current line is already on the screen. */
+  private started = false;
 
   constructor(private readonly write: Write) {}
 
   push(text: string): void {
-    this.pending += text;
+    this.pending += terminalSafe(text);
     let nl = this.pending.indexOf("\n");
     while (nl >= 0) {
-      this.write(`${this.renderLine(this.pending.slice(0, nl))}\n`);
+      this.write(`${this.renderPart(this.pending.slice(0, nl))}\n`);
+      this.started = false;
       this.pending = this.pending.slice(nl + 1);
       nl = this.pending.indexOf("\n");
     }
+    this.writeFinishedWords();
   }
 
   /** Render what is left (the reply ended without a newline). */
   end(): boolean {
-    const had = this.pending.length > 0;
-    if (had) this.write(`${this.renderLine(this.pending)}\n`);
+    const had = this.pending.length > 0 || this.started;
+    if (had) this.write(`${this.renderPart(this.pending)}\n`);
     this.pending = "";
     this.fence = null;
+    this.started = false;
     return had;
+  }
+
+  /** A whole line, or the rest of a line whose beginning was written already. */
+  private renderPart(text: string): string {
+    if (!this.started) return this.renderLine(text);
+    return this.fence !== null ? style.cyan(text) : renderInline(text);
+  }
+
+  /** Write the unfinished line up to its last space, when that cannot change how it renders. */
+  private writeFinishedWords(): void {
+    if (!this.pending) return;
+    if (!this.started) {
+      const first = this.pending.trimStart()[0];
+      // Fences, headings, quotes and SEARCH/REPLACE markers are known only from the whole line.
+      if (first === undefined || "`~#<=>".includes(first)) return;
+    }
+    const cut = this.pending.lastIndexOf(" ") + 1;
+    if (cut <= 0) return;
+    const words = this.pending.slice(0, cut);
+    // An inline code span or bold run still open would render differently once closed.
+    if (this.fence === null && ((words.split("`").length - 1) % 2 === 1 || (words.split("**").length - 1) % 2 === 1)) return;
+    this.write(this.renderPart(words));
+    this.started = true;
+    this.pending = this.pending.slice(cut);
   }
 
   renderLine(line: string): string {
@@ -168,7 +222,7 @@ export class TtyOutput extends PlainOutput {
   private readonly md: MarkdownStream;
 
   constructor(out: Write = stdoutWrite, err: Write = stderrWrite) {
-    super(out, err);
+    super(out, err, true);
     this.md = new MarkdownStream(out);
   }
 
@@ -185,20 +239,20 @@ export class TtyOutput extends PlainOutput {
         this.md.end();
         this.out(
           event.status === "applied"
-            ? `${style.green("✓")} Applied edit to ${event.path}\n`
-            : `${style.red("✗")} Edit to ${event.path} ${event.status}: ${firstLine(event.detail)}\n`,
+            ? `${style.green("✓")} Applied edit to ${terminalSafe(event.path)}\n`
+            : `${style.red("✗")} Edit to ${terminalSafe(event.path)} ${event.status}: ${terminalSafe(firstLine(event.detail))}\n`,
         );
         return;
       case "commit":
-        this.out(`${style.dim(`Commit ${event.hash.slice(0, 7)} ${event.message}`)}\n`);
+        this.out(`${style.dim(`Commit ${event.hash.slice(0, 7)} ${terminalSafe(event.message)}`)}\n`);
         return;
       case "error":
         this.md.end();
-        this.err(`${style.red("error:")} ${event.message}\n`);
+        this.err(`${style.red("error:")} ${terminalSafe(event.message)}\n`);
         return;
       case "warning":
         this.md.end();
-        this.err(`${style.yellow("warning:")} ${event.message}\n`);
+        this.err(`${style.yellow("warning:")} ${terminalSafe(event.message)}\n`);
         return;
       default:
         super.emit(event);
