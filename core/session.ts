@@ -78,22 +78,54 @@ export class CoderSession implements Session {
     return done;
   }
 
-  /** Problems are printed here; the command reports what was added. */
+  /**
+   * Problems are printed here; the command reports what was added. A file the chat holds
+   * read-only becomes editable: the user asked for it by name (the model still cannot
+   * promote a read-only file on its own; that goes through the gate).
+   */
   async addFiles(paths: string[]): Promise<string[]> {
     const added: string[] = [];
-    for (const rel of await this.resolve(paths, false)) {
-      if (this.coder.chat.add(rel)) added.push(rel);
-      else this.print(`${rel} is already in the chat.`);
+    const chat = this.coder.chat;
+    const readOnly = paths.filter((p) => chat.readOnly.includes(this.relativeOrSelf(p)));
+    // The file store refuses read-only files; take them out of the read-only list first.
+    for (const p of readOnly) chat.drop(this.relativeOrSelf(p));
+    const resolved = await this.resolve(paths, false);
+    for (const p of readOnly) {
+      const rel = this.relativeOrSelf(p);
+      if (!resolved.includes(rel)) chat.addReadOnly(rel);
+    }
+    for (const rel of resolved) {
+      const wasReadOnly = readOnly.some((p) => this.relativeOrSelf(p) === rel);
+      if (chat.add(rel)) {
+        added.push(rel);
+        if (wasReadOnly) this.print(`${rel} was read-only in the chat; it is editable now.`);
+      } else this.print(`${rel} is already in the chat.`);
     }
     return added;
   }
 
+  /** A file already in the chat as editable becomes read-only (the model may no longer edit it). */
   async addReadOnly(paths: string[]): Promise<string[]> {
     const added: string[] = [];
+    const chat = this.coder.chat;
     for (const rel of await this.resolve(paths, true)) {
-      if (this.coder.chat.addReadOnly(rel)) added.push(rel);
+      if (chat.editable.includes(rel)) {
+        chat.drop(rel);
+        chat.addReadOnly(rel);
+        added.push(rel);
+        this.print(`${rel} was editable in the chat; it is read-only now.`);
+      } else if (chat.addReadOnly(rel)) added.push(rel);
+      else this.print(`${rel} is already in the chat (read-only).`);
     }
     return added;
+  }
+
+  private relativeOrSelf(typed: string): string {
+    try {
+      return this.services.files.toRelative(typed);
+    } catch {
+      return typed;
+    }
   }
 
   dropFiles(paths: string[]): string[] {
@@ -126,20 +158,18 @@ export class CoderSession implements Session {
   setModel(name: string): void {
     this.services.app.registry.adapterFor(name);
     this.coder.setModel(name);
-    this.print(`Model: ${name}`);
   }
 
   setEditFormat(name: string): void {
     const before = this.coder.format.item.name;
     this.coder.setEditFormat(name);
-    this.print(`Edit format: ${name}`);
+    // The commands say what changed (/model, /edit-format, /ask ...); printing here too doubled every line.
     // The model imitates what it sees: summarise history written in the old format.
     if (before !== name) this.coder.summariseForFormatSwitch();
   }
 
   clearHistory(): void {
     this.coder.history.clear();
-    this.print("Chat history cleared.");
   }
 
   tokenReport(): Promise<string> {
