@@ -6,6 +6,10 @@ import { dirname } from "node:path";
 import { createInterface } from "node:readline";
 
 const MAX_HISTORY = 1000;
+/** readLine's answer when Ctrl-C ended a line of a multi-line block. */
+const CANCELLED = "\u0000cancelled";
+
+type Keypress = { sequence?: string; name?: string; ctrl?: boolean; meta?: boolean; shift?: boolean } | undefined;
 
 export type Completer = (line: string) => string[];
 
@@ -27,14 +31,25 @@ export class LineInput {
     const first = await this.readLine(prompt);
     if (first === null || first.trim() !== "{") return this.remember(first);
     const lines: string[] = [];
-    for (;;) {
-      const line = await this.readLine("... ");
-      if (line === null) return null;
-      if (line.trim() === "}") break;
-      lines.push(line);
+    this.inBlock = true;
+    try {
+      for (;;) {
+        const line = await this.readLine("... ");
+        if (line === null) return null;
+        // Ctrl-C in a block drops the block (as in a shell), not one line of it.
+        if (line === CANCELLED) return "";
+        if (line.trim() === "}") break;
+        lines.push(line);
+      }
+    } finally {
+      this.inBlock = false;
     }
     return this.remember(lines.join("\n"));
   }
+
+  private inBlock = false;
+  /** Keys that arrived after a line was taken (a paste of several lines, typing ahead). */
+  private readonly typeahead: [string | undefined, Keypress][] = [];
 
   private remember(line: string | null): string | null {
     if (line === null || !line.trim()) return line;
@@ -63,15 +78,26 @@ export class LineInput {
         },
       });
       let settled = false;
-      const finish = (value: string | null) => {
+      const finish = (value: string | null, keepRest = false) => {
         if (settled) return;
         settled = true;
         rl.close();
+        // Lines typed ahead or pasted together arrive in one chunk; this readline saw only the
+        // first. Keep the rest of the chunk's keys (emitted right after, in this tick) for the next prompt.
+        if (keepRest && process.stdin.isTTY) {
+          const grab = (s: string | undefined, key: Keypress) => this.typeahead.push([s, key]);
+          process.stdin.on("keypress", grab);
+          setImmediate(() => process.stdin.off("keypress", grab));
+        }
         resolve(value);
       };
       // Ctrl-C clears the line; on an empty line it asks for a second one to leave.
       rl.on("SIGINT", () => {
         const typed = rl.line;
+        if (this.inBlock) {
+          process.stdout.write("\n(multi-line input dropped)\n");
+          return finish(CANCELLED);
+        }
         if (!typed && this.armedExit) {
           process.stdout.write("\n");
           return finish(null);
@@ -83,27 +109,44 @@ export class LineInput {
       rl.on("close", () => finish(null));
       rl.question(prompt, (answer) => {
         this.armedExit = false;
-        finish(answer);
+        // readline keeps a recalled multi-line entry's line breaks as "\r": give the model "\n".
+        finish(answer.replace(/\r\n?/g, "\n"), true);
       });
+      // Keys typed ahead for this prompt, up to the end of its line (the rest waits for the next one).
+      while (this.typeahead.length && !settled) {
+        const [s, key] = this.typeahead.shift() as [string | undefined, Keypress];
+        (rl as unknown as { write(data: string | undefined, key?: Keypress): void }).write(s, key);
+      }
     });
   }
 }
 
-/** Newest first; the file holds one entry per line (multi-line entries with escaped newlines). */
+/**
+ * Newest first; the file holds one entry per line: a line break as `\n`, a backslash as `\\`
+ * (so a typed `\n`, as in `print("a\n")`, comes back as typed).
+ */
 export function loadInputHistory(path: string): string[] {
   if (!existsSync(path)) return [];
   try {
     const lines = readFileSync(path, "utf8").split("\n").filter(Boolean);
-    return lines.map((l) => l.replaceAll("\\n", "\n")).reverse().slice(0, MAX_HISTORY);
+    return lines.map(unescapeEntry).reverse().slice(0, MAX_HISTORY);
   } catch {
     return [];
   }
 }
 
+function unescapeEntry(line: string): string {
+  return line.replace(/\\([\\n])/g, (_m, c: string) => (c === "n" ? "\n" : "\\"));
+}
+
+function escapeEntry(line: string): string {
+  return line.replaceAll("\\", "\\\\").replace(/\r\n?|\n/g, "\\n");
+}
+
 export function appendInputHistory(path: string, line: string): void {
   try {
     mkdirSync(dirname(path), { recursive: true });
-    appendFileSync(path, `${line.replaceAll("\n", "\\n")}\n`);
+    appendFileSync(path, `${escapeEntry(line)}\n`);
   } catch {
     // history is a convenience
   }
