@@ -171,6 +171,11 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   const info = app.registry.modelInfo(model);
   const editFormat = o.editFormat ?? info.editFormat;
   namingSource(app, "editFormat", () => app.registry.formatEntry(editFormat));
+  // The weak and editor settings are used later (a commit message, architect's hand-off); a typo in
+  // them is a usage error now, before a request is paid for, not a silent fallback or a late exit 2.
+  if (o.weakModel) namingSource(app, "weakModel", () => app.registry.adapterFor(o.weakModel!));
+  if (o.editorModel) namingSource(app, "editorModel", () => app.registry.adapterFor(o.editorModel!));
+  if (o.editorEditFormat) namingSource(app, "editorEditFormat", () => app.registry.formatEntry(o.editorEditFormat!));
   const coder = new Coder(services, { model, editFormat, editor: false, maxReflections: Math.max(0, o.maxReflections), chat });
   services.transcript.sessionStart();
   // CLI.md: asks in interactive mode, does it with --yes-always, and leaves .gitignore alone otherwise.
@@ -279,12 +284,16 @@ async function repl(app: App, coder: Coder, out: Output): Promise<number> {
  * Run a lookup of the setting `key`; when it fails, say where the value came from
  * (a config file's line, an env var), so the user knows which file to fix.
  */
-function namingSource(app: App, key: "model" | "editFormat", lookup: () => unknown): void {
+function namingSource(app: App, key: "model" | "editFormat" | "weakModel" | "editorModel" | "editorEditFormat", lookup: () => unknown): void {
   try {
     lookup();
   } catch (error) {
     const source = app.settings.provenance[key];
-    if (!(error instanceof UsageError) || !source || source === "default" || source.startsWith("flag ")) throw error;
+    if (!(error instanceof UsageError) || !source || source === "default") throw error;
+    if (source.startsWith("flag ")) {
+      if (key === "model" || key === "editFormat") throw error;
+      throw new UsageError(`${error.message} (${source})`);
+    }
     throw new UsageError(`${error.message}; ${key} is set in ${source}`);
   }
 }

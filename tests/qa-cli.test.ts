@@ -238,3 +238,30 @@ describe("edit details", () => {
     expect(repo2.read("empty.py")).toBe("X = 1\n");
   });
 });
+
+describe("weak and editor settings are checked before the first request", () => {
+  test("--editor-edit-format bogus is a usage error, not a silent fallback to diff after the plan", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const before = server.chatBodies().length;
+    const r = await runCoder(repo, server, ["--architect", "--editor-edit-format", "bogus", "-m", "x", "app.py"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown edit format "bogus"');
+    expect(r.stderr).toContain("--editor-edit-format");
+    expect(server.chatBodies().length).toBe(before);
+  });
+
+  test("an unknown provider in --editor-model or CODER_WEAK_MODEL exits 2 before any request", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const before = server.chatBodies().length;
+    const editor = await runCoder(repo, server, ["--architect", "--editor-model", "nope/x", "-m", "x", "app.py"]);
+    expect(editor.code).toBe(2);
+    expect(editor.stderr).toContain('no model adapter serves "nope/x"');
+    const proc = Bun.spawnSync([BINARY, "--api-base", server.url, "--api-key", "k", "-m", "x", "app.py"], {
+      cwd: repo.root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), CODER_WEAK_MODEL: "nope/x" },
+    });
+    expect(proc.exitCode).toBe(2);
+    expect(proc.stderr.toString()).toContain("weakModel is set in env CODER_WEAK_MODEL");
+    expect(server.chatBodies().length).toBe(before);
+  });
+});
