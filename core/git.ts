@@ -530,7 +530,7 @@ export class GitRepo {
   async lastDiff(): Promise<string> {
     const last = this.coderCommits().findLast((r) => r.kind === "edit" && !r.undone);
     if (!last || (await runGit(this.root, ["cat-file", "-e", `${last.hash}^{commit}`])).code !== 0) return "No changes from coder to show yet.";
-    const r = await runGit(this.root, ["show", "--format=commit %h %s%n", "--no-renames", last.hash]);
+    const r = await runGit(this.root, ["show", "--format=commit %h %s", "--no-renames", last.hash]);
     return r.stdout.trimEnd();
   }
 

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeServer } from "./support/fake-server.ts";
-import { BINARY, lastUser, mainRequests, makeRepo, removeRepos, type Repo, serverWith } from "./engine-harness.ts";
+import { BINARY, block, lastUser, mainRequests, makeRepo, removeRepos, type Repo, serverWith } from "./engine-harness.ts";
 
 const SCRIPT = ["/usr/bin/script", "/bin/script"].find((p) => existsSync(p));
 const servers: FakeServer[] = [];
@@ -234,5 +234,25 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL as a person uses it (dist/
     expect(mainRequests(s).length).toBe(1);
     expect(lastUser(mainRequests(s)[0])).toContain("a real question");
     expect(JSON.stringify(mainRequests(s)[0].messages)).not.toContain("do not send this");
+  });
+
+  test("/diff after a committed reply: the commit line, one blank line, the diff", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await serverWith([
+      { model: "weak-model", text: "fix: set x to 2", repeat: true },
+      { model: "gpt-4.1", text: block("a.py", "x = 1\n", "x = 2\n") },
+    ]);
+    servers.push(s);
+    const repl = startRepl(repo, s, ["--yes-always", "--map-tokens", "0", "a.py"]);
+    await repl.waitFor("> ");
+    repl.type("set x to 2");
+    await repl.waitFor("Applied edit to a.py");
+    await repl.waitFor("> ");
+    repl.type("/diff");
+    await repl.waitFor("+x = 2");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    expect(await repl.proc.exited).toBe(0);
+    expect(repl.output).toMatch(/commit [0-9a-f]{7} fix: set x to 2\r\n\r\ndiff --git a\/a.py b\/a.py/);
   });
 });
