@@ -2,7 +2,7 @@
 // Coder (core/turn.ts) and runs one of the modes of CLI.md: the interactive
 // REPL, one-shot (`--message`, `--message-file`) or piped stdin.
 import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import type { App } from "./app.ts";
 import { exitCodeFor, Interrupted, UsageError } from "./errors.ts";
 import { FileStore } from "./files.ts";
@@ -197,12 +197,13 @@ function weakModelOf(app: App): string {
 
 function chatHistoryPath(app: App): string {
   const o = app.settings.options;
-  return o.chatHistoryFile ? join(app.root, o.chatHistoryFile) : join(app.root, ".coder", "chat.history.md");
+  // resolve, not join: an absolute --chat-history-file is used as given, not re-rooted inside the repository.
+  return o.chatHistoryFile ? resolve(app.root, o.chatHistoryFile) : join(app.root, ".coder", "chat.history.md");
 }
 
 function inputHistoryPath(app: App): string {
   const o = app.settings.options;
-  return o.inputHistoryFile ? join(app.root, o.inputHistoryFile) : join(app.root, ".coder", "input.history");
+  return o.inputHistoryFile ? resolve(app.root, o.inputHistoryFile) : join(app.root, ".coder", "input.history");
 }
 
 function reportGateEvent(event: GateEvent, out: Output): void {

@@ -265,3 +265,24 @@ describe("weak and editor settings are checked before the first request", () => 
     expect(server.chatBodies().length).toBe(before);
   });
 });
+
+test("--timeout 0 is a usage error, not a run that fails at once with exit 1", async () => {
+  const repo = makeRepo({ "app.py": APP, ".coder.json": '{ "timeout": 0 }\n' });
+  const flag = await runCoder(repo, server, ["--timeout", "0", "-m", "x"]);
+  expect(flag.code).toBe(2);
+  expect(flag.stderr).toContain('flag --timeout expects a number of seconds above 0, got "0"');
+  const config = await runCoder(repo, server, ["-m", "x"]);
+  expect(config.code).toBe(2);
+  expect(config.stderr).toContain(".coder.json:1: timeout: expected a number of seconds above 0, got number 0");
+});
+
+test("an absolute --chat-history-file is written where it says, not re-rooted inside the repository", async () => {
+  const repo = makeRepo({ "app.py": APP });
+  const target = join(repo.home, "transcript.md");
+  server.push({ text: "an answer" });
+  const r = await runCoder(repo, server, ["--chat-history-file", target, "-m", "explain"]);
+  expect(r.code).toBe(0);
+  expect(readFileSync(target, "utf8")).toContain("an answer");
+  expect(existsSync(join(repo.root, target.slice(1)))).toBe(false);
+  expect(repo.git("status", "--porcelain")).toBe("");
+});
