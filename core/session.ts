@@ -1,7 +1,7 @@
 // The running chat as slash commands see it (plugin.ts `Session`): chat files,
 // model and format switches, history, tokens, git and the shell, over one Coder.
 import { existsSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import { UsageError } from "./errors.ts";
 import { fileMentions } from "./mentions.ts";
 import type { ModelInfo, Session, SessionGit, SlashCommand } from "./plugin.ts";
@@ -99,6 +99,8 @@ export class CoderSession implements Session {
       if (chat.add(rel)) {
         added.push(rel);
         if (wasReadOnly) this.print(`${rel} was read-only in the chat; it is editable now.`);
+        // A typo would otherwise join the chat as an empty file without a word.
+        else if (!existsSync(join(this.root, rel))) this.print(`${rel} does not exist yet: the model's first edit will create it.`);
       } else this.print(`${rel} is already in the chat.`);
     }
     return added;

@@ -255,4 +255,26 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL as a person uses it (dist/
     expect(await repl.proc.exited).toBe(0);
     expect(repl.output).toMatch(/commit [0-9a-f]{7} fix: set x to 2\r\n\r\ndiff --git a\/a.py b\/a.py/);
   });
+
+  test("Tab completes a file name on the first try, a name with spaces stays one file, a typo is pointed out", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", "my notes.md": "notes\n" });
+    const s = await serverWith([]);
+    servers.push(s);
+    const repl = startRepl(repo, s, ["--yes-always", "--map-tokens", "0"], "xterm");
+    await repl.waitFor("> ");
+    // The file list loads in the background at start; /ls lists the files itself (not for completion).
+    repl.type("/ls");
+    await repl.waitFor("Repository files not in the chat:");
+    await repl.waitFor("> ");
+    repl.send("/add my\t");
+    await repl.waitFor("/add my\\ notes.md");
+    repl.send("\r");
+    await repl.waitFor("Added to the chat: my notes.md\r\n");
+    await repl.waitFor("> ");
+    repl.type("/add a.pyy");
+    await repl.waitFor("a.pyy does not exist yet");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    expect(await repl.proc.exited).toBe(0);
+  });
 });

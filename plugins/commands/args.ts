@@ -62,13 +62,32 @@ export function expandPaths(words: readonly string[], files: readonly string[]):
 
 /** Completion candidates: repository paths that start with the last word of `arg`. */
 export function completePaths(arg: string, files: readonly string[], limit = 50): string[] {
-  const words = splitWords(arg);
-  const last = /\s$/.test(arg) ? "" : (words.at(-1) ?? "");
-  const head = arg.slice(0, arg.length - last.length);
+  // The last word as typed (spaces escaped with a backslash, or inside quotes), and as meant.
+  let start = 0;
+  let quote: string | null = null;
+  for (let i = 0; i < arg.length; i++) {
+    const c = arg[i]!;
+    if (quote) {
+      if (c === quote) quote = null;
+      else if (c === "\\" && quote === '"') i++;
+    } else if (c === "'" || c === '"') quote = c;
+    else if (c === "\\") i++;
+    else if (/\s/.test(c)) start = i + 1;
+  }
+  const typed = arg.slice(start);
+  const last = splitWords(typed)[0] ?? "";
+  const head = arg.slice(0, start);
+  // An open quote stays open around the completion; otherwise a name with spaces is escaped.
+  const open = quote && typed.startsWith(quote) ? quote : null;
   const out: string[] = [];
   for (const f of files) {
-    if (f.startsWith(last) || (last && !last.includes("/") && f.split("/").at(-1)!.startsWith(last))) out.push(head + f);
+    if (f.startsWith(last) || (last && !last.includes("/") && f.split("/").at(-1)!.startsWith(last))) out.push(head + (open ? `${open}${f}` : escapeWord(f)));
     if (out.length >= limit) break;
   }
   return out;
+}
+
+/** A path as one word for `splitWords`: spaces, quotes and backslashes escaped. */
+export function escapeWord(path: string): string {
+  return path.replace(/[\s'"\\]/g, (c) => `\\${c}`);
 }

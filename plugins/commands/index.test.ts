@@ -257,4 +257,12 @@ describe("argument helpers", () => {
     expect(completePaths("src/ap", files)).toEqual(["src/app.ts", "src/api.ts"]);
     expect(completePaths("x.ts ap", files)).toEqual(["x.ts src/app.ts", "x.ts src/api.ts", "x.ts lib/apx.ts"]);
   });
+  test("completePaths keeps a name with spaces one word", () => {
+    const files = ["my notes.md", "src/a b/c.ts"];
+    expect(completePaths("my", files)).toEqual(["my\\ notes.md"]);
+    expect(completePaths("x.ts my\\ no", files)).toEqual(["x.ts my\\ notes.md"]);
+    expect(completePaths('"my no', files)).toEqual(['"my notes.md']);
+    for (const line of [...completePaths("src/a", files), ...completePaths("my", files), ...completePaths('"my', files)]) expect(splitWords(line).length).toBe(1);
+    expect(splitWords(completePaths("my", files)[0]!)).toEqual(["my notes.md"]);
+  });
 });

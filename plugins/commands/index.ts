@@ -26,6 +26,8 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       });
     return fileCache;
   };
+  // Completion is synchronous: without a list loaded ahead, the first Tab after start completed nothing.
+  if (process.stdin.isTTY) setTimeout(repoFiles, 0).unref?.();
   const completeFiles = (arg: string) => completePaths(arg, repoFiles());
   const completeChat = (arg: string, s: Session) => completePaths(arg, [...s.chatFiles(), ...s.readOnlyFiles()]);
 
