@@ -271,7 +271,9 @@ export class CoderSession implements Session {
     }
     const found = entry;
     try {
-      await guard(found, `/${found.item.name}`, () => found.item.run(arg.trim(), this));
+      // A built-in command's error is the user's news ("no model adapter serves x"), not a plugin failure.
+      if (found.origin.startsWith("built-in")) await found.item.run(arg.trim(), this);
+      else await guard(found, `/${found.item.name}`, () => found.item.run(arg.trim(), this));
     } catch (error) {
       if (error instanceof Error && error.name === "Interrupted") throw error;
       this.warn(messageOf(error));

@@ -110,6 +110,7 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL as a person uses it (dist/
       ["/edit-format whole", "Edit format: whole"],
       ["/ask", "Edit format: ask"],
       ["/clear", "cleared"],
+      ["/model nosuch/xyz", 'no model adapter serves "nosuch/xyz"'],
     ] as const) {
       repl.type(line);
       await repl.waitFor(done);
@@ -121,6 +122,8 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL as a person uses it (dist/
     expect(count(repl.output, "Edit format: whole")).toBe(1);
     expect(count(repl.output, "Edit format: ask")).toBe(1);
     expect(count(repl.output, "istory cleared")).toBe(1);
+    // A built-in command's error reads as the user's mistake, not as a plugin failure.
+    expect(repl.output).not.toContain("plugin commands (built-in");
   });
 
   test("/read-only on a chat file makes it read-only, /add makes it editable again", async () => {
