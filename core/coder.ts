@@ -159,7 +159,10 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   }
   for (const typed of o.read) {
     const rel = files.toRelative(typed);
-    if (files.read(rel) === null) out.warn(`--read ${typed}: not found or not a text file`);
+    if (files.read(rel) === null) {
+      const source = app.settings.provenance.read ?? "";
+      out.warn(`${source.startsWith("flag ") || source === "default" ? "--read" : `read (${source})`} ${typed}: not found or not a text file`);
+    }
     else chat.addReadOnly(rel);
   }
   for (const name of DEFAULT_READ_ONLY) {

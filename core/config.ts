@@ -109,7 +109,9 @@ export function mergeSettings(input: MergeInput): Settings {
         provenance.plugins = pluginSources.join(", ");
         continue;
       }
-      options[key] = value;
+      // A project config's `read` paths are relative to the repository root (its folder), not to
+      // wherever coder was started: made absolute here. (A global config's stay as written.)
+      options[key] = key === "read" && projectish ? (value as string[]).map((p) => resolve(dirname(layer.file), p)) : value;
       provenance[key] = `${shown}:${layer.lines[key]}`;
     }
   }

@@ -84,7 +84,7 @@ export async function printRepoMap(app: App, files: readonly string[]): Promise<
   const turn: TurnContext = {
     root: app.root,
     chatFiles: repoPaths(app.root, process.cwd(), files),
-    readOnlyFiles: options.read,
+    readOnlyFiles: repoPaths(app.root, process.cwd(), options.read),
     message: "",
     mentionedFiles: [],
     mentionedIdents: [],

@@ -286,3 +286,18 @@ test("an absolute --chat-history-file is written where it says, not re-rooted in
   expect(existsSync(join(repo.root, target.slice(1)))).toBe(false);
   expect(repo.git("status", "--porcelain")).toBe("");
 });
+
+test("a project config's read paths are relative to the repository root, also when coder starts in a subfolder", async () => {
+  const repo = makeRepo({ "app.py": APP, "STYLE.md": "Always use tabs.\n", "src/m.py": "x = 1\n", ".coder.json": '{ "read": ["STYLE.md"] }\n' });
+  server.push({ text: "ok" });
+  const proc = Bun.spawn([BINARY, "--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "k", "--json", "-m", "hi", "m.py"], {
+    cwd: join(repo.root, "src"),
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config") },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+  expect(code).toBe(0);
+  expect(jsonLines(stdout).filter((e) => e.type === "warning")).toEqual([]);
+  expect(JSON.stringify(server.chatBodies().at(-1).messages)).toContain("Always use tabs.");
+});
