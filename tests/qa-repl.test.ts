@@ -39,7 +39,7 @@ function startRepl(repo: Repo, server: FakeServer, args: string[], term = "dumb"
       }
     }
   };
-  void (async () => {
+  const reading = (async () => {
     const decoder = new TextDecoder();
     for await (const chunk of proc.stdout) {
       const text = decoder.decode(chunk);
@@ -50,6 +50,8 @@ function startRepl(repo: Repo, server: FakeServer, args: string[], term = "dumb"
   })();
   return {
     proc,
+    /** Resolves when the terminal's output has been read to its end. */
+    reading,
     get output() {
       return output;
     },
@@ -279,5 +281,17 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL as a person uses it (dist/
     await repl.waitFor("> ");
     repl.type("/exit");
     expect(await repl.proc.exited).toBe(0);
+  });
+
+  test("Ctrl-D leaves with the prompt's line ended", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await serverWith([]);
+    servers.push(s);
+    const repl = startRepl(repo, s, ["--yes-always", "--map-tokens", "0", "a.py"]);
+    await repl.waitFor("> ");
+    repl.send("\x04");
+    expect(await repl.proc.exited).toBe(0);
+    await repl.reading;
+    expect(repl.output).toMatch(/> \r?\n$/);
   });
 });

@@ -106,7 +106,11 @@ export class LineInput {
         process.stdout.write(typed ? "\n" : "\n(Ctrl-C again or Ctrl-D to leave)\n");
         finish("");
       });
-      rl.on("close", () => finish(null));
+      // Ctrl-D: end the prompt's line, so what follows (a shell prompt) starts on its own.
+      rl.on("close", () => {
+        if (!settled) process.stdout.write("\n");
+        finish(null);
+      });
       rl.question(prompt, (answer) => {
         this.armedExit = false;
         // readline keeps a recalled multi-line entry's line breaks as "\r": give the model "\n".
