@@ -48,7 +48,9 @@ export function helpText(version: string): string {
     for (const spec of specs) {
       const aliases = spec.aliases?.length ? ` (alias ${spec.aliases.map((a) => `--${a}`).join(", ")})` : "";
       const dflt = spec.default !== undefined && spec.type !== "boolean" ? ` [default: ${String(spec.default)}]` : "";
-      lines.push(`  ${flagLabel(spec).padEnd(width)}${spec.help}${aliases}${dflt}`);
+      // An enum's values, unless the help text already names every one (--kind, --attribution).
+      const values = spec.type === "enum" && spec.values && !spec.values.every((v) => spec.help.includes(v)) ? ` (${spec.values.join(", ")})` : "";
+      lines.push(`  ${flagLabel(spec).padEnd(width)}${spec.help}${values}${aliases}${dflt}`);
     }
   }
   lines.push(

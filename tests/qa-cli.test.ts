@@ -301,3 +301,9 @@ test("a project config's read paths are relative to the repository root, also wh
   expect(jsonLines(stdout).filter((e) => e.type === "warning")).toEqual([]);
   expect(JSON.stringify(server.chatBodies().at(-1).messages)).toContain("Always use tabs.");
 });
+
+test("--help lists the values an enum option takes (--map-refresh did not say which MODEs exist)", () => {
+  const help = Bun.spawnSync([BINARY, "--help"]).stdout.toString();
+  expect(help).toMatch(/--map-refresh MODE .*\(auto, always, files, manual\)/);
+  expect(help).toMatch(/--kind KIND .*\(format, context, model, command\)/);
+});
