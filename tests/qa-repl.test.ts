@@ -18,7 +18,8 @@ afterEach(async () => {
 function startRepl(repo: Repo, server: FakeServer, args: string[], term = "dumb") {
   const argv = [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", ...args];
   const command = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-  const proc = Bun.spawn([SCRIPT as string, "-qfec", `exec ${command}`, "/dev/null"], {
+  // A pseudo-terminal starts 0 columns wide: give it a size, as a terminal window has.
+  const proc = Bun.spawn([SCRIPT as string, "-qfec", `stty cols 120 rows 40; exec ${command}`, "/dev/null"], {
     cwd: repo.root,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), TERM: term, GIT_CONFIG_NOSYSTEM: "1" },
     stdin: "pipe",
@@ -293,5 +294,32 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL as a person uses it (dist/
     expect(await repl.proc.exited).toBe(0);
     await repl.reading;
     expect(repl.output).toMatch(/> \r?\n$/);
+  });
+
+  test("Ctrl-C at an edit confirmation stops the request: nothing written, no reflection sent", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", "b.py": "y = 1\n" });
+    const s = await serverWith([
+      { model: "gpt-4.1", text: block("b.py", "y = 1\n", "y = 2\n") },
+      { model: "gpt-4.1", text: "Next answer." },
+    ]);
+    servers.push(s);
+    const repl = startRepl(repo, s, ["--map-tokens", "0", "a.py"]);
+    await repl.waitFor("> ");
+    repl.type("edit b");
+    await repl.waitFor("which is not in the chat?");
+    await repl.waitFor("Don't ask again");
+    repl.send("\x03");
+    await repl.waitFor("Interrupted");
+    await repl.waitFor("> ");
+    repl.type("next");
+    await repl.waitFor("Next answer.");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    expect(await repl.proc.exited).toBe(0);
+    expect(repo.read("b.py")).toBe("y = 1\n");
+    const sent = mainRequests(s);
+    expect(sent.length).toBe(2);
+    expect(lastUser(sent[1])).toContain("next");
+    expect(JSON.stringify(sent[1].messages)).not.toContain("did not allow");
   });
 });

@@ -1,6 +1,7 @@
 // How a confirmation question reaches a person: a @clack/prompts select in a
 // terminal, or a non-interactive answer ("no", said out loud) everywhere else.
 // The gate (core/gate.ts) decides what to ask; this module only asks.
+import { Interrupted } from "../errors.ts";
 import { terminalSafe } from "./render.ts";
 
 /**
@@ -39,7 +40,8 @@ const sayOnStderr: Say = (text) => {
 };
 
 /**
- * A terminal prompt (arrow keys + enter). Cancel (Ctrl-C / Esc) answers "no".
+ * A terminal prompt (arrow keys + enter). Esc answers "no"; Ctrl-C throws `Interrupted`
+ * (the request stops, as Ctrl-C does while a reply streams; at start-up coder exits 130).
  * `@clack/prompts` is loaded on first use so start-up does not pay for it.
  */
 export class ClackPrompter implements Prompter {
@@ -49,13 +51,28 @@ export class ClackPrompter implements Prompter {
     const clack = await import("@clack/prompts");
     // Questions carry model-chosen text (paths, commands): no escape sequence reaches the terminal.
     if (detail) clack.log.message(terminalSafe(detail));
-    const answer = await clack.select<Choice>({
-      message: terminalSafe(question),
-      options: choices.map((value) => ({ value, label: CHOICE_LABELS[value] })),
-      initialValue: choices.includes("yes") ? "yes" : choices[0],
-    });
-    if (clack.isCancel(answer)) return "no";
-    return answer;
+    // clack reports Esc and Ctrl-C alike as a cancel; tell them apart by the key.
+    let ctrlC = false;
+    const onKey = (s: string | undefined, key?: { ctrl?: boolean; name?: string }) => {
+      if (s === "\x03" || (key?.ctrl && key.name === "c")) ctrlC = true;
+    };
+    process.stdin.on("keypress", onKey);
+    let answer: Choice | symbol;
+    try {
+      answer = await clack.select<Choice>({
+        message: terminalSafe(question),
+        options: choices.map((value) => ({ value, label: CHOICE_LABELS[value] })),
+        initialValue: choices.includes("yes") ? "yes" : choices[0],
+      });
+    } finally {
+      process.stdin.off("keypress", onKey);
+    }
+    if (clack.isCancel(answer)) {
+      // Ctrl-C stops the whole request, as it does while the reply streams (no reflection is sent).
+      if (ctrlC) throw new Interrupted();
+      return "no";
+    }
+    return answer as Choice;
   }
 }
 
