@@ -3,8 +3,8 @@
 // own), a record of them in `.coder/commits.json`, and an /undo that refuses
 // whenever reverting could lose someone's work.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync, appendFileSync } from "node:fs";
-import { join, posix, relative } from "node:path";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, appendFileSync } from "node:fs";
+import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
 import type { ChatMessage } from "./plugin.ts";
 
@@ -517,6 +517,14 @@ export class GitRepo {
           unlinkSync(join(this.root, f));
         } catch {
           // already gone
+        }
+        // The folders the edit created for it go too, when nothing else is in them.
+        for (let dir = dirname(f); dir !== "." && dir !== "/" && dir !== ""; dir = dirname(dir)) {
+          try {
+            rmdirSync(join(this.root, dir));
+          } catch {
+            break; // not empty (or gone): its parents are not empty either
+          }
         }
       }
     }

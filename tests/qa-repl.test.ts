@@ -2,7 +2,7 @@
 // `script`): what the screen shows for slash commands, pasted lines, multi-line input and
 // its history, and a model reply carrying terminal escape sequences.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeServer } from "./support/fake-server.ts";
 import { BINARY, block, lastUser, mainRequests, makeRepo, removeRepos, type Repo, serverWith } from "./engine-harness.ts";
@@ -321,5 +321,26 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL as a person uses it (dist/
     expect(sent.length).toBe(2);
     expect(lastUser(sent[1])).toContain("next");
     expect(JSON.stringify(sent[1].messages)).not.toContain("did not allow");
+  });
+
+  test("/undo of a reply that created a file in new folders removes the folders it left empty", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", "pkg/keep.py": "k = 1\n" });
+    const s = await serverWith([
+      { model: "weak-model", text: "feat: add helper", repeat: true },
+      { model: "gpt-4.1", text: block("pkg/sub/deep/new.py", "", "def helper():\n    return 1\n") },
+    ]);
+    servers.push(s);
+    const repl = startRepl(repo, s, ["--yes-always", "--map-tokens", "0", "a.py"]);
+    await repl.waitFor("> ");
+    repl.type("add a helper");
+    await repl.waitFor("Applied edit to pkg/sub/deep/new.py");
+    await repl.waitFor("> ");
+    repl.type("/undo");
+    await repl.waitFor("deleted pkg/sub/deep/new.py");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    expect(await repl.proc.exited).toBe(0);
+    expect(existsSync(join(repo.root, "pkg", "sub"))).toBe(false);
+    expect(readdirSync(join(repo.root, "pkg"))).toEqual(["keep.py"]);
   });
 });
