@@ -71,7 +71,7 @@ export function cleanCommitMessage(text: string): string | null {
     scope = "";
   }
   summary = summary.replace(/\.+$/, "").trim();
-  summary = summary.charAt(0).toLowerCase() + summary.slice(1);
+  summary = lowerFirstWord(summary);
   if (!summary || GENERIC.test(summary)) return null;
   return fitSubject(`${type}${scope}${m?.[3] ?? ""}: `, summary);
 }
@@ -108,8 +108,15 @@ function imperativeFromRequest(request: string): string | null {
   line = line.replace(/^(please|pls|could you|can you|would you|i want you to|i'd like you to|let's|lets)\s+/i, "").replace(/^(please)\s+/i, "");
   line = line.replace(/[.!?]+$/, "").replace(/\s+/g, " ").trim();
   if (!IMPERATIVE.test(line)) return null;
-  line = line.charAt(0).toLowerCase() + line.slice(1);
+  line = lowerFirstWord(line);
   return GENERIC.test(line) ? null : line;
+}
+
+/** "Add x" → "add x", but "API: …", "README" and "WRITE" keep their case (acronyms, names). */
+function lowerFirstWord(text: string): string {
+  const word = /^\S+/.exec(text)?.[0] ?? "";
+  if (word.length > 1 && word === word.toUpperCase()) return text;
+  return text.charAt(0).toLowerCase() + text.slice(1);
 }
 
 function guessType(text: string, files: readonly string[]): string {

@@ -28,6 +28,9 @@ describe("cleanCommitMessage", () => {
     ["Commit message: docs: explain the gate", "docs: explain the gate"],
     ["\n\nfeat!: drop node 16\n\nbody text", "feat!: drop node 16"],
     ["Here is the commit message:\n\nfix(api): reject empty names", "fix(api): reject empty names"],
+    ["docs: README explains the gate", "docs: README explains the gate"],
+    ["chore: WRITE hello.txt", "chore: WRITE hello.txt"],
+    ["feat: API keys come from .env", "feat: API keys come from .env"],
   ])("%p -> %p", (raw, want) => {
     expect(cleanCommitMessage(raw)).toBe(want);
   });
