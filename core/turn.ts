@@ -432,7 +432,10 @@ export class Coder {
         });
       }
     }
-    for (const o of outcomes) out.emit({ type: "edit", path: o.path, status: o.status, detail: dryRun && o.status === "applied" ? "dry run: not written" : outcomeDetail(o) });
+    for (const o of outcomes) {
+      const notWritten = dryRun && o.status === "applied";
+      out.emit({ type: "edit", path: o.path, status: o.status, detail: notWritten ? "dry run: not written" : outcomeDetail(o), ...(notWritten ? { dryRun: true } : {}) });
+    }
     // The human renderers say "Applied edit to ..." for every applied outcome; say plainly that nothing was written.
     if (dryRun && changes.size) out.print(`Dry run (--dry-run): nothing was written or committed (${changes.size} file${changes.size === 1 ? "" : "s"} would change).`);
     if (written.length) {

@@ -126,6 +126,8 @@ describe("--dry-run", () => {
     const r = await runCoder(repo, server, ["--dry-run", "-m", "edit", "app.py"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Dry run (--dry-run): nothing was written or committed (1 file would change).");
+    expect(r.stdout).toContain("Would apply edit to app.py");
+    expect(r.stdout).not.toContain("Applied edit to");
     expect(repo.read("app.py")).toBe(APP);
   });
 
@@ -136,6 +138,7 @@ describe("--dry-run", () => {
     expect(r.code).toBe(0);
     const events = jsonLines(r.stdout);
     expect(events.find((e) => e.type === "edit")?.detail).toBe("dry run: not written");
+    expect(events.find((e) => e.type === "edit")?.dryRun).toBe(true);
     expect(r.stderr).toContain("+    return \"hello\"");
     expect(repo.read("app.py")).toBe(APP);
   });

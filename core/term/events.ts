@@ -19,7 +19,8 @@ export type CoderEvent =
   | { type: "request"; model: string; promptTokens: number; estimated: boolean }
   | { type: "delta"; text: string }
   | { type: "reply"; text: string; usage: Usage; cost: number; model: string; finishReason: string }
-  | { type: "edit"; path: string; status: "applied" | "failed" | "skipped"; detail: string }
+  /** `dryRun`: the edit matched but, under --dry-run, nothing was written. */
+  | { type: "edit"; path: string; status: "applied" | "failed" | "skipped"; detail: string; dryRun?: boolean }
   | { type: "reflection"; n: number; reason: string }
   | { type: "lint"; ok: boolean; command: string; output: string }
   | { type: "test"; ok: boolean; command: string; output: string }

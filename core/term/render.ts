@@ -48,7 +48,7 @@ export class PlainOutput implements Output {
         this.status(usageLine(event.usage, event.cost, this.totals(event)));
         return;
       case "edit":
-        this.status(event.status === "applied" ? `Applied edit to ${event.path}` : `Edit to ${event.path} ${event.status}: ${firstLine(event.detail)}`);
+        this.status(event.status === "applied" ? `${appliedVerb(event)} ${event.path}` : `Edit to ${event.path} ${event.status}: ${firstLine(event.detail)}`);
         return;
       case "commit":
         this.status(`Commit ${event.hash.slice(0, 7)} ${event.message}`);
@@ -239,7 +239,7 @@ export class TtyOutput extends PlainOutput {
         this.md.end();
         this.out(
           event.status === "applied"
-            ? `${style.green("✓")} Applied edit to ${terminalSafe(event.path)}\n`
+            ? `${style.green("✓")} ${appliedVerb(event)} ${terminalSafe(event.path)}\n`
             : `${style.red("✗")} Edit to ${terminalSafe(event.path)} ${event.status}: ${terminalSafe(firstLine(event.detail))}\n`,
         );
         return;
@@ -266,6 +266,11 @@ export class TtyOutput extends PlainOutput {
   protected override endReply(): void {
     this.md.end();
   }
+}
+
+/** "Applied edit to", or under --dry-run "Would apply edit to" (nothing was written). */
+function appliedVerb(event: { dryRun?: boolean }): string {
+  return event.dryRun ? "Would apply edit to" : "Applied edit to";
 }
 
 function firstLine(text: string): string {
