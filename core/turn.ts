@@ -439,12 +439,15 @@ export class Coder {
     // The human renderers say "Applied edit to ..." for every applied outcome; say plainly that nothing was written.
     if (dryRun && changes.size) out.print(`Dry run (--dry-run): nothing was written or committed (${changes.size} file${changes.size === 1 ? "" : "s"} would change).`);
     if (written.length) {
-      const text = await message;
-      if (signal.aborted) throw new Interrupted();
+      // The files are on disk now: commit them even after Ctrl-C (the aborted message
+      // request resolves to null, so the deterministic summary is used). Leaving them
+      // uncommitted would let /undo revert an older commit instead of this change.
+      const text = signal.aborted ? null : await message;
       trace("reply: commit message");
       const commit = await this.commit(written, text);
       if (this.services.lastReply) this.services.lastReply.commit = commit;
       trace("reply: committed");
+      if (signal.aborted) throw new Interrupted();
     }
     return written;
   }

@@ -306,6 +306,27 @@ describe.skipIf(noBinary)("faults", () => {
     expect(repo.read("a.py")).toBe("x = 1\n");
   });
 
+  test("Ctrl-C while the weak model writes the commit message: the written edit is still committed", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ model: "weak-model", text: "feat: never used", delayMs: 20_000 }, { text: block("a.py", "x = 1\n", "x = 2\n") }]);
+    const r = await runCoder(repo, s, ["--yes-always", "-m", "set x to 2", "a.py"], {
+      onStart: (proc) => {
+        const poll = setInterval(() => {
+          if (weakRequests(s).length > 0 && repo.read("a.py") === "x = 2\n") {
+            clearInterval(poll);
+            proc.kill("SIGINT");
+          }
+        }, 10);
+      },
+    });
+    expect(r.code).toBe(130);
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    expect(repo.git("status", "--porcelain", "--", "a.py")).toBe("");
+    const subject = repo.git("log", "-1", "--format=%s").trim();
+    expect(subject).not.toBe("initial");
+    expect(subject).not.toContain("never used");
+  });
+
   test("Ctrl-C during a request exits 130 at once", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ ...ok("a.py"), delayMs: 20_000 }]);
