@@ -50,7 +50,9 @@ export class JsonOutput implements Output {
   ) {}
 
   emit(event: CoderEvent): void {
-    this.write(`${JSON.stringify({ ...event, time: new Date().toISOString() })}\n`);
+    // Costs are sums of float products: print them to the hundred-millionth of a dollar, not 0.012712000000000001.
+    const roundCost = (key: string, value: unknown) => (key === "cost" && typeof value === "number" ? Number(value.toFixed(8)) : value);
+    this.write(`${JSON.stringify({ ...event, time: new Date().toISOString() }, roundCost)}\n`);
   }
 
   print(text: string): void {

@@ -42,6 +42,16 @@ describe("outputs", () => {
     expect(errs.join("")).toContain("human text");
   });
 
+  test("JsonOutput prints costs rounded to 1e-8 dollars, in replies and totals", () => {
+    const lines: string[] = [];
+    const o = new JsonOutput((l) => lines.push(l), () => {});
+    const usage = { promptTokens: 1, completionTokens: 1, cachedTokens: 0 };
+    o.emit({ type: "reply", text: "", usage, cost: 0.012712000000000001, model: "m", finishReason: "stop" });
+    o.emit({ type: "end", exitCode: 0, totals: { ...usage, cost: 0.1 + 0.2, requests: 1 } });
+    expect(lines[0]).toContain('"cost":0.012712,');
+    expect(JSON.parse(lines[1] ?? "").totals.cost).toBe(0.3);
+  });
+
   test("PlainOutput: reply verbatim on stdout, warnings on stderr", () => {
     const out: string[] = [];
     const err: string[] = [];
