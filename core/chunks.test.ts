@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { assembleChunks, chatFilesBlock, chunkMessages, contextOverflow, readOnlyBlock, type ChunkInputs, tokenRows } from "./chunks.ts";
+import { assembleChunks, chatFilesBlock, chunkMessages, contextOverflow, readOnlyBlock, renderTokenReport, type ChunkInputs, tokenRows } from "./chunks.ts";
 import type { Fence } from "./plugin.ts";
 
 const fence: Fence = ["```", "```"];
@@ -67,4 +67,12 @@ test("contextOverflow names what takes the room", () => {
   const msg = contextOverflow(rows, 8000, 1000);
   expect(msg).toContain("repo map");
   expect(msg).toContain("/drop");
+});
+
+test("the /tokens report aligns every figure, the remaining tokens included", () => {
+  const report = renderTokenReport([{ label: "system", tokens: 635 }, { label: "chat files", tokens: 56 }], 1_047_576);
+  const lines = report.split("\n").filter((l) => !l.startsWith("="));
+  expect(lines.at(-1)).toBe("1046885  tokens remaining of 1047576");
+  expect(new Set(lines.map((l) => /^\s*\d+/.exec(l)?.[0].length)).size).toBe(1);
+  expect(lines.length).toBe(4);
 });

@@ -122,11 +122,12 @@ export function tokenRows(chunks: readonly Chunk[], count: (text: string) => num
 
 export function renderTokenReport(rows: readonly TokenRow[], contextWindow: number): string {
   const total = rows.reduce((s, r) => s + r.tokens, 0);
-  const width = Math.max(...rows.map((r) => String(r.tokens).length), String(total).length);
+  const remaining = Math.max(0, contextWindow - total);
+  const width = Math.max(...rows.map((r) => String(r.tokens).length), String(total).length, String(remaining).length);
   const lines = rows.map((r) => `${String(r.tokens).padStart(width)}  ${r.label}`);
   lines.push(`${"=".repeat(width)}`);
   lines.push(`${String(total).padStart(width)}  tokens total`);
-  lines.push(`${String(Math.max(0, contextWindow - total)).padStart(width)}  tokens remaining of ${contextWindow}`);
+  lines.push(`${String(remaining).padStart(width)}  tokens remaining of ${contextWindow}`);
   return lines.join("\n");
 }
 
