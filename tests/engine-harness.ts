@@ -1,6 +1,7 @@
 // Shared set-up of the engine's end-to-end tests: a temporary git repository,
 // the fake OpenAI-compatible server in this process, and the built binary
 // (dist/coder) run against it.
+import { afterEach } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -92,6 +93,23 @@ export async function serverWith(steps: NonNullable<Exclude<FakeScript, unknown[
   const weak = list.filter((s) => s.model === "weak-model");
   const main = list.filter((s) => s.model !== "weak-model");
   return startFakeServer([...weak, { model: "weak-model", text: "feat: apply the requested change", repeat: true }, ...main]);
+}
+
+/**
+ * Per test file: a `server(steps)` whose fake servers stop, and whose temporary
+ * repositories are removed, after each test.
+ */
+export function serverPerTest(): (steps: Parameters<typeof serverWith>[0]) => Promise<FakeServer> {
+  const servers: FakeServer[] = [];
+  afterEach(async () => {
+    for (const s of servers.splice(0)) await s.stop();
+    removeRepos();
+  });
+  return async (steps) => {
+    const s = await serverWith(steps);
+    servers.push(s);
+    return s;
+  };
 }
 
 /** The chat requests sent to the main model (not the weak model's). */

@@ -1,22 +1,12 @@
 // End-to-end tests of the conversation engine on the built binary (dist/coder)
 // against the fake OpenAI-compatible server: edits, repairs, the budget, faults,
 // architect, chunk order and stability, summaries, --json.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import type { FakeServer } from "./support/fake-server.ts";
-import { BINARY, block, lastUser, mainRequests, makeRepo, removeRepos, runCoder, serverWith, weakRequests } from "./engine-harness.ts";
+import { BINARY, block, lastUser, mainRequests, makeRepo, runCoder, serverPerTest, weakRequests } from "./engine-harness.ts";
 
-const servers: FakeServer[] = [];
-async function server(steps: Parameters<typeof serverWith>[0]) {
-  const s = await serverWith(steps);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop();
-  removeRepos();
-});
+const server = serverPerTest();
 
 const noBinary = !existsSync(BINARY);
 

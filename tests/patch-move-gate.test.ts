@@ -2,23 +2,13 @@
 // any edited path (Edit.paths): in the chat → allowed; not in the chat → asked (no
 // without a terminal, yes under --yes-always); read-only, outside the repository or
 // in .git/ → refused. A refusal leaves both files alone and reaches the model.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { FakeServer } from "./support/fake-server.ts";
-import { BINARY, lastUser, mainRequests, makeRepo, removeRepos, runCoder, serverWith } from "./engine-harness.ts";
+import { BINARY, lastUser, mainRequests, makeRepo, runCoder, serverPerTest } from "./engine-harness.ts";
 
-const servers: FakeServer[] = [];
-async function server(steps: Parameters<typeof serverWith>[0]) {
-  const s = await serverWith(steps);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop();
-  removeRepos();
-});
+const server = serverPerTest();
 
 const UNDERSTOOD = { model: "gpt-4.1", text: "Understood; I will leave it.", repeat: true };
 

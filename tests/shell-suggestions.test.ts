@@ -2,23 +2,13 @@
 // ran (explicit yes, or --yes-always with a trusted allowShell), a failure's output can
 // go back to the model as a fix request — a reflection, within --max-reflections — and a
 // success's output can join the chat (asked; yes under --yes-always). /run shares the offer.
-import { afterEach, describe, expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { FakeServer } from "./support/fake-server.ts";
-import { BINARY, block, lastUser, mainRequests, makeRepo, type Repo, removeRepos, runCoder, serverWith } from "./engine-harness.ts";
+import { BINARY, block, lastUser, mainRequests, makeRepo, type Repo, runCoder, serverPerTest } from "./engine-harness.ts";
 import { KEY, lastUser as lastUserOf, PtyRun } from "./safety-harness.ts";
 
-const servers: FakeServer[] = [];
-async function server(steps: Parameters<typeof serverWith>[0]) {
-  const s = await serverWith(steps);
-  servers.push(s);
-  return s;
-}
-afterEach(async () => {
-  for (const s of servers.splice(0)) await s.stop();
-  removeRepos();
-});
+const server = serverPerTest();
 
 /** The repository's global config (trusted) lets --yes-always run suggested commands. */
 function allowShell(repo: Repo): void {
