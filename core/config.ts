@@ -203,19 +203,50 @@ export function readDotenvKeys(root: string): Record<string, string> {
 // ─── config show ─────────────────────────────────────────────────────────────
 
 const SECRET = new Set(["apiKey"]);
+/** What a secret's value is shown as, in `config show` and `config show --json` alike. */
+export const MASKED = "********";
+
+/** One row of `coder config show`: an option's effective value (secrets masked) and where it came from. */
+export interface ConfigShowRow {
+  key: string;
+  /** undefined when unset; plugin entries without their internal `source`. */
+  value: unknown;
+  source: string;
+}
+
+/** Every option `config show` lists, in table order, with secrets already masked. */
+export function configShowRows(settings: Settings): ConfigShowRow[] {
+  const rows: ConfigShowRow[] = [];
+  for (const spec of OPTIONS as readonly OptionSpec[]) {
+    if (spec.key === "help" || spec.key === "version" || spec.key === "kind") continue;
+    const raw = settings.options[spec.key as keyof Options];
+    let value: unknown = raw === undefined ? undefined : JSON.parse(JSON.stringify(raw, (k, v) => (k === "source" ? undefined : v)));
+    if (SECRET.has(spec.key) && raw !== undefined) value = MASKED;
+    rows.push({ key: spec.key, value, source: settings.provenance[spec.key] ?? "default" });
+  }
+  return rows;
+}
 
 /** `coder config show`: every effective value and where it came from. */
 export function renderConfigShow(settings: Settings): string {
-  const rows: [string, string, string][] = [];
-  for (const spec of OPTIONS as readonly OptionSpec[]) {
-    if (spec.key === "help" || spec.key === "version" || spec.key === "kind") continue;
-    const value = settings.options[spec.key as keyof Options];
-    let shown = value === undefined ? "(unset)" : JSON.stringify(value, (k, v) => (k === "source" ? undefined : v));
-    if (SECRET.has(spec.key) && value !== undefined) shown = '"********"';
-    rows.push([spec.key, shown, settings.provenance[spec.key] ?? "default"]);
-  }
+  const rows: [string, string, string][] = configShowRows(settings).map((r) => [r.key, r.value === undefined ? "(unset)" : JSON.stringify(r.value), r.source]);
   const w1 = Math.max(...rows.map((r) => r[0].length));
   const w2 = Math.min(48, Math.max(...rows.map((r) => r[1].length)));
   const files = settings.configFiles.length ? settings.configFiles.map((f) => `  ${displayPath(f)}`).join("\n") : "  (none)";
   return [`config files (lowest precedence first):`, files, "", ...rows.map(([k, v, s]) => `${k.padEnd(w1)}  ${v.padEnd(w2)}  ${s}`)].join("\n");
+}
+
+/**
+ * `coder config show --json` (the config part): the config files, lowest
+ * precedence first, and every option as `{ value, source }` (value null when
+ * unset; secrets masked exactly as in the text view).
+ */
+export function configShowJson(settings: Settings, layers: readonly ConfigLayer[]): {
+  configFiles: { file: string; kind: LayerKind }[];
+  options: Record<string, { value: unknown; source: string }>;
+} {
+  const kinds = new Map(layers.map((l) => [l.file, l.kind]));
+  const options: Record<string, { value: unknown; source: string }> = {};
+  for (const row of configShowRows(settings)) options[row.key] = { value: row.value === undefined ? null : row.value, source: row.source };
+  return { configFiles: settings.configFiles.map((file) => ({ file, kind: kinds.get(file) ?? "explicit" })), options };
 }

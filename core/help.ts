@@ -34,6 +34,7 @@ export function helpText(version: string): string {
     "",
     "Commands:",
     ...SUBCOMMANDS.map(([name, help]) => `  ${name.padEnd(28)}${help}`),
+    "  With --json, plugins, config show, models and doctor print one JSON document instead of text.",
   ];
   const groups = new Map<string, OptionSpec[]>();
   for (const spec of TABLE) {

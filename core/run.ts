@@ -7,6 +7,7 @@ import type { App, Settings } from "./app.ts";
 import { type ParsedArgv, readEnvOptions } from "./cli.ts";
 import {
   type ConfigLayer,
+  type LayerKind,
   checkVersionPins,
   displayPath,
   findGitRoot,
@@ -47,6 +48,14 @@ export interface Loaded {
   trusted: boolean;
   interactive: boolean;
   log: Logger;
+  /** `coder doctor` only: config files left out because they could not be used (the error each would have thrown). */
+  configErrors?: ConfigProblem[];
+}
+
+export interface ConfigProblem {
+  file: string;
+  kind: LayerKind;
+  message: string;
 }
 
 /** Warnings and errors on stderr, one line each; debug only with --verbose. */
@@ -81,6 +90,13 @@ export async function runMain(input: RunInput): Promise<number> {
       return 0;
     }
     if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\`, \`coder config forget [TEXT]\` or \`coder config schema\`)`);
+    if (loaded.settings.options.json) {
+      const [{ configShowJson }, { rememberedAnswers }] = await Promise.all([import("./config.ts"), import("./gate.ts")]);
+      const trust = { keys: loaded.trustKeys, trusted: loaded.trusted };
+      const remembered = rememberedAnswers(loaded.root).map(({ key, answer, question, time }) => ({ key, answer, question, time }));
+      process.stdout.write(`${JSON.stringify({ ...configShowJson(loaded.settings, loaded.layers), trust, remembered })}\n`);
+      return 0;
+    }
     const { renderConfigShow } = await import("./config.ts");
     process.stdout.write(`${renderConfigShow(loaded.settings)}\n`);
     if (loaded.trustKeys.length) process.stdout.write(`\nneeds trust: ${loaded.trustKeys.join(", ")} (${loaded.trusted ? "trusted" : "not trusted"})\n`);
@@ -134,8 +150,24 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const envValues = readEnvOptions(processEnv);
   const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
   const files = lookupConfigFiles(root, processEnv, explicit, cwd);
-  const layers = files.length ? await import("./config-file.ts").then(({ readConfigFile }) => files.map((f) => readConfigFile(f.file, f.kind))) : [];
-  checkVersionPins(layers, input.version, cwd);
+  // `coder doctor` reports a config file it cannot use as a failed check and goes on without it; everything else stops at it.
+  const configErrors: ConfigProblem[] = [];
+  const usable = (f: { file: string; kind: LayerKind }, check: () => void): boolean => {
+    try {
+      check();
+      return true;
+    } catch (error) {
+      if (input.subcommand !== "doctor") throw error;
+      configErrors.push({ file: f.file, kind: f.kind, message: error instanceof Error ? error.message : String(error) });
+      return false;
+    }
+  };
+  let layers: ConfigLayer[] = [];
+  if (files.length) {
+    const { readConfigFile } = await import("./config-file.ts");
+    for (const f of files) usable(f, () => layers.push(readConfigFile(f.file, f.kind)));
+  }
+  layers = layers.filter((layer) => usable(layer, () => checkVersionPins([layer], input.version, cwd)));
   const merge = (drop?: Set<string>) => mergeSettings({ layers, env: envValues, argv: input.args, positionals: input.rest, drop, cwd });
   let settings = merge();
   const options = settings.options;
@@ -162,7 +194,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   }
   if (!trusted) settings = merge(new Set(trustKeys));
   const env: Record<string, string | undefined> = { ...readDotenvKeys(root), ...processEnv };
-  return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log };
+  return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors };
 }
 
 /** Registry, kit and every plugin (built-ins first, then config plugins, then --plugin). */

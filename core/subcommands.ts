@@ -1,5 +1,7 @@
 // The small subcommands over an assembled kernel: `coder plugins`, `coder
-// plugins pin`, `coder models [FILTER]` and `coder map [FILE ...]`.
+// plugins pin`, `coder models [FILTER]` and `coder map [FILE ...]`. With
+// --json, `plugins` and `models` print one JSON document on one line instead
+// of a table.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Node } from "jsonc-parser";
@@ -23,8 +25,32 @@ function table(rows: string[][], indent = "  "): string[] {
   return rows.map((row) => indent + row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i]!))).join("  ").trimEnd());
 }
 
+/** The `kind` of an item in `coder plugins --json` (the words `coder plugin new --kind` uses). */
+const JSON_KIND: Record<ItemKind, string> = { formats: "format", context: "context", models: "model", commands: "command" };
+
+/**
+ * `coder plugins --json`: `{ items, plugins, failures }`. Origins are "built-in:…"
+ * or the plugin file's absolute path; absent values are null.
+ */
+export function pluginsJson(app: App) {
+  const text = (v: unknown) => (typeof v === "string" ? v : null);
+  const items = ITEM_KINDS.flatMap((kind) =>
+    [...app.registry.table(kind).values()].map((e) => {
+      const item = e.item as { name: string; summary?: unknown; stability?: unknown };
+      return { kind: JSON_KIND[kind], name: item.name, plugin: e.plugin, origin: e.origin, summary: text(item.summary), stability: text(item.stability) };
+    }),
+  );
+  const plugins = [...app.registry.plugins.values()].map((p) => ({ name: p.name, origin: p.origin, sha256: p.sha256 ?? null, override: p.override }));
+  const failures = app.registry.failures.map((f) => ({ plugin: f.plugin ?? null, origin: f.origin, message: f.message }));
+  return { items, plugins, failures };
+}
+
 /** `coder plugins`: every registered item, its plugin and origin; `--verbose` adds each plugin's sha256. */
 export function listPlugins(app: App): number {
+  if (app.settings.options.json) {
+    process.stdout.write(`${JSON.stringify(pluginsJson(app))}\n`);
+    return 0;
+  }
   const out: string[] = [];
   const origin = (o: string) => (o.startsWith("built-in") ? o : displayPath(o));
   for (const kind of ITEM_KINDS) {
@@ -52,10 +78,30 @@ function price(n: number | undefined): string {
   return n === undefined ? "-" : `$${n}`;
 }
 
+/** One model of `coder models --json`: every ModelInfo field, absent ones as null. */
+export function modelJson(m: ModelInfo) {
+  return {
+    name: m.name,
+    contextWindow: m.contextWindow,
+    maxOutput: m.maxOutput,
+    editFormat: m.editFormat,
+    weakModel: m.weakModel ?? null,
+    editorModel: m.editorModel ?? null,
+    editorFormat: m.editorFormat ?? null,
+    encoding: m.encoding ?? null,
+    prices: { input: m.prices.input, output: m.prices.output, cacheRead: m.prices.cacheRead ?? null, cacheWrite: m.prices.cacheWrite ?? null },
+    capabilities: { ...m.capabilities },
+  };
+}
+
 /** `coder models [FILTER]`: the model table from the adapters (and config `models`). */
 export function listModels(app: App, filter?: string): number {
   const needle = filter?.toLowerCase();
   const models = app.registry.listModels().filter((m) => !needle || m.name.toLowerCase().includes(needle));
+  if (app.settings.options.json) {
+    process.stdout.write(`${JSON.stringify({ models: models.map(modelJson) })}\n`);
+    return 0;
+  }
   if (!models.length) {
     process.stdout.write(filter ? `no model matches "${filter}"\n` : "no models known (no model adapter lists any)\n");
     return 0;
