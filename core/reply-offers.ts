@@ -1,0 +1,58 @@
+// The offers after a reply: the shell commands it suggested (run once the gate allows)
+// and the files it names in prose (added to the chat once the user agrees). Either can
+// add to the turn's reflection.
+import type { ChatFiles } from "./chat-files.ts";
+import type { ChatHistory } from "./history.ts";
+import { fileMentions } from "./mentions.ts";
+import { askAboutOutput } from "./shell-output.ts";
+import type { CoderServices, SendResult } from "./turn.ts";
+
+/**
+ * Run a command the model suggested, once the gate allows it. Its output may then join the
+ * chat; a failure's output may go back to the model: the fix request is returned, for the
+ * reflection (so it counts against --max-reflections).
+ */
+export async function runShellSuggestion(services: CoderServices, history: ChatHistory, command: string): Promise<string | null> {
+  const { gate, app, out } = services;
+  if (app.settings.options.dryRun || !(await gate.shellPermission(command))) return null;
+  const r = await app.kit.run(command, { timeoutMs: 600_000 });
+  const output = `${r.stdout}${r.stderr}`;
+  out.print(`$ ${command}\n${output.trimEnd()}${r.code ? `\n(exit ${r.code})` : ""}`);
+  const choice = await askAboutOutput(command, { code: r.code, output }, (question) => gate.confirm(question));
+  if (choice?.kind === "add") {
+    // After the reply that suggested it, as finished conversation: the next request carries it.
+    history.cur.push({ role: "user", content: choice.message }, { role: "assistant", content: "Ok." });
+    out.print("Added the output to the chat.");
+  }
+  return choice?.kind === "fix" ? choice.message : null;
+}
+
+/**
+ * Files the reply names in prose (not its edit targets) are offered for the chat; added ones
+ * trigger a reflection. `pending` is a repair already due (a suggested command's fix request).
+ */
+export async function offerMentions(
+  services: CoderServices,
+  chat: ChatFiles,
+  repoFiles: () => Promise<string[]>,
+  text: string,
+  targets: readonly string[],
+  pending: string | null,
+): Promise<SendResult> {
+  const failing = pending !== null;
+  const all = await repoFiles();
+  const addable = all.filter((f) => !chat.editable.includes(f) && !chat.readOnly.includes(f) && !targets.includes(f));
+  const named = fileMentions(text, addable, chat.editable, chat.readOnly);
+  if (!named.length) return { reflection: pending, failing };
+  const added: string[] = [];
+  const group = services.gate.group(named.length);
+  for (const path of named) {
+    if (await services.gate.confirm(`Add ${path} to the chat?`, { key: `add:${path}`, group })) {
+      chat.add(path);
+      added.push(path);
+    }
+  }
+  if (!added.length) return { reflection: pending, failing };
+  const note = `I added ${added.join(", ")} to the chat: ${added.length === 1 ? "its" : "their"} content is above now. Go on with my request; if you need other files, name them.`;
+  return { reflection: pending ? `${pending}\n\n${note}` : note, failing };
+}
