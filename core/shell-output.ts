@@ -1,7 +1,7 @@
 // What happens to a shell command's output once it ran: a failure can go back to
 // the model as a fix request, a success's output can be added to the chat. One
 // place for both callers: `/run` (through Session.offerOutput) and the commands
-// the model suggests in a reply (core/turn.ts, through the reflection channel).
+// the model suggests in a reply (core/reply-offers.ts, through the reflection channel).
 
 /** Output beyond this many characters is cut (its tail kept: errors come last). */
 export const OUTPUT_LIMIT = 12_000;
