@@ -42,7 +42,6 @@ const loadAssets = async (): Promise<GrammarAssets> => {
 interface SessionMap {
   stateKey: string;
   text: string;
-  tokens: number;
   /** Built from older tags of changed chat files: the next turn rebuilds it once from fresh tags. */
   provisional: boolean;
 }
@@ -53,7 +52,6 @@ export class RepoMapService {
   #cache: TagCache | null = null;
   #last: SessionMap | null = null;
   #forceNext = false;
-  #builds = 0;
   #background: BackgroundReparse | null = null;
   /**
    * How long after a provisional map the background reparse starts: past the
@@ -114,7 +112,7 @@ export class RepoMapService {
       // returned; the next build uses fresh tags (a provisional map is rebuilt once).
       // Not outside a request (`coder map`, /map: message ""), where the exact map is
       // wanted, nor in manual mode, where the first map stays.
-      deferChatFiles: this.#builds === 0 && !forced && mode !== "manual" && turn.message !== "",
+      deferChatFiles: this.#last === null && !forced && mode !== "manual" && turn.message !== "",
     };
     const prepared = prepareRepoMap(input);
     // Session-stable: the same repository state, chat files and budget give the same block,
@@ -129,8 +127,7 @@ export class RepoMapService {
       if (turn.signal.aborted) return this.#last ? this.#block(this.#last, turn) : null;
       throw error;
     }
-    this.#builds++;
-    this.#last = { stateKey: prepared.stateKey, text: result.text, tokens: result.tokens, provisional: result.provisional };
+    this.#last = { stateKey: prepared.stateKey, text: result.text, provisional: result.provisional };
     if (result.deferred.length > 0) {
       this.#background = reparseInBackground(result.deferred, { root: input.root, cache: input.cache, assets: input.assets }, this.backgroundDelayMs);
     }
