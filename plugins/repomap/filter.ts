@@ -1,5 +1,6 @@
 // Which repository files the repo map reads: binaries are left out, and
 // minified, generated and oversized files appear by name only.
+import type { TaggedSource } from "./parse.ts";
 
 /** Files above this size are listed by name but not parsed. */
 export const MAX_PARSE_BYTES = 1_000_000;
@@ -39,4 +40,9 @@ export function skipByContent(text: string): string {
     if (text.length / lines > 300) return "minified";
   }
   return "";
+}
+
+/** The tags of a file that is not parsed: only why. */
+export function untagged(skipped: string): TaggedSource {
+  return { skipped, sig: "", defs: "", names: "", refs: new Uint8Array(0) };
 }

@@ -2,7 +2,7 @@
 // main thread (few changed files) and the worker pool (cold builds).
 import type { GrammarLoader } from "../../grammars/runtime.ts";
 import type { LanguageSpec } from "../../grammars/languages.ts";
-import { skipByContent } from "./filter.ts";
+import { skipByContent, untagged } from "./filter.ts";
 import { encodeDefs, encodeRefKeys, encodeRefs, extractTags } from "./tags.ts";
 
 export interface TaggedSource {
@@ -14,8 +14,6 @@ export interface TaggedSource {
   refs: Uint8Array;
 }
 
-const NO_REFS = new Uint8Array(0);
-
 /** What ranking sees of a file: its definition names (with repeats) and references, not their lines. */
 export function rankingSignature(defNames: readonly string[], refs: string): string {
   return Bun.hash(defNames.join("\n") + "\u0000" + refs).toString(36);
@@ -23,12 +21,12 @@ export function rankingSignature(defNames: readonly string[], refs: string): str
 
 export async function tagSource(loader: GrammarLoader, spec: LanguageSpec, text: string): Promise<TaggedSource> {
   const skipped = skipByContent(text);
-  if (skipped) return { skipped, sig: "", defs: "", names: "", refs: NO_REFS };
+  if (skipped) return untagged(skipped);
   let grammar;
   try {
     grammar = await loader.load(spec);
   } catch (error) {
-    return { skipped: `grammar ${spec.name} failed to load: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", names: "", refs: NO_REFS };
+    return untagged(`grammar ${spec.name} failed to load: ${error instanceof Error ? error.message : String(error)}`);
   }
   const tags = extractTags(grammar, text);
   return {

@@ -10,7 +10,7 @@ import type { CachedFile, RankRow, TagCache } from "./cache.ts";
 
 /** Up to this many files, cached tags are read while changed files are parsed. */
 const SPECULATIVE_LOAD_FILES = 20_000;
-import { isBinaryPath, skipByName } from "./filter.ts";
+import { isBinaryPath, skipByName, untagged } from "./filter.ts";
 import type { WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
 
 export interface FileEntry {
@@ -96,7 +96,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     }
     const skipped = skipByName(entry.path, entry.size);
     if (skipped) {
-      fresh.set(entry.path, { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, skipped, sig: "", defs: "", names: "", refs: new Uint8Array(0) });
+      fresh.set(entry.path, { path: entry.path, mtime: entry.mtime, size: entry.size, version: GRAMMAR_TABLE_VERSION, ...untagged(skipped) });
       files.set(entry.path, { sig: "", skipped });
     } else stale.push(entry);
   }
@@ -185,7 +185,7 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
       const text = await Bun.file(join(options.root, entry.path)).text();
       results.push({ rel: entry.path, ...(await tagSource(loader, entry.lang!, text)) });
     } catch (error) {
-      results.push({ rel: entry.path, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", names: "", refs: new Uint8Array(0) });
+      results.push({ rel: entry.path, ...untagged(`unreadable: ${error instanceof Error ? error.message : String(error)}`) });
     }
     options.progress?.(results.length, stale.length);
   }
@@ -327,11 +327,7 @@ export function reparseInBackground(
         if (!entry || result.mtime === undefined || result.size === undefined) continue;
         const { rel: _rel, mtime, size, ...tags } = result;
         const skipped = skipByName(entry.path, size);
-        rows.push(
-          skipped
-            ? { path: entry.path, mtime, size, version: GRAMMAR_TABLE_VERSION, skipped, sig: "", defs: "", names: "", refs: new Uint8Array(0) }
-            : { path: entry.path, mtime, size, version: GRAMMAR_TABLE_VERSION, ...tags },
-        );
+        rows.push({ path: entry.path, mtime, size, version: GRAMMAR_TABLE_VERSION, ...(skipped ? untagged(skipped) : tags) });
       }
       // One synchronous transaction: all rows or none, and no other work interleaves.
       options.cache.putFiles(rows, () => {});

@@ -3,6 +3,7 @@
 import { lstatSync } from "node:fs";
 import { GrammarLoader, type GrammarAssets } from "../../grammars/runtime.ts";
 import { LANGUAGES } from "../../grammars/languages.ts";
+import { untagged } from "./filter.ts";
 import { tagSource } from "./parse.ts";
 
 declare const self: Worker;
@@ -53,7 +54,7 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
       }
       results.push(result);
     } catch (error) {
-      results.push({ rel: file.rel, skipped: `unreadable: ${error instanceof Error ? error.message : String(error)}`, sig: "", defs: "", names: "", refs: new Uint8Array(0) });
+      results.push({ rel: file.rel, ...untagged(`unreadable: ${error instanceof Error ? error.message : String(error)}`) });
     }
   }
   self.postMessage({ kind: "done", id: request.id, results } satisfies WorkerReply);
