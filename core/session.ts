@@ -135,12 +135,7 @@ export class CoderSession implements Session {
     const targets = paths.length ? paths : [...chat.editable, ...chat.readOnly];
     const dropped: string[] = [];
     for (const p of targets) {
-      let rel = p;
-      try {
-        rel = this.services.files.toRelative(p);
-      } catch {
-        // not a path inside the repository: try it as written
-      }
+      const rel = this.relativeOrSelf(p);
       if (chat.drop(rel)) dropped.push(rel);
       else if (chat.drop(p)) dropped.push(p);
     }
