@@ -45,7 +45,7 @@ export class PlainOutput implements Output {
         return;
       case "reply":
         this.endReply();
-        this.status(usageLine(event.usage, event.cost, this.totals(event)));
+        this.status(usageLine(event.usage, event.cost, this.sessionTotals));
         return;
       case "edit":
         this.status(event.status === "applied" ? `${appliedVerb(event)} ${event.path}` : `Edit to ${event.path} ${event.status}: ${firstLine(event.detail)}`);
@@ -83,9 +83,6 @@ export class PlainOutput implements Output {
   protected sessionTotals: Totals = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, requests: 0 };
   setTotals(totals: Totals): void {
     this.sessionTotals = totals;
-  }
-  private totals(_e: CoderEvent): Totals {
-    return this.sessionTotals;
   }
 
   print(text: string): void {
