@@ -85,13 +85,18 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
   // One question per file outside the chat, with All / Skip all when there are several.
   const group = gate.group(new Set(edits.flatMap(editTargets).filter((p) => !chatFiles.includes(p))).size);
   const decided = new Map<string, EditPermission>();
+  /** The gate's answer for a path, asked once per reply. */
+  const permissionFor = async (rel: string): Promise<EditPermission> => {
+    const permission = decided.get(rel) ?? (await gate.editPermission(rel, { chatFiles, readOnlyFiles, existsInRepo: files.read(rel) !== null, group }));
+    decided.set(rel, permission);
+    return permission;
+  };
 
   for (const [index, edit] of edits.entries()) {
     const targets = editTargets(edit);
     let refusal: string | null = null;
     for (const rel of targets) {
-      const permission = decided.get(rel) ?? (await gate.editPermission(rel, { chatFiles, readOnlyFiles, existsInRepo: files.read(rel) !== null, group }));
-      decided.set(rel, permission);
+      const permission = await permissionFor(rel);
       if (!permission.ok) {
         refusal = permission.reason;
         break;
@@ -134,8 +139,7 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
   const declared = new Set([...touched].map(normalizePath));
   for (const path of changes.keys()) {
     if (declared.has(normalizePath(path))) continue;
-    const permission = decided.get(path) ?? (await gate.editPermission(path, { chatFiles, readOnlyFiles, existsInRepo: files.read(path) !== null, group }));
-    decided.set(path, permission);
+    const permission = await permissionFor(path);
     if (permission.ok) {
       if (!chatFiles.includes(path)) outside.add(path);
       continue;
