@@ -9,6 +9,7 @@ import {
   type ConfigLayer,
   type LayerKind,
   checkVersionPins,
+  configShowJson,
   displayPath,
   findGitRoot,
   globalConfigDir,
@@ -16,6 +17,7 @@ import {
   lookupConfigFiles,
   mergeSettings,
   readDotenvKeys,
+  renderConfigShow,
 } from "./config.ts";
 import { UsageError } from "./errors.ts";
 import { createKit } from "./kit.ts";
@@ -90,17 +92,15 @@ export async function runMain(input: RunInput): Promise<number> {
       return 0;
     }
     if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\`, \`coder config forget [TEXT]\` or \`coder config schema\`)`);
+    const { rememberedAnswers, describeRemembered } = await import("./gate.ts");
     if (loaded.settings.options.json) {
-      const [{ configShowJson }, { rememberedAnswers }] = await Promise.all([import("./config.ts"), import("./gate.ts")]);
       const trust = { keys: loaded.trustKeys, trusted: loaded.trusted };
       const remembered = rememberedAnswers(loaded.root).map(({ key, answer, question, time }) => ({ key, answer, question, time }));
       process.stdout.write(`${JSON.stringify({ ...configShowJson(loaded.settings, loaded.layers), trust, remembered })}\n`);
       return 0;
     }
-    const { renderConfigShow } = await import("./config.ts");
     process.stdout.write(`${renderConfigShow(loaded.settings)}\n`);
     if (loaded.trustKeys.length) process.stdout.write(`\nneeds trust: ${loaded.trustKeys.join(", ")} (${loaded.trusted ? "trusted" : "not trusted"})\n`);
-    const { describeRemembered } = await import("./gate.ts");
     process.stdout.write(`\n${describeRemembered(loaded.root)}\n`);
     return 0;
   }
