@@ -42,8 +42,8 @@ export interface Chunk {
 
 const ACK = "Ok.";
 
-/** A context block travels as a user message answered by a short acknowledgement. */
-function blockMessages(text: string): ChatMessage[] {
+/** A context block travels as a user message answered by a short acknowledgement (so does text added to the history: a summary, a command's output). */
+export function blockMessages(text: string): ChatMessage[] {
   return [
     { role: "user", content: text },
     { role: "assistant", content: ACK },

@@ -3,6 +3,7 @@
 // plus the markdown transcript in .coder/chat.history.md.
 import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { dirname } from "node:path";
+import { blockMessages } from "./chunks.ts";
 import type { ChatMessage } from "./plugin.ts";
 
 /** Done-history budget: min(max(context/16, 1024), 8192) tokens. */
@@ -17,10 +18,7 @@ const MAX_DEPTH = 3;
 
 /** The summary stands in for the head of the history as a user message, acknowledged. */
 export function summaryMessages(summary: string): ChatMessage[] {
-  return [
-    { role: "user", content: `Summary of our conversation so far (I wrote it to save room):\n\n${summary.trim()}` },
-    { role: "assistant", content: "Ok." },
-  ];
+  return blockMessages(`Summary of our conversation so far (I wrote it to save room):\n\n${summary.trim()}`);
 }
 
 /**

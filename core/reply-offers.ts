@@ -2,6 +2,7 @@
 // and the files it names in prose (added to the chat once the user agrees). Either can
 // add to the turn's reflection.
 import type { ChatFiles } from "./chat-files.ts";
+import { blockMessages } from "./chunks.ts";
 import type { ChatHistory } from "./history.ts";
 import { fileMentions } from "./mentions.ts";
 import { askAboutOutput } from "./shell-output.ts";
@@ -21,7 +22,7 @@ export async function runShellSuggestion(services: CoderServices, history: ChatH
   const choice = await askAboutOutput(command, { code: r.code, output }, (question) => gate.confirm(question));
   if (choice?.kind === "add") {
     // After the reply that suggested it, as finished conversation: the next request carries it.
-    history.cur.push({ role: "user", content: choice.message }, { role: "assistant", content: "Ok." });
+    history.cur.push(...blockMessages(choice.message));
     out.print("Added the output to the chat.");
   }
   return choice?.kind === "fix" ? choice.message : null;

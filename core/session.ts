@@ -2,6 +2,7 @@
 // model and format switches, history, tokens, git and the shell, over one Coder.
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { blockMessages } from "./chunks.ts";
 import { UsageError } from "./errors.ts";
 import { fileMentions } from "./mentions.ts";
 import type { ModelInfo, Session, SessionGit, SlashCommand } from "./plugin.ts";
@@ -224,7 +225,7 @@ export class CoderSession implements Session {
 
   /** Text the next request carries as finished conversation (a user message and a short acknowledgement). */
   addToChat(text: string): void {
-    this.coder.history.done.push({ role: "user", content: text }, { role: "assistant", content: "Ok." });
+    this.coder.history.done.push(...blockMessages(text));
   }
 
   /** `/diff`: the last reply's changes, committed or not. */
