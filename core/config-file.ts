@@ -6,7 +6,7 @@ import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseEr
 import { z } from "zod";
 import { type ConfigLayer, type LayerKind, displayPath } from "./config.ts";
 import { ConfigError } from "./errors.ts";
-import { OPTIONS, type OptionSpec, type PluginRef, configKeys } from "./options.ts";
+import { OPTION_BY_KEY, type OptionSpec, type PluginRef, configKeys } from "./options.ts";
 
 // Zod's compiled fast path costs more to build than it saves on a few small files.
 z.config({ jitless: true });
@@ -201,7 +201,7 @@ export function parseConfigText(text: string, file: string, kind: LayerKind): Co
         continue;
       }
       const line = nodeLine(text, tree, path);
-      const spec = path.length === 1 ? (OPTIONS as readonly OptionSpec[]).find((s) => s.key === path[0]) : undefined;
+      const spec = path.length === 1 ? OPTION_BY_KEY.get(String(path[0])) : undefined;
       const value = path.reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined), raw);
       const expected = spec?.type === "number" && typeof value === "number" ? (spec.key === "timeout" ? "a number of seconds above 0" : "a number of 0 or more") : expectedText(spec);
       problems.push(`${shown}:${line}: ${pathText(path)}: ${expected ? `expected ${expected}, got ${typeOfJson(value)}` : issue.message}`);
