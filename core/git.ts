@@ -306,7 +306,7 @@ export class GitRepo {
     const stats = await this.stagedStats(dirty);
     const names = dirty.length === 1 ? dirty[0]! : `${dirty.length} files`;
     const message = fitSubject("chore: ", `save pending changes to ${names} before coder edits`);
-    return this.commit(dirty, message, { kind: "dirty", verify: opts.verify ?? this.opts.verify ?? true, attribution: "none", stats });
+    return this.commit(message, { kind: "dirty", verify: opts.verify ?? this.opts.verify ?? true, attribution: "none", stats });
   }
 
   /**
@@ -320,7 +320,7 @@ export class GitRepo {
     const stats = await this.stagedStats(files);
     if (stats.length === 0) return { status: "nothing", message: "the edits left every file as it was" };
     const message = (opts.message && cleanCommitMessage(opts.message)) || fallbackCommitMessage(files, stats, opts.request ?? "");
-    return this.commit(files, message, { kind: "edit", verify: opts.verify ?? true, attribution: opts.attribution ?? "trailer", model: opts.model, stats });
+    return this.commit(message, { kind: "edit", verify: opts.verify ?? true, attribution: opts.attribution ?? "trailer", model: opts.model, stats });
   }
 
   /**
@@ -343,7 +343,7 @@ export class GitRepo {
       }
     }
     text ??= fallbackCommitMessage(tracked, stats, "");
-    const outcome = await this.commit(tracked, text, { kind: "user", verify: this.opts.verify ?? true, attribution: "none", stats });
+    const outcome = await this.commit(text, { kind: "user", verify: this.opts.verify ?? true, attribution: "none", stats });
     if (outcome.status === "committed") return { ok: true, message: `Committed ${outcome.commit.hash.slice(0, 7)} ${outcome.commit.message}` };
     return { ok: false, message: outcome.message };
   }
@@ -387,8 +387,8 @@ export class GitRepo {
     return stats;
   }
 
+  /** Commit the files of `how.stats` (staged by stagedStats) with `message`. */
   private async commit(
-    files: readonly string[],
     message: string,
     how: { kind: CoderCommit["kind"] | "user"; verify: boolean; attribution: Attribution; model?: string; stats: DiffStat[] },
   ): Promise<CommitOutcome> {
