@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { z } from "zod";
-import { type ConfigLayer, type LayerKind, displayPath } from "./config.ts";
+import { type ConfigLayer, type LayerKind, displayPath, isProjectLayer } from "./config.ts";
 import { ConfigError } from "./errors.ts";
 import { OPTION_BY_KEY, type OptionSpec, type PluginRef, configKeys } from "./options.ts";
 
@@ -208,7 +208,7 @@ export function parseConfigText(text: string, file: string, kind: LayerKind): Co
     }
   }
   const data = (result.success ? result.data : {}) as Record<string, unknown>;
-  if (kind === "project" || kind === "local") {
+  if (isProjectLayer(kind)) {
     for (const spec of configKeys()) {
       if (spec.notInProject && data[spec.key] !== undefined) {
         problems.push(`${shown}:${nodeLine(text, tree, [spec.key])}: ${spec.key} may not be set in a project config (use the environment, the repository's .env or the global config)`);

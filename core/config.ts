@@ -26,6 +26,11 @@ export interface ConfigLayer {
 export const PROJECT_FILE = ".coder.json";
 export const LOCAL_FILE = ".coder.local.json";
 
+/** The project's own files (.coder.json, .coder.local.json): the ones whose code-running keys need trust. */
+export function isProjectLayer(kind: LayerKind): boolean {
+  return kind === "project" || kind === "local";
+}
+
 /** The global config folder: $XDG_CONFIG_HOME/coder, default ~/.config/coder. */
 export function globalConfigDir(env: Readonly<Record<string, string | undefined>>): string {
   const xdg = env.XDG_CONFIG_HOME;
@@ -101,7 +106,7 @@ export function mergeSettings(input: MergeInput): Settings {
   for (const layer of input.layers) {
     const shown = displayPath(layer.file, input.cwd);
     for (const [key, value] of Object.entries(layer.values)) {
-      const projectish = layer.kind === "project" || layer.kind === "local";
+      const projectish = isProjectLayer(layer.kind);
       if (projectish && input.drop?.has(key)) continue;
       if (key === "plugins") {
         options.plugins = [...(options.plugins as PluginRef[]), ...(value as PluginRef[])];
@@ -138,7 +143,7 @@ export function keysNeedingTrust(layers: ConfigLayer[]): string[] {
   const needs = new Set((OPTIONS as readonly OptionSpec[]).filter((s) => s.needsTrust).map((s) => s.key));
   const keys = new Set<string>();
   for (const layer of layers) {
-    if (layer.kind !== "project" && layer.kind !== "local") continue;
+    if (!isProjectLayer(layer.kind)) continue;
     for (const key of Object.keys(layer.values)) if (needs.has(key)) keys.add(key);
   }
   return [...keys];

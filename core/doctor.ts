@@ -5,7 +5,7 @@
 // of the run (exit 2, as for any config error; other problems exit 1). With
 // --json the same report is one JSON document on one line (DoctorReport).
 import type { App } from "./app.ts";
-import { type LayerKind, displayPath } from "./config.ts";
+import { type LayerKind, displayPath, isProjectLayer } from "./config.ts";
 import { messageOf } from "./registry.ts";
 import type { Loaded } from "./run.ts";
 
@@ -57,8 +57,7 @@ const firstLine = (text: string) => text.split("\n")[0] ?? "";
 export async function doctorReport(loaded: Loaded, assemble: () => Promise<App>): Promise<DoctorReport> {
   const configFiles: DoctorReport["configFiles"] = [];
   for (const layer of loaded.layers) {
-    const projectish = layer.kind === "project" || layer.kind === "local";
-    const trust: DoctorTrust = !projectish ? "yours" : !loaded.trustKeys.length ? "not-needed" : loaded.trusted ? "trusted" : "untrusted";
+    const trust: DoctorTrust = !isProjectLayer(layer.kind) ? "yours" : !loaded.trustKeys.length ? "not-needed" : loaded.trusted ? "trusted" : "untrusted";
     const detail =
       trust === "yours"
         ? "yours: trusted"

@@ -4,7 +4,7 @@
 // config is asked about again.
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { ConfigLayer } from "./config.ts";
+import { type ConfigLayer, isProjectLayer } from "./config.ts";
 import { ConfigError } from "./errors.ts";
 
 export type TrustAnswer = "trusted" | "refused" | "unknown";
@@ -22,7 +22,7 @@ export function trustStorePath(configDir: string): string {
 export function projectConfigHash(layers: readonly ConfigLayer[]): string {
   const hasher = new Bun.CryptoHasher("sha256");
   for (const layer of layers) {
-    if (layer.kind !== "project" && layer.kind !== "local") continue;
+    if (!isProjectLayer(layer.kind)) continue;
     hasher.update(`${layer.kind}\0${layer.text}\0`);
   }
   return hasher.digest("hex");
