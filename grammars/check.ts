@@ -1,6 +1,6 @@
 // `coder doctor`'s grammar check: load every embedded grammar and run its tags
 // query on a tiny sample, which must yield at least one definition.
-import { RUNTIME_WASM, GRAMMAR_ASSETS } from "./embedded.ts";
+import { EMBEDDED_ASSETS } from "./embedded.ts";
 import { LANGUAGES } from "./languages.ts";
 
 /** One tiny program per language, each defining `probe`/`Probe`. */
@@ -38,7 +38,7 @@ export interface GrammarCheck {
 
 export async function checkGrammars(): Promise<GrammarCheck[]> {
   const { GrammarLoader } = await import("./runtime.ts");
-  const loader = new GrammarLoader({ runtime: RUNTIME_WASM, files: GRAMMAR_ASSETS });
+  const loader = new GrammarLoader(EMBEDDED_ASSETS);
   const results: GrammarCheck[] = [];
   for (const spec of LANGUAGES) {
     const sample = SAMPLES[spec.name];

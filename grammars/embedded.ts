@@ -3,6 +3,7 @@
 // (on disk from source, inside the binary's virtual file system when compiled).
 // Each query key is "<language>-tags.scm"; package queries come straight from the pinned npm packages.
 
+import type { GrammarAssets } from "./runtime.ts";
 import runtimeWasm from "../node_modules/web-tree-sitter/web-tree-sitter.wasm" with { type: "file" };
 import a_python_wasm from "../node_modules/tree-sitter-python/tree-sitter-python.wasm" with { type: "file" };
 import a_python_tags_scm from "../node_modules/tree-sitter-python/queries/tags.scm" with { type: "file" };
@@ -113,3 +114,6 @@ export const GRAMMAR_ASSETS: Readonly<Record<string, string>> = {
   "c_sharp-extra-tags.scm": a_c_sharp_extra_tags_scm,
   "java-extra-tags.scm": a_java_extra_tags_scm,
 };
+
+/** The runtime and every grammar asset, as GrammarLoader takes them. */
+export const EMBEDDED_ASSETS: GrammarAssets = { runtime: RUNTIME_WASM, files: GRAMMAR_ASSETS };

@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { extractTags } from "../plugins/repomap/tags.ts";
 import { checkGrammars } from "./check.ts";
-import { GRAMMAR_ASSETS, RUNTIME_WASM } from "./embedded.ts";
+import { EMBEDDED_ASSETS, GRAMMAR_ASSETS } from "./embedded.ts";
 import { LANGUAGES, languageFor } from "./languages.ts";
 import { GrammarLoader } from "./runtime.ts";
 
@@ -42,7 +42,7 @@ const CASES: Record<string, Case> = {
   zig: { file: "a.zig", code: "const Cart = struct {\n    total: i32,\n};\nfn computeTotal(c: Cart) i32 {\n    return c.total;\n}\npub fn checkout(c: Cart) i32 {\n    return computeTotal(c);\n}\n", defs: ["Cart", "computeTotal", "checkout", "total"], refs: ["computeTotal"] },
 };
 
-const loader = new GrammarLoader({ runtime: RUNTIME_WASM, files: GRAMMAR_ASSETS });
+const loader = new GrammarLoader(EMBEDDED_ASSETS);
 
 describe("language table", () => {
   test("covers at least 20 languages, each with a sample here", () => {

@@ -34,10 +34,7 @@ export function mapPreamble(hasChatFiles: boolean): string {
     : "Map of this repository: its most relevant definitions, with the lines around them that show where they sit. These files are read-only here; to change one, ask for it to be added to the chat first.\n";
 }
 
-const loadAssets = async (): Promise<GrammarAssets> => {
-  const { RUNTIME_WASM, GRAMMAR_ASSETS } = await import("../../grammars/embedded.ts");
-  return { runtime: RUNTIME_WASM, files: GRAMMAR_ASSETS };
-};
+const loadAssets = async (): Promise<GrammarAssets> => (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS;
 
 interface SessionMap {
   stateKey: string;

@@ -6,7 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countTokens } from "../../core/tokens.ts";
-import { GRAMMAR_ASSETS, RUNTIME_WASM } from "../../grammars/embedded.ts";
+import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
 import { TagCache } from "./cache.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
 import { reparseInBackground } from "./scan.ts";
@@ -47,7 +47,7 @@ function input(root: string, cache: TagCache, overrides: Partial<RepoMapInput> =
     budget: 1024,
     countTokens: (t) => countTokens(t),
     cache,
-    assets: async () => ({ runtime: RUNTIME_WASM, files: GRAMMAR_ASSETS }),
+    assets: async () => EMBEDDED_ASSETS,
     warn: (m) => warnings.push(m),
     reuse: "state",
     workers: 0,

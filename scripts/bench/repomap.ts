@@ -50,10 +50,7 @@ async function runOnce(root: string, listFile: string | null, deferChatFiles: bo
     budget: 1024,
     countTokens: (t) => countTokens(t),
     cache,
-    assets: async () => {
-      const { RUNTIME_WASM, GRAMMAR_ASSETS } = await import("../../grammars/embedded.ts");
-      return { runtime: RUNTIME_WASM, files: GRAMMAR_ASSETS };
-    },
+    assets: async () => (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS,
     warn: (m) => console.error(m),
     reuse: "state",
     deferChatFiles,
