@@ -137,7 +137,7 @@ export class FileStore {
   shape(rel: string): FileShape {
     const norm = normalizeRel(rel);
     if (!this.shapes.has(norm)) this.decode(norm);
-    return this.shapes.get(norm) ?? { encoding: "utf-8", bom: false, eol: "lf", mode: null };
+    return this.shapes.get(norm) ?? NEW_FILE;
   }
 
   /** Why `text` cannot be written to `rel` as the file is stored (checked again by writeAll), or null. */
@@ -281,33 +281,29 @@ export class FileStore {
     }
   }
 
-  private readBytes(norm: string): Uint8Array | null {
+  /** A regular file's bytes and permission bits (one stat serves both), or null. */
+  private readBytes(norm: string): { bytes: Uint8Array; mode: number } | null {
     try {
       const abs = join(this.root, norm);
-      if (!statSync(abs).isFile()) return null;
-      return readFileSync(abs);
+      const stat = statSync(abs);
+      if (!stat.isFile()) return null;
+      return { bytes: readFileSync(abs), mode: stat.mode & 0o7777 };
     } catch {
       return null;
     }
   }
 
   private decode(norm: string): { text: string } | null {
-    const bytes = this.readBytes(norm);
-    if (bytes === null) return null;
-    const decoded = decodeBytes(bytes);
+    const file = this.readBytes(norm);
+    if (file === null) return null;
+    const decoded = decodeBytes(file.bytes);
     if (!decoded) return null;
     let text = decoded.text;
     const lf = (text.match(/\n/g) ?? []).length;
     const crlf = (text.match(/\r\n/g) ?? []).length;
     const eol = lf > 0 && crlf === lf ? "crlf" : "lf";
     if (eol === "crlf") text = text.replace(/\r\n/g, "\n");
-    let mode: number | null = null;
-    try {
-      mode = statSync(join(this.root, norm)).mode & 0o7777;
-    } catch {
-      mode = null;
-    }
-    this.shapes.set(norm, { ...decoded.shape, eol, mode });
+    this.shapes.set(norm, { ...decoded.shape, eol, mode: file.mode });
     return { text };
   }
 }
