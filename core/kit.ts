@@ -6,7 +6,7 @@ import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "./errors.ts";
 import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "./plugin.ts";
-import type { Registry } from "./registry.ts";
+import { type Registry, messageOf } from "./registry.ts";
 import { ReplyAssembler } from "./stream.ts";
 
 export interface KitDeps {
@@ -83,7 +83,7 @@ export async function runCommand(
   try {
     proc = Bun.spawn(argv, { cwd: options.cwd, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
   } catch (error) {
-    return { code: 127, stdout: "", stderr: error instanceof Error ? error.message : String(error) };
+    return { code: 127, stdout: "", stderr: messageOf(error) };
   }
   if (options.input !== undefined) proc.stdin.write(options.input);
   await proc.stdin.end();

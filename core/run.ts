@@ -23,7 +23,7 @@ import { UsageError } from "./errors.ts";
 import { createKit } from "./kit.ts";
 import { type PluginSource, loadPlugins, userSources } from "./loader.ts";
 import type { Kit, Logger } from "./plugin.ts";
-import { Registry } from "./registry.ts";
+import { Registry, messageOf } from "./registry.ts";
 import { askYesNo, decideTrust, projectConfigHash, rememberedTrust } from "./trust.ts";
 
 export interface RunInput {
@@ -158,7 +158,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
       return true;
     } catch (error) {
       if (input.subcommand !== "doctor") throw error;
-      configErrors.push({ file: f.file, kind: f.kind, message: error instanceof Error ? error.message : String(error) });
+      configErrors.push({ file: f.file, kind: f.kind, message: messageOf(error) });
       return false;
     }
   };
@@ -232,7 +232,7 @@ export function guardBackgroundErrors(registry: Registry, log: Logger): void {
   const report = (error: unknown) => {
     const stack = error instanceof Error ? (error.stack ?? "") : "";
     const culprit = [...registry.plugins.values()].find((p) => !p.origin.startsWith("built-in") && stack.includes(p.origin));
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     log.error(culprit ? `plugin ${culprit.name} (${culprit.origin}) failed in the background: ${message}` : `background error (ignored): ${message}`);
     if (stack) log.debug(stack);
   };
