@@ -83,6 +83,9 @@ export class Coder {
   private readonly providers: prompt.ContextProviders;
   /** The repository's files, listed once per request (each listing costs a git call). */
   private fileList: Promise<string[]> | null = null;
+  private readonly countTokens = (text: string): number => this.services.app.kit.tokens.count(text);
+  private readonly countMessages = (ms: readonly ChatMessage[]): number => countMessageTokens(ms, this.countTokens);
+  private readonly summaryFailed = (error: unknown): void => this.services.out.warn(`History summary failed: ${messageOf(error)}`);
 
   constructor(
     readonly services: CoderServices,
@@ -164,7 +167,7 @@ export class Coder {
       trace("send: assembling chunks");
       const { chunks, fence } = await this.buildChunks(message, controller.signal);
       const messages = chunkMessages(chunks);
-      const { promptTokens, estimated } = prompt.checkContextWindow(chunks, messages, this.modelInfo, (t) => this.services.app.kit.tokens.count(t));
+      const { promptTokens, estimated } = prompt.checkContextWindow(chunks, messages, this.modelInfo, this.countTokens);
       const request: ModelRequest = this.request(messages);
       out.emit({ type: "request", model: this.model, promptTokens, estimated });
       if (app.settings.options.verbose) out.print(messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n"));
@@ -239,7 +242,7 @@ export class Coder {
   async tokenReport(): Promise<string> {
     this.fileList = null;
     const { chunks } = await this.buildChunks("", new AbortController().signal);
-    const rows = tokenRows(chunks, (t) => this.services.app.kit.tokens.count(t));
+    const rows = tokenRows(chunks, this.countTokens);
     return renderTokenReport(rows, this.modelInfo.contextWindow);
   }
 
@@ -345,22 +348,20 @@ export class Coder {
   private afterTurn(): void {
     // One-shot runs end now; an editor coder's history is thrown away after its turn.
     if (!this.services.app.interactive || this.setup.editor) return;
-    const count = (ms: readonly ChatMessage[]) => countMessageTokens(ms, (t) => this.services.app.kit.tokens.count(t));
-    this.history.maybeSummarise(historyBudget(this.modelInfo.contextWindow), count, (ms) => this.summarise(ms), (e) => this.services.out.warn(`History summary failed: ${messageOf(e)}`));
+    this.history.maybeSummarise(historyBudget(this.modelInfo.contextWindow), this.countMessages, (ms) => this.summarise(ms), this.summaryFailed);
     this.schedulePings();
   }
 
   /** After an edit-format switch: the history becomes a summary, in the background. */
   summariseForFormatSwitch(): void {
-    this.history.summariseAll((ms) => this.summarise(ms), (e) => this.services.out.warn(`History summary failed: ${messageOf(e)}`));
+    this.history.summariseAll((ms) => this.summarise(ms), this.summaryFailed);
   }
 
   /** Summarise now (before the first request of a restored history). */
   async summariseNow(): Promise<boolean> {
-    const count = (ms: readonly ChatMessage[]) => countMessageTokens(ms, (t) => this.services.app.kit.tokens.count(t));
     const budget = historyBudget(this.modelInfo.contextWindow);
-    if (count(this.history.done) <= budget) return false;
-    this.history.done = await summariseHistory(this.history.done, budget, count, (ms) => this.summarise(ms));
+    if (this.countMessages(this.history.done) <= budget) return false;
+    this.history.done = await summariseHistory(this.history.done, budget, this.countMessages, (ms) => this.summarise(ms));
     return true;
   }
 
