@@ -209,14 +209,18 @@ export function messageOf(error: unknown): string {
   return String(error);
 }
 
-/** Errors that are part of a plugin's contract and pass through `guard` unchanged. */
-function passesThrough(error: unknown): boolean {
-  return (
+/**
+ * What `guard` rethrows for a throw from plugin code: the errors that are part of a
+ * plugin's contract (FormatError, Interrupted, PluginError, an abort) unchanged,
+ * anything else as a PluginError naming the plugin, its origin and `what` failed.
+ */
+function guardedError(owner: { plugin: string; origin: string }, what: string, error: unknown): unknown {
+  const passesThrough =
     error instanceof FormatError ||
     error instanceof Interrupted ||
     error instanceof PluginError ||
-    (error instanceof Error && error.name === "AbortError")
-  );
+    (error instanceof Error && error.name === "AbortError");
+  return passesThrough ? error : new PluginError(owner.plugin, owner.origin, `${what} failed: ${messageOf(error)}`);
 }
 
 /**
@@ -231,8 +235,7 @@ export async function guard<T>(owner: { plugin: string; origin: string }, what: 
   try {
     return await fn();
   } catch (error) {
-    if (passesThrough(error)) throw error;
-    throw new PluginError(owner.plugin, owner.origin, `${what} failed: ${messageOf(error)}`);
+    throw guardedError(owner, what, error);
   }
 }
 
@@ -241,7 +244,6 @@ export function guardSync<T>(owner: { plugin: string; origin: string }, what: st
   try {
     return fn();
   } catch (error) {
-    if (passesThrough(error)) throw error;
-    throw new PluginError(owner.plugin, owner.origin, `${what} failed: ${messageOf(error)}`);
+    throw guardedError(owner, what, error);
   }
 }
