@@ -168,7 +168,7 @@ export class Coder {
       const { chunks, fence } = await this.buildChunks(message, controller.signal);
       const messages = chunkMessages(chunks);
       const { promptTokens, estimated } = prompt.checkContextWindow(chunks, messages, this.modelInfo, this.countTokens);
-      const request: ModelRequest = this.request(messages);
+      const request = this.request(messages);
       out.emit({ type: "request", model: this.model, promptTokens, estimated });
       if (app.settings.options.verbose) out.print(messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n"));
 
@@ -184,7 +184,7 @@ export class Coder {
     }
   }
 
-  private request(messages: ChatMessage[], maxTokens?: number): ModelRequest {
+  private request(messages: ChatMessage[]): ModelRequest {
     const o = this.options;
     const caps = this.modelInfo.capabilities;
     return {
@@ -192,7 +192,6 @@ export class Coder {
       messages,
       tools: this.format.item.tools,
       stream: o.stream,
-      maxTokens,
       temperature: caps.temperature ? 0 : undefined,
       apiBase: o.apiBase,
       apiKey: o.apiKey,
