@@ -65,6 +65,12 @@ function textProblem(rel: string, text: string, shape: FileShape): string {
 /** A path that looks absolute on any platform (`/x`, `C:\x`, `\\server`). */
 const looksAbsolute = (p: string) => isAbsolute(p) || /^[a-zA-Z]:[\\/]/.test(p) || p.startsWith("\\\\");
 
+/** A `path.relative` result that leaves the folder it is relative to. */
+const leavesFolder = (rel: string) => rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel);
+
+/** A normalised repository path that names no file inside the repository (the root itself, or above it). */
+const notInside = (norm: string) => norm === "" || norm === ".." || norm.startsWith("../");
+
 /** The repository's files: safe paths, faithful reads, atomic writes. */
 export class FileStore {
   readonly root: string;
@@ -85,7 +91,7 @@ export class FileStore {
     if (rel.includes("\0")) return `${JSON.stringify(rel)} contains a NUL character`;
     if (looksAbsolute(rel)) return `${rel} is an absolute path; use a path relative to the repository root`;
     const norm = normalizeRel(rel);
-    if (norm === "" || norm === ".." || norm.startsWith("../")) return `${rel} is outside the repository`;
+    if (notInside(norm)) return `${rel} is outside the repository`;
     if (norm.split("/")[0]!.toLowerCase() === ".git") return `${rel} is inside .git/, which coder never writes`;
     const escape = this.symlinkEscape(norm);
     if (escape) return escape;
@@ -117,7 +123,7 @@ export class FileStore {
       // `coder -m x .` or an empty argument: the root is a folder, not a file to chat about.
       throw new UsageError(`${pathAsTyped === "" ? 'an empty path ("")' : pathAsTyped} names the repository root (${this.root}), not a file; give file paths`);
     }
-    if (rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel)) {
+    if (leavesFolder(rel)) {
       throw new UsageError(`${pathAsTyped} is outside the repository (${this.root})`);
     }
     const norm = rel.split(sep).join("/");
@@ -129,7 +135,7 @@ export class FileStore {
   /** Text of a repository file (CRLF folded to LF when the file is all CRLF), or null when missing, binary or unsafe. */
   read(rel: string): string | null {
     const norm = normalizeRel(rel);
-    if (looksAbsolute(rel) || norm === "" || norm.startsWith("../") || norm === ".." || this.symlinkEscape(norm)) return null;
+    if (looksAbsolute(rel) || notInside(norm) || this.symlinkEscape(norm)) return null;
     return this.decode(norm)?.text ?? null;
   }
 
@@ -258,7 +264,7 @@ export class FileStore {
         return `${norm} goes through a broken symlink`;
       }
       const rel = relative(this.realRoot, real);
-      if (rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel)) return `${norm} resolves outside the repository through a symlink`;
+      if (leavesFolder(rel)) return `${norm} resolves outside the repository through a symlink`;
       if (rel.split(sep)[0] === ".git") return `${norm} resolves into .git/ through a symlink`;
     }
     return null;
