@@ -91,15 +91,15 @@ export function prepareRepoMap(input: RepoMapInput): PreparedMap {
   const statMs = performance.now() - started;
   const state = new Bun.CryptoHasher("sha256");
   state.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.reuse}|${input.budget}\n`);
-  state.update([...new Set(input.chatFiles)].sort().join("\n") + "\n\n");
+  state.update(sortedUnique(input.chatFiles) + "\n\n");
   const parts: string[] = [];
-  for (const e of entries) parts.push(input.reuse === "files" ? e.path : `${e.path}\u0000${e.mtime}\u0000${e.size}`);
+  for (const e of entries) parts.push(input.reuse === "files" ? e.path : fileState(e));
   state.update(parts.join("\n"));
   const stateKey = state.digest("hex");
   const full = new Bun.CryptoHasher("sha256");
   full.update(stateKey + "\n");
-  full.update([...new Set(input.mentionedFiles)].sort().join("\n") + "\n\n");
-  full.update([...new Set(input.mentionedIdents)].sort().join("\n"));
+  full.update(sortedUnique(input.mentionedFiles) + "\n\n");
+  full.update(sortedUnique(input.mentionedIdents));
   return { input, entries, stateKey, key: full.digest("hex"), statMs };
 }
 
@@ -214,9 +214,9 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
 function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: string; skipped: string }>, limit: number): string {
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${limit}\n`);
-  hasher.update([...new Set(input.chatFiles)].sort().join("\n") + "\n\n");
-  hasher.update([...new Set(input.mentionedFiles)].sort().join("\n") + "\n\n");
-  hasher.update([...new Set(input.mentionedIdents)].sort().join("\n") + "\n\n");
+  hasher.update(sortedUnique(input.chatFiles) + "\n\n");
+  hasher.update(sortedUnique(input.mentionedFiles) + "\n\n");
+  hasher.update(sortedUnique(input.mentionedIdents) + "\n\n");
   // In listing order (parse results arrive in any order). Untagged files only
   // appear by name: their set matters, not their content.
   const parts: string[] = [];
@@ -238,9 +238,19 @@ function renderKeyOf(input: RepoMapInput, entries: readonly FileEntry[], chat: R
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(`render|${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.budget}|${rankingKey}\n`);
   const parts: string[] = [];
-  for (const e of entries) parts.push(chat.has(e.path) ? e.path : `${e.path}\u0000${e.mtime}\u0000${e.size}`);
+  for (const e of entries) parts.push(chat.has(e.path) ? e.path : fileState(e));
   hasher.update(parts.join("\n"));
   return "render:" + hasher.digest("hex");
+}
+
+/** A file as a key sees it: path, mtime and size. */
+function fileState(e: FileEntry): string {
+  return `${e.path}\u0000${e.mtime}\u0000${e.size}`;
+}
+
+/** A list's distinct items, sorted, one a line (order and repeats make no difference to a key). */
+function sortedUnique(items: readonly string[]): string {
+  return [...new Set(items)].sort().join("\n");
 }
 
 function encodeRanking(ranked: readonly RankedEntry[]): string {
