@@ -174,8 +174,11 @@ export function readOnlyBlock(path: string, content: string, fence: Fence): Cont
 }
 
 /** The kernel's part of the system message: the format's rules, then platform facts and the fence note. */
-export function systemText(formatRules: string, platform: string, fence: Fence, extra: readonly string[] = []): string {
-  const facts = [`Platform: ${platform}.`];
-  facts.push(`File listings in this conversation are wrapped in ${fence[0]} ... ${fence[1]}; use the same fence when you write file content.`);
-  return [formatRules.trimEnd(), "", ...facts, ...extra].join("\n");
+export function systemText(formatRules: string, platform: string, fence: Fence): string {
+  return [
+    formatRules.trimEnd(),
+    "",
+    `Platform: ${platform}.`,
+    `File listings in this conversation are wrapped in ${fence[0]} ... ${fence[1]}; use the same fence when you write file content.`,
+  ].join("\n");
 }
