@@ -41,6 +41,21 @@ export default function commandsPlugin(kit: Kit): PluginObject {
     return paths;
   }
 
+  /** /add and /read-only: expand the files and globs typed, hand them to `add`, say which went in. */
+  const adding = (name: string, summary: string, done: string, add: (s: Session, paths: string[]) => Promise<string[]>): SlashCommand => ({
+    name,
+    summary,
+    usage: `/${name} FILE|GLOB ...`,
+    complete: (arg) => completeFiles(arg),
+    async run(arg, s) {
+      if (!arg.trim()) return s.warn(`Usage: /${name} FILE|GLOB ...`);
+      const paths = await expand(arg, s);
+      if (paths.length === 0) return;
+      const added = await add(s, paths);
+      if (added.length) s.print(`${done}: ${added.join(", ")}`);
+    },
+  });
+
   const noGit = (s: Session) => s.warn("Not in a git repository (or --no-git): there are no commits to work with.");
 
   /** The edit format /code uses: the configured one unless it is a non-editing mode, else the model's. */
@@ -104,19 +119,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
   const quit: SlashCommand = { name: "exit", summary: "leave coder", run: (_arg, s) => s.exit() };
 
   const commands: SlashCommand[] = [
-    {
-      name: "add",
-      summary: "add files to the chat so the model may edit them (globs allowed)",
-      usage: "/add FILE|GLOB ...",
-      complete: (arg) => completeFiles(arg),
-      async run(arg, s) {
-        if (!arg.trim()) return s.warn("Usage: /add FILE|GLOB ...");
-        const paths = await expand(arg, s);
-        if (paths.length === 0) return;
-        const added = await s.addFiles(paths);
-        if (added.length) s.print(`Added to the chat: ${added.join(", ")}`);
-      },
-    },
+    adding("add", "add files to the chat so the model may edit them (globs allowed)", "Added to the chat", (s, paths) => s.addFiles(paths)),
     {
       name: "drop",
       summary: "remove files from the chat (all of them without arguments)",
@@ -130,19 +133,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
         s.print(dropped.length ? `Dropped: ${dropped.join(", ")}` : "No such file in the chat.");
       },
     },
-    {
-      name: "read-only",
-      summary: "add files as read-only references: the model sees them and never edits them",
-      usage: "/read-only FILE|GLOB ...",
-      complete: (arg) => completeFiles(arg),
-      async run(arg, s) {
-        if (!arg.trim()) return s.warn("Usage: /read-only FILE|GLOB ...");
-        const paths = await expand(arg, s);
-        if (paths.length === 0) return;
-        const added = await s.addReadOnly(paths);
-        if (added.length) s.print(`Added read-only: ${added.join(", ")}`);
-      },
-    },
+    adding("read-only", "add files as read-only references: the model sees them and never edits them", "Added read-only", (s, paths) => s.addReadOnly(paths)),
     {
       name: "ls",
       summary: "list the files in the chat, the read-only ones, and the other repository files",
