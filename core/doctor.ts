@@ -6,6 +6,7 @@
 // --json the same report is one JSON document on one line (DoctorReport).
 import type { App } from "./app.ts";
 import { type LayerKind, displayPath, isProjectLayer } from "./config.ts";
+import { displayOrigin } from "./loader.ts";
 import { messageOf } from "./registry.ts";
 import type { Loaded } from "./run.ts";
 
@@ -114,7 +115,6 @@ export async function doctorReport(loaded: Loaded, assemble: () => Promise<App>)
 export function renderDoctor(report: DoctorReport): string {
   const out: string[] = [];
   const mark = (ok: boolean) => (ok ? "ok  " : "FAIL");
-  const origin = (o: string) => (o.startsWith("built-in") ? o : displayPath(o));
   out.push(`coder ${report.version} (bun ${report.bun}, ${report.platform} ${report.arch})`);
   out.push(`executable: ${report.executable}`);
   out.push(`repository: ${report.repository ?? `(no git repository; using ${report.root})`}`);
@@ -125,7 +125,7 @@ export function renderDoctor(report: DoctorReport): string {
   }
   out.push("", "Plugins:");
   for (const p of report.plugins) {
-    if (p.ok) out.push(`  ok    ${p.name}  ${origin(p.origin ?? "?")}`);
+    if (p.ok) out.push(`  ok    ${p.name}  ${displayOrigin(p.origin ?? "?")}`);
     else if (p.origin === null) out.push(`  FAIL  ${p.detail}`);
     else out.push(`  FAIL  ${p.name ?? "?"}  ${p.origin}: ${p.detail}`);
   }

@@ -5,6 +5,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { displayPath } from "./config.ts";
 import { ConfigError, PluginError, UsageError } from "./errors.ts";
 import type { PluginRef } from "./options.ts";
 import type { Kit, Logger, PluginObject } from "./plugin.ts";
@@ -20,6 +21,11 @@ export interface PluginSource {
   /** sha256 of the file (user plugins). */
   sha256?: string;
   load: () => Promise<unknown>;
+}
+
+/** An origin as the user sees it: "built-in:…" as is, a plugin file as `displayPath` shows it. */
+export function displayOrigin(origin: string): string {
+  return origin.startsWith("built-in") ? origin : displayPath(origin);
 }
 
 export function sha256Hex(bytes: Uint8Array | string): string {

@@ -8,7 +8,7 @@ import { applyEdits, findNodeAtLocation, modify, parseTree, type Node } from "js
 import type { App } from "./app.ts";
 import { PROJECT_FILE, displayPath } from "./config.ts";
 import { RuntimeFailure, UsageError } from "./errors.ts";
-import { hashPluginFile } from "./loader.ts";
+import { displayOrigin, hashPluginFile } from "./loader.ts";
 import type { ModelInfo, TurnContext } from "./plugin.ts";
 import { ITEM_KINDS, type ItemKind, defaultModelInfo, guard } from "./registry.ts";
 import type { Loaded } from "./run.ts";
@@ -52,7 +52,6 @@ export function listPlugins(app: App): number {
     return 0;
   }
   const out: string[] = [];
-  const origin = (o: string) => (o.startsWith("built-in") ? o : displayPath(o));
   for (const kind of ITEM_KINDS) {
     const entries = [...app.registry.table(kind).values()];
     out.push(`${HEADINGS[kind]} (${entries.length}):`);
@@ -60,15 +59,15 @@ export function listPlugins(app: App): number {
     const prefix = kind === "commands" ? "/" : "";
     const summary = (item: { name: string; summary?: unknown; stability?: unknown }) =>
       typeof item.summary === "string" ? item.summary : typeof item.stability === "string" ? `(${item.stability})` : "";
-    out.push(...table(entries.map((e) => [`${prefix}${e.item.name}`, e.plugin, origin(e.origin), summary(e.item)])));
+    out.push(...table(entries.map((e) => [`${prefix}${e.item.name}`, e.plugin, displayOrigin(e.origin), summary(e.item)])));
     out.push("");
   }
   out.push(`Plugins (${app.registry.plugins.size}):`);
   const verbose = app.settings.options.verbose === true;
-  out.push(...table([...app.registry.plugins.values()].map((p) => [p.name, origin(p.origin), ...(verbose && p.sha256 ? [`sha256:${p.sha256}`] : [])])));
+  out.push(...table([...app.registry.plugins.values()].map((p) => [p.name, displayOrigin(p.origin), ...(verbose && p.sha256 ? [`sha256:${p.sha256}`] : [])])));
   if (app.registry.failures.length) {
     out.push("", `Failed to load (${app.registry.failures.length}):`);
-    for (const f of app.registry.failures) out.push(`  ${f.plugin ?? "?"}  ${origin(f.origin)}  ${f.message.split("\n")[0]}`);
+    for (const f of app.registry.failures) out.push(`  ${f.plugin ?? "?"}  ${displayOrigin(f.origin)}  ${f.message.split("\n")[0]}`);
   }
   process.stdout.write(`${out.join("\n")}\n`);
   return 0;
