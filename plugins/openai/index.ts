@@ -140,16 +140,15 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
       return new AttemptError(classifyError(error));
     };
     try {
+      const response = await client.chat.completions.create(params as never, { signal: attempt.controller.signal });
       if (!streaming) {
-        const completion = await client.chat.completions.create(params as never, { signal: attempt.controller.signal });
         if (attempt.cause) throw failed();
-        yield* completionEvents(completion as never);
+        yield* completionEvents(response as never);
         return;
       }
-      const stream = await client.chat.completions.create(params as never, { signal: attempt.controller.signal });
       const reader = new ChunkReader();
       attempt.touch();
-      for await (const chunk of stream as unknown as AsyncIterable<Record<string, unknown>>) {
+      for await (const chunk of response as unknown as AsyncIterable<Record<string, unknown>>) {
         attempt.touch();
         for (const event of reader.read(chunk)) yield event;
       }
