@@ -6,7 +6,7 @@
 // --json the same report is one JSON document on one line (DoctorReport).
 import type { App } from "./app.ts";
 import { type LayerKind, displayPath, isProjectLayer } from "./config.ts";
-import { displayOrigin } from "./loader.ts";
+import { displayOrigin, firstLine } from "./loader.ts";
 import { messageOf } from "./registry.ts";
 import type { Loaded } from "./run.ts";
 
@@ -51,8 +51,6 @@ async function checkGrammars(): Promise<GrammarCheck[]> {
 }
 
 const LOOKUP_ORDER: readonly LayerKind[] = ["global", "project", "local", "explicit"];
-
-const firstLine = (text: string) => text.split("\n")[0] ?? "";
 
 /** Run every check and collect the report. */
 export async function doctorReport(loaded: Loaded, assemble: () => Promise<App>): Promise<DoctorReport> {

@@ -226,6 +226,7 @@ export function loadErrorText(error: unknown): string {
   return messageOf(error);
 }
 
-function firstLine(text: string): string {
+/** The first line of a (possibly multi-line) error message. */
+export function firstLine(text: string): string {
   return text.split("\n")[0] ?? text;
 }
