@@ -10,6 +10,7 @@ import { Gate, type GateEvent } from "./gate.ts";
 import { GitRepo, type GitRepoOptions, listRepoFiles, offerRepository } from "./git.ts";
 import { loadTranscript, Transcript } from "./history.ts";
 import { messageOf } from "./registry.ts";
+import { askCommitMessage } from "./reply-commit.ts";
 import { CoderSession } from "./session.ts";
 import { ClackPrompter, NonInteractivePrompter } from "./term/confirm.ts";
 import { JsonOutput, type Output, type Totals } from "./term/events.ts";
@@ -130,7 +131,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   const gitOptions: GitRepoOptions = {
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,
-    writeMessage: async (messages) => (await app.kit.complete({ model: weakModelOf(app), messages, maxTokens: 100, timeoutMs: 30_000 })).text,
+    writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app), messages),
   };
   if (o.git) {
     if (app.gitRoot !== null) git = await GitRepo.open(root, gitOptions);

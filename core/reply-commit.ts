@@ -4,6 +4,7 @@
 import { Interrupted } from "./errors.ts";
 import type { WriteReport } from "./files.ts";
 import { commitMessagePrompt } from "./git.ts";
+import type { ChatMessage, Kit } from "./plugin.ts";
 import { messageOf } from "./registry.ts";
 import { type AppliedReply, outcomeDetail } from "./reply.ts";
 import { trace } from "./term/trace.ts";
@@ -21,6 +22,11 @@ export interface CommitAuthor {
 }
 
 const COMMIT_MESSAGE_TIMEOUT_MS = 30_000;
+
+/** The weak model's answer to `commitMessagePrompt` messages: short, and not worth a long wait. */
+export async function askCommitMessage(kit: Kit, model: string, messages: ChatMessage[], signal?: AbortSignal): Promise<string> {
+  return (await kit.complete({ model, messages, maxTokens: 100, timeoutMs: COMMIT_MESSAGE_TIMEOUT_MS }, signal)).text;
+}
 
 /**
  * Write the staged changes (or show them with --dry-run), emit one edit event per
@@ -89,8 +95,8 @@ async function commitMessage(author: CommitAuthor, paths: string[], before: Map<
   const diff = paths.map((p) => app.kit.diff.unified(p, before.get(p) ?? "", changes.get(p) ?? "")).join("\n");
   try {
     // A commit message is not worth a long wait: git's summary is the fallback.
-    const reply = await app.kit.complete({ model: author.weakModel, messages: commitMessagePrompt(author.request, diff), maxTokens: 100, timeoutMs: COMMIT_MESSAGE_TIMEOUT_MS }, signal);
-    return reply.text.trim() || null;
+    const text = await askCommitMessage(app.kit, author.weakModel, commitMessagePrompt(author.request, diff), signal);
+    return text.trim() || null;
   } catch (error) {
     if (signal.aborted) throw new Interrupted();
     out.warn(`The weak model could not write the commit message (${messageOf(error).split("\n")[0]}); using a summary.`);
