@@ -212,7 +212,8 @@ function commonPrefix(a: string, b: string): number {
   return i;
 }
 
-function cmp(a: string, b: string): number {
+/** Plain string order (`<`) as a comparator: ties in ranking and edge order are broken by it. */
+export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -2,7 +2,7 @@
 // an identifier to files that define it, weighted as Aider weighs it, ranked by
 // personalised PageRank, each file's rank spread over its out-edges onto the
 // (file, identifier) definitions they point at.
-import { buildGraph, indexIdentifiers, type DefinitionGraph, type EdgeList, type IdentIndex } from "./graph.ts";
+import { buildGraph, cmp, indexIdentifiers, type DefinitionGraph, type EdgeList, type IdentIndex } from "./graph.ts";
 import { personalizedPageRank } from "./pagerank.ts";
 import { identKey } from "./tags.ts";
 
@@ -157,8 +157,4 @@ function personalization(request: RankRequest, nodePaths: readonly string[]): Fl
     vector[node] = value;
   });
   return any ? vector : null;
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
