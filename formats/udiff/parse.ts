@@ -38,9 +38,9 @@ export function parseUnifiedDiffs(text: string, fenceOpen = "```"): RawHunk[] {
     hunks.push(...hunksOf(body));
   }
   // No ```diff fence, but a bare diff (header pair and hunks) in the text: take it as one.
-  if (hunks.length === 0 && lines.some((l, k) => l.startsWith("--- ") && lines[k + 1]?.startsWith("+++ "))) {
+  if (hunks.length === 0) {
     const start = lines.findIndex((l, k) => l.startsWith("--- ") && lines[k + 1]?.startsWith("+++ "));
-    hunks.push(...hunksOf(lines.slice(start).filter((l) => !l.startsWith("```"))));
+    if (start >= 0) hunks.push(...hunksOf(lines.slice(start).filter((l) => !l.startsWith("```"))));
   }
   return hunks;
 }
