@@ -8,6 +8,13 @@ import { fileMentions } from "./mentions.ts";
 import { askAboutOutput } from "./shell-output.ts";
 import type { CoderServices, SendResult } from "./turn.ts";
 
+/** Run a shell command of the chat once the gate allows it: its exit code and output (stdout, then stderr); null when refused. */
+export async function runPermittedCommand(services: CoderServices, command: string): Promise<{ code: number; output: string } | null> {
+  if (!(await services.gate.shellPermission(command))) return null;
+  const r = await services.app.kit.run(command, { timeoutMs: 600_000 });
+  return { code: r.code, output: `${r.stdout}${r.stderr}` };
+}
+
 /**
  * Run a command the model suggested, once the gate allows it. Its output may then join the
  * chat; a failure's output may go back to the model: the fix request is returned, for the
@@ -15,11 +22,11 @@ import type { CoderServices, SendResult } from "./turn.ts";
  */
 export async function runShellSuggestion(services: CoderServices, history: ChatHistory, command: string): Promise<string | null> {
   const { gate, app, out } = services;
-  if (app.settings.options.dryRun || !(await gate.shellPermission(command))) return null;
-  const r = await app.kit.run(command, { timeoutMs: 600_000 });
-  const output = `${r.stdout}${r.stderr}`;
-  out.print(`$ ${command}\n${output.trimEnd()}${r.code ? `\n(exit ${r.code})` : ""}`);
-  const choice = await askAboutOutput(command, { code: r.code, output }, (question) => gate.confirm(question));
+  if (app.settings.options.dryRun) return null;
+  const result = await runPermittedCommand(services, command);
+  if (!result) return null;
+  out.print(`$ ${command}\n${result.output.trimEnd()}${result.code ? `\n(exit ${result.code})` : ""}`);
+  const choice = await askAboutOutput(command, result, (question) => gate.confirm(question));
   if (choice?.kind === "add") {
     // After the reply that suggested it, as finished conversation: the next request carries it.
     history.cur.push(...blockMessages(choice.message));

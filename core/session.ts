@@ -7,6 +7,7 @@ import { UsageError } from "./errors.ts";
 import { fileMentions } from "./mentions.ts";
 import type { ModelInfo, Session, SessionGit, SlashCommand } from "./plugin.ts";
 import { guard, messageOf } from "./registry.ts";
+import { runPermittedCommand } from "./reply-offers.ts";
 import { askAboutOutput } from "./shell-output.ts";
 import type { Coder } from "./turn.ts";
 
@@ -191,11 +192,10 @@ export class CoderSession implements Session {
   }
 
   async runShell(command: string): Promise<{ code: number; output: string }> {
-    if (!(await this.services.gate.shellPermission(command))) return { code: -1, output: "" };
-    const r = await this.services.app.kit.run(command, { timeoutMs: 600_000 });
-    const output = `${r.stdout}${r.stderr}`;
-    this.print(output.trimEnd());
-    return { code: r.code, output };
+    const result = await runPermittedCommand(this.services, command);
+    if (!result) return { code: -1, output: "" };
+    this.print(result.output.trimEnd());
+    return result;
   }
 
   print(text: string): void {
