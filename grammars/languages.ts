@@ -38,7 +38,7 @@ export const LANGUAGES: readonly LanguageSpec[] = [
   { name: "cpp", extensions: [".cpp", ".cc", ".cxx", ".c++", ".hpp", ".hh", ".hxx", ".h++", ".ino"], wasm: "cpp.wasm", queries: ["cpp-tags.scm", "cpp-extra-tags.scm"], comment: C_LIKE, source: "tree-sitter-cpp@0.23.4" },
   { name: "csharp", extensions: [".cs"], wasm: "c_sharp.wasm", queries: ["c_sharp-tags.scm", "c_sharp-extra-tags.scm"], comment: C_LIKE, source: "tree-sitter-c-sharp@0.23.5" },
   { name: "ruby", extensions: [".rb", ".rake", ".gemspec"], filenames: ["Rakefile", "Gemfile"], wasm: "ruby.wasm", queries: ["ruby-tags.scm"], comment: HASH, source: "tree-sitter-ruby@0.23.1" },
-  { name: "php", extensions: [".php"], wasm: "php.wasm", queries: ["php-tags.scm", "php-extra-tags.scm"], comment: { line: "//", block: ["/*", "*/"] }, source: "tree-sitter-php@0.24.2" },
+  { name: "php", extensions: [".php"], wasm: "php.wasm", queries: ["php-tags.scm", "php-extra-tags.scm"], comment: C_LIKE, source: "tree-sitter-php@0.24.2" },
   { name: "scala", extensions: [".scala", ".sc"], wasm: "scala.wasm", queries: ["scala-tags.scm"], comment: C_LIKE, source: "tree-sitter-scala@0.24.0" },
   { name: "elixir", extensions: [".ex", ".exs"], wasm: "elixir.wasm", queries: ["elixir-tags.scm"], comment: HASH, source: "tree-sitter-elixir@0.3.5" },
   { name: "ocaml", extensions: [".ml"], wasm: "ocaml.wasm", queries: ["ocaml-tags.scm"], comment: { block: ["(*", "*)"] }, source: "tree-sitter-ocaml@0.24.2" },
@@ -70,8 +70,8 @@ export function languageFor(path: string): LanguageSpec | null {
   return byExtension.get(base.slice(dot).toLowerCase()) ?? null;
 }
 
-/** One string naming every grammar and query version: part of the tag-cache key. */
 /** Bump when a query in grammars/queries changes. */
 const QUERY_REVISION = 2;
 
+/** One string naming every grammar and query version: part of the tag-cache key. */
 export const GRAMMAR_TABLE_VERSION = `${QUERY_REVISION}:` + LANGUAGES.map((l) => `${l.name}=${l.source}`).join(",");
