@@ -2,7 +2,7 @@
 // plugins pin`, `coder models [FILTER]` and `coder map [FILE ...]`. With
 // --json, `plugins` and `models` print one JSON document on one line instead
 // of a table.
-import { readFileSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Node } from "jsonc-parser";
 import type { App } from "./app.ts";
@@ -158,12 +158,10 @@ function indentOf(text: string): { insertSpaces: boolean; tabSize: number } {
 export async function pinPlugins(loaded: Loaded): Promise<number> {
   const explicit = loaded.layers.find((l) => l.kind === "explicit");
   const file = explicit?.file ?? join(loaded.root, PROJECT_FILE);
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    throw new UsageError(`${displayPath(file)} does not exist: nothing to pin`);
-  }
+  // The file as loadSettings read it: every config file that exists is one of the layers.
+  const layer = loaded.layers.find((l) => l.file === file);
+  if (!layer) throw new UsageError(`${displayPath(file)} does not exist: nothing to pin`);
+  let text = layer.text;
   const tree = parseTree(text, [], { allowTrailingComma: true });
   const list = tree ? findNodeAtLocation(tree, ["plugins"]) : undefined;
   if (!list || list.type !== "array" || !list.children?.length) {
