@@ -174,7 +174,9 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const log = stderrLogger(() => settings.options.verbose === true, options.json === true);
   const configDir = globalConfigDir(processEnv);
   const trustKeys = keysNeedingTrust(layers);
-  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && !options.message && !options.messageFile && !options.json;
+  // Questions on the terminal only in a conversation: not with --message, --message-file or --json.
+  const conversational = !options.message && !options.messageFile && !options.json;
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && conversational;
   let trusted = trustKeys.length === 0 || options.trust === true;
   // Reading or showing the config needs no trust; everything that loads plugins or runs a chat does.
   const needsDecision = input.subcommand !== "config" && input.subcommand !== "doctor" && !(input.subcommand === "plugins" && input.rest[0] === "pin");
@@ -185,7 +187,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
       layers,
       keys: trustKeys,
       trustFlag: options.trust === true,
-      canAsk: Boolean(process.stdin.isTTY && process.stderr.isTTY) && !options.json && !options.message && !options.messageFile,
+      canAsk: Boolean(process.stdin.isTTY && process.stderr.isTTY) && conversational,
       ask: askYesNo,
       warn: log.warn,
     });
