@@ -15,6 +15,7 @@ import {
   renameSync,
   statSync,
   unlinkSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -312,6 +313,17 @@ export class FileStore {
     this.shapes.set(norm, { ...decoded.shape, eol, mode: file.mode });
     return { text };
   }
+}
+
+/**
+ * Replace `file` (one of coder's own records, e.g. `.coder/commits.json`) with `text`
+ * through a temp file and a rename, so a reader never sees half of it; creates its folder.
+ */
+export function replaceFileAtomically(file: string, text: string): void {
+  mkdirSync(dirname(file), { recursive: true });
+  const tmp = `${file}.${process.pid}.tmp`;
+  writeFileSync(tmp, text);
+  renameSync(tmp, file);
 }
 
 function realpathOrSelf(p: string): string {

@@ -2,8 +2,9 @@
 // before anything is written or run. It applies the permission rules of CLI.md
 // (Gate) and asks the user through a Prompter, remembering "Don't ask again".
 
-import { existsSync, lstatSync, mkdirSync, readFileSync, realpathSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
+import { replaceFileAtomically } from "./files.ts";
 import type { Choice, Prompter } from "./term/confirm.ts";
 
 /** One remembered "Don't ask again" answer (always a no). */
@@ -285,11 +286,7 @@ function readState(stateDir: string): RememberedAnswer[] {
 }
 
 function writeState(stateDir: string, remembered: RememberedAnswer[]): void {
-  mkdirSync(stateDir, { recursive: true });
-  const file = join(stateDir, STATE_FILE);
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, `${JSON.stringify({ version: 1, remembered }, null, 2)}\n`);
-  renameSync(tmp, file);
+  replaceFileAtomically(join(stateDir, STATE_FILE), `${JSON.stringify({ version: 1, remembered }, null, 2)}\n`);
 }
 
 /** Lines for `coder config show`: the remembered "Don't ask again" answers of `root`, and how to forget them. */

@@ -3,9 +3,10 @@
 // own), a record of them in `.coder/commits.json`, and an /undo that refuses
 // whenever reverting could lose someone's work.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmdirSync, statSync, unlinkSync, writeFileSync, appendFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
+import { replaceFileAtomically } from "./files.ts";
 import type { ChatMessage } from "./plugin.ts";
 
 export { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage } from "./commit-message.ts";
@@ -359,11 +360,7 @@ export class GitRepo {
   }
 
   private saveCommits(commits: CoderCommit[]): void {
-    mkdirSync(this.stateDir, { recursive: true });
-    const file = join(this.stateDir, "commits.json");
-    const tmp = `${file}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ version: 1, commits: commits.slice(-500) }, null, 2)}\n`);
-    renameSync(tmp, file);
+    replaceFileAtomically(join(this.stateDir, "commits.json"), `${JSON.stringify({ version: 1, commits: commits.slice(-500) }, null, 2)}\n`);
   }
 
   /** Stage `files` (those that exist or are tracked) and return their change against HEAD. */
