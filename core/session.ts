@@ -88,16 +88,13 @@ export class CoderSession implements Session {
   async addFiles(paths: string[]): Promise<string[]> {
     const added: string[] = [];
     const chat = this.coder.chat;
-    const readOnly = paths.filter((p) => chat.readOnly.includes(this.relativeOrSelf(p)));
+    const readOnly = paths.map((p) => this.relativeOrSelf(p)).filter((rel) => chat.readOnly.includes(rel));
     // The file store refuses read-only files; take them out of the read-only list first.
-    for (const p of readOnly) chat.drop(this.relativeOrSelf(p));
+    for (const rel of readOnly) chat.drop(rel);
     const resolved = await this.resolve(paths, false);
-    for (const p of readOnly) {
-      const rel = this.relativeOrSelf(p);
-      if (!resolved.includes(rel)) chat.addReadOnly(rel);
-    }
+    for (const rel of readOnly) if (!resolved.includes(rel)) chat.addReadOnly(rel);
     for (const rel of resolved) {
-      const wasReadOnly = readOnly.some((p) => this.relativeOrSelf(p) === rel);
+      const wasReadOnly = readOnly.includes(rel);
       if (chat.add(rel)) {
         added.push(rel);
         if (wasReadOnly) this.print(`${rel} was read-only in the chat; it is editable now.`);
