@@ -42,7 +42,8 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
   const readOnly = src.chat.readOnly.map((path) => ({ path, content: files.read(path) }));
   const fence = chooseFence([...fileTexts, ...readOnly].map((f) => f.content ?? ""));
 
-  const prompts = formatPrompts(src, fence, chatFiles);
+  const platform = platformLine();
+  const prompts = formatPrompts(src, fence, chatFiles, platform);
   const staticBlocks: ContextText[] = src.setup.editor ? [] : readOnly.filter((f) => f.content !== null).map((f) => readOnlyBlock(f.path, f.content as string, fence));
   const sessionBlocks: ContextText[] = [];
   const turnBlocks: ContextText[] = [];
@@ -56,7 +57,7 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
     }
   }
   const chunks = assembleChunks({
-    system: systemText(prompts.system, platformLine(), fence),
+    system: systemText(prompts.system, platform, fence),
     examples: prompts.examples,
     staticBlocks,
     sessionBlocks,
@@ -71,10 +72,10 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
   return { chunks, fence };
 }
 
-function formatPrompts(src: PromptSource, fence: Fence, chatFiles: readonly string[]) {
+function formatPrompts(src: PromptSource, fence: Fence, chatFiles: readonly string[], platform: string) {
   const { format, setup } = src;
   try {
-    return format.item.prompts({ fence, editorOnly: setup.editor, platform: platformLine(), chatFiles, shellSuggestions: !setup.editor });
+    return format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor });
   } catch (error) {
     throw new PluginError(format.plugin, format.origin, `prompts failed: ${messageOf(error)}`);
   }
