@@ -19,13 +19,13 @@ function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace)
   const content = ws.read(path);
   if (search.trim() === "") {
     if (refused) return { status: "failed", edit, path, reason: "refused", detail: refused };
-    if (content === null || content === "") return write(edit, ws, path, replace === "" || replace.endsWith("\n") ? replace : replace + "\n", content === null ? "created" : "filled");
+    if (content === null || content === "") return stageWrite(edit, ws, path, withFinalNewline(replace), content === null ? "created" : "filled");
     const r = kit.matcher.replace(content, search, replace);
-    if (r.status === "applied") return write(edit, ws, path, r.content, "appended", r.rung);
+    if (r.status === "applied") return stageWrite(edit, ws, path, r.content, "appended", r.rung);
     return { status: "failed", edit, path, reason: r.reason, detail: kit.matcher.explain(r, search, replace, path), match: r };
   }
   const first = content === null ? null : kit.matcher.replace(content, search, replace);
-  if (first?.status === "applied" && !refused) return write(edit, ws, path, first.content, undefined, first.rung);
+  if (first?.status === "applied" && !refused) return stageWrite(edit, ws, path, first.content, undefined, first.rung);
   // Not found in the named file (or the file is missing): try the other chat files, as Aider does.
   if (first === null || (first.status === "failed" && first.reason === "not-found")) {
     for (const other of ws.chatFiles) {
@@ -33,7 +33,7 @@ function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace)
       const text = ws.read(other);
       if (text === null) continue;
       const r = kit.matcher.replace(text, search, replace);
-      if (r.status === "applied") return write(edit, ws, other, r.content, `the SEARCH text was not in ${path}; it matched in ${other}, which was edited instead`, r.rung);
+      if (r.status === "applied") return stageWrite(edit, ws, other, r.content, `the SEARCH text was not in ${path}; it matched in ${other}, which was edited instead`, r.rung);
     }
   }
   if (refused) return { status: "failed", edit, path, reason: "refused", detail: refused };
@@ -46,11 +46,15 @@ function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace)
       detail: `${path} does not exist, and the SEARCH text was not found in any other file in the chat. To create a new file, leave the SEARCH section empty and put the whole file in REPLACE.`,
     };
   }
-  if (first.status === "applied") return write(edit, ws, path, first.content, undefined, first.rung);
+  if (first.status === "applied") return stageWrite(edit, ws, path, first.content, undefined, first.rung);
   return { status: "failed", edit, path, reason: first.reason, detail: kit.matcher.explain(first, search, replace, path), match: first };
 }
 
-function write<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string, rung?: MatchRung): EditOutcome<E> {
+/** A whole new file's text: `text`, ending with a newline unless empty. */
+export const withFinalNewline = (text: string) => (text === "" || text.endsWith("\n") ? text : text + "\n");
+
+/** Stage `content` for `path`: applied (with `note` and `rung` when given), or refused with the workspace's reason. */
+export function stageWrite<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string, rung?: MatchRung): EditOutcome<E> {
   try {
     ws.write(path, content);
   } catch (err) {

@@ -2,7 +2,7 @@
 // (edit_file, create_file) and applied through the same matcher. Each edit keeps
 // its call id so the engine can answer every call with a tool message.
 import type { ChatMessage, EditFormat, EditOutcome, Kit, Plugin, PromptContext, ToolCall, ToolSpec, Workspace } from "../../core/plugin.ts";
-import { applySearchReplaceEdits, type SearchReplaceEdit } from "../search-replace.ts";
+import { applySearchReplaceEdits, type SearchReplaceEdit, stageWrite, withFinalNewline } from "../search-replace.ts";
 
 export interface ToolEdit extends SearchReplaceEdit {
   kind: "edit" | "create";
@@ -124,12 +124,7 @@ function applyCreate(edit: ToolEdit, ws: Workspace): EditOutcome<ToolEdit> {
   if (before !== null && before !== "" && !ws.chatFiles.includes(path)) {
     return { status: "failed", edit, path, reason: "invalid", detail: `${path} already exists and is not in the chat. Use edit_file to change it, or ask the user to add it to the chat first.` };
   }
-  try {
-    ws.write(path, edit.replace === "" || edit.replace.endsWith("\n") ? edit.replace : edit.replace + "\n");
-  } catch (err) {
-    return { status: "failed", edit, path, reason: "refused", detail: (err as Error).message };
-  }
-  return { status: "applied", edit, path, note: before === null ? "created" : "replaced" };
+  return stageWrite(edit, ws, path, withFinalNewline(edit.replace), before === null ? "created" : "replaced");
 }
 
 const plugin: Plugin = (kit: Kit) => {
