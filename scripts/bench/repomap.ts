@@ -37,9 +37,7 @@ async function runOnce(root: string, listFile: string | null, deferChatFiles: bo
   const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
   const { TagCache } = await import("../../plugins/repomap/cache.ts");
   const { countTokens } = await import("../../core/tokens.ts");
-  const files = listFile
-    ? readFileSync(listFile, "utf8").split("\n").filter(Boolean)
-    : Bun.spawnSync(["git", "ls-files"], { cwd: root }).stdout.toString().split("\n").filter(Boolean);
+  const files = listedFiles(root, listFile);
   const cache = TagCache.open(join(root, ".coder", "cache", "repomap"), (m) => console.error(m));
   const result = await buildRepoMap({
     root,
@@ -120,12 +118,16 @@ function benchRepo(label: string, root: string, listFile: string | null, pick: s
   } else console.log(`  chat file ${chat} has no grammar: an edit to it needs no parse`);
 }
 
-/** The chat file of runOnce: the second listed file. */
-function chatFileOf(root: string, listFile: string | null): string {
-  const files = listFile
+/** The files a build lists: those of `listFile`, else what git tracks. */
+function listedFiles(root: string, listFile: string | null): string[] {
+  return listFile
     ? readFileSync(listFile, "utf8").split("\n").filter(Boolean)
     : Bun.spawnSync(["git", "ls-files"], { cwd: root }).stdout.toString().split("\n").filter(Boolean);
-  return files[1]!;
+}
+
+/** The chat file of runOnce: the second listed file. */
+function chatFileOf(root: string, listFile: string | null): string {
+  return listedFiles(root, listFile)[1]!;
 }
 
 function walk(dir: string, base: string, out: string[]): void {
