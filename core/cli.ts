@@ -3,7 +3,7 @@
 // --help text. Light on purpose: `--version` and `--help` load nothing else.
 import { parseArgs } from "node:util";
 import { ConfigError, UsageError } from "./errors.ts";
-import { OPTIONS, type OptionSpec, envName, flagName } from "./options.ts";
+import { OPTION_SPECS, type OptionSpec, envName, flagName } from "./options.ts";
 
 /** Values from one source (flags or env), keyed by option key, with where each came from. */
 export interface SourceValues {
@@ -16,8 +16,6 @@ export interface ParsedArgv extends SourceValues {
   positionals: string[];
 }
 
-const TABLE = OPTIONS as readonly OptionSpec[];
-
 interface FlagTarget {
   spec: OptionSpec;
   negated: boolean;
@@ -26,7 +24,7 @@ interface FlagTarget {
 function flagTable(): { config: Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }>; targets: Map<string, FlagTarget> } {
   const config: Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }> = {};
   const targets = new Map<string, FlagTarget>();
-  for (const spec of TABLE) {
+  for (const spec of OPTION_SPECS) {
     if (spec.configOnly) continue;
     const type = spec.type === "boolean" ? "boolean" : "string";
     const multiple = spec.type === "list" ? true : undefined;
@@ -83,7 +81,7 @@ export function parseArgv(argv: string[]): ParsedArgv {
       // `--max-reflections -1`, `-m "-x..."`: the value starts with a dash, so parseArgs will not take it.
       const flag = ambiguous[1]!;
       const value = argv[argv.indexOf(flag) + 1] ?? "";
-      const long = flag.startsWith("--") ? flag : `--${flagName(TABLE.find((s) => s.short === flag.slice(1))?.key ?? flag.slice(1))}`;
+      const long = flag.startsWith("--") ? flag : `--${flagName(OPTION_SPECS.find((s) => s.short === flag.slice(1))?.key ?? flag.slice(1))}`;
       throw new UsageError(`${flag} is followed by "${value}", which looks like an option; to pass it as the value, write ${long}=${value}`);
     }
     const first = (message.split("\n")[0] ?? message).replace(/\. To specify a positional argument.*$/, "");
@@ -118,7 +116,7 @@ export function parseArgv(argv: string[]): ParsedArgv {
 export function readEnvOptions(env: Readonly<Record<string, string | undefined>>): SourceValues {
   const values: Record<string, unknown> = {};
   const origin: Record<string, string> = {};
-  for (const spec of TABLE) {
+  for (const spec of OPTION_SPECS) {
     if (spec.configOnly && spec.type !== "boolean" && spec.type !== "string") continue;
     if (spec.noEnv) continue;
     const name = envName(spec.key);

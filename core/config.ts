@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Settings } from "./app.ts";
 import type { ParsedArgv, SourceValues } from "./cli.ts";
 import { ConfigError } from "./errors.ts";
-import { OPTIONS, type OptionSpec, type Options, type PluginRef, configKeys } from "./options.ts";
+import { OPTION_SPECS, type Options, type PluginRef } from "./options.ts";
 
 export type LayerKind = "global" | "project" | "local" | "explicit";
 
@@ -97,7 +97,7 @@ export interface MergeInput {
 export function mergeSettings(input: MergeInput): Settings {
   const options: Record<string, unknown> = {};
   const provenance: Record<string, string> = {};
-  for (const spec of OPTIONS as readonly OptionSpec[]) {
+  for (const spec of OPTION_SPECS) {
     const empty = spec.type === "list" || spec.type === "plugins" ? [] : spec.type === "models" ? {} : undefined;
     options[spec.key] = spec.default !== undefined ? structuredClone(spec.default) : empty;
     provenance[spec.key] = "default";
@@ -140,7 +140,7 @@ export function mergeSettings(input: MergeInput): Settings {
 
 /** Keys that run code, as set by the project's own config files (they need trust). */
 export function keysNeedingTrust(layers: ConfigLayer[]): string[] {
-  const needs = new Set((OPTIONS as readonly OptionSpec[]).filter((s) => s.needsTrust).map((s) => s.key));
+  const needs = new Set((OPTION_SPECS).filter((s) => s.needsTrust).map((s) => s.key));
   const keys = new Set<string>();
   for (const layer of layers) {
     if (!isProjectLayer(layer.kind)) continue;
@@ -222,7 +222,7 @@ export interface ConfigShowRow {
 /** Every option `config show` lists, in table order, with secrets already masked. */
 export function configShowRows(settings: Settings): ConfigShowRow[] {
   const rows: ConfigShowRow[] = [];
-  for (const spec of OPTIONS as readonly OptionSpec[]) {
+  for (const spec of OPTION_SPECS) {
     if (spec.key === "help" || spec.key === "version" || spec.key === "kind") continue;
     const raw = settings.options[spec.key as keyof Options];
     let value: unknown = raw === undefined ? undefined : JSON.parse(JSON.stringify(raw, (k, v) => (k === "source" ? undefined : v)));

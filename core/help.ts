@@ -1,8 +1,6 @@
 // The --help text, generated from the option table. Kept apart from cli.ts so
 // `coder --help` loads nothing but the table (no node:util).
-import { OPTIONS, type OptionSpec, flagName } from "./options.ts";
-
-const TABLE = OPTIONS as readonly OptionSpec[];
+import { OPTION_SPECS, type OptionSpec, flagName } from "./options.ts";
 
 const SUBCOMMANDS: [string, string][] = [
   ["plugins", "list registered formats, context providers, model adapters and commands, and their origin"],
@@ -37,13 +35,13 @@ export function helpText(version: string): string {
     "  With --json, plugins, config show, models and doctor print one JSON document instead of text.",
   ];
   const groups = new Map<string, OptionSpec[]>();
-  for (const spec of TABLE) {
+  for (const spec of OPTION_SPECS) {
     if (spec.configOnly) continue;
     const list = groups.get(spec.group) ?? [];
     list.push(spec);
     groups.set(spec.group, list);
   }
-  const width = Math.max(...TABLE.filter((s) => !s.configOnly).map((s) => flagLabel(s).length)) + 2;
+  const width = Math.max(...OPTION_SPECS.filter((s) => !s.configOnly).map((s) => flagLabel(s).length)) + 2;
   for (const [group, specs] of groups) {
     lines.push("", `${group}:`);
     for (const spec of specs) {

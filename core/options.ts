@@ -134,7 +134,10 @@ export type Options = {
   [K in OptionKey]: AlwaysSet<SpecFor<K>> extends true ? ValueFor<SpecFor<K>> : ValueFor<SpecFor<K>> | undefined;
 };
 
-export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTIONS.map((o) => [o.key, o as OptionSpec]));
+/** The table as plain OptionSpecs, for code that walks every option. */
+export const OPTION_SPECS: readonly OptionSpec[] = OPTIONS;
+
+export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTION_SPECS.map((o) => [o.key, o]));
 
 /** `mapTokens` → `map-tokens`. */
 export function flagName(key: string): string {
@@ -148,5 +151,5 @@ export function envName(key: string): string {
 
 /** Keys a config file may hold. */
 export function configKeys(): OptionSpec[] {
-  return (OPTIONS as readonly OptionSpec[]).filter((o) => !o.cliOnly);
+  return OPTION_SPECS.filter((o) => !o.cliOnly);
 }
