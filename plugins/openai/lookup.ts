@@ -38,9 +38,12 @@ const BARE_PREFIXES: readonly [RegExp, string][] = [
   [/^(mistral-|codestral-|devstral-|magistral-)/, "mistral"],
 ];
 
+/** A dated snapshot's suffix: "-20250929", "-2025-04-14". */
+const DATED_SUFFIX = /-(\d{8}|\d{4}-\d{2}-\d{2})$/;
+
 /** Entry for "provider/id", trying dated snapshots ("-20250929", "-2025-04-14") and tags (":32b") as their base. */
 function entryFor(provider: string, id: string): ModelEntry | undefined {
-  const candidates = [id, id.replace(/-(\d{8}|\d{4}-\d{2}-\d{2})$/, ""), id.replace(/:[^/:]+$/, ""), id.replace(/:latest$/, "")];
+  const candidates = [id, id.replace(DATED_SUFFIX, ""), id.replace(/:[^/:]+$/, ""), id.replace(/:latest$/, "")];
   for (const c of candidates) {
     const found = BY_NAME.get(`${provider}/${c}`);
     if (found) return found;
@@ -49,7 +52,7 @@ function entryFor(provider: string, id: string): ModelEntry | undefined {
   }
   if (provider === "openai-compatible") {
     // A gateway serving a known model under its usual id ("openai-compatible/gpt-4.1").
-    const bare = BY_BARE.get(id) ?? BY_BARE.get(id.replace(/-(\d{8}|\d{4}-\d{2}-\d{2})$/, ""));
+    const bare = BY_BARE.get(id) ?? BY_BARE.get(id.replace(DATED_SUFFIX, ""));
     if (bare) return bare;
   }
   if (provider === "openrouter") {
