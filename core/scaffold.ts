@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "./errors.ts";
+import { OPTION_BY_KEY, type Options } from "./options.ts";
 
 declare const CODER_PLUGIN_API: string | undefined;
 
@@ -19,8 +20,9 @@ export function pluginDeclarations(version: string): string {
   return `/// <reference lib="dom" />\n// coder-plugin.d.ts: the coder plugin API (version 1), written by coder ${version}.\n// Import its types with \`import type\`; nothing is imported from coder at run time.\n\n${pluginApiText()}`;
 }
 
-export const KINDS = ["format", "context", "model", "command"] as const;
-export type TemplateKind = (typeof KINDS)[number];
+/** The template kinds: the values of the `--kind` option in the option table. */
+export type TemplateKind = NonNullable<Options["kind"]>;
+export const KINDS = OPTION_BY_KEY.get("kind")!.values as readonly TemplateKind[];
 
 export function pluginTemplate(name: string, kind: TemplateKind): string {
   const types = { format: "Edit, EditFormat, Kit, Plugin", context: "Plugin", model: "ModelInfo, Plugin", command: "Plugin" }[kind];
