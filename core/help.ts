@@ -34,14 +34,14 @@ export function helpText(version: string): string {
     ...SUBCOMMANDS.map(([name, help]) => `  ${name.padEnd(28)}${help}`),
     "  With --json, plugins, config show, models and doctor print one JSON document instead of text.",
   ];
+  const flags = OPTION_SPECS.filter((s) => !s.configOnly);
   const groups = new Map<string, OptionSpec[]>();
-  for (const spec of OPTION_SPECS) {
-    if (spec.configOnly) continue;
+  for (const spec of flags) {
     const list = groups.get(spec.group) ?? [];
     list.push(spec);
     groups.set(spec.group, list);
   }
-  const width = Math.max(...OPTION_SPECS.filter((s) => !s.configOnly).map((s) => flagLabel(s).length)) + 2;
+  const width = Math.max(...flags.map((s) => flagLabel(s).length)) + 2;
   for (const [group, specs] of groups) {
     lines.push("", `${group}:`);
     for (const spec of specs) {
