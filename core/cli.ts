@@ -55,7 +55,7 @@ export function coerce(spec: OptionSpec, raw: string, where: string, ErrorType: 
       // Every number option is a budget, a count or a time: none means anything below 0.
       if (n < 0) throw new ErrorType(`${where} expects a number of 0 or more, got "${raw}"`);
       // A time bound of 0 would fail every request at once ("the time bound ran out").
-      if (spec.key === "timeout" && n === 0) throw new ErrorType(`${where} expects a number of seconds above 0, got "${raw}"`);
+      if (spec.positive && n === 0) throw new ErrorType(`${where} expects a number of ${spec.positive} above 0, got "${raw}"`);
       return n;
     }
     case "enum":

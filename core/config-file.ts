@@ -49,7 +49,7 @@ function valueSchema(spec: OptionSpec): z.ZodType {
       return z.boolean();
     case "number":
       // Every number option is a budget, a count or a time: none means anything below 0.
-      return spec.key === "timeout" ? z.number().positive() : z.number().min(0);
+      return spec.positive ? z.number().positive() : z.number().min(0);
     case "string":
       return z.string();
     case "list":
@@ -203,7 +203,7 @@ export function parseConfigText(text: string, file: string, kind: LayerKind): Co
       const line = nodeLine(text, tree, path);
       const spec = path.length === 1 ? OPTION_BY_KEY.get(String(path[0])) : undefined;
       const value = path.reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined), raw);
-      const expected = spec?.type === "number" && typeof value === "number" ? (spec.key === "timeout" ? "a number of seconds above 0" : "a number of 0 or more") : expectedText(spec);
+      const expected = spec?.type === "number" && typeof value === "number" ? (spec.positive ? `a number of ${spec.positive} above 0` : "a number of 0 or more") : expectedText(spec);
       problems.push(`${shown}:${line}: ${pathText(path)}: ${expected ? `expected ${expected}, got ${typeOfJson(value)}` : issue.message}`);
     }
   }
@@ -211,7 +211,8 @@ export function parseConfigText(text: string, file: string, kind: LayerKind): Co
   if (isProjectLayer(kind)) {
     for (const spec of configKeys()) {
       if (spec.notInProject && data[spec.key] !== undefined) {
-        problems.push(`${shown}:${nodeLine(text, tree, [spec.key])}: ${spec.key} may not be set in a project config (use the environment, the repository's .env or the global config)`);
+        const where = spec.key === "apiKey" ? "the environment, the repository's .env or the global config" : "the command line, the environment or the global config";
+        problems.push(`${shown}:${nodeLine(text, tree, [spec.key])}: ${spec.key} may not be set in a project config (use ${where})`);
       }
     }
   }

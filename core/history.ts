@@ -1,10 +1,10 @@
 // The conversation's memory: `done` (finished turns, summarised in the
 // background when they outgrow their budget) and `cur` (the turn in progress),
 // plus the markdown transcript in .coder/chat.history.md.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { blockMessages } from "./chunks.ts";
 import type { ChatMessage } from "./plugin.ts";
+import { appendRecord } from "./state.ts";
 
 /** Done-history budget: min(max(context/16, 1024), 8192) tokens. */
 export function historyBudget(contextWindow: number): number {
@@ -144,8 +144,7 @@ export class Transcript {
   private append(text: string): void {
     if (!this.path) return;
     try {
-      mkdirSync(dirname(this.path), { recursive: true });
-      appendFileSync(this.path, text);
+      appendRecord(this.path, text);
     } catch {
       // The transcript is a convenience: a read-only disk must not stop the session.
     }

@@ -25,10 +25,17 @@ export interface OptionSpec {
   cliOnly?: boolean;
   /** Only in config files, not a flag. */
   configOnly?: boolean;
-  /** Runs code: in a project config it takes effect only in a trusted repository. */
-  needsTrust?: boolean;
-  /** A project config may never set it (secrets and endpoints). */
+  /**
+   * In a project config it takes effect only in a trusted repository, because it runs code
+   * on the user's machine or weakens coder's protections.
+   */
+  needsTrust?: "runs code" | "weakens your protections";
+  /** With `needsTrust`: this value (the safe one, e.g. `verify: true`) needs no trust. */
+  safeValue?: boolean;
+  /** A project config may never set it: secrets, endpoints, and paths coder writes (a cloned repository must not choose where model text lands). */
   notInProject?: boolean;
+  /** Numbers: 0 makes no sense (a time bound, a size cap); the unit names it in errors. */
+  positive?: "seconds" | "megabytes";
   /** No CODER_* environment variable (e.g. --help, --version, subcommand-only flags). */
   noEnv?: boolean;
 }
@@ -41,7 +48,7 @@ export const OPTIONS = [
   { key: "editorEditFormat", type: "string", arg: "NAME", group: "Model", help: "edit format for the editor step of architect mode" },
   { key: "apiBase", type: "string", arg: "URL", aliases: ["openai-api-base"], group: "Model", notInProject: true, help: "base URL of an OpenAI-compatible endpoint (else OPENAI_BASE_URL, else the provider's default)" },
   { key: "apiKey", type: "string", arg: "KEY", aliases: ["openai-api-key"], group: "Model", notInProject: true, help: "API key (else the provider's env var, e.g. OPENAI_API_KEY)" },
-  { key: "timeout", type: "number", arg: "SECONDS", default: 600, group: "Model", help: "give up on a request (all retries included) after this many seconds" },
+  { key: "timeout", type: "number", arg: "SECONDS", default: 600, positive: "seconds", group: "Model", help: "give up on a request (all retries included) after this many seconds" },
   { key: "cacheKeepalivePings", type: "number", arg: "N", default: 0, group: "Model", help: "keep the provider's prompt cache warm with up to N pings while idle" },
   { key: "models", type: "models", configOnly: true, group: "Model", help: "model table additions or overrides, keyed by model name" },
 
@@ -50,12 +57,13 @@ export const OPTIONS = [
   { key: "architect", type: "boolean", cliOnly: true, group: "Editing", help: "shorthand for --edit-format architect" },
   { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
   { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },
-  { key: "yesAlways", type: "boolean", default: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell)" },
-  { key: "allowShell", type: "boolean", default: false, configOnly: true, needsTrust: true, group: "Editing", help: "let --yes-always run shell commands the model suggests" },
-  { key: "lintCmd", type: "string", arg: "CMD", needsTrust: true, group: "Editing", help: "linter to run on edited files; failures go back to the model" },
+  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell)" },
+  { key: "allowShell", type: "boolean", default: false, configOnly: true, needsTrust: "runs code", safeValue: false, group: "Editing", help: "let --yes-always run shell commands the model suggests" },
+  { key: "lintCmd", type: "string", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "linter to run on edited files; failures go back to the model" },
   { key: "autoLint", type: "boolean", default: true, negatable: true, group: "Editing", help: "lint after every applied edit (when --lint-cmd is set)" },
-  { key: "testCmd", type: "string", arg: "CMD", needsTrust: true, group: "Editing", help: "test command; failures go back to the model" },
+  { key: "testCmd", type: "string", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "test command; failures go back to the model" },
   { key: "autoTest", type: "boolean", default: false, negatable: true, group: "Editing", help: "run --test-cmd after every applied edit" },
+  { key: "maxFileSize", type: "number", arg: "MB", default: 10, positive: "megabytes", group: "Editing", help: "largest file coder reads into a chat or edits, in megabytes" },
 
   // Context
   { key: "read", type: "list", arg: "FILE", group: "Context", help: "add a read-only file, e.g. CONVENTIONS.md (repeatable)" },
@@ -69,7 +77,8 @@ export const OPTIONS = [
   { key: "git", type: "boolean", default: true, negatable: true, group: "Git", help: "use git (default on when inside a repository)" },
   { key: "autoCommits", type: "boolean", default: true, negatable: true, group: "Git", help: "commit each applied reply" },
   { key: "dirtyCommits", type: "boolean", default: true, negatable: true, group: "Git", help: "commit a file's pending changes on their own before editing it" },
-  { key: "verify", type: "boolean", default: true, negatable: true, group: "Git", help: "run git commit hooks (--no-verify skips them)" },
+  { key: "verify", type: "boolean", default: true, negatable: true, needsTrust: "weakens your protections", safeValue: true, group: "Git", help: "run git commit hooks (--no-verify skips them)" },
+  { key: "commitTimeout", type: "number", arg: "SECONDS", default: 120, positive: "seconds", group: "Git", help: "stop a commit (its hooks included) that takes longer than this; the commit fails" },
   { key: "attribution", type: "enum", values: ["trailer", "author", "committer", "none"], default: "trailer", arg: "HOW", group: "Git", help: "mark coder's commits: a Co-authored-by trailer, the author or committer name, or not at all" },
 
   // Request
@@ -80,15 +89,15 @@ export const OPTIONS = [
   { key: "stream", type: "boolean", default: true, negatable: true, group: "Output", help: "stream replies" },
   { key: "pretty", type: "boolean", negatable: true, group: "Output", help: "colours and markdown rendering (default: on for a terminal)" },
   { key: "json", type: "boolean", default: false, cliOnly: true, group: "Output", help: "one JSON event per line on stdout, nothing else" },
-  { key: "chatHistoryFile", type: "string", arg: "FILE", group: "Output", help: "transcript file (default .coder/chat.history.md)" },
-  { key: "inputHistoryFile", type: "string", arg: "FILE", group: "Output", help: "REPL input history (default .coder/input.history)" },
+  { key: "chatHistoryFile", type: "string", arg: "FILE", group: "Output", notInProject: true, help: "transcript file (default .coder/chat.history.md)" },
+  { key: "inputHistoryFile", type: "string", arg: "FILE", group: "Output", notInProject: true, help: "REPL input history (default .coder/input.history)" },
   { key: "verbose", type: "boolean", default: false, group: "Output", help: "show prompts, timings and stack traces" },
 
   // Plugins and config
   { key: "plugin", type: "list", arg: "PATH", cliOnly: true, group: "Plugins and config", help: "load a plugin module (repeatable)" },
-  { key: "plugins", type: "plugins", configOnly: true, needsTrust: true, group: "Plugins and config", help: "plugins to load: \"./path.ts\" or { \"path\": \"./path.ts\", \"sha256\": \"<hex>\" }" },
+  { key: "plugins", type: "plugins", configOnly: true, needsTrust: "runs code", group: "Plugins and config", help: "plugins to load: \"./path.ts\" or { \"path\": \"./path.ts\", \"sha256\": \"<hex>\" }" },
   { key: "coder", type: "string", configOnly: true, group: "Plugins and config", help: "semver range of coder versions this project works with" },
-  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, lintCmd, testCmd, allowShell) for this run" },
+  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, lintCmd, testCmd, allowShell, yesAlways, verify: false) for this run" },
   { key: "config", type: "string", short: "c", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "use this config file instead of the usual lookup" },
   { key: "kind", type: "enum", values: ["format", "context", "model", "command"], arg: "KIND", cliOnly: true, noEnv: true, group: "Plugins and config", help: "with `coder plugin new NAME`: the kind of template to write" },
   { key: "version", type: "boolean", cliOnly: true, noEnv: true, group: "Output", help: "print the version and exit" },

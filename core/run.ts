@@ -20,6 +20,7 @@ import {
   renderConfigShow,
 } from "./config.ts";
 import { UsageError } from "./errors.ts";
+import { checkStateDir } from "./state.ts";
 import { createKit } from "./kit.ts";
 import { type PluginSource, loadPlugins, userSources } from "./loader.ts";
 import type { Kit, Logger } from "./plugin.ts";
@@ -147,6 +148,8 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const processEnv = process.env as Record<string, string | undefined>;
   const gitRoot = findGitRoot(cwd);
   const root = gitRoot ?? cwd;
+  // Before anything writes a record: a cloned repository must not point .coder/ elsewhere (doctor reports it instead).
+  if (input.subcommand !== "doctor") checkStateDir(root);
   const envValues = readEnvOptions(processEnv);
   const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
   const files = lookupConfigFiles(root, processEnv, explicit, cwd);
@@ -192,7 +195,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
       warn: log.warn,
     });
   } else if (!trusted) {
-    trusted = rememberedTrust(configDir, root, projectConfigHash(layers)) === "trusted";
+    trusted = rememberedTrust(configDir, root, projectConfigHash(layers, root)) === "trusted";
   }
   if (!trusted) settings = merge(new Set(trustKeys));
   const env: Record<string, string | undefined> = { ...readDotenvKeys(root), ...processEnv };

@@ -1,9 +1,9 @@
 // REPL input: one line at a time with editing, history kept in
 // .coder/input.history, and tab completion of slash commands and file names.
 // A fresh readline per prompt, so Ctrl-C during a request reaches the engine.
-import { appendFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
+import { appendRecord } from "../state.ts";
 
 const MAX_HISTORY = 1000;
 /** readLine's answer when Ctrl-C ended a line of a multi-line block. */
@@ -149,8 +149,7 @@ function escapeEntry(line: string): string {
 
 export function appendInputHistory(path: string, line: string): void {
   try {
-    mkdirSync(dirname(path), { recursive: true });
-    appendFileSync(path, `${escapeEntry(line)}\n`);
+    appendRecord(path, `${escapeEntry(line)}\n`);
   } catch {
     // history is a convenience
   }
