@@ -4,7 +4,8 @@
 
 import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
-import { replaceFileAtomically } from "./files.ts";
+import { LOCAL_FILE, PROJECT_FILE } from "./config.ts";
+import { replaceRecord } from "./state.ts";
 import type { Choice, Prompter } from "./term/confirm.ts";
 
 /** One remembered "Don't ask again" answer (always a no). */
@@ -66,7 +67,24 @@ export interface EditContext {
   group?: ConfirmGroup;
 }
 
-export type EditPermission = { ok: true } | { ok: false; reason: string };
+/**
+ * `declined`: the user (or a non-interactive run) said no, which skips the edit without a
+ * reflection; without it the refusal is a rule the model must learn (read-only, outside, `.git/`).
+ */
+export type EditPermission = { ok: true } | { ok: false; reason: string; declined?: boolean };
+
+/**
+ * coder's own config files: they decide what later runs may do (plugins, commands, what the
+ * model sees), so a model's change to one is shown and needs an explicit yes, even under
+ * --yes-always, and is never made without a person to ask.
+ */
+export const PROTECTED_FILES: readonly string[] = [PROJECT_FILE, LOCAL_FILE, ".coderignore"];
+
+/** Is `rel` one of coder's config files at the repository root (any letter case, for case-insensitive disks)? */
+export function isProtectedFile(rel: string): boolean {
+  const norm = posix.normalize(rel.replaceAll("\\", "/")).toLowerCase();
+  return PROTECTED_FILES.some((f) => f.toLowerCase() === norm);
+}
 
 const STATE_FILE = "gate.json";
 
@@ -107,12 +125,25 @@ export class Gate {
     const question = ctx.existsInRepo ? `Allow edits to ${path}, which is not in the chat?` : `Create new file ${path}?`;
     const key = `${ctx.existsInRepo ? "edit" : "create"}:${path}`;
     if (await this.confirm(question, { key, group: ctx.group })) return { ok: true };
-    return this.refuse(
-      path,
-      ctx.existsInRepo
-        ? `The user did not allow editing ${path}, which is not in the chat. Do not edit it again; if it needs changes, ask the user to /add it.`
-        : `The user did not allow creating ${path}. Do not create it again unless the user asks.`,
-    );
+    return this.decline(path, ctx.existsInRepo ? `edits to ${path} (not in the chat) were not allowed` : `creating ${path} was not allowed`);
+  }
+
+  /**
+   * A change the model's reply makes to one of coder's config files (`PROTECTED_FILES`):
+   * shown (`detail`, the diff) and asked, with no All and no --yes-always; declined
+   * without a person to ask. Other paths are allowed at once.
+   */
+  async protectedChange(rel: string, detail: string): Promise<EditPermission> {
+    if (!isProtectedFile(rel)) return { ok: true };
+    const question = `The reply changes ${rel}, coder's own config for this repository. Allow it?`;
+    const key = `config:${rel}`;
+    if (this.isRemembered(key)) return this.decline(rel, `changing ${rel} was not allowed (remembered answer)`);
+    if (!this.opts.prompter.interactive) {
+      this.notice(`Not changing ${rel}: a change to coder's own config needs an explicit yes in an interactive session (--yes-always does not cover it).`);
+      return this.decline(rel, `changing ${rel} needs an explicit yes in an interactive session`);
+    }
+    if (await this.ask(question, { key, detail })) return { ok: true };
+    return this.decline(rel, `changing ${rel} was not allowed`);
   }
 
   /**
@@ -206,6 +237,11 @@ export class Gate {
     return { ok: false, reason };
   }
 
+  private decline(path: string, reason: string): EditPermission {
+    this.opts.events?.({ type: "refused", path, reason });
+    return { ok: false, reason, declined: true };
+  }
+
   private notice(text: string): void {
     this.opts.events?.({ type: "notice", text });
   }
@@ -286,7 +322,7 @@ function readState(stateDir: string): RememberedAnswer[] {
 }
 
 function writeState(stateDir: string, remembered: RememberedAnswer[]): void {
-  replaceFileAtomically(join(stateDir, STATE_FILE), `${JSON.stringify({ version: 1, remembered }, null, 2)}\n`);
+  replaceRecord(join(stateDir, STATE_FILE), `${JSON.stringify({ version: 1, remembered }, null, 2)}\n`);
 }
 
 /** Lines for `coder config show`: the remembered "Don't ask again" answers of `root`, and how to forget them. */

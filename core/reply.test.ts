@@ -59,7 +59,7 @@ function setup(yesAlways: boolean) {
 }
 
 const reply = (text: string): ModelReply => ({ text, toolCalls: [], finishReason: "stop" });
-const base = { format: entry, fence: ["```", "```"] as const, chatFiles: ["a.txt"], resolvePath: (p: string) => p };
+const base = { format: entry, fence: ["```", "```"] as const, chatFiles: ["a.txt"], resolvePath: (p: string) => p, diff: (path: string) => `diff of ${path}` };
 
 describe("parseReply", () => {
   test("a FormatError is the model's to fix; any other throw is the plugin's bug", () => {
@@ -78,11 +78,11 @@ describe("stageEdits", () => {
     const staged = await stageEdits({ ...base, reply: reply(""), readOnlyFiles: ["ro.txt"], files, gate }, parsed.parsed.edits);
     expect(staged.outcomes.map((o) => [o.path, o.status])).toEqual([
       ["a.txt", "applied"],
-      ["b.txt", "failed"], // not in the chat, and nobody said yes
+      ["b.txt", "skipped"], // not in the chat, and nobody said yes: declined, not a failure to repair
       ["ro.txt", "failed"],
       ["../x.txt", "failed"],
     ]);
-    expect(staged.outcomes.slice(1).every((o) => o.status === "failed" && o.reason === "refused")).toBe(true);
+    expect(staged.outcomes.slice(2).every((o) => o.status === "failed" && o.reason === "refused")).toBe(true);
     expect([...staged.changes]).toEqual([["a.txt", "ALPHA\n"]]);
     expect(readFileSync(join(root, "a.txt"), "utf8")).toBe("alpha\n");
   });
@@ -132,10 +132,10 @@ describe("stageEdits: every path an edit writes is gated", () => {
     return { staged, asked: prompter.asked };
   }
 
-  test("a declared second path is asked about like the first, and a no fails the edit", async () => {
+  test("a declared second path is asked about like the first, and a no skips the edit", async () => {
     const { staged, asked } = await stage("a.txt => moved/a.txt", false, ["no"]);
     expect(asked).toEqual(["Create new file moved/a.txt?"]);
-    expect(staged.outcomes[0]).toMatchObject({ status: "failed", reason: "refused", path: "a.txt" });
+    expect(staged.outcomes[0]).toMatchObject({ status: "skipped", path: "a.txt" });
     expect(staged.changes.size).toBe(0);
   });
 
@@ -158,12 +158,12 @@ describe("stageEdits: every path an edit writes is gated", () => {
     expect(staged.before.get("a.txt")).toBe("alpha\n");
   });
 
-  test("a write the edits did not declare is gated after apply; refused, nothing from the reply is kept", async () => {
+  test("a write the edits did not declare is gated after apply; declined, nothing from the reply is kept", async () => {
     const refused = await stage("a.txt => b.txt undeclared", false, ["no"]);
     expect(refused.asked).toEqual(["Allow edits to b.txt, which is not in the chat?"]);
     expect(refused.staged.changes.size).toBe(0);
-    expect(refused.staged.outcomes[0]).toMatchObject({ status: "failed", reason: "refused" });
-    expect(refused.staged.outcomes[0]!.status === "failed" && refused.staged.outcomes[0]!.detail).toContain("did not name");
+    expect(refused.staged.outcomes[0]).toMatchObject({ status: "skipped" });
+    expect(refused.staged.outcomes[0]!.status === "skipped" && refused.staged.outcomes[0]!.detail).toContain("did not name");
     const allowed = await stage("a.txt => b.txt undeclared", false, ["yes"]);
     expect([...allowed.staged.changes.keys()].sort()).toEqual(["a.txt", "b.txt"]);
     expect(allowed.staged.before.get("b.txt")).toBe("beta\n");

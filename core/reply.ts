@@ -17,8 +17,12 @@ export interface StagedWorkspace extends Workspace {
 /** What the engine needs of core/files.ts `FileStore`. */
 export interface FileStoreLike {
   check(rel: string): string | null;
+  /** The repository path a write to `rel` lands on (symlinks inside the repository followed). */
+  canonical(rel: string): string;
   toRelative(pathAsTyped: string): string;
   read(rel: string): string | null;
+  /** A read-only file outside the repository, by absolute path (never written). */
+  readOutside(abs: string): string | null;
   workspace(chatFiles: readonly string[]): StagedWorkspace;
   writeAll(changes: ReadonlyMap<string, string | null>, opts: { dryRun?: boolean }): Promise<WriteReport>;
 }
@@ -27,6 +31,7 @@ export interface FileStoreLike {
 export interface GateLike {
   editPermission(rel: string, ctx: { chatFiles: readonly string[]; readOnlyFiles: readonly string[]; existsInRepo: boolean; group?: ConfirmGroup }): Promise<EditPermission>;
   group(size: number): ConfirmGroup;
+  protectedChange(rel: string, detail: string): Promise<EditPermission>;
 }
 
 export interface ApplyInputs {
@@ -38,6 +43,8 @@ export interface ApplyInputs {
   resolvePath(raw: string): string;
   files: FileStoreLike;
   gate: GateLike;
+  /** A unified diff of one file's change, shown when a change needs a person's yes. */
+  diff(path: string, before: string, after: string): string;
 }
 
 export type ParseResult = { ok: true; parsed: ParsedReply } | { ok: false; error: string; pluginError: boolean };
@@ -94,16 +101,18 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
 
   for (const [index, edit] of edits.entries()) {
     const targets = editTargets(edit);
-    let refusal: string | null = null;
+    let refusal: Extract<EditPermission, { ok: false }> | null = null;
     for (const rel of targets) {
       const permission = await permissionFor(rel);
       if (!permission.ok) {
-        refusal = permission.reason;
+        refusal = permission;
         break;
       }
     }
     if (refusal !== null) {
-      outcomes[index] = { status: "failed", edit, path: edit.path, reason: "refused", detail: refusal };
+      outcomes[index] = refusal.declined
+        ? { status: "skipped", edit, path: edit.path, detail: refusal.reason }
+        : { status: "failed", edit, path: edit.path, reason: "refused", detail: refusal.reason };
       continue;
     }
     for (const rel of targets) if (!chatFiles.includes(rel)) outside.add(rel);
@@ -132,11 +141,13 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
   let changes = ws.changes();
   for (const path of changes.keys()) if (!before.has(path)) before.set(path, files.read(path));
 
-  const done = outcomes.map((o, i) => o ?? ({ status: "skipped", edit: edits[i] as Edit, path: (edits[i] as Edit).path, detail: "not applied" } as EditOutcome));
+  const done = outcomes.map(
+    (o, i): EditOutcome => o ?? { status: "failed", edit: edits[i] as Edit, path: (edits[i] as Edit).path, reason: "invalid", detail: `the ${format.item.name} format reported nothing for this edit` },
+  );
 
   // A format writes only what its edits declare (path, paths): any other write is gated now, and a
   // refusal drops the whole reply's changes (which edit wrote it is unknown), so nothing escapes the gate.
-  const declared = new Set([...touched].map(normalizePath));
+  const declared = new Set([...touched].flatMap((p) => [normalizePath(p), files.canonical(p)]));
   for (const path of changes.keys()) {
     if (declared.has(normalizePath(path))) continue;
     const permission = await permissionFor(path);
@@ -144,13 +155,16 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
       if (!chatFiles.includes(path)) outside.add(path);
       continue;
     }
-    const detail = `the reply also wrote ${path}, which its edits did not name, and that was refused: ${permission.reason} Nothing from this reply was written.`;
+    const detail = `the reply also wrote ${path}, which its edits did not name, and that was refused: ${permission.reason.replace(/\.?$/, ".")} Nothing from this reply was written.`;
     done.forEach((o, i) => {
-      if (o.status === "applied") done[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
+      if (o.status !== "applied") return;
+      done[i] = permission.declined ? { status: "skipped", edit: o.edit, path: o.path, detail } : { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
     });
     changes = new Map();
     break;
   }
+
+  changes = await confirmProtectedChanges(inputs, changes, before, done);
 
   const landed = new Set(done.filter((o) => o.status === "applied").map((o) => o.path));
   return {
@@ -160,6 +174,23 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
     joined: [...outside].filter((p) => landed.has(p)),
     failedOutside: [...outside].filter((p) => !landed.has(p) && done.some((o) => o.path === p && o.status === "failed")),
   };
+}
+
+/**
+ * A change to one of coder's config files needs the user's explicit yes (gate.protectedChange);
+ * a declined one is dropped, and the edits that wrote it are skipped.
+ */
+async function confirmProtectedChanges(inputs: ApplyInputs, changes: Map<string, string | null>, before: Map<string, string | null>, outcomes: EditOutcome[]): Promise<Map<string, string | null>> {
+  const kept = new Map(changes);
+  for (const [path, after] of changes) {
+    const permission = await inputs.gate.protectedChange(path, inputs.diff(path, before.get(path) ?? "", after ?? ""));
+    if (permission.ok) continue;
+    kept.delete(path);
+    outcomes.forEach((o, i) => {
+      if (o.status === "applied" && editTargets(o.edit).map(normalizePath).includes(normalizePath(path))) outcomes[i] = { status: "skipped", edit: o.edit, path: o.path, detail: permission.reason };
+    });
+  }
+  return kept;
 }
 
 /** A short per-edit note for `--json` and the terminal. */

@@ -9,8 +9,19 @@ export function answerToolCalls(cur: ChatMessage[], calls: ToolCall[], outcomes:
     let content: string;
     if (error) content = `Not applied: ${error}`;
     else if (!mine.length) content = "No edit was made from this call.";
-    else content = mine.map((o) => (o.status === "applied" ? `Applied to ${o.path}.` : `Not applied to ${o.path}: ${o.status === "failed" ? o.reason : "skipped"} (see the report).`)).join("\n");
+    else content = mine.map(answerFor).join("\n");
     cur.push({ role: "tool", toolCallId: call.id, content });
+  }
+}
+
+function answerFor(o: EditOutcome): string {
+  switch (o.status) {
+    case "applied":
+      return `Applied to ${o.path}.`;
+    case "failed":
+      return `Not applied to ${o.path}: ${o.reason} (see the report).`;
+    case "skipped":
+      return `Not applied to ${o.path}: skipped, ${o.detail}.`;
   }
 }
 

@@ -248,7 +248,7 @@ export class Coder {
   // ─── The reply ────────────────────────────────────────────────────────────
 
   private async handleReply(reply: { text: string; toolCalls: ToolCall[]; finishReason: FinishReason }, fence: Fence, signal: AbortSignal): Promise<SendResult> {
-    const { out } = this.services;
+    const { out, app } = this.services;
     this.history.cur.push(reply.toolCalls.length ? { role: "assistant", content: reply.text, toolCalls: reply.toolCalls } : { role: "assistant", content: reply.text });
 
     const mode = this.format.item.mode ?? "edit";
@@ -274,7 +274,17 @@ export class Coder {
 
     const { edits, shell } = parsed.parsed;
     const staged = await stageEdits(
-      { format: this.format, reply, fence, chatFiles: this.chat.editable, readOnlyFiles: this.chat.readOnly, resolvePath: (r) => r, files: this.services.files, gate: this.services.gate },
+      {
+        format: this.format,
+        reply,
+        fence,
+        chatFiles: this.chat.editable,
+        readOnlyFiles: this.chat.readOnly,
+        resolvePath: (r) => r,
+        files: this.services.files,
+        gate: this.services.gate,
+        diff: (path, before, after) => app.kit.diff.unified(path, before, after),
+      },
       edits,
     );
     const { outcomes } = staged;
@@ -290,7 +300,8 @@ export class Coder {
     }
     const withFixes = (text: string) => [text, ...fixes].join("\n\n");
 
-    const failed = outcomes.filter((o) => o.status !== "applied");
+    // Declined edits (status "skipped") are the user's decision, not a failure to repair.
+    const failed = outcomes.filter((o) => o.status === "failed");
     if (failed.length) {
       let report = this.failureReport(outcomes, fence);
       if (staged.failedOutside.length) {

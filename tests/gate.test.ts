@@ -38,14 +38,14 @@ describe("edit permission", () => {
     expect(p.asked).toEqual([]);
   });
 
-  test("a repo file not in the chat asks; no is a refusal written for the model", async () => {
+  test("a repo file not in the chat asks; no is the user's decision (declined), not a rule for the model", async () => {
     const root = tempRoot();
     const p = new ScriptedPrompter(["yes", "no"]);
     const { g } = gate(root, p);
     expect(await g.editPermission("src/b.ts", ctx())).toEqual({ ok: true });
     const no = await g.editPermission("src/b.ts", ctx());
     expect(no.ok).toBe(false);
-    if (!no.ok) expect(no.reason).toContain("did not allow editing src/b.ts");
+    expect(no).toEqual({ ok: false, declined: true, reason: "edits to src/b.ts (not in the chat) were not allowed" });
     expect(p.asked[0]).toContain("src/b.ts");
   });
 

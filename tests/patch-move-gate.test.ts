@@ -18,7 +18,7 @@ function move(to: string): string {
 }
 
 describe.skipIf(!existsSync(BINARY))("patch *** Move to: the target is gated", () => {
-  test("a target not in the chat is asked about: without a terminal the answer is no, nothing moves, the model hears it", async () => {
+  test("a target not in the chat is asked about: without a terminal the answer is no, nothing moves, no repair request", async () => {
     const repo = makeRepo({ "cart.py": "x = 1\n" });
     const s = await server([{ model: "gpt-4.1", text: move("shop/cart.py") }, UNDERSTOOD]);
     const r = await runCoder(repo, s, ["--edit-format", "patch", "-m", "move cart.py to shop/", "cart.py"]);
@@ -26,9 +26,8 @@ describe.skipIf(!existsSync(BINARY))("patch *** Move to: the target is gated", (
     expect(r.stderr).toContain("not interactive");
     expect(repo.read("cart.py")).toBe("x = 1\n");
     expect(existsSync(join(repo.root, "shop/cart.py"))).toBe(false);
-    const reqs = mainRequests(s);
-    expect(reqs.length).toBe(2);
-    expect(lastUser(reqs[1])).toContain("did not allow creating shop/cart.py");
+    expect(mainRequests(s).length).toBe(1);
+    expect(r.code).toBe(0);
     expect(repo.git("log", "--format=%s")).toBe("initial\n");
   });
 

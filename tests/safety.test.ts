@@ -120,12 +120,14 @@ describe("attacks: nothing is written outside, and the model hears why", () => {
     }
   });
 
-  e2e("not interactive and no --yes-always: a file outside the chat is refused, said, and reported", async () => {
+  e2e("not interactive and no --yes-always: a file outside the chat is declined and said, at no extra request", async () => {
     const root = makeRepo({ "a.py": "x = 1\n", "b.py": "y = 1\n" });
     const r = await runOnce(root, ["-m", "change y", "a.py"], [{ text: block("b.py", "y = 1\n", "y = 2\n") }, UNDERSTOOD]);
     expect(readFileSync(join(root, "b.py"), "utf8")).toBe("y = 1\n");
     expect(r.stderr).toContain("not interactive");
-    expect(lastUser(r.requests[1])).toContain("did not allow editing b.py");
+    expect(r.stdout).toContain("Edit to b.py skipped: edits to b.py (not in the chat) were not allowed");
+    expect(r.requests).toHaveLength(1);
+    expect(r.code).toBe(0);
   });
 });
 
@@ -214,20 +216,20 @@ describe("interactive (in a pseudo-terminal)", () => {
     const at = await first.pty.waitFor("Allow edits to b.py");
     await first.pty.waitFor("Don't ask again", at);
     first.pty.type(KEY.down + KEY.down + KEY.enter);
-    await first.pty.waitFor("Understood", at);
+    await first.pty.waitFor("Edit to b.py skipped", at);
     const req1 = await first.finish();
     expect(readFileSync(join(root, "b.py"), "utf8")).toBe("y = 1\n");
     expect(JSON.parse(readFileSync(join(root, ".coder/gate.json"), "utf8")).remembered[0].key).toBe("edit:b.py");
-    expect(lastUser(req1[1])).toContain("did not allow editing b.py");
+    expect(req1).toHaveLength(1); // a "no" is the user's decision: no repair request
 
     const second = await PtyRun.start(root, ["a.py"], steps);
     await second.pty.waitFor("> ");
     second.pty.type("change y again\r");
-    await second.pty.waitFor("Understood");
+    await second.pty.waitFor("Edit to b.py skipped");
     const req2 = await second.finish();
     expect(second.pty.text).not.toContain("Allow edits to b.py");
     expect(readFileSync(join(root, "b.py"), "utf8")).toBe("y = 1\n");
-    expect(allText(req2[1])).toContain("did not allow editing b.py");
+    expect(req2).toHaveLength(1);
   });
 
   e2e("/undo of a commit that created a file, then /undo refuses a commit coder did not make", async () => {
