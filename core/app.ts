@@ -14,6 +14,8 @@ export interface Settings {
   positionals: string[];
   /** The config files that were read, lowest precedence first. */
   configFiles: string[];
+  /** Keys whose effective value comes from the repository's own config (.coder.json, .coder.local.json), not the user. */
+  fromProject: string[];
 }
 
 export interface App {

@@ -1,5 +1,7 @@
 // The files of a chat: editable ones (in the order added) and read-only ones.
 // One object is shared by an architect and its editor coder.
+import { resolve } from "node:path";
+import { UsageError } from "./errors.ts";
 
 /** The chat's files, shared by an architect and its editor. */
 export class ChatFiles {
@@ -29,5 +31,16 @@ export class ChatFiles {
       }
     }
     return false;
+  }
+}
+
+/** A read-only file's path in the chat: repository-relative inside the repository, else absolute. */
+export function readOnlyPath(files: { toRelative(typed: string): string }, typed: string): string | null {
+  try {
+    return files.toRelative(typed);
+  } catch (error) {
+    // Outside the repository (a UsageError from toRelative): kept by its absolute path, never written.
+    if (error instanceof UsageError && /outside the repository/.test(error.message)) return resolve(typed);
+    return null;
   }
 }

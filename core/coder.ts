@@ -2,12 +2,13 @@
 // Coder (core/turn.ts) and runs one of the modes of CLI.md: the interactive
 // REPL, one-shot (`--message`, `--message-file`) or piped stdin.
 import { existsSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "node:path";
 import type { App } from "./app.ts";
 import { exitCodeFor, Interrupted, UsageError } from "./errors.ts";
 import { FileStore } from "./files.ts";
 import { Gate, type GateEvent } from "./gate.ts";
-import { GitRepo, type GitRepoOptions, listRepoFiles, offerRepository } from "./git.ts";
+import { GitRepo, type GitRepoOptions, gitProblem, listRepoFiles, offerRepository } from "./git.ts";
+import type { IgnoreRules } from "./ignore-rules.ts";
 import { loadTranscript, Transcript } from "./history.ts";
 import { messageOf } from "./registry.ts";
 import { askCommitMessage } from "./reply-commit.ts";
@@ -17,7 +18,7 @@ import { JsonOutput, type Output, type Totals } from "./term/events.ts";
 import { LineInput } from "./term/input.ts";
 import { PlainOutput, TtyOutput } from "./term/render.ts";
 import { setTracing, trace } from "./term/trace.ts";
-import { ChatFiles } from "./chat-files.ts";
+import { ChatFiles, readOnlyPath } from "./chat-files.ts";
 import { Coder, type CoderServices } from "./turn.ts";
 
 /** Conventions files read (read-only) by default when present at the root. */
@@ -118,7 +119,10 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   const root = app.root;
   const chat = new ChatFiles();
   let git: GitRepo | null = null;
-  const files = new FileStore(root, { isIgnored: (rel) => git?.isIgnored(rel) ?? false, readOnly: () => chat.readOnly });
+  // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
+  let rules: IgnoreRules | null = null;
+  const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
+  const files = new FileStore(root, { isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024 });
   const prompter = app.interactive ? new ClackPrompter() : new NonInteractivePrompter((text) => out.warn(text));
   const gate = new Gate({
     root,
@@ -134,11 +138,17 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
     writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app), messages),
   };
   if (o.git) {
-    if (app.gitRoot !== null) git = await GitRepo.open(root, gitOptions);
+    if (app.gitRoot !== null) {
+      // A repository git will not serve ("dubious ownership", no git on PATH) must not silently lose the safety net.
+      const problem = await gitProblem(root);
+      if (problem) throw new UsageError(`${root} is a git repository, but git cannot be used there: ${problem}. Fix that, or run with --no-git to work without commits`);
+      git = await GitRepo.open(root, gitOptions);
+    }
     // No repository: interactive mode offers to create one (CLI.md, issue 6).
     else if (app.interactive) git = await offerRepository(root, (q) => gate.confirm(q, { key: "git:init" }), gitOptions);
   }
   const useGit = git !== null;
+  if (!useGit) rules = new (await import("./ignore-rules.ts")).IgnoreRules(root);
 
   const listFiles = () => listRepoFiles(root, { git: useGit });
   const services: CoderServices = {
@@ -158,17 +168,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
     if (problem) throw new UsageError(`cannot add ${typed} to the chat: ${problem}`);
     chat.add(rel);
   }
-  for (const typed of o.read) {
-    const rel = files.toRelative(typed);
-    if (files.read(rel) === null) {
-      const source = app.settings.provenance.read ?? "";
-      out.warn(`${source.startsWith("flag ") || source === "default" ? "--read" : `read (${source})`} ${typed}: not found or not a text file`);
-    }
-    else chat.addReadOnly(rel);
-  }
-  for (const name of DEFAULT_READ_ONLY) {
-    if (!chat.editable.includes(name) && existsSync(join(root, name)) && files.read(name) !== null) chat.addReadOnly(name);
-  }
+  addReadOnlyFiles(app, files, chat, isIgnored, out);
 
   const model = o.model ?? FALLBACK_MODEL;
   namingSource(app, "model", () => app.registry.adapterFor(model)); // unknown provider: a usage error now, not at the first request
@@ -191,6 +191,33 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
     }
   }
   return coder;
+}
+
+/**
+ * `--read` / `read` files (inside or outside the repository) and the default conventions
+ * files join the chat read-only. A file the repository ignores is never sent because the
+ * repository's own config asks for it: only the user can name one (flag, env, global config).
+ */
+function addReadOnlyFiles(app: App, files: FileStore, chat: ChatFiles, isIgnored: (rel: string) => boolean, out: Output): void {
+  const source = app.settings.provenance.read ?? "";
+  const shown = source.startsWith("flag ") || source === "default" ? "--read" : `read (${source})`;
+  const fromProject = app.settings.fromProject.includes("read");
+  for (const typed of app.settings.options.read) {
+    const path = readOnlyPath(files, typed);
+    if (path === null || (isAbsolute(path) ? files.readOutside(path) : files.read(path)) === null) {
+      out.warn(`${shown} ${typed}: not found, not a text file, or over the --max-file-size limit`);
+      continue;
+    }
+    if (fromProject && !isAbsolute(path) && isIgnored(files.canonical(path))) {
+      out.warn(`${shown} ${typed}: not sent, because the repository ignores it (.gitignore); name it with --read or /read-only to send it`);
+      continue;
+    }
+    chat.addReadOnly(path);
+  }
+  for (const name of DEFAULT_READ_ONLY) {
+    if (chat.editable.includes(name) || !existsSync(join(app.root, name)) || files.read(name) === null || isIgnored(files.canonical(name))) continue;
+    chat.addReadOnly(name);
+  }
 }
 
 function weakModelOf(app: App): string {

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { Settings } from "./app.ts";
 import type { ParsedArgv, SourceValues } from "./cli.ts";
 import { ConfigError } from "./errors.ts";
-import { OPTION_SPECS, type Options, type PluginRef } from "./options.ts";
+import { OPTION_BY_KEY, OPTION_SPECS, type Options, type PluginRef } from "./options.ts";
 
 export type LayerKind = "global" | "project" | "local" | "explicit";
 
@@ -103,6 +103,7 @@ export function mergeSettings(input: MergeInput): Settings {
     provenance[spec.key] = "default";
   }
   const pluginSources: string[] = [];
+  const fromProject = new Set<string>();
   for (const layer of input.layers) {
     const shown = displayPath(layer.file, input.cwd);
     for (const [key, value] of Object.entries(layer.values)) {
@@ -118,12 +119,15 @@ export function mergeSettings(input: MergeInput): Settings {
       // wherever coder was started: made absolute here. (A global config's stay as written.)
       options[key] = key === "read" && projectish ? (value as string[]).map((p) => resolve(dirname(layer.file), p)) : value;
       provenance[key] = `${shown}:${layer.lines[key]}`;
+      if (projectish) fromProject.add(key);
+      else fromProject.delete(key);
     }
   }
   for (const source of [input.env, input.argv]) {
     for (const [key, value] of Object.entries(source.values)) {
       options[key] = value;
       provenance[key] = source.origin[key] ?? "?";
+      fromProject.delete(key);
     }
   }
   if (options.architect === true) {
@@ -135,16 +139,22 @@ export function mergeSettings(input: MergeInput): Settings {
     provenance,
     positionals: input.positionals,
     configFiles: input.layers.map((l) => l.file),
+    fromProject: [...fromProject],
   };
 }
 
-/** Keys that run code, as set by the project's own config files (they need trust). */
+/**
+ * Keys set by the project's own config files that run code or weaken coder's protections
+ * (they need trust); a key set to its safe value (`verify: true`) needs none.
+ */
 export function keysNeedingTrust(layers: ConfigLayer[]): string[] {
-  const needs = new Set((OPTION_SPECS).filter((s) => s.needsTrust).map((s) => s.key));
   const keys = new Set<string>();
   for (const layer of layers) {
     if (!isProjectLayer(layer.kind)) continue;
-    for (const key of Object.keys(layer.values)) if (needs.has(key)) keys.add(key);
+    for (const [key, value] of Object.entries(layer.values)) {
+      const spec = OPTION_BY_KEY.get(key);
+      if (spec?.needsTrust && !(spec.safeValue !== undefined && value === spec.safeValue)) keys.add(key);
+    }
   }
   return [...keys];
 }

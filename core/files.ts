@@ -15,7 +15,6 @@ import {
   renameSync,
   statSync,
   unlinkSync,
-  writeFileSync,
   writeSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
@@ -52,6 +51,16 @@ export interface FileStoreOptions {
   readOnly?: () => readonly string[];
   /** fsync each temp file before the rename (default true; tests that write thousands of files may turn it off). */
   fsync?: boolean;
+  /** Files larger than this are neither read into a chat nor edited (default 10 MB). */
+  maxBytes?: number;
+}
+
+/** The default cap on the size of a file coder reads into a chat or edits. */
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** "12.5 MB". */
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 const NEW_FILE: FileShape = { encoding: "utf-8", bom: false, eol: "lf", mode: null };
@@ -68,6 +77,9 @@ const looksAbsolute = (p: string) => isAbsolute(p) || /^[a-zA-Z]:[\\/]/.test(p) 
 
 /** A `path.relative` result that leaves the folder it is relative to. */
 const leavesFolder = (rel: string) => rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel);
+
+/** A repository path inside `.git/` (any letter case: case-insensitive disks). */
+const isGitPath = (norm: string) => norm.split("/")[0]!.toLowerCase() === ".git";
 
 /** A normalised repository path that names no file inside the repository (the root itself, or above it). */
 const notInside = (norm: string) => norm === "" || norm === ".." || norm.startsWith("../");
@@ -86,29 +98,69 @@ export class FileStore {
     this.realRoot = existsSync(this.root) ? realpathSync(this.root) : this.root;
   }
 
-  /** Why `rel` may not be written (outside the repository, `.git/`, symlink out, binary, ignored, read-only), or null. */
+  /**
+   * Why `rel` may not be written (outside the repository, `.git/`, symlink out, binary, too
+   * large, ignored, read-only), or null. A path through a symlink inside the repository is
+   * judged by where it lands: a link to an ignored or read-only file is refused like the file.
+   */
   check(rel: string): string | null {
     if (rel.trim() === "") return "an empty path";
     if (rel.includes("\0")) return `${JSON.stringify(rel)} contains a NUL character`;
     if (looksAbsolute(rel)) return `${rel} is an absolute path; use a path relative to the repository root`;
     const norm = normalizeRel(rel);
     if (notInside(norm)) return `${rel} is outside the repository`;
-    if (norm.split("/")[0]!.toLowerCase() === ".git") return `${rel} is inside .git/, which coder never writes`;
+    if (isGitPath(norm)) return `${rel} is inside .git/, which coder never writes`;
     const escape = this.symlinkEscape(norm);
     if (escape) return escape;
-    const abs = join(this.root, norm);
+    const real = this.canonical(norm);
+    const shown = real === norm ? rel : `${rel} (a symlink to ${real})`;
+    if (isGitPath(real)) return `${shown} is inside .git/, which coder never writes`;
+    const abs = join(this.root, real);
     let stat: ReturnType<typeof statSync> | null = null;
     try {
       stat = statSync(abs);
     } catch {
       stat = null;
     }
-    if (stat?.isDirectory()) return `${rel} is a directory`;
-    if (stat && !stat.isFile()) return `${rel} is not a regular file`;
-    if (stat && this.looksBinary(abs)) return `${rel} is a binary file`;
-    if (this.opts.readOnly?.().includes(norm)) return `${rel} is read-only in this chat (added with --read)`;
-    if (this.opts.isIgnored?.(norm)) return `${rel} is ignored by git (.gitignore); coder does not edit ignored files`;
+    if (stat?.isDirectory()) return `${shown} is a directory`;
+    if (stat && !stat.isFile()) return `${shown} is not a regular file`;
+    if (stat && stat.size > this.maxBytes) return `${shown} is ${megabytes(stat.size)}, over the ${megabytes(this.maxBytes)} limit for files coder edits (--max-file-size)`;
+    if (stat && this.looksBinary(abs)) return `${shown} is a binary file`;
+    const readOnly = this.opts.readOnly?.() ?? [];
+    if (readOnly.includes(norm) || (real !== norm && readOnly.some((f) => !looksAbsolute(f) && this.canonical(normalizeRel(f)) === real))) {
+      return `${shown} is read-only in this chat (added with --read or /read-only)`;
+    }
+    if (this.opts.isIgnored?.(norm) || (real !== norm && this.opts.isIgnored?.(real))) return `${shown} is ignored by git (.gitignore); coder does not edit ignored files`;
     return null;
+  }
+
+  /**
+   * The repository path a write to `rel` lands on: symlinks inside the repository followed
+   * (to their target's path), so rules and commits name the real file. A path that does not
+   * resolve inside the repository comes back as it is (check() refuses it).
+   */
+  canonical(rel: string): string {
+    const norm = normalizeRel(rel);
+    if (looksAbsolute(rel) || notInside(norm)) return norm;
+    // The deepest existing part of the path decides; the rest is new.
+    const parts = norm.split("/");
+    for (let n = parts.length; n > 0; n--) {
+      const head = join(this.root, ...parts.slice(0, n));
+      let real: string;
+      try {
+        real = realpathSync(head);
+      } catch {
+        continue;
+      }
+      const inside = relative(this.realRoot, real);
+      if (inside === "" || leavesFolder(inside)) return norm;
+      return [inside.split(sep).join("/"), ...parts.slice(n)].join("/");
+    }
+    return norm;
+  }
+
+  private get maxBytes(): number {
+    return this.opts.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
   }
 
   /** A path typed by the user (relative to `cwd`) as a repository-relative path; UsageError when outside. */
@@ -138,6 +190,21 @@ export class FileStore {
     const norm = normalizeRel(rel);
     if (looksAbsolute(rel) || notInside(norm) || this.symlinkEscape(norm)) return null;
     return this.decode(norm)?.text ?? null;
+  }
+
+  /**
+   * A read-only file outside the repository (`--read ~/CONVENTIONS.md`): its text, or null when
+   * it is missing, not a regular file, binary or over the size cap. Nothing is ever written there.
+   */
+  readOutside(abs: string): string | null {
+    try {
+      const stat = statSync(abs);
+      if (!stat.isFile() || stat.size > this.maxBytes) return null;
+      const decoded = decodeBytes(readFileSync(abs));
+      return decoded ? decoded.text.replace(/\r\n/g, "\n") : null;
+    } catch {
+      return null;
+    }
   }
 
   /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
@@ -223,7 +290,8 @@ export class FileStore {
   private writeAtomically(rel: string, bytes: Uint8Array, mode: number | null): void {
     const target = this.targetOf(rel);
     mkdirSync(dirname(target), { recursive: true });
-    const tmp = join(dirname(target), `.${basename(target)}.coder-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
+    // A short name: a temp name built from a long file name would pass the 255-byte limit of a name.
+    const tmp = join(dirname(target), `.coder-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
     let fd: number | null = null;
     try {
       fd = openSync(tmp, "wx", mode ?? 0o666);
@@ -293,7 +361,7 @@ export class FileStore {
     try {
       const abs = join(this.root, norm);
       const stat = statSync(abs);
-      if (!stat.isFile()) return null;
+      if (!stat.isFile() || stat.size > this.maxBytes) return null;
       return { bytes: readFileSync(abs), mode: stat.mode & 0o7777 };
     } catch {
       return null;
@@ -313,17 +381,6 @@ export class FileStore {
     this.shapes.set(norm, { ...decoded.shape, eol, mode: file.mode });
     return { text };
   }
-}
-
-/**
- * Replace `file` (one of coder's own records, e.g. `.coder/commits.json`) with `text`
- * through a temp file and a rename, so a reader never sees half of it; creates its folder.
- */
-export function replaceFileAtomically(file: string, text: string): void {
-  mkdirSync(dirname(file), { recursive: true });
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, file);
 }
 
 function realpathOrSelf(p: string): string {
@@ -347,8 +404,7 @@ export class StagedWorkspace implements Workspace {
   ) {}
 
   read(path: string): string | null {
-    const rel = normalizeRel(path);
-    if (this.staged.has(rel)) return this.staged.get(rel)!;
+    for (const rel of [normalizeRel(path), this.store.canonical(path)]) if (this.staged.has(rel)) return this.staged.get(rel)!;
     return this.store.read(path);
   }
 
@@ -365,7 +421,8 @@ export class StagedWorkspace implements Workspace {
   write(path: string, content: string): void {
     const problem = this.store.check(path) ?? this.store.textProblem(path, content);
     if (problem) throw new Error(problem);
-    this.staged.set(normalizeRel(path), content);
+    // Staged under the path it lands on, so a write through a link is committed as its target.
+    this.staged.set(this.store.canonical(path), content);
   }
 
   remove(path: string): void {

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
-import { replaceFileAtomically } from "./files.ts";
+import { replaceRecord } from "./state.ts";
 import type { ChatMessage } from "./plugin.ts";
 
 export { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage } from "./commit-message.ts";
@@ -60,6 +60,21 @@ export async function findRepoRoot(cwd: string): Promise<string | null> {
   } catch {
     return null; // no git binary
   }
+}
+
+/**
+ * Why git cannot serve the repository at `root` (git missing, "dubious ownership",
+ * a broken `.git`), in git's own words; null when it can.
+ */
+export async function gitProblem(root: string): Promise<string | null> {
+  let r: GitResult;
+  try {
+    r = await runGit(root, ["rev-parse", "--show-toplevel"]);
+  } catch {
+    return "git is not installed or not on PATH";
+  }
+  if (r.code === 0 && r.stdout.trim()) return null;
+  return (r.stderr || r.stdout).trim().replace(/\n+/g, " ") || `git rev-parse exited ${r.code}`;
 }
 
 /** Create a repository in `dir` (interactive mode offers this when there is none). */
@@ -142,10 +157,8 @@ async function applyCoderignore(root: string, files: string[]): Promise<string[]
 }
 
 async function walkFiles(root: string): Promise<string[]> {
-  const { default: ignore } = await import("ignore");
-  const ig = ignore();
-  const gi = join(root, ".gitignore");
-  if (existsSync(gi)) ig.add(readFileSync(gi, "utf8"));
+  const { IgnoreRules } = await import("./ignore-rules.ts");
+  const rules = new IgnoreRules(root);
   const out: string[] = [];
   const walk = (dir: string) => {
     let entries;
@@ -158,9 +171,9 @@ async function walkFiles(root: string): Promise<string[]> {
       const abs = join(dir, e.name);
       const rel = relative(root, abs).split("\\").join("/");
       if (e.isDirectory()) {
-        if (e.name.startsWith(".") || e.name === "node_modules" || ig.ignores(`${rel}/`)) continue;
+        if (e.name.startsWith(".") || e.name === "node_modules" || rules.isIgnored(rel, true)) continue;
         walk(abs);
-      } else if ((e.isFile() || e.isSymbolicLink()) && !ig.ignores(rel)) {
+      } else if ((e.isFile() || e.isSymbolicLink()) && !rules.isIgnored(rel)) {
         out.push(rel);
       }
     }
@@ -360,7 +373,7 @@ export class GitRepo {
   }
 
   private saveCommits(commits: CoderCommit[]): void {
-    replaceFileAtomically(join(this.stateDir, "commits.json"), `${JSON.stringify({ version: 1, commits: commits.slice(-500) }, null, 2)}\n`);
+    replaceRecord(join(this.stateDir, "commits.json"), `${JSON.stringify({ version: 1, commits: commits.slice(-500) }, null, 2)}\n`);
   }
 
   /** Stage `files` (those that exist or are tracked) and return their change against HEAD. */

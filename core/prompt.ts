@@ -2,7 +2,7 @@
 // the chat files and the history, assembled into chunks (core/chunks.ts); the
 // TurnContext the providers see; the prompt's size against the context window.
 import { arch, platform } from "node:os";
-import { basename } from "node:path";
+import { basename, isAbsolute } from "node:path";
 import type { ChatFiles } from "./chat-files.ts";
 import { assembleChunks, chatFilesBlock, type Chunk, type ContextText, contextOverflow, readOnlyBlock, systemText, tokenRows } from "./chunks.ts";
 import { Interrupted, PluginError, RuntimeFailure } from "./errors.ts";
@@ -39,7 +39,8 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
   const { app, files } = src.services;
   const chatFiles = [...src.chat.editable];
   const fileTexts = chatFiles.map((path) => ({ path, content: files.read(path) }));
-  const readOnly = src.chat.readOnly.map((path) => ({ path, content: files.read(path) }));
+  // A read-only file may live outside the repository (`--read ~/CONVENTIONS.md`): kept by its absolute path.
+  const readOnly = src.chat.readOnly.map((path) => ({ path, content: isAbsolute(path) ? files.readOutside(path) : files.read(path) }));
   const fence = chooseFence([...fileTexts, ...readOnly].map((f) => f.content ?? ""));
 
   const platform = platformLine();

