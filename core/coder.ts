@@ -12,6 +12,7 @@ import type { IgnoreRules } from "./ignore-rules.ts";
 import { loadTranscript, Transcript } from "./history.ts";
 import { messageOf } from "./registry.ts";
 import { askCommitMessage } from "./reply-commit.ts";
+import { recoverInterruptedWrite } from "./recover.ts";
 import { CoderSession } from "./session.ts";
 import { ClackPrompter, NonInteractivePrompter } from "./term/confirm.ts";
 import { JsonOutput, type Output, type Totals } from "./term/events.ts";
@@ -27,6 +28,9 @@ export const DEFAULT_READ_ONLY = ["AGENTS.md", "CONVENTIONS.md"];
 /** The model when neither flags, config nor env name one. */
 export const FALLBACK_MODEL = "openai/gpt-4.1";
 
+const HANDLED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
 /** Run a chat in the mode the settings ask for; returns the exit code. */
 export async function runCoder(app: App): Promise<number> {
   const o = app.settings.options;
@@ -36,15 +40,20 @@ export async function runCoder(app: App): Promise<number> {
   if (out instanceof PlainOutput) out.setTotals(totals);
   let coder: Coder | null = null;
   let exitCode = 0;
-  const onSigint = () => {
-    if (coder?.inFlight) coder.interrupt();
-    else if (!app.interactive) {
+  // SIGTERM (CI cancel, timeout, docker stop) and SIGHUP (a closed terminal) are handled like
+  // Ctrl-C: the write batch under way is finished and committed, then coder exits 143 / 129.
+  let terminatedBy: number | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    const code = SIGNAL_EXIT_CODES[signal] ?? 130;
+    if (signal !== "SIGINT") terminatedBy ??= code;
+    if (coder?.inFlight) return coder.interrupt();
+    if (!app.interactive || signal !== "SIGINT") {
       out.flush();
-      out.emit({ type: "end", exitCode: 130, totals });
-      process.exit(130);
+      out.emit({ type: "end", exitCode: code, totals });
+      process.exit(code);
     }
   };
-  process.on("SIGINT", onSigint);
+  for (const signal of HANDLED_SIGNALS) process.on(signal, onSignal);
   try {
     const message = await oneShotMessage(app);
     trace("runCoder: start");
@@ -54,14 +63,17 @@ export async function runCoder(app: App): Promise<number> {
     out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
     if (o.restoreChatHistory) await restoreHistory(app, coder, out);
 
-    if (message !== null) {
+    if (message !== null && message.trimStart().startsWith("/")) {
+      // A leading / runs the command in every mode (-m /undo, piped "/undo"), as in the REPL.
+      exitCode = (await new CoderSession(coder).runCommand(message)) ? 0 : 1;
+    } else if (message !== null) {
       const result = await coder.runOne(message);
       exitCode = result.ok ? 0 : 1;
     } else {
-      exitCode = await repl(app, coder, out);
+      exitCode = await repl(app, coder, out, () => terminatedBy);
     }
   } catch (error) {
-    exitCode = exitCodeFor(error);
+    exitCode = error instanceof Interrupted ? (terminatedBy ?? 130) : exitCodeFor(error);
     if (!(error instanceof Interrupted)) {
       // Typed errors are the user's news; anything else is a bug, with its stack under --verbose.
       if (o.verbose && error instanceof Error && !("exitCode" in error) && error.stack) process.stderr.write(`${error.stack}\n`);
@@ -70,7 +82,7 @@ export async function runCoder(app: App): Promise<number> {
       out.warn("Interrupted.");
     }
   } finally {
-    process.off("SIGINT", onSigint);
+    for (const signal of HANDLED_SIGNALS) process.off(signal, onSignal);
     coder?.cancelPings();
   }
   out.flush();
@@ -122,7 +134,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
   let rules: IgnoreRules | null = null;
   const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
-  const files = new FileStore(root, { isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024 });
+  const files = new FileStore(root, { isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null });
   const prompter = app.interactive ? new ClackPrompter() : new NonInteractivePrompter((text) => out.warn(text));
   const gate = new Gate({
     root,
@@ -131,10 +143,12 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
     prompter,
     events: (e) => reportGateEvent(e, out),
     check: (rel) => files.check(rel),
+    conflicted: (rel) => git?.unmergedFiles().has(files.canonical(rel)) ?? false,
   });
   const gitOptions: GitRepoOptions = {
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,
+    commitTimeoutMs: o.commitTimeout * 1000,
     writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app), messages),
   };
   if (o.git) {
@@ -149,6 +163,8 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   }
   const useGit = git !== null;
   if (!useGit) rules = new (await import("./ignore-rules.ts")).IgnoreRules(root);
+  // An earlier run stopped between its writes and its commit: settle that first.
+  await recoverInterruptedWrite({ root, git, files, gate, interactive: app.interactive, yesAlways: o.yesAlways, print: (t) => out.print(t), warn: (t) => out.warn(t) });
 
   const listFiles = () => listRepoFiles(root, { git: useGit });
   const services: CoderServices = {
@@ -270,7 +286,7 @@ async function restoreHistory(app: App, coder: Coder, out: Output): Promise<void
 }
 
 /** The interactive loop: a line is a request, `/name` a command; Ctrl-C aborts a request, Ctrl-D leaves. */
-async function repl(app: App, coder: Coder, out: Output): Promise<number> {
+async function repl(app: App, coder: Coder, out: Output, terminatedBy: () => number | null): Promise<number> {
   const session = new CoderSession(coder);
   const commandNames = () => [...app.registry.commands.keys(), "exit", "help"].map((n) => `/${n}`);
   const input = new LineInput(inputHistoryPath(app), (line) => {
@@ -304,6 +320,9 @@ async function repl(app: App, coder: Coder, out: Output): Promise<number> {
       if (error instanceof Interrupted) {
         out.flush();
         out.warn("Interrupted.");
+        // SIGTERM / SIGHUP end the session once the request has stopped (its writes committed).
+        const code = terminatedBy();
+        if (code !== null) return code;
         continue;
       }
       const code = exitCodeFor(error);

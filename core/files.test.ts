@@ -78,13 +78,18 @@ describe("FileStore encodings and writes", () => {
     expect(readFileSync(join(root, "w.txt"), "utf8")).toBe("one\r\n2\r\nthree\r\n");
   });
 
-  test("mixed line endings are left as they are", async () => {
-    const root = repo({ "m.txt": "a\r\nb\nc\r\n" });
+  test("mixed line endings: read as LF text; a surviving or replaced line keeps its ending, a new line takes the previous line's", async () => {
+    const root = repo({ "m.txt": "a\r\nb\nc\r\nd\n" });
     const store = new FileStore(root);
     const text = store.read("m.txt")!;
-    expect(text).toBe("a\r\nb\nc\r\n");
-    await store.writeAll(new Map([["m.txt", text.replace("b\n", "B\n")]]));
-    expect(readFileSync(join(root, "m.txt"), "utf8")).toBe("a\r\nB\nc\r\n");
+    expect(text).toBe("a\nb\nc\nd\n");
+    await store.writeAll(new Map([["m.txt", "a\nB\nb2\nc\nc2\nd\n"]]));
+    expect(readFileSync(join(root, "m.txt"), "utf8")).toBe("a\r\nB\nb2\nc\r\nc2\r\nd\n");
+    // The edited LF line of the issue stays LF when it survives.
+    const again = repo({ "m.txt": "one\r\ntwo\nthree\r\n" });
+    const store2 = new FileStore(again);
+    await store2.writeAll(new Map([["m.txt", store2.read("m.txt")!.replace("two", "TWO")]]));
+    expect(readFileSync(join(again, "m.txt"), "utf8")).toBe("one\r\nTWO\nthree\r\n");
   });
 
   test("BOM kept", async () => {

@@ -34,6 +34,32 @@ export interface FileWrite {
   after: string | null;
 }
 
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** Each file's text when the edits were computed (null: it did not exist); a file that differs now is not written. */
+  expected?: ReadonlyMap<string, string | null>;
+  /** Called once with the whole batch (bytes before, bytes after; null: absent) before the first write. */
+  beforeWrite?: (batch: { path: string; before: Uint8Array | null; after: Uint8Array | null }[]) => void;
+}
+
+interface PlannedWrite {
+  write: FileWrite;
+  /** The bytes on disk when the write was planned (null: absent). */
+  old: Uint8Array | null;
+  /** What to write (null: delete). */
+  bytes: Uint8Array | null;
+  mode: number | null;
+}
+
+function changedOnDisk(rel: string): string {
+  return `${rel} changed on disk while this reply was being applied (another coder session, an editor or a tool wrote it); it was not written, so that change is kept`;
+}
+
+function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
 export interface WriteReport {
   dryRun: boolean;
   /** Written (or, in a dry run, that would be written). */
@@ -53,6 +79,8 @@ export interface FileStoreOptions {
   fsync?: boolean;
   /** Files larger than this are neither read into a chat nor edited (default 10 MB). */
   maxBytes?: number;
+  /** The submodule holding a repository path, if any: coder edits no file inside one. */
+  submoduleOf?: (rel: string) => string | null;
 }
 
 /** The default cap on the size of a file coder reads into a chat or edits. */
@@ -89,6 +117,8 @@ export class FileStore {
   readonly root: string;
   private readonly realRoot: string;
   private readonly shapes = new Map<string, FileShape>();
+  /** Files whose lines end in both LF and CRLF: their LF-folded text and each line's ending. */
+  private readonly mixedEndings = new Map<string, { folded: string; endings: string[] }>();
 
   constructor(
     root: string,
@@ -115,6 +145,8 @@ export class FileStore {
     const real = this.canonical(norm);
     const shown = real === norm ? rel : `${rel} (a symlink to ${real})`;
     if (isGitPath(real)) return `${shown} is inside .git/, which coder never writes`;
+    const submodule = this.opts.submoduleOf?.(real);
+    if (submodule) return `${shown} is inside the git submodule ${submodule}, which coder does not edit (run coder inside ${submodule} to change it)`;
     const abs = join(this.root, real);
     let stat: ReturnType<typeof statSync> | null = null;
     try {
@@ -229,11 +261,15 @@ export class FileStore {
   /**
    * Write staged changes (null = delete). Every path and encoding is validated before the
    * first write; each file is written to a temp file beside it, fsynced and renamed over.
+   * With `expected` (each file's text when the edits were computed), a file that changed
+   * on disk since is not written (compare before rename), so a concurrent writer's change
+   * is never lost. `beforeWrite` sees the whole batch (old and new bytes) before the first
+   * write: the journal is written there.
    */
-  async writeAll(changes: ReadonlyMap<string, string | null>, opts: { dryRun?: boolean } = {}): Promise<WriteReport> {
+  async writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions = {}): Promise<WriteReport> {
     const report: WriteReport = { dryRun: !!opts.dryRun, written: [], refused: [], unchanged: [] };
-    const planned: { write: FileWrite; bytes: Uint8Array | null; mode: number | null }[] = [];
-    for (const [path, after] of changes) {
+    const planned: PlannedWrite[] = [];
+    for (const [path, wanted] of changes) {
       const rel = normalizeRel(path);
       const problem = this.check(path);
       if (problem) {
@@ -241,37 +277,82 @@ export class FileStore {
         continue;
       }
       const before = this.read(rel);
-      if (before === after) {
+      if (opts.expected?.has(rel) && opts.expected.get(rel) !== before) {
+        report.refused.push({ path: rel, reason: changedOnDisk(rel) });
+        continue;
+      }
+      if (before === wanted) {
         report.unchanged.push(rel);
         continue;
       }
-      if (after === null) {
-        if (before !== null) planned.push({ write: { path: rel, action: "delete", before, after }, bytes: null, mode: null });
+      const old = this.rawBytes(rel);
+      if (wanted === null) {
+        if (before !== null) planned.push({ write: { path: rel, action: "delete", before, after: null }, old, bytes: null, mode: null });
         continue;
       }
+      const mixed = before === null ? undefined : this.mixedEndings.get(rel);
+      const after = mixed ? (await import("./line-endings.ts")).restoreEndings(mixed.folded, mixed.endings, wanted) : wanted;
       const shape = before === null ? NEW_FILE : this.shape(rel);
       const bytes = after.includes("\0") ? null : encodeText(after, shape);
       if (!bytes) {
-        report.refused.push({ path: rel, reason: textProblem(rel, after, shape) });
+        report.refused.push({ path: rel, reason: textProblem(rel, wanted, shape) });
         continue;
       }
-      planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after }, bytes, mode: shape.mode });
+      planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after: wanted }, old, bytes, mode: shape.mode });
     }
+    if (report.dryRun) {
+      report.written.push(...planned.map((p) => p.write));
+      return report;
+    }
+    if (planned.length) opts.beforeWrite?.(planned.map((p) => ({ path: p.write.path, before: p.old, after: p.bytes })));
     for (const p of planned) {
-      if (report.dryRun) {
-        report.written.push(p.write);
-        continue;
-      }
       try {
+        // Compare before rename: the bytes this write replaces must still be the ones it was planned on.
+        if (!sameBytes(this.rawBytes(p.write.path), p.old)) {
+          report.refused.push({ path: p.write.path, reason: changedOnDisk(p.write.path) });
+          continue;
+        }
         if (p.bytes === null) unlinkSync(join(this.root, p.write.path)); // a symlink goes, not its target
         else this.writeAtomically(p.write.path, p.bytes, p.mode);
         this.shapes.delete(p.write.path);
+        this.mixedEndings.delete(p.write.path);
         report.written.push(p.write);
       } catch (err) {
         report.refused.push({ path: p.write.path, reason: `could not write ${p.write.path}: ${(err as Error).message}` });
       }
     }
     return report;
+  }
+
+  /**
+   * Put exact bytes back (null: remove the file), for restoring what an interrupted write
+   * replaced. The path passes the same checks as any write.
+   */
+  restoreBytes(rel: string, bytes: Uint8Array | null): void {
+    const norm = normalizeRel(rel);
+    const problem = this.check(norm);
+    if (problem) throw new UsageError(`cannot restore ${rel}: ${problem}`);
+    if (bytes === null) unlinkSync(join(this.root, norm));
+    else this.writeAtomically(norm, bytes, this.rawMode(norm));
+    this.shapes.delete(norm);
+    this.mixedEndings.delete(norm);
+  }
+
+  private rawMode(rel: string): number | null {
+    try {
+      return statSync(join(this.root, rel)).mode & 0o7777;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The file's bytes as they are on disk now, or null when it does not exist. */
+  rawBytes(rel: string): Uint8Array | null {
+    try {
+      return readFileSync(join(this.root, rel));
+    } catch {
+      return null;
+    }
   }
 
   // ─── internals ─────────────────────────────────────────────────────────────
@@ -377,7 +458,17 @@ export class FileStore {
     const lf = (text.match(/\n/g) ?? []).length;
     const crlf = (text.match(/\r\n/g) ?? []).length;
     const eol = lf > 0 && crlf === lf ? "crlf" : "lf";
+    this.mixedEndings.delete(norm);
     if (eol === "crlf") text = text.replace(/\r\n/g, "\n");
+    else if (crlf > 0) {
+      // Both endings: edited as LF text; a write gives each surviving line its own ending back.
+      const endings: string[] = [];
+      text = text.replace(/\r?\n/g, (ending) => {
+        endings.push(ending);
+        return "\n";
+      });
+      this.mixedEndings.set(norm, { folded: text, endings });
+    }
     this.shapes.set(norm, { ...decoded.shape, eol, mode: file.mode });
     return { text };
   }

@@ -42,6 +42,8 @@ export interface GateOptions {
    * The gate also runs its own containment check, so a missing or lenient store cannot open a hole.
    */
   check?: (rel: string) => string | null;
+  /** Does `rel` have unresolved merge conflicts (unmerged stages in git's index)? */
+  conflicted?: (rel: string) => boolean;
 }
 
 /** Decisions shared by several questions asked together ("All" / "Skip all"). */
@@ -121,11 +123,29 @@ export class Gate {
     if (ctx.readOnlyFiles.some((f) => posix.normalize(f) === path)) {
       return this.refuse(path, `${path} is read-only (added with --read or /read-only): coder never edits it. Do not edit it; if it needs a change, say what and ask the user to /add it as an editable file.`);
     }
+    if (this.opts.conflicted?.(path)) return this.conflictPermission(path);
     if (ctx.chatFiles.some((f) => posix.normalize(f) === path)) return { ok: true };
     const question = ctx.existsInRepo ? `Allow edits to ${path}, which is not in the chat?` : `Create new file ${path}?`;
     const key = `${ctx.existsInRepo ? "edit" : "create"}:${path}`;
     if (await this.confirm(question, { key, group: ctx.group })) return { ok: true };
     return this.decline(path, ctx.existsInRepo ? `edits to ${path} (not in the chat) were not allowed` : `creating ${path} was not allowed`);
+  }
+
+  /**
+   * A file with unresolved merge conflicts: the edit replaces the conflicted text in the work
+   * tree, and coder does not commit while conflicts remain (git keeps its unmerged stages until
+   * the user `git add`s it). Asked every time, --yes-always aside; declined without a person.
+   */
+  private async conflictPermission(path: string): Promise<EditPermission> {
+    if (!this.opts.prompter.interactive) {
+      this.notice(`Not editing ${path}: it has unresolved merge conflicts, and editing it needs an explicit yes in an interactive session.`);
+      return this.decline(path, `${path} has unresolved merge conflicts`);
+    }
+    const question = `${path} has unresolved merge conflicts. Let the edit replace its conflicted text? coder will not commit it (git add it when it is resolved).`;
+    const key = `conflict:${path}`;
+    if (this.isRemembered(key)) return this.decline(path, `editing ${path}, which has unresolved merge conflicts, was not allowed (remembered answer)`);
+    if (await this.ask(question, { key })) return { ok: true };
+    return this.decline(path, `editing ${path}, which has unresolved merge conflicts, was not allowed`);
   }
 
   /**
@@ -159,7 +179,8 @@ export class Gate {
       this.notice(`Not running \`${command}\`: --yes-always runs shell commands only when a trusted config sets "allowShell": true.`);
       return this.answered(question, false, "yes-always");
     }
-    return this.ask(question, { key, group });
+    // Running code is the one question whose Enter means No.
+    return this.ask(question, { key, group, initial: "no" });
   }
 
   /**
@@ -193,11 +214,11 @@ export class Gate {
     return rememberedAnswers(root);
   }
 
-  private async ask(question: string, opts: ConfirmOptions & { key: string }): Promise<boolean> {
+  private async ask(question: string, opts: ConfirmOptions & { key: string; initial?: Choice }): Promise<boolean> {
     const choices: Choice[] = ["yes", "no"];
     if (opts.group && opts.group.size > 1) choices.push("all", "skip-all");
     choices.push("never");
-    const choice = await this.opts.prompter.choose(question, choices, opts.detail);
+    const choice = await this.opts.prompter.choose(question, choices, opts.detail, opts.initial);
     const how = this.opts.prompter.interactive ? "asked" : "not-interactive";
     switch (choice) {
       case "yes":

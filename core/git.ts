@@ -25,16 +25,56 @@ export interface GitResult {
  */
 const INTERNAL_ENV = { GIT_TERMINAL_PROMPT: "0", GIT_LITERAL_PATHSPECS: "1", GIT_OPTIONAL_LOCKS: "0" };
 
-/** Run `git args` in `cwd` (no shell, no terminal prompts); `user: true` for a command the user typed. */
-export async function runGit(cwd: string, args: string[], env?: Record<string, string>, opts: { user?: boolean } = {}): Promise<GitResult> {
+export interface RunGitOptions {
+  /** A command the user typed (`/git`): pathspecs are patterns, as on their command line. */
+  user?: boolean;
+  /**
+   * Stop the command (and everything it started: hooks) after this long. It runs in its own
+   * process group so a hook's children go with it; the result says it timed out.
+   */
+  timeoutMs?: number;
+}
+
+/** How long coder waits for another program's `index.lock` before giving up with git's message. */
+const INDEX_LOCK_WAIT_MS = 10_000;
+
+/**
+ * Run `git args` in `cwd` (no shell, no terminal prompts). A held `index.lock` (another git
+ * command, an editor's git integration) is waited for, up to 10 s, before git's error stands.
+ */
+export async function runGit(cwd: string, args: string[], env?: Record<string, string>, opts: RunGitOptions = {}): Promise<GitResult> {
+  const deadline = Date.now() + INDEX_LOCK_WAIT_MS;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    const r = await runGitOnce(cwd, args, env, opts);
+    if (r.code === 0 || !/index\.lock': File exists/.test(r.stderr) || Date.now() + delay > deadline) return r;
+    await Bun.sleep(delay);
+  }
+}
+
+async function runGitOnce(cwd: string, args: string[], env: Record<string, string> | undefined, opts: RunGitOptions): Promise<GitResult> {
   const proc = Bun.spawn(["git", ...args], {
     cwd,
     env: { ...process.env, ...(opts.user ? { GIT_TERMINAL_PROMPT: "0" } : INTERNAL_ENV), ...env },
     stdin: "ignore",
     stdout: "pipe",
     stderr: "pipe",
+    detached: opts.timeoutMs !== undefined,
   });
+  let timedOut = false;
+  const timer =
+    opts.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          try {
+            process.kill(-proc.pid, "SIGKILL");
+          } catch {
+            proc.kill("SIGKILL");
+          }
+        }, opts.timeoutMs);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  if (timer) clearTimeout(timer);
+  if (timedOut) return { code: code || 124, stdout, stderr: `${stderr}timed out after ${Math.round((opts.timeoutMs ?? 0) / 1000)} s (--commit-timeout)\n` };
   return { code, stdout, stderr };
 }
 
@@ -231,7 +271,15 @@ export interface GitRepoOptions {
   writeMessage?: (messages: ChatMessage[]) => Promise<string>;
   /** Default attribution and hook policy for commits made by `commitPending`/`commitDirty`. */
   verify?: boolean;
+  /** A commit (hooks included) that takes longer fails (`--commit-timeout`); default 120 s. */
+  commitTimeoutMs?: number;
 }
+
+/**
+ * A multi-step git operation the user is in the middle of, or unresolved conflicts left by one
+ * (`git stash pop`, `checkout -m`): coder does not commit inside one.
+ */
+export type GitOperation = "merge" | "rebase" | "cherry-pick" | "revert" | "conflict resolution";
 
 /**
  * One git repository as coder uses it. Implements the plugin API's `SessionGit`
@@ -302,6 +350,35 @@ export class GitRepo {
       if (!path.startsWith(".coder/")) dirty.push(path); // coder's own records are never the user's pending work
     }
     return dirty;
+  }
+
+  /** The merge, rebase, cherry-pick or revert in progress, if any. */
+  async operationInProgress(): Promise<GitOperation | null> {
+    const gitDir = (await runGit(this.root, ["rev-parse", "--path-format=absolute", "--git-dir"])).stdout.trim();
+    if (!gitDir) return null;
+    const has = (name: string) => existsSync(join(gitDir, name));
+    if (has("rebase-merge") || has("rebase-apply")) return "rebase";
+    if (has("MERGE_HEAD")) return "merge";
+    if (has("CHERRY_PICK_HEAD")) return "cherry-pick";
+    if (has("REVERT_HEAD")) return "revert";
+    return this.unmergedFiles().size ? "conflict resolution" : null;
+  }
+
+  /** Files with unmerged (conflict) stages in the index. Synchronous for the gate. */
+  unmergedFiles(): Set<string> {
+    const out = runGitSync(this.root, ["ls-files", "-u", "-z"]).stdout;
+    return new Set(out.split("\0").filter(Boolean).map((entry) => entry.slice(entry.indexOf("\t") + 1)));
+  }
+
+  private submodules: string[] | null = null;
+
+  /** The submodule (its path) that holds `rel`, or null; coder edits no file inside a submodule. */
+  submoduleOf(rel: string): string | null {
+    this.submodules ??= runGitSync(this.root, ["ls-files", "-s", "-z"])
+      .stdout.split("\0")
+      .filter((entry) => entry.startsWith("160000 "))
+      .map((entry) => entry.slice(entry.indexOf("\t") + 1));
+    return this.submodules.find((sub) => rel === sub || rel.startsWith(`${sub}/`)) ?? null;
   }
 
   /** Does the repository have a commit yet? */
@@ -408,7 +485,7 @@ export class GitRepo {
     const body = how.attribution === "trailer" && how.model ? `${message}\n\nCo-authored-by: ${CODER_NAME} (${how.model}) <${CODER_EMAIL}>` : message;
     const hooks = await this.hookReport(how.verify);
     const args = ["commit", "-q", "--no-edit", "-m", body, ...(how.verify ? [] : ["--no-verify"]), "--", ...paths];
-    const r = await runGit(this.root, args, env);
+    const r = await runGit(this.root, args, env, { timeoutMs: this.opts.commitTimeoutMs ?? 120_000 });
     if (r.code !== 0) {
       const why = (r.stderr || r.stdout).trim();
       return { status: "failed", message: `git commit failed${hooks.ran.length ? ` (hooks ran: ${hooks.ran.join(", ")})` : ""}: ${why}` };

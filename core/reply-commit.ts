@@ -2,11 +2,12 @@
 // committed first, the files written atomically, one commit per reply with the weak
 // model's message. Also `/diff`, which shows that change again.
 import { Interrupted } from "./errors.ts";
-import type { WriteReport } from "./files.ts";
-import { commitMessagePrompt } from "./git.ts";
-import type { ChatMessage, Kit } from "./plugin.ts";
+import type { WriteOptions, WriteReport } from "./files.ts";
+import { commitMessagePrompt, type GitOperation } from "./git.ts";
+import { clearJournal, RepoLock, sha256, writeJournal } from "./journal.ts";
+import type { ChatMessage, EditOutcome, Kit } from "./plugin.ts";
 import { messageOf } from "./registry.ts";
-import { type AppliedReply, outcomeDetail } from "./reply.ts";
+import { type AppliedReply, isStale, outcomeDetail } from "./reply.ts";
 import { trace } from "./term/trace.ts";
 import type { CoderServices } from "./turn.ts";
 
@@ -28,64 +29,137 @@ export async function askCommitMessage(kit: Kit, model: string, messages: ChatMe
   return (await kit.complete({ model, messages, maxTokens: 100, timeoutMs: COMMIT_MESSAGE_TIMEOUT_MS }, signal)).text;
 }
 
+/** What writing a reply did: the paths written, the reply as finally staged, and a commit that failed. */
+export interface WriteResult {
+  written: string[];
+  /** The staged reply the outcomes come from (staged again when another writer changed a file meanwhile). */
+  staged: AppliedReply;
+  /** git's message when the commit failed (the files stay written; the journal offers to finish it). */
+  commitError: string | null;
+}
+
+/** How long a reply waits for another coder session's write-and-commit (its hooks included) in the same repository. */
+const LOCK_WAIT_MS = 180_000;
+
 /**
  * Write the staged changes (or show them with --dry-run), emit one edit event per
- * outcome, and commit what was written. Returns the written paths.
+ * outcome, and commit what was written. The write-and-commit step holds the
+ * repository's lock, re-applies the edits when another writer changed a file since
+ * they were computed, and keeps a journal until the commit is made.
  */
-export async function writeAndCommit(author: CommitAuthor, staged: AppliedReply, signal: AbortSignal): Promise<string[]> {
+export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, signal: AbortSignal): Promise<WriteResult> {
   const { services } = author;
   const { out } = services;
-  const { outcomes, changes } = staged;
   const dryRun = services.app.settings.options.dryRun;
+  let staged = first;
   let written: string[] = [];
-  let message: Promise<string | null> = Promise.resolve(null);
-  if (changes.size && dryRun) {
-    for (const [path, after] of changes) out.print(services.app.kit.diff.unified(path, staged.before.get(path) ?? "", after ?? ""));
-    await services.files.writeAll(changes, { dryRun: true });
-  } else if (changes.size) {
-    // The weak model writes the commit message while git and the disk do their part.
-    message = commitMessage(author, [...changes.keys()], staged.before, changes, signal).catch(() => null);
-    const report = await writeChanges(services, changes);
-    trace("reply: written");
-    written = report.written.map((w) => w.path);
-    if (written.length) services.lastReply = { files: report.written.map(({ path, before, after }) => ({ path, before, after })), commit: null };
-    // A write the store refused fails every edit of that file, with the store's reason.
-    for (const refusal of report.refused) {
-      outcomes.forEach((o, i) => {
-        if (o.path === refusal.path && o.status === "applied") outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail: refusal.reason };
-      });
+  let commitError: string | null = null;
+  if (staged.changes.size && dryRun) {
+    for (const [path, after] of staged.changes) out.print(services.app.kit.diff.unified(path, staged.before.get(path) ?? "", after ?? ""));
+    await services.files.writeAll(staged.changes, { dryRun: true });
+  } else if (staged.changes.size) {
+    const lock = new RepoLock(services.app.root);
+    const waiting = setTimeout(() => out.print("Waiting for another coder session to finish writing in this repository…"), 1000);
+    const locked = await lock.acquire(LOCK_WAIT_MS).finally(() => clearTimeout(waiting));
+    if (!locked) failApplied(staged.outcomes, () => true, "another coder session held this repository's write lock (.coder/write.lock) for 3 minutes; nothing was written");
+    else {
+      try {
+        // Another session (or an editor) wrote a file while this reply was computed: apply it to the new content.
+        if (isStale(staged, services.files)) staged = await staged.restage();
+        ({ written, commitError } = await writeThenCommit(author, staged, signal));
+      } finally {
+        lock.release();
+      }
     }
   }
-  for (const o of outcomes) {
+  for (const o of staged.outcomes) {
     const notWritten = dryRun && o.status === "applied";
     out.emit({ type: "edit", path: o.path, status: o.status, detail: notWritten ? "dry run: not written" : outcomeDetail(o), ...(notWritten ? { dryRun: true } : {}) });
   }
+  showApproximateMatches(services, staged, written);
   // The human renderers say "Applied edit to ..." for every applied outcome; say plainly that nothing was written.
-  if (dryRun && changes.size) out.print(`Dry run (--dry-run): nothing was written or committed (${changes.size} file${changes.size === 1 ? "" : "s"} would change).`);
-  if (written.length) {
-    // The files are on disk now: commit them even after Ctrl-C (the aborted message
-    // request resolves to null, so the deterministic summary is used). Leaving them
-    // uncommitted would let /undo revert an older commit instead of this change.
-    const text = signal.aborted ? null : await message;
-    trace("reply: commit message");
-    const commit = await commitReply(author, written, text);
-    if (services.lastReply) services.lastReply.commit = commit;
-    trace("reply: committed");
-    if (signal.aborted) throw new Interrupted();
-  }
-  return written;
+  if (dryRun && staged.changes.size) out.print(`Dry run (--dry-run): nothing was written or committed (${staged.changes.size} file${staged.changes.size === 1 ? "" : "s"} would change).`);
+  if (commitError) out.emit({ type: "error", message: `the edits were written but not committed: ${commitError}`, code: 1 });
+  if (signal.aborted && written.length) throw new Interrupted();
+  return { written, staged, commitError };
 }
 
-/** Dirty-commit the user's pending changes to these files, then write atomically. */
-async function writeChanges(services: CoderServices, changes: Map<string, string | null>): Promise<WriteReport> {
+/**
+ * An edit placed by the fuzzy rung changed lines the model did not quote exactly: the user
+ * sees what it did, not only a `--json` detail.
+ */
+function showApproximateMatches(services: CoderServices, staged: AppliedReply, written: readonly string[]): void {
+  const { files, out, app } = services;
+  const shown = new Set<string>();
+  for (const o of staged.outcomes) {
+    const path = files.canonical(o.path);
+    if (o.status !== "applied" || o.rung !== "fuzzy" || !written.includes(path) || shown.has(path)) continue;
+    shown.add(path);
+    const diff = app.kit.diff.unified(path, staged.before.get(path) ?? staged.before.get(o.path) ?? "", staged.changes.get(path) ?? "");
+    out.print(`The edit to ${o.path} matched approximately: its SEARCH text differs from the file, so check the change:\n${diff.trimEnd()}`);
+  }
+}
+
+/** Turn the applied outcomes that `affected` selects into failures with `detail`. */
+function failApplied(outcomes: EditOutcome[], affected: (o: EditOutcome) => boolean, detail: string): void {
+  outcomes.forEach((o, i) => {
+    if (o.status === "applied" && affected(o)) outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
+  });
+}
+
+/** Under the lock: journal, dirty commit, write, commit (unless the user is mid-merge or mid-rebase). */
+async function writeThenCommit(author: CommitAuthor, staged: AppliedReply, signal: AbortSignal): Promise<{ written: string[]; commitError: string | null }> {
+  const { services } = author;
+  const { git, out, files } = services;
+  const root = services.app.root;
+  const { changes } = staged;
+  const operation = git ? await git.operationInProgress() : null;
+  // The weak model writes the commit message while git and the disk do their part.
+  const message = operation ? Promise.resolve(null) : commitMessage(author, [...changes.keys()], staged.before, changes, signal).catch(() => null);
+  const report = await writeChanges(services, staged, operation, (batch) =>
+    writeJournal(root, {
+      request: author.request,
+      model: author.model,
+      files: batch.map((b) => ({ path: b.path, before: b.before && Buffer.from(b.before).toString("base64"), beforeSha: b.before && sha256(b.before), afterSha: b.after && sha256(b.after) })),
+    }),
+  );
+  trace("reply: written");
+  const written = report.written.map((w) => w.path);
+  if (written.length) services.lastReply = { files: report.written.map(({ path, before, after }) => ({ path, before, after })), commit: null };
+  // A write the store refused fails every edit of that file, with the store's reason.
+  for (const refusal of report.refused) failApplied(staged.outcomes, (o) => files.canonical(o.path) === refusal.path, refusal.reason);
+  if (!written.length) {
+    clearJournal(root);
+    return { written, commitError: null };
+  }
+  if (operation) {
+    clearJournal(root);
+    out.warn(`A git ${operation} is in progress: coder wrote ${written.join(", ")} but did not commit (the commit belongs to your ${operation}; git add the files when they are ready).`);
+    return { written, commitError: null };
+  }
+  // The files are on disk now: commit them even after Ctrl-C or SIGTERM (the aborted message
+  // request resolves to null, so the deterministic summary is used). Leaving them
+  // uncommitted would let /undo revert an older commit instead of this change.
+  const text = signal.aborted ? null : await message;
+  trace("reply: commit message");
+  const commit = await commitReply(author, written, text);
+  trace("reply: committed");
+  if (services.lastReply) services.lastReply.commit = commit.hash;
+  // A failed commit keeps the journal: the next start offers to finish it or restore the files.
+  if (commit.error === null) clearJournal(root);
+  return { written, commitError: commit.error };
+}
+
+/** Dirty-commit the user's pending changes to these files (not mid-merge), then write atomically, journal first. */
+async function writeChanges(services: CoderServices, staged: AppliedReply, operation: GitOperation | null, journal: WriteOptions["beforeWrite"]): Promise<WriteReport> {
   const { git, out } = services;
   const options = services.app.settings.options;
-  if (git && options.dirtyCommits) {
-    const outcome = await git.commitDirty([...changes.keys()], { verify: options.verify });
+  if (git && options.dirtyCommits && !operation) {
+    const outcome = await git.commitDirty([...staged.changes.keys()], { verify: options.verify });
     if (outcome.status === "committed") out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
     else if (outcome.status === "failed") out.warn(`Could not commit the pending changes first: ${outcome.message}`);
   }
-  return services.files.writeAll(changes, { dryRun: false });
+  return services.files.writeAll(staged.changes, { dryRun: false, expected: staged.before, beforeWrite: journal });
 }
 
 /** The weak model's commit message for these changes; null (git's deterministic summary) when it fails. */
@@ -104,18 +178,17 @@ async function commitMessage(author: CommitAuthor, paths: string[], before: Map<
   }
 }
 
-/** One commit per applied reply; returns its hash, or null when nothing was committed. */
-async function commitReply(author: CommitAuthor, paths: string[], message: string | null): Promise<string | null> {
+/** One commit per applied reply: its hash (null when nothing was committed), or git's error. */
+async function commitReply(author: CommitAuthor, paths: string[], message: string | null): Promise<{ hash: string | null; error: string | null }> {
   const { git, out } = author.services;
   const options = author.services.app.settings.options;
-  if (!git || !options.autoCommits) return null;
+  if (!git || !options.autoCommits) return { hash: null, error: null };
   const outcome = await git.commitEdits(paths, { message, request: author.request, model: author.model, attribution: options.attribution, verify: options.verify });
   if (outcome.status === "committed") {
     out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
-    return outcome.commit.hash;
+    return { hash: outcome.commit.hash, error: null };
   }
-  if (outcome.status === "failed") out.warn(`Commit failed: ${outcome.message}`);
-  return null;
+  return { hash: null, error: outcome.status === "failed" ? outcome.message : null };
 }
 
 /**

@@ -3,7 +3,7 @@
 // what happened; the turn loop turns failures into the reflection.
 import { posix } from "node:path";
 import { FormatError, PluginError } from "./errors.ts";
-import type { WriteReport } from "./files.ts";
+import type { WriteOptions, WriteReport } from "./files.ts";
 import type { ConfirmGroup, EditPermission } from "./gate.ts";
 import type { Edit, EditFormat, EditOutcome, Fence, ModelReply, ParsedReply, Workspace } from "./plugin.ts";
 import { guard, messageOf, type Registered } from "./registry.ts";
@@ -24,7 +24,7 @@ export interface FileStoreLike {
   /** A read-only file outside the repository, by absolute path (never written). */
   readOutside(abs: string): string | null;
   workspace(chatFiles: readonly string[]): StagedWorkspace;
-  writeAll(changes: ReadonlyMap<string, string | null>, opts: { dryRun?: boolean }): Promise<WriteReport>;
+  writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions): Promise<WriteReport>;
 }
 
 /** What the engine needs of core/gate.ts `Gate`. */
@@ -74,6 +74,33 @@ export interface AppliedReply {
   joined: string[];
   /** Files outside the chat that the gate allowed but whose edits failed. */
   failedOutside: string[];
+  /**
+   * Apply the same edits again to the files as they are now, with the gate's answers of this
+   * reply replayed (nobody is asked twice): for when another writer changed a file meanwhile.
+   */
+  restage(): Promise<AppliedReply>;
+}
+
+/** The gate's answers within one reply, by path: replayed when the reply is staged again. */
+interface GateAnswers {
+  edit: Map<string, EditPermission>;
+  config: Map<string, EditPermission>;
+}
+
+/** A gate that asks each path's question once per reply, and replays the answer after that. */
+function answeringOnce(gate: GateLike, answers: GateAnswers): GateLike {
+  const once = async (memo: Map<string, EditPermission>, rel: string, ask: () => Promise<EditPermission>) => {
+    const known = memo.get(rel);
+    if (known) return known;
+    const answer = await ask();
+    memo.set(rel, answer);
+    return answer;
+  };
+  return {
+    group: (size) => gate.group(size),
+    editPermission: (rel, ctx) => once(answers.edit, rel, () => gate.editPermission(rel, ctx)),
+    protectedChange: (rel, detail) => once(answers.config, rel, () => gate.protectedChange(rel, detail)),
+  };
 }
 
 const normalizePath = (p: string): string => posix.normalize(p.replaceAll("\\", "/"));
@@ -84,20 +111,15 @@ export function editTargets(edit: Edit): string[] {
 }
 
 /** Gate every path of every edit, then apply the allowed edits to one staged workspace. Writes nothing. */
-export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<AppliedReply> {
-  const { files, gate, chatFiles, readOnlyFiles, format } = inputs;
+export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: GateAnswers = { edit: new Map(), config: new Map() }): Promise<AppliedReply> {
+  const { files, chatFiles, readOnlyFiles, format } = inputs;
+  const gate = answeringOnce(inputs.gate, answers);
   const outcomes: (EditOutcome | undefined)[] = new Array(edits.length);
   const allowed: { edit: Edit; index: number }[] = [];
   const outside = new Set<string>();
   // One question per file outside the chat, with All / Skip all when there are several.
   const group = gate.group(new Set(edits.flatMap(editTargets).filter((p) => !chatFiles.includes(p))).size);
-  const decided = new Map<string, EditPermission>();
-  /** The gate's answer for a path, asked once per reply. */
-  const permissionFor = async (rel: string): Promise<EditPermission> => {
-    const permission = decided.get(rel) ?? (await gate.editPermission(rel, { chatFiles, readOnlyFiles, existsInRepo: files.read(rel) !== null, group }));
-    decided.set(rel, permission);
-    return permission;
-  };
+  const permissionFor = (rel: string): Promise<EditPermission> => gate.editPermission(rel, { chatFiles, readOnlyFiles, existsInRepo: files.read(rel) !== null, group });
 
   for (const [index, edit] of edits.entries()) {
     const targets = editTargets(edit);
@@ -164,7 +186,7 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
     break;
   }
 
-  changes = await confirmProtectedChanges(inputs, changes, before, done);
+  changes = await confirmProtectedChanges({ ...inputs, gate }, changes, before, done);
 
   const landed = new Set(done.filter((o) => o.status === "applied").map((o) => o.path));
   return {
@@ -173,7 +195,13 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[]): Promise<Ap
     before,
     joined: [...outside].filter((p) => landed.has(p)),
     failedOutside: [...outside].filter((p) => !landed.has(p) && done.some((o) => o.path === p && o.status === "failed")),
+    restage: () => stageEdits(inputs, edits, answers),
   };
+}
+
+/** Has a file the reply read or writes changed on disk since it was staged? */
+export function isStale(staged: AppliedReply, files: Pick<FileStoreLike, "read">): boolean {
+  return [...staged.before].some(([path, text]) => files.read(path) !== text);
 }
 
 /**

@@ -204,6 +204,7 @@ export class CoderSession implements Session {
   }
 
   warn(text: string): void {
+    this.warnings++;
     this.services.out.warn(text);
   }
 
@@ -248,7 +249,16 @@ export class CoderSession implements Session {
    * Run `/name arg`: an exact command name, or an unambiguous prefix. Errors in
    * the command are reported with its plugin's name; the session goes on.
    */
-  async runCommand(line: string): Promise<void> {
+  async runCommand(line: string): Promise<boolean> {
+    const warnedBefore = this.warnings;
+    await this.dispatch(line);
+    return this.warnings === warnedBefore;
+  }
+
+  /** Warnings said so far: a command that warned did not do what it was asked (its exit code in one-shot mode is 1). */
+  private warnings = 0;
+
+  private async dispatch(line: string): Promise<void> {
     const match = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim());
     if (!match) return;
     const [, typed = "", arg = ""] = match;

@@ -61,6 +61,11 @@ function ensureRecordFolder(file: string): void {
   if (lstatOrNull(dir)?.isSymbolicLink()) throw new Error(`${dir} is a symlink; coder does not write its records through a link`);
 }
 
+/** Make `root/.coder` (a real folder) when it is missing. */
+export function ensureStateDir(root: string): void {
+  ensureRecordFolder(join(stateDirOf(root), "record"));
+}
+
 /** Append `text` to one of coder's record files, creating it; never follows a symlink at `file`. */
 export function appendRecord(file: string, text: string): void {
   ensureRecordFolder(file);

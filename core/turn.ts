@@ -8,7 +8,7 @@ import { chooseEditor, runEditor } from "./architect.ts";
 import type { ChatFiles } from "./chat-files.ts";
 import { type Chunk, chunkMessages, countMessageTokens, renderTokenReport, tokenRows } from "./chunks.ts";
 import { lintAndTest } from "./checks.ts";
-import { PluginError } from "./errors.ts";
+import { Interrupted, PluginError } from "./errors.ts";
 import type { Gate } from "./gate.ts";
 import type { GitRepo } from "./git.ts";
 import { ChatHistory, historyBudget, summariseHistory, summaryPrompt, type Transcript } from "./history.ts";
@@ -119,20 +119,28 @@ export class Coder {
     return this.controller !== null;
   }
 
-  /** Abort the request in flight (Ctrl-C). */
+  /**
+   * Abort the request in flight (Ctrl-C, SIGTERM, SIGHUP). A write batch under way is finished
+   * and committed first; no further request (a reflection) starts in this turn.
+   */
   interrupt(): void {
+    this.stopRequested = true;
     this.controller?.abort();
   }
+
+  private stopRequested = false;
 
   /** One user request with its reflections, within the budget. */
   async runOne(message: string): Promise<TurnResult> {
     this.cancelPings();
+    this.stopRequested = false;
     this.turnRequest = message;
     this.services.transcript.user(message);
     let next = message;
     let reflections = 0;
     try {
       for (;;) {
+        if (this.stopRequested) throw new Interrupted();
         const result = await this.send(next);
         if (!result.reflection) return { ok: !result.failing, reflections };
         if (reflections >= this.setup.maxReflections) {
@@ -273,7 +281,7 @@ export class Coder {
     }
 
     const { edits, shell } = parsed.parsed;
-    const staged = await stageEdits(
+    const first = await stageEdits(
       {
         format: this.format,
         reply,
@@ -287,9 +295,9 @@ export class Coder {
       },
       edits,
     );
+    const { written, staged, commitError } = await writeAndCommit({ services: this.services, model: this.model, weakModel: this.weakModel(), request: this.turnRequest }, first, signal);
     const { outcomes } = staged;
     for (const path of [...staged.joined, ...staged.failedOutside]) this.chat.add(path);
-    const written = await writeAndCommit({ services: this.services, model: this.model, weakModel: this.weakModel(), request: this.turnRequest }, staged, signal);
     answerToolCalls(this.history.cur, reply.toolCalls, outcomes, null);
 
     // A suggested command that failed may come back as a fix request, through the same reflection.
@@ -309,6 +317,8 @@ export class Coder {
       }
       return { reflection: withFixes(report), failing: true };
     }
+    // The files are written but git refused the commit (a hook, a lock): the user's to fix, said as an error.
+    if (commitError) return { reflection: fixes.length ? fixes.join("\n\n") : null, failing: true };
     if (written.length) {
       const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, written);
       if (check) return { reflection: withFixes(check), failing: true };

@@ -96,7 +96,8 @@ describe.skipIf(!existsSync(BINARY))("shell suggestions: output to the chat, fai
     await run.pty.waitFor("> ");
     run.pty.type("run the check\r");
     let at = await run.pty.waitFor("Run shell command: echo boom-pty; exit 4");
-    run.pty.type(KEY.enter);
+    // The shell question's default is No: Yes is one up from it.
+    run.pty.type(KEY.up + KEY.enter);
     at = await run.pty.waitFor("Ask the model to fix what `echo boom-pty; exit 4` reports?", at);
     run.pty.type(KEY.enter);
     await run.pty.waitFor("the fix is elsewhere", at);

@@ -29,7 +29,8 @@ export const CHOICE_LABELS: Record<Choice, string> = {
 export interface Prompter {
   /** True when a person answers (a terminal); false when answers are automatic. */
   readonly interactive: boolean;
-  choose(question: string, choices: readonly Choice[], detail?: string): Promise<Choice>;
+  /** `initial`: the answer Enter takes (default "yes"; the shell question's is "no"). */
+  choose(question: string, choices: readonly Choice[], detail?: string, initial?: Choice): Promise<Choice>;
 }
 
 /** Where a prompter may say things (stderr by default, so `--json` stdout stays clean). */
@@ -47,7 +48,7 @@ const sayOnStderr: Say = (text) => {
 export class ClackPrompter implements Prompter {
   readonly interactive = true;
 
-  async choose(question: string, choices: readonly Choice[], detail?: string): Promise<Choice> {
+  async choose(question: string, choices: readonly Choice[], detail?: string, initial: Choice = "yes"): Promise<Choice> {
     const clack = await import("@clack/prompts");
     // Questions carry model-chosen text (paths, commands): no escape sequence reaches the terminal.
     if (detail) clack.log.message(terminalSafe(detail));
@@ -62,7 +63,7 @@ export class ClackPrompter implements Prompter {
       answer = await clack.select<Choice>({
         message: terminalSafe(question),
         options: choices.map((value) => ({ value, label: CHOICE_LABELS[value] })),
-        initialValue: choices.includes("yes") ? "yes" : choices[0],
+        initialValue: choices.includes(initial) ? initial : choices[0],
       });
     } finally {
       process.stdin.off("keypress", onKey);

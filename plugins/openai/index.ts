@@ -109,6 +109,18 @@ class AttemptError extends Error {
   }
 }
 
+/** A Chat Completions body: an object with a `choices` list. */
+function isCompletion(body: unknown): boolean {
+  return typeof body === "object" && body !== null && Array.isArray((body as { choices?: unknown }).choices);
+}
+
+/** What came instead of a completion, in a few words: `"<!DOCTYPE html><html>…"`. */
+function describeBody(body: unknown): string {
+  const text = typeof body === "string" ? body : JSON.stringify(body) ?? String(body);
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat ? JSON.stringify(flat.length > 60 ? `${flat.slice(0, 59)}…` : flat) : "an empty body";
+}
+
 export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAdapter {
   const policy: RetryPolicy = { ...DEFAULT_RETRY, ...options.retry };
   const infoFor = (model: string): ModelInfo | undefined => {
@@ -143,6 +155,8 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
       const response = await client.chat.completions.create(params as never, { signal: attempt.controller.signal });
       if (!streaming) {
         if (attempt.cause) throw failed();
+        // A proxy's login page or an HTML error page can come with status 200: not a reply.
+        if (!isCompletion(response)) throw new AttemptError({ retryable: false, reason: `the endpoint answered with something that is not a chat completion (${describeBody(response)}); check --api-base` });
         yield* completionEvents(response as never);
         return;
       }

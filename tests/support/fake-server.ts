@@ -66,6 +66,8 @@ export interface FakeStep {
   match?: string;
   /** Keep the step queued after answering (e.g. every commit-message request of a weak model). */
   repeat?: boolean;
+  /** Answer with this body as it is (status 200 unless `status`), e.g. a proxy's HTML page instead of a completion. */
+  rawBody?: { body: string; contentType: string };
 }
 
 export interface RecordedRequest {
@@ -187,6 +189,7 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
         );
       }
       if (step.delayMs) await sleep(step.delayMs, req.signal);
+      if (step.rawBody) return new Response(step.rawBody.body, { status: step.status ?? 200, headers: { "content-type": step.rawBody.contentType } });
       if (step.status && step.status >= 300) return errorResponse(step);
       const id = `chatcmpl-fake-${++completionCount}`;
       return entry.body?.stream ? streamResponse(step, entry.body, id) : jsonResponse(step, entry.body, id);
