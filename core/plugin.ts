@@ -207,8 +207,25 @@ export interface ReportContext {
 
 // ─── The shared matcher ──────────────────────────────────────────────────────
 
-/** Which rung of the matching ladder found the place. */
-export type MatchRung = "exact" | "trailing-whitespace" | "indentation" | "leading-blank" | "elision" | "fuzzy";
+/**
+ * Which rung of the matching ladder found the place, strictest first. `blank-lines`: SEARCH
+ * differs from the file only in blank lines (its non-blank lines match one place).
+ */
+export type MatchRung = "exact" | "trailing-whitespace" | "indentation" | "leading-blank" | "blank-lines" | "elision" | "fuzzy";
+
+/**
+ * Limits on one `Matcher.replace` call (both optional, both additive to API version 1).
+ *
+ * @example
+ * kit.matcher.replace(text, search, replace, { loosest: "exact" }); // exact copies only
+ * kit.matcher.replace(text, search, replace, { at: 42 });           // only the match that starts on line 42
+ */
+export interface MatchOptions {
+  /** Climb the ladder no further than this rung. */
+  loosest?: MatchRung;
+  /** 1-based line the match must start on (e.g. one of an `ambiguous` failure's candidates). */
+  at?: number;
+}
 
 export type MatchFailureReason = "not-found" | "ambiguous" | "already-applied" | "no-op";
 
@@ -239,8 +256,8 @@ export interface MatchFailure {
 export type MatchResult = MatchSuccess | MatchFailure;
 
 export interface Matcher {
-  /** Replace the whole-line text `search` by `replace` in `content`, climbing the ladder. */
-  replace(content: string, search: string, replace: string): MatchResult;
+  /** Replace the whole-line text `search` by `replace` in `content`, climbing the ladder (as far as `options` allow). */
+  replace(content: string, search: string, replace: string, options?: MatchOptions): MatchResult;
   /** Render a failure as text for the model: the rule broken and "did you mean these lines". */
   explain(failure: MatchFailure, search: string, replace: string, path: string): string;
 }
