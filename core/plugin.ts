@@ -148,6 +148,12 @@ export interface ParseContext {
   chatFiles: readonly string[];
   /** Map a path as the model wrote it onto a repository path (decoration stripped, basename/suffix/close match among chat files). */
   resolvePath(raw: string): string;
+  /**
+   * Every file of the repository (tracked, or all without git), repository-relative: lets a
+   * parser tell a path from prose (e.g. paths with spaces are plausible only where some exist).
+   * Optional (additive to API version 1): absent when the kernel does not say.
+   */
+  repoFiles?: readonly string[];
 }
 
 export interface ParsedReply<E extends Edit = Edit> {
