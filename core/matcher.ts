@@ -386,9 +386,11 @@ export function applySearchReplace(content: string, search: string, replace: str
     return { status: "applied", content: out, rung: "elision", startLine: elided.start + 1, endLine: Math.max(elided.start + 1, elided.end) };
   }
 
-  // One similarity scan serves both the fuzzy rung and the "did you mean" regions.
+  // One similarity scan serves both the fuzzy rung and the "did you mean" regions (skipped when
+  // the caller stopped short of fuzzy: it asks again without limits for an explanation).
+  if (!limits.allows("fuzzy")) return failure("not-found", []);
   const windows = similarWindows(file.lines, s.slice(0, Math.min(s.length, file.lines.length)), 3);
-  const fuzzy = limits.allows("fuzzy") ? fuzzyLadder(file, s, r, windows) : null;
+  const fuzzy = fuzzyLadder(file, s, r, windows);
   if (fuzzy && (limits.at === null || fuzzy.hit.start === limits.at)) return applied("fuzzy", fuzzy.hit);
 
   // Not found: maybe the edit is already in the file.
@@ -463,6 +465,7 @@ export function explainFailure(failure: MatchFailure, search: string, replace: s
 
 /** The shared matcher, as handed to plugins in `kit.matcher`. */
 export const matcher: Matcher = {
+  rungs: RUNGS,
   replace: applySearchReplace,
   explain: explainFailure,
 };

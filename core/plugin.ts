@@ -262,6 +262,8 @@ export interface MatchFailure {
 export type MatchResult = MatchSuccess | MatchFailure;
 
 export interface Matcher {
+  /** Every rung of the ladder, strictest first (for `MatchOptions.loosest`, and to rank the rungs edits used). */
+  readonly rungs: readonly MatchRung[];
   /** Replace the whole-line text `search` by `replace` in `content`, climbing the ladder (as far as `options` allow). */
   replace(content: string, search: string, replace: string, options?: MatchOptions): MatchResult;
   /** Render a failure as text for the model: the rule broken and "did you mean these lines". */

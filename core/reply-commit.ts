@@ -58,7 +58,8 @@ export async function writeAndCommit(author: CommitAuthor, staged: AppliedReply,
   }
   for (const o of outcomes) {
     const notWritten = dryRun && o.status === "applied";
-    out.emit({ type: "edit", path: o.path, status: o.status, detail: notWritten ? "dry run: not written" : outcomeDetail(o), ...(notWritten ? { dryRun: true } : {}) });
+    const rung = o.status === "applied" && o.rung ? { rung: o.rung } : {};
+    out.emit({ type: "edit", path: o.path, status: o.status, detail: notWritten ? "dry run: not written" : outcomeDetail(o), ...rung, ...(notWritten ? { dryRun: true } : {}) });
   }
   // The human renderers say "Applied edit to ..." for every applied outcome; say plainly that nothing was written.
   if (dryRun && changes.size) out.print(`Dry run (--dry-run): nothing was written or committed (${changes.size} file${changes.size === 1 ? "" : "s"} would change).`);

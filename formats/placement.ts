@@ -43,6 +43,15 @@ export function hintsFromProse(prose: string): PlacementHints {
   return { lines, scopes: [...scopes] };
 }
 
+/** The clues of a diff hunk's `@@ -40,7 +40,8 @@ class Cart:` line: the old start line, the names in its heading. */
+export function hintsFromHunkHeader(header: string): PlacementHints {
+  const m = /^@@+\s*-(\d+)(?:,\d+)?\s+\+\d+(?:,\d+)?\s*@@+(.*)$/.exec(header.trim());
+  if (!m) return {};
+  const keywords = new Set(KEYWORDS.split("|"));
+  const scopes = [...new Set(m[2]!.match(/[A-Za-z_$][\w$]*/g) ?? [])].filter((w) => w.length >= 2 && !keywords.has(w) && !NOT_A_NAME.has(w.toLowerCase()));
+  return { lines: Number(m[1]) > 1 ? [Number(m[1])] : [], scopes }; // "-1" is what models write when they do not know
+}
+
 const indentOf = (line: string) => line.length - line.trimStart().length;
 
 /** The lines that open the scopes around line `start` (1-based): each less indented than the last, nearest first. */
