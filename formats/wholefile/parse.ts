@@ -139,7 +139,8 @@ export function parseListings(text: string, fence: Fence, chatFiles: readonly st
     }
     // Text glued to a closing fence, and the next fence a bare one (as an inner example's
     // closing fence is): the close was a line of content.
-    if (justClosed && justClosed.line === i - 1 && line.trim() !== "" && classifyLine(line, facts).kind !== "path") {
+    const opensNext = i + 1 < lines.length && openingMarker(lines[i + 1]!, fence) !== null && classifyLine(line, facts).kind === "path";
+    if (justClosed && justClosed.line === i - 1 && line.trim() !== "" && !opensNext) {
       const next = lines.find((l, k) => k > i && openingMarker(l, fence) !== null);
       if (next !== undefined && /^`+$|^<[a-z]+>$/.test(next.trim())) throw earlyClose(justClosed.name, justClosed.line, line, fence);
     }
