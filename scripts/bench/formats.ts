@@ -144,7 +144,13 @@ function rungCounts(): { lines: string[]; wrong: number } {
   const unique = new Set<string>();
   for (const c of data.cases) {
     if (c.expect_error) continue;
-    for (const b of parseEditBlocks(c.reply, c.fence, []).blocks) if (b.search.trim().split("\n").length >= 2) unique.add(b.search);
+    let blocks: { search: string }[] = [];
+    try {
+      blocks = parseEditBlocks(c.reply, c.fence, []).blocks;
+    } catch {
+      continue; // a section coder reads as malformed (its markers do not pair up): no SEARCH text to take
+    }
+    for (const b of blocks) if (b.search.trim().split("\n").length >= 2) unique.add(b.search);
   }
   const searches = [...unique];
   // Neighbours share no line with the SEARCH text (as the rest of a real file would not repeat it).
