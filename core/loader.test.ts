@@ -22,7 +22,7 @@ function testKit(registry: Registry): Kit {
   return createKit({
     version: "0.0.0",
     root: dir,
-    matcher: { replace: unavailable, explain: unavailable },
+    matcher: { rungs: [], replace: unavailable, explain: unavailable },
     reports: { failedEdits: unavailable },
     countTokens: (t) => t.length,
     files: plainFiles(dir, async () => []),

@@ -37,6 +37,41 @@ describe("matcher ladder", () => {
     expect(r.content).toBe("x = 1\ny = 3\n");
   });
 
+  test("blank lines: SEARCH with a blank line added or dropped lands once; the file keeps its blank lines where the edit leaves the gap", () => {
+    const file = "import a\n\n\ndef f():\n    x = 1\n\n    return x\n\n\ndef g():\n    pass\n";
+    const dropped = applied(file, "def f():\n    x = 1\n    return x\n", "def f():\n    x = 2\n    return x\n");
+    expect(dropped.rung).toBe("blank-lines");
+    expect(dropped.content).toBe(file.replace("x = 1", "x = 2"));
+    const added = applied(file, "def f():\n\n    x = 1\n\n    return x\n", "def f():\n\n    x = 3\n\n    return x\n");
+    expect(added.content).toBe(file.replace("x = 1", "x = 3"));
+    // REPLACE that rewrites the gap itself keeps its own blank lines; blank lines outside the span stay.
+    expect(applied(file, "    x = 1\n    return x\n", "    return 5\n").content).toBe("import a\n\n\ndef f():\n    return 5\n\n\ndef g():\n    pass\n");
+    // A trailing blank line SEARCH has and the file lacks is not added.
+    expect(applied("a = 1\nb = 2\nc = 3\n", "a = 1\nb = 2\n\n", "a = 1\nb = 9\n\n").content).toBe("a = 1\nb = 9\nc = 3\n");
+  });
+
+  test("blank lines: two places with the same non-blank lines are ambiguous", () => {
+    const r = matcher.replace("a\n\nb\nz\na\n\n\nb\n", "a\nb\n", "c\n");
+    expect(r).toMatchObject({ status: "failed", reason: "ambiguous" });
+    if (r.status === "failed") expect(r.candidates.map((c) => [c.startLine, c.endLine])).toEqual([[1, 3], [5, 8]]);
+  });
+
+  test("fuzzy never matches lines shifted against each other (a blank line facing a non-blank one)", () => {
+    // One blank line dropped and one line mistyped: the blank-lines rung cannot match, and the
+    // best window (its last line blank where SEARCH has `end = 0`) would leave `end = 0` behind.
+    const file = "value_1 = 1\nvalue_2 = 2\nvalue_3 = 3\nvalue_4 = 4\nvalue_5 = 5\nvalue_6 = 6\nvalue_7 = 7\n\nend = 0\n";
+    const r = matcher.replace(file, "value_1 = 1\nvalue_2 = 2\nvalue_3 = 33\nvalue_4 = 4\nvalue_5 = 5\nvalue_6 = 6\nvalue_7 = 7\nend = 0\n", "Z\n");
+    expect(r).toMatchObject({ status: "failed", reason: "not-found" });
+  });
+
+  test("options: loosest stops the climb, at picks one of several places", () => {
+    expect(matcher.replace("  a\n  b\n", "a\nb\n", "c\n", { loosest: "trailing-whitespace" })).toMatchObject({ status: "failed", reason: "not-found" });
+    expect(matcher.replace("  a\n  b\n", "a\nb\n", "c\n", { loosest: "indentation" })).toMatchObject({ status: "applied", content: "  c\n" });
+    expect(matcher.replace("x\ny\nx\ny\n", "x\ny\n", "z\n")).toMatchObject({ status: "failed", reason: "ambiguous" });
+    expect(matcher.replace("x\ny\nx\ny\n", "x\ny\n", "z\n", { at: 3 })).toMatchObject({ status: "applied", content: "x\ny\nz\n", startLine: 3 });
+    expect(matcher.replace("x\ny\nx\ny\n", "x\ny\n", "z\n", { at: 2 })).toMatchObject({ status: "failed" });
+  });
+
   test("... elision: each piece must match once", () => {
     const file = "def f():\n    a = 1\n    b = 2\n    c = 3\n    return a\n";
     const r = applied(file, "def f():\n...\n    return a\n", "def g():\n...\n    return c\n");

@@ -1,9 +1,10 @@
 // The one SEARCH/REPLACE matcher every format lands its edits through (handed to
 // plugins as kit.matcher). It climbs a ladder of ever looser rungs, stops at the
 // first rung that finds exactly one place, and returns failures as data.
+import { blankSpan, nonBlank, withFileGaps } from "./blank-lines.ts";
 import { fenced } from "./fence.ts";
 import { type FileLines, fromFileLines, isBlank, leadingWs, mostlyCrlf, textLines, toFileLines } from "./lines.ts";
-import type { MatchCandidate, MatchFailure, Matcher, MatchResult, MatchRung } from "./plugin.ts";
+import type { MatchCandidate, MatchFailure, Matcher, MatchOptions, MatchResult, MatchRung } from "./plugin.ts";
 import { similarWindows, type Window } from "./similarity.ts";
 
 export { lineSimilarity } from "./similarity.ts";
@@ -123,6 +124,22 @@ const STRICT_RUNGS: [MatchRung, Rung][] = [
   ["indentation", indentRung],
 ];
 
+/** Every rung, strictest first: the order the ladder climbs. */
+export const RUNGS: readonly MatchRung[] = ["exact", "trailing-whitespace", "indentation", "leading-blank", "blank-lines", "elision", "fuzzy"];
+
+/** Which rungs a call may use, and where its match must start (0-based), from the caller's options. */
+interface Limits {
+  allows(rung: MatchRung): boolean;
+  at: number | null;
+}
+
+function limitsOf(options: MatchOptions | undefined): Limits {
+  const last = options?.loosest ? RUNGS.indexOf(options.loosest) : RUNGS.length - 1;
+  return { allows: (rung) => RUNGS.indexOf(rung) <= last, at: options?.at ? options.at - 1 : null };
+}
+
+const NO_LIMITS: Limits = limitsOf(undefined);
+
 function candidate(file: FileLines, start: number, length: number, similarity: number): MatchCandidate {
   const end = Math.min(file.lines.length, start + Math.max(length, 1));
   return {
@@ -156,13 +173,36 @@ type LadderResult =
   | { kind: "ambiguous"; rung: MatchRung; hits: Hit[] }
   | { kind: "none" };
 
-function strictLadder(file: string[], search: string[], replace: string[]): LadderResult {
+function strictLadder(file: string[], search: string[], replace: string[], limits: Limits = NO_LIMITS): LadderResult {
   for (const [rung, find] of STRICT_RUNGS) {
-    const hits = find(file, search, replace);
+    if (!limits.allows(rung)) break;
+    let hits = find(file, search, replace);
+    if (limits.at !== null) hits = hits.filter((h) => h.start === limits.at);
     if (hits.length === 1) return { kind: "hit", rung, hit: hits[0]! };
     if (hits.length > 1) return { kind: "ambiguous", rung, hits };
   }
   return { kind: "none" };
+}
+
+/**
+ * SEARCH that differs from the file only in blank lines (one added or dropped, the
+ * commonest slip after whitespace): its non-blank lines matched against the file's
+ * non-blank lines by the strict rungs, the span mapped back onto the file.
+ */
+function blankLinesLadder(file: string[], search: string[], replace: string[], limits: Limits): LadderResult {
+  const s = nonBlank(search);
+  if (s.lines.length === 0) return { kind: "none" };
+  const f = nonBlank(file);
+  const n = s.lines.length;
+  const toFile = (h: Hit): Hit => {
+    const span = blankSpan(file, f, h.start, n, search);
+    return { start: span.start, length: span.length, replacement: withFileGaps(search, replace, h.replacement, span.gaps) };
+  };
+  const r = strictLadder(f.lines, s.lines, replace, { ...limits, at: null });
+  if (r.kind === "none") return r;
+  const hits = (r.kind === "hit" ? [r.hit] : r.hits).map(toFile).filter((h) => limits.at === null || h.start === limits.at);
+  if (hits.length === 0) return { kind: "none" };
+  return hits.length === 1 ? { kind: "hit", rung: "blank-lines", hit: hits[0]! } : { kind: "ambiguous", rung: "blank-lines", hits };
 }
 
 /**
@@ -215,14 +255,17 @@ function elisionLadder(file: FileLines, search: string[], replace: string[]): { 
 }
 
 function fuzzyLadder(file: FileLines, search: string[], replace: string[], windows: Window[]): { hit: Hit; score: number } | null {
-  const nonBlank = search.filter((l) => !isBlank(l)).length;
-  if (nonBlank < 2 || search.length > file.lines.length) return null;
+  const solid = search.filter((l) => !isBlank(l)).length;
+  if (solid < 2 || search.length > file.lines.length) return null;
   const [best, second] = windows;
   if (!best || best.score < FUZZY_THRESHOLD) return null;
   if (second && second.score > best.score - FUZZY_MARGIN) return null;
   // Most lines must agree but for whitespace: at most one line in four may really differ.
-  const differing = search.filter((l, k) => l.trim() !== file.lines[best.start + k]!.trim()).length;
-  if (differing > Math.floor(nonBlank / 4)) return null;
+  const pairs = search.map((l, k) => [l, file.lines[best.start + k]!] as const);
+  const differing = pairs.filter(([s, f]) => s.trim() !== f.trim()).length;
+  if (differing > Math.floor(solid / 4)) return null;
+  // A blank line facing a non-blank one means the lines are shifted against each other: no place is certain.
+  if (pairs.some(([s, f]) => isBlank(s) !== isBlank(f))) return null;
   // Carry the indentation difference of the first non-blank line over to the replacement.
   const j = search.findIndex((l) => !isBlank(l));
   const fileIndent = leadingWs(file.lines[best.start + j]!);
@@ -297,11 +340,13 @@ function exactFastPath(content: string, search: string[], replace: string[]): Ma
 /**
  * Replace the whole-line text `search` by `replace` in `content`. Stops at the first
  * rung that finds exactly one place; several places at one rung is `ambiguous`.
+ * `options.loosest` stops the climb early; `options.at` only accepts a match starting there.
  */
-export function applySearchReplace(content: string, search: string, replace: string): MatchResult {
+export function applySearchReplace(content: string, search: string, replace: string, options?: MatchOptions): MatchResult {
   const s = textLines(search);
   const r = textLines(replace);
-  const fast = s.some((l) => !isBlank(l)) ? exactFastPath(content, s, r) : null;
+  const limits = options ? limitsOf(options) : NO_LIMITS;
+  const fast = s.some((l) => !isBlank(l)) && limits.at === null ? exactFastPath(content, s, r) : null;
   if (fast) return fast;
   const file = toFileLines(content);
   if (s.every(isBlank)) return append(file, content, r);
@@ -311,34 +356,42 @@ export function applySearchReplace(content: string, search: string, replace: str
     if (next === content) return failure("no-op", [candidate(file, hit.start, hit.length, 1)]);
     return { status: "applied", content: next, rung, startLine: hit.start + 1, endLine: hit.start + hit.replacement.length };
   };
-  const ambiguous = (hits: Hit[]): MatchResult =>
-    failure("ambiguous", hits.slice(0, MAX_LOCATIONS + 1).map((h) => candidate(file, h.start, h.length, 1)));
+  const settle = (ladder: LadderResult, rung?: MatchRung): MatchResult | null => {
+    if (ladder.kind === "hit") return applied(rung ?? ladder.rung, ladder.hit);
+    if (ladder.kind === "ambiguous") return failure("ambiguous", ladder.hits.slice(0, MAX_LOCATIONS + 1).map((h) => candidate(file, h.start, h.length, 1)));
+    return null;
+  };
 
-  const strict = strictLadder(file.lines, s, r);
-  if (strict.kind === "hit") return applied(strict.rung, strict.hit);
-  if (strict.kind === "ambiguous") return ambiguous(strict.hits);
+  const strict = settle(strictLadder(file.lines, s, r, limits));
+  if (strict) return strict;
 
-  if (isBlank(s[0]!)) {
+  if (isBlank(s[0]!) && limits.allows("leading-blank")) {
     let k = 0;
     while (k < s.length && isBlank(s[k]!)) k++;
     let m = 0;
     while (m < r.length && isBlank(r[m]!) && m < k) m++;
-    const again = strictLadder(file.lines, s.slice(k), r.slice(m));
-    if (again.kind === "hit") return applied("leading-blank", again.hit);
-    if (again.kind === "ambiguous") return ambiguous(again.hits);
+    const again = settle(strictLadder(file.lines, s.slice(k), r.slice(m), limits), "leading-blank");
+    if (again) return again;
   }
 
-  const elided = elisionLadder(file, s, r);
-  if (elided) {
+  if (limits.allows("blank-lines")) {
+    const blank = settle(blankLinesLadder(file.lines, s, r, limits));
+    if (blank) return blank;
+  }
+
+  const elided = limits.allows("elision") ? elisionLadder(file, s, r) : null;
+  if (elided && (limits.at === null || elided.start === limits.at)) {
     const out = fromFileLines(elided.file);
     if (out === content) return failure("no-op", []);
     return { status: "applied", content: out, rung: "elision", startLine: elided.start + 1, endLine: Math.max(elided.start + 1, elided.end) };
   }
 
-  // One similarity scan serves both the fuzzy rung and the "did you mean" regions.
+  // One similarity scan serves both the fuzzy rung and the "did you mean" regions (skipped when
+  // the caller stopped short of fuzzy: it asks again without limits for an explanation).
+  if (!limits.allows("fuzzy")) return failure("not-found", []);
   const windows = similarWindows(file.lines, s.slice(0, Math.min(s.length, file.lines.length)), 3);
   const fuzzy = fuzzyLadder(file, s, r, windows);
-  if (fuzzy) return applied("fuzzy", fuzzy.hit);
+  if (fuzzy && (limits.at === null || fuzzy.hit.start === limits.at)) return applied("fuzzy", fuzzy.hit);
 
   // Not found: maybe the edit is already in the file.
   if (r.filter((l) => !isBlank(l)).length >= 2 || r.join("\n").trim().length >= 16) {
@@ -412,6 +465,7 @@ export function explainFailure(failure: MatchFailure, search: string, replace: s
 
 /** The shared matcher, as handed to plugins in `kit.matcher`. */
 export const matcher: Matcher = {
+  rungs: RUNGS,
   replace: applySearchReplace,
   explain: explainFailure,
 };

@@ -148,6 +148,12 @@ export interface ParseContext {
   chatFiles: readonly string[];
   /** Map a path as the model wrote it onto a repository path (decoration stripped, basename/suffix/close match among chat files). */
   resolvePath(raw: string): string;
+  /**
+   * Every file of the repository (tracked, or all without git), repository-relative: lets a
+   * parser tell a path from prose (e.g. paths with spaces are plausible only where some exist).
+   * Optional (additive to API version 1): absent when the kernel does not say.
+   */
+  repoFiles?: readonly string[];
 }
 
 export interface ParsedReply<E extends Edit = Edit> {
@@ -207,8 +213,25 @@ export interface ReportContext {
 
 // ─── The shared matcher ──────────────────────────────────────────────────────
 
-/** Which rung of the matching ladder found the place. */
-export type MatchRung = "exact" | "trailing-whitespace" | "indentation" | "leading-blank" | "elision" | "fuzzy";
+/**
+ * Which rung of the matching ladder found the place, strictest first. `blank-lines`: SEARCH
+ * differs from the file only in blank lines (its non-blank lines match one place).
+ */
+export type MatchRung = "exact" | "trailing-whitespace" | "indentation" | "leading-blank" | "blank-lines" | "elision" | "fuzzy";
+
+/**
+ * Limits on one `Matcher.replace` call (both optional, both additive to API version 1).
+ *
+ * @example
+ * kit.matcher.replace(text, search, replace, { loosest: "exact" }); // exact copies only
+ * kit.matcher.replace(text, search, replace, { at: 42 });           // only the match that starts on line 42
+ */
+export interface MatchOptions {
+  /** Climb the ladder no further than this rung. */
+  loosest?: MatchRung;
+  /** 1-based line the match must start on (e.g. one of an `ambiguous` failure's candidates). */
+  at?: number;
+}
 
 export type MatchFailureReason = "not-found" | "ambiguous" | "already-applied" | "no-op";
 
@@ -239,8 +262,10 @@ export interface MatchFailure {
 export type MatchResult = MatchSuccess | MatchFailure;
 
 export interface Matcher {
-  /** Replace the whole-line text `search` by `replace` in `content`, climbing the ladder. */
-  replace(content: string, search: string, replace: string): MatchResult;
+  /** Every rung of the ladder, strictest first (for `MatchOptions.loosest`, and to rank the rungs edits used). */
+  readonly rungs: readonly MatchRung[];
+  /** Replace the whole-line text `search` by `replace` in `content`, climbing the ladder (as far as `options` allow). */
+  replace(content: string, search: string, replace: string, options?: MatchOptions): MatchResult;
   /** Render a failure as text for the model: the rule broken and "did you mean these lines". */
   explain(failure: MatchFailure, search: string, replace: string, path: string): string;
 }

@@ -74,7 +74,8 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
   }
   for (const o of staged.outcomes) {
     const notWritten = dryRun && o.status === "applied";
-    out.emit({ type: "edit", path: o.path, status: o.status, detail: notWritten ? "dry run: not written" : outcomeDetail(o), ...(notWritten ? { dryRun: true } : {}) });
+    const rung = o.status === "applied" && o.rung ? { rung: o.rung } : {};
+    out.emit({ type: "edit", path: o.path, status: o.status, detail: notWritten ? "dry run: not written" : outcomeDetail(o), ...rung, ...(notWritten ? { dryRun: true } : {}) });
   }
   showApproximateMatches(services, staged, written);
   // The human renderers say "Applied edit to ..." for every applied outcome; say plainly that nothing was written.

@@ -50,10 +50,10 @@ export interface ApplyInputs {
 export type ParseResult = { ok: true; parsed: ParsedReply } | { ok: false; error: string; pluginError: boolean };
 
 /** Parse the reply; a FormatError's text is for the model, any other throw is the plugin's bug. */
-export function parseReply(inputs: Pick<ApplyInputs, "format" | "reply" | "fence" | "chatFiles" | "resolvePath">): ParseResult {
+export function parseReply(inputs: Pick<ApplyInputs, "format" | "reply" | "fence" | "chatFiles" | "resolvePath"> & { repoFiles?: readonly string[] }): ParseResult {
   const { format } = inputs;
   try {
-    const parsed = format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath });
+    const parsed = format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath, ...(inputs.repoFiles ? { repoFiles: inputs.repoFiles } : {}) });
     return { ok: true, parsed };
   } catch (error) {
     // kit.FormatError, or a plugin's own error class of that name: the text is for the model.

@@ -270,6 +270,7 @@ export class Coder {
       fence,
       chatFiles: this.chat.editable,
       resolvePath: (raw) => resolveModelPath(raw, this.chat.editable, all),
+      repoFiles: all,
     });
     if (!parsed.ok) {
       answerToolCalls(this.history.cur, reply.toolCalls, [], parsed.error);

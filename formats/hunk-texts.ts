@@ -1,5 +1,9 @@
 // The two texts of a diff hunk (udiff) or patch chunk: both formats mark lines with
 // ` `/`-`/`+` the same way, and both locate the change by its text through kit.matcher.
+import type { Kit, MatchRung } from "../core/plugin.ts";
+
+/** The looser of two rungs (an edit made of several matches reports the loosest one used). */
+export const loosest = (kit: Kit, a: MatchRung, b: MatchRung): MatchRung => (kit.matcher.rungs.indexOf(b) > kit.matcher.rungs.indexOf(a) ? b : a);
 
 /** The text a hunk expects (context and removed lines) and the text it leaves (context and added lines). */
 export function hunkTexts(lines: readonly string[]): { before: string; after: string } {

@@ -1,31 +1,108 @@
 // Applying SEARCH/REPLACE-shaped edits (the `diff` formats and the `tool` format's
 // edit_file): through kit.matcher, falling back to the other chat files when a
-// block does not match in the file it names (never for an empty SEARCH).
-import type { Edit, EditOutcome, Kit, MatchRung, Workspace } from "../core/plugin.ts";
+// block does not match in the file it names (never for an empty SEARCH). A SEARCH
+// that matches several places lands only where the reply's clues point to one.
+import type { Edit, EditOutcome, Kit, MatchResult, MatchRung, Workspace } from "../core/plugin.ts";
+import { choosePlace, type PlacementHints } from "./placement.ts";
+
+/** One way to read a block with several divider-shaped lines: SEARCH and REPLACE on either side of one. */
+export interface SplitReading {
+  search: string;
+  replace: string;
+  /** The divider line, trimmed. */
+  divider: string;
+}
 
 export interface SearchReplaceEdit extends Edit {
   search: string;
   replace: string;
+  /** Clues to where the edit goes, consulted only when SEARCH matches several places. */
+  hints?: PlacementHints;
+  /** Set when the block holds several divider-shaped lines: the file decides which one divides it. */
+  splits?: readonly SplitReading[];
 }
+
+/** Ambiguous matches the matcher lists in full (it reports one more when there are more). */
+const MAX_PLACES = 12;
+
+/** The canonical divider, preferred when several divider-shaped lines could split a block. */
+const CANONICAL_DIVIDER = "=======";
 
 /** Apply edits in order to the staged workspace; one outcome each, never throws for a mismatch. */
 export function applySearchReplaceEdits<E extends SearchReplaceEdit>(kit: Kit, edits: E[], ws: Workspace): EditOutcome<E>[] {
-  return edits.map((edit) => applyOne(kit, edit, ws));
+  // Where the previous edit of each file ended: a clue for the next edit of the same file.
+  const lastEnd = new Map<string, number>();
+  return edits.map((edit) => {
+    const read = edit.splits ? readSplits(kit, edit, ws) : edit;
+    if ("status" in read) return read;
+    const { outcome, endLine } = applyOne(kit, read, ws, lastEnd.get(edit.path) ?? null);
+    if (outcome.status === "applied" && endLine !== undefined) lastEnd.set(outcome.path, endLine);
+    return outcome;
+  });
 }
 
-function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace): EditOutcome<E> {
+/**
+ * The one reading of a block with several divider-shaped lines whose SEARCH fits the file.
+ * Only splits at a canonical `=======` are considered when there is one. Several that fit at
+ * the same place: the longest SEARCH (the file holds the other divider-shaped lines there).
+ */
+function readSplits<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace): E | EditOutcome<E> {
+  const splits = edit.splits!;
+  const canonical = splits.filter((s) => s.divider === CANONICAL_DIVIDER);
+  const pool = canonical.length ? canonical : splits;
+  const content = ws.read(edit.path);
+  const tried = pool.map((s) => ({ split: s, result: content === null ? null : kit.matcher.replace(content, s.search, s.replace) }));
+  const fits = tried.filter((t) => t.result?.status === "applied" || (t.result?.status === "failed" && t.result.reason === "no-op"));
+  const startOf = (r: MatchResult | null) => (r?.status === "applied" ? r.startLine : r?.status === "failed" ? r.candidates[0]?.startLine : undefined);
+  const samePlace = fits.length > 1 && fits.every((f) => startOf(f.result) === startOf(fits[0]!.result));
+  const chosen = fits.length === 1 || samePlace ? fits.reduce((a, b) => (b.split.search.length > a.split.search.length ? b : a)) : null;
+  if (chosen) return { ...edit, search: chosen.split.search, replace: chosen.split.replace, splits: undefined };
+
+  const dividers = [...new Set(splits.map((s) => `\`${s.divider}\``))].join(", ");
+  const intro = `This block has ${splits.length} lines shaped like the \`=======\` divider (${dividers}), so it can be read ${splits.length} ways.`;
+  const rule =
+    "Rule: a line that looks like `=======` (a title underline, a merge-conflict example) is read as the divider. Choose SEARCH lines that leave such lines out, or make SEARCH long enough that only one reading matches the file.";
+  if (content === null) return { status: "failed", edit, path: edit.path, reason: "missing-file", detail: `${intro} ${edit.path} does not exist, so no reading can be checked against it.\n\n${rule}` };
+  if (fits.length === 0) {
+    const first = tried[0]!;
+    const why = first.result?.status === "failed" ? kit.matcher.explain(first.result, first.split.search, first.split.replace, edit.path) : "";
+    return { status: "failed", edit, path: edit.path, reason: "not-found", detail: `${intro} Under none of them does the SEARCH text match ${edit.path}. Read at the first \`${first.split.divider}\`:\n\n${why}\n\n${rule}` };
+  }
+  const where = fits.map((f) => `at line ${startOf(f.result)}`).join(", ");
+  return { status: "failed", edit, path: edit.path, reason: "ambiguous", detail: `${intro} ${fits.length} readings match ${edit.path} at different places (${where}), so it is not clear which line divides SEARCH from REPLACE.\n\n${rule}` };
+}
+
+interface Applied<E extends Edit> {
+  outcome: EditOutcome<E>;
+  /** Last line of the edit's new text in the file (for the next edit's clue). */
+  endLine?: number;
+}
+
+function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace, previousEnd: number | null): Applied<E> {
   const { path, search, replace } = edit;
   const refused = ws.check?.(path);
   const content = ws.read(path);
+  const failed = (r: Extract<MatchResult, { status: "failed" }>, at = path): Applied<E> => ({
+    outcome: { status: "failed", edit, path: at, reason: r.reason, detail: kit.matcher.explain(r, search, replace, at), match: r },
+  });
+  const landed = (at: string, r: Extract<MatchResult, { status: "applied" }>, note?: string): Applied<E> => ({ outcome: stageWrite(edit, ws, at, r.content, note, r.rung), endLine: r.endLine });
   if (search.trim() === "") {
-    if (refused) return { status: "failed", edit, path, reason: "refused", detail: refused };
-    if (content === null || content === "") return stageWrite(edit, ws, path, withFinalNewline(replace), content === null ? "created" : "filled");
+    if (refused) return { outcome: { status: "failed", edit, path, reason: "refused", detail: refused } };
+    if (content === null || content === "") return { outcome: stageWrite(edit, ws, path, withFinalNewline(replace), content === null ? "created" : "filled") };
     const r = kit.matcher.replace(content, search, replace);
-    if (r.status === "applied") return stageWrite(edit, ws, path, r.content, "appended", r.rung);
-    return { status: "failed", edit, path, reason: r.reason, detail: kit.matcher.explain(r, search, replace, path), match: r };
+    return r.status === "applied" ? landed(path, r, "appended") : failed(r);
   }
-  const first = content === null ? null : kit.matcher.replace(content, search, replace);
-  if (first?.status === "applied" && !refused) return stageWrite(edit, ws, path, first.content, undefined, first.rung);
+  let first = content === null ? null : kit.matcher.replace(content, search, replace);
+  let note: string | undefined;
+  if (content !== null && first?.status === "failed" && first.reason === "ambiguous" && first.candidates.length <= MAX_PLACES) {
+    const place = choosePlace(first.candidates, content, edit.hints ?? {}, previousEnd);
+    const placed = place ? kit.matcher.replace(content, search, replace, { at: place.at }) : null;
+    if (placed?.status === "applied") {
+      note = `the SEARCH text matches ${first.candidates.length} places; used lines ${placed.startLine}-${placed.endLine}: ${place!.why}`;
+      first = placed;
+    }
+  }
+  if (first?.status === "applied" && !refused) return landed(path, first, note);
   // Not found in the named file (or the file is missing): try the other chat files, as Aider does.
   if (first === null || (first.status === "failed" && first.reason === "not-found")) {
     for (const other of ws.chatFiles) {
@@ -33,21 +110,22 @@ function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace)
       const text = ws.read(other);
       if (text === null) continue;
       const r = kit.matcher.replace(text, search, replace);
-      if (r.status === "applied") return stageWrite(edit, ws, other, r.content, `the SEARCH text was not in ${path}; it matched in ${other}, which was edited instead`, r.rung);
+      if (r.status === "applied") return landed(other, r, `the SEARCH text was not in ${path}; it matched in ${other}, which was edited instead`);
     }
   }
-  if (refused) return { status: "failed", edit, path, reason: "refused", detail: refused };
+  if (refused) return { outcome: { status: "failed", edit, path, reason: "refused", detail: refused } };
   if (first === null) {
     return {
-      status: "failed",
-      edit,
-      path,
-      reason: "missing-file",
-      detail: `${path} does not exist, and the SEARCH text was not found in any other file in the chat. To create a new file, leave the SEARCH section empty and put the whole file in REPLACE.`,
+      outcome: {
+        status: "failed",
+        edit,
+        path,
+        reason: "missing-file",
+        detail: `${path} does not exist, and the SEARCH text was not found in any other file in the chat. To create a new file, leave the SEARCH section empty and put the whole file in REPLACE.`,
+      },
     };
   }
-  if (first.status === "applied") return stageWrite(edit, ws, path, first.content, undefined, first.rung);
-  return { status: "failed", edit, path, reason: first.reason, detail: kit.matcher.explain(first, search, replace, path), match: first };
+  return first.status === "applied" ? landed(path, first, note) : failed(first);
 }
 
 /** A whole new file's text: `text`, ending with a newline unless empty. */

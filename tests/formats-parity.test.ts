@@ -28,6 +28,10 @@ const DELIBERATE: Record<string, string> = {
     "render_no_throw: coder has no streaming preview in the format; parsing the final reply is a FormatError (no file path before the fence), which is what Aider raises on apply",
   "tests/basic/test_wholefile.py::test_update_files_live_diff":
     "live_diff: a streaming preview of a partial listing is not the format's job in coder; a cut-off listing is a FormatError and writes nothing",
+  "section 103":
+    "the block ends with a second `=======` and no `>>>>>>> REPLACE`: Aider takes the divider as the end; coder's markers must pair up exactly (issue 17), since a divider-shaped line in new content (a setext title, a merge-conflict example) would otherwise cut REPLACE short, so the reply is malformed",
+  "section 7072": "same as section 103: a second `=======` where `>>>>>>> REPLACE` belongs",
+  "section 8764": "same as section 103: two blocks end with `=======` and no `>>>>>>> REPLACE`",
   "tests/basic/test_editblock.py::test_strip_quoted_wrapping_no_wrapping":
     "Aider's helper passes unfenced text through; coder's whole parser only takes fenced listings (prose without a fence is never written to a file)",
 };
@@ -46,6 +50,12 @@ function tally(group: string, name: string, ok: boolean, detail = ""): void {
 }
 
 const load = (file: string) => JSON.parse(readFileSync(join(DIR, file), "utf8"));
+
+/**
+ * Aider's error reason as coder words it: Aider also takes a second `=======` as the end of
+ * REPLACE; coder's markers must pair up (issue 17), so it asks for `>>>>>>> REPLACE` alone.
+ */
+const coderReason = (aider: string) => aider.replace(/Expected `>>>>>>> REPLACE` or `=======`?/, "Expected `>>>>>>> REPLACE`");
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 describe.skipIf(absent)("parity with Aider's fixtures", () => {
@@ -62,7 +72,7 @@ describe.skipIf(absent)("parity with Aider's fixtures", () => {
             else tally("editblock parse", c.name, same(got, c.expect_blocks.filter((b: unknown[]) => b[0] !== null)), JSON.stringify(got));
           } catch (err) {
             if (!(err instanceof Error)) throw err;
-            tally("editblock parse", c.name, !!c.expect_error && err.message.includes(c.expect_error_contains), err.message);
+            tally("editblock parse", c.name, !!c.expect_error && err.message.includes(coderReason(c.expect_error_contains)), err.message);
           }
           break;
         }
@@ -116,7 +126,7 @@ describe.skipIf(absent)("parity with Aider's fixtures", () => {
         tally("chat-history sections with blocks", name, same(r.blocks.map((b) => [b.filename, b.search, b.replace]), blocks) && same(r.shell, shell));
       } catch (err) {
         const reason = (c.error_text ?? "").split("^^^ ").pop()?.trim().replace(/`$/, "");
-        tally("chat-history sections with blocks", name, !!c.expect_error && (err as Error).message.includes(reason ?? "\0"), (err as Error).message.slice(0, 120));
+        tally("chat-history sections with blocks", name, !!c.expect_error && (err as Error).message.includes(reason ? coderReason(reason) : "\0"), (err as Error).message.slice(0, 400));
       }
     }
     // Every other section must yield nothing. Fence per section as Aider's test picks it.
@@ -178,7 +188,7 @@ describe.skipIf(absent)("parity with Aider's fixtures", () => {
       const total = t.agree + t.deliberate.length + t.disagree.length;
       lines.push(`  ${group}: ${t.agree}/${total} agree, ${t.deliberate.length} deliberate, ${t.disagree.length} unexplained`);
       for (const d of t.deliberate) lines.push(`    - ${d}`);
-      for (const d of t.disagree.slice(0, 5)) lines.push(`    ! ${d}`);
+      for (const d of t.disagree.slice(0, 30)) lines.push(`    ! ${d}`);
     }
     console.log(lines.join("\n"));
     for (const t of Object.values(tallies)) expect(t.disagree).toEqual([]);

@@ -1,6 +1,8 @@
 // What the engine tells the outside world, as typed events. The same events feed
 // the `--json` stream (one object per line, CLI.md) and the human renderers.
 
+import type { MatchRung } from "../plugin.ts";
+
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
@@ -19,8 +21,8 @@ export type CoderEvent =
   | { type: "request"; model: string; promptTokens: number; estimated: boolean }
   | { type: "delta"; text: string }
   | { type: "reply"; text: string; usage: Usage; cost: number; model: string; finishReason: string }
-  /** `dryRun`: the edit matched but, under --dry-run, nothing was written. */
-  | { type: "edit"; path: string; status: "applied" | "failed" | "skipped"; detail: string; dryRun?: boolean }
+  /** `dryRun`: the edit matched but, under --dry-run, nothing was written. `rung`: how the matcher found the place (applied edits that went through it). */
+  | { type: "edit"; path: string; status: "applied" | "failed" | "skipped"; detail: string; rung?: MatchRung; dryRun?: boolean }
   | { type: "reflection"; n: number; reason: string }
   | { type: "lint"; ok: boolean; command: string; output: string }
   | { type: "test"; ok: boolean; command: string; output: string }

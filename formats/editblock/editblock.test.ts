@@ -95,7 +95,7 @@ describe("diff (SEARCH/REPLACE)", () => {
     const fmt = await loadFormat(plugin, "diff", repo.kit);
     const cut = "a.py\n```\n<<<<<<< SEARCH\nx = 1\n=======\nx = 2\n";
     expect(() => fmt.parse(textReply(cut), repo.ctx)).toThrow(FormatError);
-    expect(() => fmt.parse(textReply(cut), repo.ctx)).toThrow("Expected `>>>>>>> REPLACE` or `=======`");
+    expect(() => fmt.parse(textReply(cut), repo.ctx)).toThrow("Expected `>>>>>>> REPLACE` to end the REPLACE section");
     expect(() => fmt.parse(textReply("```\n<<<<<<< SEARCH\nx\n=======\ny\n>>>>>>> REPLACE\n```"), repo.ctx)).toThrow("filename");
     expect(() => fmt.parse(textReply("a.py\n<<<<<<< SEARCH\nx = 1\n>>>>>>> REPLACE\n"), repo.ctx)).toThrow("Expected `=======`");
     expect(readFileSync(join(repo.root, "a.py"), "utf8")).toBe("x = 1\n");

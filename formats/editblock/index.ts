@@ -2,6 +2,7 @@
 // `diff-fenced` (path inside the fence). One parser reads both spellings.
 import type { EditFormat, Kit, ModelReply, ParseContext, ParsedReply, Plugin, PluginObject } from "../../core/plugin.ts";
 import { parseOrFormatError } from "../format-error.ts";
+import { hintsFromProse } from "../placement.ts";
 import { applySearchReplaceEdits, type SearchReplaceEdit } from "../search-replace.ts";
 import { BlockSyntaxError, parseEditBlocks } from "./parse.ts";
 import { block, editBlockPrompts } from "./prompts.ts";
@@ -11,9 +12,16 @@ export type EditBlock = SearchReplaceEdit;
 /** Blocks of a reply as edits (paths resolved) plus shell suggestions; a malformed reply throws kit.FormatError. */
 export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: ModelReply, ctx: ParseContext): ParsedReply<EditBlock> {
   const raw = parseOrFormatError(kit, BlockSyntaxError, () => parseEditBlocks(reply.text, ctx.fence, ctx.chatFiles));
-  const edits = raw.blocks.map((b) => {
+  const lines = reply.text.replace(/\r\n/g, "\n").split("\n");
+  const edits = raw.blocks.map((b, k): EditBlock => {
     const path = ctx.resolvePath(b.filename) || b.filename;
-    return { path, search: b.search, replace: b.replace, source: block(variant, ctx.fence, path, "", b.search, b.replace) };
+    // The prose since the previous block says where this one goes, should SEARCH match several places.
+    const prose = lines.slice(k > 0 ? raw.blocks[k - 1]!.end + 1 : 0, b.line).join("\n");
+    const edit: EditBlock = { path, search: b.search, replace: b.replace, hints: hintsFromProse(prose), source: block(variant, ctx.fence, path, "", b.search, b.replace) };
+    if (!b.splits) return edit;
+    // Echo a block with several divider-shaped lines as written: how it splits is the question.
+    const asWritten = lines.slice(b.line, b.end + 1).join("\n") + "\n";
+    return { ...edit, splits: b.splits, source: variant === "diff" ? `${path}\n${ctx.fence[0]}\n${asWritten}${ctx.fence[1]}` : `${ctx.fence[0]}\n${path}\n${asWritten}${ctx.fence[1]}` };
   });
   return { edits, shell: raw.shell.map((command) => ({ command })) };
 }

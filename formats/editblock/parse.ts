@@ -1,5 +1,7 @@
 // Parsing SEARCH/REPLACE blocks out of a reply (pure). The path sits alone on a
-// line before the block (outside or inside the fence); markers take 5-9 chars.
+// line before the block (outside or inside the fence); markers take 5-9 chars and
+// must pair up. A block with several divider-shaped lines (a setext title, a
+// merge-conflict example) keeps every way to split it: the file decides at apply.
 // Shell-tagged fences that are not followed by a block are shell suggestions.
 import type { Fence } from "../../core/plugin.ts";
 import { isShellFence } from "../shell.ts";
@@ -10,13 +12,26 @@ export const UPDATED = /^>{5,9} REPLACE\s*$/;
 
 const TRIPLE = "```";
 
+/** One way to read a block: SEARCH and REPLACE on either side of one divider-shaped line. */
+export interface BlockSplit {
+  search: string;
+  replace: string;
+  /** The divider line as written, trimmed (`=======` is the canonical one). */
+  divider: string;
+}
+
 export interface RawBlock {
   /** The path as the model wrote it (decoration stripped by the filename rules). */
   filename: string;
+  /** The preferred split's texts (the first at a canonical `=======`, else the first). */
   search: string;
   replace: string;
   /** 0-based line of the SEARCH marker. */
   line: number;
+  /** 0-based line of the `>>>>>>> REPLACE` marker. */
+  end: number;
+  /** Every way to split the block, when it holds more than one divider-shaped line. */
+  splits?: BlockSplit[];
 }
 
 export interface RawParse {
@@ -77,6 +92,39 @@ function excerpt(lines: readonly string[], from: number, to: number): string {
   return lines.slice(Math.max(0, from), to + 1).join("\n");
 }
 
+/** The canonical divider: the one preferred when several divider-shaped lines could split a block. */
+export const CANONICAL_DIVIDER = "=======";
+
+/**
+ * A path line that names no file: decoration only (`*`, `**`, `#`) or a glob (`*.py`,
+ * `src/*`). Null when the line is a path, prose, blank or a fence.
+ */
+function notAPath(before: readonly string[], fence: Fence): string | null {
+  for (const line of before.slice(-3).reverse()) {
+    const t = line.trim();
+    if (t.startsWith(fence[0]) || t.startsWith(TRIPLE)) continue;
+    if (t === "" || t === "...") return null;
+    const unwrapped = t.replace(/^\*\*(.*)\*\*$/, "$1").replace(/^`(.*)`$/, "$1").trim();
+    const decorationOnly = stripFilename(t, fence) === null;
+    return decorationOnly || /[*?]/.test(unwrapped.replace(/^#+\s*/, "")) ? t : null;
+  }
+  return null;
+}
+
+/** The ways to split a block's lines (between its markers) at each divider-shaped line. */
+function splitsOf(body: readonly string[]): BlockSplit[] {
+  const dividers = body.flatMap((l, k) => (DIVIDER.test(l.trim()) ? [k] : []));
+  const last = dividers[dividers.length - 1];
+  return dividers.map((d) => {
+    let replace = body.slice(d + 1);
+    // A divider written again just before `>>>>>>> REPLACE` is a stray end marker (models do
+    // this), not content: unless SEARCH itself holds divider-shaped lines, or it differs.
+    const stray = last !== undefined && last !== d && last === body.length - 1 && body[last]!.trim() === body[d]!.trim() && !dividers.some((k) => k < d);
+    if (stray) replace = replace.slice(0, -1);
+    return { search: joinLines(body.slice(0, d)), replace: joinLines(replace), divider: body[d]!.trim() };
+  });
+}
+
 /**
  * Every SEARCH/REPLACE block and shell suggestion of `text`, in order. Throws
  * BlockSyntaxError (message written for the model) on a missing filename or marker.
@@ -104,33 +152,37 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
       continue;
     }
     const start = i;
-    const filename: string | null = findFilename(lines.slice(Math.max(0, i - 3), i), fence, chatFiles) ?? current;
+    const before = lines.slice(Math.max(0, i - 3), i);
+    const bogus = notAPath(before, fence);
+    if (bogus !== null) {
+      throw new BlockSyntaxError(
+        syntaxMessage(lines, start, start, `\`${bogus}\` is not a file path: write the one file's path alone on the line before the opening fence ${fence[0]} of each SEARCH/REPLACE block (no wildcards).`),
+      );
+    }
+    const filename: string | null = findFilename(before, fence, chatFiles) ?? current;
     if (!filename) {
       throw new BlockSyntaxError(
         syntaxMessage(lines, start, start, `Bad or missing filename: the file path must be alone on the line before the opening fence ${fence[0]} of each SEARCH/REPLACE block.`),
       );
     }
     current = filename;
-    const search: string[] = [];
-    i++;
-    while (i < lines.length && !DIVIDER.test(lines[i]!.trim())) {
-      if (HEAD.test(lines[i]!.trim()) || UPDATED.test(lines[i]!.trim())) break;
-      search.push(lines[i++]!);
+    // The block runs to the first `>>>>>>> REPLACE` before any other `<<<<<<< SEARCH`.
+    let end = i + 1;
+    while (end < lines.length && !UPDATED.test(lines[end]!.trim()) && !HEAD.test(lines[end]!.trim())) end++;
+    const body = lines.slice(start + 1, Math.min(end, lines.length));
+    const splits = splitsOf(body);
+    if (splits.length === 0) {
+      const at = start + 1 + body.findIndex((l) => HEAD.test(l.trim()) || UPDATED.test(l.trim()));
+      throw new BlockSyntaxError(syntaxMessage(lines, start, Math.min(at > start ? at : end, lines.length - 1), "Expected `=======` after the SEARCH section."));
     }
-    if (i >= lines.length || !DIVIDER.test(lines[i]!.trim())) {
-      throw new BlockSyntaxError(syntaxMessage(lines, start, Math.min(i, lines.length - 1), "Expected `=======` after the SEARCH section."));
+    if (end >= lines.length || !UPDATED.test(lines[end]!.trim())) {
+      throw new BlockSyntaxError(
+        syntaxMessage(lines, start, Math.min(end, lines.length) - 1, "Expected `>>>>>>> REPLACE` to end the REPLACE section: every `<<<<<<< SEARCH` needs one `=======` and one `>>>>>>> REPLACE`, in that order (the reply may have been cut off)."),
+      );
     }
-    const replace: string[] = [];
-    i++;
-    while (i < lines.length && !UPDATED.test(lines[i]!.trim()) && !DIVIDER.test(lines[i]!.trim())) {
-      if (HEAD.test(lines[i]!.trim())) break;
-      replace.push(lines[i++]!);
-    }
-    if (i >= lines.length || HEAD.test(lines[i]!.trim())) {
-      throw new BlockSyntaxError(syntaxMessage(lines, start, Math.min(i, lines.length - 1), "Expected `>>>>>>> REPLACE` or `=======` to end the REPLACE section."));
-    }
-    blocks.push({ filename, search: joinLines(search), replace: joinLines(replace), line: start });
-    i++;
+    const preferred = splits.find((sp) => sp.divider === CANONICAL_DIVIDER) ?? splits[0]!;
+    blocks.push({ filename, search: preferred.search, replace: preferred.replace, line: start, end, ...(splits.length > 1 ? { splits } : {}) });
+    i = end + 1;
   }
   return { blocks, shell };
 }

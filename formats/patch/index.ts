@@ -1,9 +1,9 @@
 // The `patch` edit format: the `*** Begin Patch` envelope (as OpenAI's models are
 // trained to write it). Chunks land through kit.matcher, after their `@@` scope
 // line when one is given. Adding a file works whether or not an empty file exists.
-import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
+import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchCandidate, MatchResult, MatchRung, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
 import { parseOrFormatError } from "../format-error.ts";
-import { hunkTexts, rewordForHunks } from "../hunk-texts.ts";
+import { hunkTexts, loosest, rewordForHunks } from "../hunk-texts.ts";
 import { formatPrompts } from "../prompting.ts";
 import { shellBlocks } from "../shell.ts";
 import { type PatchChunk, type PatchOp, PatchSyntaxError, parsePatches } from "./parse.ts";
@@ -23,7 +23,13 @@ function splitAt(content: string, at: number): [string, string] {
 
 const lineCount = (s: string) => (s === "" ? 0 : s.split("\n").length - (s.endsWith("\n") ? 1 : 0));
 
-/** Apply one chunk: within the region after its scope line (and after the previous chunk), else the whole file. */
+/**
+ * Apply one chunk. Rung by rung, strictest first: a match after its scope line (or the previous
+ * chunk), else a match anywhere in the file (chunks may overlap or come out of order), so an
+ * exact copy earlier in the file beats a near-copy further down. An exact match after the
+ * cursor wins over copies before it (order says where); at a loose rung, two places that fit
+ * alike are refused as ambiguous.
+ */
 function applyChunk(kit: Kit, content: string, chunk: PatchChunk, cursor: number): { result: MatchResult; cursor: number } {
   const { before, after } = hunkTexts(chunk.lines);
   let from = cursor;
@@ -40,21 +46,30 @@ function applyChunk(kit: Kit, content: string, chunk: PatchChunk, cursor: number
     }
   }
   if (chunk.atEnd) from = Math.max(from, lineCount(content) - lineCount(before));
-  const attempts = from > 0 ? [from, 0] : [0];
-  let first: MatchResult | null = null;
-  for (const start of attempts) {
-    const [head, tail] = splitAt(content, start);
-    const r = kit.matcher.replace(tail, before, after);
-    if (r.status === "applied") {
-      return {
-        result: { ...r, content: head + r.content, startLine: r.startLine + start, endLine: r.endLine + start },
-        cursor: start + r.endLine,
-      };
+  const [head, tail] = splitAt(content, from);
+  const landed = (r: MatchResult): { result: MatchResult; cursor: number } => ({ result: r, cursor: r.status === "applied" ? r.endLine : cursor });
+  for (const rung of kit.matcher.rungs) {
+    const inTail = from > 0 ? kit.matcher.replace(tail, before, after, { loosest: rung }) : null;
+    const inFile = kit.matcher.replace(content, before, after, { loosest: rung });
+    if (inTail?.status === "applied") {
+      const here = { ...inTail, content: head + inTail.content, startLine: inTail.startLine + from, endLine: inTail.endLine + from };
+      const sameInFile = inFile.status === "applied" && inFile.startLine === here.startLine;
+      if (rung === "exact" || sameInFile) return landed(here);
+      if (inFile.status === "failed" && inFile.reason === "ambiguous") return landed(inFile);
+      if (inFile.status === "applied") return landed({ status: "failed", reason: "ambiguous", candidates: [placeOf(here), placeOf(inFile)] });
+      return landed(here);
     }
-    first ??= r;
-    if (r.reason !== "not-found") break;
+    if (inFile.status === "applied") return landed(inFile);
+    if (inFile.status === "failed" && (inFile.reason === "ambiguous" || inFile.reason === "no-op")) return landed(inFile);
+    if (inTail?.status === "failed" && inTail.reason === "no-op") return landed(inTail);
   }
-  return { result: first!, cursor };
+  // Nothing fits: the full ladder's answer over the whole file explains it (closest regions).
+  return landed(kit.matcher.replace(content, before, after));
+}
+
+/** A matched place as a candidate (for an ambiguity between two places that fit alike). */
+function placeOf(r: Extract<MatchResult, { status: "applied" }>): MatchCandidate {
+  return { startLine: r.startLine, endLine: r.endLine, similarity: 1, text: "" };
 }
 
 function applyOp(kit: Kit, edit: PatchEdit, ws: Workspace): EditOutcome<PatchEdit> {
@@ -81,6 +96,7 @@ function applyOp(kit: Kit, edit: PatchEdit, ws: Workspace): EditOutcome<PatchEdi
         if (content === null) return fail("missing-file", `${path} does not exist. To create it, use \`*** Add File: ${path}\` with every line starting with +.`);
         let current = content;
         let cursor = 0;
+        let rung: MatchRung = "exact";
         for (const [n, chunk] of edit.chunks.entries()) {
           const { result, cursor: next } = applyChunk(kit, current, chunk, cursor);
           if (result.status === "failed") {
@@ -91,15 +107,16 @@ function applyOp(kit: Kit, edit: PatchEdit, ws: Workspace): EditOutcome<PatchEdi
           }
           current = result.content;
           cursor = next;
+          rung = loosest(kit, rung, result.rung);
         }
         if (edit.moveTo && edit.moveTo !== path) {
           if (ws.exists(edit.moveTo)) return fail("invalid", `Cannot move ${path} to ${edit.moveTo}: that file already exists.`);
           ws.write(edit.moveTo, current);
           ws.remove(path);
-          return { status: "applied", edit, path: edit.moveTo, note: `moved from ${path}` };
+          return { status: "applied", edit, path: edit.moveTo, rung, note: `moved from ${path}` };
         }
         ws.write(path, current);
-        return { status: "applied", edit, path };
+        return { status: "applied", edit, path, rung };
       }
     }
   } catch (err) {

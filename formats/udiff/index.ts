@@ -1,16 +1,19 @@
 // The `udiff` edit format: unified diffs in ```diff fences, hunks located by
 // their text (line numbers ignored) through kit.matcher; new files via /dev/null.
-import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
-import { hunkTexts, rewordForHunks } from "../hunk-texts.ts";
+import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, MatchRung, ModelReply, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
+import { hunkTexts, loosest, rewordForHunks } from "../hunk-texts.ts";
+import { choosePlace, hintsFromHunkHeader, type PlacementHints } from "../placement.ts";
 import { formatPrompts } from "../prompting.ts";
 import { shellBlocks } from "../shell.ts";
-import { changeRuns, parseUnifiedDiffs, runWithContext } from "./parse.ts";
+import { changeRuns, parseUnifiedDiffs, type RawHunk, runWithContext } from "./parse.ts";
 
 export interface UdiffEdit extends Edit {
   /** Hunk lines with their prefixes. */
   lines: string[];
   created: boolean;
   deleted: boolean;
+  /** Where the hunk says it is (its `@@` line), consulted only when its text matches several places. */
+  hints: PlacementHints;
 }
 
 function prompts(ctx: PromptContext): FormatPrompts {
@@ -52,16 +55,24 @@ ${ctx.shellSuggestions ? "- Shell commands the user may want to run go in a sepa
 }
 
 /**
- * Apply one hunk's text change: the whole hunk first; when it does not match, each run
- * of changes on its own, with less and less context around it (all runs or nothing).
+ * Apply one hunk's text change: the whole hunk first (where its `@@` line points, when its
+ * text matches several places); when it does not match, each run of changes on its own,
+ * with less and less context around it (all runs or nothing).
  */
-function applyHunk(kit: Kit, content: string, lines: string[]): MatchResult {
+function applyHunk(kit: Kit, content: string, edit: UdiffEdit, previousEnd: number | null): MatchResult & { note?: string } {
+  const { lines } = edit;
   const { before, after } = hunkTexts(lines);
   const whole = kit.matcher.replace(content, before, after);
+  if (whole.status === "failed" && whole.reason === "ambiguous" && whole.candidates.length <= 12) {
+    const place = choosePlace(whole.candidates, content, edit.hints, previousEnd);
+    const placed = place ? kit.matcher.replace(content, before, after, { at: place.at }) : null;
+    if (placed?.status === "applied") return { ...placed, note: `the hunk matches ${whole.candidates.length} places; used lines ${placed.startLine}-${placed.endLine}: ${place!.why}` };
+  }
   if (whole.status === "applied" || whole.reason !== "not-found") return whole;
   const runs = changeRuns(lines);
   let current = content;
   let first: MatchResult | null = null;
+  let rung: MatchRung = "exact";
   for (let n = 0; n < runs.length; n++) {
     let done: MatchResult | null = null;
     for (const context of [3, 2, 1, 0]) {
@@ -77,40 +88,53 @@ function applyHunk(kit: Kit, content: string, lines: string[]): MatchResult {
     }
     if (!done || done.status !== "applied") return whole;
     first ??= done;
+    rung = loosest(kit, rung, done.rung);
     current = done.content;
   }
-  return first && first.status === "applied" ? { ...first, content: current } : whole;
+  return first && first.status === "applied" ? { ...first, content: current, rung } : whole;
 }
 
-function applyEdit(kit: Kit, edit: UdiffEdit, ws: Workspace): EditOutcome<UdiffEdit> {
+function applyEdit(kit: Kit, edit: UdiffEdit, ws: Workspace, previousEnd: number | null): { outcome: EditOutcome<UdiffEdit>; endLine?: number } {
   const { path } = edit;
+  const fail = (reason: "missing-file" | "invalid" | "refused", detail: string) => ({ outcome: { status: "failed", edit, path, reason, detail } as EditOutcome<UdiffEdit> });
   const refused = ws.check?.(path);
-  if (refused) return { status: "failed", edit, path, reason: "refused", detail: refused };
+  if (refused) return fail("refused", refused);
   const content = ws.read(path);
-  const fail = (reason: "missing-file" | "invalid", detail: string): EditOutcome<UdiffEdit> => ({ status: "failed", edit, path, reason, detail });
   try {
     if (edit.deleted) {
       if (content === null) return fail("missing-file", `${path} does not exist, so it cannot be deleted.`);
       ws.remove(path);
-      return { status: "applied", edit, path, note: "deleted" };
+      return { outcome: { status: "applied", edit, path, note: "deleted" } };
     }
     const { before, after } = hunkTexts(edit.lines);
     if (before.trim() === "" && (content === null || content === "")) {
       ws.write(path, after);
-      return { status: "applied", edit, path, note: content === null ? "created" : "filled" };
+      return { outcome: { status: "applied", edit, path, note: content === null ? "created" : "filled" } };
     }
     if (content === null) {
       return fail("missing-file", `${path} does not exist. To create it, start the diff with \`--- /dev/null\` and \`+++ ${path}\` and add every line with \`+\`.`);
     }
-    const r = applyHunk(kit, content, edit.lines);
+    const r = applyHunk(kit, content, edit, previousEnd);
     if (r.status === "failed") {
-      return { status: "failed", edit, path, reason: r.reason, detail: rewordForHunks(kit.matcher.explain(r, before, after, path), "hunk's kept and removed lines", "hunk's result"), match: r };
+      const detail = rewordForHunks(kit.matcher.explain(r, before, after, path), "hunk's kept and removed lines", "hunk's result");
+      return { outcome: { status: "failed", edit, path, reason: r.reason, detail, match: r } };
     }
     ws.write(path, r.content);
-    return { status: "applied", edit, path, rung: r.rung };
+    return { outcome: { status: "applied", edit, path, rung: r.rung, ...(r.note ? { note: r.note } : {}) }, endLine: r.endLine };
   } catch (err) {
-    return { status: "failed", edit, path, reason: "refused", detail: (err as Error).message };
+    return fail("refused", (err as Error).message);
   }
+}
+
+/** Hunks the reply may have cut short: a ```diff fence never closed, or a bare diff when the reply hit its length limit. */
+function cutOff(reply: ModelReply, hunks: readonly RawHunk[]): string | null {
+  const unclosed = hunks.some((h) => h.ending === "unclosed");
+  const bareAndCut = reply.finishReason === "length" && hunks.some((h) => h.ending === "bare");
+  if (!unclosed && !bareAndCut) return null;
+  return (
+    (unclosed ? "The ```diff block at the end of your reply is never closed" : "Your reply was cut off by the output limit in the middle of its diff") +
+    ", so its last hunk may be incomplete. Nothing from this reply was applied. Send the diff again, complete, and end it with the closing ```."
+  );
 }
 
 const plugin: Plugin = (kit: Kit) => {
@@ -120,6 +144,8 @@ const plugin: Plugin = (kit: Kit) => {
     prompts,
     parse(reply, ctx) {
       const hunks = parseUnifiedDiffs(reply.text, ctx.fence[0]);
+      const cut = cutOff(reply, hunks);
+      if (cut) throw new kit.FormatError(cut);
       let last: string | null = null;
       const edits = hunks.map((h): UdiffEdit => {
         const raw = h.filename ?? last;
@@ -131,11 +157,19 @@ const plugin: Plugin = (kit: Kit) => {
         last = raw;
         const path = ctx.resolvePath(raw) || raw;
         const header = `--- ${h.created ? "/dev/null" : path}\n+++ ${h.deleted ? "/dev/null" : path}\n@@ ... @@\n`;
-        return { path, lines: h.lines, created: h.created, deleted: h.deleted, source: header + h.lines.join("\n") + "\n" };
+        return { path, lines: h.lines, created: h.created, deleted: h.deleted, hints: hintsFromHunkHeader(h.header), source: header + h.lines.join("\n") + "\n" };
       });
       return { edits, shell: shellBlocks(reply.text).map((command) => ({ command })) };
     },
-    apply: (edits, ws) => edits.map((e) => applyEdit(kit, e, ws)),
+    apply(edits, ws) {
+      // Where the previous hunk of each file ended: a clue for the next hunk of the same file.
+      const lastEnd = new Map<string, number>();
+      return edits.map((e) => {
+        const { outcome, endLine } = applyEdit(kit, e, ws, lastEnd.get(e.path) ?? null);
+        if (endLine !== undefined) lastEnd.set(e.path, endLine);
+        return outcome;
+      });
+    },
     report: (outcomes, ctx) => kit.reports.failedEdits(outcomes, ctx),
   };
   return { apiVersion: 1, name: "udiff", formats: [udiff] };

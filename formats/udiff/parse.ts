@@ -9,6 +9,13 @@ export interface RawHunk {
   created: boolean;
   /** `+++ /dev/null`: the file is deleted. */
   deleted: boolean;
+  /** The hunk's `@@` line as written ("" when the hunk had none), for its line number and scope. */
+  header: string;
+  /**
+   * How sure it is that the hunk is whole: "closed" (its ```diff fence was closed), "unclosed"
+   * (the fence ran to the end of the reply: cut off), "bare" (a diff without a fence).
+   */
+  ending: "closed" | "unclosed" | "bare";
 }
 
 /** A path from a `---`/`+++` line: timestamps after a tab dropped, git's a/ b/ prefixes removed when both carry them. */
@@ -35,23 +42,24 @@ export function parseUnifiedDiffs(text: string, fenceOpen = "```"): RawHunk[] {
     if (!opener) continue;
     const body: string[] = [];
     for (i++; i < lines.length && !lines[i]!.startsWith("```") && !lines[i]!.startsWith(fenceOpen); i++) body.push(lines[i]!);
-    hunks.push(...hunksOf(body));
+    hunks.push(...hunksOf(body, i < lines.length ? "closed" : "unclosed"));
   }
   // No ```diff fence, but a bare diff (header pair and hunks) in the text: take it as one.
   if (hunks.length === 0) {
     const start = lines.findIndex((l, k) => l.startsWith("--- ") && lines[k + 1]?.startsWith("+++ "));
-    if (start >= 0) hunks.push(...hunksOf(lines.slice(start).filter((l) => !l.startsWith("```"))));
+    if (start >= 0) hunks.push(...hunksOf(lines.slice(start).filter((l) => !l.startsWith("```")), "bare"));
   }
   return hunks;
 }
 
-function hunksOf(body: string[]): RawHunk[] {
+function hunksOf(body: string[], ending: RawHunk["ending"]): RawHunk[] {
   const out: RawHunk[] = [];
   let file: { filename: string | null; created: boolean; deleted: boolean } = { filename: null, created: false, deleted: false };
   let current: string[] = [];
+  let header = "";
   const flush = () => {
     while (current.length && current[current.length - 1]!.trim() === "") current.pop();
-    if (current.some(isChange)) out.push({ ...file, lines: current });
+    if (current.some(isChange)) out.push({ ...file, lines: current, header, ending });
     current = [];
   };
   for (let k = 0; k < body.length; k++) {
@@ -61,11 +69,13 @@ function hunksOf(body: string[]): RawHunk[] {
       flush();
       const { a, b } = headerPaths(line, next);
       file = { filename: b === "/dev/null" ? a : b, created: a === "/dev/null", deleted: b === "/dev/null" };
+      header = "";
       k++;
       continue;
     }
     if (line.startsWith("@@")) {
       flush();
+      header = line;
       continue;
     }
     if (/^(diff --git|index [0-9a-f]+\.\.|new file mode|deleted file mode|similarity index|rename (from|to) |\\ No newline)/.test(line)) continue;

@@ -7,6 +7,40 @@ import { ListingSyntaxError, parseListings } from "./parse.ts";
 
 export interface WholeFileEdit extends Edit {
   content: string;
+  /** Set when no path line named the file: it is the only chat file, and what stood before the fence. */
+  unlabelled?: { label: string };
+}
+
+/** Share of a file's (distinct, non-blank) lines a new listing must keep to plausibly be that file. */
+const KEPT_SHARE = 0.5;
+
+/** How much of `before` survives in `after`, as a share of before's distinct non-blank lines. */
+function keptShare(before: string, after: string): number {
+  const lines = (t: string) => new Set(t.split("\n").map((l) => l.trim()).filter((l) => l !== ""));
+  const old = lines(before);
+  if (old.size === 0) return 1;
+  const next = lines(after);
+  return [...old].filter((l) => next.has(l)).length / old.size;
+}
+
+/** Why an unlabelled listing is not taken as the only chat file, or null when it plausibly is that file. */
+function notThatFile(edit: WholeFileEdit, before: string | null): string | null {
+  if (!edit.unlabelled || before === null || before.trim() === "") return null;
+  const share = keptShare(before, edit.content);
+  if (share >= KEPT_SHARE) return null;
+  const label = edit.unlabelled.label;
+  return [
+    `This listing has no file path before its opening fence${label ? ` (the line before it is \`${label.slice(0, 80)}\`, which is not a path)` : ""}, so it could only be for ${edit.path}, the one file in the chat. But it does not look like ${edit.path}: it keeps ${Math.round(share * 100)}% of that file's lines. Nothing was written.`,
+    "",
+    `If it was an example, nothing needs doing. If it is the new content of a file, put that file's path alone on the line before the opening fence and send the listing again.`,
+  ].join("\n");
+}
+
+/** The listing's content, without the final newline when the file had none and its last line stays. */
+function keepFinalNewlineState(before: string | null, content: string): string {
+  if (before === null || before === "" || before.endsWith("\n") || !content.endsWith("\n")) return content;
+  const lastLine = (t: string) => t.slice(t.lastIndexOf("\n") + 1).replace(/\r$/, "");
+  return lastLine(before) === lastLine(content.slice(0, -1)) ? content.slice(0, -1) : content;
 }
 
 function listing(ctx: PromptContext, path: string, lang: string, content: string): string {
@@ -29,7 +63,7 @@ A file listing is:
 
 Rules:
 - Never leave anything out. Do not write "..." or "rest of the file unchanged" or similar: whatever is not in the listing is deleted.
-- Only send listings for files you change. To create a file, send a listing with its new path.
+${ctx.fence[0].startsWith("`") ? `- If a line of the new content starts with ${ctx.fence[0]} (an example in a doc comment or in Markdown), wrap that listing in a longer fence (${ctx.fence[0]}\`), so the content cannot close it.\n` : ""}- Only send listings for files you change. To create a file, send a listing with its new path.
 - Only change files that are in the chat; to change another file, ask the user to add it first.
 ${ctx.shellSuggestions ? "- Shell commands the user may want to run go in a ```bash block with no path line before it." : "- Do not suggest shell commands."}`,
     examples: [
@@ -55,11 +89,12 @@ const plugin: Plugin = (kit: Kit) => {
     summary: "the complete new content of each changed file",
     prompts,
     parse(reply, ctx) {
-      const parsed = parseOrFormatError(kit, ListingSyntaxError, () => parseListings(reply.text, ctx.fence, ctx.chatFiles));
-      const edits = parsed.listings.map((l) => {
+      const parsed = parseOrFormatError(kit, ListingSyntaxError, () => parseListings(reply.text, ctx.fence, ctx.chatFiles, ctx.repoFiles));
+      const edits = parsed.listings.map((l): WholeFileEdit => {
         const path = ctx.resolvePath(l.filename) || l.filename;
         const lines = l.content === "" ? 0 : l.content.split("\n").length - 1;
-        return { path, content: l.content, source: `${path}\n${ctx.fence[0]}\n… (${lines} line${lines === 1 ? "" : "s"} of new content)\n${ctx.fence[1]}` };
+        const source = `${l.origin === "block" ? path : (l.label ?? "")}\n${ctx.fence[0]}\n… (${lines} line${lines === 1 ? "" : "s"} of new content)\n${ctx.fence[1]}`;
+        return { path, content: l.content, source, ...(l.origin === "chat" ? { unlabelled: { label: l.label ?? "" } } : {}) };
       });
       return { edits, shell: parsed.shell.map((command) => ({ command })) };
     },
@@ -68,12 +103,15 @@ const plugin: Plugin = (kit: Kit) => {
         const refused = ws.check?.(edit.path);
         if (refused) return { status: "failed", edit, path: edit.path, reason: "refused", detail: refused };
         const before = ws.read(edit.path);
+        const mismatch = notThatFile(edit, before);
+        if (mismatch) return { status: "failed", edit, path: edit.path, reason: "invalid", detail: mismatch };
+        const content = keepFinalNewlineState(before, edit.content);
         try {
-          ws.write(edit.path, edit.content);
+          ws.write(edit.path, content);
         } catch (err) {
           return { status: "failed", edit, path: edit.path, reason: "refused", detail: (err as Error).message };
         }
-        const note = before === null ? "created" : before === edit.content ? "unchanged" : undefined;
+        const note = before === null ? "created" : before === content ? "unchanged" : undefined;
         return { status: "applied", edit, path: edit.path, ...(note ? { note } : {}) };
       });
     },
