@@ -51,35 +51,41 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
   const { services } = author;
   const { out } = services;
   const dryRun = services.app.settings.options.dryRun;
+  // The edit events go out once the files are written, before the commit (CLI.md's order).
+  const announce = (staged: AppliedReply, written: readonly string[]) => {
+    for (const o of staged.outcomes) {
+      const notWritten = dryRun && o.status === "applied";
+      const rung = o.status === "applied" && o.rung ? { rung: o.rung } : {};
+      out.emit({ type: "edit", path: o.path, status: o.status, detail: notWritten ? "dry run: not written" : outcomeDetail(o), ...rung, ...(notWritten ? { dryRun: true } : {}) });
+    }
+    showApproximateMatches(services, staged, written);
+  };
   let staged = first;
   let written: string[] = [];
   let commitError: string | null = null;
   if (staged.changes.size && dryRun) {
     for (const [path, after] of staged.changes) out.print(services.app.kit.diff.unified(path, staged.before.get(path) ?? "", after ?? ""));
     await services.files.writeAll(staged.changes, { dryRun: true });
+    announce(staged, []);
+    // The human renderers say "Applied edit to ..." for every applied outcome; say plainly that nothing was written.
+    out.print(`Dry run (--dry-run): nothing was written or committed (${staged.changes.size} file${staged.changes.size === 1 ? "" : "s"} would change).`);
   } else if (staged.changes.size) {
     const lock = new RepoLock(services.app.root);
     const waiting = setTimeout(() => out.print("Waiting for another coder session to finish writing in this repository…"), 1000);
     const locked = await lock.acquire(LOCK_WAIT_MS).finally(() => clearTimeout(waiting));
-    if (!locked) failApplied(staged.outcomes, () => true, "another coder session held this repository's write lock (.coder/write.lock) for 3 minutes; nothing was written");
-    else {
+    if (!locked) {
+      failApplied(staged.outcomes, () => true, "another coder session held this repository's write lock (.coder/write.lock) for 3 minutes; nothing was written");
+      announce(staged, []);
+    } else {
       try {
         // Another session (or an editor) wrote a file while this reply was computed: apply it to the new content.
         if (isStale(staged, services.files)) staged = await staged.restage();
-        ({ written, commitError } = await writeThenCommit(author, staged, signal));
+        ({ written, commitError } = await writeThenCommit(author, staged, signal, announce));
       } finally {
         lock.release();
       }
     }
-  }
-  for (const o of staged.outcomes) {
-    const notWritten = dryRun && o.status === "applied";
-    const rung = o.status === "applied" && o.rung ? { rung: o.rung } : {};
-    out.emit({ type: "edit", path: o.path, status: o.status, detail: notWritten ? "dry run: not written" : outcomeDetail(o), ...rung, ...(notWritten ? { dryRun: true } : {}) });
-  }
-  showApproximateMatches(services, staged, written);
-  // The human renderers say "Applied edit to ..." for every applied outcome; say plainly that nothing was written.
-  if (dryRun && staged.changes.size) out.print(`Dry run (--dry-run): nothing was written or committed (${staged.changes.size} file${staged.changes.size === 1 ? "" : "s"} would change).`);
+  } else announce(staged, []);
   if (commitError) out.emit({ type: "error", message: `the edits were written but not committed: ${commitError}`, code: 1 });
   if (signal.aborted && written.length) throw new Interrupted();
   return { written, staged, commitError };
@@ -109,7 +115,12 @@ function failApplied(outcomes: EditOutcome[], affected: (o: EditOutcome) => bool
 }
 
 /** Under the lock: journal, dirty commit, write, commit (unless the user is mid-merge or mid-rebase). */
-async function writeThenCommit(author: CommitAuthor, staged: AppliedReply, signal: AbortSignal): Promise<{ written: string[]; commitError: string | null }> {
+async function writeThenCommit(
+  author: CommitAuthor,
+  staged: AppliedReply,
+  signal: AbortSignal,
+  announce: (staged: AppliedReply, written: readonly string[]) => void,
+): Promise<{ written: string[]; commitError: string | null }> {
   const { services } = author;
   const { git, out, files } = services;
   const root = services.app.root;
@@ -129,6 +140,7 @@ async function writeThenCommit(author: CommitAuthor, staged: AppliedReply, signa
   if (written.length) services.lastReply = { files: report.written.map(({ path, before, after }) => ({ path, before, after })), commit: null };
   // A write the store refused fails every edit of that file, with the store's reason.
   for (const refusal of report.refused) failApplied(staged.outcomes, (o) => files.canonical(o.path) === refusal.path, refusal.reason);
+  announce(staged, written);
   if (!written.length) {
     clearJournal(root);
     return { written, commitError: null };
