@@ -129,6 +129,7 @@ async function oneShotMessage(app: App): Promise<string | null> {
 export async function createCoder(app: App, out: Output, totals: Totals): Promise<Coder> {
   const o = app.settings.options;
   const root = app.root;
+  const model = chooseModel(app, (text) => out.warn(text));
   const chat = new ChatFiles();
   let git: GitRepo | null = null;
   // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
@@ -149,7 +150,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,
     commitTimeoutMs: o.commitTimeout * 1000,
-    writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app), messages),
+    writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app, model), messages),
   };
   if (o.git) {
     if (app.gitRoot !== null) {
@@ -186,7 +187,6 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   }
   addReadOnlyFiles(app, files, chat, isIgnored, out);
 
-  const model = o.model ?? FALLBACK_MODEL;
   namingSource(app, "model", () => app.registry.adapterFor(model)); // unknown provider: a usage error now, not at the first request
   const info = app.registry.modelInfo(model);
   const editFormat = o.editFormat ?? info.editFormat;
@@ -236,10 +236,27 @@ function addReadOnlyFiles(app: App, files: FileStore, chat: ChatFiles, isIgnored
   }
 }
 
-function weakModelOf(app: App): string {
+function weakModelOf(app: App, model: string): string {
+  return app.settings.options.weakModel ?? app.registry.modelInfo(model).weakModel ?? model;
+}
+
+/**
+ * `--model`, else the model the API keys present point at (the model adapters know which
+ * key means which provider), else FALLBACK_MODEL with a warning naming the keys to set.
+ */
+export function chooseModel(app: App, warn: (text: string) => void): string {
   const o = app.settings.options;
-  const model = o.model ?? FALLBACK_MODEL;
-  return o.weakModel ?? app.registry.modelInfo(model).weakModel ?? model;
+  if (o.model) return o.model;
+  const adapters = [...app.registry.models.values()].map((entry) => entry.item);
+  for (const adapter of adapters) {
+    const model = adapter.defaultModel?.(app.env);
+    if (model) return model;
+  }
+  if (!o.apiKey) {
+    const keys = [...new Set(adapters.flatMap((a) => a.defaultModelKeys ?? []))];
+    if (keys.length) warn(`no API key found: set ${keys.join(", ")} (in the environment or the repository's .env), or choose a model with --model (e.g. ollama/qwen2.5-coder)`);
+  }
+  return FALLBACK_MODEL;
 }
 
 function chatHistoryPath(app: App): string {

@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgv } from "./cli.ts";
-import { checkVersionPins, isSemverRange, keysNeedingTrust, mergeSettings, readDotenvKeys, type ConfigLayer } from "./config.ts";
+import { checkVersionPins, isSemverRange, keysNeedingTrust, mergeSettings, readDotenv, type ConfigLayer } from "./config.ts";
 import { jsonSchema, parseConfigText } from "./config-file.ts";
 import { ConfigError } from "./errors.ts";
 
@@ -83,11 +83,11 @@ test("version pins", () => {
   expect(() => checkVersionPins([layer('{ "coder": "not a range" }')], "0.1.0")).toThrow(ConfigError);
 });
 
-test(".env gives API keys only", () => {
+test(".env gives API keys and base URLs only", () => {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "coder-env-")));
-  writeFileSync(join(dir, ".env"), 'OPENAI_API_KEY="sk-1"\nexport ANTHROPIC_API_KEY=sk-2 # comment\nPATH=/evil\nCODER_TRUST=1\n');
-  expect(readDotenvKeys(dir)).toEqual({ OPENAI_API_KEY: "sk-1", ANTHROPIC_API_KEY: "sk-2" });
-  expect(readDotenvKeys(join(dir, "missing"))).toEqual({});
+  writeFileSync(join(dir, ".env"), 'OPENAI_API_KEY="sk-1"\nexport ANTHROPIC_API_KEY=sk-2 # comment\nPATH=/evil\nCODER_TRUST=1\nOPENAI_API_BASE=http://x/v1\nOLLAMA_BASE_URL=http://y\n');
+  expect(readDotenv(dir)).toEqual({ keys: { OPENAI_API_KEY: "sk-1", ANTHROPIC_API_KEY: "sk-2" }, bases: { OPENAI_API_BASE: "http://x/v1", OLLAMA_BASE_URL: "http://y" } });
+  expect(readDotenv(join(dir, "missing"))).toEqual({ keys: {}, bases: {} });
 });
 
 test("the JSON Schema is strict and documents each key", () => {

@@ -191,28 +191,34 @@ export function checkVersionPins(layers: ConfigLayer[], version: string, cwd?: s
 
 // ─── .env ────────────────────────────────────────────────────────────────────
 
-/** API keys (`*_API_KEY`) from the repository's `.env`; nothing else from it is used. */
-export function readDotenvKeys(root: string): Record<string, string> {
-  const file = join(root, ".env");
+/**
+ * What coder takes from the repository's `.env`: API keys (`*_API_KEY`), and base URLs
+ * (`*_API_BASE`, `*_BASE_URL`), which take effect only in a trusted repository (a hostile
+ * `.env` could otherwise send your key to its own server). Nothing else is read.
+ */
+export function readDotenv(root: string): { keys: Record<string, string>; bases: Record<string, string> } {
+  const found = { keys: {} as Record<string, string>, bases: {} as Record<string, string> };
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readFileSync(join(root, ".env"), "utf8");
   } catch {
-    return {};
+    return found;
   }
-  const keys: Record<string, string> = {};
   for (const line of text.split(/\r?\n/)) {
     const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
     if (!m) continue;
     const [, name, rawValue] = m as unknown as [string, string, string];
-    if (!/_API_KEY$/.test(name)) continue;
-    let value = rawValue;
-    const quoted = /^(['"])(.*)\1$/.exec(value);
-    if (quoted) value = quoted[2]!;
-    else value = value.replace(/\s+#.*$/, "");
-    keys[name] = value;
+    const kind = /_API_KEY$/.test(name) ? found.keys : /_(API_BASE|BASE_URL)$/.test(name) ? found.bases : null;
+    if (!kind) continue;
+    const quoted = /^(['"])(.*)\1$/.exec(rawValue);
+    kind[name] = quoted ? quoted[2]! : rawValue.replace(/\s+#.*$/, "");
   }
-  return keys;
+  return found;
+}
+
+/** The trust keys a `.env` base URL stands for: ".env OPENAI_API_BASE". */
+export function dotenvTrustKeys(bases: Readonly<Record<string, string>>): string[] {
+  return Object.keys(bases).map((name) => `.env ${name}`);
 }
 
 // ─── config show ─────────────────────────────────────────────────────────────

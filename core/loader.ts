@@ -87,6 +87,8 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands", Record<s
     info: { kind: "function" },
     list: { kind: "function", optional: true },
     stream: { kind: "function" },
+    defaultModel: { kind: "function", optional: true },
+    defaultModelKeys: { kind: "array", optional: true },
   },
   commands: {
     name: { kind: "string" },

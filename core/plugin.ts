@@ -317,6 +317,17 @@ export interface ModelAdapter {
   info(model: string): ModelInfo | undefined;
   /** Every model the adapter's table knows, for `coder models`. */
   list?(): ModelInfo[];
+  /**
+   * The model to use when nothing names one, from the API keys present in `env` (the process
+   * and the repository's `.env`), e.g. ANTHROPIC_API_KEY set → an Anthropic model; null when
+   * none of its keys is set.
+   *
+   * @example
+   * defaultModel: (env) => (env.MY_API_KEY ? "my/model-large" : null)
+   */
+  defaultModel?(env: Readonly<Record<string, string | undefined>>): string | null;
+  /** The variables `defaultModel` looks for, named in the warning when no adapter finds a key. */
+  defaultModelKeys?: readonly string[];
   /** Stream one reply. Throws an Error with a one-line message when the request finally fails. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
 }

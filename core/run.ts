@@ -16,7 +16,8 @@ import {
   keysNeedingTrust,
   lookupConfigFiles,
   mergeSettings,
-  readDotenvKeys,
+  readDotenv,
+  dotenvTrustKeys,
   renderConfigShow,
 } from "./config.ts";
 import { UsageError } from "./errors.ts";
@@ -176,7 +177,9 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const options = settings.options;
   const log = stderrLogger(() => settings.options.verbose === true, options.json === true);
   const configDir = globalConfigDir(processEnv);
-  const trustKeys = keysNeedingTrust(layers);
+  // A base URL in the repository's .env needs trust like a config key: it could send the user's key elsewhere.
+  const dotenv = readDotenv(root);
+  const trustKeys = [...keysNeedingTrust(layers), ...dotenvTrustKeys(dotenv.bases)];
   // Questions on the terminal only in a conversation: not with --message, --message-file or --json.
   const conversational = !options.message && !options.messageFile && !options.json;
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && conversational;
@@ -198,7 +201,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
     trusted = rememberedTrust(configDir, root, projectConfigHash(layers, root)) === "trusted";
   }
   if (!trusted) settings = merge(new Set(trustKeys));
-  const env: Record<string, string | undefined> = { ...readDotenvKeys(root), ...processEnv };
+  const env: Record<string, string | undefined> = { ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...processEnv };
   return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors };
 }
 

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { type ConfigLayer, isProjectLayer } from "./config.ts";
+import { type ConfigLayer, isProjectLayer, readDotenv } from "./config.ts";
 import { ConfigError } from "./errors.ts";
 import { OPTION_BY_KEY, type PluginRef } from "./options.ts";
 import { replaceRecord } from "./state.ts";
@@ -40,6 +40,7 @@ export function projectConfigHash(layers: readonly ConfigLayer[], root: string):
       for (const file of scriptsOutside(commandsOf(layer.values[key]), root)) hasher.update(`${key}\0${file}\0${contentOf(file)}\0`);
     }
   }
+  for (const [name, value] of Object.entries(readDotenv(root).bases).sort()) hasher.update(`.env\0${name}\0${value}\0`);
   return hasher.digest("hex");
 }
 
@@ -132,6 +133,11 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
     input.warn(`ignoring ${keys} from this repository's config (not trusted; run with --trust to use them)`);
     return false;
   }
+  if (!input.canAsk && input.keys.every(isDotenvKey)) {
+    // Only a .env base URL: the run goes on against the provider's own address.
+    input.warn(`ignoring ${input.keys.map((k) => k.slice(5)).join(", ")} in this repository's .env: a base URL from a repository you have not trusted could send your API key elsewhere (run with --trust to use it)`);
+    return false;
+  }
   if (!input.canAsk) {
     throw new ConfigError(
       `this repository's config sets ${what}, and the repository is not trusted; run with --trust (or CODER_TRUST=1) to trust it, or once interactively to remember it`,
@@ -147,15 +153,18 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
 export function describeTrustKeys(keys: readonly string[]): string {
   const byReason = new Map<string, string[]>();
   for (const key of keys) {
-    const reason = OPTION_BY_KEY.get(key)?.needsTrust ?? "runs code";
+    const reason = isDotenvKey(key) ? "sends your API key to that address" : (OPTION_BY_KEY.get(key)?.needsTrust ?? "runs code");
     byReason.set(reason, [...(byReason.get(reason) ?? []), key]);
   }
   const parts = [...byReason].map(([reason, names]) => {
-    const verb = names.length === 1 ? reason : reason.replace(/^runs/, "run").replace(/^weakens/, "weaken");
+    const verb = names.length === 1 ? reason : reason.replace(/^runs/, "run").replace(/^weakens/, "weaken").replace(/^sends your API key/, "send your API keys").replace("that address", "those addresses");
     return `${names.join(", ")} (${names.length === 1 ? "it" : "they"} ${verb}${reason === "runs code" ? " on this machine" : ""})`;
   });
   return parts.join(" and ");
 }
+
+/** A trust key that stands for a base URL in the repository's .env (config.ts dotenvTrustKeys). */
+const isDotenvKey = (key: string) => key.startsWith(".env ");
 
 /** A yes/no question on stderr, answered on stdin (default no). */
 export async function askYesNo(question: string): Promise<boolean> {

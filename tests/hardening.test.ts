@@ -15,8 +15,9 @@ import { type FakeStep, startFakeServer } from "./support/fake-server.ts";
 setDefaultTimeout(60_000);
 const home = isolateGitEnv();
 const notReady = await engineReadiness();
-if (notReady) console.warn(`tests/hardening.test.ts skipped: ${notReady}`);
-const e2e = test.skipIf(notReady !== null);
+// A binary that cannot run the probe edit is a failure, never a reason to skip these tests.
+if (notReady) throw new Error(notReady);
+const e2e = test;
 
 const UNDERSTOOD = { text: "Understood; I will not touch that file.", repeat: true };
 const COMMIT_MESSAGE = { text: "fix: apply the change", match: "The change:", repeat: true };
@@ -99,7 +100,7 @@ describe("2. git unusable is never silent", () => {
     expect(readFileSync(join(root, "a.py"), "utf8")).toBe("x = 1\n");
   });
 
-  test.skipIf(notReady !== null || process.getuid?.() !== 0)("a repository owned by another user (\"dubious ownership\") stops with git's own reason", async () => {
+  test.skipIf(process.getuid?.() !== 0)("a repository owned by another user (\"dubious ownership\") stops with git's own reason", async () => {
     const root = makeRepo({ "a.py": "x = 1\n" });
     Bun.spawnSync(["chown", "-R", "65534:65534", root]);
     const r = await runOnce(root, ["-m", "set x", "a.py"], [{ text: block("a.py", "x = 1\n", "x = 2\n") }]);
@@ -520,5 +521,59 @@ describe("12. worth doing", () => {
     const r = await runOnce(root, ["-m", "hello", "a.py"], [{ text: "Hello." }]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("lintCmd (it runs code on this machine)");
+  });
+});
+
+/** Run coder with no --model or --api-key: the defaults come from the environment. */
+async function runBare(root: string, args: string[], steps: FakeStep[], env: Record<string, string | undefined>) {
+  const server = await startFakeServer(steps);
+  const clean = { ...process.env };
+  for (const key of Object.keys(clean)) if (/_API_KEY$|_API_BASE$|_BASE_URL$/.test(key)) delete clean[key];
+  const proc = Bun.spawn([BIN, "--no-pretty", ...args.map((a) => a.replace("$URL", server.url))], { cwd: root, env: { ...clean, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  await server.stop();
+  return { code, stdout, stderr, requests: server.requests.filter((q) => q.path.endsWith("/chat/completions")) };
+}
+
+describe("defaults and keys (issue 12)", () => {
+  e2e("only ANTHROPIC_API_KEY set: an Anthropic model is chosen", async () => {
+    const root = makeRepo({ "a.py": "x = 1\n" });
+    const r = await runBare(root, ["--api-base", "$URL", "-m", "hello", "a.py"], [{ text: "Hello." }], { ANTHROPIC_API_KEY: "sk-ant-test" });
+    expect(r.code).toBe(0);
+    expect(r.requests[0]?.body.model).toBe("claude-sonnet-4-5");
+    expect(r.requests[0]?.headers.authorization).toBe("Bearer sk-ant-test");
+  });
+
+  e2e("no key at all: one warning naming the variables to set", async () => {
+    const root = makeRepo({ "a.py": "x = 1\n" });
+    const r = await runBare(root, ["-m", "hello", "a.py"], [], {});
+    expect(r.stderr).toContain("no API key found: set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, GOOGLE_API_KEY, OPENROUTER_API_KEY, DEEPSEEK_API_KEY");
+    expect(r.code).toBe(2);
+  });
+
+  e2e("OPENAI_API_BASE in .env: ignored with a warning in an untrusted repository, used once trusted", async () => {
+    const root = makeRepo({ "a.py": "x = 1\n", ".gitignore": ".env\n.coder/\n" });
+    const server = await startFakeServer([{ text: "Hello from the .env server.", repeat: true }]);
+    try {
+      write(root, ".env", `OPENAI_API_KEY=sk-env\nOPENAI_API_BASE=${server.url}\n`);
+      // Untrusted: the .env base is not used; the request goes to the --api-base of the user instead.
+      const mine = await runBare(root, ["--model", "openai/gpt-4.1", "--api-base", "$URL", "-m", "hello", "a.py"], [{ text: "Hello from mine." }], {});
+      expect(mine.code).toBe(0);
+      expect(mine.stderr).toContain("ignoring OPENAI_API_BASE in this repository's .env");
+      expect(server.requests).toHaveLength(0);
+      const trusted = await runBare(root, ["--trust", "--model", "openai/gpt-4.1", "-m", "hello", "a.py"], [], {});
+      expect(trusted.code).toBe(0);
+      expect(trusted.stdout).toContain("Hello from the .env server.");
+      expect(server.requests.filter((q) => q.path.endsWith("/chat/completions"))[0]?.headers.authorization).toBe("Bearer sk-env");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  e2e("a host that does not resolve is not retried", async () => {
+    const root = makeRepo({ "a.py": "x = 1\n" });
+    const r = await runBare(root, ["--model", "openai/gpt-4.1", "--api-key", "sk-x", "--api-base", "http://no-such-host.invalid/v1", "-m", "hello", "a.py"], [], {});
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("failed after 1 attempt: host not found");
   });
 });

@@ -109,6 +109,15 @@ class AttemptError extends Error {
   }
 }
 
+/** The model chosen by the keys that are set, in Aider's order of providers. */
+const DEFAULT_MODELS: readonly { keys: readonly string[]; model: string }[] = [
+  { keys: ["ANTHROPIC_API_KEY"], model: "anthropic/claude-sonnet-4-5" },
+  { keys: ["OPENAI_API_KEY"], model: "openai/gpt-4.1" },
+  { keys: ["GEMINI_API_KEY", "GOOGLE_API_KEY"], model: "gemini/gemini-2.5-pro" },
+  { keys: ["OPENROUTER_API_KEY"], model: "openrouter/anthropic/claude-sonnet-4.5" },
+  { keys: ["DEEPSEEK_API_KEY"], model: "deepseek/deepseek-chat" },
+];
+
 /** A Chat Completions body: an object with a `choices` list. */
 function isCompletion(body: unknown): boolean {
   return typeof body === "object" && body !== null && Array.isArray((body as { choices?: unknown }).choices);
@@ -227,6 +236,8 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
     info: infoFor,
     list: listModels,
     stream,
+    defaultModel: (env) => DEFAULT_MODELS.find((d) => d.keys.some((k) => env[k]?.trim()))?.model ?? null,
+    defaultModelKeys: DEFAULT_MODELS.flatMap((d) => d.keys),
   };
 }
 

@@ -116,6 +116,8 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "fireworks/accounts/fireworks/models/deepseek-v3p1", context: 163_840, maxOutput: 16_384, price: [0.56, 1.68], format: "diff", weak: "fireworks/accounts/fireworks/models/deepseek-v3p1" },
 
   // ── OpenRouter: a few entries of its own; other "vendor/model" ids fall back to the vendor's entry ─
+  { name: "openrouter/anthropic/claude-sonnet-4.5", context: 1_000_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", editor: "openrouter/anthropic/claude-sonnet-4.5", editorFormat: "diff" },
+  { name: "openrouter/anthropic/claude-haiku-4.5", context: 200_000, maxOutput: 64_000, price: [1, 5, 0.1, 1.25], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5" },
   { name: "openrouter/qwen/qwen3-coder", context: 262_144, maxOutput: 65_536, price: [0.22, 0.95], format: "diff", weak: "openrouter/qwen/qwen3-coder" },
   { name: "openrouter/moonshotai/kimi-k2", context: 131_072, maxOutput: 16_384, price: [0.5, 2.4], format: "diff", weak: "openrouter/moonshotai/kimi-k2" },
 

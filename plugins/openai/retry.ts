@@ -113,7 +113,8 @@ export function classifyError(error: unknown): AttemptFailure {
   const text = `${name} ${typeof err.message === "string" ? err.message : ""} ${causeText(err.cause)}`;
   if (/timeout|timed out/i.test(text)) return { retryable: true, reason: "the request timed out" };
   if (/ECONNREFUSED|Unable to connect|ConnectionRefused/i.test(text)) return { retryable: true, reason: "connection refused" };
-  if (/ENOTFOUND|EAI_AGAIN|getaddrinfo|DNS/i.test(text)) return { retryable: true, reason: "host not found" };
+  // A name that does not resolve is a wrong --api-base or no network, not a passing fault: no retries.
+  if (/ENOTFOUND|EAI_AGAIN|getaddrinfo|DNS/i.test(text)) return { retryable: false, reason: "host not found", hint: "check the API base URL (--api-base, OPENAI_BASE_URL) and the network" };
   if (/ECONNRESET|socket|closed unexpectedly|terminated|network|fetch failed|Connection error|EPIPE|aborted/i.test(text)) {
     return { retryable: true, reason: "the connection dropped" };
   }
