@@ -9,6 +9,7 @@ import { FileStore } from "./files.ts";
 import { Gate, type GateEvent } from "./gate.ts";
 import { GitRepo, type GitRepoOptions, listRepoFiles, offerRepository } from "./git.ts";
 import { loadTranscript, Transcript } from "./history.ts";
+import { mediaTypeOfFile } from "./parts.ts";
 import { messageOf } from "./registry.ts";
 import { askCommitMessage } from "./reply-commit.ts";
 import { CoderSession } from "./session.ts";
@@ -154,13 +155,18 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
 
   for (const typed of app.settings.positionals) {
     const rel = files.toRelative(typed);
+    // Images and PDFs join the chat read-only: the model sees them and never edits them.
+    if (mediaTypeOfFile(join(root, rel))) {
+      chat.addReadOnly(rel);
+      continue;
+    }
     const problem = files.check(rel);
     if (problem) throw new UsageError(`cannot add ${typed} to the chat: ${problem}`);
     chat.add(rel);
   }
   for (const typed of o.read) {
     const rel = files.toRelative(typed);
-    if (files.read(rel) === null) {
+    if (files.read(rel) === null && !mediaTypeOfFile(join(root, rel))) {
       const source = app.settings.provenance.read ?? "";
       out.warn(`${source.startsWith("flag ") || source === "default" ? "--read" : `read (${source})`} ${typed}: not found or not a text file`);
     }
@@ -263,7 +269,7 @@ async function repl(app: App, coder: Coder, out: Output): Promise<number> {
   if (coder.chat.editable.length) out.print(`Chat files: ${coder.chat.editable.join(", ")}`);
   for (;;) {
     const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
-    const line = await input.read(prompt);
+    const line = await input.read(prompt, session.takeInput());
     if (line === null) return 0;
     if (!line.trim()) continue;
     try {

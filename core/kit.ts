@@ -59,6 +59,14 @@ export function createKit(deps: KitDeps): Kit {
         env: deps.env,
         stream: true,
       }, signal ?? new AbortController().signal),
+    transcribe: async (request, signal) => {
+      const adapter = deps.registry.adapterFor(request.model);
+      if (!adapter.transcribe) throw new UsageError(`the model adapter ${adapter.name} (serving ${request.model}) cannot transcribe speech`);
+      return adapter.transcribe(
+        { ...request, apiBase: request.apiBase ?? deps.apiBase, apiKey: request.apiKey ?? deps.apiKey, env: deps.env },
+        signal ?? new AbortController().signal,
+      );
+    },
   };
 }
 

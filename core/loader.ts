@@ -80,6 +80,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands", Record<s
     name: { kind: "string" },
     stability: { kind: "enum", values: ["static", "session", "turn"] },
     provide: { kind: "function" },
+    onMessage: { kind: "function", optional: true },
   },
   models: {
     name: { kind: "string" },
@@ -87,6 +88,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands", Record<s
     info: { kind: "function" },
     list: { kind: "function", optional: true },
     stream: { kind: "function" },
+    transcribe: { kind: "function", optional: true },
   },
   commands: {
     name: { kind: "string" },

@@ -36,6 +36,9 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     complete: async () => {
       throw new Error("no models in format tests");
     },
+    transcribe: async () => {
+      throw new Error("no models in format tests");
+    },
   };
 }
 
