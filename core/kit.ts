@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "./errors.ts";
+import { fittedSize, mediaTokens, mediaTypeOfFile } from "./parts.ts";
 import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "./plugin.ts";
 import { type Registry, messageOf } from "./registry.ts";
 import { ReplyAssembler } from "./stream.ts";
@@ -40,6 +41,7 @@ export function createKit(deps: KitDeps): Kit {
     reports: deps.reports,
     FormatError,
     tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base") },
+    media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
     files: deps.files,
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
     run: (command, options) => runCommand(command, { cwd: options?.cwd ?? root, timeoutMs: options?.timeoutMs, input: options?.input }),

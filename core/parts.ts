@@ -42,7 +42,7 @@ export function mediaTypeOfFile(abs: string): MediaType | null {
 }
 
 /** The size the provider scales an image to before it looks at it (never larger than the original). */
-export function fittedSize(width: number, height: number, rules: ImageRules): { width: number; height: number } {
+export function fittedSize(width: number, height: number, rules: ImageRules = OPENAI_IMAGE_RULES): { width: number; height: number } {
   let scale = Math.min(1, rules.maxEdge / Math.max(width, height));
   if (rules.maxShortEdge) scale = Math.min(scale, rules.maxShortEdge / Math.min(width, height));
   if (rules.maxPixels) scale = Math.min(scale, Math.sqrt(rules.maxPixels / (width * height)));
@@ -89,10 +89,11 @@ export function checkModelTakesParts(messages: readonly ChatMessage[], model: Mo
       const [what, capability] = part.type === "image" ? (["images", "images"] as const) : (["PDF documents", "pdf"] as const);
       if (model.capabilities[capability]) continue;
       const name = part.name ?? (part.type === "image" ? "an image" : "a PDF");
+      const drop = part.name ? `drop it (/drop ${part.name})` : "drop it";
       const how = model.unknown
-        ? `if it does, set "capabilities": { "${capability}": true } for it under "models" in .coder.json`
-        : `switch to a model that does with /model`;
-      throw new UsageError(`${model.name} does not take ${what}, and ${name} is in the chat: /drop ${name}, or ${how}`);
+        ? `if the model does, set "capabilities": { "${capability}": true } for ${model.name} under "models" in .coder.json`
+        : `use a model that takes ${what} (--model, /model)`;
+      throw new UsageError(`${model.name} does not take ${what}, and ${name} is in the chat: ${drop}, or ${how}`);
     }
   }
 }

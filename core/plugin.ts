@@ -573,6 +573,15 @@ export interface Kit {
     /** Tokens of `text` for the current model's encoding (sampled for very large texts). */
     count(text: string): number;
   };
+  /** Images and documents: what a file is, how a provider sizes an image, what parts cost. */
+  media: {
+    /** The media type of a file from its first bytes (PNG, JPEG, GIF, WebP or PDF), or null (also when unreadable). */
+    typeOf(absolutePath: string): ImageMediaType | "application/pdf" | null;
+    /** The size a provider scales a width × height image to before looking at it, never larger (OpenAI's rules when absent). */
+    fit(width: number, height: number, rules?: ImageRules): { width: number; height: number };
+    /** Prompt tokens of image and document parts by the rules (text parts count nothing here). */
+    tokens(parts: readonly ContentPart[], rules?: ImageRules): number;
+  };
   files: {
     /** Text of a repository file, or null when it is missing, binary or outside the repository. */
     read(path: string): Promise<string | null>;

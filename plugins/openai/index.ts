@@ -6,6 +6,7 @@
 import type { Kit, ModelAdapter, ModelEvent, ModelInfo, ModelRequest, Plugin, PluginObject } from "../../core/plugin.ts";
 import { infoForResolved, listModels, resolveModel } from "./lookup.ts";
 import { resolveEndpoint, type Endpoint } from "./providers.ts";
+import { transcribe } from "./speech.ts";
 import { backoffDelay, classifyError, DEFAULT_RETRY, displayUrl, oneLine, redact, type AttemptFailure, type RetryPolicy } from "./retry.ts";
 import { ChunkReader, completionEvents, toWireParams } from "./wire.ts";
 
@@ -171,7 +172,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
       throw new ModelRequestError(redact((error as Error).message, request.apiKey), 2);
     }
     const info = infoForResolved(resolved) ?? options.unknownModelInfo?.(resolved.fullName) ?? fallbackInfo(resolved.fullName);
-    const params = toWireParams(request, { provider: resolved.provider.name, id: resolved.id, info, streamOptions: resolved.provider.streamOptions });
+    const params = toWireParams(request, { provider: resolved.provider.name, id: resolved.id, info, streamOptions: resolved.provider.streamOptions, documents: resolved.provider.documents });
     const where = `${resolved.fullName} at ${displayUrl(endpoint.baseURL)}`;
     const totalMs = request.timeoutMs ?? policy.totalTimeoutMs;
     const started = Date.now();
@@ -213,6 +214,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
     info: infoFor,
     list: listModels,
     stream,
+    transcribe,
   };
 }
 
