@@ -46,7 +46,8 @@ export function fittedSize(width: number, height: number, rules: ImageRules = OP
   let scale = Math.min(1, rules.maxEdge / Math.max(width, height));
   if (rules.maxShortEdge) scale = Math.min(scale, rules.maxShortEdge / Math.min(width, height));
   if (rules.maxPixels) scale = Math.min(scale, Math.sqrt(rules.maxPixels / (width * height)));
-  return { width: Math.max(1, Math.floor(width * scale)), height: Math.max(1, Math.floor(height * scale)) };
+  // The epsilon keeps 3000 × (1568 / 3000) at 1568, not 1567.
+  return { width: Math.max(1, Math.floor(width * scale + 1e-9)), height: Math.max(1, Math.floor(height * scale + 1e-9)) };
 }
 
 /** Prompt tokens of a `width` × `height` image by the provider's rules (an unknown size counts as the largest kept). */

@@ -57,7 +57,7 @@ export async function fitImage(
   if (!tooLarge && bytes.length <= maxBytes) return { ok: true, bytes, mediaType, ...size };
   if (mediaType === "image/webp") {
     if (bytes.length <= maxBytes) return { ok: true, bytes, mediaType, ...size };
-    return { ok: false, problem: `${name} is ${megabytes(bytes.length)}, more than the ${megabytes(maxBytes)} the model takes, and coder cannot shrink WebP images: convert it to PNG or JPEG` };
+    return { ok: false, problem: `${name} is ${byteSize(bytes.length)}, more than the ${byteSize(maxBytes)} the model takes, and coder cannot shrink WebP images: convert it to PNG or JPEG` };
   }
   const Jimp = await (jimp ??= loadJimp());
   let image: Awaited<ReturnType<JimpModule["fromBuffer"]>>;
@@ -74,12 +74,13 @@ export async function fitImage(
     out = await image.getBuffer("image/jpeg", { quality: JPEG_QUALITY });
     finalType = "image/jpeg";
   }
-  if (out.length > maxBytes) return { ok: false, problem: `${name} is still ${megabytes(out.length)} after shrinking, more than the ${megabytes(maxBytes)} the model takes` };
+  if (out.length > maxBytes) return { ok: false, problem: `${name} is still ${byteSize(out.length)} after shrinking, more than the ${byteSize(maxBytes)} the model takes` };
   const note = `${name}: ${size.width}×${size.height} downscaled to ${image.bitmap.width}×${image.bitmap.height} for the model`;
   return { ok: true, bytes: out, mediaType: finalType, width: image.bitmap.width, height: image.bitmap.height, note };
 }
 
-const megabytes = (n: number) => `${(n / 1_000_000).toFixed(1)} MB`;
+/** "3.2 MB", "240 kB" below a megabyte, "38 bytes" below a kilobyte. */
+export const byteSize = (n: number) => (n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : n >= 1000 ? `${Math.ceil(n / 1000)} kB` : `${n} bytes`);
 
 /** Pages of a PDF, counted from its page objects; undefined when they are compressed out of sight. */
 export function pdfPages(bytes: Uint8Array): number | undefined {
@@ -115,7 +116,7 @@ export class MediaParts {
     if (!type) return { ok: false, problem: `${name} is not an image or a PDF` };
     const bytes = new Uint8Array(readFileSync(abs));
     if (type === "application/pdf") {
-      if (bytes.length > MAX_PDF_BYTES) return { ok: false, problem: `${name} is ${megabytes(bytes.length)}, more than the ${megabytes(MAX_PDF_BYTES)} a request can carry` };
+      if (bytes.length > MAX_PDF_BYTES) return { ok: false, problem: `${name} is ${byteSize(bytes.length)}, more than the ${byteSize(MAX_PDF_BYTES)} a request can carry` };
       const part: DocumentPart = { type: "document", mediaType: type, data: Buffer.from(bytes).toString("base64"), name };
       const pages = pdfPages(bytes);
       if (pages) part.pages = pages;

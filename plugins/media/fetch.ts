@@ -2,6 +2,8 @@
 // applied while the body streams, a few redirects at most (each one checked again), and
 // the text decoded by its charset. Bun's fetch honours HTTP_PROXY, HTTPS_PROXY and NO_PROXY.
 
+import { byteSize } from "./attach.ts";
+
 export const MAX_PAGE_BYTES = 5_000_000;
 export const MAX_REDIRECTS = 5;
 
@@ -45,7 +47,7 @@ export async function fetchPage(address: string, options: FetchOptions): Promise
     }
   } catch (error) {
     if (options.signal?.aborted) return { ok: false, problem: `fetching ${url.href} was interrupted` };
-    if (signal.aborted) return { ok: false, problem: `${url.href} did not answer within ${Math.round(options.timeoutMs / 1000)} s (--web-timeout)` };
+    if (signal.aborted) return { ok: false, problem: `${url.href} did not answer within ${Number((options.timeoutMs / 1000).toFixed(1))} s (--web-timeout)` };
     return { ok: false, problem: `could not fetch ${url.href}: ${error instanceof Error ? error.message : String(error)}` };
   }
 }
@@ -76,7 +78,7 @@ async function readBody(response: Response, url: string, maxBytes: number): Prom
   const declared = Number(response.headers.get("content-length") ?? NaN);
   if (declared > maxBytes) {
     await response.body?.cancel();
-    return { ok: false, problem: `${url} is ${megabytes(declared)}, more than the ${megabytes(maxBytes)} /web reads` };
+    return { ok: false, problem: `${url} is ${byteSize(declared)}, more than the ${byteSize(maxBytes)} /web reads` };
   }
   const chunks: Uint8Array[] = [];
   let total = 0;
@@ -84,7 +86,7 @@ async function readBody(response: Response, url: string, maxBytes: number): Prom
     total += chunk.length;
     if (total > maxBytes) {
       await response.body?.cancel().catch(() => {});
-      return { ok: false, problem: `${url} is more than the ${megabytes(maxBytes)} /web reads` };
+      return { ok: false, problem: `${url} is more than the ${byteSize(maxBytes)} /web reads` };
     }
     chunks.push(chunk);
   }
@@ -92,8 +94,6 @@ async function readBody(response: Response, url: string, maxBytes: number): Prom
   const html = mediaType !== "text/plain" && !mediaType.includes("markdown");
   return { ok: true, url, html, text: decode(bytes, charsetOf(contentType, html ? bytes : null)) };
 }
-
-const megabytes = (n: number) => `${(n / 1_000_000).toFixed(1)} MB`;
 
 /** The charset from the Content-Type header, else from an HTML page's own `<meta charset>`. */
 function charsetOf(contentType: string, head: Uint8Array | null): string {

@@ -84,7 +84,8 @@ export interface FakeStep {
  * { bytes: 20_000_000 }                                   // a huge page, streamed without a length
  */
 export interface FakePage {
-  body?: string;
+  /** The page as text (sent as UTF-8) or as bytes (sent as they are). */
+  body?: string | Uint8Array;
   contentType?: string;
   status?: number;
   /** `Location` header (with a 3xx status). */
