@@ -1,7 +1,7 @@
 // Prompt assembly in a fixed, most-stable-first order, so a provider's prefix
 // cache keeps hitting: the bytes of an earlier chunk change only when its own
 // inputs change. Pure: no disk, no network, no clock.
-import { mediaTokens } from "./parts.ts";
+import { mediaTokens, partsText } from "./parts.ts";
 import type { ChatMessage, ContentPart, Fence, ImageRules } from "./plugin.ts";
 
 /** A block of context text with a label for `/tokens`; `parts` are images or documents sent after the text. */
@@ -112,7 +112,8 @@ export function chunkMessages(chunks: readonly Chunk[]): ChatMessage[] {
 export function countMessageTokens(messages: readonly ChatMessage[], count: (text: string) => number, imageRules?: ImageRules): number {
   let total = 0;
   for (const m of messages) {
-    total += 4 + count(m.content) + mediaTokens(m.parts, imageRules);
+    // With parts, their text is what is sent (labels between images included).
+    total += 4 + count(m.parts ? partsText(m.parts) : m.content) + mediaTokens(m.parts, imageRules);
     for (const call of m.toolCalls ?? []) total += count(call.name) + count(call.arguments) + 4;
   }
   return total;

@@ -513,9 +513,10 @@ export interface Session {
   exit(): void;
   /**
    * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under
-   * --yes-always, no when nobody can answer). Optional: a kernel without it answers nothing.
+   * --yes-always, no when nobody can answer). Questions with the same `key` share one
+   * remembered "Don't ask again" (default: the question itself). Optional: a kernel without it answers nothing.
    */
-  confirm?(question: string): Promise<boolean>;
+  confirm?(question: string, options?: { key?: string }): Promise<boolean>;
   /** Put text into the conversation as context for the next request without sending one (e.g. a command's output). */
   addToChat?(text: string): void;
   /**

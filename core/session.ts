@@ -229,8 +229,8 @@ export class CoderSession implements Session {
   }
 
   /** A yes/no question through the gate (remembered answers, --yes-always, non-interactive "no"). */
-  confirm(question: string): Promise<boolean> {
-    return this.services.gate.confirm(question);
+  confirm(question: string, options: { key?: string } = {}): Promise<boolean> {
+    return this.services.gate.confirm(question, options.key ? { key: options.key } : {});
   }
 
   /** Text the next request carries as finished conversation (a user message and a short acknowledgement). */

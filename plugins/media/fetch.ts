@@ -53,7 +53,7 @@ export async function fetchPage(address: string, options: FetchOptions): Promise
 }
 
 /** A URL coder fetches, or why not. */
-function httpUrl(address: string): URL | string {
+export function httpUrl(address: string): URL | string {
   let url: URL;
   try {
     url = new URL(address);

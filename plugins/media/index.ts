@@ -72,7 +72,8 @@ export default function mediaPlugin(kit: Kit): PluginObject {
       for (const url of findUrls(message)) {
         if (offered.has(url)) continue;
         offered.add(url);
-        if (await s.confirm?.(`Add ${url} to the chat?`)) await addWebPage(kit, s, url, webOptions(s));
+        // One "Don't ask again" stops the offers for every URL, as --no-detect-urls does.
+        if (await s.confirm?.(`Add ${url} to the chat?`, { key: "detect-urls" })) await addWebPage(kit, s, url, webOptions(s));
       }
     },
   };
@@ -148,7 +149,8 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     async run(_arg, s) {
       if (!s.promptChunks) return s.warn("This session cannot list its context.");
       const chunks = (await s.promptChunks()).filter((c) => c.kind === "static" || c.kind === "session" || c.kind === "chat-files");
-      const texts = chunks.flatMap((c) => c.messages.filter((m) => m.role === "user").map((m) => m.content.trim()));
+      // Blocks carrying images or documents are left out whole: their text only introduces them.
+      const texts = chunks.flatMap((c) => c.messages.filter((m) => m.role === "user" && !m.parts).map((m) => m.content.trim()));
       const left = chunks.flatMap((c) => c.messages.flatMap((m) => m.parts ?? [])).flatMap((p) => (p.type === "text" ? [] : [p.name ?? "an attachment"]));
       if (!texts.length) return s.warn("The chat has no context to copy yet: /add some files.");
       const text = [...texts, "Answer with the changes to make to these files, as edits (not whole files)."].join("\n\n");

@@ -4,7 +4,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Kit, Session } from "../../core/plugin.ts";
-import { fetchPage } from "./fetch.ts";
+import { fetchPage, httpUrl } from "./fetch.ts";
 import { htmlToMarkdown } from "./markdown.ts";
 
 /** URLs in a message, without the punctuation that ends a sentence around them. */
@@ -38,6 +38,11 @@ export interface WebOptions {
 
 /** Fetch `url` and add it to the chat read-only; false (with the reason warned) when it cannot. */
 export async function addWebPage(kit: Kit, session: Session, url: string, options: WebOptions): Promise<boolean> {
+  const checked = httpUrl(url);
+  if (typeof checked === "string") {
+    session.warn(checked);
+    return false;
+  }
   session.print(`Fetching ${url} ...`);
   const fetched = await fetchPage(url, options);
   if (!fetched.ok) {
