@@ -93,4 +93,28 @@ describe.skipIf(!existsSync(BINARY))("images and PDFs in the chat (dist/coder)",
     expect(JSON.stringify(second.messages.at(-1).content)).toContain("Refused to edit shot.png: shot.png is a binary file");
     expect(r.code).toBe(0);
   });
+
+  test("a plugin's onMessage sees each typed request once (not its reflections) and may add to the chat first", async () => {
+    const repo = makeRepo({ "app.py": "x = 1\n", "TODO.md": "- rename x\n" });
+    const plugin = join(repo.home, "todo-plugin.ts");
+    writeFileSync(
+      plugin,
+      `export default (kit) => ({ apiVersion: 1, name: "todo", context: [{ name: "todo", stability: "turn", provide: () => null,
+        async onMessage(message, session) {
+          require("node:fs").appendFileSync(${JSON.stringify(join(repo.home, "seen.log"))}, message + "\\n");
+          if (message.includes("TODO")) await session.addReadOnly(["TODO.md"]);
+        } }] });\n`,
+    );
+    const s = await server([
+      { model: "gpt-4.1", text: block("app.py", "y = 1\n", "z = 1\n") },
+      { model: "gpt-4.1", text: block("app.py", "x = 1\n", "renamed = 1\n") },
+    ]);
+    const r = await runCoder(repo, s, ["--plugin", plugin, "--yes-always", "--map-tokens", "0", "-m", "do the TODO", "app.py"]);
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(repo.home, "seen.log"), "utf8")).toBe("do the TODO\n");
+    const [first, second] = mainRequests(s);
+    expect(JSON.stringify(first.messages)).toContain("- rename x");
+    expect(JSON.stringify(second.messages)).toContain("- rename x");
+    expect(repo.read("app.py")).toBe("renamed = 1\n");
+  });
 });
