@@ -8,8 +8,8 @@ import { join } from "node:path";
 import { pdf, png, wav } from "../plugins/media/testdata/make.ts";
 import { type FakePage, type FakeServer, type FakeStep, startFakeServer } from "./support/fake-server.ts";
 import { BINARY, lastUser, mainRequests, makeRepo, removeRepos, type Repo } from "./engine-harness.ts";
+import { inTerminal, SCRIPT } from "./support/pty.ts";
 
-const SCRIPT = ["/usr/bin/script", "/bin/script"].find((p) => existsSync(p));
 const WIDGETS = readFileSync(join(import.meta.dir, "..", "plugins", "media", "testdata", "widgets.html"), "utf8");
 const servers: FakeServer[] = [];
 afterEach(async () => {
@@ -55,63 +55,26 @@ function stubTools(tools: ("xclip" | "rec")[]): string {
   return dir;
 }
 
-/** A REPL in a pseudo-terminal, with `env` over a minimal environment. */
+/** The REPL of dist/coder in a pseudo-terminal, with `env` over a minimal environment. */
 function startRepl(repo: Repo, server: FakeServer, args: string[], env: Record<string, string> = {}) {
   const argv = [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", "--map-tokens", "0", ...args];
-  const command = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
-  const proc = Bun.spawn([SCRIPT as string, "-qfec", `stty cols 200 rows 50; exec ${command}`, "/dev/null"], {
+  const terminal = inTerminal(argv, {
     cwd: repo.root,
     env: { PATH: "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), TERM: "dumb", GIT_CONFIG_NOSYSTEM: "1", ...env },
-    stdin: "pipe",
-    stdout: "pipe",
-    stderr: "pipe",
+    cols: 200,
+    rows: 50,
   });
-  let output = "";
-  let seen = 0;
-  const waiters: { text: string; resolve: () => void }[] = [];
-  const check = () => {
-    for (const w of [...waiters]) {
-      const at = output.indexOf(w.text, seen);
-      if (at >= 0) {
-        waiters.splice(waiters.indexOf(w), 1);
-        seen = at + w.text.length;
-        w.resolve();
-      }
-    }
-  };
-  void (async () => {
-    const decoder = new TextDecoder();
-    for await (const chunk of proc.stdout) {
-      output += decoder.decode(chunk).replace(/\x1b\[[0-9;?]*[A-Za-z]/g, "");
-      check();
-    }
-  })();
-  return {
-    proc,
-    get output() {
-      return output;
-    },
-    /** Resolves when `text` appears after everything waited for so far. */
-    waitFor(text: string): Promise<void> {
-      return new Promise((resolve) => {
-        waiters.push({ text, resolve });
-        check();
-      });
-    },
-    send(text: string) {
-      proc.stdin.write(text);
-      proc.stdin.flush();
-    },
-    /** Type a line and wait for the next prompt. */
+  return Object.assign(terminal, {
+    /** Type a line and wait for `until` (the next prompt by default). */
     async run(line: string, until = "\n> ") {
-      this.send(`${line}\r`);
-      await this.waitFor(until);
+      terminal.send(`${line}\r`);
+      await terminal.waitFor(until);
     },
-    async exit() {
-      this.send("/exit\r");
-      return proc.exited;
+    exit(): Promise<number> {
+      terminal.send("/exit\r");
+      return terminal.proc.exited;
     },
-  };
+  });
 }
 
 /** What the REPL printed for the last `line` typed at its prompt, up to the next prompt. */

@@ -4,6 +4,7 @@
 // request is made. Our own retry loop runs (the client's is off): backoff with jitter,
 // Retry-After honoured, cut streams retried, one total time bound, one-line errors.
 import type { Kit, ModelAdapter, ModelEvent, ModelInfo, ModelRequest, Plugin, PluginObject } from "../../core/plugin.ts";
+import { ModelRequestAborted, ModelRequestError } from "./errors.ts";
 import { infoForResolved, listModels, resolveModel } from "./lookup.ts";
 import { resolveEndpoint, type Endpoint } from "./providers.ts";
 import { transcribe } from "./speech.ts";
@@ -17,25 +18,7 @@ export interface OpenAIAdapterOptions {
   unknownModelInfo?: (name: string) => ModelInfo;
 }
 
-/** Thrown when the request finally fails; `exitCode` 1 (runtime failure) unless the cause is configuration (2). */
-export class ModelRequestError extends Error {
-  override readonly name = "ModelRequestError";
-  constructor(
-    message: string,
-    readonly exitCode: number = 1,
-  ) {
-    super(message);
-  }
-}
-
-/** Thrown when the caller's AbortSignal fires (Ctrl-C). */
-export class ModelRequestAborted extends Error {
-  override readonly name = "AbortError";
-  readonly exitCode = 130;
-  constructor() {
-    super("model request interrupted");
-  }
-}
+export { ModelRequestAborted, ModelRequestError };
 
 const FALLBACK_CAPS: ModelInfo["capabilities"] = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" };
 

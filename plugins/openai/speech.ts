@@ -1,28 +1,19 @@
 // Speech to text through a provider's OpenAI-compatible `/audio/transcriptions` endpoint
 // (a multipart upload). The chat model's provider transcribes when it has a speech model;
-// otherwise OpenAI does, with OPENAI_API_KEY. Errors are one line without the key.
+// otherwise OpenAI does, with OPENAI_API_KEY. Errors are one line without the key
+// (ModelRequestError, exit code 2 when the cause is configuration: no key, no endpoint).
 import type { TranscriptionRequest } from "../../core/plugin.ts";
+import { ModelRequestAborted, ModelRequestError } from "./errors.ts";
 import { resolveModel } from "./lookup.ts";
 import { EndpointConfigError, type Endpoint, type Provider, providerNamed, resolveEndpoint } from "./providers.ts";
 import { classifyError, displayUrl, oneLine, redact } from "./retry.ts";
-
-/** A transcription that failed; `exitCode` 2 when the cause is configuration (no key, no speech endpoint). */
-export class TranscriptionError extends Error {
-  override readonly name = "TranscriptionError";
-  constructor(
-    message: string,
-    readonly exitCode: number = 1,
-  ) {
-    super(message);
-  }
-}
 
 const SPEECH_TIMEOUT_MS = 120_000;
 
 /** The provider, model and endpoint that transcribe for `request.model`. */
 export function speechEndpoint(request: TranscriptionRequest): { provider: Provider; model: string; endpoint: Endpoint } {
   const resolved = resolveModel(request.model);
-  if (!resolved) throw new TranscriptionError(`unknown provider in model "${request.model}": use provider/model, e.g. openai/gpt-4.1`, 2);
+  if (!resolved) throw new ModelRequestError(`unknown provider in model "${request.model}": use provider/model, e.g. openai/gpt-4.1`, 2);
   const own = resolved.provider;
   try {
     if (own.speechModel) return { provider: own, model: own.speechModel, endpoint: resolveEndpoint(own, request) };
@@ -32,7 +23,7 @@ export function speechEndpoint(request: TranscriptionRequest): { provider: Provi
   } catch (error) {
     if (!(error instanceof EndpointConfigError)) throw error;
     const why = own.speechModel ? error.message : `${own.name} has no speech-to-text endpoint, so /voice uses OpenAI's, and ${error.message}`;
-    throw new TranscriptionError(redact(why, request.apiKey), 2);
+    throw new ModelRequestError(redact(why, request.apiKey), 2);
   }
 }
 
@@ -56,10 +47,10 @@ export async function transcribe(request: TranscriptionRequest, signal: AbortSig
     );
     return result.text.trim();
   } catch (error) {
-    if (signal.aborted) throw new TranscriptionError("transcription interrupted", 130);
+    if (signal.aborted) throw new ModelRequestAborted("transcription");
     const failure = classifyError(error);
     const hint = failure.hint ? ` (${failure.hint === "check the API key" ? `check ${provider.keyEnv[0]}` : failure.hint})` : "";
     const message = `speech-to-text with ${provider.name}/${model} at ${displayUrl(endpoint.baseURL)} failed: ${failure.reason}${hint}`;
-    throw new TranscriptionError(oneLine(redact(message, endpoint.apiKey, request.apiKey), 500));
+    throw new ModelRequestError(oneLine(redact(message, endpoint.apiKey, request.apiKey), 500));
   }
 }
