@@ -92,6 +92,16 @@ describe("MediaParts", () => {
     expect(changed).toMatchObject({ ok: true, part: { width: 50, height: 40 } });
   });
 
+  test("for a model that takes no images (the request will be refused), the image is not downscaled", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "coder-media-"));
+    const bytes = await png(2000, 1000);
+    writeFileSync(join(dir, "big.png"), bytes);
+    const attached = await new MediaParts(kit).load(join(dir, "big.png"), "big.png", undefined, false);
+    expect(attached).toMatchObject({ ok: true, part: { type: "image", width: 2000, height: 1000, name: "big.png" } });
+    expect(attached.ok && attached.note).toBeUndefined();
+    expect(attached.ok && attached.part.data).toBe(Buffer.from(bytes).toString("base64"));
+  });
+
   test("a file that is gone, or is not media, is a problem naming it", async () => {
     const dir = mkdtempSync(join(tmpdir(), "coder-media-"));
     writeFileSync(join(dir, "notes.png"), "text\n");

@@ -95,23 +95,28 @@ export class MediaParts {
 
   constructor(private readonly kit: Kit) {}
 
-  async load(abs: string, name: string, rules: ImageRules | undefined): Promise<Attached> {
+  /**
+   * The part for the file at `abs` (named `name` in the chat), fitted to `rules`; with
+   * `fit: false` (a model that takes no images: the request will be refused) as it is.
+   */
+  async load(abs: string, name: string, rules: ImageRules | undefined, fit = true): Promise<Attached> {
     let stat: ReturnType<typeof statSync>;
     try {
       stat = statSync(abs);
     } catch {
       return { ok: false, problem: `${name} no longer exists` };
     }
-    const key = `${abs}\0${stat.size}\0${stat.mtimeMs}\0${JSON.stringify(rules ?? null)}`;
+    const key = `${abs}\0${stat.size}\0${stat.mtimeMs}\0${fit ? JSON.stringify(rules ?? null) : "as-is"}`;
     const cached = this.cache.get(key);
     if (cached) return cached.ok ? { ok: true, part: cached.part } : cached;
-    const attached = await this.read(abs, name, rules);
+    const attached = await this.read(abs, name, fit ? rules : null);
     for (const k of this.cache.keys()) if (k.startsWith(`${abs}\0`)) this.cache.delete(k);
     this.cache.set(key, attached);
     return attached;
   }
 
-  private async read(abs: string, name: string, rules: ImageRules | undefined): Promise<Attached> {
+  /** `rules` null: the image as it is (only its size read). */
+  private async read(abs: string, name: string, rules: ImageRules | undefined | null): Promise<Attached> {
     const type = this.kit.media.typeOf(abs);
     if (!type) return { ok: false, problem: `${name} is not an image or a PDF` };
     const bytes = new Uint8Array(readFileSync(abs));
@@ -121,6 +126,10 @@ export class MediaParts {
       const pages = pdfPages(bytes);
       if (pages) part.pages = pages;
       return { ok: true, part };
+    }
+    if (rules === null) {
+      const size = await imageDimensions(bytes);
+      return { ok: true, part: { type: "image", mediaType: type, data: Buffer.from(bytes).toString("base64"), ...size, name } };
     }
     const fitted = await fitImage(this.kit, bytes, type, name, rules);
     if (!fitted.ok) return fitted;

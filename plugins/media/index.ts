@@ -51,7 +51,8 @@ export default function mediaPlugin(kit: Kit): PluginObject {
       const list: ContentPart[] = [];
       const names: string[] = [];
       for (const path of files) {
-        const attached = await parts.load(absolute(path), path, turn.model.imageRules);
+        // A model that takes no images refuses the request anyway: do not spend a downscale on it.
+        const attached = await parts.load(absolute(path), path, turn.model.imageRules, turn.model.capabilities.images === true);
         if (!attached.ok) {
           warnOnce(`${attached.problem}; it is left out of the request.`);
           continue;
