@@ -23,4 +23,5 @@ export const BUILTINS: BuiltinPlugin[] = [
   { origin: "built-in:plugins/repomap", load: () => import("./plugins/repomap/index.ts") },
   // commands
   { origin: "built-in:plugins/commands", load: () => import("./plugins/commands/index.ts") },
+  { origin: "built-in:plugins/media", load: () => import("./plugins/media/index.ts") },
 ];

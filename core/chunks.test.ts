@@ -76,3 +76,29 @@ test("the /tokens report aligns every figure, the remaining tokens included", ()
   expect(new Set(lines.map((l) => /^\s*\d+/.exec(l)?.[0].length)).size).toBe(1);
   expect(lines.length).toBe(4);
 });
+
+describe("blocks with images and documents", () => {
+  const image = { type: "image" as const, mediaType: "image/png" as const, data: "iVBO", width: 1000, height: 1000, name: "shot.png" };
+
+  test("a block's parts follow its text in one user message; content keeps the text alone", () => {
+    const chunks = assembleChunks(inputs({ staticBlocks: [{ label: "images: shot.png", text: "In the chat:", parts: [image] }] }));
+    const user = chunks.find((c) => c.label === "images: shot.png")!.messages[0]!;
+    expect(user.content).toBe("In the chat:");
+    expect(user.parts).toEqual([{ type: "text", text: "In the chat:" }, image]);
+  });
+
+  test("the reminder joins a current request that has parts as a last text part", () => {
+    const chunks = assembleChunks(inputs({ current: [{ role: "user", content: "what is this?", parts: [{ type: "text", text: "what is this?" }, image] }] }));
+    const last = chunkMessages(chunks).at(-1)!;
+    expect(last.content).toBe("what is this?\n\nremember the format");
+    expect(last.parts?.at(-1)).toEqual({ type: "text", text: "remember the format" });
+  });
+
+  test("/tokens counts an image by the model's rules: 765 by OpenAI's tiles, 1334 by Anthropic's area", () => {
+    const chunks = assembleChunks(inputs({ staticBlocks: [{ label: "images: shot.png", text: "", parts: [image] }] }));
+    const row = (rules?: Parameters<typeof tokenRows>[2]) => tokenRows(chunks, () => 0, rules).find((r) => r.label === "images: shot.png")!.tokens;
+    // 4 tokens of framing per message (the block and its acknowledgement) on top of the image.
+    expect(row()).toBe(765 + 8);
+    expect(row({ tokens: "area", maxEdge: 1568, maxPixels: 1_192_464, maxBytes: 1 })).toBe(1334 + 8);
+  });
+});

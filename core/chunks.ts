@@ -1,12 +1,14 @@
 // Prompt assembly in a fixed, most-stable-first order, so a provider's prefix
 // cache keeps hitting: the bytes of an earlier chunk change only when its own
 // inputs change. Pure: no disk, no network, no clock.
-import type { ChatMessage, Fence } from "./plugin.ts";
+import { mediaTokens, partsText } from "./parts.ts";
+import type { ChatMessage, ContentPart, Fence, ImageRules } from "./plugin.ts";
 
-/** A block of context text with a label for `/tokens`. */
+/** A block of context text with a label for `/tokens`; `parts` are images or documents sent after the text. */
 export interface ContextText {
   label: string;
   text: string;
+  parts?: ContentPart[];
 }
 
 export interface ChunkInputs {
@@ -42,12 +44,13 @@ export interface Chunk {
 
 const ACK = "Ok.";
 
-/** A context block travels as a user message answered by a short acknowledgement (so does text added to the history: a summary, a command's output). */
-export function blockMessages(text: string): ChatMessage[] {
-  return [
-    { role: "user", content: text },
-    { role: "assistant", content: ACK },
-  ];
+/**
+ * A context block travels as a user message answered by a short acknowledgement (so does text
+ * added to the history: a summary, a command's output). Images or documents follow its text as parts.
+ */
+export function blockMessages(text: string, parts?: readonly ContentPart[]): ChatMessage[] {
+  const user: ChatMessage = parts?.length ? { role: "user", content: text, parts: [{ type: "text", text }, ...parts] } : { role: "user", content: text };
+  return [user, { role: "assistant", content: ACK }];
 }
 
 /** The chunks of one request, in the order they are sent. Empty chunks are left out. */
@@ -68,17 +71,19 @@ export function assembleChunks(inputs: ChunkInputs): Chunk[] {
       { role: "assistant", content: ACK },
     ]);
   }
-  for (const b of inputs.staticBlocks) push("static", b.label, blockMessages(b.text));
-  for (const b of inputs.sessionBlocks) push("session", b.label, blockMessages(b.text));
+  for (const b of inputs.staticBlocks) push("static", b.label, blockMessages(b.text, b.parts));
+  for (const b of inputs.sessionBlocks) push("session", b.label, blockMessages(b.text, b.parts));
   push("history", "chat history", inputs.history.map((m) => ({ ...m })));
   if (inputs.chatFiles) push("chat-files", inputs.chatFiles.label, blockMessages(inputs.chatFiles.text));
-  for (const b of inputs.turnBlocks) push("turn", b.label, blockMessages(b.text));
+  for (const b of inputs.turnBlocks) push("turn", b.label, blockMessages(b.text, b.parts));
 
   const current = inputs.current.map((m) => ({ ...m }));
   const lastUser = current.findLastIndex((m) => m.role === "user");
   if (inputs.reminder && lastUser >= 0) {
     const m = current[lastUser] as ChatMessage;
-    current[lastUser] = { ...m, content: `${m.content}\n\n${inputs.reminder}` };
+    const reminded: ChatMessage = { ...m, content: `${m.content}\n\n${inputs.reminder}` };
+    if (m.parts) reminded.parts = [...m.parts, { type: "text", text: inputs.reminder }];
+    current[lastUser] = reminded;
   }
   push("current", "current request", current);
 
@@ -100,11 +105,15 @@ export function chunkMessages(chunks: readonly Chunk[]): ChatMessage[] {
   return chunks.flatMap((c) => c.messages);
 }
 
-/** Messages' token estimate: content plus a small per-message overhead, as the wire format adds. */
-export function countMessageTokens(messages: readonly ChatMessage[], count: (text: string) => number): number {
+/**
+ * Messages' token estimate: content plus a small per-message overhead, as the wire format adds;
+ * images and documents by the provider's rules (`imageRules`, OpenAI's when absent).
+ */
+export function countMessageTokens(messages: readonly ChatMessage[], count: (text: string) => number, imageRules?: ImageRules): number {
   let total = 0;
   for (const m of messages) {
-    total += 4 + count(m.content);
+    // With parts, their text is what is sent (labels between images included).
+    total += 4 + count(m.parts ? partsText(m.parts) : m.content) + mediaTokens(m.parts, imageRules);
     for (const call of m.toolCalls ?? []) total += count(call.name) + count(call.arguments) + 4;
   }
   return total;
@@ -116,8 +125,8 @@ export interface TokenRow {
 }
 
 /** Tokens per chunk (the `/tokens` view and the context-window check). */
-export function tokenRows(chunks: readonly Chunk[], count: (text: string) => number): TokenRow[] {
-  return chunks.map((c) => ({ label: c.label, tokens: countMessageTokens(c.messages, count) }));
+export function tokenRows(chunks: readonly Chunk[], count: (text: string) => number, imageRules?: ImageRules): TokenRow[] {
+  return chunks.map((c) => ({ label: c.label, tokens: countMessageTokens(c.messages, count, imageRules) }));
 }
 
 export function renderTokenReport(rows: readonly TokenRow[], contextWindow: number): string {

@@ -10,6 +10,7 @@ import { Gate, type GateEvent } from "./gate.ts";
 import { GitRepo, type GitRepoOptions, gitProblem, listRepoFiles, offerRepository } from "./git.ts";
 import type { IgnoreRules } from "./ignore-rules.ts";
 import { loadTranscript, Transcript } from "./history.ts";
+import { mediaTypeOfFile } from "./parts.ts";
 import { messageOf } from "./registry.ts";
 import { askCommitMessage } from "./reply-commit.ts";
 import { recoverInterruptedWrite } from "./recover.ts";
@@ -181,6 +182,11 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
 
   for (const typed of app.settings.positionals) {
     const rel = files.toRelative(typed);
+    // Images and PDFs join the chat read-only: the model sees them and never edits them.
+    if (mediaTypeOfFile(join(root, rel))) {
+      chat.addReadOnly(rel);
+      continue;
+    }
     const problem = files.check(rel);
     if (problem) throw new UsageError(`cannot add ${typed} to the chat: ${problem}`);
     chat.add(rel);
@@ -220,7 +226,8 @@ function addReadOnlyFiles(app: App, files: FileStore, chat: ChatFiles, isIgnored
   const fromProject = app.settings.fromProject.includes("read");
   for (const typed of app.settings.options.read) {
     const path = readOnlyPath(files, typed);
-    if (path === null || (isAbsolute(path) ? files.readOutside(path) : files.read(path)) === null) {
+    const readable = (p: string) => (isAbsolute(p) ? files.readOutside(p) : files.read(p)) !== null || mediaTypeOfFile(resolve(app.root, p)) !== null;
+    if (path === null || !readable(path)) {
       out.warn(`${shown} ${typed}: not found, not a text file, or over the --max-file-size limit`);
       continue;
     }
@@ -323,7 +330,7 @@ async function repl(app: App, coder: Coder, out: Output, terminatedBy: () => num
   if (coder.chat.editable.length) out.print(`Chat files: ${coder.chat.editable.join(", ")}`);
   for (;;) {
     const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
-    const line = await input.read(prompt);
+    const line = await input.read(prompt, session.takeInput());
     if (line === null) return 0;
     if (!line.trim()) continue;
     try {

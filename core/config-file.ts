@@ -31,6 +31,8 @@ const modelOverrideSchema = z
         reasoningEffort: z.boolean(),
         prefill: z.boolean(),
         cache: z.enum(["auto", "breakpoints", "none"]),
+        images: z.boolean(),
+        pdf: z.boolean(),
       })
       .partial()
       .strict(),

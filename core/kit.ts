@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "./errors.ts";
+import { fittedSize, mediaTokens, mediaTypeOfFile } from "./parts.ts";
 import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "./plugin.ts";
 import { type Registry, messageOf } from "./registry.ts";
 import { ReplyAssembler } from "./stream.ts";
@@ -40,6 +41,7 @@ export function createKit(deps: KitDeps): Kit {
     reports: deps.reports,
     FormatError,
     tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base") },
+    media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
     files: deps.files,
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
     run: (command, options) => runCommand(command, { cwd: options?.cwd ?? root, timeoutMs: options?.timeoutMs, input: options?.input }),
@@ -59,6 +61,14 @@ export function createKit(deps: KitDeps): Kit {
         env: deps.env,
         stream: true,
       }, signal ?? new AbortController().signal),
+    transcribe: async (request, signal) => {
+      const adapter = deps.registry.adapterFor(request.model);
+      if (!adapter.transcribe) throw new UsageError(`the model adapter ${adapter.name} (serving ${request.model}) cannot transcribe speech`);
+      return adapter.transcribe(
+        { ...request, apiBase: request.apiBase ?? deps.apiBase, apiKey: request.apiKey ?? deps.apiKey, env: deps.env },
+        signal ?? new AbortController().signal,
+      );
+    },
   };
 }
 

@@ -37,6 +37,14 @@ describe("validatePluginObject", () => {
   test("accepts a minimal plugin", () => {
     expect(validatePluginObject(ok, "/o.ts").name).toBe("p");
   });
+  test("accepts the optional onMessage of a context provider and transcribe of a model adapter", () => {
+    const full = {
+      ...ok,
+      context: [{ name: "c", stability: "turn", provide() {}, onMessage() {} }],
+      models: [{ name: "m", matches() {}, info() {}, stream() {}, transcribe() {} }],
+    };
+    expect(validatePluginObject(full, "/o.ts").name).toBe("p");
+  });
   const bad: [unknown, string][] = [
     [{ ...ok, hooks: {} }, 'unknown key "hooks"'],
     [{ name: "p" }, '"apiVersion" is missing'],
@@ -46,6 +54,8 @@ describe("validatePluginObject", () => {
     [{ ...ok, formats: {} }, '"formats": expected a list'],
     [{ ...ok, context: [{ name: "c", stability: "forever", provide() {} }] }, 'context[0] ("c").stability: expected one of "static", "session", "turn"'],
     [{ ...ok, models: [{ name: "m", matches() {}, info() {} }] }, 'models[0] ("m").stream: is missing'],
+    [{ ...ok, context: [{ name: "c", stability: "turn", provide() {}, onMessage: "yes" }] }, 'context[0] ("c").onMessage: expected a function, got the string "yes"'],
+    [{ ...ok, models: [{ name: "m", matches() {}, info() {}, stream() {}, transcribe: true }] }, 'models[0] ("m").transcribe: expected a function'],
     [{ ...ok, commands: [{ name: "c", summary: "s", run() {}, hidden: true }] }, 'unknown key "commands[0] ("c").hidden"'],
     [[], "got a list"],
   ];

@@ -80,6 +80,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands", Record<s
     name: { kind: "string" },
     stability: { kind: "enum", values: ["static", "session", "turn"] },
     provide: { kind: "function" },
+    onMessage: { kind: "function", optional: true },
   },
   models: {
     name: { kind: "string" },
@@ -89,6 +90,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands", Record<s
     stream: { kind: "function" },
     defaultModel: { kind: "function", optional: true },
     defaultModelKeys: { kind: "array", optional: true },
+    transcribe: { kind: "function", optional: true },
   },
   commands: {
     name: { kind: "string" },

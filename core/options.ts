@@ -72,6 +72,8 @@ export const OPTIONS = [
   { key: "mapMultiplierNoFiles", type: "number", arg: "X", default: 2, group: "Context", help: "repo-map budget multiplier when no files are in the chat" },
   { key: "showRepoMap", type: "boolean", cliOnly: true, group: "Context", help: "print the repo map for the current chat and exit (needs no model)" },
   { key: "restoreChatHistory", type: "boolean", default: false, negatable: true, group: "Context", help: "reload the previous transcript into the history" },
+  { key: "detectUrls", type: "boolean", negatable: true, group: "Context", help: "offer to add the web pages that URLs in your messages name (default: on in the REPL)" },
+  { key: "webTimeout", type: "number", arg: "SECONDS", default: 30, group: "Context", help: "give up fetching a page for /web after this many seconds" },
 
   // Git
   { key: "git", type: "boolean", default: true, negatable: true, group: "Git", help: "use git (default on when inside a repository)" },
@@ -84,6 +86,9 @@ export const OPTIONS = [
   // Request
   { key: "message", type: "string", short: "m", arg: "TEXT", cliOnly: true, group: "Request", help: "run this one request and exit" },
   { key: "messageFile", type: "string", short: "f", arg: "FILE", cliOnly: true, group: "Request", help: "run the request in FILE and exit" },
+  { key: "voiceFormat", type: "enum", values: ["wav", "mp3", "webm"], default: "wav", arg: "FORMAT", group: "Request", help: "audio format /voice sends for transcription (mp3 and webm need ffmpeg)" },
+  { key: "voiceLanguage", type: "string", arg: "LANG", group: "Request", help: "language of /voice speech as an ISO 639-1 code, e.g. en (default: detected)" },
+  { key: "voiceInputDevice", type: "string", arg: "DEVICE", group: "Request", help: "microphone /voice records from (default: the system's default input)" },
 
   // Output
   { key: "stream", type: "boolean", default: true, negatable: true, group: "Output", help: "stream replies" },

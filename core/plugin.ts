@@ -39,16 +39,70 @@ export interface PluginObject {
 
 export type Role = "system" | "user" | "assistant" | "tool";
 
-/** A chat message as coder keeps it; adapters translate it to their wire format. */
+/**
+ * A chat message as coder keeps it; adapters translate it to their wire format.
+ *
+ * `content` is always the message's text. A message that also carries images or
+ * documents lists them in `parts` (text parts included, in order); its `content`
+ * is then the text of those text parts, so code written for text-only messages
+ * keeps working. Adapters that know parts send `parts`; the kernel refuses to send
+ * an image or a document to a model whose info does not say it takes them.
+ *
+ * @example
+ * const m: ChatMessage = {
+ *   role: "user",
+ *   content: "What is wrong with this dialog?",
+ *   parts: [
+ *     { type: "text", text: "What is wrong with this dialog?" },
+ *     { type: "image", mediaType: "image/png", data: base64, width: 1280, height: 720, name: "shot.png" },
+ *   ],
+ * };
+ */
 export interface ChatMessage {
   role: Role;
   content: string;
+  /** The message as text, image and document parts (user messages only); absent for plain text. */
+  parts?: ContentPart[];
   /** Assistant messages that called tools. */
   toolCalls?: ToolCall[];
   /** Tool messages: the id of the call this message answers. */
   toolCallId?: string;
   /** Set by the kernel on the last message of a cacheable prefix (for providers with explicit breakpoints). */
   cacheBreakpoint?: boolean;
+}
+
+/** The image formats every provider with vision takes. */
+export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+
+/** One part of a message: text, an image, or a document (a PDF). Binary data travels base64-encoded. */
+export type ContentPart = TextPart | ImagePart | DocumentPart;
+
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+export interface ImagePart {
+  type: "image";
+  mediaType: ImageMediaType;
+  /** The image file's bytes, base64. */
+  data: string;
+  /** Pixels; token counts follow the provider's rules from them (unknown: counted as the largest image the provider keeps). */
+  width?: number;
+  height?: number;
+  /** Where it came from (a path), for messages and `/tokens`. */
+  name?: string;
+}
+
+export interface DocumentPart {
+  type: "document";
+  mediaType: "application/pdf";
+  /** The file's bytes, base64. */
+  data: string;
+  /** The file name sent with it (providers require one), e.g. "spec.pdf". */
+  name: string;
+  /** Page count when known (token estimates are per page). */
+  pages?: number;
 }
 
 export interface ToolCall {
@@ -281,6 +335,17 @@ export interface ContextProvider {
   name: string;
   stability: "static" | "session" | "turn";
   provide(turn: TurnContext): Promise<ContextBlock | null> | ContextBlock | null;
+  /**
+   * Called with each request the user types (not with reflections), before its prompt is
+   * built: the provider may ask the user and change the chat, e.g. offer to add the web
+   * pages the message names. Optional.
+   *
+   * @example
+   * onMessage: async (message, session) => {
+   *   if (/\bTODO\b/.test(message) && (await session.confirm?.("Add TODO.md to the chat?"))) await session.addReadOnly(["TODO.md"]);
+   * },
+   */
+  onMessage?(message: string, session: Session): Promise<void> | void;
 }
 
 export interface ContextBlock {
@@ -288,6 +353,11 @@ export interface ContextBlock {
   text: string;
   /** A label for `/tokens`. */
   label?: string;
+  /**
+   * Images or documents sent with the block: the user message carries `text` as its first
+   * part, then these. The kernel checks the model takes them before any request is made.
+   */
+  parts?: ContentPart[];
 }
 
 export interface TurnContext {
@@ -330,6 +400,27 @@ export interface ModelAdapter {
   defaultModelKeys?: readonly string[];
   /** Stream one reply. Throws an Error with a one-line message when the request finally fails. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
+  /**
+   * Speech to text through the provider of `request.model` (an OpenAI-compatible
+   * `/audio/transcriptions` endpoint). Throws an Error with a one-line message on failure. Optional.
+   */
+  transcribe?(request: TranscriptionRequest, signal: AbortSignal): Promise<string>;
+}
+
+/** Audio to transcribe, for `ModelAdapter.transcribe` and `kit.transcribe`. */
+export interface TranscriptionRequest {
+  /** The chat model whose provider transcribes (the adapter picks that provider's speech model). */
+  model: string;
+  /** The recording's bytes. */
+  audio: Uint8Array;
+  /** File name whose extension names the format, e.g. "recording.wav". */
+  fileName: string;
+  /** ISO-639-1 language of the speech, e.g. "en"; absent: detected. */
+  language?: string;
+  apiBase?: string;
+  apiKey?: string;
+  env: Readonly<Record<string, string | undefined>>;
+  timeoutMs?: number;
 }
 
 export interface ModelRequest {
@@ -377,11 +468,38 @@ export interface ModelInfo {
     prefill: boolean;
     /** How prompt caching works: automatic prefix cache, explicit breakpoints, or none. */
     cache: "auto" | "breakpoints" | "none";
+    /** Takes image parts (PNG, JPEG, GIF, WebP). Absent: no. */
+    images?: boolean;
+    /** Takes PDF document parts. Absent: no. */
+    pdf?: boolean;
   };
+  /** How the provider sizes and counts images; absent: OpenAI's rules. */
+  imageRules?: ImageRules;
   /** js-tiktoken encoding name; o200k_base when absent. */
   encoding?: string;
   /** True when the model was not in any table and defaults were used. */
   unknown?: boolean;
+}
+
+/**
+ * How a provider sizes and bills images, as it publishes them. Images larger than it
+ * keeps are downscaled before sending; token counts (`/tokens`) follow `tokens`.
+ *
+ * @example
+ * // Anthropic: at most 1568 pixels on the long side and about 1.19 megapixels, width × height / 750 tokens.
+ * const rules: ImageRules = { tokens: "area", maxEdge: 1568, maxPixels: 1_192_464, maxBytes: 3_750_000 };
+ */
+export interface ImageRules {
+  /** OpenAI's 512-pixel tiles (85 + 170 a tile), Anthropic's width × height / 750, Gemini's 768-pixel tiles (258 a tile). */
+  tokens: "tiles" | "area" | "gemini-tiles";
+  /** The largest side the provider keeps; larger images are scaled down to fit a square of this size. */
+  maxEdge: number;
+  /** Then the shorter side is scaled down to this (OpenAI: 768). */
+  maxShortEdge?: number;
+  /** Then the image is scaled down to at most this many pixels (Anthropic). */
+  maxPixels?: number;
+  /** The largest image file the provider accepts, in bytes. */
+  maxBytes: number;
 }
 
 // ─── Slash commands ──────────────────────────────────────────────────────────
@@ -431,9 +549,10 @@ export interface Session {
   exit(): void;
   /**
    * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under
-   * --yes-always, no when nobody can answer). Optional: a kernel without it answers nothing.
+   * --yes-always, no when nobody can answer). Questions with the same `key` share one
+   * remembered "Don't ask again" (default: the question itself). Optional: a kernel without it answers nothing.
    */
-  confirm?(question: string): Promise<boolean>;
+  confirm?(question: string, options?: { key?: string }): Promise<boolean>;
   /** Put text into the conversation as context for the next request without sending one (e.g. a command's output). */
   addToChat?(text: string): void;
   /**
@@ -444,6 +563,24 @@ export interface Session {
   offerOutput?(command: string, result: { code: number; output: string }): Promise<void>;
   /** What the last reply changed, whether it was committed or not (`/diff`); optional. */
   lastDiff?(): Promise<string>;
+  /** True when a person answers questions (the REPL); optional. */
+  readonly interactive?: boolean;
+  /**
+   * Put text in the REPL's input line for the user to edit and send (e.g. a voice
+   * transcription); without an input line (one-shot modes) it is printed. Optional.
+   */
+  setInput?(text: string): void;
+  /** The text of the model's last reply in this chat, or null before the first (`/copy`); optional. */
+  lastReply?(): string | null;
+  /** The messages of the next request, chunk by chunk in the order they are sent (`/copy-context`); optional. */
+  promptChunks?(): Promise<PromptChunk[]>;
+}
+
+/** One chunk of a request's prompt, as `/tokens` lists them. */
+export interface PromptChunk {
+  kind: "system" | "examples" | "static" | "session" | "history" | "chat-files" | "turn" | "current";
+  label: string;
+  messages: ChatMessage[];
 }
 
 export interface SessionGit {
@@ -473,6 +610,15 @@ export interface Kit {
     /** Tokens of `text` for the current model's encoding (sampled for very large texts). */
     count(text: string): number;
   };
+  /** Images and documents: what a file is, how a provider sizes an image, what parts cost. */
+  media: {
+    /** The media type of a file from its first bytes (PNG, JPEG, GIF, WebP or PDF), or null (also when unreadable). */
+    typeOf(absolutePath: string): ImageMediaType | "application/pdf" | null;
+    /** The size a provider scales a width × height image to before looking at it, never larger (OpenAI's rules when absent). */
+    fit(width: number, height: number, rules?: ImageRules): { width: number; height: number };
+    /** Prompt tokens of image and document parts by the rules (text parts count nothing here). */
+    tokens(parts: readonly ContentPart[], rules?: ImageRules): number;
+  };
   files: {
     /** Text of a repository file, or null when it is missing, binary or outside the repository. */
     read(path: string): Promise<string | null>;
@@ -494,6 +640,11 @@ export interface Kit {
   modelInfo(model: string): ModelInfo;
   /** Stream a request through the registered adapters (for plugins that call a model themselves). */
   complete(request: Omit<ModelRequest, "env" | "stream">, signal?: AbortSignal): Promise<ModelReply>;
+  /**
+   * Speech to text through the adapter serving `request.model` (`--api-base` / `--api-key` and
+   * the environment's keys apply). Throws an Error with a one-line message when it cannot.
+   */
+  transcribe(request: Omit<TranscriptionRequest, "env">, signal?: AbortSignal): Promise<string>;
 }
 
 export interface Reports {

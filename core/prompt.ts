@@ -10,7 +10,8 @@ import { chooseFence } from "./fence.ts";
 import type { ChatHistory } from "./history.ts";
 import { fileMentions, identMentions } from "./mentions.ts";
 import type { Options } from "./options.ts";
-import type { ChatMessage, EditFormat, Fence, ModelInfo, TurnContext } from "./plugin.ts";
+import { mediaTokens } from "./parts.ts";
+import type { ChatMessage, ContextBlock, EditFormat, Fence, ModelInfo, TurnContext } from "./plugin.ts";
 import { guard, messageOf, type Registered } from "./registry.ts";
 import type { Output } from "./term/events.ts";
 import type { CoderServices, CoderSetup } from "./turn.ts";
@@ -90,9 +91,11 @@ export class ContextProviders {
 
   async provide(entry: Registered<{ name: string; provide: (t: TurnContext) => unknown }>, turn: TurnContext): Promise<ContextText | null> {
     try {
-      const block = (await guard(entry, "provide", () => entry.item.provide(turn))) as { text: string; label?: string } | null;
+      const block = (await guard(entry, "provide", () => entry.item.provide(turn))) as ContextBlock | null;
       if (!block || !block.text) return null;
-      return { label: block.label ?? entry.item.name, text: block.text };
+      const text: ContextText = { label: block.label ?? entry.item.name, text: block.text };
+      if (block.parts?.length) text.parts = block.parts;
+      return text;
     } catch (error) {
       if (error instanceof Interrupted || turn.signal.aborted) throw new Interrupted();
       if (!this.warned.has(entry.item.name)) {
@@ -131,9 +134,10 @@ export function checkContextWindow(chunks: Chunk[], messages: ChatMessage[], mod
   const window = modelInfo.contextWindow;
   const reserve = Math.min(modelInfo.maxOutput, Math.floor(window / 4));
   const chars = messages.reduce((s, m) => s + m.content.length + (m.toolCalls?.reduce((t, c) => t + c.arguments.length, 0) ?? 0), 0);
+  const media = messages.reduce((s, m) => s + mediaTokens(m.parts, modelInfo.imageRules), 0);
   // At worst about one token per character: below that the exact count cannot overflow.
-  if (chars + reserve < window) return { promptTokens: Math.ceil(chars / 4) + 4 * messages.length, estimated: true };
-  const rows = tokenRows(chunks, count);
+  if (chars + media + reserve < window) return { promptTokens: Math.ceil(chars / 4) + media + 4 * messages.length, estimated: true };
+  const rows = tokenRows(chunks, count, modelInfo.imageRules);
   const overflow = contextOverflow(rows, window, reserve);
   if (overflow) throw new RuntimeFailure(overflow);
   return { promptTokens: rows.reduce((s, r) => s + r.tokens, 0), estimated: false };

@@ -6,7 +6,8 @@ import { readOnlyPath } from "./chat-files.ts";
 import { blockMessages } from "./chunks.ts";
 import { UsageError } from "./errors.ts";
 import { fileMentions } from "./mentions.ts";
-import type { ModelInfo, Session, SessionGit, SlashCommand } from "./plugin.ts";
+import { mediaTypeOfFile } from "./parts.ts";
+import type { ModelInfo, PromptChunk, Session, SessionGit, SlashCommand } from "./plugin.ts";
 import { guard, messageOf } from "./registry.ts";
 import { runPermittedCommand } from "./reply-offers.ts";
 import { askAboutOutput } from "./shell-output.ts";
@@ -14,6 +15,8 @@ import type { Coder } from "./turn.ts";
 
 export class CoderSession implements Session {
   private exiting = false;
+  /** Text for the REPL's next input line (`setInput`). */
+  private pendingInput = "";
 
   constructor(private readonly coder: Coder) {}
 
@@ -90,7 +93,11 @@ export class CoderSession implements Session {
    * promote a read-only file on its own; that goes through the gate).
    */
   async addFiles(paths: string[]): Promise<string[]> {
-    const added: string[] = [];
+    // Images and PDFs join the chat read-only: the model sees them and never edits them.
+    const media = paths.filter((p) => this.isMedia(p));
+    const added: string[] = media.length ? await this.addReadOnly(media) : [];
+    for (const rel of added) this.print(`${rel} is ${this.isMedia(rel) === "application/pdf" ? "a PDF" : "an image"}: it joins the chat read-only (never edited).`);
+    paths = paths.filter((p) => !media.includes(p));
     const chat = this.coder.chat;
     const readOnly = paths.map((p) => this.relativeOrSelf(p)).filter((rel) => chat.readOnly.includes(rel));
     // The file store refuses read-only files; take them out of the read-only list first.
@@ -123,6 +130,12 @@ export class CoderSession implements Session {
       else this.print(`${rel} is already in the chat (read-only).`);
     }
     return added;
+  }
+
+  /** The media type of a path as typed (from the working directory, else the root), or null. */
+  private isMedia(typed: string) {
+    const fromCwd = isAbsolute(typed) ? typed : resolve(process.cwd(), typed);
+    return mediaTypeOfFile(existsSync(fromCwd) ? fromCwd : join(this.root, typed));
   }
 
   private relativeOrSelf(typed: string): string {
@@ -221,8 +234,8 @@ export class CoderSession implements Session {
   }
 
   /** A yes/no question through the gate (remembered answers, --yes-always, non-interactive "no"). */
-  confirm(question: string): Promise<boolean> {
-    return this.services.gate.confirm(question);
+  confirm(question: string, options: { key?: string } = {}): Promise<boolean> {
+    return this.services.gate.confirm(question, options.key ? { key: options.key } : {});
   }
 
   /** Text the next request carries as finished conversation (a user message and a short acknowledgement). */
@@ -233,6 +246,31 @@ export class CoderSession implements Session {
   /** `/diff`: the last reply's changes, committed or not. */
   lastDiff(): Promise<string> {
     return this.coder.lastDiff();
+  }
+
+  get interactive(): boolean {
+    return this.services.app.interactive;
+  }
+
+  /** The REPL shows `text` in its next input line; without a REPL it is printed. */
+  setInput(text: string): void {
+    if (this.interactive) this.pendingInput = text;
+    else this.print(text);
+  }
+
+  /** The text `setInput` left for the next input line, once. */
+  takeInput(): string {
+    const text = this.pendingInput;
+    this.pendingInput = "";
+    return text;
+  }
+
+  lastReply(): string | null {
+    return this.coder.lastReply;
+  }
+
+  promptChunks(): Promise<PromptChunk[]> {
+    return this.coder.promptChunks();
   }
 
   /** `/run`'s output: a failure may go to the model as a fix request (a new request), a success may join the chat. */

@@ -89,9 +89,13 @@ export function modelJson(m: ModelInfo) {
     editorFormat: m.editorFormat ?? null,
     encoding: m.encoding ?? null,
     prices: { input: m.prices.input, output: m.prices.output, cacheRead: m.prices.cacheRead ?? null, cacheWrite: m.prices.cacheWrite ?? null },
-    capabilities: { ...m.capabilities },
+    capabilities: { ...m.capabilities, images: m.capabilities.images ?? false, pdf: m.capabilities.pdf ?? false },
+    imageRules: m.imageRules ?? null,
   };
 }
+
+/** What a model takes besides text, for the `coder models` table. */
+const mediaColumn = (m: ModelInfo) => (m.capabilities.pdf ? (m.capabilities.images ? "images+pdf" : "pdf") : m.capabilities.images ? "images" : "-");
 
 /** `coder models [FILTER]`: the model table from the adapters (and config `models`). */
 export function listModels(app: App, filter?: string): number {
@@ -105,8 +109,8 @@ export function listModels(app: App, filter?: string): number {
     process.stdout.write(filter ? `no model matches "${filter}"\n` : "no models known (no model adapter lists any)\n");
     return 0;
   }
-  const rows = [["model", "context", "output", "format", "input $/M", "output $/M"]];
-  for (const m of models) rows.push([m.name, String(m.contextWindow), String(m.maxOutput), m.editFormat, price(m.prices.input), price(m.prices.output)]);
+  const rows = [["model", "context", "output", "format", "input $/M", "output $/M", "media"]];
+  for (const m of models) rows.push([m.name, String(m.contextWindow), String(m.maxOutput), m.editFormat, price(m.prices.input), price(m.prices.output), mediaColumn(m)]);
   process.stdout.write(`${table(rows, "").join("\n")}\n`);
   return 0;
 }

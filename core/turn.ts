@@ -14,12 +14,14 @@ import type { GitRepo } from "./git.ts";
 import { ChatHistory, historyBudget, summariseHistory, summaryPrompt, type Transcript } from "./history.ts";
 import { CacheKeepalive } from "./keepalive.ts";
 import { resolveModelPath } from "./paths.ts";
-import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, ToolCall, TurnContext } from "./plugin.ts";
+import { checkModelTakesParts } from "./parts.ts";
+import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, PromptChunk, ToolCall, TurnContext } from "./plugin.ts";
 import * as prompt from "./prompt.ts";
-import { messageOf, type Registered } from "./registry.ts";
+import { guard, messageOf, type Registered } from "./registry.ts";
 import { editTargets, type FileStoreLike, parseReply, stageEdits } from "./reply.ts";
 import { lastReplyDiff, writeAndCommit } from "./reply-commit.ts";
 import { offerMentions, runShellSuggestion } from "./reply-offers.ts";
+import { CoderSession } from "./session.ts";
 import { streamReply } from "./stream.ts";
 import { type Output, replyCost, type Totals } from "./term/events.ts";
 import { trace } from "./term/trace.ts";
@@ -80,6 +82,8 @@ export class Coder {
   private turnRequest = "";
   private readonly keepalive = new CacheKeepalive();
   private lastRequest: ModelRequest | null = null;
+  /** The text of the model's last reply (`/copy`). */
+  lastReply: string | null = null;
   private readonly providers: prompt.ContextProviders;
   /** The repository's files, listed once per request (each listing costs a git call). */
   private fileList: Promise<string[]> | null = null;
@@ -134,6 +138,7 @@ export class Coder {
   async runOne(message: string): Promise<TurnResult> {
     this.cancelPings();
     this.stopRequested = false;
+    if (!this.setup.editor) await this.offerContext(message);
     this.turnRequest = message;
     this.services.transcript.user(message);
     let next = message;
@@ -175,6 +180,7 @@ export class Coder {
       trace("send: assembling chunks");
       const { chunks, fence } = await this.buildChunks(message, controller.signal);
       const messages = chunkMessages(chunks);
+      checkModelTakesParts(messages, this.modelInfo);
       const { promptTokens, estimated } = prompt.checkContextWindow(chunks, messages, this.modelInfo, this.countTokens);
       const request = this.request(messages);
       out.emit({ type: "request", model: this.model, promptTokens, estimated });
@@ -184,6 +190,7 @@ export class Coder {
       const reply = await this.stream(request, controller.signal, promptTokens);
       trace("send: reply complete");
       this.lastRequest = request;
+      this.lastReply = reply.text;
       this.services.transcript.assistant(reply.text);
       return await this.handleReply(reply, fence, controller.signal);
     } finally {
@@ -249,8 +256,32 @@ export class Coder {
   async tokenReport(): Promise<string> {
     this.fileList = null;
     const { chunks } = await this.buildChunks("", new AbortController().signal);
-    const rows = tokenRows(chunks, this.countTokens);
+    const rows = tokenRows(chunks, this.countTokens, this.modelInfo.imageRules);
     return renderTokenReport(rows, this.modelInfo.contextWindow);
+  }
+
+  /** The chunks of the next request as plugins see them (`/copy-context`). */
+  async promptChunks(): Promise<PromptChunk[]> {
+    this.fileList = null;
+    const { chunks } = await this.buildChunks("", new AbortController().signal);
+    return chunks.map((c) => ({ kind: c.name, label: c.label, messages: c.messages }));
+  }
+
+  /** Context providers' `onMessage`: each may offer context for a request the user typed (e.g. the pages its URLs name). */
+  private async offerContext(message: string): Promise<void> {
+    let session: CoderSession | undefined;
+    for (const entry of this.services.app.registry.context.values()) {
+      const onMessage = entry.item.onMessage;
+      if (!onMessage) continue;
+      session ??= new CoderSession(this);
+      const on = session;
+      try {
+        await guard(entry, "onMessage", () => onMessage.call(entry.item, message, on));
+      } catch (error) {
+        if (error instanceof Interrupted) throw error;
+        this.services.out.warn(messageOf(error));
+      }
+    }
   }
 
   // ─── The reply ────────────────────────────────────────────────────────────

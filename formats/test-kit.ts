@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { FormatError } from "../core/errors.ts";
 import { FileStore } from "../core/files.ts";
 import { matcher } from "../core/matcher.ts";
+import { fittedSize, mediaTokens, mediaTypeOfFile } from "../core/parts.ts";
 import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } from "../core/plugin.ts";
 import { resolveModelPath } from "../core/paths.ts";
 import { reports } from "../core/reports.ts";
@@ -21,6 +22,7 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     reports,
     FormatError,
     tokens: { count: (text) => Math.ceil(text.length / 4) },
+    media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
     files: {
       read: async (path) => store.read(path),
       list: async () => [],
@@ -34,6 +36,9 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
       throw new Error("no models in format tests");
     },
     complete: async () => {
+      throw new Error("no models in format tests");
+    },
+    transcribe: async () => {
       throw new Error("no models in format tests");
     },
   };

@@ -32,7 +32,8 @@ interface ModelJson {
   editorFormat: string | null;
   encoding: string | null;
   prices: { input: number; output: number; cacheRead: number | null; cacheWrite: number | null };
-  capabilities: { tools: boolean; systemPrompt: boolean; temperature: boolean; reasoningEffort: boolean; prefill: boolean; cache: string };
+  capabilities: { tools: boolean; systemPrompt: boolean; temperature: boolean; reasoningEffort: boolean; prefill: boolean; cache: string; images: boolean; pdf: boolean };
+  imageRules: { tokens: string; maxEdge: number; maxBytes: number } | null;
 }
 
 interface ConfigShowJson {
@@ -76,7 +77,8 @@ describe("coder models --json", () => {
     const { models } = oneDocument<{ models: ModelJson[] }>(all.stdout);
     expect(models.length).toBeGreaterThan(5);
     for (const m of models) {
-      expect(Object.keys(m).sort()).toEqual(["capabilities", "contextWindow", "editFormat", "editorFormat", "editorModel", "encoding", "maxOutput", "name", "prices", "weakModel"]);
+      expect(Object.keys(m).sort()).toEqual(["capabilities", "contextWindow", "editFormat", "editorFormat", "editorModel", "encoding", "imageRules", "maxOutput", "name", "prices", "weakModel"]);
+      expect(typeof m.capabilities.images).toBe("boolean");
       expect(typeof m.contextWindow).toBe("number");
       expect(typeof m.prices.input).toBe("number");
       expect(typeof m.capabilities.tools).toBe("boolean");
@@ -93,6 +95,7 @@ describe("coder models --json", () => {
     expect(gpt.length).toBeGreaterThan(0);
     expect(gpt.every((m) => m.name.includes("gpt-4.1"))).toBe(true);
     expect(gpt.find((m) => m.name === "openai/gpt-4.1")?.prices.input).toBeGreaterThan(0);
+    expect(gpt.find((m) => m.name === "openai/gpt-4.1")?.capabilities).toMatchObject({ images: true, pdf: true });
 
     const none = await coder(["models", "zzz-no-such", "--json"], { cwd: s.repo, env: s.env });
     expect(none.code).toBe(0);

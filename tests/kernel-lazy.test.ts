@@ -4,6 +4,7 @@
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
+import { startFakeServer } from "./support/fake-server.ts";
 import { sandbox, tempDir } from "./support/kernel.ts";
 
 // The binary runs many times per test; slow CI machines need more than the 5 s default.
@@ -17,8 +18,7 @@ console.error("\\n@@" + JSON.stringify({ code, modules: Object.keys(require.cach
 process.exit(0);
 `;
 
-async function modulesFor(args: string[]): Promise<string[]> {
-  const s = sandbox();
+async function modulesFor(args: string[], s = sandbox()): Promise<string[]> {
   const probe = join(tempDir(), "probe.ts");
   writeFileSync(probe, PROBE);
   const proc = Bun.spawn([process.execPath, probe, ...args], { cwd: s.repo, env: s.env, stdout: "ignore", stderr: "pipe" });
@@ -32,17 +32,33 @@ async function modulesFor(args: string[]): Promise<string[]> {
 }
 
 const HEAVY = /node_modules\/(js-tiktoken|openai|web-tree-sitter|tree-sitter-|@tree-sitter-grammars)|grammars\/(embedded|runtime)\.ts|\.wasm$/;
+/** What only images, /web and /voice need: the image codecs, the HTML parser and converters. */
+const MEDIA = /node_modules\/(@jimp\/|image-size|linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm)/;
 const PLUGIN_CODE = /\/(builtins\.ts|formats\/|plugins\/)/;
 
 for (const args of [["--version"], ["--help"], ["--verbose", "--version"], ["config", "show"], ["config", "schema"]]) {
   test(`coder ${args.join(" ")} loads nothing heavy and no plugin`, async () => {
     const modules = await modulesFor(args);
-    expect(modules.filter((m) => HEAVY.test(m) || PLUGIN_CODE.test(m))).toEqual([]);
+    expect(modules.filter((m) => HEAVY.test(m) || MEDIA.test(m) || PLUGIN_CODE.test(m))).toEqual([]);
   });
 }
 
 test("coder plugins loads the built-ins but not the heavy packages", async () => {
   const modules = await modulesFor(["plugins"]);
   expect(modules.some((m) => m.endsWith("builtins.ts"))).toBe(true);
-  expect(modules.filter((m) => HEAVY.test(m))).toEqual([]);
+  expect(modules.filter((m) => HEAVY.test(m) || MEDIA.test(m))).toEqual([]);
+});
+
+test("a plain one-shot request loads the media plugin but none of its libraries", async () => {
+  const server = await startFakeServer([{ text: "Nothing to change." }]);
+  try {
+    const s = sandbox();
+    writeFileSync(join(s.repo, "app.py"), "print('hi')\n");
+    const modules = await modulesFor(["--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "k", "--map-tokens", "0", "--no-pretty", "-m", "hello", "app.py"], s);
+    expect(server.chatBodies()).toHaveLength(1);
+    expect(modules.some((m) => m.endsWith("plugins/media/index.ts"))).toBe(true);
+    expect(modules.filter((m) => MEDIA.test(m))).toEqual([]);
+  } finally {
+    await server.stop();
+  }
 });

@@ -25,10 +25,11 @@ export class LineInput {
 
   /**
    * One line (or a `{` ... `}` block for multi-line input). Null at end of input
-   * (Ctrl-D) or after Ctrl-C twice on an empty line.
+   * (Ctrl-D) or after Ctrl-C twice on an empty line. `initial` is typed into the line
+   * first, for the user to edit (e.g. a voice transcription).
    */
-  async read(prompt: string): Promise<string | null> {
-    const first = await this.readLine(prompt);
+  async read(prompt: string, initial = ""): Promise<string | null> {
+    const first = await this.readLine(prompt, initial);
     if (first === null || first.trim() !== "{") return this.remember(first);
     const lines: string[] = [];
     this.inBlock = true;
@@ -64,7 +65,7 @@ export class LineInput {
   /** The previous prompt ended with Ctrl-C on an empty line: a second one leaves. */
   private armedExit = false;
 
-  private readLine(prompt: string): Promise<string | null> {
+  private readLine(prompt: string, initial = ""): Promise<string | null> {
     return new Promise((resolve) => {
       const rl = createInterface({
         input: process.stdin,
@@ -116,6 +117,7 @@ export class LineInput {
         // readline keeps a recalled multi-line entry's line breaks as "\r": give the model "\n".
         finish(answer.replace(/\r\n?/g, "\n"), true);
       });
+      if (initial) rl.write(initial.replace(/\r?\n/g, " "));
       // Keys typed ahead for this prompt, up to the end of its line (the rest waits for the next one).
       while (this.typeahead.length && !settled) {
         const [s, key] = this.typeahead.shift() as [string | undefined, Keypress];

@@ -439,3 +439,57 @@ describe("model names and the table", () => {
     expect(proc.stdout.toString().trim()).toBe("false");
   });
 });
+
+describe("images, documents and speech", () => {
+  test("the table says which models take images and PDFs, and how each family counts images", () => {
+    const caps = (model: string) => adapter.info(model)!.capabilities;
+    expect(caps("openai/gpt-4.1")).toMatchObject({ images: true, pdf: true });
+    expect(caps("openai/gpt-3.5-turbo")).toMatchObject({ images: false, pdf: false });
+    expect(caps("openai/o3-mini")).toMatchObject({ images: false });
+    expect(caps("deepseek/deepseek-chat").images).toBeFalsy();
+    // Anthropic's OpenAI-compatible endpoint takes images; PDFs only through its native API.
+    expect(caps("anthropic/claude-sonnet-4-5")).toMatchObject({ images: true });
+    expect(caps("anthropic/claude-sonnet-4-5").pdf).toBeFalsy();
+    expect(adapter.info("anthropic/claude-sonnet-4-5")!.imageRules).toMatchObject({ tokens: "area", maxEdge: 1568 });
+    expect(adapter.info("gemini/gemini-2.5-pro")!.imageRules).toMatchObject({ tokens: "gemini-tiles" });
+    expect(adapter.info("openai/gpt-4.1")!.imageRules).toBeUndefined(); // the kernel's default: OpenAI's tiles
+    // OpenRouter reads PDFs for every model.
+    expect(caps("openrouter/anthropic/claude-sonnet-4.5")).toMatchObject({ images: true, pdf: true });
+  });
+
+  test("an image reaches the endpoint as an image_url part through the real client", async () => {
+    await serve({ text: "a red square" });
+    const image = { type: "image" as const, mediaType: "image/png" as const, data: "iVBORw0KGgo=", width: 1, height: 1, name: "dot.png" };
+    const out = await collect(request({ messages: [{ role: "user", content: "what?", parts: [{ type: "text", text: "what?" }, image] }] }));
+    expect(out.text).toBe("a red square");
+    expect(server!.chatBodies()[0].messages[0].content).toEqual([
+      { type: "text", text: "what?" },
+      { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+    ]);
+  });
+
+  test("transcribe posts the audio as multipart to the provider's /audio/transcriptions with its speech model", async () => {
+    await serve({ transcript: "add a docstring to main" });
+    const audio = new Uint8Array(2048).fill(7);
+    const text = await adapter.transcribe!({ model: "openai/gpt-4.1", audio, fileName: "recording.wav", language: "en", apiBase: server!.url, apiKey: KEY, env: {} }, new AbortController().signal);
+    expect(text).toBe("add a docstring to main");
+    const [fields] = server!.transcriptionBodies();
+    expect(fields).toMatchObject({ model: "whisper-1", language: "en", file: { name: "recording.wav", size: 2048 } });
+    expect(server!.requests.at(-1)!.headers.authorization).toBe(`Bearer ${KEY}`);
+  });
+
+  test("a provider without speech-to-text falls back to OpenAI's, and says what is missing", async () => {
+    const error = await failure(adapter.transcribe!({ model: "anthropic/claude-sonnet-4-5", audio: new Uint8Array(8), fileName: "r.wav", apiKey: KEY, env: {} }, new AbortController().signal));
+    expect(error.message).toBe("anthropic has no speech-to-text endpoint, so /voice uses OpenAI's, and no API key for openai: set OPENAI_API_KEY (in the environment or the repository's .env), or pass --api-key");
+    expect((error as { exitCode?: number }).exitCode).toBe(2);
+    expect(error.message).not.toContain(KEY);
+  });
+
+  test("a failed transcription is one line naming the endpoint, without the key", async () => {
+    await serve({ transcript: "", status: 401, errorMessage: "bad key" });
+    const error = await failure(adapter.transcribe!({ model: "openai/gpt-4.1", audio: new Uint8Array(8), fileName: "r.wav", apiBase: server!.url, apiKey: KEY, env: {} }, new AbortController().signal));
+    expect(error.message).toBe(`speech-to-text with openai/whisper-1 at ${server!.url} failed: 401 unauthorized: bad key (check OPENAI_API_KEY)`);
+    expect(error.message).not.toContain(KEY);
+    expect(error.message).not.toContain("\n");
+  });
+});

@@ -4,8 +4,10 @@
 // request is made. Our own retry loop runs (the client's is off): backoff with jitter,
 // Retry-After honoured, cut streams retried, one total time bound, one-line errors.
 import type { Kit, ModelAdapter, ModelEvent, ModelInfo, ModelRequest, Plugin, PluginObject } from "../../core/plugin.ts";
+import { ModelRequestAborted, ModelRequestError } from "./errors.ts";
 import { infoForResolved, listModels, resolveModel } from "./lookup.ts";
 import { resolveEndpoint, type Endpoint } from "./providers.ts";
+import { transcribe } from "./speech.ts";
 import { backoffDelay, classifyError, DEFAULT_RETRY, displayUrl, oneLine, redact, type AttemptFailure, type RetryPolicy } from "./retry.ts";
 import { ChunkReader, completionEvents, toWireParams } from "./wire.ts";
 
@@ -16,25 +18,7 @@ export interface OpenAIAdapterOptions {
   unknownModelInfo?: (name: string) => ModelInfo;
 }
 
-/** Thrown when the request finally fails; `exitCode` 1 (runtime failure) unless the cause is configuration (2). */
-export class ModelRequestError extends Error {
-  override readonly name = "ModelRequestError";
-  constructor(
-    message: string,
-    readonly exitCode: number = 1,
-  ) {
-    super(message);
-  }
-}
-
-/** Thrown when the caller's AbortSignal fires (Ctrl-C). */
-export class ModelRequestAborted extends Error {
-  override readonly name = "AbortError";
-  readonly exitCode = 130;
-  constructor() {
-    super("model request interrupted");
-  }
-}
+export { ModelRequestAborted, ModelRequestError };
 
 const FALLBACK_CAPS: ModelInfo["capabilities"] = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" };
 
@@ -194,7 +178,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
       throw new ModelRequestError(redact((error as Error).message, request.apiKey), 2);
     }
     const info = infoForResolved(resolved) ?? options.unknownModelInfo?.(resolved.fullName) ?? fallbackInfo(resolved.fullName);
-    const params = toWireParams(request, { provider: resolved.provider.name, id: resolved.id, info, streamOptions: resolved.provider.streamOptions });
+    const params = toWireParams(request, { provider: resolved.provider.name, id: resolved.id, info, streamOptions: resolved.provider.streamOptions, documents: resolved.provider.documents });
     const where = `${resolved.fullName} at ${displayUrl(endpoint.baseURL)}`;
     const totalMs = request.timeoutMs ?? policy.totalTimeoutMs;
     const started = Date.now();
@@ -238,6 +222,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
     stream,
     defaultModel: (env) => DEFAULT_MODELS.find((d) => d.keys.some((k) => env[k]?.trim()))?.model ?? null,
     defaultModelKeys: DEFAULT_MODELS.flatMap((d) => d.keys),
+    transcribe,
   };
 }
 

@@ -4,7 +4,7 @@
 // back to their base entry; OpenRouter's "vendor/model" ids and an openai-compatible
 // gateway's usual ids borrow the vendor's entry.
 import type { ModelInfo } from "../../core/plugin.ts";
-import { capabilitiesOf, MODELS, OPENROUTER_VENDORS, type ModelEntry } from "./models.ts";
+import { capabilitiesOf, IMAGE_RULES, MODELS, OPENROUTER_VENDORS, type ModelEntry } from "./models.ts";
 import { providerNamed, splitModelName, type Provider } from "./providers.ts";
 
 export interface ResolvedModel {
@@ -105,6 +105,8 @@ export function infoOf(entry: ModelEntry, name: string = entry.name): ModelInfo 
   if (entry.editor) info.editorModel = entry.editor;
   if (entry.editorFormat) info.editorFormat = entry.editorFormat;
   if (entry.encoding) info.encoding = entry.encoding;
+  const rules = IMAGE_RULES[entry.name.slice(0, entry.name.indexOf("/"))];
+  if (rules && info.capabilities.images) info.imageRules = rules;
   // Through OpenRouter, Anthropic models take cache_control breakpoints.
   if (name.startsWith("openrouter/anthropic/")) info.capabilities = { ...info.capabilities, cache: "breakpoints", prefill: true };
   return info;
@@ -115,6 +117,8 @@ export function infoForResolved(resolved: ResolvedModel): ModelInfo | undefined 
   if (!resolved.entry) return undefined;
   const info = infoOf(resolved.entry, resolved.fullName);
   const entryProvider = resolved.entry.name.slice(0, resolved.entry.name.indexOf("/"));
+  // OpenRouter reads PDFs for every model (natively where the model can, else as extracted text).
+  if (resolved.provider.name === "openrouter") info.capabilities = { ...info.capabilities, pdf: true };
   if (resolved.provider.name === "openrouter" && entryProvider !== "openrouter") {
     // A vendor's entry reached through OpenRouter: its weak/editor models must go through OpenRouter too.
     const viaOpenRouter = (model: string | undefined) => (model ? toOpenRouter(model) : undefined);

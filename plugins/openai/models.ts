@@ -6,7 +6,7 @@
 // Capabilities start from the provider's defaults (FAMILY_CAPS) and an entry lists only
 // what differs. `format` is the default edit format; `editorFormat` is the format of the
 // editor step in architect mode (the kernel adds the editor-only prompt variant).
-import type { ModelInfo } from "../../core/plugin.ts";
+import type { ImageRules, ModelInfo } from "../../core/plugin.ts";
 
 export type Capabilities = ModelInfo["capabilities"];
 
@@ -31,14 +31,30 @@ const FULL: Capabilities = { tools: true, systemPrompt: true, temperature: true,
 
 /** Per-provider capability defaults (before an entry's own `caps`). */
 export const FAMILY_CAPS: Record<string, Partial<Capabilities>> = {
-  openai: { cache: "auto" },
+  // Vision models take images and PDFs (as `file` parts) on Chat Completions.
+  openai: { cache: "auto", images: true, pdf: true },
   // Anthropic's OpenAI-compatible endpoint ignores reasoning_effort and cache_control
   // (prompt caching needs its native API), but continues a trailing assistant message.
-  anthropic: { prefill: true },
-  gemini: { cache: "auto" },
+  // It takes images; PDFs only through the native API.
+  anthropic: { prefill: true, images: true },
+  gemini: { cache: "auto", images: true, pdf: true },
   deepseek: { cache: "auto" },
   xai: { cache: "auto" },
   openrouter: {},
+};
+
+/** Text-only models of a provider whose others see. */
+const TEXT_ONLY: Partial<Capabilities> = { images: false, pdf: false };
+
+/**
+ * How each model family sizes and counts images, as the providers publish it (OpenAI's
+ * rules, the kernel's default, apply to the others): Anthropic scales to 1568 pixels on the
+ * long side and about 1.19 megapixels, and counts width × height / 750; it takes at most
+ * 5 MB of base64 (3.75 MB of image). Gemini counts 258 tokens a 768-pixel tile.
+ */
+export const IMAGE_RULES: Record<string, ImageRules> = {
+  anthropic: { tokens: "area", maxEdge: 1568, maxPixels: 1_192_464, maxBytes: 3_750_000 },
+  gemini: { tokens: "gemini-tiles", maxEdge: 3072, maxBytes: 15_000_000 },
 };
 
 /** Reasoning models: no temperature, reasoning_effort accepted. */
@@ -61,9 +77,9 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "openai/o3", context: 200_000, maxOutput: 100_000, price: [2, 8, 0.5], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff", caps: REASONING },
   { name: "openai/o3-pro", context: 200_000, maxOutput: 100_000, price: [20, 80], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff", caps: REASONING },
   { name: "openai/o4-mini", context: 200_000, maxOutput: 100_000, price: [1.1, 4.4, 0.275], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff", caps: REASONING },
-  { name: "openai/o3-mini", context: 200_000, maxOutput: 100_000, price: [1.1, 4.4, 0.55], format: "diff", weak: "openai/gpt-4o-mini", editor: "openai/gpt-4o", editorFormat: "diff", caps: { ...REASONING, tools: true } },
-  { name: "openai/gpt-4-turbo", context: 128_000, maxOutput: 4_096, price: [10, 30], format: "udiff", weak: "openai/gpt-4o-mini", encoding: "cl100k_base" },
-  { name: "openai/gpt-3.5-turbo", context: 16_385, maxOutput: 4_096, price: [0.5, 1.5], format: "whole", weak: "openai/gpt-3.5-turbo", encoding: "cl100k_base" },
+  { name: "openai/o3-mini", context: 200_000, maxOutput: 100_000, price: [1.1, 4.4, 0.55], format: "diff", weak: "openai/gpt-4o-mini", editor: "openai/gpt-4o", editorFormat: "diff", caps: { ...REASONING, tools: true, ...TEXT_ONLY } },
+  { name: "openai/gpt-4-turbo", context: 128_000, maxOutput: 4_096, price: [10, 30], format: "udiff", weak: "openai/gpt-4o-mini", encoding: "cl100k_base", caps: { pdf: false } },
+  { name: "openai/gpt-3.5-turbo", context: 16_385, maxOutput: 4_096, price: [0.5, 1.5], format: "whole", weak: "openai/gpt-3.5-turbo", encoding: "cl100k_base", caps: TEXT_ONLY },
 
   // ── Anthropic (OpenAI-compatible endpoint) ───────────────────────────────
   { name: "anthropic/claude-sonnet-5", context: 200_000, maxOutput: 64_000, price: [2, 10, 0.2, 2.5], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-5", editorFormat: "diff" },
@@ -90,7 +106,7 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "deepseek/deepseek-reasoner", aliases: ["r1"], context: 128_000, maxOutput: 65_536, price: [0.28, 0.42, 0.028], format: "diff", weak: "deepseek/deepseek-chat", editor: "deepseek/deepseek-chat", editorFormat: "diff", caps: { temperature: false, tools: false } },
 
   // ── xAI ───────────────────────────────────────────────────────────────────
-  { name: "xai/grok-4", context: 256_000, maxOutput: 64_000, price: [3, 15, 0.75], format: "diff", weak: "xai/grok-code-fast-1", editor: "xai/grok-4", editorFormat: "diff", caps: { temperature: true } },
+  { name: "xai/grok-4", context: 256_000, maxOutput: 64_000, price: [3, 15, 0.75], format: "diff", weak: "xai/grok-code-fast-1", editor: "xai/grok-4", editorFormat: "diff", caps: { temperature: true, images: true } },
   { name: "xai/grok-code-fast-1", context: 256_000, maxOutput: 32_000, price: [0.2, 1.5, 0.02], format: "diff", weak: "xai/grok-code-fast-1" },
   { name: "xai/grok-3-mini", context: 131_072, maxOutput: 32_000, price: [0.3, 0.5, 0.075], format: "whole", weak: "xai/grok-3-mini", caps: { reasoningEffort: true } },
 
@@ -98,8 +114,8 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "mistral/codestral-latest", context: 256_000, maxOutput: 32_000, price: [0.3, 0.9], format: "whole", weak: "mistral/mistral-small-latest" },
   { name: "mistral/devstral-medium-latest", context: 128_000, maxOutput: 32_000, price: [0.4, 2], format: "diff", weak: "mistral/mistral-small-latest" },
   { name: "mistral/mistral-large-latest", context: 128_000, maxOutput: 32_000, price: [0.5, 1.5], format: "diff", weak: "mistral/mistral-small-latest" },
-  { name: "mistral/mistral-medium-latest", context: 128_000, maxOutput: 32_000, price: [0.4, 2], format: "diff", weak: "mistral/mistral-small-latest" },
-  { name: "mistral/mistral-small-latest", context: 128_000, maxOutput: 32_000, price: [0.1, 0.3], format: "whole", weak: "mistral/mistral-small-latest" },
+  { name: "mistral/mistral-medium-latest", context: 128_000, maxOutput: 32_000, price: [0.4, 2], format: "diff", weak: "mistral/mistral-small-latest", caps: { images: true } },
+  { name: "mistral/mistral-small-latest", context: 128_000, maxOutput: 32_000, price: [0.1, 0.3], format: "whole", weak: "mistral/mistral-small-latest", caps: { images: true } },
 
   // ── Groq ──────────────────────────────────────────────────────────────────
   { name: "groq/moonshotai/kimi-k2-instruct-0905", context: 262_144, maxOutput: 16_384, price: [1, 3], format: "diff", weak: "groq/llama-3.1-8b-instant" },
@@ -116,8 +132,8 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "fireworks/accounts/fireworks/models/deepseek-v3p1", context: 163_840, maxOutput: 16_384, price: [0.56, 1.68], format: "diff", weak: "fireworks/accounts/fireworks/models/deepseek-v3p1" },
 
   // ── OpenRouter: a few entries of its own; other "vendor/model" ids fall back to the vendor's entry ─
-  { name: "openrouter/anthropic/claude-sonnet-4.5", context: 1_000_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", editor: "openrouter/anthropic/claude-sonnet-4.5", editorFormat: "diff" },
-  { name: "openrouter/anthropic/claude-haiku-4.5", context: 200_000, maxOutput: 64_000, price: [1, 5, 0.1, 1.25], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5" },
+  { name: "openrouter/anthropic/claude-sonnet-4.5", context: 1_000_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", editor: "openrouter/anthropic/claude-sonnet-4.5", editorFormat: "diff", caps: { images: true } },
+  { name: "openrouter/anthropic/claude-haiku-4.5", context: 200_000, maxOutput: 64_000, price: [1, 5, 0.1, 1.25], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", caps: { images: true } },
   { name: "openrouter/qwen/qwen3-coder", context: 262_144, maxOutput: 65_536, price: [0.22, 0.95], format: "diff", weak: "openrouter/qwen/qwen3-coder" },
   { name: "openrouter/moonshotai/kimi-k2", context: 131_072, maxOutput: 16_384, price: [0.5, 2.4], format: "diff", weak: "openrouter/moonshotai/kimi-k2" },
 

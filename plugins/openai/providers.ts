@@ -17,15 +17,19 @@ export interface Provider {
   headers?: Readonly<Record<string, string>>;
   /** False for servers that reject `stream_options` (they report usage in the last chunk anyway). */
   streamOptions?: boolean;
+  /** How a PDF travels: a `file` part (OpenAI's form, the default) or an `image_url` part with a PDF data URL (Gemini). */
+  documents?: "file" | "image_url";
+  /** The speech-to-text model of its `/audio/transcriptions` endpoint; absent: it has none. */
+  speechModel?: string;
 }
 
 export const PROVIDERS: readonly Provider[] = [
-  { name: "openai", baseUrl: "https://api.openai.com/v1", keyEnv: ["OPENAI_API_KEY"], baseEnv: ["OPENAI_BASE_URL", "OPENAI_API_BASE"] },
+  { name: "openai", baseUrl: "https://api.openai.com/v1", keyEnv: ["OPENAI_API_KEY"], baseEnv: ["OPENAI_BASE_URL", "OPENAI_API_BASE"], speechModel: "whisper-1" },
   { name: "anthropic", baseUrl: "https://api.anthropic.com/v1/", keyEnv: ["ANTHROPIC_API_KEY"] },
-  { name: "gemini", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai/", keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"] },
+  { name: "gemini", baseUrl: "https://generativelanguage.googleapis.com/v1beta/openai/", keyEnv: ["GEMINI_API_KEY", "GOOGLE_API_KEY"], documents: "image_url" },
   { name: "openrouter", baseUrl: "https://openrouter.ai/api/v1", keyEnv: ["OPENROUTER_API_KEY"], headers: { "X-Title": "coder" } },
   { name: "deepseek", baseUrl: "https://api.deepseek.com/v1", keyEnv: ["DEEPSEEK_API_KEY"] },
-  { name: "groq", baseUrl: "https://api.groq.com/openai/v1", keyEnv: ["GROQ_API_KEY"] },
+  { name: "groq", baseUrl: "https://api.groq.com/openai/v1", keyEnv: ["GROQ_API_KEY"], speechModel: "whisper-large-v3-turbo" },
   // Mistral validates request fields strictly and always sends usage with the last chunk.
   { name: "mistral", baseUrl: "https://api.mistral.ai/v1", keyEnv: ["MISTRAL_API_KEY"], streamOptions: false },
   { name: "xai", baseUrl: "https://api.x.ai/v1", keyEnv: ["XAI_API_KEY"] },
@@ -34,7 +38,7 @@ export const PROVIDERS: readonly Provider[] = [
   { name: "ollama", baseUrl: "http://127.0.0.1:11434/v1", keyEnv: ["OLLAMA_API_KEY"], keyOptional: true, baseEnv: ["OLLAMA_API_BASE"] },
   { name: "lmstudio", baseUrl: "http://127.0.0.1:1234/v1", keyEnv: ["LMSTUDIO_API_KEY"], keyOptional: true, baseEnv: ["LMSTUDIO_API_BASE"] },
   // llama.cpp, vLLM, LocalAI, a company gateway...: the URL must come from --api-base or OPENAI_BASE_URL.
-  { name: "openai-compatible", keyEnv: ["OPENAI_API_KEY"], keyOptional: true, baseEnv: ["OPENAI_BASE_URL", "OPENAI_API_BASE"] },
+  { name: "openai-compatible", keyEnv: ["OPENAI_API_KEY"], keyOptional: true, baseEnv: ["OPENAI_BASE_URL", "OPENAI_API_BASE"], speechModel: "whisper-1" },
 ];
 
 const BY_NAME = new Map(PROVIDERS.map((p) => [p.name, p]));

@@ -1,6 +1,6 @@
 // Message translation rules that depend on model capabilities.
-import { expect, test } from "bun:test";
-import type { ModelInfo } from "../../core/plugin.ts";
+import { describe, expect, test } from "bun:test";
+import type { ChatMessage, ModelInfo } from "../../core/plugin.ts";
 import { ChunkReader, mapFinishReason, toWireMessages, toWireParams } from "./wire.ts";
 
 const caps = (over: Partial<ModelInfo["capabilities"]> = {}): ModelInfo["capabilities"] => ({
@@ -68,4 +68,43 @@ test("stream_options only where the server takes it; Groq's x_groq usage is read
   const reader = new ChunkReader();
   reader.read({ choices: [{ delta: { content: "a" }, finish_reason: "stop" }], x_groq: { usage: { prompt_tokens: 5, completion_tokens: 1 } } });
   expect(reader.close()).toContainEqual({ type: "usage", promptTokens: 5, completionTokens: 1, cachedTokens: 0 });
+});
+
+describe("image and document parts", () => {
+  const message: ChatMessage = {
+    role: "user",
+    content: "see these",
+    parts: [
+      { type: "text", text: "see these" },
+      { type: "image", mediaType: "image/png", data: "iVBORw0K", width: 10, height: 10, name: "shot.png" },
+      { type: "document", mediaType: "application/pdf", data: "JVBERi0x", name: "docs/spec.pdf", pages: 1 },
+    ],
+  };
+
+  test("OpenAI's form: images as data URLs, PDFs as file parts with a file name", () => {
+    const [wire] = toWireMessages([message], caps());
+    expect(wire!.content).toEqual([
+      { type: "text", text: "see these" },
+      { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0K" } },
+      { type: "file", file: { filename: "docs/spec.pdf", file_data: "data:application/pdf;base64,JVBERi0x" } },
+    ]);
+  });
+
+  test("Gemini's form: a PDF travels as an image_url data URL", () => {
+    const [wire] = toWireMessages([message], caps(), "image_url");
+    expect((wire!.content as { type: string }[]).map((p) => p.type)).toEqual(["text", "image_url", "image_url"]);
+    expect(JSON.stringify(wire!.content)).toContain('"url":"data:application/pdf;base64,JVBERi0x"');
+  });
+
+  test("a cache breakpoint marks the last part; a folded system prompt becomes the first text part", () => {
+    const wire = toWireMessages([{ role: "system", content: "Rules." }, { ...message, cacheBreakpoint: true }], caps({ systemPrompt: false, cache: "breakpoints" }));
+    const parts = wire[0]!.content as Record<string, unknown>[];
+    expect(parts[0]).toEqual({ type: "text", text: "Rules." });
+    expect(parts.at(-1)!.cache_control).toEqual({ type: "ephemeral" });
+    expect(parts.slice(0, -1).some((p) => "cache_control" in p)).toBe(false);
+  });
+
+  test("messages without parts are sent exactly as before", () => {
+    expect(toWireMessages([{ role: "user", content: "plain" }], caps())).toEqual([{ role: "user", content: "plain" }]);
+  });
 });

@@ -1,12 +1,35 @@
 // Translation between coder's ModelRequest/ModelEvent and the Chat Completions wire
-// format: messages (tool calls, tool results, cache breakpoints, system-prompt merging),
-// parameters the model accepts, and streamed chunks or whole replies back into events.
-import type { ChatMessage, FinishReason, ModelEvent, ModelInfo, ModelRequest } from "../../core/plugin.ts";
+// format: messages (tool calls, tool results, cache breakpoints, system-prompt merging,
+// image and document parts), parameters the model accepts, and streamed chunks or whole
+// replies back into events.
+import type { ChatMessage, ContentPart, FinishReason, ModelEvent, ModelInfo, ModelRequest } from "../../core/plugin.ts";
 
 /** Anthropic accepts at most four cache breakpoints per request. */
 const MAX_BREAKPOINTS = 4;
 
-type WireContent = string | { type: "text"; text: string; cache_control?: { type: "ephemeral" } }[] | null;
+type CacheControl = { cache_control?: { type: "ephemeral" } };
+type WirePart = (
+  | { type: "text"; text: string }
+  | { type: "image_url"; image_url: { url: string } }
+  | { type: "file"; file: { filename: string; file_data: string } }
+) &
+  CacheControl;
+type WireContent = string | WirePart[] | null;
+
+/** How a PDF travels: OpenAI's `file` part, or an `image_url` part holding a PDF data URL (Gemini). */
+export type DocumentForm = "file" | "image_url";
+
+const dataUrl = (mediaType: string, base64: string) => `data:${mediaType};base64,${base64}`;
+
+/** Parts in the Chat Completions form: images as base64 data URLs, PDFs as the provider takes them. */
+export function toWireParts(parts: readonly ContentPart[], documents: DocumentForm = "file"): WirePart[] {
+  return parts.map((p): WirePart => {
+    if (p.type === "text") return { type: "text", text: p.text };
+    const url = dataUrl(p.mediaType, p.data);
+    if (p.type === "image" || documents === "image_url") return { type: "image_url", image_url: { url } };
+    return { type: "file", file: { filename: p.name, file_data: url } };
+  });
+}
 
 export interface WireMessage {
   role: "system" | "user" | "assistant" | "tool";
@@ -24,17 +47,24 @@ function foldSystem(messages: readonly ChatMessage[]): ChatMessage[] {
   const preamble = system.join("\n\n");
   if (firstUser < 0) return [{ role: "user", content: preamble }, ...rest];
   const target = rest[firstUser]!;
-  rest[firstUser] = { ...target, content: `${preamble}\n\n${target.content}`, cacheBreakpoint: target.cacheBreakpoint || messages.some((m) => m.role === "system" && m.cacheBreakpoint) };
+  const folded: ChatMessage = { ...target, content: `${preamble}\n\n${target.content}`, cacheBreakpoint: target.cacheBreakpoint || messages.some((m) => m.role === "system" && m.cacheBreakpoint) };
+  if (target.parts) folded.parts = [{ type: "text", text: preamble }, ...target.parts];
+  rest[firstUser] = folded;
   return rest;
 }
 
-export function toWireMessages(messages: readonly ChatMessage[], caps: ModelInfo["capabilities"]): WireMessage[] {
+export function toWireMessages(messages: readonly ChatMessage[], caps: ModelInfo["capabilities"], documents: DocumentForm = "file"): WireMessage[] {
   const source = caps.systemPrompt ? [...messages] : foldSystem(messages);
   // Keep the last breakpoints: each covers the whole prefix before it.
   const marked = source.map((m, i) => (m.cacheBreakpoint ? i : -1)).filter((i) => i >= 0);
   const breakpoints = caps.cache === "breakpoints" ? new Set(marked.slice(-MAX_BREAKPOINTS)) : new Set<number>();
   return source.map((m, i) => {
-    const content: WireContent = breakpoints.has(i) && m.content ? [{ type: "text", text: m.content, cache_control: { type: "ephemeral" } }] : m.content;
+    let content: WireContent = breakpoints.has(i) && m.content ? [{ type: "text", text: m.content, cache_control: { type: "ephemeral" } }] : m.content;
+    if (m.role === "user" && m.parts?.length) {
+      const parts = toWireParts(m.parts, documents);
+      if (breakpoints.has(i)) parts[parts.length - 1]!.cache_control = { type: "ephemeral" };
+      content = parts;
+    }
     if (m.role === "tool") return { role: "tool", content: content ?? "", tool_call_id: m.toolCallId ?? "" };
     if (m.role === "assistant" && m.toolCalls?.length) {
       return {
@@ -49,6 +79,8 @@ export function toWireMessages(messages: readonly ChatMessage[], caps: ModelInfo
 
 export interface WireOptions {
   provider: string;
+  /** How this provider takes PDFs (default `file`). */
+  documents?: DocumentForm;
   /** Send `stream_options.include_usage` (default true). */
   streamOptions?: boolean;
   /** The model id sent to the endpoint. */
@@ -59,7 +91,7 @@ export interface WireOptions {
 /** The request body for chat.completions.create (stream flag and stream_options included). */
 export function toWireParams(request: ModelRequest, opts: WireOptions): Record<string, unknown> {
   const caps = opts.info.capabilities;
-  const params: Record<string, unknown> = { model: opts.id, messages: toWireMessages(request.messages, caps) };
+  const params: Record<string, unknown> = { model: opts.id, messages: toWireMessages(request.messages, caps, opts.documents) };
   if (request.tools?.length && caps.tools) {
     params.tools = request.tools.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.parameters } }));
   }

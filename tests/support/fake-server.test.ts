@@ -150,3 +150,52 @@ test("waitForChat resolves when the n-th chat request arrives", async () => {
   expect((await second).body.messages[0].content).toBe("two");
   expect((await server.waitForChat(1)).body.messages[0].content).toBe("one");
 });
+
+test("image and file parts are accepted as Chat Completions takes them; an unknown part is a 400", async () => {
+  server = await startFakeServer([{ text: "seen", repeat: true }]);
+  const ok = await client(server.url).chat.completions.create({
+    model: "gpt-4.1",
+    messages: [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+          { type: "file", file: { filename: "spec.pdf", file_data: "data:application/pdf;base64,JVBERi0=" } },
+        ],
+      },
+    ],
+  });
+  expect(ok.choices[0]!.message.content).toBe("seen");
+  const bad = await client(server.url)
+    .chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: [{ type: "image", source: "x" } as never] }] })
+    .catch((e: Error) => e);
+  expect(String(bad)).toContain('messages[0] part "image" is not a content part this server knows (text, image_url, file)');
+  const noData = await client(server.url)
+    .chat.completions.create({ model: "gpt-4.1", messages: [{ role: "user", content: [{ type: "image_url", image_url: { url: "shot.png" } }] }] })
+    .catch((e: Error) => e);
+  expect(String(noData)).toContain("needs a base64 data URL or an http(s) URL");
+});
+
+test("/audio/transcriptions takes a multipart upload through the real client and answers the scripted transcript", async () => {
+  server = await startFakeServer([{ text: "a chat reply" }, { transcript: "hello there" }]);
+  const { toFile } = await import("openai");
+  const result = await client(server.url).audio.transcriptions.create({ file: await toFile(new Uint8Array(100), "voice.wav"), model: "whisper-1", language: "de" });
+  expect(result.text).toBe("hello there");
+  expect(server.transcriptionBodies()).toHaveLength(1);
+  expect(server.transcriptionBodies()[0]).toMatchObject({ file: { name: "voice.wav", size: 100 }, model: "whisper-1", language: "de" });
+  // The chat step is still queued: transcripts and replies are separate.
+  expect(server.pending().map((s) => s.text)).toEqual(["a chat reply"]);
+});
+
+test("static pages are served by path, also to a request in a proxy's absolute form", async () => {
+  server = await startFakeServer([], { pages: { "/docs": { body: "<p>docs</p>" }, "/old": { status: 301, location: "/docs" } } });
+  const page = await fetch(`${server.origin}/docs`);
+  expect(page.headers.get("content-type")).toBe("text/html; charset=utf-8");
+  expect(await page.text()).toBe("<p>docs</p>");
+  const moved = await fetch(`${server.origin}/old`, { redirect: "manual" });
+  expect([moved.status, moved.headers.get("location")]).toEqual([301, "/docs"]);
+  const proc = Bun.spawn([process.execPath, "-e", "console.log(await (await fetch('http://docs.invalid/docs')).text())"], { env: { ...process.env, HTTP_PROXY: server.origin, NO_PROXY: "" }, stdout: "pipe" });
+  expect((await new Response(proc.stdout).text()).trim()).toBe("<p>docs</p>");
+  expect(server.requests.at(-1)!.headers.host).toBe("docs.invalid");
+});

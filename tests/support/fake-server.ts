@@ -1,6 +1,9 @@
 // A fake OpenAI-compatible Chat Completions server for tests: scripted replies streamed
 // in the real SSE format (or as one JSON body), fault injection, and a record of every
-// request. Import `startFakeServer`, or run this file to serve a script to another process:
+// request. It checks image and document parts as a real server would, answers
+// `/audio/transcriptions` (multipart) with scripted transcripts, and serves static web
+// pages (also as an HTTP proxy would, for absolute-form requests) on 127.0.0.1.
+// Import `startFakeServer`, or run this file to serve a script to another process:
 //   bun tests/support/fake-server.ts script.json [--log requests.jsonl] [--port N]
 // prints its base URL (ending in /v1) as the first stdout line and serves until killed.
 
@@ -68,6 +71,30 @@ export interface FakeStep {
   repeat?: boolean;
   /** Answer with this body as it is (status 200 unless `status`), e.g. a proxy's HTML page instead of a completion. */
   rawBody?: { body: string; contentType: string };
+  /** An `/audio/transcriptions` answer instead of a chat reply: the transcribed text. Chat requests skip these steps. */
+  transcript?: string;
+}
+
+/**
+ * A static page served at its path (outside /v1), e.g. `pages: { "/docs": { body: "<html>..." } }`.
+ *
+ * @example
+ * { body: "<html>...</html>" }                            // text/html; charset=utf-8
+ * { body: "%PDF-1.4", contentType: "application/pdf" }
+ * { status: 302, location: "/elsewhere" }                 // a redirect
+ * { body: "<html>", delayMs: 5000 }                       // a slow page
+ * { bytes: 20_000_000 }                                   // a huge page, streamed without a length
+ */
+export interface FakePage {
+  /** The page as text (sent as UTF-8) or as bytes (sent as they are). */
+  body?: string | Uint8Array;
+  contentType?: string;
+  status?: number;
+  /** `Location` header (with a 3xx status). */
+  location?: string;
+  delayMs?: number;
+  /** Stream this many bytes of filler HTML (no Content-Length), ignoring `body`. */
+  bytes?: number;
 }
 
 export interface RecordedRequest {
@@ -84,6 +111,8 @@ export interface RecordedRequest {
 export interface FakeServerOptions {
   /** What to do when no queued step fits: answer with this step, or (default) a 400 error naming the problem. */
   whenEmpty?: FakeStep;
+  /** Static pages by path, e.g. { "/docs/widgets": { body: "<html>..." } }. */
+  pages?: Record<string, FakePage>;
   /** Append each recorded request to this file as one JSON line. */
   log?: string;
   port?: number;
@@ -92,10 +121,14 @@ export interface FakeServerOptions {
 export interface FakeServer {
   /** Base URL including /v1, e.g. "http://127.0.0.1:53817/v1". */
   url: string;
+  /** Scheme, host and port, e.g. "http://127.0.0.1:53817" (pages are served under it). */
+  origin: string;
   /** Every request received, in order (chat requests, /v1/models, ...). */
   requests: RecordedRequest[];
   /** Just the chat-completions requests' bodies, in order. */
   chatBodies(): any[];
+  /** The `/audio/transcriptions` requests' form fields (file as { name, type, size }), in order. */
+  transcriptionBodies(): any[];
   /** Queue more steps. */
   push(...steps: FakeStep[]): void;
   /** Steps still queued. */
@@ -129,7 +162,8 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
 
   const record = async (req: Request, path: string): Promise<RecordedRequest> => {
     let body: any = null;
-    if (req.method !== "GET" && req.method !== "HEAD") {
+    if (/multipart\/form-data/.test(req.headers.get("content-type") ?? "")) body = await formFields(req);
+    else if (req.method !== "GET" && req.method !== "HEAD") {
       const raw = await req.text();
       try {
         body = raw ? JSON.parse(raw) : null;
@@ -147,12 +181,15 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
     return entry;
   };
 
-  const takeStep = (body: any): FakeStep | undefined => {
+  const takeStep = (body: any, audio = false): FakeStep | undefined => {
     const model = String(body?.model ?? "");
     const messages: any[] = Array.isArray(body?.messages) ? body.messages : [];
     const last = messages.length ? contentText(messages[messages.length - 1]?.content) : "";
     const index = queue.findIndex(
-      (s) => (!s.model || s.model === model || model.endsWith("/" + s.model) || s.model.endsWith("/" + model)) && (!s.match || last.includes(s.match)),
+      (s) =>
+        (s.transcript !== undefined) === audio &&
+        (!s.model || s.model === model || model.endsWith("/" + s.model) || s.model.endsWith("/" + model)) &&
+        (!s.match || last.includes(s.match)),
     );
     if (index < 0) return opts.whenEmpty;
     const step = queue[index]!;
@@ -174,6 +211,9 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
       }
       if (path === "/__fake/requests") return Response.json(requests);
       const entry = await record(req, path);
+      const page = opts.pages?.[path];
+      if (page && req.method === "GET") return pageResponse(page, req.signal);
+      if (req.method === "POST" && /\/audio\/transcriptions\/?$/.test(path)) return transcriptionResponse(entry.body, takeStep(entry.body, true));
       if (req.method === "GET" && /\/models\/?$/.test(path)) {
         const ids = new Set(["fake-model", ...queue.map((s) => s.model).filter((m): m is string => !!m)]);
         return Response.json({ object: "list", data: [...ids].map((id) => ({ id, object: "model", created: 0, owned_by: "fake" })) });
@@ -181,6 +221,8 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
       if (req.method !== "POST" || !/\/chat\/completions\/?$/.test(path)) {
         return Response.json({ error: { message: `fake server: no route ${req.method} ${path}`, type: "invalid_request_error" } }, { status: 404 });
       }
+      const badPart = partProblem(entry.body);
+      if (badPart) return Response.json({ error: { message: `fake server: ${badPart}`, type: "invalid_request_error" } }, { status: 400 });
       const step = takeStep(entry.body);
       if (!step) {
         return Response.json(
@@ -198,8 +240,10 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
 
   return {
     url: `http://127.0.0.1:${server.port}/v1`,
+    origin: `http://127.0.0.1:${server.port}`,
     requests,
     chatBodies: () => chats().map((r) => r.body),
+    transcriptionBodies: () => requests.filter((r) => /\/audio\/transcriptions\/?$/.test(r.path)).map((r) => r.body),
     push: (...steps) => void queue.push(...steps),
     pending: () => queue,
     waitForChat: (count) =>
@@ -217,6 +261,65 @@ function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (Array.isArray(content)) return content.map((p: any) => (typeof p?.text === "string" ? p.text : "")).join("");
   return "";
+}
+
+/**
+ * Why a chat request's content parts would be refused, or null: parts must be text, an
+ * image as a data (or http) URL, or a file with base64 data, as OpenAI's Chat Completions takes them.
+ */
+function partProblem(body: any): string | null {
+  for (const [i, m] of (Array.isArray(body?.messages) ? body.messages : []).entries()) {
+    if (!Array.isArray(m?.content)) continue;
+    for (const part of m.content) {
+      const where = `messages[${i}] part ${JSON.stringify(part?.type)}`;
+      if (part?.type === "text") {
+        if (typeof part.text !== "string") return `${where} has no text`;
+      } else if (part?.type === "image_url") {
+        if (!/^(data:(image\/(png|jpeg|gif|webp)|application\/pdf);base64,[A-Za-z0-9+/]+=*$|https?:\/\/)/.test(part.image_url?.url ?? "")) return `${where} needs a base64 data URL or an http(s) URL`;
+      } else if (part?.type === "file") {
+        if (!/^data:application\/pdf;base64,[A-Za-z0-9+/]+=*$/.test(part.file?.file_data ?? "") && !part.file?.file_id) return `${where} needs file_data as a base64 PDF data URL`;
+        if (part.file?.file_data && !part.file?.filename) return `${where} needs a filename`;
+      } else return `${where} is not a content part this server knows (text, image_url, file)`;
+    }
+  }
+  return null;
+}
+
+/** A multipart body's fields; a file as { name, type, size }. */
+async function formFields(req: Request): Promise<Record<string, unknown>> {
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of (await req.formData()).entries()) {
+    fields[key] = typeof value === "string" ? value : { name: value.name, type: value.type, size: value.size };
+  }
+  return fields;
+}
+
+function transcriptionResponse(fields: any, step: FakeStep | undefined): Response {
+  const bad = (message: string) => Response.json({ error: { message: `fake server: ${message}`, type: "invalid_request_error" } }, { status: 400 });
+  if (!fields || typeof fields !== "object") return bad("/audio/transcriptions takes multipart/form-data");
+  if (!fields.model) return bad("/audio/transcriptions needs a model field");
+  if (!fields.file?.size) return bad("/audio/transcriptions needs a non-empty file");
+  if (!step) return bad("no scripted transcript left");
+  if (step.status && step.status >= 300) return errorResponse(step);
+  return Response.json({ text: step.transcript });
+}
+
+async function pageResponse(page: FakePage, signal: AbortSignal): Promise<Response> {
+  if (page.delayMs) await sleep(page.delayMs, signal);
+  const headers: Record<string, string> = { "content-type": page.contentType ?? "text/html; charset=utf-8" };
+  if (page.location) headers.location = page.location;
+  if (page.bytes === undefined) return new Response(page.body ?? "", { status: page.status ?? 200, headers });
+  const chunk = encoder.encode(`<p>${"filler ".repeat(1_000)}</p>\n`);
+  let sent = 0;
+  const total = page.bytes;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (sent >= total) return controller.close();
+      controller.enqueue(chunk);
+      sent += chunk.length;
+    },
+  });
+  return new Response(stream, { status: page.status ?? 200, headers });
 }
 
 function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -1,0 +1,8 @@
+// Types for the one dependency that ships none: the GFM plugin of turndown.
+declare module "@joplin/turndown-plugin-gfm" {
+  import type TurndownService from "turndown";
+  export const gfm: TurndownService.Plugin;
+  export const tables: TurndownService.Plugin;
+  export const strikethrough: TurndownService.Plugin;
+  export const taskListItems: TurndownService.Plugin;
+}

@@ -1,0 +1,84 @@
+// Recording from the microphone for /voice with whatever is installed: sox's `rec`,
+// ALSA's `arecord`, or `ffmpeg`; 16 kHz mono WAV, stopped when the user presses Enter
+// (Ctrl-C cancels). ffmpeg also converts the recording when another format is asked for.
+import { existsSync, statSync } from "node:fs";
+import { createInterface } from "node:readline";
+
+type Which = (command: string) => string | null;
+
+export interface Recorder {
+  name: string;
+  argv(file: string): string[];
+  /** Environment the recorder needs (e.g. sox reads its device from AUDIODEV). */
+  env?: Record<string, string>;
+}
+
+/** The first recorder installed here, or null. */
+export function findRecorder(device: string | undefined, which: Which = (c) => Bun.which(c), platform: NodeJS.Platform = process.platform): Recorder | null {
+  if (which("rec")) {
+    return { name: "rec", argv: (file) => ["rec", "-q", "-c", "1", "-r", "16000", "-b", "16", file], ...(device ? { env: { AUDIODEV: device } } : {}) };
+  }
+  if (platform === "linux" && which("arecord")) {
+    return { name: "arecord", argv: (file) => ["arecord", "-q", "-f", "S16_LE", "-r", "16000", "-c", "1", ...(device ? ["-D", device] : []), file] };
+  }
+  if (which("ffmpeg")) {
+    const input =
+      platform === "darwin" ? ["-f", "avfoundation", "-i", `:${device ?? "0"}`]
+      : platform === "win32" ? ["-f", "dshow", "-i", `audio=${device ?? "default"}`]
+      : ["-f", "pulse", "-i", device ?? "default"];
+    return { name: "ffmpeg", argv: (file) => ["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", ...input, "-ac", "1", "-ar", "16000", "-y", file] };
+  }
+  return null;
+}
+
+export const NO_RECORDER = "No audio recorder found: install sox (for `rec`), alsa-utils (for `arecord`) or ffmpeg, then try /voice again.";
+
+export type Recording = { ok: true } | { ok: false; cancelled: boolean; problem: string };
+
+/** Resolves when the user presses Enter (or stdin ends); `cancel` gives up waiting. */
+export function waitForEnter(): { done: Promise<void>; cancel: () => void } {
+  const rl = createInterface({ input: process.stdin, terminal: false });
+  const done = new Promise<void>((resolve) => {
+    rl.once("line", () => resolve());
+    rl.once("close", () => resolve());
+  });
+  return { done, cancel: () => rl.close() };
+}
+
+/**
+ * Record into `file` until `stop` resolves. A recorder that ends first was interrupted
+ * (Ctrl-C reaches it too: the recording is cancelled) or failed (its error is the problem).
+ */
+export async function record(recorder: Recorder, file: string, stop: Promise<void>): Promise<Recording> {
+  let proc: ReturnType<typeof Bun.spawn>;
+  try {
+    proc = Bun.spawn(recorder.argv(file), { stdin: "ignore", stdout: "ignore", stderr: "pipe", env: { ...process.env, ...recorder.env } });
+  } catch (error) {
+    return { ok: false, cancelled: false, problem: `could not start ${recorder.name}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const stderr = new Response(proc.stderr as ReadableStream).text();
+  const ended = await Promise.race([proc.exited.then(() => true), stop.then(() => false)]);
+  if (ended) {
+    if (proc.signalCode === "SIGINT") return { ok: false, cancelled: true, problem: "Recording cancelled." };
+    const why = (await stderr).trim().split("\n")[0];
+    return { ok: false, cancelled: false, problem: `${recorder.name} stopped on its own (exit ${proc.exitCode})${why ? `: ${why}` : ""}` };
+  }
+  // SIGINT lets each recorder finish the file's header; a stuck one is killed.
+  proc.kill("SIGINT");
+  const killer = setTimeout(() => proc.kill("SIGKILL"), 5_000);
+  await proc.exited;
+  clearTimeout(killer);
+  // A WAV header alone is 44 bytes: anything not longer holds no sound.
+  if (!existsSync(file) || statSync(file).size <= 44) {
+    return { ok: false, cancelled: false, problem: `${recorder.name} recorded nothing: check the microphone (--voice-input-device)` };
+  }
+  return { ok: true };
+}
+
+/** Convert a recording with ffmpeg (for --voice-format mp3 or webm). */
+export async function convert(input: string, output: string, which: Which = (c) => Bun.which(c)): Promise<string | null> {
+  if (!which("ffmpeg")) return `--voice-format ${output.split(".").at(-1)} needs ffmpeg to convert the recording: install it, or use --voice-format wav`;
+  const proc = Bun.spawn(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", input, output], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
+  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
+  return code === 0 ? null : `ffmpeg could not convert the recording: ${stderr.trim().split("\n")[0] ?? `exit ${code}`}`;
+}
