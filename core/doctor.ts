@@ -7,8 +7,11 @@
 import type { App } from "./app.ts";
 import { type LayerKind, displayPath, isProjectLayer } from "./config.ts";
 import { displayOrigin, firstLine } from "./loader.ts";
+import { gitProblem } from "./git.ts";
+import { readJournal } from "./journal.ts";
 import { messageOf } from "./registry.ts";
 import type { Loaded } from "./run.ts";
+import { stateDirProblem } from "./state.ts";
 
 export interface GrammarCheck {
   language: string;
@@ -38,6 +41,8 @@ export interface DoctorReport {
   plugins: { name: string | null; origin: string | null; ok: boolean; detail: string; sha256: string | null }[];
   /** Registered items by kind; null when the plugins could not be assembled. */
   counts: { formats: number; context: number; models: number; commands: number } | null;
+  /** The repository as coder uses it: git serves it, `.coder/` is a real folder, no write batch left unfinished. */
+  repositoryChecks: { name: "git" | "state" | "pending"; ok: boolean; detail: string }[];
   /** One per embedded grammar; a checker that could not run is one entry with language null. */
   grammars: { language: string | null; ok: boolean; detail: string }[];
   /** How many checks failed. */
@@ -90,7 +95,8 @@ export async function doctorReport(loaded: Loaded, assemble: () => Promise<App>)
     grammars = [{ language: null, ok: false, detail: `grammar check could not run: ${firstLine(messageOf(error))}` }];
   }
 
-  const problems = [...configFiles, ...plugins, ...grammars].filter((c) => !c.ok).length;
+  const repositoryChecks = await checkRepository(loaded);
+  const problems = [...configFiles, ...plugins, ...repositoryChecks, ...grammars].filter((c) => !c.ok).length;
   return {
     version: loaded.version,
     bun: Bun.version,
@@ -103,10 +109,26 @@ export async function doctorReport(loaded: Loaded, assemble: () => Promise<App>)
     trust: { keys: [...loaded.trustKeys], trusted: loaded.trusted },
     plugins,
     counts,
+    repositoryChecks,
     grammars,
     problems,
     ok: problems === 0,
   };
+}
+
+async function checkRepository(loaded: Loaded): Promise<DoctorReport["repositoryChecks"]> {
+  const checks: DoctorReport["repositoryChecks"] = [];
+  if (loaded.gitRoot !== null) {
+    const problem = await gitProblem(loaded.root);
+    checks.push({ name: "git", ok: problem === null, detail: problem ?? "git serves this repository" });
+  }
+  const state = stateDirProblem(loaded.root);
+  checks.push({ name: "state", ok: state === null, detail: state ?? ".coder/ is usable" });
+  const pending = readJournal(loaded.root);
+  if (pending) {
+    checks.push({ name: "pending", ok: false, detail: `a reply's write batch from ${pending.started} (${pending.files.map((f) => f.path).join(", ")}) was never committed: start coder to commit or restore it` });
+  }
+  return checks;
 }
 
 /** The report as the text `coder doctor` prints. */
@@ -131,6 +153,8 @@ export function renderDoctor(report: DoctorReport): string {
     const k = report.counts;
     out.push(`  ${k.formats} edit formats, ${k.context} context providers, ${k.models} model adapters, ${k.commands} commands`);
   }
+  out.push("", "Repository:");
+  for (const c of report.repositoryChecks) out.push(`  ${mark(c.ok)}  ${c.name.padEnd(8)} ${c.detail}`);
   out.push("", "Grammars:");
   if (!report.grammars.length) out.push("  (none embedded)");
   for (const g of report.grammars) out.push(g.language === null ? `  FAIL  ${g.detail}` : `  ${mark(g.ok)}  ${g.language.padEnd(12)} ${g.detail}`);

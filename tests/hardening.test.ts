@@ -73,6 +73,11 @@ describe("1. no config key writes outside the repository", () => {
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain(".coder is a symlink");
     expect(existsSync(join(outside, "chat.history.md"))).toBe(false);
+    // coder doctor reports it as a failed check instead of stopping.
+    const doctor = Bun.spawnSync([BIN, "doctor", "--json"], { cwd: root2, env: process.env });
+    const report = JSON.parse(doctor.stdout.toString()) as { repositoryChecks: { name: string; ok: boolean; detail: string }[] };
+    expect(doctor.exitCode).toBe(1);
+    expect(report.repositoryChecks.find((c) => c.name === "state")).toMatchObject({ ok: false });
   });
 
   e2e("under --yes-always the model cannot plant .coder.json (nor .coderignore): not written, said, no repair request", async () => {
