@@ -449,8 +449,11 @@ export interface Kit {
     /** A unified diff of one file's change, for showing. */
     unified(path: string, before: string, after: string): string;
   };
-  /** Run a command without a shell (argv) or through the shell (string), in the repository root. */
-  run(command: string[] | string, options?: { cwd?: string; timeoutMs?: number; input?: string }): Promise<{ code: number; stdout: string; stderr: string }>;
+  /**
+   * Run a command without a shell (argv) or through the shell (string), in the repository root.
+   * `onOutput` sees stdout and stderr as they arrive (to show a long run live).
+   */
+  run(command: string[] | string, options?: { cwd?: string; timeoutMs?: number; input?: string; onOutput?: (text: string) => void }): Promise<{ code: number; stdout: string; stderr: string }>;
   log: Logger;
   /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand. */
   cacheDir(plugin: string): string;

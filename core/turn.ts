@@ -299,7 +299,8 @@ export class Coder {
       return { reflection: withFixes(report), failing: true };
     }
     if (written.length) {
-      const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, written);
+      const edited = this.services.lastReply?.files.filter((f) => written.includes(f.path)) ?? [];
+      const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, edited);
       if (check) return { reflection: withFixes(check), failing: true };
     }
     return this.offerMentionedFiles(reply.text, edits.flatMap(editTargets), fixes.length ? fixes.join("\n\n") : null);
