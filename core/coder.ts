@@ -5,13 +5,15 @@ import { existsSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { App } from "./app.ts";
 import { exitCodeFor, Interrupted, UsageError } from "./errors.ts";
-import { FileStore } from "./files.ts";
+import { FileStore, shapeOptions } from "./files.ts";
 import { Gate, type GateEvent } from "./gate.ts";
 import { GitRepo, type GitRepoOptions, listRepoFiles, offerRepository } from "./git.ts";
 import { loadTranscript, Transcript } from "./history.ts";
 import { messageOf } from "./registry.ts";
 import { askCommitMessage } from "./reply-commit.ts";
 import { CoderSession } from "./session.ts";
+import { runSteps, wantsStep } from "./steps.ts";
+import { fileScope } from "./subtree.ts";
 import { ClackPrompter, NonInteractivePrompter } from "./term/confirm.ts";
 import { JsonOutput, type Output, type Totals } from "./term/events.ts";
 import { LineInput } from "./term/input.ts";
@@ -45,7 +47,8 @@ export async function runCoder(app: App): Promise<number> {
   };
   process.on("SIGINT", onSigint);
   try {
-    const message = await oneShotMessage(app);
+    const step = wantsStep(app);
+    const message = step ? null : await oneShotMessage(app);
     trace("runCoder: start");
     coder = await createCoder(app, out, totals);
     trace("runCoder: coder ready");
@@ -53,7 +56,12 @@ export async function runCoder(app: App): Promise<number> {
     out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
     if (o.restoreChatHistory) await restoreHistory(app, coder, out);
 
-    if (message !== null) {
+    if (step) {
+      exitCode = await runSteps(app, coder, out);
+    } else if (message !== null && message.trimStart().startsWith("/")) {
+      // CLI.md: a message that starts with / runs that slash command in every mode.
+      exitCode = await new CoderSession(coder).runOneShotCommand(message);
+    } else if (message !== null) {
       const result = await coder.runOne(message);
       exitCode = result.ok ? 0 : 1;
     } else {
@@ -118,7 +126,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   const root = app.root;
   const chat = new ChatFiles();
   let git: GitRepo | null = null;
-  const files = new FileStore(root, { isIgnored: (rel) => git?.isIgnored(rel) ?? false, readOnly: () => chat.readOnly });
+  const files = new FileStore(root, { isIgnored: (rel) => git?.isIgnored(rel) ?? false, readOnly: () => chat.readOnly, ...shapeOptions(o) });
   const prompter = app.interactive ? new ClackPrompter() : new NonInteractivePrompter((text) => out.warn(text));
   const gate = new Gate({
     root,
@@ -131,7 +139,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   const gitOptions: GitRepoOptions = {
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,
-    writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app), messages),
+    writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app), messages, o),
   };
   if (o.git) {
     if (app.gitRoot !== null) git = await GitRepo.open(root, gitOptions);
@@ -140,7 +148,8 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   }
   const useGit = git !== null;
 
-  const listFiles = () => listRepoFiles(root, { git: useGit });
+  const { ignoreFile } = fileScope(o, root, process.cwd());
+  const listFiles = () => listRepoFiles(root, { git: useGit, ignoreFile });
   const services: CoderServices = {
     app,
     out,

@@ -29,6 +29,8 @@ const modelOverrideSchema = z
         systemPrompt: z.boolean(),
         temperature: z.boolean(),
         reasoningEffort: z.boolean(),
+        reasoningLevels: z.array(z.string()),
+        thinkingTokens: z.boolean(),
         prefill: z.boolean(),
         cache: z.enum(["auto", "breakpoints", "none"]),
       })

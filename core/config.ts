@@ -181,9 +181,8 @@ export function checkVersionPins(layers: ConfigLayer[], version: string, cwd?: s
 
 // ─── .env ────────────────────────────────────────────────────────────────────
 
-/** API keys (`*_API_KEY`) from the repository's `.env`; nothing else from it is used. */
-export function readDotenvKeys(root: string): Record<string, string> {
-  const file = join(root, ".env");
+/** API keys (`*_API_KEY`) from the repository's `.env` (or `--env-file`); nothing else from it is used. */
+export function readDotenvKeys(root: string, file = join(root, ".env")): Record<string, string> {
   let text: string;
   try {
     text = readFileSync(file, "utf8");

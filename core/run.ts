@@ -1,7 +1,8 @@
 // After argv: settings (config files, env, flags, trust), then the kernel
 // (registry, kit, plugins), then a subcommand or a chat mode. main.ts hands in
 // the built-in plugin list so core never imports formats/ or plugins/.
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { BuiltinPlugin } from "../builtins.ts";
 import type { App, Settings } from "./app.ts";
 import { type ParsedArgv, readEnvOptions } from "./cli.ts";
@@ -19,6 +20,8 @@ import {
   readDotenvKeys,
   renderConfigShow,
 } from "./config.ts";
+import { expandModelAliases } from "./aliases.ts";
+import { fileScope, inSubtree } from "./subtree.ts";
 import { UsageError } from "./errors.ts";
 import { createKit } from "./kit.ts";
 import { type PluginSource, loadPlugins, userSources } from "./loader.ts";
@@ -129,6 +132,10 @@ export async function runMain(input: RunInput): Promise<number> {
       return printRepoMap(app, rest);
     }
   }
+  if (app.settings.options.listModels !== undefined) {
+    const { listModels } = await import("./subcommands.ts");
+    return listModels(app, app.settings.options.listModels);
+  }
   if (app.settings.options.showRepoMap) {
     const { printRepoMap } = await import("./subcommands.ts");
     return printRepoMap(app, app.settings.positionals);
@@ -195,7 +202,10 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
     trusted = rememberedTrust(configDir, root, projectConfigHash(layers)) === "trusted";
   }
   if (!trusted) settings = merge(new Set(trustKeys));
-  const env: Record<string, string | undefined> = { ...readDotenvKeys(root), ...processEnv };
+  expandModelAliases(settings.options);
+  const envFile = settings.options.envFile === undefined ? undefined : resolve(cwd, settings.options.envFile);
+  if (envFile && !existsSync(envFile)) log.warn(`--env-file ${settings.options.envFile}: no such file (${settings.provenance.envFile}); no API keys read from it`);
+  const env: Record<string, string | undefined> = { ...readDotenvKeys(root, envFile), ...processEnv };
   return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors };
 }
 
@@ -247,7 +257,8 @@ async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
   const { root, settings, log } = loaded;
   const options = settings.options;
   const deps = await kernelModules();
-  const list = () => deps.listRepoFiles(root, { git: options.git !== false && loaded.gitRoot !== null });
+  const scope = fileScope(options, root, loaded.cwd);
+  const list = async () => inSubtree(await deps.listRepoFiles(root, { git: options.git !== false && loaded.gitRoot !== null, ignoreFile: scope.ignoreFile }), scope);
   let encoding: string | undefined;
   return createKit({
     version: loaded.version,
@@ -272,7 +283,7 @@ interface KernelModules {
   matcher: Kit["matcher"];
   reports: Kit["reports"];
   countTokens: (text: string, encoding?: string) => number;
-  listRepoFiles: (root: string, opts?: { git?: boolean }) => Promise<string[]>;
+  listRepoFiles: (root: string, opts?: { git?: boolean; ignoreFile?: string }) => Promise<string[]>;
   files: (root: string, list: () => Promise<string[]>) => Kit["files"];
 }
 

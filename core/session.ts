@@ -2,8 +2,14 @@
 // model and format switches, history, tokens, git and the shell, over one Coder.
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { expandAlias } from "./aliases.ts";
+import { chooseEditor } from "./architect.ts";
+import { runLinters, syntaxCheck } from "./checks.ts";
 import { blockMessages } from "./chunks.ts";
+import { coerce } from "./cli.ts";
+import { configShowRows } from "./config.ts";
 import { UsageError } from "./errors.ts";
+import { OPTION_BY_KEY, flagName } from "./options.ts";
 import { fileMentions } from "./mentions.ts";
 import type { ModelInfo, Session, SessionGit, SlashCommand } from "./plugin.ts";
 import { guard, messageOf } from "./registry.ts";
@@ -13,6 +19,8 @@ import type { Coder } from "./turn.ts";
 
 export class CoderSession implements Session {
   private exiting = false;
+  /** Warnings printed by the command running now (a one-shot command that warned exits 1). */
+  private warnings = 0;
 
   constructor(private readonly coder: Coder) {}
 
@@ -152,8 +160,56 @@ export class CoderSession implements Session {
   }
 
   setModel(name: string): void {
-    this.services.app.registry.adapterFor(name);
-    this.coder.setModel(name);
+    const model = expandAlias(name, this.services.app.settings.options.aliases);
+    this.services.app.registry.adapterFor(model);
+    this.coder.setModel(model);
+  }
+
+  modelFor(role: "main" | "weak" | "editor"): string {
+    if (role === "main") return this.coder.model;
+    if (role === "weak") return this.coder.weakModel();
+    const { app } = this.services;
+    return chooseEditor(app.settings.options, this.coder.model, this.coder.modelInfo, this.coder.format.item.name, app.registry).model;
+  }
+
+  /** A setting changed for this session: checked as its flag would be; model names through aliases and the adapters. */
+  setOption(key: string, value: string | undefined): void {
+    const spec = OPTION_BY_KEY.get(key);
+    if (!spec || spec.configOnly || spec.cliOnly) throw new UsageError(`${key} cannot be changed during a session`);
+    const { settings, registry } = this.services.app;
+    let typed = value === undefined ? undefined : coerce(spec, value, `/${flagName(key)}`, UsageError);
+    if ((key === "weakModel" || key === "editorModel") && typeof typed === "string") {
+      typed = expandAlias(typed, settings.options.aliases);
+      registry.adapterFor(typed as string);
+    }
+    (settings.options as unknown as Record<string, unknown>)[key] = typed;
+    settings.provenance[key] = "set in this session";
+  }
+
+  settings(): readonly { key: string; value: unknown; source: string }[] {
+    return configShowRows(this.services.app.settings);
+  }
+
+  listModels() {
+    return this.services.app.registry.listModels();
+  }
+
+  /** `/lint`: whole files, so every syntax problem counts; then the lint command(s). */
+  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string }> {
+    const { files, app, out } = this.services;
+    const texts = paths.map((path) => ({ path, before: null, after: files.read(path) }));
+    const syntax = await syntaxCheck(texts, false);
+    if (syntax) onOutput?.(`${syntax}\n`);
+    const lint = await runLinters(app.kit, out, app.settings.options.lintCmd, texts.filter((t) => t.after !== null).map((t) => t.path), onOutput);
+    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n") };
+  }
+
+  lastReplyText(): string | null {
+    return this.services.lastReplyText ?? null;
+  }
+
+  lastError(): string | null {
+    return this.services.lastError ?? null;
   }
 
   setEditFormat(name: string): void {
@@ -200,6 +256,7 @@ export class CoderSession implements Session {
   }
 
   warn(text: string): void {
+    this.warnings++;
     this.services.out.warn(text);
   }
 
@@ -269,8 +326,16 @@ export class CoderSession implements Session {
       else await guard(found, `/${found.item.name}`, () => found.item.run(arg.trim(), this));
     } catch (error) {
       if (error instanceof Error && error.name === "Interrupted") throw error;
+      this.services.lastError = messageOf(error);
       this.warn(messageOf(error));
     }
+  }
+
+  /** A slash command given as the one-shot message: exit 1 when it warned (it could not do what was asked), else 0. */
+  async runOneShotCommand(line: string): Promise<number> {
+    this.warnings = 0;
+    await this.runCommand(line);
+    return this.warnings ? 1 : 0;
   }
 
   help(): string {

@@ -11,6 +11,7 @@ import { RuntimeFailure, UsageError } from "./errors.ts";
 import { displayOrigin, hashPluginFile } from "./loader.ts";
 import type { ModelInfo, TurnContext } from "./plugin.ts";
 import { ITEM_KINDS, type ItemKind, defaultModelInfo, guard } from "./registry.ts";
+import { reasoningColumn } from "./reasoning.ts";
 import type { Loaded } from "./run.ts";
 
 const HEADINGS: Record<ItemKind, string> = {
@@ -105,8 +106,8 @@ export function listModels(app: App, filter?: string): number {
     process.stdout.write(filter ? `no model matches "${filter}"\n` : "no models known (no model adapter lists any)\n");
     return 0;
   }
-  const rows = [["model", "context", "output", "format", "input $/M", "output $/M"]];
-  for (const m of models) rows.push([m.name, String(m.contextWindow), String(m.maxOutput), m.editFormat, price(m.prices.input), price(m.prices.output)]);
+  const rows = [["model", "context", "output", "format", "input $/M", "output $/M", "reasoning"]];
+  for (const m of models) rows.push([m.name, String(m.contextWindow), String(m.maxOutput), m.editFormat, price(m.prices.input), price(m.prices.output), reasoningColumn(m)]);
   process.stdout.write(`${table(rows, "").join("\n")}\n`);
   return 0;
 }

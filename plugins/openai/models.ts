@@ -27,14 +27,15 @@ export interface ModelEntry {
   encoding?: string;
 }
 
-const FULL: Capabilities = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" };
+const FULL: Capabilities = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, thinkingTokens: false, prefill: false, cache: "none" };
 
 /** Per-provider capability defaults (before an entry's own `caps`). */
 export const FAMILY_CAPS: Record<string, Partial<Capabilities>> = {
   openai: { cache: "auto" },
   // Anthropic's OpenAI-compatible endpoint ignores reasoning_effort and cache_control
-  // (prompt caching needs its native API), but continues a trailing assistant message.
-  anthropic: { prefill: true },
+  // (prompt caching needs its native API), but continues a trailing assistant message and
+  // takes an extended-thinking budget (`thinking`).
+  anthropic: { prefill: true, thinkingTokens: true },
   gemini: { cache: "auto" },
   deepseek: { cache: "auto" },
   xai: { cache: "auto" },
@@ -76,14 +77,14 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "anthropic/claude-opus-4-0", aliases: ["claude-opus-4", "claude-opus-4-20250514"], context: 200_000, maxOutput: 32_000, price: [15, 75, 1.5, 18.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-0", editorFormat: "diff" },
   { name: "anthropic/claude-sonnet-4-0", aliases: ["claude-sonnet-4", "claude-sonnet-4-20250514"], context: 200_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-0", editorFormat: "diff" },
   { name: "anthropic/claude-haiku-4-5", aliases: ["haiku", "claude-haiku-4-5-20251001"], context: 200_000, maxOutput: 64_000, price: [1, 5, 0.1, 1.25], format: "diff", weak: "anthropic/claude-haiku-4-5" },
-  { name: "anthropic/claude-3-5-haiku-latest", aliases: ["claude-3-5-haiku-20241022"], context: 200_000, maxOutput: 8_192, price: [0.8, 4, 0.08, 1], format: "diff", weak: "anthropic/claude-3-5-haiku-latest" },
+  { name: "anthropic/claude-3-5-haiku-latest", aliases: ["claude-3-5-haiku-20241022"], context: 200_000, maxOutput: 8_192, price: [0.8, 4, 0.08, 1], format: "diff", weak: "anthropic/claude-3-5-haiku-latest", caps: { thinkingTokens: false } },
 
   // ── Google Gemini (OpenAI-compatible endpoint) ───────────────────────────
   { name: "gemini/gemini-3.1-pro-preview", context: 1_048_576, maxOutput: 65_536, price: [2, 12, 0.2], format: "diff-fenced", weak: "gemini/gemini-2.5-flash", editor: "gemini/gemini-3.1-pro-preview", editorFormat: "diff-fenced", caps: { reasoningEffort: true } },
   { name: "gemini/gemini-3-pro-preview", context: 1_048_576, maxOutput: 65_536, price: [2, 12, 0.2], format: "diff-fenced", weak: "gemini/gemini-2.5-flash", editor: "gemini/gemini-3-pro-preview", editorFormat: "diff-fenced", caps: { reasoningEffort: true } },
-  { name: "gemini/gemini-2.5-pro", aliases: ["gemini"], context: 1_048_576, maxOutput: 65_536, price: [1.25, 10, 0.125], format: "diff-fenced", weak: "gemini/gemini-2.5-flash", editor: "gemini/gemini-2.5-pro", editorFormat: "diff-fenced", caps: { reasoningEffort: true } },
-  { name: "gemini/gemini-2.5-flash", aliases: ["flash"], context: 1_048_576, maxOutput: 65_536, price: [0.3, 2.5, 0.03], format: "diff", weak: "gemini/gemini-2.5-flash-lite", caps: { reasoningEffort: true } },
-  { name: "gemini/gemini-2.5-flash-lite", context: 1_048_576, maxOutput: 65_536, price: [0.1, 0.4, 0.01], format: "whole", weak: "gemini/gemini-2.5-flash-lite", caps: { reasoningEffort: true } },
+  { name: "gemini/gemini-2.5-pro", aliases: ["gemini"], context: 1_048_576, maxOutput: 65_536, price: [1.25, 10, 0.125], format: "diff-fenced", weak: "gemini/gemini-2.5-flash", editor: "gemini/gemini-2.5-pro", editorFormat: "diff-fenced", caps: { reasoningEffort: true, thinkingTokens: true } },
+  { name: "gemini/gemini-2.5-flash", aliases: ["flash"], context: 1_048_576, maxOutput: 65_536, price: [0.3, 2.5, 0.03], format: "diff", weak: "gemini/gemini-2.5-flash-lite", caps: { reasoningEffort: true, thinkingTokens: true } },
+  { name: "gemini/gemini-2.5-flash-lite", context: 1_048_576, maxOutput: 65_536, price: [0.1, 0.4, 0.01], format: "whole", weak: "gemini/gemini-2.5-flash-lite", caps: { reasoningEffort: true, thinkingTokens: true } },
 
   // ── DeepSeek ──────────────────────────────────────────────────────────────
   { name: "deepseek/deepseek-chat", aliases: ["deepseek"], context: 128_000, maxOutput: 8_192, price: [0.28, 0.42, 0.028], format: "diff", weak: "deepseek/deepseek-chat", editor: "deepseek/deepseek-chat", editorFormat: "diff" },
@@ -92,7 +93,7 @@ export const MODELS: readonly ModelEntry[] = [
   // ── xAI ───────────────────────────────────────────────────────────────────
   { name: "xai/grok-4", context: 256_000, maxOutput: 64_000, price: [3, 15, 0.75], format: "diff", weak: "xai/grok-code-fast-1", editor: "xai/grok-4", editorFormat: "diff", caps: { temperature: true } },
   { name: "xai/grok-code-fast-1", context: 256_000, maxOutput: 32_000, price: [0.2, 1.5, 0.02], format: "diff", weak: "xai/grok-code-fast-1" },
-  { name: "xai/grok-3-mini", context: 131_072, maxOutput: 32_000, price: [0.3, 0.5, 0.075], format: "whole", weak: "xai/grok-3-mini", caps: { reasoningEffort: true } },
+  { name: "xai/grok-3-mini", context: 131_072, maxOutput: 32_000, price: [0.3, 0.5, 0.075], format: "whole", weak: "xai/grok-3-mini", caps: { reasoningEffort: true, reasoningLevels: ["low", "high"] } },
 
   // ── Mistral ───────────────────────────────────────────────────────────────
   { name: "mistral/codestral-latest", context: 256_000, maxOutput: 32_000, price: [0.3, 0.9], format: "whole", weak: "mistral/mistral-small-latest" },
