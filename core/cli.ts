@@ -35,8 +35,10 @@ function flagTable(): { config: Record<string, { type: "boolean" | "string"; sho
       targets.set(name, { spec, negated: false });
     }
     if (spec.type === "boolean" && spec.negatable) {
-      config[`no-${flagName(spec.key)}`] = { type: "boolean" };
-      targets.set(`no-${flagName(spec.key)}`, { spec, negated: true });
+      for (const name of [flagName(spec.key), ...(spec.aliases ?? [])]) {
+        config[`no-${name}`] = { type: "boolean" };
+        targets.set(`no-${name}`, { spec, negated: true });
+      }
     }
     for (const preset of spec.presets ?? []) {
       config[preset.flag] = { type: "boolean" };

@@ -46,10 +46,11 @@ export function helpText(version: string): string {
     lines.push("", `${group}:`);
     for (const spec of specs) {
       const aliases = spec.aliases?.length ? ` (alias ${spec.aliases.map((a) => `--${a}`).join(", ")})` : "";
+      const presets = spec.presets?.length ? ` (${spec.presets.map((p) => `--${p.flag} = ${String(p.value)}`).join(", ")})` : "";
       const dflt = spec.default !== undefined && spec.type !== "boolean" ? ` [default: ${String(spec.default)}]` : "";
       // An enum's values, unless the help text already names every one (--kind, --attribution).
       const values = spec.type === "enum" && spec.values && !spec.values.every((v) => spec.help.includes(v)) ? ` (${spec.values.join(", ")})` : "";
-      lines.push(`  ${flagLabel(spec).padEnd(width)}${spec.help}${values}${aliases}${dflt}`);
+      lines.push(`  ${flagLabel(spec).padEnd(width)}${spec.help}${values}${aliases}${presets}${dflt}`);
     }
   }
   lines.push(

@@ -85,6 +85,8 @@ export interface FakeServerOptions {
   /** Append each recorded request to this file as one JSON line. */
   log?: string;
   port?: number;
+  /** Serve HTTPS with this certificate and key (PEM); the URL starts with https://. */
+  tls?: { cert: string; key: string };
 }
 
 export interface FakeServer {
@@ -162,6 +164,7 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
     hostname: "127.0.0.1",
     port: opts.port ?? 0,
     idleTimeout: 0,
+    ...(opts.tls ? { tls: opts.tls } : {}),
     async fetch(req) {
       const path = new URL(req.url).pathname;
       // Control endpoints for a standalone server driven from another process.
@@ -194,7 +197,7 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
   });
 
   return {
-    url: `http://127.0.0.1:${server.port}/v1`,
+    url: `${opts.tls ? "https" : "http"}://127.0.0.1:${server.port}/v1`,
     requests,
     chatBodies: () => chats().map((r) => r.body),
     push: (...steps) => void queue.push(...steps),
