@@ -14,6 +14,7 @@ import { askCommitMessage } from "./reply-commit.ts";
 import { CoderSession } from "./session.ts";
 import { runSteps, wantsStep } from "./steps.ts";
 import { fileScope } from "./subtree.ts";
+import type { AiCommentWatch } from "./watch/index.ts";
 import { ClackPrompter, NonInteractivePrompter } from "./term/confirm.ts";
 import { JsonOutput, type Output, type Totals } from "./term/events.ts";
 import { LineInput } from "./term/input.ts";
@@ -48,7 +49,9 @@ export async function runCoder(app: App): Promise<number> {
   process.on("SIGINT", onSigint);
   try {
     const step = wantsStep(app);
-    const message = step ? null : await oneShotMessage(app);
+    // --watch-files without a terminal: the watched comments are the requests, not stdin.
+    const watchOnly = o.watchFiles && !app.interactive && o.message === undefined && o.messageFile === undefined;
+    const message = step || watchOnly ? null : await oneShotMessage(app);
     trace("runCoder: start");
     coder = await createCoder(app, out, totals);
     trace("runCoder: coder ready");
@@ -58,6 +61,8 @@ export async function runCoder(app: App): Promise<number> {
 
     if (step) {
       exitCode = await runSteps(app, coder, out);
+    } else if (watchOnly) {
+      await (await startWatch(app, coder, out)).runForever();
     } else if (message !== null && message.trimStart().startsWith("/")) {
       // CLI.md: a message that starts with / runs that slash command in every mode.
       exitCode = await new CoderSession(coder).runOneShotCommand(message);
@@ -65,7 +70,7 @@ export async function runCoder(app: App): Promise<number> {
       const result = await coder.runOne(message);
       exitCode = result.ok ? 0 : 1;
     } else {
-      exitCode = await repl(app, coder, out);
+      exitCode = await repl(app, coder, out, o.watchFiles ? await startWatch(app, coder, out) : null);
     }
   } catch (error) {
     exitCode = exitCodeFor(error);
@@ -252,7 +257,7 @@ async function restoreHistory(app: App, coder: Coder, out: Output): Promise<void
 }
 
 /** The interactive loop: a line is a request, `/name` a command; Ctrl-C aborts a request, Ctrl-D leaves. */
-async function repl(app: App, coder: Coder, out: Output): Promise<number> {
+async function repl(app: App, coder: Coder, out: Output, watch: AiCommentWatch | null): Promise<number> {
   const session = new CoderSession(coder);
   const commandNames = () => [...app.registry.commands.keys(), "exit", "help"].map((n) => `/${n}`);
   const input = new LineInput(inputHistoryPath(app), (line) => {
@@ -272,8 +277,15 @@ async function repl(app: App, coder: Coder, out: Output): Promise<number> {
   if (coder.chat.editable.length) out.print(`Chat files: ${coder.chat.editable.join(", ")}`);
   for (;;) {
     const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
-    const line = await input.read(prompt);
+    // Watched files may ask for something while the prompt waits: that ends the prompt.
+    const watching = new AbortController();
+    void watch?.next().then(() => watching.abort());
+    const line = await input.read(prompt, watching.signal);
     if (line === null) return 0;
+    if (watch?.action) {
+      await runWatched(watch, out);
+      continue;
+    }
     if (!line.trim()) continue;
     try {
       if (line.trimStart().startsWith("/")) {
@@ -291,6 +303,25 @@ async function repl(app: App, coder: Coder, out: Output): Promise<number> {
       const code = exitCodeFor(error);
       out.emit({ type: "error", message: messageOf(error), code });
     }
+  }
+}
+
+/** Start watching the repository for AI comments (--watch-files). */
+async function startWatch(app: App, coder: Coder, out: Output): Promise<AiCommentWatch> {
+  const { AiCommentWatch } = await import("./watch/index.ts");
+  const watch = new AiCommentWatch(app, coder, out);
+  await watch.start();
+  return watch;
+}
+
+/** The REPL's turn for the watched comments; Ctrl-C stops the request, not the session. */
+async function runWatched(watch: AiCommentWatch, out: Output): Promise<void> {
+  try {
+    await watch.runPending();
+  } catch (error) {
+    if (!(error instanceof Interrupted)) throw error;
+    out.flush();
+    out.warn("Interrupted.");
   }
 }
 
