@@ -189,19 +189,23 @@ export function readDotenvKeys(root: string, file = join(root, ".env")): Record<
   } catch {
     return {};
   }
-  const keys: Record<string, string> = {};
+  return Object.fromEntries(Object.entries(parseDotenv(text)).filter(([name]) => /_API_KEY$/.test(name)));
+}
+
+/** Every `NAME=value` of a `.env` text (`export` prefixes, quotes and trailing comments handled). */
+export function parseDotenv(text: string): Record<string, string> {
+  const entries: Record<string, string> = {};
   for (const line of text.split(/\r?\n/)) {
     const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
     if (!m) continue;
     const [, name, rawValue] = m as unknown as [string, string, string];
-    if (!/_API_KEY$/.test(name)) continue;
     let value = rawValue;
     const quoted = /^(['"])(.*)\1$/.exec(value);
     if (quoted) value = quoted[2]!;
     else value = value.replace(/\s+#.*$/, "");
-    keys[name] = value;
+    entries[name] = value;
   }
-  return keys;
+  return entries;
 }
 
 // ─── config show ─────────────────────────────────────────────────────────────

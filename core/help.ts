@@ -9,6 +9,7 @@ const SUBCOMMANDS: [string, string][] = [
   ["config show", "the merged config and where each value came from"],
   ["config schema", "the config file's JSON Schema"],
   ["config forget [TEXT]", "forget remembered \"Don't ask again\" answers (those matching TEXT)"],
+  ["config import-aider [FILE]", "write .coder.json from .aider.conf.yml (and .env's AIDER_*), listing what did not map"],
   ["models [FILTER]", "the model table: context window, default edit format, prices"],
   ["map [FILE ...]", "print the repo map (same as --show-repo-map)"],
   ["doctor", "version, config files and their trust, plugins, embedded grammars"],

@@ -86,6 +86,11 @@ export async function runMain(input: RunInput): Promise<number> {
     const { writePluginTemplate } = await import("./scaffold.ts");
     return writePluginTemplate(rest.slice(1), input.args.values.kind as string | undefined, process.cwd(), input.version);
   }
+  if (subcommand === "config" && rest[0] === "import-aider") {
+    if (rest.length > 2) throw new UsageError(`coder config import-aider takes one FILE, got ${rest.length - 1}`);
+    const { importAider } = await import("./import-aider.ts");
+    return importAider(rest[1], process.cwd());
+  }
   const loaded = await loadSettings(input);
   if (subcommand === "config") {
     if (rest[0] === "forget") {
@@ -94,7 +99,7 @@ export async function runMain(input: RunInput): Promise<number> {
       process.stdout.write(`forgot ${n} remembered answer${n === 1 ? "" : "s"}\n`);
       return 0;
     }
-    if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\`, \`coder config forget [TEXT]\` or \`coder config schema\`)`);
+    if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\`, \`coder config forget [TEXT]\`, \`coder config schema\` or \`coder config import-aider [FILE]\`)`);
     const { rememberedAnswers, describeRemembered } = await import("./gate.ts");
     if (loaded.settings.options.json) {
       const trust = { keys: loaded.trustKeys, trusted: loaded.trusted };
