@@ -58,6 +58,7 @@ export async function runCoder(app: App): Promise<number> {
     const files = [...coder.chat.editable];
     out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
     if (o.restoreChatHistory) await restoreHistory(app, coder, out);
+    if (o.load !== undefined && !step) await new CoderSession(coder).runCommand(`/load ${o.load}`);
 
     if (step) {
       exitCode = await runSteps(app, coder, out);

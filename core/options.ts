@@ -117,6 +117,7 @@ export const OPTIONS = [
   // Request
   { key: "message", type: "string", short: "m", arg: "TEXT", aliases: ["msg"], cliOnly: true, group: "Request", help: "run this one request and exit" },
   { key: "messageFile", type: "string", short: "f", arg: "FILE", cliOnly: true, group: "Request", help: "run the request in FILE and exit" },
+  { key: "load", type: "string", arg: "FILE", needsTrust: true, group: "Request", help: "run the slash commands in FILE (as /load FILE) before the chat starts" },
 
   // Output
   { key: "stream", type: "boolean", default: true, negatable: true, group: "Output", help: "stream replies" },

@@ -44,8 +44,8 @@ thinking-tokens: 8k
 alias:
   - "fast:openai/gpt-4.1-mini"
 openai-api-key: sk-do-not-copy
-dark-mode: true
-voice-language: en
+tool-output-color: "#00ff00"
+analytics: true
 chat-history-file: .aider.chat.history.md
 `;
 
@@ -76,8 +76,8 @@ describe("coder config import-aider", () => {
     expect(r.stdout).toContain("lint-cmd → lintCmd");
     expect(r.stdout).toContain("not mapped:");
     expect(r.stdout).toContain("openai-api-key: API keys stay in the environment");
-    expect(r.stdout).toContain("dark-mode: coder's colours follow the terminal");
-    expect(r.stdout).toContain("voice-language: coder has no voice input");
+    expect(r.stdout).toContain("tool-output-color: coder's colours follow the terminal");
+    expect(r.stdout).toContain("analytics: coder collects no analytics");
     expect(r.stdout).toContain("chat-history-file: a project config may not set the paths coder writes");
     expect(r.stdout).toContain("lintCmd, testCmd run code");
     // The result is a config coder accepts.

@@ -352,3 +352,16 @@ describe("Aider's spellings of options coder has", () => {
     expect(jsonEvents(r.stdout).find((e) => e.type === "reply")?.text).toBe("hello there");
   });
 });
+
+describe("--load FILE", () => {
+  test("runs the file's slash commands before the request", async () => {
+    const repo = makeRepo({ "app.py": APP, "NOTES.md": "Prefer early returns.\n" });
+    const s = await server([{ text: "ok" }]);
+    writeFileSync(join(repo.home, "setup.txt"), "/add app.py\n/read-only NOTES.md\n");
+    const r = await runCoder(repo, s, ["--load", join(repo.home, "setup.txt"), "-m", "/ask what is in the chat?"]);
+    expect(r.code).toBe(0);
+    const text = JSON.stringify(mainRequests(s)[0].messages);
+    expect(text).toContain("Prefer early returns.");
+    expect(text).toContain("return sum(items)");
+  });
+});
