@@ -61,7 +61,9 @@ export function coerce(spec: OptionSpec, raw: string, where: string, ErrorType: 
       throw new ErrorType(`${where} expects true or false (1/0, yes/no), got "${raw}"`);
     }
     case "number": {
-      const n = Number(raw.trim());
+      // Token budgets are often written 8k or 0.5M (k = 1024), as Aider takes them.
+      const scaled = /^(\d+(?:\.\d+)?)\s*([kKmM])$/.exec(raw.trim());
+      const n = scaled ? Math.round(Number(scaled[1]) * (scaled[2]!.toLowerCase() === "k" ? 1024 : 1024 * 1024)) : Number(raw.trim());
       if (raw.trim() === "" || !Number.isFinite(n)) throw new ErrorType(`${where} expects a number, got "${raw}"`);
       // Every number option is a budget, a count or a time: none means anything below 0.
       if (n < 0) throw new ErrorType(`${where} expects a number of 0 or more, got "${raw}"`);

@@ -96,14 +96,6 @@ export interface ImportResult {
 
 const camel = (kebab: string) => kebab.replace(/-([a-z0-9])/g, (_m, c: string) => c.toUpperCase());
 
-/** "8k" → 8192; Aider's thinking budgets are written that way. */
-function tokens(value: unknown): string {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$/.exec(String(value));
-  if (!m) return String(value);
-  const unit = m[2]?.toLowerCase();
-  return String(Math.round(Number(m[1]) * (unit === "k" ? 1024 : unit === "m" ? 1024 * 1024 : 1)));
-}
-
 /** `lint-cmd` entries ("python: flake8", or a plain command): one command, or one per language. */
 function lintCommands(value: unknown): string | Record<string, string> {
   const entries = (Array.isArray(value) ? value : [value]).map(String);
@@ -165,7 +157,7 @@ export function convertAiderSettings(aider: Record<string, unknown>): ImportResu
       let converted: unknown;
       if (key === "lintCmd") converted = lintCommands(value);
       else if (spec.type === "list") converted = (Array.isArray(value) ? value : [value]).map(String);
-      else converted = coerce(spec, key === "thinkingTokens" ? tokens(value) : String(value), aiderKey, ConfigError);
+      else converted = coerce(spec, String(value), aiderKey, ConfigError);
       if (key === "testCmd" && Array.isArray(value)) converted = value.map(String).join(" && ");
       result.settings[key] = converted;
       result.mapped.push([aiderKey, key]);

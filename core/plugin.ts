@@ -424,9 +424,10 @@ export interface Session {
   modelFor?(role: "main" | "weak" | "editor"): string;
   /**
    * Change a setting of the option table for the rest of the session, from its text as typed
-   * (e.g. `setOption("reasoningEffort", "high")`); a bad value throws a one-line error.
+   * (e.g. `setOption("reasoningEffort", "high", "/reasoning-effort")`); a bad value throws a
+   * one-line error naming `where` (default: the setting's flag).
    */
-  setOption?(key: string, value: string | undefined): void;
+  setOption?(key: string, value: string | undefined, where?: string): void;
   /** Every setting with its effective value and where it came from, as `coder config show` lists them. */
   settings?(): readonly { key: string; value: unknown; source: string }[];
   /** Every model the adapters' tables know (and config `models`), for `/models`. */

@@ -173,11 +173,11 @@ export class CoderSession implements Session {
   }
 
   /** A setting changed for this session: checked as its flag would be; model names through aliases and the adapters. */
-  setOption(key: string, value: string | undefined): void {
+  setOption(key: string, value: string | undefined, where = `--${flagName(key)}`): void {
     const spec = OPTION_BY_KEY.get(key);
     if (!spec || spec.configOnly || spec.cliOnly) throw new UsageError(`${key} cannot be changed during a session`);
     const { settings, registry } = this.services.app;
-    let typed = value === undefined ? undefined : coerce(spec, value, `/${flagName(key)}`, UsageError);
+    let typed = value === undefined ? undefined : coerce(spec, value, where, UsageError);
     if ((key === "weakModel" || key === "editorModel") && typeof typed === "string") {
       typed = expandAlias(typed, settings.options.aliases);
       registry.adapterFor(typed as string);

@@ -158,7 +158,7 @@ describe("model commands", () => {
     const repo = makeRepo({ "app.py": APP });
     const r = await runCoder(repo, await server([]), ["-m", "/think-tokens lots"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('"lots" is not a token count');
+    expect(r.stderr).toContain('/think-tokens expects a number, got "lots"');
   });
 });
 

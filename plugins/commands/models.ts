@@ -3,14 +3,6 @@
 // the rest of the session) with one.
 import type { ModelInfo, Session, SlashCommand } from "../../core/plugin.ts";
 
-/** "8k", "10.5k", "0.5M", "8096" → tokens (k = 1024); null for anything else. */
-export function parseTokenCount(text: string): number | null {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*([kKmM]?)\s*$/.exec(text);
-  if (!m) return null;
-  const unit = m[2]?.toLowerCase();
-  return Math.round(Number(m[1]) * (unit === "k" ? 1024 : unit === "m" ? 1024 * 1024 : 1));
-}
-
 /** Which reasoning settings a model takes, in words. */
 export function reasoningTaken(info: ModelInfo): string {
   const caps = info.capabilities;
@@ -25,10 +17,10 @@ function table(rows: string[][]): string {
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] as number))).join("  ").trimEnd()).join("\n");
 }
 
-/** Show a setting, or set it for the session and say what it is now. */
-function setting(s: Session, key: string, value: string | undefined): void {
+/** Set a setting for the session; errors name the command. */
+function setting(s: Session, key: string, value: string | undefined, command: string): void {
   if (!s.setOption) throw new Error("this session cannot change settings");
-  s.setOption(key, value);
+  s.setOption(key, value, `/${command}`);
 }
 
 export function modelCommands(): SlashCommand[] {
@@ -38,7 +30,7 @@ export function modelCommands(): SlashCommand[] {
     usage: `/${name} [MODEL]`,
     run(arg, s) {
       const model = arg.trim();
-      if (model) setting(s, key, model);
+      if (model) setting(s, key, model, name);
       s.print(`${role === "weak" ? "Weak" : "Editor"} model: ${s.modelFor?.(role) ?? String(s.options[key] ?? "(default)")}.`);
     },
   });
@@ -64,7 +56,7 @@ export function modelCommands(): SlashCommand[] {
     complete: (arg) => ["low", "medium", "high", "off"].filter((v) => v.startsWith(arg.trim())),
     run(arg, s) {
       const level = arg.trim().toLowerCase();
-      if (level) setting(s, "reasoningEffort", level === "off" ? undefined : level);
+      if (level) setting(s, "reasoningEffort", level === "off" ? undefined : level, "reasoning-effort");
       const now = s.options.reasoningEffort;
       s.print(now ? `Reasoning effort: ${String(now)}.` : "Reasoning effort: not sent (the model's default).");
       if (now && !s.model.capabilities.reasoningEffort) s.warn(`${s.model.name} does not take a reasoning effort: it is not sent to this model.`);
@@ -77,11 +69,7 @@ export function modelCommands(): SlashCommand[] {
     usage: "/think-tokens [N|off]",
     run(arg, s) {
       const typed = arg.trim();
-      if (typed) {
-        const tokens = typed === "off" ? undefined : parseTokenCount(typed);
-        if (tokens === null) return s.warn(`"${typed}" is not a token count: use a number such as 8000, 8k or 0.5M (0 turns thinking off).`);
-        setting(s, "thinkingTokens", tokens === undefined ? undefined : String(tokens));
-      }
+      if (typed) setting(s, "thinkingTokens", typed === "off" ? undefined : typed, "think-tokens");
       const now = s.options.thinkingTokens;
       s.print(typeof now === "number" ? `Thinking budget: ${now.toLocaleString("en-US")} tokens${now === 0 ? " (thinking off)" : ""}.` : "Thinking budget: not sent (the model's default).");
       if (typeof now === "number" && !s.model.capabilities.thinkingTokens) s.warn(`${s.model.name} does not take a thinking budget: it is not sent to this model.`);
