@@ -34,6 +34,21 @@ async function loadGrammars() {
 }
 
 /**
+ * Start loading the parsers of these files' languages, so the syntax check after the write
+ * finds them ready (the load overlaps writing and committing).
+ */
+export function warmSyntaxCheck(paths: readonly string[]): void {
+  grammars ??= loadGrammars();
+  void grammars.then(async ({ loader }) => {
+    const { languageFor } = await import("../grammars/languages.ts");
+    for (const path of paths) {
+      const spec = languageFor(path);
+      if (spec) loader.parser(spec).catch(() => {});
+    }
+  });
+}
+
+/**
  * Syntax problems in these files, as one report; null when there are none. With `before`,
  * only the problems the edit introduced count.
  */

@@ -7,7 +7,7 @@ import type { App } from "./app.ts";
 import { chooseEditor, runEditor } from "./architect.ts";
 import type { ChatFiles } from "./chat-files.ts";
 import { type Chunk, chunkMessages, countMessageTokens, renderTokenReport, tokenRows } from "./chunks.ts";
-import { lintAndTest } from "./checks.ts";
+import { lintAndTest, warmSyntaxCheck } from "./checks.ts";
 import { PluginError, UsageError } from "./errors.ts";
 import { chooseFence } from "./fence.ts";
 import type { Gate } from "./gate.ts";
@@ -190,6 +190,8 @@ export class Coder {
       out.emit({ type: "request", model: this.model, promptTokens, estimated });
       if (app.settings.options.verbose) out.print(messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n"));
 
+      // The syntax check after the edits needs the chat files' parsers: load them while the model answers.
+      if (this.options.autoLint && (this.format.item.mode ?? "edit") === "edit" && this.chat.editable.length) warmSyntaxCheck(this.chat.editable);
       trace("send: request");
       const reply = await this.stream(request, controller.signal, promptTokens);
       trace("send: reply complete");
@@ -307,6 +309,7 @@ export class Coder {
       edits,
     );
     const { outcomes } = staged;
+    if (this.options.autoLint && staged.changes.size) warmSyntaxCheck([...staged.changes.keys()]);
     for (const path of [...staged.joined, ...staged.failedOutside]) this.chat.add(path);
     const written = await writeAndCommit({ services: this.services, model: this.model, weakModel: this.weakModel(), request: this.turnRequest, askModel: !this.noModel }, staged, signal);
     answerToolCalls(this.history.cur, reply.toolCalls, outcomes, null);

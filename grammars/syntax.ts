@@ -18,7 +18,7 @@ export interface SyntaxProblem {
 export async function syntaxProblems(loader: GrammarLoader, path: string, text: string): Promise<{ language: string; problems: SyntaxProblem[] } | null> {
   const spec = languageFor(path);
   if (!spec) return null;
-  const grammar = await loader.load(spec);
+  const grammar = await loader.parser(spec);
   const tree = grammar.parser.parse(text);
   if (!tree) return null;
   try {
