@@ -28,6 +28,8 @@ export interface KitDeps {
   /** `--api-base` / `--api-key`, used by `complete` when the request does not set them. */
   apiBase?: string;
   apiKey?: string;
+  /** `--no-verify-ssl`: false, for `complete` too (commit messages, summaries). */
+  verifySsl?: boolean;
 }
 
 export function createKit(deps: KitDeps): Kit {
@@ -56,6 +58,7 @@ export function createKit(deps: KitDeps): Kit {
         ...request,
         apiBase: request.apiBase ?? deps.apiBase,
         apiKey: request.apiKey ?? deps.apiKey,
+        verifySsl: request.verifySsl ?? deps.verifySsl,
         env: deps.env,
         stream: true,
       }, signal ?? new AbortController().signal),

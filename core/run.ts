@@ -281,6 +281,7 @@ async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
     env: loaded.env,
     apiBase: options.apiBase,
     apiKey: options.apiKey,
+    verifySsl: options.verifySsl,
   });
 }
 

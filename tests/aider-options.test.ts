@@ -215,7 +215,7 @@ describe("keys, endpoints, models", () => {
     const key = join(dir, "key.pem");
     const made = Bun.spawnSync(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"]);
     if (made.exitCode !== 0) throw new Error(`openssl failed: ${made.stderr.toString()}`);
-    const tls = await startFakeServer([{ text: "secure hello" }], { tls: { cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") } });
+    const tls = await startFakeServer([{ model: "weak-model", text: "fix: handle empty lists securely", repeat: true }, { text: "secure hello" }, { text: EDIT }], { tls: { cert: readFileSync(cert, "utf8"), key: readFileSync(key, "utf8") } });
     try {
       const repo = makeRepo({ "app.py": APP });
       const refused = await bare(repo, ["--model", "openai/gpt-4.1", "--api-base", tls.url, "--api-key", "sk", "-m", "/ask hi"]);
@@ -225,6 +225,10 @@ describe("keys, endpoints, models", () => {
       const accepted = await bare(repo, ["--model", "openai/gpt-4.1", "--api-base", tls.url, "--api-key", "sk", "--no-verify-ssl", "-m", "/ask hi"]);
       expect(accepted.code).toBe(0);
       expect(accepted.stdout).toContain("secure hello");
+      // The weak model's commit message goes through the same endpoint, certificate accepted too.
+      const edited = await bare(repo, ["--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", tls.url, "--api-key", "sk", "--no-verify-ssl", "-m", "x", "app.py"]);
+      expect(edited.code).toBe(0);
+      expect(repo.git("log", "-1", "--format=%s").trim()).toBe("fix: handle empty lists securely");
     } finally {
       await tls.stop();
     }
