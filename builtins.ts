@@ -17,6 +17,7 @@ export const BUILTINS: BuiltinPlugin[] = [
   { origin: "built-in:formats/tool", load: () => import("./formats/tool/index.ts") },
   { origin: "built-in:formats/ask", load: () => import("./formats/ask/index.ts") },
   { origin: "built-in:formats/architect", load: () => import("./formats/architect/index.ts") },
+  { origin: "built-in:formats/context", load: () => import("./formats/context/index.ts") },
   // model adapters
   { origin: "built-in:plugins/openai", load: () => import("./plugins/openai/index.ts") },
   // context providers

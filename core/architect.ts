@@ -5,12 +5,13 @@ import type { ModelInfo } from "./plugin.ts";
 import type { Registry } from "./registry.ts";
 import type { SendResult, TurnResult } from "./turn.ts";
 
-/** The editor's model and edit format: options first, then the architect model's table entry; never an editor-mode format. */
+/** The editor's model and edit format: options first, then the architect model's table entry; only a format that edits. */
 export function chooseEditor(options: Options, model: string, modelInfo: ModelInfo, architectFormat: string, registry: Registry): { model: string; editFormat: string } {
   const editorModel = options.editorModel ?? modelInfo.editorModel ?? model;
   const editorInfo = registry.modelInfo(editorModel);
   let editorFormat = options.editorEditFormat ?? modelInfo.editorFormat ?? editorInfo.editFormat;
-  if (editorFormat === architectFormat || registry.formats.get(editorFormat)?.item.mode === "editor" || !registry.formats.has(editorFormat)) {
+  const mode = registry.formats.get(editorFormat)?.item.mode ?? "edit";
+  if (editorFormat === architectFormat || mode !== "edit" || !registry.formats.has(editorFormat)) {
     editorFormat = registry.formats.has("diff") ? "diff" : editorFormat;
   }
   return { model: editorModel, editFormat: editorFormat };

@@ -57,3 +57,17 @@ test("help shows every flag, its short form and aliases", () => {
   expect(help).toContain("--openai-api-base");
   for (const spec of OPTIONS as readonly OptionSpec[]) if (!spec.configOnly) expect(help).toContain(flagName(spec.key));
 });
+
+test("token budgets may be written 8k or 0.5M (k = 1024), as Aider takes them", () => {
+  expect(parseArgv(["--thinking-tokens", "8k"]).values.thinkingTokens).toBe(8192);
+  expect(parseArgv(["--map-tokens", "0.5M"]).values.mapTokens).toBe(524_288);
+  expect(() => parseArgv(["--thinking-tokens", "8kb"])).toThrow('--thinking-tokens expects a number, got "8kb"');
+});
+
+test("Aider's spellings: preset flags set a value, aliases of negatable flags take --no-", () => {
+  expect(parseArgv(["--attribute-author"]).values.attribution).toBe("author");
+  expect(parseArgv(["--no-attribute-committer"]).values.attribution).toBe("none");
+  expect(parseArgv(["--no-git-commit-verify"]).values.verify).toBe(false);
+  expect(parseArgv(["--lint-cmd", "python: ruff check", "--lint-cmd", "eslint"]).values.lintCmd).toEqual({ python: "ruff check", "*": "eslint" });
+  expect(() => parseArgv(["--attribute-author=yes"])).toThrow("option '--attribute-author' does not take an argument");
+});

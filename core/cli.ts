@@ -19,6 +19,8 @@ export interface ParsedArgv extends SourceValues {
 interface FlagTarget {
   spec: OptionSpec;
   negated: boolean;
+  /** A preset flag (`--attribute-author`): the value it sets. */
+  preset?: string | boolean;
 }
 
 function flagTable(): { config: Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }>; targets: Map<string, FlagTarget> } {
@@ -27,14 +29,23 @@ function flagTable(): { config: Record<string, { type: "boolean" | "string"; sho
   for (const spec of OPTION_SPECS) {
     if (spec.configOnly) continue;
     const type = spec.type === "boolean" ? "boolean" : "string";
-    const multiple = spec.type === "list" ? true : undefined;
+    const multiple = spec.type === "list" || spec.type === "command-map" ? true : undefined;
     for (const name of [flagName(spec.key), ...(spec.aliases ?? [])]) {
       config[name] = { type, multiple, ...(name === flagName(spec.key) && spec.short ? { short: spec.short } : {}) };
       targets.set(name, { spec, negated: false });
     }
     if (spec.type === "boolean" && spec.negatable) {
-      config[`no-${flagName(spec.key)}`] = { type: "boolean" };
-      targets.set(`no-${flagName(spec.key)}`, { spec, negated: true });
+      for (const name of [flagName(spec.key), ...(spec.aliases ?? [])]) {
+        config[`no-${name}`] = { type: "boolean" };
+        targets.set(`no-${name}`, { spec, negated: true });
+      }
+    }
+    for (const preset of spec.presets ?? []) {
+      config[preset.flag] = { type: "boolean" };
+      targets.set(preset.flag, { spec, negated: false, preset: preset.value });
+      if (preset.negated === undefined) continue;
+      config[`no-${preset.flag}`] = { type: "boolean" };
+      targets.set(`no-${preset.flag}`, { spec, negated: true, preset: preset.negated });
     }
   }
   return { config, targets };
@@ -50,7 +61,9 @@ export function coerce(spec: OptionSpec, raw: string, where: string, ErrorType: 
       throw new ErrorType(`${where} expects true or false (1/0, yes/no), got "${raw}"`);
     }
     case "number": {
-      const n = Number(raw.trim());
+      // Token budgets are often written 8k or 0.5M (k = 1024), as Aider takes them.
+      const scaled = /^(\d+(?:\.\d+)?)\s*([kKmM])$/.exec(raw.trim());
+      const n = scaled ? Math.round(Number(scaled[1]) * (scaled[2]!.toLowerCase() === "k" ? 1024 : 1024 * 1024)) : Number(raw.trim());
       if (raw.trim() === "" || !Number.isFinite(n)) throw new ErrorType(`${where} expects a number, got "${raw}"`);
       // Every number option is a budget, a count or a time: none means anything below 0.
       if (n < 0) throw new ErrorType(`${where} expects a number of 0 or more, got "${raw}"`);
@@ -63,9 +76,17 @@ export function coerce(spec: OptionSpec, raw: string, where: string, ErrorType: 
       return raw;
     case "list":
       return raw.split(",").map((s) => s.trim()).filter(Boolean);
+    case "command-map":
+      return commandEntry(raw);
     default:
       return raw;
   }
+}
+
+/** `"python: ruff check"` → `{ python: "ruff check" }`; a plain command applies to every language (`*`). */
+export function commandEntry(raw: string): Record<string, string> {
+  const m = /^([A-Za-z][\w+#-]*):\s+(\S.*)$/.exec(raw.trim());
+  return m ? { [m[1]!.toLowerCase()]: m[2]!.trim() } : { "*": raw.trim() };
 }
 
 /** Parse argv with the table's flags. Unknown flags and bad values are UsageErrors. */
@@ -95,7 +116,10 @@ export function parseArgv(argv: string[]): ParsedArgv {
     if (!target) continue;
     const { spec, negated } = target;
     const where = `flag ${token.rawName}`;
-    if (spec.type === "boolean") {
+    if (target.preset !== undefined) {
+      if (token.value !== undefined) throw new UsageError(`${token.rawName} takes no value (got "${token.value}")`);
+      values[spec.key] = target.preset;
+    } else if (spec.type === "boolean") {
       if (token.value !== undefined) throw new UsageError(`${token.rawName} takes no value (got "${token.value}")`);
       values[spec.key] = !negated;
     } else {
@@ -103,6 +127,9 @@ export function parseArgv(argv: string[]): ParsedArgv {
       if (spec.type === "list") {
         const prev = (values[spec.key] as string[] | undefined) ?? [];
         values[spec.key] = [...prev, raw];
+      } else if (spec.type === "command-map") {
+        const prev = values[spec.key] as Record<string, string> | undefined;
+        values[spec.key] = { ...prev, ...commandEntry(raw) };
       } else {
         values[spec.key] = coerce(spec, raw, where, UsageError);
       }

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import type { App } from "./app.ts";
 import { exitCodeFor, Interrupted, UsageError } from "./errors.ts";
-import { FileStore } from "./files.ts";
+import { FileStore, shapeOptions } from "./files.ts";
 import { Gate, type GateEvent } from "./gate.ts";
 import { GitRepo, type GitRepoOptions, gitProblem, listRepoFiles, offerRepository } from "./git.ts";
 import type { IgnoreRules } from "./ignore-rules.ts";
@@ -15,6 +15,9 @@ import { messageOf } from "./registry.ts";
 import { askCommitMessage } from "./reply-commit.ts";
 import { recoverInterruptedWrite } from "./recover.ts";
 import { CoderSession } from "./session.ts";
+import { runSteps, wantsStep } from "./steps.ts";
+import { fileScope } from "./subtree.ts";
+import type { AiCommentWatch } from "./watch/index.ts";
 import { ClackPrompter, NonInteractivePrompter } from "./term/confirm.ts";
 import { JsonOutput, type Output, type Totals } from "./term/events.ts";
 import { LineInput } from "./term/input.ts";
@@ -56,22 +59,30 @@ export async function runCoder(app: App): Promise<number> {
   };
   for (const signal of HANDLED_SIGNALS) process.on(signal, onSignal);
   try {
-    const message = await oneShotMessage(app);
+    const step = wantsStep(app);
+    // --watch-files without a terminal: the watched comments are the requests, not stdin.
+    const watchOnly = o.watchFiles && !app.interactive && o.message === undefined && o.messageFile === undefined;
+    const message = step || watchOnly ? null : await oneShotMessage(app);
     trace("runCoder: start");
     coder = await createCoder(app, out, totals);
     trace("runCoder: coder ready");
     const files = [...coder.chat.editable];
     out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
     if (o.restoreChatHistory) await restoreHistory(app, coder, out);
+    if (o.load !== undefined && !step) await new CoderSession(coder).runCommand(`/load ${o.load}`);
 
-    if (message !== null && message.trimStart().startsWith("/")) {
-      // A leading / runs the command in every mode (-m /undo, piped "/undo"), as in the REPL.
-      exitCode = (await new CoderSession(coder).runCommand(message)) ? 0 : 1;
+    if (step) {
+      exitCode = await runSteps(app, coder, out);
+    } else if (watchOnly) {
+      await (await startWatch(app, coder, out)).runForever();
+    } else if (message !== null && message.trimStart().startsWith("/")) {
+      // CLI.md: a message that starts with / runs that slash command in every mode.
+      exitCode = await new CoderSession(coder).runOneShotCommand(message);
     } else if (message !== null) {
       const result = await coder.runOne(message);
       exitCode = result.ok ? 0 : 1;
     } else {
-      exitCode = await repl(app, coder, out, () => terminatedBy);
+      exitCode = await repl(app, coder, out, o.watchFiles ? await startWatch(app, coder, out) : null, () => terminatedBy);
     }
   } catch (error) {
     exitCode = error instanceof Interrupted ? (terminatedBy ?? 130) : exitCodeFor(error);
@@ -136,7 +147,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
   let rules: IgnoreRules | null = null;
   const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
-  const files = new FileStore(root, { isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null });
+  const files = new FileStore(root, { isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o) });
   const prompter = app.interactive ? new ClackPrompter() : new NonInteractivePrompter((text) => out.warn(text));
   const gate = new Gate({
     root,
@@ -151,7 +162,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,
     commitTimeoutMs: o.commitTimeout * 1000,
-    writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app, model), messages),
+    writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app, model), messages, o),
   };
   if (o.git) {
     if (app.gitRoot !== null) {
@@ -168,7 +179,8 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
   // An earlier run stopped between its writes and its commit: settle that first.
   await recoverInterruptedWrite({ root, git, files, gate, interactive: app.interactive, yesAlways: o.yesAlways, print: (t) => out.print(t), warn: (t) => out.warn(t) });
 
-  const listFiles = () => listRepoFiles(root, { git: useGit });
+  const { ignoreFile } = fileScope(o, root, process.cwd());
+  const listFiles = () => listRepoFiles(root, { git: useGit, ignoreFile });
   const services: CoderServices = {
     app,
     out,
@@ -310,7 +322,7 @@ async function restoreHistory(app: App, coder: Coder, out: Output): Promise<void
 }
 
 /** The interactive loop: a line is a request, `/name` a command; Ctrl-C aborts a request, Ctrl-D leaves. */
-async function repl(app: App, coder: Coder, out: Output, terminatedBy: () => number | null): Promise<number> {
+async function repl(app: App, coder: Coder, out: Output, watch: AiCommentWatch | null, terminatedBy: () => number | null): Promise<number> {
   const session = new CoderSession(coder);
   const commandNames = () => [...app.registry.commands.keys(), "exit", "help"].map((n) => `/${n}`);
   const input = new LineInput(inputHistoryPath(app), (line) => {
@@ -330,8 +342,15 @@ async function repl(app: App, coder: Coder, out: Output, terminatedBy: () => num
   if (coder.chat.editable.length) out.print(`Chat files: ${coder.chat.editable.join(", ")}`);
   for (;;) {
     const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
-    const line = await input.read(prompt, session.takeInput());
+    // Watched files may ask for something while the prompt waits: that ends the prompt.
+    const watching = new AbortController();
+    void watch?.next().then(() => watching.abort());
+    const line = await input.read(prompt, { initial: session.takeInput(), signal: watching.signal });
     if (line === null) return 0;
+    if (watch?.action) {
+      await runWatched(watch, out);
+      continue;
+    }
     if (!line.trim()) continue;
     try {
       if (line.trimStart().startsWith("/")) {
@@ -352,6 +371,25 @@ async function repl(app: App, coder: Coder, out: Output, terminatedBy: () => num
       const code = exitCodeFor(error);
       out.emit({ type: "error", message: messageOf(error), code });
     }
+  }
+}
+
+/** Start watching the repository for AI comments (--watch-files). */
+async function startWatch(app: App, coder: Coder, out: Output): Promise<AiCommentWatch> {
+  const { AiCommentWatch } = await import("./watch/index.ts");
+  const watch = new AiCommentWatch(app, coder, out);
+  await watch.start();
+  return watch;
+}
+
+/** The REPL's turn for the watched comments; Ctrl-C stops the request, not the session. */
+async function runWatched(watch: AiCommentWatch, out: Output): Promise<void> {
+  try {
+    await watch.runPending();
+  } catch (error) {
+    if (!(error instanceof Interrupted)) throw error;
+    out.flush();
+    out.warn("Interrupted.");
   }
 }
 

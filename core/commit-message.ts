@@ -47,6 +47,24 @@ export function commitMessagePrompt(request: string, diff: string): ChatMessage[
   ];
 }
 
+/** `--commit-prompt` and `--commit-language`: the user's own commit-message instructions. */
+export interface CommitStyle {
+  commitPrompt?: string;
+  commitLanguage?: string;
+}
+
+/** `messages` (from `commitMessagePrompt`) with the user's system prompt and language, when set. */
+export function styleCommitPrompt(messages: ChatMessage[], style: CommitStyle = {}): ChatMessage[] {
+  const prompt = style.commitPrompt?.trim();
+  const language = style.commitLanguage?.trim();
+  if (!prompt && !language) return messages;
+  return messages.map((m) => {
+    if (m.role !== "system") return m;
+    const base = prompt || m.content;
+    return { ...m, content: language ? `${base}\nWrite the commit message in ${language}.` : base };
+  });
+}
+
 /**
  * The first usable line of a model's commit-message reply, made a Conventional-Commits
  * line of at most 72 characters; null when there is nothing usable (empty or generic).

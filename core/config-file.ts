@@ -29,6 +29,8 @@ const modelOverrideSchema = z
         systemPrompt: z.boolean(),
         temperature: z.boolean(),
         reasoningEffort: z.boolean(),
+        reasoningLevels: z.array(z.string()),
+        thinkingTokens: z.boolean(),
         prefill: z.boolean(),
         cache: z.enum(["auto", "breakpoints", "none"]),
         images: z.boolean(),
@@ -62,6 +64,8 @@ function valueSchema(spec: OptionSpec): z.ZodType {
       return z.record(z.string(), modelOverrideSchema);
     case "plugins":
       return z.array(pluginEntrySchema);
+    case "command-map":
+      return z.union([z.string(), z.record(z.string(), z.string())]);
   }
 }
 
@@ -95,6 +99,8 @@ function expectedText(spec: OptionSpec | undefined): string | undefined {
       return "an object of model name → { contextWindow, maxOutput, prices, editFormat, ... }";
     case "plugins":
       return 'a list of "./path.ts" or { "path": "./path.ts", "sha256": "<hex>" }';
+    case "command-map":
+      return 'a command, or an object of language → command (e.g. { "python": "ruff check" })';
   }
 }
 

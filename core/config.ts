@@ -192,26 +192,22 @@ export function checkVersionPins(layers: ConfigLayer[], version: string, cwd?: s
 // ─── .env ────────────────────────────────────────────────────────────────────
 
 /**
- * What coder takes from the repository's `.env`: API keys (`*_API_KEY`), and base URLs
- * (`*_API_BASE`, `*_BASE_URL`), which take effect only in a trusted repository (a hostile
- * `.env` could otherwise send your key to its own server). Nothing else is read.
+ * What coder takes from a `.env` (the repository's, or `--env-file`): API keys (`*_API_KEY`),
+ * and base URLs (`*_API_BASE`, `*_BASE_URL`), which from the repository's `.env` take effect
+ * only in a trusted repository (a hostile `.env` could otherwise send your key to its own
+ * server). Nothing else is read.
  */
-export function readDotenv(root: string): { keys: Record<string, string>; bases: Record<string, string> } {
+export function readDotenv(root: string, file = join(root, ".env")): { keys: Record<string, string>; bases: Record<string, string> } {
   const found = { keys: {} as Record<string, string>, bases: {} as Record<string, string> };
   let text: string;
   try {
-    text = readFileSync(join(root, ".env"), "utf8");
+    text = readFileSync(file, "utf8");
   } catch {
     return found;
   }
-  for (const line of text.split(/\r?\n/)) {
-    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
-    if (!m) continue;
-    const [, name, rawValue] = m as unknown as [string, string, string];
-    const kind = /_API_KEY$/.test(name) ? found.keys : /_(API_BASE|BASE_URL)$/.test(name) ? found.bases : null;
-    if (!kind) continue;
-    const quoted = /^(['"])(.*)\1$/.exec(rawValue);
-    kind[name] = quoted ? quoted[2]! : rawValue.replace(/\s+#.*$/, "");
+  for (const [name, value] of Object.entries(parseDotenv(text))) {
+    if (/_API_KEY$/.test(name)) found.keys[name] = value;
+    else if (/_(API_BASE|BASE_URL)$/.test(name)) found.bases[name] = value;
   }
   return found;
 }
@@ -219,6 +215,19 @@ export function readDotenv(root: string): { keys: Record<string, string>; bases:
 /** The trust keys a `.env` base URL stands for: ".env OPENAI_API_BASE". */
 export function dotenvTrustKeys(bases: Readonly<Record<string, string>>): string[] {
   return Object.keys(bases).map((name) => `.env ${name}`);
+}
+
+/** Every `NAME=value` of a `.env` text (`export` prefixes, quotes and trailing comments handled). */
+export function parseDotenv(text: string): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    const m = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=\s*(.*?)\s*$/.exec(line);
+    if (!m) continue;
+    const [, name, rawValue] = m as unknown as [string, string, string];
+    const quoted = /^(['"])(.*)\1$/.exec(rawValue);
+    entries[name] = quoted ? quoted[2]! : rawValue.replace(/\s+#.*$/, "");
+  }
+  return entries;
 }
 
 // ─── config show ─────────────────────────────────────────────────────────────

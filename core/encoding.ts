@@ -1,7 +1,7 @@
 // Text encodings of repository files: decode what is on disk (BOMs, UTF-8 when
 // valid, else latin-1, which round-trips every byte) and encode it back the same way.
 
-export type Encoding = "utf-8" | "latin-1" | "utf-16le" | "utf-16be";
+export type Encoding = "utf-8" | "latin-1" | "windows-1252" | "utf-16le" | "utf-16be";
 
 /** How a file was stored on disk, so a write gives it back the same shape. */
 export interface FileShape {
@@ -15,8 +15,11 @@ export interface FileShape {
 /** Bytes sniffed for a NUL to call a file binary. */
 export const SNIFF_BYTES = 8000;
 
-/** Decode bytes: BOMs first, then UTF-8 when valid, else latin-1 (which round-trips any byte). */
-export function decodeBytes(bytes: Uint8Array): { text: string; shape: Omit<FileShape, "mode" | "eol"> } | null {
+/**
+ * Decode bytes: BOMs first, then UTF-8 when valid, else `fallback`: latin-1 or windows-1252
+ * (`--encoding`), single-byte encodings that round-trip any byte.
+ */
+export function decodeBytes(bytes: Uint8Array, fallback: "latin-1" | "windows-1252" = "latin-1"): { text: string; shape: Omit<FileShape, "mode" | "eol"> } | null {
   if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     const body = bytes.subarray(3);
     const utf8 = tryUtf8(body);
@@ -27,6 +30,7 @@ export function decodeBytes(bytes: Uint8Array): { text: string; shape: Omit<File
   if (bytes.subarray(0, SNIFF_BYTES).includes(0)) return null; // binary
   const utf8 = tryUtf8(bytes);
   if (utf8 !== null) return { text: utf8, shape: { encoding: "utf-8", bom: false } };
+  if (fallback === "windows-1252") return { text: new TextDecoder("windows-1252").decode(bytes), shape: { encoding: "windows-1252", bom: false } };
   return { text: latin1(bytes), shape: { encoding: "latin-1", bom: false } };
 }
 
@@ -69,6 +73,15 @@ export function encodeText(text: string, shape: FileShape): Uint8Array | null {
       }
       return out;
     }
+    case "windows-1252": {
+      const out = new Uint8Array(body.length);
+      for (let i = 0; i < body.length; i++) {
+        const byte = windows1252Byte(body.charCodeAt(i));
+        if (byte === undefined) return null;
+        out[i] = byte;
+      }
+      return out;
+    }
     case "utf-16le":
     case "utf-16be": {
       const out = new Uint8Array(2 + body.length * 2);
@@ -84,5 +97,18 @@ export function encodeText(text: string, shape: FileShape): Uint8Array | null {
 /** Can a file of this shape hold `text`? (The cheap test behind encodeText's null.) */
 export function canHold(text: string, shape: FileShape): boolean {
   if (!text.isWellFormed()) return false;
+  if (shape.encoding === "windows-1252") return [...text].every((c) => windows1252Byte(c.charCodeAt(0)) !== undefined);
   return shape.encoding !== "latin-1" || !/[^\u0000-\u00ff]/.test(text);
+}
+
+let windows1252: Map<number, number> | undefined;
+
+/** The windows-1252 byte of a UTF-16 code unit (the decoder's table, reversed), or undefined. */
+function windows1252Byte(code: number): number | undefined {
+  if (!windows1252) {
+    windows1252 = new Map();
+    const decoder = new TextDecoder("windows-1252");
+    for (let b = 0; b < 256; b++) windows1252.set(decoder.decode(Uint8Array.of(b)).charCodeAt(0), b);
+  }
+  return windows1252.get(code);
 }

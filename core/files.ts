@@ -18,7 +18,7 @@ import {
   writeSync,
 } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { canHold, decodeBytes, encodeText, type FileShape, SNIFF_BYTES } from "./encoding.ts";
+import { canHold, decodeBytes, type Encoding, encodeText, type FileShape, SNIFF_BYTES } from "./encoding.ts";
 import { UsageError } from "./errors.ts";
 import { normalizeRel } from "./paths.ts";
 import type { Workspace } from "./plugin.ts";
@@ -81,6 +81,10 @@ export interface FileStoreOptions {
   maxBytes?: number;
   /** The submodule holding a repository path, if any: coder edits no file inside one. */
   submoduleOf?: (rel: string) => string | null;
+  /** How new files are written (`--encoding`, `--line-endings`); default UTF-8 with LF. */
+  newFile?: { encoding: Encoding; eol: "lf" | "crlf" };
+  /** How a file that is not valid UTF-8 (and has no BOM) is read (`--encoding`); default latin-1. */
+  fallbackEncoding?: "latin-1" | "windows-1252";
 }
 
 /** The default cap on the size of a file coder reads into a chat or edits. */
@@ -92,6 +96,19 @@ function megabytes(bytes: number): string {
 }
 
 const NEW_FILE: FileShape = { encoding: "utf-8", bom: false, eol: "lf", mode: null };
+
+/** The store's `newFile` and `fallbackEncoding` from `--encoding` and `--line-endings`. */
+export function shapeOptions(o: { encoding: Encoding; lineEndings: "platform" | "lf" | "crlf" }, platform: string = process.platform): Pick<FileStoreOptions, "newFile" | "fallbackEncoding"> {
+  const eol = o.lineEndings === "platform" ? (platform === "win32" ? "crlf" : "lf") : o.lineEndings;
+  return { newFile: { encoding: o.encoding, eol }, fallbackEncoding: o.encoding === "windows-1252" ? "windows-1252" : "latin-1" };
+}
+
+/** The shape of a new file: UTF-16 gets its BOM (readers cannot tell it otherwise). */
+function newFileShape(opts: FileStoreOptions): FileShape {
+  if (!opts.newFile) return NEW_FILE;
+  const { encoding, eol } = opts.newFile;
+  return { encoding, eol, bom: encoding === "utf-16le" || encoding === "utf-16be", mode: null };
+}
 
 /** Why `text` cannot be written into a file of this shape (NUL, broken Unicode, characters its encoding lacks). */
 function textProblem(rel: string, text: string, shape: FileShape): string {
@@ -243,13 +260,13 @@ export class FileStore {
   shape(rel: string): FileShape {
     const norm = normalizeRel(rel);
     if (!this.shapes.has(norm)) this.decode(norm);
-    return this.shapes.get(norm) ?? NEW_FILE;
+    return this.shapes.get(norm) ?? newFileShape(this.opts);
   }
 
   /** Why `text` cannot be written to `rel` as the file is stored (checked again by writeAll), or null. */
   textProblem(rel: string, text: string): string | null {
     const norm = normalizeRel(rel);
-    const shape = existsSync(join(this.root, norm)) ? this.shape(norm) : NEW_FILE;
+    const shape = existsSync(join(this.root, norm)) ? this.shape(norm) : newFileShape(this.opts);
     return text.includes("\0") || !canHold(text, shape) ? textProblem(norm, text, shape) : null;
   }
 
@@ -292,7 +309,7 @@ export class FileStore {
       }
       const mixed = before === null ? undefined : this.mixedEndings.get(rel);
       const after = mixed ? (await import("./line-endings.ts")).restoreEndings(mixed.folded, mixed.endings, wanted) : wanted;
-      const shape = before === null ? NEW_FILE : this.shape(rel);
+      const shape = before === null ? newFileShape(this.opts) : this.shape(rel);
       const bytes = after.includes("\0") ? null : encodeText(after, shape);
       if (!bytes) {
         report.refused.push({ path: rel, reason: textProblem(rel, wanted, shape) });
@@ -452,7 +469,7 @@ export class FileStore {
   private decode(norm: string): { text: string } | null {
     const file = this.readBytes(norm);
     if (file === null) return null;
-    const decoded = decodeBytes(file.bytes);
+    const decoded = decodeBytes(file.bytes, this.opts.fallbackEncoding);
     if (!decoded) return null;
     let text = decoded.text;
     const lf = (text.match(/\n/g) ?? []).length;

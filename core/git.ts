@@ -150,19 +150,20 @@ const fileListCache = new Map<string, FileListCache>();
 
 /**
  * Repository-relative paths of the files git tracks (index entries), with
- * `.coderignore` (gitignore syntax) applied. Cached per `.git/index` and
+ * `.coderignore` (gitignore syntax; `ignoreFile` instead, e.g. Aider's `.aiderignore`) applied. Cached per `.git/index` and
  * `.coderignore` state. Outside a repository (or with `git: false`): every file under
  * `root`, skipping `.git`, `node_modules`, dot-directories and `.gitignore`d paths.
  */
-export async function listRepoFiles(root: string, opts: { git?: boolean } = {}): Promise<string[]> {
+export async function listRepoFiles(root: string, opts: { git?: boolean; ignoreFile?: string } = {}): Promise<string[]> {
   const indexPath = opts.git === false ? "" : await indexPathOf(root);
   const useGit = indexPath !== "";
-  const stamp = [useGit ? "git" : "walk", fileStamp(indexPath), fileStamp(join(root, ".coderignore")), useGit ? "" : fileStamp(join(root, ".gitignore"))].join("|");
+  const ignoreFile = opts.ignoreFile ?? join(root, ".coderignore");
+  const stamp = [useGit ? "git" : "walk", fileStamp(indexPath), ignoreFile, fileStamp(ignoreFile), useGit ? "" : fileStamp(join(root, ".gitignore"))].join("|");
   const cached = fileListCache.get(root);
   if (useGit && cached?.stamp === stamp) return cached.files;
   const listed = useGit ? (await gitOk(root, ["ls-files", "-z", "--cached"])).split("\0").filter(Boolean) : await walkFiles(root);
   const unique = [...new Set(listed)];
-  const files = await applyCoderignore(root, unique);
+  const files = await applyCoderignore(ignoreFile, unique);
   if (useGit) fileListCache.set(root, { stamp, files });
   return files;
 }
@@ -188,8 +189,7 @@ function fileStamp(path: string): string {
   }
 }
 
-async function applyCoderignore(root: string, files: string[]): Promise<string[]> {
-  const file = join(root, ".coderignore");
+async function applyCoderignore(file: string, files: string[]): Promise<string[]> {
   if (!existsSync(file)) return files;
   const { default: ignore } = await import("ignore");
   const ig = ignore().add(readFileSync(file, "utf8"));

@@ -9,6 +9,7 @@ const SUBCOMMANDS: [string, string][] = [
   ["config show", "the merged config and where each value came from"],
   ["config schema", "the config file's JSON Schema"],
   ["config forget [TEXT]", "forget remembered \"Don't ask again\" answers (those matching TEXT)"],
+  ["config import-aider [FILE]", "write .coder.json from .aider.conf.yml (and .env's AIDER_*), listing what did not map"],
   ["models [FILTER]", "the model table: context window, default edit format, prices"],
   ["map [FILE ...]", "print the repo map (same as --show-repo-map)"],
   ["doctor", "version, config files and their trust, plugins, embedded grammars"],
@@ -46,10 +47,11 @@ export function helpText(version: string): string {
     lines.push("", `${group}:`);
     for (const spec of specs) {
       const aliases = spec.aliases?.length ? ` (alias ${spec.aliases.map((a) => `--${a}`).join(", ")})` : "";
+      const presets = spec.presets?.length ? ` (${spec.presets.map((p) => `--${p.flag} = ${String(p.value)}`).join(", ")})` : "";
       const dflt = spec.default !== undefined && spec.type !== "boolean" ? ` [default: ${String(spec.default)}]` : "";
       // An enum's values, unless the help text already names every one (--kind, --attribution).
       const values = spec.type === "enum" && spec.values && !spec.values.every((v) => spec.help.includes(v)) ? ` (${spec.values.join(", ")})` : "";
-      lines.push(`  ${flagLabel(spec).padEnd(width)}${spec.help}${values}${aliases}${dflt}`);
+      lines.push(`  ${flagLabel(spec).padEnd(width)}${spec.help}${values}${aliases}${presets}${dflt}`);
     }
   }
   lines.push(

@@ -29,6 +29,8 @@ export interface KitDeps {
   /** `--api-base` / `--api-key`, used by `complete` when the request does not set them. */
   apiBase?: string;
   apiKey?: string;
+  /** `--no-verify-ssl`: false, for `complete` too (commit messages, summaries). */
+  verifySsl?: boolean;
 }
 
 export function createKit(deps: KitDeps): Kit {
@@ -44,7 +46,7 @@ export function createKit(deps: KitDeps): Kit {
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
     files: deps.files,
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
-    run: (command, options) => runCommand(command, { cwd: options?.cwd ?? root, timeoutMs: options?.timeoutMs, input: options?.input }),
+    run: (command, options) => runCommand(command, { cwd: options?.cwd ?? root, timeoutMs: options?.timeoutMs, input: options?.input, onOutput: options?.onOutput }),
     log: deps.log,
     cacheDir(plugin) {
       const safe = plugin.replace(/[^A-Za-z0-9._-]/g, "_");
@@ -58,6 +60,7 @@ export function createKit(deps: KitDeps): Kit {
         ...request,
         apiBase: request.apiBase ?? deps.apiBase,
         apiKey: request.apiKey ?? deps.apiKey,
+        verifySsl: request.verifySsl ?? deps.verifySsl,
         env: deps.env,
         stream: true,
       }, signal ?? new AbortController().signal),
@@ -86,7 +89,7 @@ export async function completeRequest(
 /** Run argv directly, or a string through the platform shell; never throws for a non-zero exit. */
 export async function runCommand(
   command: string[] | string,
-  options: { cwd: string; timeoutMs?: number; input?: string },
+  options: { cwd: string; timeoutMs?: number; input?: string; onOutput?: (text: string) => void },
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   const argv = typeof command === "string" ? (process.platform === "win32" ? ["cmd", "/c", command] : ["sh", "-c", command]) : command;
   let proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
@@ -98,9 +101,22 @@ export async function runCommand(
   if (options.input !== undefined) proc.stdin.write(options.input);
   await proc.stdin.end();
   const timer = options.timeoutMs ? setTimeout(() => proc.kill(), options.timeoutMs) : undefined;
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const read = options.onOutput ? (stream: ReadableStream<Uint8Array>) => readLive(stream, options.onOutput!) : (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
+  const [stdout, stderr, code] = await Promise.all([read(proc.stdout), read(proc.stderr), proc.exited]);
   if (timer) clearTimeout(timer);
   return { code, stdout, stderr };
+}
+
+/** A stream's text, each chunk handed to `onText` as it arrives. */
+async function readLive(stream: ReadableStream<Uint8Array>, onText: (text: string) => void): Promise<string> {
+  const decoder = new TextDecoder();
+  let all = "";
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    all += text;
+    if (text) onText(text);
+  }
+  return all + decoder.decode();
 }
 
 /**

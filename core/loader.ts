@@ -74,7 +74,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands", Record<s
     apply: { kind: "function" },
     report: { kind: "function" },
     tools: { kind: "array", optional: true },
-    mode: { kind: "enum", values: ["edit", "editor", "none"], optional: true },
+    mode: { kind: "enum", values: ["edit", "editor", "none", "files"], optional: true },
   },
   context: {
     name: { kind: "string" },

@@ -2,8 +2,12 @@
 // config-file keys, `--help` text and the JSON Schema are all derived from it.
 import type { ModelInfo } from "./plugin.ts";
 
-/** `models` and `plugins` are structured config-only values with their own zod schemas in config.ts. */
-export type OptionType = "boolean" | "string" | "number" | "list" | "enum" | "models" | "plugins";
+/**
+ * `models` and `plugins` are structured config-only values with their own zod schemas in config.ts.
+ * `command-map`: one command, or one per language (`{"python": "ruff check"}`; on the command line
+ * `--lint-cmd "python: ruff check"`, repeatable).
+ */
+export type OptionType = "boolean" | "string" | "number" | "list" | "enum" | "models" | "plugins" | "command-map";
 
 export interface OptionSpec {
   /** The config-file key (camelCase); the flag is its kebab-case form, the env var CODER_<SNAKE>. */
@@ -15,6 +19,11 @@ export interface OptionSpec {
   short?: string;
   /** Extra flag spellings (Aider's), e.g. `--openai-api-base`. */
   aliases?: readonly string[];
+  /**
+   * Flags that set this option to a fixed value (Aider's spellings of one of its values), e.g.
+   * `--attribute-author` sets `attribution` to "author"; `negated`, when given, is what `--no-<flag>` sets.
+   */
+  presets?: readonly { flag: string; value: string | boolean; negated?: string | boolean }[];
   /** Value placeholder in `--help`. */
   arg?: string;
   help: string;
@@ -50,20 +59,33 @@ export const OPTIONS = [
   { key: "apiKey", type: "string", arg: "KEY", aliases: ["openai-api-key"], group: "Model", notInProject: true, help: "API key (else the provider's env var, e.g. OPENAI_API_KEY)" },
   { key: "timeout", type: "number", arg: "SECONDS", default: 600, positive: "seconds", group: "Model", help: "give up on a request (all retries included) after this many seconds" },
   { key: "cacheKeepalivePings", type: "number", arg: "N", default: 0, group: "Model", help: "keep the provider's prompt cache warm with up to N pings while idle" },
+  { key: "reasoningEffort", type: "enum", values: ["low", "medium", "high"], arg: "LEVEL", group: "Model", help: "reasoning effort, for the models that take it (`coder models` says which); not sent to the others" },
+  { key: "thinkingTokens", type: "number", arg: "N", group: "Model", help: "thinking-token budget, for the models that take one (`coder models` says which); 0 turns thinking off" },
+  { key: "aliases", type: "list", arg: "NAME:MODEL", aliases: ["alias"], group: "Model", help: "a short name for a model, e.g. fast:openai/gpt-4.1-mini (repeatable)" },
+  { key: "verifySsl", type: "boolean", default: true, negatable: true, needsTrust: "weakens your protections", safeValue: true, group: "Model", help: "check the endpoint's TLS certificate (--no-verify-ssl accepts any, e.g. a self-signed proxy)" },
+  { key: "envFile", type: "string", arg: "FILE", notInProject: true, group: "Model", help: "read API keys from this file instead of the repository's .env" },
+  { key: "listModels", type: "string", arg: "FILTER", aliases: ["models"], cliOnly: true, noEnv: true, group: "Model", help: "print the models whose name contains FILTER and exit (as `coder models FILTER`)" },
   { key: "models", type: "models", configOnly: true, group: "Model", help: "model table additions or overrides, keyed by model name" },
 
   // Editing
-  { key: "editFormat", type: "string", arg: "NAME", group: "Editing", help: "edit format: diff, diff-fenced, whole, udiff, patch, tool, architect, ask, or a plugin's (default: from the model table)" },
+  { key: "editFormat", type: "string", arg: "NAME", aliases: ["chat-mode"], group: "Editing", help: "edit format: diff, diff-fenced, whole, udiff, patch, tool, architect, ask, context, or a plugin's (default: from the model table)" },
   { key: "architect", type: "boolean", cliOnly: true, group: "Editing", help: "shorthand for --edit-format architect" },
+  { key: "autoAcceptArchitect", type: "boolean", default: false, negatable: true, group: "Editing", help: "hand architect's plan to the editor without asking \"Edit the files?\"" },
   { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
   { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },
   { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell)" },
   { key: "allowShell", type: "boolean", default: false, configOnly: true, needsTrust: "runs code", safeValue: false, group: "Editing", help: "let --yes-always run shell commands the model suggests" },
-  { key: "lintCmd", type: "string", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "linter to run on edited files; failures go back to the model" },
-  { key: "autoLint", type: "boolean", default: true, negatable: true, group: "Editing", help: "lint after every applied edit (when --lint-cmd is set)" },
+  { key: "lintCmd", type: "command-map", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "linter to run on edited files, or \"LANG: CMD\" for one language (repeatable); failures go back to the model" },
+  { key: "autoLint", type: "boolean", default: true, negatable: true, group: "Editing", help: "check the syntax of edited files, and run --lint-cmd, after every applied edit" },
   { key: "testCmd", type: "string", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "test command; failures go back to the model" },
   { key: "autoTest", type: "boolean", default: false, negatable: true, group: "Editing", help: "run --test-cmd after every applied edit" },
   { key: "maxFileSize", type: "number", arg: "MB", default: 10, positive: "megabytes", group: "Editing", help: "largest file coder reads into a chat or edits, in megabytes" },
+  { key: "lint", type: "boolean", cliOnly: true, group: "Editing", help: "lint the chat files (else the files with pending changes), offer to fix the problems, and exit with the result" },
+  { key: "test", type: "boolean", cliOnly: true, group: "Editing", help: "run --test-cmd, offer to fix a failure, and exit with the result" },
+  { key: "apply", type: "string", arg: "FILE", cliOnly: true, group: "Editing", help: "apply the edits of a reply saved in FILE (in the current edit format), without a model, and exit" },
+  { key: "suggestShellCommands", type: "boolean", default: true, negatable: true, group: "Editing", help: "let the model suggest shell commands (each still runs only after a yes)" },
+  { key: "encoding", type: "enum", values: ["utf-8", "latin-1", "windows-1252", "utf-16le", "utf-16be"], default: "utf-8", arg: "NAME", group: "Editing", help: "encoding of new files, and of existing files that are not valid UTF-8 (those keep it when written)" },
+  { key: "lineEndings", type: "enum", values: ["platform", "lf", "crlf"], default: "platform", arg: "EOL", group: "Editing", help: "line endings of new files (existing files keep theirs)" },
 
   // Context
   { key: "read", type: "list", arg: "FILE", group: "Context", help: "add a read-only file, e.g. CONVENTIONS.md (repeatable)" },
@@ -74,21 +96,42 @@ export const OPTIONS = [
   { key: "restoreChatHistory", type: "boolean", default: false, negatable: true, group: "Context", help: "reload the previous transcript into the history" },
   { key: "detectUrls", type: "boolean", negatable: true, group: "Context", help: "offer to add the web pages that URLs in your messages name (default: on in the REPL)" },
   { key: "webTimeout", type: "number", arg: "SECONDS", default: 30, group: "Context", help: "give up fetching a page for /web after this many seconds" },
+  { key: "subtreeOnly", type: "boolean", default: false, group: "Context", help: "only the current directory's subtree goes into the repo map, completion and /add globs" },
+  { key: "watchFiles", type: "boolean", default: false, negatable: true, group: "Context", help: "watch the repository for comments ending in AI! (make the change) or AI? (answer)" },
+  { key: "chatLanguage", type: "string", arg: "LANGUAGE", group: "Context", help: "the language the model answers in (default: the language you write in)" },
 
   // Git
   { key: "git", type: "boolean", default: true, negatable: true, group: "Git", help: "use git (default on when inside a repository)" },
   { key: "autoCommits", type: "boolean", default: true, negatable: true, group: "Git", help: "commit each applied reply" },
   { key: "dirtyCommits", type: "boolean", default: true, negatable: true, group: "Git", help: "commit a file's pending changes on their own before editing it" },
-  { key: "verify", type: "boolean", default: true, negatable: true, needsTrust: "weakens your protections", safeValue: true, group: "Git", help: "run git commit hooks (--no-verify skips them)" },
+  { key: "verify", type: "boolean", default: true, negatable: true, aliases: ["git-commit-verify"], needsTrust: "weakens your protections", safeValue: true, group: "Git", help: "run git commit hooks (--no-verify skips them)" },
   { key: "commitTimeout", type: "number", arg: "SECONDS", default: 120, positive: "seconds", group: "Git", help: "stop a commit (its hooks included) that takes longer than this; the commit fails" },
-  { key: "attribution", type: "enum", values: ["trailer", "author", "committer", "none"], default: "trailer", arg: "HOW", group: "Git", help: "mark coder's commits: a Co-authored-by trailer, the author or committer name, or not at all" },
+  {
+    key: "attribution",
+    type: "enum",
+    values: ["trailer", "author", "committer", "none"],
+    default: "trailer",
+    arg: "HOW",
+    presets: [
+      { flag: "attribute-co-authored-by", value: "trailer", negated: "none" },
+      { flag: "attribute-author", value: "author", negated: "none" },
+      { flag: "attribute-committer", value: "committer", negated: "none" },
+    ],
+    group: "Git",
+    help: "mark coder's commits: a Co-authored-by trailer, the author or committer name, or not at all",
+  },
+  { key: "ignoreFile", type: "string", arg: "FILE", aliases: ["aiderignore"], group: "Git", help: "gitignore-style file of paths coder leaves alone (default .coderignore)" },
+  { key: "commitPrompt", type: "string", arg: "PROMPT", group: "Git", help: "the system prompt the weak model gets for writing commit messages" },
+  { key: "commitLanguage", type: "string", arg: "LANGUAGE", group: "Git", help: "the language of commit messages" },
+  { key: "commit", type: "boolean", cliOnly: true, group: "Git", help: "commit the pending changes with a written message, and exit" },
 
   // Request
-  { key: "message", type: "string", short: "m", arg: "TEXT", cliOnly: true, group: "Request", help: "run this one request and exit" },
+  { key: "message", type: "string", short: "m", arg: "TEXT", aliases: ["msg"], cliOnly: true, group: "Request", help: "run this one request and exit" },
   { key: "messageFile", type: "string", short: "f", arg: "FILE", cliOnly: true, group: "Request", help: "run the request in FILE and exit" },
   { key: "voiceFormat", type: "enum", values: ["wav", "mp3", "webm"], default: "wav", arg: "FORMAT", group: "Request", help: "audio format /voice sends for transcription (mp3 and webm need ffmpeg)" },
   { key: "voiceLanguage", type: "string", arg: "LANG", group: "Request", help: "language of /voice speech as an ISO 639-1 code, e.g. en (default: detected)" },
   { key: "voiceInputDevice", type: "string", arg: "DEVICE", group: "Request", help: "microphone /voice records from (default: the system's default input)" },
+  { key: "load", type: "string", arg: "FILE", needsTrust: "runs code", group: "Request", help: "run the slash commands in FILE (as /load FILE) before the chat starts" },
 
   // Output
   { key: "stream", type: "boolean", default: true, negatable: true, group: "Output", help: "stream replies" },
@@ -97,6 +140,8 @@ export const OPTIONS = [
   { key: "chatHistoryFile", type: "string", arg: "FILE", group: "Output", notInProject: true, help: "transcript file (default .coder/chat.history.md)" },
   { key: "inputHistoryFile", type: "string", arg: "FILE", group: "Output", notInProject: true, help: "REPL input history (default .coder/input.history)" },
   { key: "verbose", type: "boolean", default: false, group: "Output", help: "show prompts, timings and stack traces" },
+  { key: "notifications", type: "boolean", default: false, negatable: true, group: "Output", help: "ring the terminal bell (or run --notifications-command) when a reply is done" },
+  { key: "notificationsCommand", type: "string", arg: "CMD", needsTrust: "runs code", group: "Output", help: "command to run instead of the bell when a reply is done" },
 
   // Plugins and config
   { key: "plugin", type: "list", arg: "PATH", cliOnly: true, group: "Plugins and config", help: "load a plugin module (repeatable)" },
@@ -138,6 +183,8 @@ type ValueFor<S> = S extends { type: "boolean" }
         ? V
         : S extends { type: "models" }
           ? Record<string, ModelOverride>
+          : S extends { type: "command-map" }
+            ? string | Record<string, string>
           : S extends { type: "plugins" }
             ? PluginRef[]
             : string;

@@ -168,9 +168,10 @@ export interface EditFormat<E extends Edit = Edit> {
   /**
    * `"editor"`: the reply is a plan, handed as the request to an editor coder
    * (the editor model and format). `"none"`: answers only, never edits.
+   * `"files"`: the reply names the repository files to work on; the kernel adds them to the chat.
    * Default: the format edits files itself.
    */
-  mode?: "edit" | "editor" | "none";
+  mode?: "edit" | "editor" | "none" | "files";
 }
 
 export interface FormatPrompts {
@@ -430,7 +431,12 @@ export interface ModelRequest {
   stream: boolean;
   maxTokens?: number;
   temperature?: number;
+  /** `--reasoning-effort`: sent only to models whose capabilities say they take it. */
   reasoningEffort?: string;
+  /** `--thinking-tokens`: the thinking budget, sent only to models that take one (0 turns thinking off). */
+  thinkingTokens?: number;
+  /** False: accept any TLS certificate (`--no-verify-ssl`). */
+  verifySsl?: boolean;
   /** From `--api-base` / `--api-key`; the adapter falls back to its provider table and env. */
   apiBase?: string;
   apiKey?: string;
@@ -464,6 +470,10 @@ export interface ModelInfo {
     systemPrompt: boolean;
     temperature: boolean;
     reasoningEffort: boolean;
+    /** The `reasoningEffort` levels it accepts, when not every one of low, medium, high. */
+    reasoningLevels?: readonly string[];
+    /** Takes a thinking-token budget (`--thinking-tokens`). */
+    thinkingTokens?: boolean;
     /** Can continue a reply cut by `length` from an assistant prefill. */
     prefill: boolean;
     /** How prompt caching works: automatic prefix cache, explicit breakpoints, or none. */
@@ -574,6 +584,24 @@ export interface Session {
   lastReply?(): string | null;
   /** The messages of the next request, chunk by chunk in the order they are sent (`/copy-context`); optional. */
   promptChunks?(): Promise<PromptChunk[]>;
+  /** Run a `/name arg` line as if typed (e.g. `/load` replaying a saved chat). */
+  runCommand?(line: string): Promise<void>;
+  /** The model each role uses now: main, weak (commit messages, summaries), editor (architect's edits). */
+  modelFor?(role: "main" | "weak" | "editor"): string;
+  /**
+   * Change a setting of the option table for the rest of the session, from its text as typed
+   * (e.g. `setOption("reasoningEffort", "high", "/reasoning-effort")`); a bad value throws a
+   * one-line error naming `where` (default: the setting's flag).
+   */
+  setOption?(key: string, value: string | undefined, where?: string): void;
+  /** Every setting with its effective value and where it came from, as `coder config show` lists them. */
+  settings?(): readonly { key: string; value: unknown; source: string }[];
+  /** Every model the adapters' tables know (and config `models`), for `/models`. */
+  listModels?(): readonly ModelInfo[];
+  /** Check files as after an edit, but whole: the syntax check, then the lint command(s). */
+  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string }>;
+  /** The last error the session reported (a failed request, a command's problem), or null. */
+  lastError?(): string | null;
 }
 
 /** One chunk of a request's prompt, as `/tokens` lists them. */
@@ -631,8 +659,11 @@ export interface Kit {
     /** A unified diff of one file's change, for showing. */
     unified(path: string, before: string, after: string): string;
   };
-  /** Run a command without a shell (argv) or through the shell (string), in the repository root. */
-  run(command: string[] | string, options?: { cwd?: string; timeoutMs?: number; input?: string }): Promise<{ code: number; stdout: string; stderr: string }>;
+  /**
+   * Run a command without a shell (argv) or through the shell (string), in the repository root.
+   * `onOutput` sees stdout and stderr as they arrive (to show a long run live).
+   */
+  run(command: string[] | string, options?: { cwd?: string; timeoutMs?: number; input?: string; onOutput?: (text: string) => void }): Promise<{ code: number; stdout: string; stderr: string }>;
   log: Logger;
   /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand. */
   cacheDir(plugin: string): string;

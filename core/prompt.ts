@@ -58,8 +58,10 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
       target.push(block);
     }
   }
+  const language = src.options.chatLanguage?.trim();
+  const rules = language ? `${prompts.system}\n\nAlways reply to the user in ${language}.` : prompts.system;
   const chunks = assembleChunks({
-    system: systemText(prompts.system, platform, fence),
+    system: systemText(rules, platform, fence),
     examples: prompts.examples,
     staticBlocks,
     sessionBlocks,
@@ -77,7 +79,7 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
 function formatPrompts(src: PromptSource, fence: Fence, chatFiles: readonly string[], platform: string) {
   const { format, setup } = src;
   try {
-    return format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor });
+    return format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor && src.options.suggestShellCommands });
   } catch (error) {
     throw new PluginError(format.plugin, format.origin, `prompts failed: ${messageOf(error)}`);
   }

@@ -3,6 +3,7 @@
 // model's message. Also `/diff`, which shows that change again.
 import { Interrupted } from "./errors.ts";
 import type { WriteOptions, WriteReport } from "./files.ts";
+import { type CommitStyle, styleCommitPrompt } from "./commit-message.ts";
 import { commitMessagePrompt, type GitOperation } from "./git.ts";
 import { clearJournal, RepoLock, sha256, writeJournal } from "./journal.ts";
 import type { ChatMessage, EditOutcome, Kit } from "./plugin.ts";
@@ -20,13 +21,15 @@ export interface CommitAuthor {
   weakModel: string;
   /** The user's request of the turn, for the commit message. */
   request: string;
+  /** False: no model writes the message; git's summary is used (`--apply`). */
+  askModel?: boolean;
 }
 
 const COMMIT_MESSAGE_TIMEOUT_MS = 30_000;
 
-/** The weak model's answer to `commitMessagePrompt` messages: short, and not worth a long wait. */
-export async function askCommitMessage(kit: Kit, model: string, messages: ChatMessage[], signal?: AbortSignal): Promise<string> {
-  return (await kit.complete({ model, messages, maxTokens: 100, timeoutMs: COMMIT_MESSAGE_TIMEOUT_MS }, signal)).text;
+/** The weak model's answer to `commitMessagePrompt` messages (in the user's commit style): short, and not worth a long wait. */
+export async function askCommitMessage(kit: Kit, model: string, messages: ChatMessage[], style: CommitStyle, signal?: AbortSignal): Promise<string> {
+  return (await kit.complete({ model, messages: styleCommitPrompt(messages, style), maxTokens: 100, timeoutMs: COMMIT_MESSAGE_TIMEOUT_MS }, signal)).text;
 }
 
 /** What writing a reply did: the paths written, the reply as finally staged, and a commit that failed. */
@@ -178,11 +181,11 @@ async function writeChanges(services: CoderServices, staged: AppliedReply, opera
 /** The weak model's commit message for these changes; null (git's deterministic summary) when it fails. */
 async function commitMessage(author: CommitAuthor, paths: string[], before: Map<string, string | null>, changes: Map<string, string | null>, signal: AbortSignal): Promise<string | null> {
   const { git, out, app } = author.services;
-  if (!git || !app.settings.options.autoCommits) return null;
+  if (!git || !app.settings.options.autoCommits || author.askModel === false) return null;
   const diff = paths.map((p) => app.kit.diff.unified(p, before.get(p) ?? "", changes.get(p) ?? "")).join("\n");
   try {
     // A commit message is not worth a long wait: git's summary is the fallback.
-    const text = await askCommitMessage(app.kit, author.weakModel, commitMessagePrompt(author.request, diff), signal);
+    const text = await askCommitMessage(app.kit, author.weakModel, commitMessagePrompt(author.request, diff), app.settings.options, signal);
     return text.trim() || null;
   } catch (error) {
     if (signal.aborted) throw new Interrupted();

@@ -1,7 +1,8 @@
 // After argv: settings (config files, env, flags, trust), then the kernel
 // (registry, kit, plugins), then a subcommand or a chat mode. main.ts hands in
 // the built-in plugin list so core never imports formats/ or plugins/.
-import { join } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { BuiltinPlugin } from "../builtins.ts";
 import type { App, Settings } from "./app.ts";
 import { type ParsedArgv, readEnvOptions } from "./cli.ts";
@@ -20,6 +21,8 @@ import {
   dotenvTrustKeys,
   renderConfigShow,
 } from "./config.ts";
+import { expandModelAliases } from "./aliases.ts";
+import { fileScope, inSubtree } from "./subtree.ts";
 import { UsageError } from "./errors.ts";
 import { checkStateDir } from "./state.ts";
 import { createKit } from "./kit.ts";
@@ -85,6 +88,11 @@ export async function runMain(input: RunInput): Promise<number> {
     const { writePluginTemplate } = await import("./scaffold.ts");
     return writePluginTemplate(rest.slice(1), input.args.values.kind as string | undefined, process.cwd(), input.version);
   }
+  if (subcommand === "config" && rest[0] === "import-aider") {
+    if (rest.length > 2) throw new UsageError(`coder config import-aider takes one FILE, got ${rest.length - 1}`);
+    const { importAider } = await import("./import-aider.ts");
+    return importAider(rest[1], process.cwd());
+  }
   const loaded = await loadSettings(input);
   if (subcommand === "config") {
     if (rest[0] === "forget") {
@@ -93,7 +101,7 @@ export async function runMain(input: RunInput): Promise<number> {
       process.stdout.write(`forgot ${n} remembered answer${n === 1 ? "" : "s"}\n`);
       return 0;
     }
-    if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\`, \`coder config forget [TEXT]\` or \`coder config schema\`)`);
+    if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\`, \`coder config forget [TEXT]\`, \`coder config schema\` or \`coder config import-aider [FILE]\`)`);
     const { rememberedAnswers, describeRemembered } = await import("./gate.ts");
     if (loaded.settings.options.json) {
       const trust = { keys: loaded.trustKeys, trusted: loaded.trusted };
@@ -130,6 +138,10 @@ export async function runMain(input: RunInput): Promise<number> {
       const { printRepoMap } = await import("./subcommands.ts");
       return printRepoMap(app, rest);
     }
+  }
+  if (app.settings.options.listModels !== undefined) {
+    const { listModels } = await import("./subcommands.ts");
+    return listModels(app, app.settings.options.listModels);
   }
   if (app.settings.options.showRepoMap) {
     const { printRepoMap } = await import("./subcommands.ts");
@@ -201,7 +213,12 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
     trusted = rememberedTrust(configDir, root, projectConfigHash(layers, root)) === "trusted";
   }
   if (!trusted) settings = merge(new Set(trustKeys));
-  const env: Record<string, string | undefined> = { ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...processEnv };
+  expandModelAliases(settings.options);
+  // --env-file is the user's own file: its keys and base URLs apply as given.
+  const envFile = settings.options.envFile === undefined ? undefined : resolve(cwd, settings.options.envFile);
+  if (envFile && !existsSync(envFile)) log.warn(`--env-file ${settings.options.envFile}: no such file (${settings.provenance.envFile}); no API keys read from it`);
+  const own = envFile ? readDotenv(root, envFile) : { keys: {}, bases: {} };
+  const env: Record<string, string | undefined> = { ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
   return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors };
 }
 
@@ -253,7 +270,8 @@ async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
   const { root, settings, log } = loaded;
   const options = settings.options;
   const deps = await kernelModules();
-  const list = () => deps.listRepoFiles(root, { git: options.git !== false && loaded.gitRoot !== null });
+  const scope = fileScope(options, root, loaded.cwd);
+  const list = async () => inSubtree(await deps.listRepoFiles(root, { git: options.git !== false && loaded.gitRoot !== null, ignoreFile: scope.ignoreFile }), scope);
   let encoding: string | undefined;
   return createKit({
     version: loaded.version,
@@ -271,6 +289,7 @@ async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
     env: loaded.env,
     apiBase: options.apiBase,
     apiKey: options.apiKey,
+    verifySsl: options.verifySsl,
   });
 }
 
@@ -278,7 +297,7 @@ interface KernelModules {
   matcher: Kit["matcher"];
   reports: Kit["reports"];
   countTokens: (text: string, encoding?: string) => number;
-  listRepoFiles: (root: string, opts?: { git?: boolean }) => Promise<string[]>;
+  listRepoFiles: (root: string, opts?: { git?: boolean; ignoreFile?: string }) => Promise<string[]>;
   files: (root: string, list: () => Promise<string[]>) => Kit["files"];
 }
 

@@ -3,8 +3,14 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import { readOnlyPath } from "./chat-files.ts";
+import { expandAlias } from "./aliases.ts";
+import { chooseEditor } from "./architect.ts";
+import { runLinters, syntaxCheck } from "./checks.ts";
 import { blockMessages } from "./chunks.ts";
+import { coerce } from "./cli.ts";
+import { configShowRows } from "./config.ts";
 import { UsageError } from "./errors.ts";
+import { OPTION_BY_KEY, flagName } from "./options.ts";
 import { fileMentions } from "./mentions.ts";
 import { mediaTypeOfFile } from "./parts.ts";
 import type { ModelInfo, PromptChunk, Session, SessionGit, SlashCommand } from "./plugin.ts";
@@ -17,6 +23,8 @@ export class CoderSession implements Session {
   private exiting = false;
   /** Text for the REPL's next input line (`setInput`). */
   private pendingInput = "";
+  /** Warnings printed by the command running now (a one-shot command that warned exits 1). */
+  private warnings = 0;
 
   constructor(private readonly coder: Coder) {}
 
@@ -169,8 +177,53 @@ export class CoderSession implements Session {
   }
 
   setModel(name: string): void {
-    this.services.app.registry.adapterFor(name);
-    this.coder.setModel(name);
+    const model = expandAlias(name, this.services.app.settings.options.aliases);
+    this.services.app.registry.adapterFor(model);
+    this.coder.setModel(model);
+  }
+
+  modelFor(role: "main" | "weak" | "editor"): string {
+    if (role === "main") return this.coder.model;
+    if (role === "weak") return this.coder.weakModel();
+    const { app } = this.services;
+    return chooseEditor(app.settings.options, this.coder.model, this.coder.modelInfo, this.coder.format.item.name, app.registry).model;
+  }
+
+  /** A setting changed for this session: checked as its flag would be; model names through aliases and the adapters. */
+  setOption(key: string, value: string | undefined, where = `--${flagName(key)}`): void {
+    const spec = OPTION_BY_KEY.get(key);
+    if (!spec || spec.configOnly || spec.cliOnly) throw new UsageError(`${key} cannot be changed during a session`);
+    const { settings, registry } = this.services.app;
+    let typed = value === undefined ? undefined : coerce(spec, value, where, UsageError);
+    if ((key === "weakModel" || key === "editorModel") && typeof typed === "string") {
+      typed = expandAlias(typed, settings.options.aliases);
+      registry.adapterFor(typed as string);
+    }
+    (settings.options as unknown as Record<string, unknown>)[key] = typed;
+    settings.provenance[key] = "set in this session";
+  }
+
+  settings(): readonly { key: string; value: unknown; source: string }[] {
+    return configShowRows(this.services.app.settings);
+  }
+
+  listModels() {
+    return this.services.app.registry.listModels();
+  }
+
+  /** `/lint`: whole files, so every syntax problem counts; then the lint command(s). */
+  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string }> {
+    const { files, app, out } = this.services;
+    const texts = paths.map((path) => ({ path, before: null, after: files.read(path) }));
+    const syntax = await syntaxCheck(texts, false);
+    if (syntax) onOutput?.(`${syntax}\n`);
+    const lint = await runLinters(app.kit, out, app.settings.options.lintCmd, texts.filter((t) => t.after !== null).map((t) => t.path), onOutput);
+    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n") };
+  }
+
+
+  lastError(): string | null {
+    return this.services.lastError ?? null;
   }
 
   setEditFormat(name: string): void {
@@ -266,7 +319,7 @@ export class CoderSession implements Session {
   }
 
   lastReply(): string | null {
-    return this.coder.lastReply;
+    return this.services.lastReplyText ?? null;
   }
 
   promptChunks(): Promise<PromptChunk[]> {
@@ -287,16 +340,7 @@ export class CoderSession implements Session {
    * Run `/name arg`: an exact command name, or an unambiguous prefix. Errors in
    * the command are reported with its plugin's name; the session goes on.
    */
-  async runCommand(line: string): Promise<boolean> {
-    const warnedBefore = this.warnings;
-    await this.dispatch(line);
-    return this.warnings === warnedBefore;
-  }
-
-  /** Warnings said so far: a command that warned did not do what it was asked (its exit code in one-shot mode is 1). */
-  private warnings = 0;
-
-  private async dispatch(line: string): Promise<void> {
+  async runCommand(line: string): Promise<void> {
     const match = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim());
     if (!match) return;
     const [, typed = "", arg = ""] = match;
@@ -321,8 +365,16 @@ export class CoderSession implements Session {
       else await guard(found, `/${found.item.name}`, () => found.item.run(arg.trim(), this));
     } catch (error) {
       if (error instanceof Error && error.name === "Interrupted") throw error;
+      this.services.lastError = messageOf(error);
       this.warn(messageOf(error));
     }
+  }
+
+  /** A slash command given as the one-shot message: exit 1 when it warned (it could not do what was asked), else 0. */
+  async runOneShotCommand(line: string): Promise<number> {
+    this.warnings = 0;
+    await this.runCommand(line);
+    return this.warnings ? 1 : 0;
   }
 
   help(): string {

@@ -11,6 +11,7 @@ import { RuntimeFailure, UsageError } from "./errors.ts";
 import { displayOrigin, hashPluginFile } from "./loader.ts";
 import type { ModelInfo, TurnContext } from "./plugin.ts";
 import { ITEM_KINDS, type ItemKind, defaultModelInfo, guard } from "./registry.ts";
+import { reasoningColumn } from "./reasoning.ts";
 import type { Loaded } from "./run.ts";
 
 const HEADINGS: Record<ItemKind, string> = {
@@ -109,8 +110,8 @@ export function listModels(app: App, filter?: string): number {
     process.stdout.write(filter ? `no model matches "${filter}"\n` : "no models known (no model adapter lists any)\n");
     return 0;
   }
-  const rows = [["model", "context", "output", "format", "input $/M", "output $/M", "media"]];
-  for (const m of models) rows.push([m.name, String(m.contextWindow), String(m.maxOutput), m.editFormat, price(m.prices.input), price(m.prices.output), mediaColumn(m)]);
+  const rows = [["model", "context", "output", "format", "input $/M", "output $/M", "media", "reasoning"]];
+  for (const m of models) rows.push([m.name, String(m.contextWindow), String(m.maxOutput), m.editFormat, price(m.prices.input), price(m.prices.output), mediaColumn(m), reasoningColumn(m)]);
   process.stdout.write(`${table(rows, "").join("\n")}\n`);
   return 0;
 }

@@ -7,16 +7,20 @@ import type { App } from "./app.ts";
 import { chooseEditor, runEditor } from "./architect.ts";
 import type { ChatFiles } from "./chat-files.ts";
 import { type Chunk, chunkMessages, countMessageTokens, renderTokenReport, tokenRows } from "./chunks.ts";
-import { lintAndTest } from "./checks.ts";
-import { Interrupted, PluginError } from "./errors.ts";
+import { lintAndTest, warmSyntaxCheck } from "./checks.ts";
+import { Interrupted, PluginError, UsageError } from "./errors.ts";
+import { chooseFence } from "./fence.ts";
 import type { Gate } from "./gate.ts";
 import type { GitRepo } from "./git.ts";
 import { ChatHistory, historyBudget, summariseHistory, summaryPrompt, type Transcript } from "./history.ts";
 import { CacheKeepalive } from "./keepalive.ts";
+import { fileMentions } from "./mentions.ts";
+import { notifyReplyDone } from "./notify.ts";
 import { resolveModelPath } from "./paths.ts";
 import { checkModelTakesParts } from "./parts.ts";
 import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, PromptChunk, ToolCall, TurnContext } from "./plugin.ts";
 import * as prompt from "./prompt.ts";
+import { unsupportedReasoning } from "./reasoning.ts";
 import { guard, messageOf, type Registered } from "./registry.ts";
 import { editTargets, type FileStoreLike, parseReply, stageEdits } from "./reply.ts";
 import { lastReplyDiff, writeAndCommit } from "./reply-commit.ts";
@@ -41,6 +45,10 @@ export interface CoderServices {
   listFiles(): Promise<string[]>;
   /** The files the last reply wrote (any coder of the session), for `/diff`; unset until one did. */
   lastReply?: LastReply;
+  /** The text of the last reply the model sent (any coder of the session). */
+  lastReplyText?: string;
+  /** The last failure the session reported, for `/report`. */
+  lastError?: string;
 }
 
 /** What the last reply that wrote files changed. */
@@ -82,8 +90,10 @@ export class Coder {
   private turnRequest = "";
   private readonly keepalive = new CacheKeepalive();
   private lastRequest: ModelRequest | null = null;
-  /** The text of the model's last reply (`/copy`). */
-  lastReply: string | null = null;
+  /** `--apply`: no model is asked for anything (the commit message is git's summary). */
+  private noModel = false;
+  /** Notices already given this session (a setting the model does not take is said once). */
+  private readonly noticed = new Set<string>();
   private readonly providers: prompt.ContextProviders;
   /** The repository's files, listed once per request (each listing costs a git call). */
   private fileList: Promise<string[]> | null = null;
@@ -149,7 +159,9 @@ export class Coder {
         const result = await this.send(next);
         if (!result.reflection) return { ok: !result.failing, reflections };
         if (reflections >= this.setup.maxReflections) {
-          this.services.out.warn(`Stopped after ${reflections} reflection${reflections === 1 ? "" : "s"} (--max-reflections ${this.setup.maxReflections}); the last problem was not fixed: ${problemSummary(result.reflection)}`);
+          const stopped = `Stopped after ${reflections} reflection${reflections === 1 ? "" : "s"} (--max-reflections ${this.setup.maxReflections}); the last problem was not fixed: ${problemSummary(result.reflection)}`;
+          this.services.lastError = stopped;
+          this.services.out.warn(stopped);
           return { ok: !result.failing, reflections };
         }
         reflections++;
@@ -157,6 +169,9 @@ export class Coder {
         this.services.transcript.note(result.reflection);
         next = result.reflection;
       }
+    } catch (error) {
+      this.services.lastError = messageOf(error);
+      throw error;
     } finally {
       // A request that got no reply (failed or interrupted) leaves no dangling user message behind,
       // and every tool call gets its answer (the protocol rejects a history without them).
@@ -164,6 +179,7 @@ export class Coder {
       answerDanglingToolCalls(this.history.cur);
       this.history.finishTurn();
       this.afterTurn();
+      if (!this.setup.editor) await notifyReplyDone(this.options, this.services.app.kit, (t) => this.services.out.warn(t));
     }
   }
 
@@ -186,11 +202,13 @@ export class Coder {
       out.emit({ type: "request", model: this.model, promptTokens, estimated });
       if (app.settings.options.verbose) out.print(messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n"));
 
+      // The syntax check after the edits needs the chat files' parsers: load them while the model answers.
+      if (this.options.autoLint && (this.format.item.mode ?? "edit") === "edit" && this.chat.editable.length) warmSyntaxCheck(this.chat.editable);
       trace("send: request");
       const reply = await this.stream(request, controller.signal, promptTokens);
       trace("send: reply complete");
       this.lastRequest = request;
-      this.lastReply = reply.text;
+      this.services.lastReplyText = reply.text;
       this.services.transcript.assistant(reply.text);
       return await this.handleReply(reply, fence, controller.signal);
     } finally {
@@ -202,12 +220,19 @@ export class Coder {
   private request(messages: ChatMessage[]): ModelRequest {
     const o = this.options;
     const caps = this.modelInfo.capabilities;
+    for (const note of unsupportedReasoning(o, this.modelInfo)) {
+      if (!this.noticed.has(note)) this.services.out.warn(note);
+      this.noticed.add(note);
+    }
     return {
       model: this.model,
       messages,
       tools: this.format.item.tools,
       stream: o.stream,
       temperature: caps.temperature ? 0 : undefined,
+      reasoningEffort: o.reasoningEffort,
+      thinkingTokens: o.thinkingTokens,
+      verifySsl: o.verifySsl,
       apiBase: o.apiBase,
       apiKey: o.apiKey,
       env: this.services.app.env,
@@ -293,6 +318,7 @@ export class Coder {
     const mode = this.format.item.mode ?? "edit";
     if (mode === "none") return this.offerMentionedFiles(reply.text, [], null);
     if (mode === "editor") return this.handOff(reply.text);
+    if (mode === "files") return this.addNamedFiles(reply.text);
 
     const all = await this.repoFiles();
     const parsed = parseReply({
@@ -312,7 +338,9 @@ export class Coder {
       return { reflection: parsed.error, failing: true };
     }
 
-    const { edits, shell } = parsed.parsed;
+    const { edits } = parsed.parsed;
+    // --no-suggest-shell-commands: the prompt asked for none; any the model wrote anyway are not offered.
+    const shell = this.options.suggestShellCommands ? parsed.parsed.shell : [];
     const first = await stageEdits(
       {
         format: this.format,
@@ -327,8 +355,9 @@ export class Coder {
       },
       edits,
     );
-    const { written, staged, commitError } = await writeAndCommit({ services: this.services, model: this.model, weakModel: this.weakModel(), request: this.turnRequest }, first, signal);
+    const { written, staged, commitError } = await writeAndCommit({ services: this.services, model: this.model, weakModel: this.weakModel(), request: this.turnRequest, askModel: !this.noModel }, first, signal);
     const { outcomes } = staged;
+    if (this.options.autoLint && staged.changes.size) warmSyntaxCheck([...staged.changes.keys()]);
     for (const path of [...staged.joined, ...staged.failedOutside]) this.chat.add(path);
     answerToolCalls(this.history.cur, reply.toolCalls, outcomes, null);
 
@@ -352,16 +381,48 @@ export class Coder {
     // The files are written but git refused the commit (a hook, a lock): the user's to fix, said as an error.
     if (commitError) return { reflection: fixes.length ? fixes.join("\n\n") : null, failing: true };
     if (written.length) {
-      const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, written);
+      const edited = this.services.lastReply?.files.filter((f) => written.includes(f.path)) ?? [];
+      const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, edited);
       if (check) return { reflection: withFixes(check), failing: true };
     }
     return this.offerMentionedFiles(reply.text, edits.flatMap(editTargets), fixes.length ? fixes.join("\n\n") : null);
+  }
+
+  /**
+   * `--apply FILE`: a reply saved in a file, applied in the current format with no model (the
+   * commit message is git's summary); true when every edit applied and the checks passed.
+   */
+  async applySavedReply(text: string, file: string): Promise<boolean> {
+    if ((this.format.item.mode ?? "edit") !== "edit") throw new UsageError(`--apply needs an edit format that edits files, not ${this.format.item.name}`);
+    this.turnRequest = `apply the edits saved in ${file}`;
+    this.noModel = true;
+    const controller = new AbortController();
+    this.controller = controller;
+    try {
+      const texts = [...this.chat.editable, ...this.chat.readOnly].map((p) => this.services.files.read(p) ?? "");
+      const result = await this.handleReply({ text, toolCalls: [], finishReason: "stop" }, chooseFence(texts), controller.signal);
+      if (result.reflection) this.services.out.warn(result.reflection);
+      return !result.failing;
+    } finally {
+      this.controller = null;
+      this.noModel = false;
+    }
   }
 
   /** Mentioned files are offered in the main chat only: an editor coder just carries out its plan. */
   private async offerMentionedFiles(text: string, targets: readonly string[], pending: string | null): Promise<SendResult> {
     if (this.setup.editor) return { reflection: pending, failing: pending !== null };
     return offerMentions(this.services, this.chat, () => this.repoFiles(), text, targets, pending);
+  }
+
+  /** A `files` format's reply (e.g. `context`): the repository files it names join the chat, no question asked. */
+  private async addNamedFiles(text: string): Promise<SendResult> {
+    const chat = this.chat;
+    const candidates = (await this.repoFiles()).filter((f) => !chat.editable.includes(f));
+    const named = fileMentions(text, candidates, chat.editable, chat.readOnly);
+    const added = named.filter((path) => this.services.files.check(path) === null && chat.add(path));
+    this.services.out.print(added.length ? `Added to the chat: ${added.join(", ")}` : "The reply named no repository file that is not in the chat already.");
+    return { reflection: null, failing: false };
   }
 
   private failureReport(outcomes: EditOutcome[], fence: Fence): string {
@@ -388,6 +449,11 @@ export class Coder {
   /** The plan becomes the request of an editor coder: editor model and format, no repo map, fresh history, own budget. */
   private async handOff(plan: string): Promise<SendResult> {
     if (!plan.trim()) return { reflection: null, failing: false };
+    // Aider's question: the plan may need a word from the user first (--auto-accept-architect skips it).
+    if (!this.options.autoAcceptArchitect && !(await this.services.gate.confirm("Edit the files?"))) {
+      this.services.out.print("The plan was not handed to the editor: /ok (or /code with changes to the plan) goes ahead.");
+      return { reflection: null, failing: false };
+    }
     const { model, editFormat } = chooseEditor(this.options, this.model, this.modelInfo, this.format.item.name, this.services.app.registry);
     const editor = new Coder(this.services, { model, editFormat, editor: true, maxReflections: this.setup.maxReflections, chat: this.chat });
     editor.turnRequest = this.turnRequest;

@@ -4,7 +4,7 @@ import { EMBEDDED_ASSETS } from "./embedded.ts";
 import { LANGUAGES } from "./languages.ts";
 
 /** One tiny program per language, each defining `probe`/`Probe`. */
-const SAMPLES: Record<string, string> = {
+export const SAMPLES: Record<string, string> = {
   python: "def probe():\n    return 1\n",
   javascript: "function probe() { return 1; }\n",
   typescript: "function probe(): number { return 1; }\n",

@@ -33,10 +33,18 @@ function initRuntime(runtimePath: string): Promise<void> {
   return ready;
 }
 
+/** A grammar without its tags query: enough to parse (the syntax check). */
+export interface LoadedParser {
+  spec: LanguageSpec;
+  language: Language;
+  parser: Parser;
+}
+
 /** Loads each grammar once; remembers failures so a broken grammar is reported, not retried per file. */
 export class GrammarLoader {
   readonly #assets: GrammarAssets;
   readonly #loaded = new Map<string, Promise<LoadedGrammar>>();
+  readonly #parsers = new Map<string, Promise<LoadedParser>>();
 
   constructor(assets: GrammarAssets) {
     this.#assets = assets;
@@ -51,11 +59,29 @@ export class GrammarLoader {
     return grammar;
   }
 
-  async #loadNow(spec: LanguageSpec): Promise<LoadedGrammar> {
+  /** The grammar and a parser, without compiling the tags query (which costs most of a load). */
+  parser(spec: LanguageSpec): Promise<LoadedParser> {
+    let loaded = this.#parsers.get(spec.name);
+    if (!loaded) {
+      loaded = this.#loadLanguage(spec).then((language) => {
+        const parser = new Parser();
+        parser.setLanguage(language);
+        return { spec, language, parser };
+      });
+      this.#parsers.set(spec.name, loaded);
+    }
+    return loaded;
+  }
+
+  async #loadLanguage(spec: LanguageSpec): Promise<Language> {
     await initRuntime(this.#assets.runtime);
     const wasmPath = this.#assets.files[spec.wasm];
     if (!wasmPath) throw new Error(`grammar ${spec.wasm} is not embedded`);
-    const language = await Language.load(upgradeLegacyDylink(await Bun.file(wasmPath).bytes()));
+    return Language.load(upgradeLegacyDylink(await Bun.file(wasmPath).bytes()));
+  }
+
+  async #loadNow(spec: LanguageSpec): Promise<LoadedGrammar> {
+    const language = await this.#loadLanguage(spec);
     const sources: string[] = [];
     for (const key of spec.queries) {
       const queryPath = this.#assets.files[key];

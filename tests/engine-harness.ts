@@ -63,12 +63,12 @@ export async function runCoder(
   repo: Repo,
   server: FakeServer,
   args: string[],
-  opts: { stdin?: string; env?: Record<string, string>; onStart?: (proc: ReturnType<typeof Bun.spawn>) => void } = {},
+  opts: { stdin?: string; env?: Record<string, string>; cwd?: string; onStart?: (proc: ReturnType<typeof Bun.spawn>) => void } = {},
 ): Promise<RunResult> {
   const proc = Bun.spawn(
     [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", "--no-pretty", ...args],
     {
-      cwd: repo.root,
+      cwd: opts.cwd ?? repo.root,
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",
         HOME: repo.home,

@@ -26,10 +26,11 @@ export class LineInput {
   /**
    * One line (or a `{` ... `}` block for multi-line input). Null at end of input
    * (Ctrl-D) or after Ctrl-C twice on an empty line. `initial` is typed into the line
-   * first, for the user to edit (e.g. a voice transcription).
+   * first, for the user to edit (e.g. a voice transcription). When `signal` aborts (e.g.
+   * watched files asked for something), the prompt ends at once with "".
    */
-  async read(prompt: string, initial = ""): Promise<string | null> {
-    const first = await this.readLine(prompt, initial);
+  async read(prompt: string, opts: { initial?: string; signal?: AbortSignal } = {}): Promise<string | null> {
+    const first = await this.readLine(prompt, opts.initial ?? "", opts.signal);
     if (first === null || first.trim() !== "{") return this.remember(first);
     const lines: string[] = [];
     this.inBlock = true;
@@ -65,7 +66,7 @@ export class LineInput {
   /** The previous prompt ended with Ctrl-C on an empty line: a second one leaves. */
   private armedExit = false;
 
-  private readLine(prompt: string, initial = ""): Promise<string | null> {
+  private readLine(prompt: string, initial = "", signal?: AbortSignal): Promise<string | null> {
     return new Promise((resolve) => {
       const rl = createInterface({
         input: process.stdin,
@@ -107,6 +108,15 @@ export class LineInput {
         process.stdout.write(typed ? "\n" : "\n(Ctrl-C again or Ctrl-D to leave)\n");
         finish("");
       });
+      signal?.addEventListener(
+        "abort",
+        () => {
+          if (settled) return;
+          process.stdout.write("\n");
+          finish("");
+        },
+        { once: true },
+      );
       // Ctrl-D: end the prompt's line, so what follows (a shell prompt) starts on its own.
       rl.on("close", () => {
         if (!settled) process.stdout.write("\n");

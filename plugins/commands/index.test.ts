@@ -114,7 +114,10 @@ describe("commands plugin", () => {
     const { cmds } = await setup();
     const names = cmds.map((c) => c.name).sort();
     expect(names).toEqual(
-      ["!", "add", "architect", "ask", "chat-mode", "clear", "code", "commit", "diff", "drop", "edit-format", "exit", "git", "help", "ls", "model", "quit", "read-only", "reset", "run", "tokens", "undo"].sort(),
+      [
+        ...["!", "add", "architect", "ask", "chat-mode", "clear", "code", "commit", "diff", "drop", "edit-format", "exit", "git", "help", "ls", "model", "quit", "read-only", "reset", "run", "tokens", "undo"],
+        ...["context", "editor-model", "lint", "load", "models", "ok", "reasoning-effort", "report", "save", "settings", "test", "think-tokens", "weak-model"],
+      ].sort(),
     );
     for (const c of cmds) expect(c.summary.length).toBeGreaterThan(5);
   });

@@ -3,10 +3,18 @@
 // a user's command plugin would. /map and /map-refresh live in plugins/repomap.
 
 import type { Kit, PluginObject, Session, SlashCommand } from "../../core/plugin.ts";
+import { aboutCommands, helpRequest } from "./about.ts";
 import { completePaths, expandPaths, splitWords } from "./args.ts";
+import { checkCommands } from "./checks.ts";
+import { modelCommands } from "./models.ts";
+import { savedChatCommands } from "./saved-chat.ts";
 
 /** /code's format when neither the config nor the model names an editing one. */
 const CODE_FALLBACK_FORMAT = "diff";
+/** Formats that do not edit: /code and /ok never pick them. */
+const NOT_EDITING = new Set(["ask", "architect", "context"]);
+/** What /ok sends: the go-ahead after an /ask answer or an architect's plan. */
+const GO_AHEAD = "Ok, please go ahead and make those changes.";
 const LS_LIMIT = 200;
 const RUN_TIMEOUT_MS = 600_000;
 
@@ -62,7 +70,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
   const codeFormat = (s: Session): string => {
     const configured = typeof s.options.editFormat === "string" ? s.options.editFormat : "";
     for (const name of [configured, s.model.editFormat, CODE_FALLBACK_FORMAT]) {
-      if (name && name !== "ask" && name !== "architect" && s.formats().includes(name)) return name;
+      if (name && !NOT_EDITING.has(name) && s.formats().includes(name)) return name;
     }
     return CODE_FALLBACK_FORMAT;
   };
@@ -239,14 +247,27 @@ export default function commandsPlugin(kit: Kit): PluginObject {
     mode("ask", () => "ask", "ask a question without editing (with a request: this one only; without: switch)"),
     mode("code", codeFormat, "ask for code edits (with a request: this one only; without: switch)"),
     mode("architect", () => "architect", "plan with the main model, edit with the editor model (with a request: this one only; without: switch)"),
+    mode("context", () => "context", "have the model name the files a request needs changed, and add them to the chat (with a request: this one only; without: switch)"),
+    {
+      name: "ok",
+      summary: "go ahead: make the changes just discussed (after /ask or an architect's plan), in the editing format",
+      usage: "/ok [MORE INSTRUCTIONS]",
+      run: (arg, s) => s.send(arg.trim() ? `${GO_AHEAD}\n\n${arg.trim()}` : GO_AHEAD, codeFormat(s)),
+    },
+    ...checkCommands(kit, expand, codeFormat),
+    ...modelCommands(),
+    ...savedChatCommands(kit),
+    ...aboutCommands(kit),
     {
       name: "help",
-      summary: "list the commands",
-      run(arg, s) {
+      summary: "list the commands, show one (/help add), or ask how to do something (/help how do I undo?)",
+      usage: "/help [COMMAND|QUESTION]",
+      async run(arg, s) {
         const wanted = arg.trim().replace(/^\//, "");
         const all = [...s.commands()].sort((a, b) => a.name.localeCompare(b.name));
         const shown = wanted ? all.filter((c) => c.name === wanted) : all;
-        if (shown.length === 0) return s.warn(`No command /${wanted}. /help lists them.`);
+        // Anything but a command's name is a question, answered from coder's documentation.
+        if (shown.length === 0) return s.send(helpRequest(arg.trim(), all), "ask");
         const width = Math.max(...shown.map((c) => (c.usage ?? `/${c.name}`).length));
         s.print(shown.map((c) => `${(c.usage ?? `/${c.name}`).padEnd(width)}  ${c.summary}`).join("\n"));
       },

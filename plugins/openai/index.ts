@@ -30,6 +30,9 @@ type OpenAIModule = typeof import("openai");
 let openaiModule: Promise<OpenAIModule> | undefined;
 const loadOpenAI = () => (openaiModule ??= import("openai"));
 
+/** `--no-verify-ssl`: Bun's fetch, accepting any TLS certificate (a self-signed proxy, a company gateway). */
+const acceptAnyCertificate = ((input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, tls: { rejectUnauthorized: false } } as RequestInit)) as typeof fetch;
+
 /** Wait `ms`, or reject at once when `signal` aborts. */
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -127,12 +130,14 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
     params: Record<string, unknown>,
     streaming: boolean,
     attempt: Attempt,
+    verifySsl: boolean,
   ): AsyncGenerator<ModelEvent> {
     const { default: OpenAI } = await loadOpenAI();
     const client = new OpenAI({
       baseURL: endpoint.baseURL,
       apiKey: endpoint.apiKey,
       defaultHeaders: endpoint.headers,
+      ...(verifySsl ? {} : { fetch: acceptAnyCertificate }),
       maxRetries: 0,
       timeout: attempt.deadlineMs + 60_000, // our watchdogs decide; this only backs them up
       logLevel: "off", // failures reach the user once, as our one-line error
@@ -195,7 +200,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
       const attempt = new Attempt(signal, request.stream ? policy.idleTimeoutMs : undefined, remaining);
       let failure: AttemptFailure;
       try {
-        yield* attemptOnce(endpoint, params, request.stream, attempt);
+        yield* attemptOnce(endpoint, params, request.stream, attempt, request.verifySsl !== false);
         return;
       } catch (error) {
         if (error instanceof ModelRequestAborted) throw error;

@@ -27,16 +27,16 @@ export interface ModelEntry {
   encoding?: string;
 }
 
-const FULL: Capabilities = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" };
+const FULL: Capabilities = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, thinkingTokens: false, prefill: false, cache: "none" };
 
 /** Per-provider capability defaults (before an entry's own `caps`). */
 export const FAMILY_CAPS: Record<string, Partial<Capabilities>> = {
   // Vision models take images and PDFs (as `file` parts) on Chat Completions.
   openai: { cache: "auto", images: true, pdf: true },
   // Anthropic's OpenAI-compatible endpoint ignores reasoning_effort and cache_control
-  // (prompt caching needs its native API), but continues a trailing assistant message.
-  // It takes images; PDFs only through the native API.
-  anthropic: { prefill: true, images: true },
+  // (prompt caching needs its native API), but continues a trailing assistant message and
+  // takes an extended-thinking budget (`thinking`). It takes images; PDFs only through the native API.
+  anthropic: { prefill: true, thinkingTokens: true, images: true },
   gemini: { cache: "auto", images: true, pdf: true },
   deepseek: { cache: "auto" },
   xai: { cache: "auto" },
@@ -92,14 +92,14 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "anthropic/claude-opus-4-0", aliases: ["claude-opus-4", "claude-opus-4-20250514"], context: 200_000, maxOutput: 32_000, price: [15, 75, 1.5, 18.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-0", editorFormat: "diff" },
   { name: "anthropic/claude-sonnet-4-0", aliases: ["claude-sonnet-4", "claude-sonnet-4-20250514"], context: 200_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-0", editorFormat: "diff" },
   { name: "anthropic/claude-haiku-4-5", aliases: ["haiku", "claude-haiku-4-5-20251001"], context: 200_000, maxOutput: 64_000, price: [1, 5, 0.1, 1.25], format: "diff", weak: "anthropic/claude-haiku-4-5" },
-  { name: "anthropic/claude-3-5-haiku-latest", aliases: ["claude-3-5-haiku-20241022"], context: 200_000, maxOutput: 8_192, price: [0.8, 4, 0.08, 1], format: "diff", weak: "anthropic/claude-3-5-haiku-latest" },
+  { name: "anthropic/claude-3-5-haiku-latest", aliases: ["claude-3-5-haiku-20241022"], context: 200_000, maxOutput: 8_192, price: [0.8, 4, 0.08, 1], format: "diff", weak: "anthropic/claude-3-5-haiku-latest", caps: { thinkingTokens: false } },
 
   // ── Google Gemini (OpenAI-compatible endpoint) ───────────────────────────
   { name: "gemini/gemini-3.1-pro-preview", context: 1_048_576, maxOutput: 65_536, price: [2, 12, 0.2], format: "diff-fenced", weak: "gemini/gemini-2.5-flash", editor: "gemini/gemini-3.1-pro-preview", editorFormat: "diff-fenced", caps: { reasoningEffort: true } },
   { name: "gemini/gemini-3-pro-preview", context: 1_048_576, maxOutput: 65_536, price: [2, 12, 0.2], format: "diff-fenced", weak: "gemini/gemini-2.5-flash", editor: "gemini/gemini-3-pro-preview", editorFormat: "diff-fenced", caps: { reasoningEffort: true } },
-  { name: "gemini/gemini-2.5-pro", aliases: ["gemini"], context: 1_048_576, maxOutput: 65_536, price: [1.25, 10, 0.125], format: "diff-fenced", weak: "gemini/gemini-2.5-flash", editor: "gemini/gemini-2.5-pro", editorFormat: "diff-fenced", caps: { reasoningEffort: true } },
-  { name: "gemini/gemini-2.5-flash", aliases: ["flash"], context: 1_048_576, maxOutput: 65_536, price: [0.3, 2.5, 0.03], format: "diff", weak: "gemini/gemini-2.5-flash-lite", caps: { reasoningEffort: true } },
-  { name: "gemini/gemini-2.5-flash-lite", context: 1_048_576, maxOutput: 65_536, price: [0.1, 0.4, 0.01], format: "whole", weak: "gemini/gemini-2.5-flash-lite", caps: { reasoningEffort: true } },
+  { name: "gemini/gemini-2.5-pro", aliases: ["gemini"], context: 1_048_576, maxOutput: 65_536, price: [1.25, 10, 0.125], format: "diff-fenced", weak: "gemini/gemini-2.5-flash", editor: "gemini/gemini-2.5-pro", editorFormat: "diff-fenced", caps: { reasoningEffort: true, thinkingTokens: true } },
+  { name: "gemini/gemini-2.5-flash", aliases: ["flash"], context: 1_048_576, maxOutput: 65_536, price: [0.3, 2.5, 0.03], format: "diff", weak: "gemini/gemini-2.5-flash-lite", caps: { reasoningEffort: true, thinkingTokens: true } },
+  { name: "gemini/gemini-2.5-flash-lite", context: 1_048_576, maxOutput: 65_536, price: [0.1, 0.4, 0.01], format: "whole", weak: "gemini/gemini-2.5-flash-lite", caps: { reasoningEffort: true, thinkingTokens: true } },
 
   // ── DeepSeek ──────────────────────────────────────────────────────────────
   { name: "deepseek/deepseek-chat", aliases: ["deepseek"], context: 128_000, maxOutput: 8_192, price: [0.28, 0.42, 0.028], format: "diff", weak: "deepseek/deepseek-chat", editor: "deepseek/deepseek-chat", editorFormat: "diff" },
@@ -108,7 +108,7 @@ export const MODELS: readonly ModelEntry[] = [
   // ── xAI ───────────────────────────────────────────────────────────────────
   { name: "xai/grok-4", context: 256_000, maxOutput: 64_000, price: [3, 15, 0.75], format: "diff", weak: "xai/grok-code-fast-1", editor: "xai/grok-4", editorFormat: "diff", caps: { temperature: true, images: true } },
   { name: "xai/grok-code-fast-1", context: 256_000, maxOutput: 32_000, price: [0.2, 1.5, 0.02], format: "diff", weak: "xai/grok-code-fast-1" },
-  { name: "xai/grok-3-mini", context: 131_072, maxOutput: 32_000, price: [0.3, 0.5, 0.075], format: "whole", weak: "xai/grok-3-mini", caps: { reasoningEffort: true } },
+  { name: "xai/grok-3-mini", context: 131_072, maxOutput: 32_000, price: [0.3, 0.5, 0.075], format: "whole", weak: "xai/grok-3-mini", caps: { reasoningEffort: true, reasoningLevels: ["low", "high"] } },
 
   // ── Mistral ───────────────────────────────────────────────────────────────
   { name: "mistral/codestral-latest", context: 256_000, maxOutput: 32_000, price: [0.3, 0.9], format: "whole", weak: "mistral/mistral-small-latest" },
@@ -132,8 +132,8 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "fireworks/accounts/fireworks/models/deepseek-v3p1", context: 163_840, maxOutput: 16_384, price: [0.56, 1.68], format: "diff", weak: "fireworks/accounts/fireworks/models/deepseek-v3p1" },
 
   // ── OpenRouter: a few entries of its own; other "vendor/model" ids fall back to the vendor's entry ─
-  { name: "openrouter/anthropic/claude-sonnet-4.5", context: 1_000_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", editor: "openrouter/anthropic/claude-sonnet-4.5", editorFormat: "diff", caps: { images: true } },
-  { name: "openrouter/anthropic/claude-haiku-4.5", context: 200_000, maxOutput: 64_000, price: [1, 5, 0.1, 1.25], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", caps: { images: true } },
+  { name: "openrouter/anthropic/claude-sonnet-4.5", context: 1_000_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", editor: "openrouter/anthropic/claude-sonnet-4.5", editorFormat: "diff", caps: { images: true, thinkingTokens: true } },
+  { name: "openrouter/anthropic/claude-haiku-4.5", context: 200_000, maxOutput: 64_000, price: [1, 5, 0.1, 1.25], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", caps: { images: true, thinkingTokens: true } },
   { name: "openrouter/qwen/qwen3-coder", context: 262_144, maxOutput: 65_536, price: [0.22, 0.95], format: "diff", weak: "openrouter/qwen/qwen3-coder" },
   { name: "openrouter/moonshotai/kimi-k2", context: 131_072, maxOutput: 16_384, price: [0.5, 2.4], format: "diff", weak: "openrouter/moonshotai/kimi-k2" },
 

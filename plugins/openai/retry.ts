@@ -111,6 +111,9 @@ export function classifyError(error: unknown): AttemptFailure {
   }
   const name = typeof err.name === "string" ? err.name : "";
   const text = `${name} ${typeof err.message === "string" ? err.message : ""} ${causeText(err.cause)}`;
+  if (/certificate|SELF_SIGNED|CERT_|UNABLE_TO_VERIFY/i.test(text)) {
+    return { retryable: false, reason: "the endpoint's TLS certificate could not be verified", hint: "trust its certificate authority, or pass --no-verify-ssl to accept it" };
+  }
   if (/timeout|timed out/i.test(text)) return { retryable: true, reason: "the request timed out" };
   if (/ECONNREFUSED|Unable to connect|ConnectionRefused/i.test(text)) return { retryable: true, reason: "connection refused" };
   // A name that does not resolve is a wrong --api-base or no network, not a passing fault: no retries.

@@ -1,6 +1,6 @@
 // Message translation rules that depend on model capabilities.
 import { describe, expect, test } from "bun:test";
-import type { ChatMessage, ModelInfo } from "../../core/plugin.ts";
+import type { ChatMessage, ModelInfo, ModelRequest } from "../../core/plugin.ts";
 import { ChunkReader, mapFinishReason, toWireMessages, toWireParams } from "./wire.ts";
 
 const caps = (over: Partial<ModelInfo["capabilities"]> = {}): ModelInfo["capabilities"] => ({
@@ -106,5 +106,41 @@ describe("image and document parts", () => {
 
   test("messages without parts are sent exactly as before", () => {
     expect(toWireMessages([{ role: "user", content: "plain" }], caps())).toEqual([{ role: "user", content: "plain" }]);
+  });
+});
+
+describe("reasoning settings in each provider's wire form", () => {
+  const info: ModelInfo = { name: "p/m", contextWindow: 200_000, maxOutput: 64_000, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: caps() };
+  const req: ModelRequest = { model: "p/m", messages: [{ role: "user", content: "hi" }], stream: false, env: {} };
+  const reasoning = { ...info, capabilities: { ...info.capabilities, reasoningEffort: true, thinkingTokens: true } };
+  const params = (provider: string, extra: Partial<ModelRequest>, modelInfo: ModelInfo = reasoning) =>
+    toWireParams({ ...req, temperature: 0, ...extra }, { provider, id: "m", info: modelInfo });
+
+  test("OpenAI and the rest: reasoning_effort", () => {
+    expect(params("openai", { reasoningEffort: "high" }).reasoning_effort).toBe("high");
+    expect(params("xai", { reasoningEffort: "low" }).reasoning_effort).toBe("low");
+  });
+  test("Anthropic: a thinking budget, no temperature, max_tokens above the budget", () => {
+    const p = params("anthropic", { thinkingTokens: 8000, maxTokens: 4000 });
+    expect(p.thinking).toEqual({ type: "enabled", budget_tokens: 8000 });
+    expect(p.temperature).toBeUndefined();
+    expect(p.max_tokens).toBe(8000 + 4096);
+    expect(params("anthropic", { thinkingTokens: 0 }).thinking).toBeUndefined();
+  });
+  test("Gemini: thinking_config in the endpoint's extra_body field, or reasoning_effort", () => {
+    expect(params("gemini", { thinkingTokens: 1024 }).extra_body).toEqual({ google: { thinking_config: { thinking_budget: 1024 } } });
+    expect(params("gemini", { reasoningEffort: "medium" }).reasoning_effort).toBe("medium");
+  });
+  test("OpenRouter: its reasoning object", () => {
+    expect(params("openrouter", { thinkingTokens: 2048 }).reasoning).toEqual({ max_tokens: 2048 });
+    expect(params("openrouter", { reasoningEffort: "high" }).reasoning).toEqual({ effort: "high" });
+  });
+  test("a model the table says takes neither gets neither; a level it lacks is left out", () => {
+    const p = params("openai", { reasoningEffort: "high", thinkingTokens: 4096 }, info);
+    expect(p.reasoning_effort).toBeUndefined();
+    expect(p.thinking).toBeUndefined();
+    const grok = { ...info, capabilities: { ...info.capabilities, reasoningEffort: true, reasoningLevels: ["low", "high"] } };
+    expect(params("xai", { reasoningEffort: "medium" }, grok).reasoning_effort).toBeUndefined();
+    expect(params("xai", { reasoningEffort: "high" }, grok).reasoning_effort).toBe("high");
   });
 });

@@ -100,12 +100,51 @@ export function toWireParams(request: ModelRequest, opts: WireOptions): Record<s
   if (maxTokens === undefined && opts.provider === "anthropic") maxTokens = Math.min(opts.info.maxOutput, request.stream ? 32_000 : 16_384);
   if (maxTokens !== undefined) params[opts.provider === "openai" ? "max_completion_tokens" : "max_tokens"] = maxTokens;
   if (request.temperature !== undefined && caps.temperature) params.temperature = request.temperature;
-  if (request.reasoningEffort && caps.reasoningEffort) params.reasoning_effort = request.reasoningEffort;
+  Object.assign(params, reasoningParams(opts.provider, request, opts.info, params));
   if (request.stream) {
     params.stream = true;
     if (opts.streamOptions !== false) params.stream_options = { include_usage: true };
   }
   return params;
+}
+
+/**
+ * Reasoning settings in each provider's wire form, for the models whose capabilities say
+ * they take them: `reasoning_effort`; Anthropic's `thinking` budget (no temperature with
+ * it, and room for the reply above the budget); Gemini's `thinking_config` (its OpenAI-compatible
+ * endpoint reads it from an `extra_body` field); OpenRouter's `reasoning` object.
+ */
+export function reasoningParams(provider: string, request: Pick<ModelRequest, "reasoningEffort" | "thinkingTokens">, info: ModelInfo, params: Record<string, unknown>): Record<string, unknown> {
+  const caps = info.capabilities;
+  const levels = caps.reasoningLevels;
+  const effort = request.reasoningEffort && caps.reasoningEffort && (!levels || levels.includes(request.reasoningEffort)) ? request.reasoningEffort : undefined;
+  const budget = request.thinkingTokens !== undefined && caps.thinkingTokens ? Math.floor(request.thinkingTokens) : undefined;
+  const out: Record<string, unknown> = {};
+  switch (provider) {
+    case "openrouter":
+      if (budget !== undefined) out.reasoning = budget > 0 ? { max_tokens: budget } : { enabled: false };
+      else if (effort) out.reasoning = { effort };
+      return out;
+    case "gemini":
+      if (budget !== undefined) out.extra_body = { google: { thinking_config: { thinking_budget: budget } } };
+      else if (effort) out.reasoning_effort = effort;
+      return out;
+    case "anthropic":
+    case "openai-compatible":
+      if (effort) out.reasoning_effort = effort;
+      if (budget !== undefined && budget > 0) {
+        out.thinking = { type: "enabled", budget_tokens: budget };
+        // Extended thinking takes no temperature, and max_tokens must leave room above the budget.
+        delete params.temperature;
+        const key = "max_tokens" in params ? "max_tokens" : "max_completion_tokens";
+        const current = typeof params[key] === "number" ? (params[key] as number) : 0;
+        if (current <= budget) out[key] = Math.min(info.maxOutput, budget + Math.max(current, 4096));
+      }
+      return out;
+    default:
+      if (effort) out.reasoning_effort = effort;
+      return out;
+  }
 }
 
 export function mapFinishReason(reason: string | null | undefined): FinishReason {

@@ -116,6 +116,8 @@ export interface FakeServerOptions {
   /** Append each recorded request to this file as one JSON line. */
   log?: string;
   port?: number;
+  /** Serve HTTPS with this certificate and key (PEM); the URL starts with https://. */
+  tls?: { cert: string; key: string };
 }
 
 export interface FakeServer {
@@ -201,6 +203,7 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
     hostname: "127.0.0.1",
     port: opts.port ?? 0,
     idleTimeout: 0,
+    ...(opts.tls ? { tls: opts.tls } : {}),
     async fetch(req) {
       const path = new URL(req.url).pathname;
       // Control endpoints for a standalone server driven from another process.
@@ -239,8 +242,8 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
   });
 
   return {
-    url: `http://127.0.0.1:${server.port}/v1`,
-    origin: `http://127.0.0.1:${server.port}`,
+    url: `${opts.tls ? "https" : "http"}://127.0.0.1:${server.port}/v1`,
+    origin: `${opts.tls ? "https" : "http"}://127.0.0.1:${server.port}`,
     requests,
     chatBodies: () => chats().map((r) => r.body),
     transcriptionBodies: () => requests.filter((r) => /\/audio\/transcriptions\/?$/.test(r.path)).map((r) => r.body),

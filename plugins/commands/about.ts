@@ -1,0 +1,64 @@
+// /settings, /report and /help QUESTION: what this session is set to, a bug-report
+// template to paste into an issue, and answers from coder's own documentation (embedded
+// in the binary, sent in ask mode).
+import { arch, platform, release } from "node:os";
+import type { Kit, Session, SlashCommand } from "../../core/plugin.ts";
+import fromAider from "../../docs/aider.md" with { type: "text" };
+import readme from "../../README.md" with { type: "text" };
+
+/** `/settings`: every setting, its value and where it came from; then the model of each role. */
+export function settingsText(s: Session): string {
+  const rows = (s.settings?.() ?? []).filter((r) => r.value !== undefined && !(Array.isArray(r.value) && r.value.length === 0));
+  const width = Math.max(0, ...rows.map((r) => r.key.length));
+  const shown = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
+  const roles = `Models: main ${s.modelFor?.("main") ?? s.model.name}, weak ${s.modelFor?.("weak") ?? "?"}, editor ${s.modelFor?.("editor") ?? "?"}; edit format ${s.editFormat}.`;
+  return [roles, "", ...rows.map((r) => `${r.key.padEnd(width)}  ${shown(r.value)}  (${r.source})`)].join("\n");
+}
+
+/** `/report`: what an issue needs to be acted on; nothing is sent anywhere. */
+export function reportText(s: Session, version: string): string {
+  const error = s.lastError?.() ?? null;
+  return [
+    "## Bug report (paste into an issue; coder has sent nothing)",
+    "",
+    `- coder: ${version}`,
+    `- platform: ${platform()} ${release()} ${arch()}, Bun ${Bun.version}`,
+    `- model: ${s.model.name}${s.model.unknown ? " (not in the model table)" : ""}; weak ${s.modelFor?.("weak") ?? "?"}; editor ${s.modelFor?.("editor") ?? "?"}`,
+    `- edit format: ${s.editFormat}`,
+    `- files in the chat: ${s.chatFiles().length}, read-only: ${s.readOnlyFiles().length}`,
+    `- last error: ${error ?? "(none in this session)"}`,
+    "",
+    "### What I did",
+    "",
+    "### What happened",
+    "",
+    "### What I expected",
+    "",
+  ].join("\n");
+}
+
+/** The request `/help QUESTION` sends in ask mode: the question over coder's documentation. */
+export function helpRequest(question: string, commands: readonly { name: string; usage?: string; summary: string }[]): string {
+  const list = commands.map((c) => `${c.usage ?? `/${c.name}`}: ${c.summary}`).join("\n");
+  return [
+    "Answer my question about using coder (an AI pair programmer for the terminal) from its documentation below. Quote the exact commands, flags and config keys; if the documentation does not say, tell me so instead of guessing.",
+    "",
+    "<documentation>",
+    readme.trim(),
+    "",
+    fromAider.trim(),
+    "",
+    "## Slash commands",
+    list,
+    "</documentation>",
+    "",
+    `My question: ${question}`,
+  ].join("\n");
+}
+
+export function aboutCommands(kit: Kit): SlashCommand[] {
+  return [
+    { name: "settings", summary: "show every setting with where it came from, and the model of each role", run: (_arg, s) => s.print(settingsText(s)) },
+    { name: "report", summary: "print a bug-report template (version, platform, model, last error) to paste into an issue; sends nothing", run: (_arg, s) => s.print(reportText(s, kit.version)) },
+  ];
+}

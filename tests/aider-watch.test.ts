@@ -1,0 +1,128 @@
+// --watch-files through the binary: a comment ending in AI! appended to a watched file
+// becomes one request with the file in the chat, the change is applied and committed, and
+// the comment is gone afterwards (removed by the model, or by coder when the model left it).
+// AI? is answered in ask mode. Waits poll for the file or the request; nothing is timed.
+import { describe, expect, test } from "bun:test";
+import { appendFileSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { BINARY, block, lastUser, mainRequests, makeRepo, type Repo, serverPerTest } from "./engine-harness.ts";
+import type { FakeServer } from "./support/fake-server.ts";
+
+const server = serverPerTest();
+const APP = "def total(items):\n    return sum(items)\n";
+
+/** `coder --watch-files` without a terminal, its output collected; stop() ends it. */
+function watchRun(repo: Repo, s: FakeServer, args: string[] = []) {
+  const proc = Bun.spawn([BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", s.url, "--api-key", "sk-test", "--no-pretty", "--watch-files", ...args], {
+    cwd: repo.root,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  let stdout = "";
+  const reading = (async () => {
+    for await (const chunk of proc.stdout) stdout += new TextDecoder().decode(chunk);
+  })();
+  return {
+    get stdout() {
+      return stdout;
+    },
+    async stop() {
+      proc.kill("SIGTERM");
+      await proc.exited;
+      await reading;
+    },
+  };
+}
+
+/** Wait until `check` holds (polling), or fail after a generous while with what was seen. */
+async function until(what: string, check: () => boolean, seen: () => string): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (check()) return;
+    await Bun.sleep(50);
+  }
+  throw new Error(`waited for ${what}; saw:\n${seen()}`);
+}
+
+describe("--watch-files", () => {
+  test("an AI! comment appended to a watched file is applied, and its marker removed (by the model)", async () => {
+    const repo = makeRepo({ "app.py": APP, "other.py": "X = 1\n" });
+    const s = await server([{ text: block("app.py", "    return sum(items)\n# return 0 for an empty list AI!\n", "    return sum(items) if items else 0\n") }]);
+    const run = watchRun(repo, s);
+    try {
+      await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
+      appendFileSync(join(repo.root, "app.py"), "# return 0 for an empty list AI!\n");
+      await until("the edit", () => repo.read("app.py").includes("if items else 0"), () => run.stdout);
+      await until("the commit", () => repo.git("log", "--format=%s").split("\n").length >= 4, () => run.stdout);
+    } finally {
+      await run.stop();
+    }
+    expect(repo.read("app.py")).toBe("def total(items):\n    return sum(items) if items else 0\n");
+    const [request] = mainRequests(s);
+    const text = lastUser(request);
+    expect(text).toContain("app.py:");
+    expect(text).toContain("█3│# return 0 for an empty list AI!");
+    expect(text).not.toContain("other.py:");
+    // The file joined the chat: its content is in the request.
+    expect(JSON.stringify(request.messages)).toContain("def total(items):");
+    expect(repo.git("status", "--porcelain").trim()).toBe("");
+  });
+
+  test("a comment the model leaves in is removed by coder, and the removal committed", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const s = await server([{ text: block("app.py", "    return sum(items)\n", "    return sum(items) if items else 0\n") }]);
+    const run = watchRun(repo, s);
+    try {
+      await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
+      appendFileSync(join(repo.root, "app.py"), "# return 0 for an empty list AI!\n");
+      await until("the cleanup", () => run.stdout.includes("Removed the AI comments left in app.py"), () => run.stdout);
+      await until("its commit", () => repo.git("log", "-1", "--format=%s").includes("remove the AI comments"), () => run.stdout);
+    } finally {
+      await run.stop();
+    }
+    expect(readFileSync(join(repo.root, "app.py"), "utf8")).toBe("def total(items):\n    return sum(items) if items else 0\n");
+    expect(repo.git("status", "--porcelain").trim()).toBe("");
+  });
+
+  test("an AI? comment is answered in ask mode, edits nothing, and does not fire again", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const s = await server([{ text: "sum() of an empty list is 0 already." }]);
+    const run = watchRun(repo, s);
+    try {
+      await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
+      appendFileSync(join(repo.root, "app.py"), "# what does this return for no items? AI?\n");
+      await until("the answer", () => run.stdout.includes("sum() of an empty list is 0 already."), () => run.stdout);
+      await until("the comment to go", () => repo.read("app.py") === APP, () => run.stdout);
+    } finally {
+      await run.stop();
+    }
+    const requests = mainRequests(s);
+    expect(requests).toHaveLength(1);
+    expect(JSON.stringify(requests[0].messages)).toContain("nothing you write is applied");
+  });
+
+  test("an ignored file is not watched: its AI! comment is never part of a request", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    repo.write(".gitignore", ".coder/\nbuild/\nscratch.py\n");
+    repo.write("build/out.py", "x = 1\n");
+    repo.write("scratch.py", "y = 2\n");
+    const s = await server([{ text: "Noted." }]);
+    const run = watchRun(repo, s);
+    try {
+      await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
+      appendFileSync(join(repo.root, "build/out.py"), "# change this AI!\n");
+      appendFileSync(join(repo.root, "scratch.py"), "# and this AI!\n");
+      // A watched file's question afterwards: its request shows what the watcher had gathered by then.
+      appendFileSync(join(repo.root, "app.py"), "# is this fine? AI?\n");
+      await until("the request", () => s.chatBodies().length > 0, () => run.stdout);
+    } finally {
+      await run.stop();
+    }
+    const text = lastUser(mainRequests(s)[0]);
+    expect(text).toContain("app.py:");
+    expect(text).not.toContain("build/out.py");
+    expect(text).not.toContain("change this AI!");
+    expect(text).not.toContain("scratch.py");
+  });
+});
