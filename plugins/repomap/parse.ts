@@ -10,7 +10,7 @@ export interface TaggedSource {
   sig: string;
   defs: string;
   names: string;
-  /** [identKey, count] pairs (see tags.ts encodeRefKeys). */
+  /** [identKey, plain, member] triples (see tags.ts encodeRefKeys). */
   refs: Uint8Array;
 }
 
