@@ -304,7 +304,7 @@ export class ImportResolver {
     const sameLanguage = (f: string) => JVM.test(f) && (f.endsWith(ext) || f.endsWith(".java"));
     // The same package: the other files of the folder.
     for (const file of this.#filesIn(posix.dirname(chat))) if (sameLanguage(file)) add(file, []);
-    for (const m of text.matchAll(/^[ \t]*import[ \t]+(static[ \t]+)?([\w.]+)(\.\*)?[ \t]*;?/gm)) {
+    for (const m of text.matchAll(/^[ \t]*import[ \t]+(static[ \t]+)?(\w+(?:\.\w+)*)(\.\*)?[ \t]*;?/gm)) {
       const parts = m[2]!.split(".");
       if (m[3]) {
         // `import a.b.*`: every file of the package (or the members of a class).

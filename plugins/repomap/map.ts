@@ -58,6 +58,8 @@ export interface RepoMapResult {
   key: string;
   /** Built from older tags of changed chat files (see RepoMapInput.deferChatFiles): not cached under `key`. */
   provisional: boolean;
+  /** The ranking the map was cut from, in order (absent when a finished map was reused). */
+  ranking?: readonly RankedEntry[];
   /** The changed chat files whose older tags were used: still to be reparsed. */
   deferred: FileEntry[];
   stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number };
@@ -196,7 +198,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     // A provisional map is not what this state's tags give: never cached under its key.
     if (!provisional) input.cache.putMap(key, fitted.text);
   }
-  return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, stats };
+  return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, ranking: ordered, stats };
 }
 
 /**
