@@ -130,6 +130,15 @@ export class TagCache {
     return rows;
   }
 
+  /** What ranking needs of one cached file, or null. */
+  rankRow(path: string): RankRow | null {
+    try {
+      return (this.db.query("SELECT path, skipped, names, refs FROM files WHERE path = ?").get(path) as RankRow | null) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
   /** Writes rows in one transaction; a failure (disk full, lock) only costs the next run a reparse. */
   putFiles(rows: readonly CachedFile[], warn: (message: string) => void): void {
     if (rows.length === 0) return;

@@ -15,15 +15,31 @@ export const EDGES_PER_IDENT = 2000;
 
 export function identWeight(ident: string, definerCount: number, mentioned: boolean): number {
   let mul = 1;
-  const hasLetter = /[A-Za-z]/.test(ident);
-  const snake = ident.includes("_") && hasLetter;
-  const kebab = ident.includes("-") && hasLetter;
-  const camel = /[A-Z]/.test(ident) && /[a-z]/.test(ident);
   if (mentioned) mul *= 10;
-  if ((snake || kebab || camel) && ident.length >= 8) mul *= 10;
+  if (ident.length >= 8 && isCompound(ident)) mul *= 10;
   if (ident.startsWith("_")) mul *= 0.1;
   if (definerCount > 5) mul *= 0.1;
   return mul;
+}
+
+/** A snake_case, kebab-case or camelCase name (one character scan: this runs for every identifier). */
+function isCompound(ident: string): boolean {
+  let upper = false;
+  let lower = false;
+  let joiner = false;
+  for (let i = 0; i < ident.length; i++) {
+    const c = ident.charCodeAt(i);
+    if (c >= 65 && c <= 90) upper = true;
+    else if (c >= 97 && c <= 122) lower = true;
+    else if (c === 95 || c === 45) joiner = true;
+  }
+  return (upper && lower) || (joiner && (upper || lower));
+}
+
+/** A file's definition names as identKeys, computed once per RankFile (a session keeps its RankFiles). */
+function defKeysOf(file: RankFile): Float64Array {
+  if (!file.defKeys || file.defKeys.length !== file.defNames.length) file.defKeys = Float64Array.from(file.defNames, identKey);
+  return file.defKeys;
 }
 
 /** Every identifier defined somewhere, with its defining and referencing files (compressed rows). */
@@ -55,9 +71,10 @@ export function indexIdentifiers(files: readonly RankFile[]): IdentIndex {
   let d = 0;
   for (let f = 0; f < files.length; f++) {
     const names = files[f]!.defNames;
+    const keys = defKeysOf(files[f]!);
     for (let i = 0; i < names.length; i++, d++) {
       const name = names[i]!;
-      const id = index.get(identKey(name), identNames.length);
+      const id = index.get(keys[i]!, identNames.length);
       if (id === identNames.length) identNames.push(name);
       defIdent[d] = id;
       if (lastDefiner[id] !== f) {
@@ -194,6 +211,16 @@ export function buildGraph(index: IdentIndex, paths: readonly string[], context:
     for (let k = 0; k < defining.length; k++) edges.add(defining[k]!, defining[k]!, 0.1, slotBase[id]! + k);
   }
   const importedDefiners: number[] = [];
+  // Each file's place in path order (for the bounded identifiers' nearest definers), computed when first needed.
+  let order: Int32Array | null = null;
+  const pathOrder = (): Int32Array => {
+    if (!order) {
+      order = new Int32Array(paths.length);
+      const sorted = paths.map((_, i) => i).sort((a, b) => cmp(paths[a]!, paths[b]!));
+      sorted.forEach((file, place) => (order![file] = place));
+    }
+    return order;
+  };
   for (let id = 0; id < identCount; id++) {
     if (!hasReferencers(id)) continue;
     const referencers = referencerFile.subarray(referencerStart[id]!, referencerStart[id + 1]!);
@@ -206,7 +233,7 @@ export function buildGraph(index: IdentIndex, paths: readonly string[], context:
     const mul = identWeight(ident, defining.length, mentioned);
     const bounded = defining.length > 5 && referencers.length * defining.length > EDGES_PER_IDENT;
     const perReferencer = Math.max(1, Math.floor(EDGES_PER_IDENT / referencers.length));
-    if (bounded) defining.sort((a, b) => cmp(paths[a]!, paths[b]!));
+    if (bounded) defining.sort((a, b) => pathOrder()[a]! - pathOrder()[b]!);
     for (let r = 0; r < referencers.length; r++) {
       const referencer = referencers[r]!;
       const imported = inChat[referencer] ? imports.get(referencer) : undefined;

@@ -8,11 +8,12 @@ import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
 import type { TagCache } from "./cache.ts";
 import { ImportResolver, type FileImports } from "./imports.ts";
+import type { MapMemory } from "./memory.ts";
 import { rankDefinitions, type RankFile, type RankedEntry } from "./rank.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
 import { capBareNames, specialFiles } from "./special.ts";
 import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
-import { decodeDefNames, decodeDefs, decodeRefKeys, type Definition } from "./tags.ts";
+import { decodeDefNames, decodeDefs, type Definition } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, so cached maps are not reused. */
 const MAP_FORMAT = 2;
@@ -38,6 +39,8 @@ export interface RepoMapInput {
   workers?: number;
   /** Changed files needed before parsing moves to workers (see ScanOptions). */
   poolThreshold?: number;
+  /** What the session keeps between builds (memory.ts); absent: everything is read from the cache. */
+  memory?: MapMemory;
   /** Aborts a build (it rejects with the signal's reason). */
   signal?: AbortSignal;
   /**
@@ -121,6 +124,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     workers: input.workers,
     poolThreshold: input.poolThreshold,
     signal: input.signal,
+    memory: input.memory,
     deferrable: input.deferChatFiles ? chat : undefined,
   });
   Object.assign(stats, scan.stats);
@@ -148,11 +152,10 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     ranked = relineFresh(ranked, scan.fresh);
   } else {
     const rankFiles: RankFile[] = [];
-    for (const row of scan.rankRows().values()) {
+    for (const { file, skipped } of scan.rankFiles()) {
       // A chat file stays even without tags: its imports still link it to what it uses.
-      if (!chat.has(row.path) && (row.skipped || (!row.names && !row.refs?.byteLength))) continue;
-      const defs = decodeDefNames(row.names);
-      rankFiles.push({ path: row.path, defNames: defs.names, defLines: defs.lines, refs: decodeRefKeys(row.refs) });
+      if (!chat.has(file.path) && (skipped || (file.defNames.length === 0 && file.refs.length === 0))) continue;
+      rankFiles.push(file);
     }
     const tagged = new Set(rankFiles.map((f) => f.path));
     for (const path of imports.keys()) if (!tagged.has(path)) rankFiles.push({ path, defNames: [], defLines: [], refs: [] });
@@ -164,6 +167,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
       mentionedIdents: new Set(input.mentionedIdents),
       imports,
       limit,
+      warm: input.memory,
     });
     input.cache.putRanking(rankingKey, encodeRanking(ranked));
   }

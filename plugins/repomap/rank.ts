@@ -16,6 +16,8 @@ export interface RankFile {
   defLines: readonly number[];
   /** Referenced identifiers (unique) as [identKey(name), plain count, member count] triples (tags.ts REF_STRIDE). */
   refs: ArrayLike<number>;
+  /** identKey of each definition name (filled in by the ranking on first use). */
+  defKeys?: Float64Array;
 }
 
 /** A RankFile from definitions and reference counts (plain; and as members of unknown receivers), convenient in tests. */
@@ -48,6 +50,8 @@ export interface RankRequest {
   imports?: ReadonlyMap<string, FileImports>;
   /** Stop after this many entries (a map never shows more definitions than its budget has tokens). */
   limit?: number;
+  /** The previous PageRank vector by path, to start from; replaced by this ranking's (a session's memory). */
+  warm?: { ranks: Map<string, number> | null };
 }
 
 /** A ranked definition (its line, 0-based) or a file shown by name only. */
@@ -193,7 +197,10 @@ function rankNodes(request: RankRequest, paths: readonly string[], edges: EdgeLi
     dst[e] = nodeFor(edges.dst[e]!);
   }
   const weight = edges.weight.subarray(0, edges.count);
-  const ranks = personalizedPageRank(nodePaths.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles));
+  const previous = request.warm?.ranks;
+  const initial = previous ? Float64Array.from(nodePaths, (path) => previous.get(path) ?? 1 / nodePaths.length) : undefined;
+  const ranks = personalizedPageRank(nodePaths.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial });
+  if (request.warm) request.warm.ranks = new Map(nodePaths.map((path, node) => [path, ranks[node]!]));
   return { src, paths: nodePaths, ranks };
 }
 
