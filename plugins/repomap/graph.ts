@@ -163,6 +163,8 @@ export const WEIGHTS = {
   member: 0.1,
   /** Edges into tests, fixtures, vendored and build output (when no chat file is a test). */
   lowValue: 0.1,
+  /** Whether the definitions a chat file imports by name are listed first (off only to measure the weights alone). */
+  importedFirst: true,
 };
 
 /** What the edges depend on besides the identifiers. */

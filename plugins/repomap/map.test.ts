@@ -332,3 +332,13 @@ test("a session's memory gives the same maps as fresh builds through edits, addi
   expect(after.stats.parsed).toBe(0);
   expect(after.text).toBe(await fresh());
 });
+
+test("of a file past PARSE_HEAD_CHARS only the head is parsed: its first definitions are tagged, later ones not", async () => {
+  const { PARSE_HEAD_CHARS } = await import("./filter.ts");
+  const filler = Array.from({ length: Math.ceil(PARSE_HEAD_CHARS / 8) }, (_, i) => `print(${i})\n`).join("");
+  const files = { "big.py": `def head_function():\n    return 1\n\n${filler}\ndef tail_function():\n    return 2\n` };
+  const root = repo(files);
+  const result = await buildRepoMap(input(root, TagCache.memory(), { files: Object.keys(files) }));
+  expect(result.text).toContain("│def head_function():");
+  expect(result.text).not.toContain("tail_function");
+});

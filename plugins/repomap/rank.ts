@@ -150,7 +150,7 @@ function withImports(request: RankRequest, paths: readonly string[]): { files: r
  * a slot ahead of every other.
  */
 function promoteImported(request: RankRequest, paths: readonly string[], index: IdentIndex, graph: DefinitionGraph, rank: Float64Array): void {
-  if (!request.imports || request.imports.size === 0) return;
+  if (!WEIGHTS.importedFirst || !request.imports || request.imports.size === 0) return;
   const wanted = new Map<string, Set<string>>();
   for (const fileImports of request.imports.values()) {
     for (const [file, names] of fileImports) {

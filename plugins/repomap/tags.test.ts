@@ -7,7 +7,7 @@ import { extractTags } from "./tags.ts";
 const loader = new GrammarLoader(EMBEDDED_ASSETS);
 
 async function refsOf(path: string, text: string) {
-  const tags = extractTags(await loader.load(languageFor(path)!), text);
+  const tags = extractTags(await loader.load(languageFor(path)!), text)!;
   return Object.fromEntries([...tags.refs].map(([name, count]) => [name, [count.plain, count.member]]));
 }
 
@@ -29,4 +29,12 @@ test("a call on an unknown receiver is a member reference; a plain call and a ca
     flush: [0, 1],
     run: [1, 0],
   });
+});
+
+test("a parse that takes far too long is stopped (null), and the parser is ready for the next file", async () => {
+  const grammar = await loader.load(languageFor("a.py")!);
+  // tree-sitter-python is quadratic on comment lines after an indented block.
+  const slow = `def head():\n    return 1\n\n${"# comment line\n".repeat(12_000)}`;
+  expect(extractTags(grammar, slow)).toBeNull();
+  expect(extractTags(grammar, "def after():\n    return 2\n")!.defs.map((d) => d.name)).toEqual(["after"]);
 });

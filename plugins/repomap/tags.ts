@@ -52,9 +52,43 @@ function isMemberRef(node: Node): boolean {
 /** How many lines of a scope's header are shown at most (as Aider's TreeContext does). */
 const HEADER_MAX = 10;
 
-export function extractTags(grammar: LoadedGrammar, text: string): FileTags {
-  const tree = grammar.parser.parse(text);
-  if (!tree) return { defs: [], refs: new Map() };
+/** UTF-16 code units handed to the parser per read. */
+const READ_CHUNK = 8192;
+
+/**
+ * The text as a parser input read in bounded chunks. Passing the string itself
+ * makes web-tree-sitter hand over the whole rest of the text on every read, which
+ * turns quadratic on some inputs (8,000 Python comment lines: 44 s, chunked: 5 ms).
+ * A chunk never ends between the two halves of a surrogate pair.
+ */
+function chunkedInput(text: string): (index: number) => string {
+  return (index) => {
+    if (index >= text.length) return "";
+    let end = index + READ_CHUNK;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end++;
+    return text.slice(index, end);
+  };
+}
+
+/**
+ * How long a parse may take: a base plus a time per character far above normal
+ * parsing (about 3 MB/s). Some grammars turn quadratic on some inputs
+ * (tree-sitter-python on thousands of comment lines after an indented block: 44 s
+ * for 8,000 lines); such a file is listed by name rather than stalling a build.
+ */
+const PARSE_BASE_MS = 1000;
+const PARSE_MS_PER_KCHAR = 10;
+
+/** The file's tags, or null when parsing took too long (it was stopped). */
+export function extractTags(grammar: LoadedGrammar, text: string): FileTags | null {
+  const deadline = performance.now() + PARSE_BASE_MS + (text.length / 1000) * PARSE_MS_PER_KCHAR;
+  const tree = grammar.parser.parse(chunkedInput(text), null, { progressCallback: () => performance.now() > deadline });
+  if (!tree) {
+    // A stopped parse would otherwise resume on the next call.
+    grammar.parser.reset();
+    return null;
+  }
   try {
     const defNodes: { node: Node; kind: string }[] = [];
     const defStarts = new Set<number>();
