@@ -26,7 +26,7 @@ export interface CachedFile {
 }
 
 /** What ranking reads of a file. */
-export type RankRow = Pick<CachedFile, "path" | "skipped" | "names" | "refs">;
+export type RankRow = Pick<CachedFile, "path" | "skipped" | "sig" | "names" | "refs">;
 
 export interface FileMeta {
   mtime: number;
@@ -123,7 +123,7 @@ export class TagCache {
   rankRows(): Map<string, RankRow> {
     const rows = new Map<string, RankRow>();
     try {
-      for (const row of this.db.query("SELECT path, skipped, names, refs FROM files").all() as RankRow[]) rows.set(row.path, row);
+      for (const row of this.db.query("SELECT path, skipped, sig, names, refs FROM files").all() as RankRow[]) rows.set(row.path, row);
     } catch {
       // An unreadable cache reads as empty: everything is reparsed.
     }
@@ -133,7 +133,7 @@ export class TagCache {
   /** What ranking needs of one cached file, or null. */
   rankRow(path: string): RankRow | null {
     try {
-      return (this.db.query("SELECT path, skipped, names, refs FROM files WHERE path = ?").get(path) as RankRow | null) ?? null;
+      return (this.db.query("SELECT path, skipped, sig, names, refs FROM files WHERE path = ?").get(path) as RankRow | null) ?? null;
     } catch {
       return null;
     }

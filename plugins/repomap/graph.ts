@@ -197,7 +197,8 @@ export function buildGraph(index: IdentIndex, paths: readonly string[], context:
   for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + definerStart[id + 1]! - definerStart[id]!;
   const slotCount = slotBase[identCount]!;
 
-  // Count the edges first (an upper bound) so the edge arrays are allocated once.
+  // Count the edges first so the edge arrays are usually allocated once (a chat
+  // file's imports may add more: the list then grows).
   let edgeCount = 0;
   for (let id = 0; id < identCount; id++) {
     const definers = definerStart[id + 1]! - definerStart[id]!;
@@ -296,11 +297,12 @@ export function cmp(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
+/** Edges in flat typed arrays, grown when the count estimate falls short (a chat file's imports may exceed the bound). */
 export class EdgeList {
-  readonly src: Int32Array;
-  readonly dst: Int32Array;
-  readonly weight: Float64Array;
-  readonly slot: Int32Array;
+  src: Int32Array;
+  dst: Int32Array;
+  weight: Float64Array;
+  slot: Int32Array;
   count = 0;
 
   constructor(capacity: number) {
@@ -311,11 +313,24 @@ export class EdgeList {
   }
 
   add(src: number, dst: number, weight: number, slot: number): void {
+    if (this.count === this.src.length) this.#grow();
     const i = this.count++;
     this.src[i] = src;
     this.dst[i] = dst;
     this.weight[i] = weight;
     this.slot[i] = slot;
+  }
+
+  #grow(): void {
+    const capacity = Math.max(16, this.src.length * 2);
+    const grown = <T extends Int32Array | Float64Array>(from: T, to: T): T => {
+      to.set(from);
+      return to;
+    };
+    this.src = grown(this.src, new Int32Array(capacity));
+    this.dst = grown(this.dst, new Int32Array(capacity));
+    this.weight = grown(this.weight, new Float64Array(capacity));
+    this.slot = grown(this.slot, new Int32Array(capacity));
   }
 }
 

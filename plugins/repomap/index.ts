@@ -1,6 +1,7 @@
 // The repo map as a context provider ("repomap", session-stable) with /map and
 // /map-refresh. It needs no model: `coder map` and --show-repo-map call it too.
 import type { ContextBlock, Kit, Plugin, PluginObject, Session, TurnContext } from "../../core/plugin.ts";
+import { languageFor } from "../../grammars/languages.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
 import { TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
@@ -53,6 +54,7 @@ export class RepoMapService {
   #background: BackgroundReparse | null = null;
   /** Tags, grammars and ranks kept between this session's builds. */
   #memory = new MapMemory();
+  #warmUpScheduled = false;
   /**
    * How long after a provisional map the background reparse starts: past the
    * request just sent and a quick reply (a worker compiling a grammar competes
@@ -132,7 +134,26 @@ export class RepoMapService {
     if (result.deferred.length > 0) {
       this.#background = reparseInBackground(result.deferred, { root: input.root, cache: input.cache, assets: input.assets, memory: this.#memory }, this.backgroundDelayMs);
     }
+    this.#scheduleWarmUp(input);
     return this.#block(this.#last, turn);
+  }
+
+  /**
+   * Once per session, soon after a map is returned (an unreferenced timer, like the
+   * background reparse): the session's tagger compiles the chat files' languages
+   * and the tags are read into memory, so the map after the first edit parses
+   * with a compiled query and re-ranks from memory. Failures only lose that head start.
+   */
+  #scheduleWarmUp(input: RepoMapInput): void {
+    if (this.#warmUpScheduled) return;
+    this.#warmUpScheduled = true;
+    const memory = this.#memory;
+    const langs = [...new Set(input.chatFiles.flatMap((path) => languageFor(path)?.name ?? []))];
+    const timer = setTimeout(() => {
+      if (memory !== this.#memory) return;
+      void input.assets().then((assets) => memory.warmUp(input.cache, assets, langs)).catch(() => {});
+    }, this.backgroundDelayMs);
+    (timer as { unref?: () => void }).unref?.();
   }
 
   /**
@@ -171,7 +192,9 @@ export class RepoMapService {
     this.#background = null;
     this.#cache?.close();
     this.#cache = null;
+    this.#memory.close();
     this.#memory = new MapMemory();
+    this.#warmUpScheduled = false;
   }
 }
 

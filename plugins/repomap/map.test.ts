@@ -342,3 +342,29 @@ test("of a file past PARSE_HEAD_CHARS only the head is parsed: its first definit
   expect(result.text).toContain("│def head_function():");
   expect(result.text).not.toContain("tail_function");
 });
+
+test("after a warm-up the session's tagger parses an edited file (its grammar compiled ahead), giving what a fresh build gives", async () => {
+  const { MapMemory } = await import("./memory.ts");
+  const root = repo(SOURCES);
+  const memory = new MapMemory();
+  const cache = TagCache.memory();
+  const files = Object.keys(SOURCES);
+  await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
+  await memory.warmUp(cache, EMBEDDED_ASSETS, ["python"]);
+  try {
+    expect(memory.tagger?.failed).toBe(false);
+    expect(memory.tags.size).toBeGreaterThan(0);
+    writeFileSync(join(root, "lib/total.py"), SOURCES["lib/total.py"] + "\ndef compute_discount(store):\n    return 0\n");
+    const edited = await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
+    expect(edited.stats.parsed).toBe(1);
+    expect(edited.stats.workers).toBe(1);
+    expect(edited.text).toBe((await buildRepoMap(input(root, TagCache.memory(), { chatFiles: [CHAT], files }))).text);
+  } finally {
+    memory.close();
+  }
+  // A closed tagger is not used: the next build parses on this thread.
+  writeFileSync(join(root, "lib/total.py"), "# again\n" + SOURCES["lib/total.py"]);
+  const after = await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
+  expect(after.stats.parsed).toBe(1);
+  expect(after.stats.workers).toBe(0);
+});

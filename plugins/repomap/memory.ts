@@ -3,9 +3,14 @@
 // the main thread's compiled grammars, and the last PageRank vector. A build
 // after a one-file edit then reads, parses and decodes that file only, compiles
 // no tags query, and re-ranks from the previous vector.
-import type { GrammarLoader } from "../../grammars/runtime.ts";
-import type { FileMeta } from "./cache.ts";
+import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
+import type { FileMeta, TagCache } from "./cache.ts";
 import type { RankFile } from "./rank.ts";
+import { decodeRankFile, workerEntry } from "./scan.ts";
+import { SessionTagger } from "./tagger.ts";
+
+/** Up to this many files, a warm-up also reads every file's tags into memory (~40 ms per 1,000 files). */
+const PREFILL_FILES = 20_000;
 
 export interface RememberedTags {
   sig: string;
@@ -22,6 +27,30 @@ export class MapMemory {
   loader: GrammarLoader | null = null;
   /** The last PageRank vector by path: the next ranking starts from it. */
   ranks: Map<string, number> | null = null;
+  /** The session's worker for the few files an edit changes, its grammars compiled ahead (tagger.ts). */
+  tagger: SessionTagger | null = null;
+
+  /**
+   * Readies the session for the map after an edit, off the path of any request:
+   * the tagger compiles the chat files' languages, and (in repositories up to
+   * PREFILL_FILES files) every file's tags are read into memory.
+   */
+  async warmUp(cache: TagCache, assets: GrammarAssets, langs: readonly string[]): Promise<void> {
+    if (!this.tagger || this.tagger.failed) this.tagger = new SessionTagger(workerEntry(), assets);
+    const loading = this.tagger.preload(langs);
+    if (!this.meta) this.meta = cache.fileMeta();
+    if (this.meta.size <= PREFILL_FILES && this.tags.size === 0) {
+      for (const row of cache.rankRows().values()) {
+        if (!this.tags.has(row.path)) this.tags.set(row.path, { sig: row.sig, skipped: row.skipped, file: decodeRankFile(row) });
+      }
+    }
+    await loading;
+  }
+
+  close(): void {
+    this.tagger?.close();
+    this.tagger = null;
+  }
 
   /** Records rows just written to the tag cache (by this session or its background reparse). */
   stored(rows: readonly { path: string; mtime: number; size: number; version: string; sig: string; skipped: string }[]): void {

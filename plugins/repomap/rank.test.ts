@@ -130,3 +130,23 @@ test("a chat file's imports: its names link only to the imported file and come f
   expect(at("legacy/config.ts", "parseConfig")).toBe(-1);
   expect(at("src/dates.ts", "formatDate")).toBeLessThan(at("tests/dates.ts", "formatDate"));
 });
+
+test("a chat file importing more definers of a name than the edge bound allows: the ranking stays finite and exact", () => {
+  // 60 files define `get` and 60 others call it: past EDGES_PER_IDENT, each caller links to its nearest 32 definers.
+  const definers = Array.from({ length: 60 }, (_, i) => rankFile(`lib/store${String(i).padStart(2, "0")}.ts`, defsOf("get", `storeHelper${i}`), new Map()));
+  const callers = Array.from({ length: 60 }, (_, i) => rankFile(`app/caller${i}.ts`, defsOf(`caller${i}`), refsOf("get")));
+  const chat = rankFile("lib/main.ts", defsOf("main"), refsOf("get", "storeHelper59"));
+  const files = [chat, ...definers, ...callers];
+  const ranked = rankDefinitions({
+    files,
+    allFiles: files.map((f) => f.path),
+    chatFiles: new Set(["lib/main.ts"]),
+    mentionedFiles: new Set(),
+    mentionedIdents: new Set(),
+    // Imports every definer (as a Go or Java package's files are).
+    imports: new Map([["lib/main.ts", new Map(definers.map((f) => [f.path, new Set<string>()]))]]),
+  });
+  // The one name the chat file uses from a single definer ranks first; all 60 `get`s are linked (past the bound of 32).
+  expect(ranked[0]).toEqual({ path: "lib/store59.ts", name: "storeHelper59", line: 1 });
+  expect(ranked.filter((e) => e.name === "get").length).toBe(60);
+});

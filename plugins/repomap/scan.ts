@@ -191,12 +191,17 @@ function rankFilesOf(
     }
     const row = fresh.get(path) ?? rows?.get(path) ?? cache.rankRow(path);
     if (!row) continue;
-    const defs = decodeDefNames(row.names);
-    const file: RankFile = { path, defNames: defs.names, defLines: defs.lines, refs: decodeRefKeys(row.refs) };
+    const file = decodeRankFile(row);
     memory?.tags.set(path, { sig, skipped, file });
     out.push({ file, skipped });
   }
   return out;
+}
+
+/** A cached row as ranking reads it. */
+export function decodeRankFile(row: Pick<RankRow, "path" | "names" | "refs">): RankFile {
+  const defs = decodeDefNames(row.names);
+  return { path: row.path, defNames: defs.names, defLines: defs.lines, refs: decodeRefKeys(row.refs) };
 }
 
 /** A changed file whose cached tags (same grammar version) may stand in for now. */
@@ -208,6 +213,16 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
   options.signal?.throwIfAborted();
   const assets = await options.assets();
   const threshold = options.poolThreshold ?? 16;
+  const tagger = options.memory?.tagger;
+  if (tagger && !tagger.failed && stale.length < threshold) {
+    try {
+      const results = await tagger.parse(stale.map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name })));
+      stats.workers = 1;
+      return results;
+    } catch {
+      // The session's tagger is gone: parse here, as without one.
+    }
+  }
   const workerCount = Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50));
   if (stale.length >= threshold && workerCount > 0) {
     try {
@@ -314,7 +329,7 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
  * build, found by its path relative to the build root (import.meta.url still names
  * the source file there, which may not exist); from source, beside this file.
  */
-function workerEntry(): string {
+export function workerEntry(): string {
   const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
   return compiled ? "./plugins/repomap/worker.ts" : new URL("./worker.ts", import.meta.url).href;
 }
