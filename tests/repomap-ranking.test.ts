@@ -80,9 +80,9 @@ test("an imported name outranks a same-named method defined in 50 unrelated clas
   const result = await build(root, files, ["app/checkout.ts"], 1024);
   const at = (path: string, name: string) => result.ranking!.findIndex((e) => e.path === path && e.name === name);
   const widgets = result.ranking!.flatMap((e, i) => (e.path.startsWith("widgets/") && e.name === "update" ? [i] : []));
-  expect(widgets.length).toBeGreaterThan(0);
+  // The widgets' `update`s are only ever called on unknown receivers: ranked after the ledger's, if at all.
   expect(at("core/ledger.ts", "update")).toBeGreaterThanOrEqual(0);
-  expect(at("core/ledger.ts", "update")).toBeLessThan(Math.min(...widgets));
+  for (const widget of widgets) expect(widget).toBeGreaterThan(at("core/ledger.ts", "update"));
   // With room for about three definitions the map shows the imported file's, and no widget.
   const map = await mapOf(root, files, ["app/checkout.ts"], 60);
   expect(blocks(map).shown).toEqual(["core/ledger.ts"]);

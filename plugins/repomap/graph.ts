@@ -239,6 +239,9 @@ export function buildGraph(index: IdentIndex, paths: readonly string[], context:
     if (bounded) defining.sort((a, b) => pathOrder()[a]! - pathOrder()[b]!);
     for (let r = 0; r < referencers.length; r++) {
       const referencer = referencers[r]!;
+      // Only member calls of a common name (`x.get()` with `get` defined in many
+      // files), outside the chat: they say nothing about which definer is meant.
+      if (counts[r] === 0 && bounded && !inChat[referencer]) continue;
       const imported = inChat[referencer] ? imports.get(referencer) : undefined;
       let factor = inChat[referencer] ? WEIGHTS.chat : 1;
       if (imported) {

@@ -1,7 +1,6 @@
 // The repo map as a context provider ("repomap", session-stable) with /map and
 // /map-refresh. It needs no model: `coder map` and --show-repo-map call it too.
 import type { ContextBlock, Kit, Plugin, PluginObject, Session, TurnContext } from "../../core/plugin.ts";
-import { languageFor } from "../../grammars/languages.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
 import { TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
@@ -148,10 +147,9 @@ export class RepoMapService {
     if (this.#warmUpScheduled) return;
     this.#warmUpScheduled = true;
     const memory = this.#memory;
-    const langs = [...new Set(input.chatFiles.flatMap((path) => languageFor(path)?.name ?? []))];
     const timer = setTimeout(() => {
       if (memory !== this.#memory) return;
-      void input.assets().then((assets) => memory.warmUp(input.cache, assets, langs)).catch(() => {});
+      void input.assets().then((assets) => memory.warmUp(input.cache, assets, input.root, input.chatFiles)).catch(() => {});
     }, this.backgroundDelayMs);
     (timer as { unref?: () => void }).unref?.();
   }

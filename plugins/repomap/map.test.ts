@@ -350,7 +350,7 @@ test("after a warm-up the session's tagger parses an edited file (its grammar co
   const cache = TagCache.memory();
   const files = Object.keys(SOURCES);
   await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
-  await memory.warmUp(cache, EMBEDDED_ASSETS, ["python"]);
+  await memory.warmUp(cache, EMBEDDED_ASSETS, root, [CHAT]);
   try {
     expect(memory.tagger?.failed).toBe(false);
     expect(memory.tags.size).toBeGreaterThan(0);

@@ -5,12 +5,16 @@
 // no tags query, and re-ranks from the previous vector.
 import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
 import type { FileMeta, TagCache } from "./cache.ts";
-import type { RankFile } from "./rank.ts";
+import { join } from "node:path";
+import { languageFor } from "../../grammars/languages.ts";
+import { rankDefinitions, type RankFile } from "./rank.ts";
 import { decodeRankFile, workerEntry } from "./scan.ts";
 import { SessionTagger } from "./tagger.ts";
 
 /** Up to this many files, a warm-up also reads every file's tags into memory (~40 ms per 1,000 files). */
 const PREFILL_FILES = 20_000;
+/** Files in the warm-up's ranking (enough to run every part of the ranking code). */
+const WARM_RANK_FILES = 500;
 
 export interface RememberedTags {
   sig: string;
@@ -32,19 +36,29 @@ export class MapMemory {
 
   /**
    * Readies the session for the map after an edit, off the path of any request:
-   * the tagger compiles the chat files' languages, and (in repositories up to
-   * PREFILL_FILES files) every file's tags are read into memory.
+   * the tagger compiles the chat files' languages and parses them once, (in
+   * repositories up to PREFILL_FILES files) every file's tags are read into
+   * memory, and a small ranking runs once.
    */
-  async warmUp(cache: TagCache, assets: GrammarAssets, langs: readonly string[]): Promise<void> {
+  async warmUp(cache: TagCache, assets: GrammarAssets, root: string, chatFiles: readonly string[]): Promise<void> {
     if (!this.tagger || this.tagger.failed) this.tagger = new SessionTagger(workerEntry(), assets);
-    const loading = this.tagger.preload(langs);
+    const chat = chatFiles.flatMap((path) => {
+      const lang = languageFor(path);
+      return lang ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
+    });
+    // Compiling the grammars and parsing the chat files once also readies the worker's parsing code.
+    const tagging = this.tagger.preload([...new Set(chat.map((f) => f.lang))]).then(() => this.tagger?.parse(chat));
     if (!this.meta) this.meta = cache.fileMeta();
     if (this.meta.size <= PREFILL_FILES && this.tags.size === 0) {
       for (const row of cache.rankRows().values()) {
         if (!this.tags.has(row.path)) this.tags.set(row.path, { sig: row.sig, skipped: row.skipped, file: decodeRankFile(row) });
       }
     }
-    await loading;
+    // A ranking of a few files readies this thread's ranking code (the first run of
+    // it in a process costs several times a later one, whatever the size).
+    const sample = [...this.tags.values()].slice(0, WARM_RANK_FILES).map((t) => t.file);
+    rankDefinitions({ files: sample, allFiles: sample.map((f) => f.path), chatFiles: new Set(sample.slice(0, 1).map((f) => f.path)), mentionedFiles: new Set(), mentionedIdents: new Set(), limit: 100 });
+    await tagging;
   }
 
   close(): void {

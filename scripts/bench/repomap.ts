@@ -60,11 +60,13 @@ async function runOnce(root: string, listFile: string | null, deferChatFiles: bo
 
 /**
  * A session in this process (the `--run-session` mode): a first map (warm cache),
- * then a definition added to one file and the map rebuilt, five times; prints the
- * first map's time and each rebuild's (the session's memory keeps tags, grammars
- * and ranks between builds, as RepoMapService does).
+ * the provider's warm-up (as while the model answers), then a definition added to
+ * the chat file (what a model's edit does: only chat files are edited) and the map
+ * rebuilt, six times; prints the first map's time and each rebuild's (the
+ * session's memory keeps tags, grammars and ranks between builds, as
+ * RepoMapService does).
  */
-async function runSession(root: string, listFile: string | null, pick: string): Promise<void> {
+async function runSession(root: string, listFile: string | null): Promise<void> {
   const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
   const { TagCache } = await import("../../plugins/repomap/cache.ts");
   const { MapMemory } = await import("../../plugins/repomap/memory.ts");
@@ -93,11 +95,10 @@ async function runSession(root: string, listFile: string | null, pick: string): 
   const first = await build();
   // What the provider does soon after returning a map (while the model answers).
   const assets = (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS;
-  const { languageFor: lang } = await import("../../grammars/languages.ts");
-  await memory.warmUp(cache, assets, [lang(pick)?.name ?? "typescript"]);
+  await memory.warmUp(cache, assets, root, [chatFileOf(root, listFile)]);
   const edits = [];
   for (let i = 0; i < 6; i++) {
-    addDefinition(join(root, pick), i);
+    addDefinition(join(root, chatFileOf(root, listFile)), i);
     edits.push(await build());
   }
   memory.close();
@@ -154,7 +155,7 @@ function benchRepo(label: string, root: string, listFile: string | null, pick: s
     addDefinition(join(root, chat));
     chatDeferred = measure(root, listFile, true);
   }
-  const session = measureSession(root, listFile, pick);
+  const session = measureSession(root, listFile);
   const mbps = cold.bytesParsed / 1e6 / (cold.scanMs / 1000);
   console.log(`${label}: ${cold.files} files, ${(cold.bytesParsed / 1e6).toFixed(1)} MB parsed`);
   console.log(line("cold", cold, `  ${mbps.toFixed(1)} MB/s with ${cold.workers} workers`));
@@ -167,7 +168,7 @@ function benchRepo(label: string, root: string, listFile: string | null, pick: s
   } else console.log(`  chat file ${chat} has no grammar: an edit to it needs no parse`);
   const steady = [...session.edits.slice(1)].map((e) => e.ms).sort((a, b) => a - b);
   const e0 = session.edits[0]!;
-  console.log(`  session, 1 file (def added)  ${fmt(e0.ms).padStart(9)}  (2nd map of the session: stat ${Math.round(e0.statMs)} ms, scan ${Math.round(e0.scanMs)} ms, rank ${Math.round(e0.rankMs)} ms, render ${Math.round(e0.renderMs)} ms); next 5 edits: median ${fmt(steady[2]!)}, ${steady.map((ms) => fmt(ms)).join(" / ")}`);
+  console.log(`  session: chat file edited    ${fmt(e0.ms).padStart(9)}  (2nd map of the session: stat ${Math.round(e0.statMs)} ms, scan ${Math.round(e0.scanMs)} ms, rank ${Math.round(e0.rankMs)} ms, render ${Math.round(e0.renderMs)} ms); next 5 edits: median ${fmt(steady[2]!)}, ${steady.map((ms) => fmt(ms)).join(" / ")}`);
 }
 
 interface SessionRun {
@@ -175,8 +176,8 @@ interface SessionRun {
   edits: { ms: number; parsed: number; statMs: number; scanMs: number; rankMs: number; renderMs: number }[];
 }
 
-function measureSession(root: string, listFile: string | null, pick: string): SessionRun {
-  const child = Bun.spawnSync([BUN, import.meta.path, "--run-session", root, listFile ?? "-", pick], { stdout: "pipe", stderr: "pipe" });
+function measureSession(root: string, listFile: string | null): SessionRun {
+  const child = Bun.spawnSync([BUN, import.meta.path, "--run-session", root, listFile ?? "-"], { stdout: "pipe", stderr: "pipe" });
   if (child.exitCode !== 0) throw new Error(`session run failed in ${root}: ${child.stderr.toString().slice(-2000)}`);
   return JSON.parse(child.stdout.toString().trim().split("\n").pop()!) as SessionRun;
 }
@@ -253,6 +254,6 @@ export default async function run(): Promise<void> {
 if (import.meta.main) {
   const list = process.argv[4] ?? "-";
   if (process.argv[2] === "--run") await runOnce(process.argv[3]!, list === "-" ? null : list, process.argv.includes("--defer-chat-files"));
-  else if (process.argv[2] === "--run-session") await runSession(process.argv[3]!, list === "-" ? null : list, process.argv[5]!);
+  else if (process.argv[2] === "--run-session") await runSession(process.argv[3]!, list === "-" ? null : list);
   else await run();
 }
