@@ -45,6 +45,8 @@ function defKeysOf(file: RankFile): Float64Array {
 /** Every identifier defined somewhere, with its defining and referencing files (compressed rows). */
 export interface IdentIndex {
   names: string[];
+  /** The id of a defined identifier, or -1. */
+  idOf(name: string): number;
   definerStart: Int32Array;
   definerList: Int32Array;
   referencerStart: Int32Array;
@@ -145,7 +147,8 @@ export function indexIdentifiers(files: readonly RankFile[]): IdentIndex {
     referencerMembers = new Float64Array(definerList.length);
   }
 
-  return { names: identNames, definerStart, definerList, referencerStart, referencerFile, referencerRefs, referencerMembers };
+  const idOf = (name: string) => index.find(identKey(name));
+  return { names: identNames, idOf, definerStart, definerList, referencerStart, referencerFile, referencerRefs, referencerMembers };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { ImportResolver, tsImportStatements } from "./imports.ts";
+import { tsImportStatements } from "./import-syntax.ts";
+import { ImportResolver } from "./imports.ts";
 
 /** A resolver over an in-memory listing (its real interface: a file list and a reader). */
 function resolverOf(files: Record<string, string>): ImportResolver {

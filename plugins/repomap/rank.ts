@@ -161,9 +161,9 @@ function promoteImported(request: RankRequest, paths: readonly string[], index: 
       }
     }
   }
-  for (let id = 0; id < index.names.length; id++) {
-    const files = wanted.get(index.names[id]!);
-    if (!files) continue;
+  for (const [name, files] of wanted) {
+    const id = index.idOf(name);
+    if (id < 0 || index.names[id] !== name) continue;
     for (let k = index.definerStart[id]!; k < index.definerStart[id + 1]!; k++) {
       if (files.has(paths[index.definerList[k]!]!)) {
         const slot = graph.slotBase[id]! + k - index.definerStart[id]!;

@@ -11,6 +11,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, write
 import { loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { languageFor } from "../../grammars/languages.ts";
+import type { TagCache } from "../../plugins/repomap/cache.ts";
+import type { RepoMapInput } from "../../plugins/repomap/map.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BUN = process.execPath;
@@ -33,16 +35,12 @@ interface RunStats {
   tokens: number;
 }
 
-/** One map build in this process (the `--run` mode of this file); prints its stats as JSON. */
-async function runOnce(root: string, listFile: string | null, deferChatFiles: boolean): Promise<void> {
-  const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
-  const { TagCache } = await import("../../plugins/repomap/cache.ts");
+/** The input of a bench build: the listed files, one chat file, 1,024 tokens, the repository's own cache. */
+async function benchInput(root: string, listFile: string | null, cache: TagCache, extra: Partial<RepoMapInput> = {}): Promise<RepoMapInput> {
   const { countTokens } = await import("../../core/tokens.ts");
-  const files = listedFiles(root, listFile);
-  const cache = TagCache.open(join(root, ".coder", "cache", "repomap"), (m) => console.error(m));
-  const result = await buildRepoMap({
+  return {
     root,
-    files,
+    files: listedFiles(root, listFile),
     chatFiles: [chatFileOf(root, listFile)],
     mentionedFiles: [],
     mentionedIdents: [],
@@ -52,8 +50,20 @@ async function runOnce(root: string, listFile: string | null, deferChatFiles: bo
     assets: async () => (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS,
     warn: (m) => console.error(m),
     reuse: "state",
-    deferChatFiles,
-  });
+    ...extra,
+  };
+}
+
+async function openCache(root: string): Promise<TagCache> {
+  const { TagCache } = await import("../../plugins/repomap/cache.ts");
+  return TagCache.open(join(root, ".coder", "cache", "repomap"), (m) => console.error(m));
+}
+
+/** One map build in this process (the `--run` mode of this file); prints its stats as JSON. */
+async function runOnce(root: string, listFile: string | null, deferChatFiles: boolean): Promise<void> {
+  const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
+  const cache = await openCache(root);
+  const result = await buildRepoMap(await benchInput(root, listFile, cache, { deferChatFiles }));
   cache.close();
   console.log(JSON.stringify({ ...result.stats, fromCache: result.fromCache, provisional: result.provisional, tokens: Math.round(result.tokens) }));
 }
@@ -68,28 +78,13 @@ async function runOnce(root: string, listFile: string | null, deferChatFiles: bo
  */
 async function runSession(root: string, listFile: string | null): Promise<void> {
   const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
-  const { TagCache } = await import("../../plugins/repomap/cache.ts");
   const { MapMemory } = await import("../../plugins/repomap/memory.ts");
-  const { countTokens } = await import("../../core/tokens.ts");
-  const files = listedFiles(root, listFile);
-  const cache = TagCache.open(join(root, ".coder", "cache", "repomap"), (m) => console.error(m));
+  const cache = await openCache(root);
   const memory = new MapMemory();
+  const input = await benchInput(root, listFile, cache, { memory });
   const build = async () => {
     const started = performance.now();
-    const result = await buildRepoMap({
-      root,
-      files,
-      chatFiles: [chatFileOf(root, listFile)],
-      mentionedFiles: [],
-      mentionedIdents: [],
-      budget: 1024,
-      countTokens: (t) => countTokens(t),
-      cache,
-      memory,
-      assets: async () => (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS,
-      warn: (m) => console.error(m),
-      reuse: "state",
-    });
+    const result = await buildRepoMap(input);
     return { ms: performance.now() - started, parsed: result.stats.parsed, scanMs: result.stats.scanMs, rankMs: result.stats.rankMs, renderMs: result.stats.renderMs, statMs: result.stats.statMs };
   };
   const first = await build();
