@@ -1,6 +1,7 @@
 // The syntax side of import resolution (pure): import statements of TS/JS, Go and
 // Rust read by pattern, names used through a namespace, and the `paths`/`baseUrl`
 // of a tsconfig.json. imports.ts resolves what these name to repository files.
+import { parse as parseJsoncText } from "jsonc-parser";
 import { posix } from "node:path";
 
 // ─── Statements ──────────────────────────────────────────────────────────────
@@ -145,8 +146,7 @@ export function readTsPaths(path: string, read: (path: string) => string | null,
 
 /** JSON with comments and trailing commas (tsconfig.json's dialect). */
 function parseJsonc(text: string): { extends?: unknown; compilerOptions?: { baseUrl?: unknown; paths?: unknown } } {
-  const { parse } = require("jsonc-parser") as typeof import("jsonc-parser");
-  const value = parse(text, [], { allowTrailingComma: true }) as unknown;
+  const value = parseJsoncText(text, [], { allowTrailingComma: true }) as unknown;
   if (!value || typeof value !== "object") throw new Error("not an object");
   return value as { extends?: unknown; compilerOptions?: { baseUrl?: unknown; paths?: unknown } };
 }

@@ -34,6 +34,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, relative } from "node:path";
+import { parse as parseJsonc } from "jsonc-parser";
 
 const ROOT = join(import.meta.dir, "..", "..");
 
@@ -107,8 +108,7 @@ function readTsPaths(root: string): TsPaths | null {
   const file = join(root, "tsconfig.json");
   if (!existsSync(file)) return null;
   try {
-    const { parse } = require("jsonc-parser") as typeof import("jsonc-parser");
-    const config = parse(readFileSync(file, "utf8")) as { compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } };
+    const config = parseJsonc(readFileSync(file, "utf8")) as { compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> } };
     const paths = config.compilerOptions?.paths;
     if (!paths) return null;
     return { base: config.compilerOptions?.baseUrl ?? ".", patterns: Object.entries(paths) };
