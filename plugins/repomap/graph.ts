@@ -248,9 +248,15 @@ export function buildGraph(index: IdentIndex, paths: readonly string[], context:
       const imported = inChat[referencer] ? imports.get(referencer) : undefined;
       let factor = inChat[referencer] ? WEIGHTS.chat : 1;
       if (imported) {
-        // Resolved through the chat file's imports: only the imported definers, however common the name.
+        // Resolved through the chat file's imports: only the imported definers, however common the
+        // name; a name the chat file defines itself is its own (no edge to another file's).
         importedDefiners.length = 0;
-        for (let k = 0; k < defining.length; k++) if (imported.has(defining[k]!)) importedDefiners.push(k);
+        let local = false;
+        for (let k = 0; k < defining.length; k++) {
+          if (defining[k] === referencer) local = true;
+          else if (imported.has(defining[k]!)) importedDefiners.push(k);
+        }
+        if (local && importedDefiners.length === 0) continue;
         if (importedDefiners.length > 0) {
           const weight = identWeight(ident, importedDefiners.length, mentioned) * factor * WEIGHTS.imported * Math.sqrt(counts[r]! + members[r]!);
           for (const k of importedDefiners) edges.add(referencer, defining[k]!, weight, base + k);
