@@ -28,6 +28,7 @@ export class ImportResolver {
   readonly #listed: Set<string>;
   #byDir: Map<string, string[]> | null = null;
   #byBase: Map<string, string[]> | null = null;
+  #dirs: string[] | null = null;
   #packages: Map<string, string> | null = null;
   readonly #tsconfigs = new Map<string, TsPaths | null>();
   readonly #texts = new Map<string, string | null>();
@@ -377,7 +378,8 @@ export class ImportResolver {
   /** A listed folder equal to `ending` or ending with `/ending` (the first in path order). */
   #dirEndingWith(ending: string): string | null {
     this.#filesIn(".");
-    for (const dir of [...this.#byDir!.keys()].sort()) if (dir === ending || dir.endsWith("/" + ending)) return dir;
+    this.#dirs ??= [...this.#byDir!.keys()].sort();
+    for (const dir of this.#dirs) if (dir === ending || dir.endsWith("/" + ending)) return dir;
     return null;
   }
 }
