@@ -136,3 +136,22 @@ test("workflow YAML files do not crowd out code: few special files, names within
   expect(bare).toContain("packages/core/package.json");
   expect(countTokens(bare.map((b) => `\n${b}\n`).join(""))).toBeLessThanOrEqual(budget * BARE_NAME_SHARE);
 });
+
+test("Go: what a file calls from the other files of its package (build-tagged variants too) is shown, not a namesake elsewhere", async () => {
+  const files: Record<string, string> = {
+    "go.mod": "module github.com/acme/cli\n\ngo 1.22\n",
+    "command.go":
+      'package cli\n\nimport "github.com/acme/cli/internal/flags"\n\ntype Command struct {\n\tName string\n}\n\nfunc (c *Command) Execute() error {\n\tpreExecHookFn(c)\n\treturn flags.Parse(c.Name)\n}\n',
+    "command_win.go": "//go:build windows\n\npackage cli\n\nfunc preExecHookFn(c *Command) {\n\tc.Name = c.Name + \".exe\"\n}\n",
+    "command_notwin.go": "//go:build !windows\n\npackage cli\n\nfunc preExecHookFn(c *Command) {\n\t_ = c\n}\n",
+    "internal/flags/flags.go": "package flags\n\nfunc Parse(name string) error {\n\treturn nil\n}\n",
+    "internal/other/parse.go": "package other\n\nfunc Parse(name string) error {\n\treturn nil\n}\n",
+  };
+  for (let i = 0; i < 40; i++) files[`plugins/p${i}/p${i}.go`] = `package p${i}\n\nfunc Parse(name string) error {\n\treturn nil\n}\n\nfunc Register${i}() {\n\t_ = Parse("x")\n}\n`;
+  const root = repo(files);
+  const result = await build(root, files, ["command.go"], 1024);
+  const top = [...new Set(result.ranking!.filter((e) => e.name !== undefined).slice(0, 3).map((e) => e.path))].sort();
+  expect(top).toEqual(["command_notwin.go", "command_win.go", "internal/flags/flags.go"]);
+  const { shown } = blocks(await mapOf(root, files, ["command.go"], 100));
+  expect(shown).toEqual(["command_notwin.go", "command_win.go", "internal/flags/flags.go"]);
+});
