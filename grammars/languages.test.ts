@@ -74,7 +74,7 @@ describe("tags per language", () => {
     test(`${spec.name}: definitions and references`, async () => {
       const sample = CASES[spec.name]!;
       expect(languageFor(sample.file)?.name).toBe(spec.name);
-      const tags = extractTags(await loader.load(spec), sample.code);
+      const tags = extractTags(await loader.load(spec), sample.code)!;
       const defs = new Set(tags.defs.map((d) => d.name));
       for (const name of sample.defs) expect(defs.has(name), `${spec.name} defines ${name} (found: ${[...defs].join(", ")})`).toBe(true);
       for (const name of sample.refs) expect(tags.refs.has(name), `${spec.name} references ${name} (found: ${[...tags.refs.keys()].join(", ")})`).toBe(true);

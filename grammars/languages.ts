@@ -70,8 +70,8 @@ export function languageFor(path: string): LanguageSpec | null {
   return byExtension.get(base.slice(dot).toLowerCase()) ?? null;
 }
 
-/** Bump when a query in grammars/queries changes. */
-const QUERY_REVISION = 2;
+/** Bump when a query in grammars/queries changes, or what the repo map extracts with them. */
+const QUERY_REVISION = 3;
 
 /** One string naming every grammar and query version: part of the tag-cache key. */
 export const GRAMMAR_TABLE_VERSION = `${QUERY_REVISION}:` + LANGUAGES.map((l) => `${l.name}=${l.source}`).join(",");

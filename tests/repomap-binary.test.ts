@@ -48,4 +48,15 @@ test.skipIf(!existsSync(BINARY))("coder map works from the compiled binary alone
   expect(withChat.code).toBe(0);
   expect(withChat.stdout).toContain("Map of the other files");
   expect(withChat.stdout).not.toContain("notes.kt");
+
+  // A chat file's imports through tsconfig.json `paths` (JSON with comments) come first.
+  writeFileSync(join(root, "tsconfig.json"), '{\n  // aliases\n  "compilerOptions": { "paths": { "@billing/*": ["billing/*"] } },\n}\n');
+  mkdirSync(join(root, "billing"));
+  writeFileSync(join(root, "billing", "ledger.ts"), "export class LedgerBook {\n  post(amount: number) {\n    return amount;\n  }\n}\n");
+  writeFileSync(join(root, "checkout.ts"), 'import { LedgerBook } from "@billing/ledger";\n\nexport const book = new LedgerBook();\n');
+  git("add", "-A");
+  git("commit", "-q", "-m", "billing");
+  const imported = run(bin, ["map", "checkout.ts"], root);
+  expect(imported.code).toBe(0);
+  expect(imported.stdout).toContain("billing/ledger.ts:\n│export class LedgerBook {");
 }, 120_000);

@@ -6,7 +6,7 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 
-const SCHEMA = 5;
+const SCHEMA = 6;
 
 export interface CachedFile {
   path: string;
@@ -21,12 +21,12 @@ export interface CachedFile {
   defs: string;
   /** Definition names and lines only, "name\tline" rows (for ranking: lighter to load). */
   names: string;
-  /** [identKey, count] pairs as bytes (tags.ts encodeRefKeys). */
+  /** [identKey, plain, member] triples as bytes (tags.ts encodeRefKeys). */
   refs: Uint8Array;
 }
 
 /** What ranking reads of a file. */
-export type RankRow = Pick<CachedFile, "path" | "skipped" | "names" | "refs">;
+export type RankRow = Pick<CachedFile, "path" | "skipped" | "sig" | "names" | "refs">;
 
 export interface FileMeta {
   mtime: number;
@@ -95,7 +95,7 @@ export class TagCache {
   static #prepare(db: Database): void {
     const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
     if (version !== SCHEMA) {
-      db.exec("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS maps; DROP TABLE IF EXISTS rankings;");
+      db.exec("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS maps; DROP TABLE IF EXISTS rankings; DROP TABLE IF EXISTS imports;");
       db.exec(`PRAGMA user_version = ${SCHEMA}`);
     }
     db.exec(`CREATE TABLE IF NOT EXISTS files (
@@ -103,6 +103,7 @@ export class TagCache {
       skipped TEXT NOT NULL, sig TEXT NOT NULL, defs TEXT NOT NULL, names TEXT NOT NULL, refs BLOB NOT NULL) WITHOUT ROWID`);
     db.exec("CREATE TABLE IF NOT EXISTS maps (key TEXT PRIMARY KEY, text TEXT NOT NULL, created INTEGER NOT NULL)");
     db.exec("CREATE TABLE IF NOT EXISTS rankings (key TEXT PRIMARY KEY, entries TEXT NOT NULL, created INTEGER NOT NULL)");
+    db.exec("CREATE TABLE IF NOT EXISTS imports (path TEXT PRIMARY KEY, sig TEXT NOT NULL, data TEXT NOT NULL)");
   }
 
   /** Path → the fields that decide freshness (cheap: no tag text). */
@@ -122,11 +123,20 @@ export class TagCache {
   rankRows(): Map<string, RankRow> {
     const rows = new Map<string, RankRow>();
     try {
-      for (const row of this.db.query("SELECT path, skipped, names, refs FROM files").all() as RankRow[]) rows.set(row.path, row);
+      for (const row of this.db.query("SELECT path, skipped, sig, names, refs FROM files").all() as RankRow[]) rows.set(row.path, row);
     } catch {
       // An unreadable cache reads as empty: everything is reparsed.
     }
     return rows;
+  }
+
+  /** What ranking needs of one cached file, or null. */
+  rankRow(path: string): RankRow | null {
+    try {
+      return (this.db.query("SELECT path, skipped, sig, names, refs FROM files WHERE path = ?").get(path) as RankRow | null) ?? null;
+    } catch {
+      return null;
+    }
   }
 
   /** Writes rows in one transaction; a failure (disk full, lock) only costs the next run a reparse. */
@@ -164,6 +174,24 @@ export class TagCache {
       return row?.defs ?? "";
     } catch {
       return "";
+    }
+  }
+
+  /** A chat file's resolved imports as last read, when its tags then had ranking signature `sig` (see map.ts chatImports). */
+  getImports(path: string, sig: string): string | null {
+    try {
+      const row = this.db.query("SELECT data FROM imports WHERE path = ? AND sig = ?").get(path, sig) as { data: string } | null;
+      return row?.data ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  putImports(path: string, sig: string, data: string): void {
+    try {
+      this.db.query("INSERT OR REPLACE INTO imports (path, sig, data) VALUES (?, ?, ?)").run(path, sig, data);
+    } catch {
+      // Not caching imports only makes a provisional map less like the last one.
     }
   }
 

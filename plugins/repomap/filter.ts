@@ -4,6 +4,20 @@ import type { TaggedSource } from "./parse.ts";
 
 /** Files above this size are listed by name but not parsed. */
 export const MAX_PARSE_BYTES = 1_000_000;
+/**
+ * Of a larger file only this much is parsed (cut at a line end): parsing costs
+ * time in proportion to size (about 3 MB/s per core), and what a file defines
+ * first (its imports, its main types) is what a map shows of it. Definitions
+ * further down are not tagged.
+ */
+export const PARSE_HEAD_CHARS = 256_000;
+
+/** The part of a file's text that is parsed: all of it, or its head up to a line end. */
+export function parsedPart(text: string): string {
+  if (text.length <= PARSE_HEAD_CHARS) return text;
+  const end = text.lastIndexOf("\n", PARSE_HEAD_CHARS);
+  return text.slice(0, end > 0 ? end + 1 : PARSE_HEAD_CHARS);
+}
 
 const BINARY_EXTENSIONS = new Set(
   ("png jpg jpeg gif bmp ico icns webp tiff psd svgz pdf zip gz tgz bz2 xz 7z rar zst jar war ear class " +

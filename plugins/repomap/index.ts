@@ -4,6 +4,7 @@ import type { ContextBlock, Kit, Plugin, PluginObject, Session, TurnContext } fr
 import type { GrammarAssets } from "../../grammars/runtime.ts";
 import { TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
+import { MapMemory } from "./memory.ts";
 import { reparseInBackground, type BackgroundReparse } from "./scan.ts";
 
 export type RefreshMode = "auto" | "always" | "files" | "manual";
@@ -50,6 +51,9 @@ export class RepoMapService {
   #last: SessionMap | null = null;
   #forceNext = false;
   #background: BackgroundReparse | null = null;
+  /** Tags, grammars and ranks kept between this session's builds. */
+  #memory = new MapMemory();
+  #warmUpScheduled = false;
   /**
    * How long after a provisional map the background reparse starts: past the
    * request just sent and a quick reply (a worker compiling a grammar competes
@@ -103,6 +107,7 @@ export class RepoMapService {
       progress: turn.interactive ? progressBar() : undefined,
       reuse: forced || mode === "always" ? "none" : mode === "files" ? "files" : "state",
       signal: turn.signal,
+      memory: this.#memory,
       // The session's first map is on the way to the first request: when only chat
       // files changed since their tags were cached, it is built from those older tags
       // (no grammar loaded now) and they are reparsed in the background once it is
@@ -126,9 +131,27 @@ export class RepoMapService {
     }
     this.#last = { stateKey: prepared.stateKey, text: result.text, provisional: result.provisional };
     if (result.deferred.length > 0) {
-      this.#background = reparseInBackground(result.deferred, { root: input.root, cache: input.cache, assets: input.assets }, this.backgroundDelayMs);
+      this.#background = reparseInBackground(result.deferred, { root: input.root, cache: input.cache, assets: input.assets, memory: this.#memory }, this.backgroundDelayMs);
     }
+    this.#scheduleWarmUp(input);
     return this.#block(this.#last, turn);
+  }
+
+  /**
+   * Once per session, soon after a map is returned (an unreferenced timer, like the
+   * background reparse): the session's tagger compiles the chat files' languages
+   * and the tags are read into memory, so the map after the first edit parses
+   * with a compiled query and re-ranks from memory. Failures only lose that head start.
+   */
+  #scheduleWarmUp(input: RepoMapInput): void {
+    if (this.#warmUpScheduled) return;
+    this.#warmUpScheduled = true;
+    const memory = this.#memory;
+    const timer = setTimeout(() => {
+      if (memory !== this.#memory) return;
+      void input.assets().then((assets) => memory.warmUp(input.cache, assets, input.root, input.chatFiles)).catch(() => {});
+    }, this.backgroundDelayMs);
+    (timer as { unref?: () => void }).unref?.();
   }
 
   /**
@@ -167,6 +190,9 @@ export class RepoMapService {
     this.#background = null;
     this.#cache?.close();
     this.#cache = null;
+    this.#memory.close();
+    this.#memory = new MapMemory();
+    this.#warmUpScheduled = false;
   }
 }
 

@@ -289,3 +289,82 @@ test("a rendering is reused for the same ranking and the same shown files: a cha
   expect(moved.fromCache).toBe(false);
   expect(moved.text).toBe((await buildRepoMap(input(root, TagCache.memory(), opts))).text);
 });
+
+test("a session's memory gives the same maps as fresh builds through edits, additions and removals, and keeps one compiled grammar", async () => {
+  const { MapMemory } = await import("./memory.ts");
+  const root = repo(SOURCES);
+  const memory = new MapMemory();
+  const cache = TagCache.memory();
+  const files = [...Object.keys(SOURCES)];
+  const session = (extra: Partial<RepoMapInput> = {}) => buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files, ...extra }));
+  const fresh = async () => (await buildRepoMap(input(root, TagCache.memory(), { chatFiles: [CHAT], files }))).text;
+  await session();
+  const loader = memory.loader;
+  expect(loader).not.toBeNull();
+  expect(memory.tags.size).toBeGreaterThan(0);
+
+  writeFileSync(join(root, "lib/total.py"), SOURCES["lib/total.py"] + "\ndef compute_discount(store):\n    return 0\n");
+  const added = await session();
+  expect(added.stats.parsed).toBe(1);
+  expect(added.text).toContain("compute_discount");
+  expect(added.text).toBe(await fresh());
+  expect(memory.loader).toBe(loader);
+
+  writeFileSync(join(root, "lib/total.py"), "# moved\n" + SOURCES["lib/total.py"]);
+  const moved = await session();
+  expect(moved.text).toBe(await fresh());
+
+  writeFileSync(join(root, "lib/extra.py"), "def extra_helper():\n    return compute_total(None)\n");
+  files.push("lib/extra.py");
+  expect((await session()).text).toBe(await fresh());
+  files.splice(files.indexOf("lib/store.py"), 1);
+  const removed = await session();
+  expect(removed.text).not.toContain("lib/store.py");
+  expect(removed.text).toBe(await fresh());
+  expect(memory.meta?.has("lib/store.py")).toBe(false);
+
+  // A background reparse of the chat file updates the memory: the next build parses nothing.
+  writeFileSync(join(root, CHAT), CHAT_EDITED);
+  const stale = await session({ deferChatFiles: true });
+  expect(stale.provisional).toBe(true);
+  await reparseInBackground(stale.deferred, { root, cache, assets: input(root, cache).assets, memory }).done;
+  const after = await session();
+  expect(after.stats.parsed).toBe(0);
+  expect(after.text).toBe(await fresh());
+});
+
+test("of a file past PARSE_HEAD_CHARS only the head is parsed: its first definitions are tagged, later ones not", async () => {
+  const { PARSE_HEAD_CHARS } = await import("./filter.ts");
+  const filler = Array.from({ length: Math.ceil(PARSE_HEAD_CHARS / 8) }, (_, i) => `print(${i})\n`).join("");
+  const files = { "big.py": `def head_function():\n    return 1\n\n${filler}\ndef tail_function():\n    return 2\n` };
+  const root = repo(files);
+  const result = await buildRepoMap(input(root, TagCache.memory(), { files: Object.keys(files) }));
+  expect(result.text).toContain("│def head_function():");
+  expect(result.text).not.toContain("tail_function");
+});
+
+test("after a warm-up the session's tagger parses an edited file (its grammar compiled ahead), giving what a fresh build gives", async () => {
+  const { MapMemory } = await import("./memory.ts");
+  const root = repo(SOURCES);
+  const memory = new MapMemory();
+  const cache = TagCache.memory();
+  const files = Object.keys(SOURCES);
+  await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
+  await memory.warmUp(cache, EMBEDDED_ASSETS, root, [CHAT]);
+  try {
+    expect(memory.tagger?.failed).toBe(false);
+    expect(memory.tags.size).toBeGreaterThan(0);
+    writeFileSync(join(root, "lib/total.py"), SOURCES["lib/total.py"] + "\ndef compute_discount(store):\n    return 0\n");
+    const edited = await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
+    expect(edited.stats.parsed).toBe(1);
+    expect(edited.stats.workers).toBe(1);
+    expect(edited.text).toBe((await buildRepoMap(input(root, TagCache.memory(), { chatFiles: [CHAT], files }))).text);
+  } finally {
+    memory.close();
+  }
+  // A closed tagger is not used: the next build parses on this thread.
+  writeFileSync(join(root, "lib/total.py"), "# again\n" + SOURCES["lib/total.py"]);
+  const after = await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
+  expect(after.stats.parsed).toBe(1);
+  expect(after.stats.workers).toBe(0);
+});

@@ -7,13 +7,16 @@ import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
 import type { TagCache } from "./cache.ts";
+import { ImportResolver, type FileImports } from "./imports.ts";
+import type { MapMemory } from "./memory.ts";
 import { rankDefinitions, type RankFile, type RankedEntry } from "./rank.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
-import { scanTags, statFiles, type FileEntry, type ScanStats } from "./scan.ts";
-import { decodeDefNames, decodeDefs, decodeRefKeys, type Definition } from "./tags.ts";
+import { capBareNames, specialFiles } from "./special.ts";
+import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
+import { decodeDefNames, decodeDefs, type Definition } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, so cached maps are not reused. */
-const MAP_FORMAT = 1;
+const MAP_FORMAT = 2;
 
 export interface RepoMapInput {
   root: string;
@@ -36,6 +39,8 @@ export interface RepoMapInput {
   workers?: number;
   /** Changed files needed before parsing moves to workers (see ScanOptions). */
   poolThreshold?: number;
+  /** What the session keeps between builds (memory.ts); absent: everything is read from the cache. */
+  memory?: MapMemory;
   /** Aborts a build (it rejects with the signal's reason). */
   signal?: AbortSignal;
   /**
@@ -56,21 +61,11 @@ export interface RepoMapResult {
   key: string;
   /** Built from older tags of changed chat files (see RepoMapInput.deferChatFiles): not cached under `key`. */
   provisional: boolean;
+  /** The ranking the map was cut from, in order (absent when a finished map was reused). */
+  ranking?: readonly RankedEntry[];
   /** The changed chat files whose older tags were used: still to be reparsed. */
   deferred: FileEntry[];
   stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number };
-}
-
-/** Root-level files that orient a reader; listed first when not already ranked. */
-const IMPORTANT_FILES = new Set([
-  "README", "README.md", "README.rst", "README.txt", "package.json", "pyproject.toml", "setup.py", "setup.cfg",
-  "requirements.txt", "Cargo.toml", "go.mod", "pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle",
-  "Gemfile", "composer.json", "mix.exs", "Makefile", "CMakeLists.txt", "Dockerfile", "docker-compose.yml",
-  "tsconfig.json", "deno.json", "pubspec.yaml", "Package.swift", "build.zig", "dune-project", "stack.yaml",
-]);
-
-export function importantFiles(files: readonly string[]): string[] {
-  return files.filter((f) => IMPORTANT_FILES.has(f) || (f.startsWith(".github/workflows/") && /\.ya?ml$/.test(f))).sort();
 }
 
 /** A stat of the repository and the keys of the map it would give. */
@@ -129,6 +124,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     workers: input.workers,
     poolThreshold: input.poolThreshold,
     signal: input.signal,
+    memory: input.memory,
     deferrable: input.deferChatFiles ? chat : undefined,
   });
   Object.assign(stats, scan.stats);
@@ -138,7 +134,8 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   const allFiles = entries.map((e) => e.path);
   // A map never shows more definitions than its budget has tokens.
   const limit = Math.max(200, input.budget * 2);
-  const rankingKey = rankingKeyOf(input, scan.files, limit);
+  const imports = chatImports(input, allFiles, scan);
+  const rankingKey = rankingKeyOf(input, scan.files, limit, imports);
   const provisional = scan.deferred.length > 0;
   // The same ranking over the same shown files renders the same map, whatever
   // else changed (e.g. the body of a chat file: never shown, same names).
@@ -155,18 +152,22 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     ranked = relineFresh(ranked, scan.fresh);
   } else {
     const rankFiles: RankFile[] = [];
-    for (const row of scan.rankRows().values()) {
-      if (row.skipped || (!row.names && !row.refs?.byteLength)) continue;
-      const defs = decodeDefNames(row.names);
-      rankFiles.push({ path: row.path, defNames: defs.names, defLines: defs.lines, refPairs: decodeRefKeys(row.refs) });
+    for (const { file, skipped } of scan.rankFiles()) {
+      // A chat file stays even without tags: its imports still link it to what it uses.
+      if (!chat.has(file.path) && (skipped || (file.defNames.length === 0 && file.refs.length === 0))) continue;
+      rankFiles.push(file);
     }
+    const tagged = new Set(rankFiles.map((f) => f.path));
+    for (const path of imports.keys()) if (!tagged.has(path)) rankFiles.push({ path, defNames: [], defLines: [], refs: [] });
     ranked = rankDefinitions({
       files: rankFiles,
       allFiles,
       chatFiles: chat,
       mentionedFiles: new Set(input.mentionedFiles),
       mentionedIdents: new Set(input.mentionedIdents),
+      imports,
       limit,
+      warm: input.memory,
     });
     input.cache.putRanking(rankingKey, encodeRanking(ranked));
   }
@@ -181,22 +182,16 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     return defs;
   };
   const rankedPaths = new Set(ranked.filter((e) => e.line !== undefined).map((e) => e.path));
-  const special: RankedEntry[] = importantFiles(allFiles)
-    .filter((f) => !rankedPaths.has(f) && !chat.has(f))
+  const special: RankedEntry[] = specialFiles(allFiles, input.chatFiles)
+    .filter((f) => !rankedPaths.has(f))
     .map((path) => ({ path }));
   const specialSet = new Set(special.map((e) => e.path));
-  const ordered = [...special, ...ranked.filter((e) => e.line !== undefined || !specialSet.has(e.path))];
+  const ordered = capBareNames([...special, ...ranked.filter((e) => e.line !== undefined || !specialSet.has(e.path))], input.budget, input.countTokens);
   stats.rankMs = performance.now() - rankStart;
 
   const renderStart = performance.now();
   const renderer = new MapRenderer({
-    text: (path) => {
-      try {
-        return readFileSync(join(input.root, path), "utf8");
-      } catch {
-        return null;
-      }
-    },
+    text: (path) => readText(input.root, path),
     definitions: definitionsOf,
   });
   const fitted = fitToBudget(ordered, input.budget, (prefix) => renderer.render(prefix, chat), input.countTokens);
@@ -207,14 +202,64 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     // A provisional map is not what this state's tags give: never cached under its key.
     if (!provisional) input.cache.putMap(key, fitted.text);
   }
-  return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, stats };
+  return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, ranking: ordered, stats };
 }
 
-/** What the ranking depends on: every tagged file's signature, the chat, the mentions and the limit. */
-function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: string; skipped: string }>, limit: number): string {
+/**
+ * Each chat file's imports, read from its text (a chat file is small; no parse).
+ * They are stored beside the file's ranking signature: a chat file described by
+ * its older tags (deferred) gets the imports read with those tags, so that a
+ * provisional map is the one those tags gave.
+ */
+function chatImports(input: RepoMapInput, files: readonly string[], scan: ScanResult): Map<string, FileImports> {
+  const imports = new Map<string, FileImports>();
+  if (input.chatFiles.length === 0) return imports;
+  const deferred = new Set(scan.deferred.map((e) => e.path));
+  let resolver: ImportResolver | null = null;
+  for (const chat of new Set(input.chatFiles)) {
+    const sig = scan.files.get(chat)?.sig ?? "";
+    const stored = deferred.has(chat) ? decodeImports(input.cache.getImports(chat, sig)) : null;
+    if (stored) {
+      imports.set(chat, stored);
+      continue;
+    }
+    resolver ??= new ImportResolver({ files, read: (path) => readText(input.root, path) });
+    const found = resolver.importsOf(chat);
+    imports.set(chat, found);
+    if (!deferred.has(chat) && sig) input.cache.putImports(chat, sig, encodeImports(found));
+  }
+  return imports;
+}
+
+function readText(root: string, path: string): string | null {
+  try {
+    return readFileSync(join(root, path), "utf8");
+  } catch {
+    return null;
+  }
+}
+
+function encodeImports(imports: FileImports): string {
+  return JSON.stringify([...imports].map(([file, names]) => [file, [...names]]));
+}
+
+function decodeImports(data: string | null): FileImports | null {
+  if (data === null) return null;
+  try {
+    return new Map((JSON.parse(data) as [string, string[]][]).map(([file, names]) => [file, new Set(names)]));
+  } catch {
+    return null;
+  }
+}
+
+/** What the ranking depends on: every tagged file's signature, the chat and its imports, the mentions and the limit. */
+function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: string; skipped: string }>, limit: number, imports: ReadonlyMap<string, FileImports>): string {
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${limit}\n`);
   hasher.update(sortedUnique(input.chatFiles) + "\n\n");
+  for (const [chat, fileImports] of [...imports].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
+    hasher.update(`${chat}\n${[...fileImports].map(([file, names]) => `${file}\t${[...names].sort().join(",")}`).sort().join("\n")}\n\n`);
+  }
   hasher.update(sortedUnique(input.mentionedFiles) + "\n\n");
   hasher.update(sortedUnique(input.mentionedIdents) + "\n\n");
   // In listing order (parse results arrive in any order). Untagged files only

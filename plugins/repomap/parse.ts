@@ -2,7 +2,7 @@
 // main thread (few changed files) and the worker pool (cold builds).
 import type { GrammarLoader } from "../../grammars/runtime.ts";
 import type { LanguageSpec } from "../../grammars/languages.ts";
-import { skipByContent, untagged } from "./filter.ts";
+import { parsedPart, skipByContent, untagged } from "./filter.ts";
 import { encodeDefs, encodeRefKeys, encodeRefs, extractTags } from "./tags.ts";
 
 export interface TaggedSource {
@@ -10,7 +10,7 @@ export interface TaggedSource {
   sig: string;
   defs: string;
   names: string;
-  /** [identKey, count] pairs (see tags.ts encodeRefKeys). */
+  /** [identKey, plain, member] triples (see tags.ts encodeRefKeys). */
   refs: Uint8Array;
 }
 
@@ -28,7 +28,8 @@ export async function tagSource(loader: GrammarLoader, spec: LanguageSpec, text:
   } catch (error) {
     return untagged(`grammar ${spec.name} failed to load: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const tags = extractTags(grammar, text);
+  const tags = extractTags(grammar, parsedPart(text));
+  if (!tags) return untagged("parse too slow");
   return {
     skipped: "",
     sig: rankingSignature(tags.defs.map((d) => d.name), encodeRefs(tags.refs)),

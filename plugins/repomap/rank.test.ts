@@ -94,3 +94,59 @@ test("the limit cuts the ranking", () => {
   const ranked = rankDefinitions({ files, allFiles: files.map((f) => f.path), chatFiles: new Set(), mentionedFiles: new Set(), mentionedIdents: new Set(), limit: 10 });
   expect(ranked.length).toBe(10);
 });
+
+test("a member reference on an unknown receiver counts less than a plain one", () => {
+  const files = [
+    rankFile("app.ts", defsOf("main"), refsOf("renderPage"), new Map([["renderWidget", 1]])),
+    rankFile("page.ts", defsOf("renderPage"), new Map()),
+    rankFile("widget.ts", defsOf("renderWidget"), new Map()),
+  ];
+  const ranked = rank(files, { chat: ["app.ts"] });
+  expect(position(ranked, "renderPage")).toBeLessThan(position(ranked, "renderWidget"));
+  // The same two as plain references tie, and the tie goes to the later path (Aider's order).
+  const plain = rank([files[0]!, files[1]!, files[2]!].map((f, i) => (i === 0 ? rankFile("app.ts", defsOf("main"), refsOf("renderPage", "renderWidget")) : f)), { chat: ["app.ts"] });
+  expect(position(plain, "renderWidget")).toBeLessThan(position(plain, "renderPage"));
+});
+
+test("a chat file's imports: its names link only to the imported file and come first; tests rank low", () => {
+  const files = [
+    rankFile("src/app.ts", defsOf("main"), refsOf("parseConfig", "formatDate")),
+    rankFile("src/config.ts", defsOf("parseConfig"), new Map()),
+    rankFile("legacy/config.ts", defsOf("parseConfig"), new Map()),
+    rankFile("src/dates.ts", defsOf("formatDate"), new Map()),
+    rankFile("tests/dates.ts", defsOf("formatDate"), new Map()),
+  ];
+  const ranked = rankDefinitions({
+    files,
+    allFiles: files.map((f) => f.path),
+    chatFiles: new Set(["src/app.ts"]),
+    mentionedFiles: new Set(),
+    mentionedIdents: new Set(),
+    imports: new Map([["src/app.ts", new Map([["src/config.ts", new Set(["parseConfig"])]])]]),
+  });
+  const at = (path: string, name: string) => ranked.findIndex((e) => e.path === path && e.name === name);
+  expect(at("src/config.ts", "parseConfig")).toBe(0);
+  // Not imported: the other parseConfig gets no edge from the chat file, so no rank.
+  expect(at("legacy/config.ts", "parseConfig")).toBe(-1);
+  expect(at("src/dates.ts", "formatDate")).toBeLessThan(at("tests/dates.ts", "formatDate"));
+});
+
+test("a chat file importing more definers of a name than the edge bound allows: the ranking stays finite and exact", () => {
+  // 60 files define `get` and 60 others call it: past EDGES_PER_IDENT, each caller links to its nearest 32 definers.
+  const definers = Array.from({ length: 60 }, (_, i) => rankFile(`lib/store${String(i).padStart(2, "0")}.ts`, defsOf("get", `storeHelper${i}`), new Map()));
+  const callers = Array.from({ length: 60 }, (_, i) => rankFile(`app/caller${i}.ts`, defsOf(`caller${i}`), refsOf("get")));
+  const chat = rankFile("lib/main.ts", defsOf("main"), refsOf("get", "storeHelper59"));
+  const files = [chat, ...definers, ...callers];
+  const ranked = rankDefinitions({
+    files,
+    allFiles: files.map((f) => f.path),
+    chatFiles: new Set(["lib/main.ts"]),
+    mentionedFiles: new Set(),
+    mentionedIdents: new Set(),
+    // Imports every definer (as a Go or Java package's files are).
+    imports: new Map([["lib/main.ts", new Map(definers.map((f) => [f.path, new Set<string>()]))]]),
+  });
+  // The one name the chat file uses from a single definer ranks first; all 60 `get`s are linked (past the bound of 32).
+  expect(ranked[0]).toEqual({ path: "lib/store59.ts", name: "storeHelper59", line: 1 });
+  expect(ranked.filter((e) => e.name === "get").length).toBe(60);
+});

@@ -12,6 +12,9 @@ import type { CachedFile, RankRow, TagCache } from "./cache.ts";
 const SPECULATIVE_LOAD_FILES = 20_000;
 import { isBinaryPath, skipByName, untagged } from "./filter.ts";
 import type { WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
+import type { MapMemory } from "./memory.ts";
+import type { RankFile } from "./rank.ts";
+import { decodeDefNames, decodeRefKeys } from "./tags.ts";
 
 export interface FileEntry {
   path: string;
@@ -50,6 +53,8 @@ export interface ScanOptions {
   workers?: number;
   /** Stops parsing (the build then rejects with the signal's reason). */
   signal?: AbortSignal;
+  /** The session's memory of tags and grammars (absent: read everything from the cache). */
+  memory?: MapMemory;
   /**
    * Changed files whose older cached tags may stand in for now (chat files: never
    * shown in the map, their tags only personalise the ranking). Used only when no
@@ -73,8 +78,8 @@ export interface ScanResult {
   fresh: Map<string, CachedFile>;
   /** Changed files described by their older cached tags (see ScanOptions.deferrable): still to be reparsed. */
   deferred: FileEntry[];
-  /** What ranking needs of every entry (cached or fresh), loaded now. */
-  rankRows(): Map<string, RankRow>;
+  /** What ranking needs of every described file (fresh, remembered or cached), decoded. */
+  rankFiles(): RankSource[];
   /** One file's encoded definitions. */
   defsOf(path: string): string;
   stats: ScanStats;
@@ -82,7 +87,9 @@ export interface ScanResult {
 
 /** Brings the cache up to date for `entries` (those with a grammar) and describes them. */
 export async function scanTags(entries: readonly FileEntry[], options: ScanOptions): Promise<ScanResult> {
-  const meta = options.cache.fileMeta();
+  const memory = options.memory;
+  const meta = memory?.meta ?? options.cache.fileMeta();
+  if (memory) memory.meta = meta;
   const files = new Map<string, { sig: string; skipped: string }>();
   const fresh = new Map<string, CachedFile>();
   let stale: FileEntry[] = [];
@@ -112,9 +119,9 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   let cachedRows: Map<string, RankRow> | null = null;
   if (stale.length > 0) {
     // Parse what changed (in workers) while this thread reads what ranking will
-    // likely need (when that is cheap: a ranking may still be reused).
+    // likely need (when that is cheap and not already in the session's memory).
     const parsing = parseFiles(stale, options, stats);
-    if (meta.size <= SPECULATIVE_LOAD_FILES) cachedRows = options.cache.rankRows();
+    if (meta.size <= SPECULATIVE_LOAD_FILES && !(memory && memory.tags.size > 0)) cachedRows = options.cache.rankRows();
     const results = await parsing;
     const byPath = new Map(stale.map((e) => [e.path, e]));
     for (const result of results) {
@@ -125,30 +132,76 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
       stats.bytesParsed += entry.size;
     }
   }
-  options.cache.putFiles([...fresh.values()], options.warn);
+  const written = [...fresh.values()];
+  options.cache.putFiles(written, options.warn);
+  memory?.stored(written);
   if (meta.size > files.size) {
     const gone = [...meta.keys()].filter((path) => !files.has(path));
-    if (gone.length > 0) options.cache.prune(gone);
+    if (gone.length > 0) {
+      options.cache.prune(gone);
+      if (memory) memory.pruned(gone);
+    }
   }
   return {
     files,
     fresh,
     deferred,
     stats,
-    rankRows() {
-      const cached = cachedRows ?? options.cache.rankRows();
+    rankFiles() {
+      const rows = cachedRows;
       cachedRows = null;
-      const rows = new Map<string, RankRow>();
-      for (const path of files.keys()) {
-        const row = fresh.get(path) ?? cached.get(path);
-        if (row) rows.set(path, row);
-      }
-      return rows;
+      return rankFilesOf(files, fresh, rows, options.cache, memory);
     },
     defsOf(path) {
       return fresh.get(path)?.defs ?? options.cache.defsOf(path);
     },
   };
+}
+
+/** A file's tags as ranking reads them, with why it was skipped ("" when tagged). */
+export interface RankSource {
+  file: RankFile;
+  skipped: string;
+}
+
+/**
+ * Every described file's tags for ranking, decoded: from the rows parsed now, the
+ * session's memory (same signature), or the tag cache (all rows at once when many
+ * are missing, else one by one).
+ */
+function rankFilesOf(
+  files: ReadonlyMap<string, { sig: string; skipped: string }>,
+  fresh: ReadonlyMap<string, CachedFile>,
+  preloaded: Map<string, RankRow> | null,
+  cache: TagCache,
+  memory: MapMemory | undefined,
+): RankSource[] {
+  let rows = preloaded;
+  if (!rows && memory) {
+    let missing = 0;
+    for (const [path, { sig }] of files) if (!fresh.has(path) && memory.tags.get(path)?.sig !== sig) missing++;
+    if (missing > 64) rows = cache.rankRows();
+  } else if (!rows) rows = cache.rankRows();
+  const out: RankSource[] = [];
+  for (const [path, { sig, skipped }] of files) {
+    const remembered = fresh.has(path) ? undefined : memory?.tags.get(path);
+    if (remembered && remembered.sig === sig) {
+      out.push({ file: remembered.file, skipped });
+      continue;
+    }
+    const row = fresh.get(path) ?? rows?.get(path) ?? cache.rankRow(path);
+    if (!row) continue;
+    const file = decodeRankFile(row);
+    memory?.tags.set(path, { sig, skipped, file });
+    out.push({ file, skipped });
+  }
+  return out;
+}
+
+/** A cached row as ranking reads it. */
+export function decodeRankFile(row: Pick<RankRow, "path" | "names" | "refs">): RankFile {
+  const defs = decodeDefNames(row.names);
+  return { path: row.path, defNames: defs.names, defLines: defs.lines, refs: decodeRefKeys(row.refs) };
 }
 
 /** A changed file whose cached tags (same grammar version) may stand in for now. */
@@ -160,6 +213,16 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
   options.signal?.throwIfAborted();
   const assets = await options.assets();
   const threshold = options.poolThreshold ?? 16;
+  const tagger = options.memory?.tagger;
+  if (tagger && !tagger.failed && stale.length < threshold) {
+    try {
+      const results = await tagger.parse(stale.map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name })));
+      stats.workers = 1;
+      return results;
+    } catch {
+      // The session's tagger is gone: parse here, as without one.
+    }
+  }
   const workerCount = Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50));
   if (stale.length >= threshold && workerCount > 0) {
     try {
@@ -177,7 +240,8 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
 async function parseHere(stale: FileEntry[], options: ScanOptions, assets: GrammarAssets): Promise<WorkerResult[]> {
   const { GrammarLoader } = await import("../../grammars/runtime.ts");
   const { tagSource } = await import("./parse.ts");
-  const loader = new GrammarLoader(assets);
+  const loader = options.memory?.loader ?? new GrammarLoader(assets);
+  if (options.memory) options.memory.loader = loader;
   const results: WorkerResult[] = [];
   for (const entry of stale) {
     options.signal?.throwIfAborted();
@@ -265,7 +329,7 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
  * build, found by its path relative to the build root (import.meta.url still names
  * the source file there, which may not exist); from source, beside this file.
  */
-function workerEntry(): string {
+export function workerEntry(): string {
   const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
   return compiled ? "./plugins/repomap/worker.ts" : new URL("./worker.ts", import.meta.url).href;
 }
@@ -290,7 +354,7 @@ export interface BackgroundReparse {
  */
 export function reparseInBackground(
   entries: readonly FileEntry[],
-  options: Pick<ScanOptions, "root" | "cache" | "assets">,
+  options: Pick<ScanOptions, "root" | "cache" | "assets" | "memory">,
   delayMs = 0,
 ): BackgroundReparse {
   let worker: Worker | null = null;
@@ -331,6 +395,7 @@ export function reparseInBackground(
       }
       // One synchronous transaction: all rows or none, and no other work interleaves.
       options.cache.putFiles(rows, () => {});
+      options.memory?.stored(rows);
       settle();
     };
     w.onerror = () => settle();

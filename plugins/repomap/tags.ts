@@ -12,17 +12,83 @@ export interface Definition {
   show: [number, number][];
 }
 
+/** How a file refers to a name: plainly or qualified (`load(x)`, `pkg.Load`), or as a member of an unknown receiver (`x.get()`). */
+export interface RefCount {
+  plain: number;
+  member: number;
+}
+
 export interface FileTags {
   defs: Definition[];
-  refs: Map<string, number>;
+  refs: Map<string, RefCount>;
+}
+
+/**
+ * Node types whose named child after the receiver is a member name: `x.get` in
+ * JS/TS (member_expression), Python (attribute), Go (selector_expression), Rust and
+ * C/C++ (field_expression), Java (method_invocation, field_access), C#
+ * (member_access_expression), Kotlin (navigation_suffix), Ruby (call), PHP
+ * (member_call_expression), Lua (method_index_expression, dot_index_expression).
+ */
+const MEMBER_ACCESS = new Set([
+  "member_expression", "attribute", "selector_expression", "field_expression", "method_invocation", "field_access",
+  "member_access_expression", "navigation_suffix", "call", "member_call_expression", "nullsafe_member_call_expression",
+  "method_index_expression", "dot_index_expression",
+]);
+
+/**
+ * A reference made as a member of some receiver (`x.get()`, `self.items`), where
+ * the receiver's type is unknown: it links to every class with such a member. A
+ * capitalised member (`pkg.Load`, `errors.HTTPError`, Go's exported names) reads as
+ * a qualified name and counts as plain.
+ */
+function isMemberRef(node: Node): boolean {
+  const parent = node.parent;
+  if (!parent || !MEMBER_ACCESS.has(parent.type) || node.startIndex <= parent.startIndex) return false;
+  const first = node.text.replace(/^[$_]+/, "").charCodeAt(0);
+  return !(first >= 65 && first <= 90);
 }
 
 /** How many lines of a scope's header are shown at most (as Aider's TreeContext does). */
 const HEADER_MAX = 10;
 
-export function extractTags(grammar: LoadedGrammar, text: string): FileTags {
-  const tree = grammar.parser.parse(text);
-  if (!tree) return { defs: [], refs: new Map() };
+/** UTF-16 code units handed to the parser per read. */
+const READ_CHUNK = 8192;
+
+/**
+ * The text as a parser input read in bounded chunks. Passing the string itself
+ * makes web-tree-sitter hand over the whole rest of the text on every read, which
+ * turns quadratic on some inputs (8,000 Python comment lines: 44 s, chunked: 5 ms).
+ * A chunk never ends between the two halves of a surrogate pair.
+ */
+function chunkedInput(text: string): (index: number) => string {
+  return (index) => {
+    if (index >= text.length) return "";
+    let end = index + READ_CHUNK;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end++;
+    return text.slice(index, end);
+  };
+}
+
+/**
+ * How long a parse may take: a base plus a time per character far above normal
+ * parsing (about 3 MB/s). Some grammars turn quadratic on some inputs
+ * (tree-sitter-python on thousands of comment lines after an indented block: 44 s
+ * for 8,000 lines); such a file is listed by name rather than stalling a build.
+ */
+const PARSE_BASE_MS = 1000;
+const PARSE_MS_PER_KCHAR = 10;
+
+/** The file's tags, or null when parsing took too long (it was stopped). */
+export function extractTags(grammar: LoadedGrammar, text: string): FileTags | null {
+  const deadline = performance.now() + PARSE_BASE_MS + (text.length / 1000) * PARSE_MS_PER_KCHAR;
+  const tree = grammar.parser.parse(chunkedInput(text), null, { progressCallback: () => performance.now() > deadline });
+  if (!tree) {
+    // A stopped parse would otherwise resume on the next call.
+    grammar.parser.reset();
+    return null;
+  }
   try {
     const defNodes: { node: Node; kind: string }[] = [];
     const defStarts = new Set<number>();
@@ -51,12 +117,15 @@ export function extractTags(grammar: LoadedGrammar, text: string): FileTags {
         defNodes.push({ node: name, kind });
       } else refNodes.push(name);
     }
-    const refs = new Map<string, number>();
+    const refs = new Map<string, RefCount>();
     for (const node of refNodes) {
       if (defStarts.has(node.startIndex) || ignored.has(node.startIndex)) continue;
       const name = node.text;
       if (!isUsefulName(name)) continue;
-      refs.set(name, (refs.get(name) ?? 0) + 1);
+      let count = refs.get(name);
+      if (!count) refs.set(name, (count = { plain: 0, member: 0 }));
+      if (isMemberRef(node)) count.member++;
+      else count.plain++;
     }
     const headers = new Map<number, [number, number]>();
     const defs: Definition[] = [];
@@ -149,28 +218,33 @@ export function identKey(name: string): number {
   return Bun.hash.cityHash32(name) * 2097152 + (Bun.hash.murmur32v3(name) & 0x1fffff);
 }
 
-/** References as bytes of a Float64Array of [key, count] pairs (stored as a BLOB, read without parsing). */
-export function encodeRefKeys(refs: ReadonlyMap<string, number>): Uint8Array {
-  const pairs = new Float64Array(refs.size * 2);
+/** Numbers per reference in encoded references: [identKey, plain count, member count]. */
+export const REF_STRIDE = 3;
+
+/** References as bytes of a Float64Array of [key, plain, member] triples (stored as a BLOB, read without parsing). */
+export function encodeRefKeys(refs: ReadonlyMap<string, RefCount>): Uint8Array {
+  const triples = new Float64Array(refs.size * REF_STRIDE);
   let i = 0;
   for (const [name, count] of refs) {
-    pairs[i++] = identKey(name);
-    pairs[i++] = count;
+    triples[i++] = identKey(name);
+    triples[i++] = count.plain;
+    triples[i++] = count.member;
   }
-  return new Uint8Array(pairs.buffer);
+  return new Uint8Array(triples.buffer);
 }
 
 export function decodeRefKeys(bytes: Uint8Array | null | undefined): Float64Array {
-  if (!bytes || bytes.byteLength < 16) return new Float64Array(0);
+  if (!bytes || bytes.byteLength < 8 * REF_STRIDE) return new Float64Array(0);
   // A copy when the view is not 8-byte aligned.
   const aligned = bytes.byteOffset % 8 === 0 ? bytes : bytes.slice();
-  return new Float64Array(aligned.buffer, aligned.byteOffset, Math.floor(aligned.byteLength / 8));
+  const length = Math.floor(aligned.byteLength / 8 / REF_STRIDE) * REF_STRIDE;
+  return new Float64Array(aligned.buffer, aligned.byteOffset, length);
 }
 
 /** References as text, for the ranking signature. */
-export function encodeRefs(refs: ReadonlyMap<string, number>): string {
+export function encodeRefs(refs: ReadonlyMap<string, RefCount>): string {
   const out: string[] = [];
-  for (const [name, count] of refs) out.push(`${name}\t${count}`);
+  for (const [name, count] of refs) out.push(`${name}\t${count.plain}\t${count.member}`);
   return out.join("\n");
 }
 

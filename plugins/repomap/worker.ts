@@ -10,7 +10,9 @@ declare const self: Worker;
 
 export type WorkerRequest =
   | { kind: "init"; assets: GrammarAssets }
-  | { kind: "parse"; id: number; files: { abs: string; rel: string; lang: string }[]; stat?: boolean };
+  | { kind: "parse"; id: number; files: { abs: string; rel: string; lang: string }[]; stat?: boolean }
+  /** Compile these languages' grammars and queries now (a session's tagger, ahead of the edits); answered with no results. */
+  | { kind: "load"; id: number; langs: string[] };
 
 export interface WorkerResult {
   rel: string;
@@ -37,6 +39,15 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   if (request.kind === "init") {
     loader = new GrammarLoader(request.assets);
+    return;
+  }
+  if (request.kind === "load") {
+    for (const name of request.langs) {
+      const spec = specs.get(name);
+      // A grammar that fails to load is reported when a file of it is parsed.
+      if (spec && loader) await loader.load(spec).catch(() => {});
+    }
+    self.postMessage({ kind: "done", id: request.id, results: [] } satisfies WorkerReply);
     return;
   }
   const results: WorkerResult[] = [];

@@ -1,6 +1,7 @@
 // Bench section "repomap": cold build, warm build (nothing changed), one file
 // changed (lines moved; and a definition added), the chat file changed (parsed
-// now; and built from its older tags, as a session's first map is), peak RSS and parse throughput,
+// now; and built from its older tags, as a session's first map is), one file
+// changed within a session (the second map of one process), peak RSS and parse throughput,
 // on generated repositories of 1k, 10k and 100k files and on a real source tree
 // from node_modules. Each measurement is a fresh process (as `coder map` is).
 // Run by scripts/bench.ts, or alone: bun scripts/bench/repomap.ts [--sizes 1000,10000] [--keep]
@@ -10,6 +11,8 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, write
 import { loadavg, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { languageFor } from "../../grammars/languages.ts";
+import type { TagCache } from "../../plugins/repomap/cache.ts";
+import type { RepoMapInput } from "../../plugins/repomap/map.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BUN = process.execPath;
@@ -32,17 +35,13 @@ interface RunStats {
   tokens: number;
 }
 
-/** One map build in this process (the `--run` mode of this file); prints its stats as JSON. */
-async function runOnce(root: string, listFile: string | null, deferChatFiles: boolean): Promise<void> {
-  const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
-  const { TagCache } = await import("../../plugins/repomap/cache.ts");
+/** The input of a bench build: the listed files, one chat file, 1,024 tokens, the repository's own cache. */
+async function benchInput(root: string, listFile: string | null, cache: TagCache, extra: Partial<RepoMapInput> = {}): Promise<RepoMapInput> {
   const { countTokens } = await import("../../core/tokens.ts");
-  const files = listedFiles(root, listFile);
-  const cache = TagCache.open(join(root, ".coder", "cache", "repomap"), (m) => console.error(m));
-  const result = await buildRepoMap({
+  return {
     root,
-    files,
-    chatFiles: files.slice(1, 2),
+    files: listedFiles(root, listFile),
+    chatFiles: [chatFileOf(root, listFile)],
     mentionedFiles: [],
     mentionedIdents: [],
     budget: 1024,
@@ -51,10 +50,55 @@ async function runOnce(root: string, listFile: string | null, deferChatFiles: bo
     assets: async () => (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS,
     warn: (m) => console.error(m),
     reuse: "state",
-    deferChatFiles,
-  });
+    ...extra,
+  };
+}
+
+async function openCache(root: string): Promise<TagCache> {
+  const { TagCache } = await import("../../plugins/repomap/cache.ts");
+  return TagCache.open(join(root, ".coder", "cache", "repomap"), (m) => console.error(m));
+}
+
+/** One map build in this process (the `--run` mode of this file); prints its stats as JSON. */
+async function runOnce(root: string, listFile: string | null, deferChatFiles: boolean): Promise<void> {
+  const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
+  const cache = await openCache(root);
+  const result = await buildRepoMap(await benchInput(root, listFile, cache, { deferChatFiles }));
   cache.close();
   console.log(JSON.stringify({ ...result.stats, fromCache: result.fromCache, provisional: result.provisional, tokens: Math.round(result.tokens) }));
+}
+
+/**
+ * A session in this process (the `--run-session` mode): a first map (warm cache),
+ * the provider's warm-up (as while the model answers), then a definition added to
+ * the chat file (what a model's edit does: only chat files are edited) and the map
+ * rebuilt, six times; prints the first map's time and each rebuild's (the
+ * session's memory keeps tags, grammars and ranks between builds, as
+ * RepoMapService does).
+ */
+async function runSession(root: string, listFile: string | null): Promise<void> {
+  const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
+  const { MapMemory } = await import("../../plugins/repomap/memory.ts");
+  const cache = await openCache(root);
+  const memory = new MapMemory();
+  const input = await benchInput(root, listFile, cache, { memory });
+  const build = async () => {
+    const started = performance.now();
+    const result = await buildRepoMap(input);
+    return { ms: performance.now() - started, parsed: result.stats.parsed, scanMs: result.stats.scanMs, rankMs: result.stats.rankMs, renderMs: result.stats.renderMs, statMs: result.stats.statMs };
+  };
+  const first = await build();
+  // What the provider does soon after returning a map (while the model answers).
+  const assets = (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS;
+  await memory.warmUp(cache, assets, root, [chatFileOf(root, listFile)]);
+  const edits = [];
+  for (let i = 0; i < 6; i++) {
+    addDefinition(join(root, chatFileOf(root, listFile)), i);
+    edits.push(await build());
+  }
+  memory.close();
+  cache.close();
+  console.log(JSON.stringify({ first, edits }));
 }
 
 function measure(root: string, listFile: string | null, deferChatFiles = false): RunStats {
@@ -81,8 +125,8 @@ function shiftLines(path: string): void {
   writeFileSync(path, comment + text);
 }
 
-function addDefinition(path: string): void {
-  const fn = path.endsWith(".py") ? "\ndef bench_added_function(value):\n    return value\n" : path.endsWith(".go") ? "\nfunc BenchAddedFunction(value int) int {\n\treturn value\n}\n" : path.endsWith(".rs") ? "\npub fn bench_added_function(value: i64) -> i64 {\n    value\n}\n" : "\nexport function benchAddedFunction(value) {\n  return value;\n}\n";
+function addDefinition(path: string, n = 0): void {
+  const fn = path.endsWith(".py") ? `\ndef bench_added_function${n}(value):\n    return value\n` : path.endsWith(".go") ? `\nfunc BenchAddedFunction${n}(value int) int {\n\treturn value\n}\n` : path.endsWith(".rs") ? `\npub fn bench_added_function${n}(value: i64) -> i64 {\n    value\n}\n` : `\nexport function benchAddedFunction${n}(value) {\n  return value;\n}\n`;
   writeFileSync(path, readFileSync(path, "utf8") + fn);
 }
 
@@ -106,6 +150,7 @@ function benchRepo(label: string, root: string, listFile: string | null, pick: s
     addDefinition(join(root, chat));
     chatDeferred = measure(root, listFile, true);
   }
+  const session = measureSession(root, listFile);
   const mbps = cold.bytesParsed / 1e6 / (cold.scanMs / 1000);
   console.log(`${label}: ${cold.files} files, ${(cold.bytesParsed / 1e6).toFixed(1)} MB parsed`);
   console.log(line("cold", cold, `  ${mbps.toFixed(1)} MB/s with ${cold.workers} workers`));
@@ -116,6 +161,20 @@ function benchRepo(label: string, root: string, listFile: string | null, pick: s
     console.log(line("chat file (parsed)", chatParsed, `  ${chat}`));
     console.log(line("chat file (older tags)", chatDeferred));
   } else console.log(`  chat file ${chat} has no grammar: an edit to it needs no parse`);
+  const steady = [...session.edits.slice(1)].map((e) => e.ms).sort((a, b) => a - b);
+  const e0 = session.edits[0]!;
+  console.log(`  session: chat file edited    ${fmt(e0.ms).padStart(9)}  (2nd map of the session: stat ${Math.round(e0.statMs)} ms, scan ${Math.round(e0.scanMs)} ms, rank ${Math.round(e0.rankMs)} ms, render ${Math.round(e0.renderMs)} ms); next 5 edits: median ${fmt(steady[2]!)}, ${steady.map((ms) => fmt(ms)).join(" / ")}`);
+}
+
+interface SessionRun {
+  first: { ms: number };
+  edits: { ms: number; parsed: number; statMs: number; scanMs: number; rankMs: number; renderMs: number }[];
+}
+
+function measureSession(root: string, listFile: string | null): SessionRun {
+  const child = Bun.spawnSync([BUN, import.meta.path, "--run-session", root, listFile ?? "-"], { stdout: "pipe", stderr: "pipe" });
+  if (child.exitCode !== 0) throw new Error(`session run failed in ${root}: ${child.stderr.toString().slice(-2000)}`);
+  return JSON.parse(child.stdout.toString().trim().split("\n").pop()!) as SessionRun;
 }
 
 /** The files a build lists: those of `listFile`, else what git tracks. */
@@ -125,9 +184,9 @@ function listedFiles(root: string, listFile: string | null): string[] {
     : Bun.spawnSync(["git", "ls-files"], { cwd: root }).stdout.toString().split("\n").filter(Boolean);
 }
 
-/** The chat file of runOnce: the second listed file. */
+/** The chat file of a build: the second listed file with a grammar. */
 function chatFileOf(root: string, listFile: string | null): string {
-  return listedFiles(root, listFile)[1]!;
+  return listedFiles(root, listFile).filter((f) => languageFor(f) !== null)[1]!;
 }
 
 function walk(dir: string, base: string, out: string[]): void {
@@ -167,7 +226,7 @@ export default async function run(): Promise<void> {
       console.log(`  (generated ${size} files in ${fmt(performance.now() - t)})`);
     } else Bun.spawnSync(["git", "checkout", "-q", "--", "."], { cwd: root });
     const files = Bun.spawnSync(["git", "ls-files"], { cwd: root }).stdout.toString().split("\n").filter((f) => f.endsWith(".ts"));
-    benchRepo(`generated ${size}`, root, null, files[Math.floor(files.length / 2)]!);
+    benchRepo(`generated ${size} (load average ${loadavg()[0]!.toFixed(1)} before)`, root, null, files[Math.floor(files.length / 2)]!);
     Bun.spawnSync(["git", "checkout", "-q", "--", "."], { cwd: root });
     secondsPerFile = (performance.now() - started) / 1000 / size;
   }
@@ -188,9 +247,8 @@ export default async function run(): Promise<void> {
 }
 
 if (import.meta.main) {
-  if (process.argv[2] === "--run") {
-    const list = process.argv[4] ?? "-";
-    await runOnce(process.argv[3]!, list === "-" ? null : list, process.argv.includes("--defer-chat-files"));
-  }
+  const list = process.argv[4] ?? "-";
+  if (process.argv[2] === "--run") await runOnce(process.argv[3]!, list === "-" ? null : list, process.argv.includes("--defer-chat-files"));
+  else if (process.argv[2] === "--run-session") await runSession(process.argv[3]!, list === "-" ? null : list);
   else await run();
 }

@@ -1,0 +1,400 @@
+// What a chat file imports: its import statements, read by pattern, resolved to
+// listed repository files as each language's tooling would (TS/JS relative paths,
+// tsconfig `paths`/`baseUrl` and workspace packages; Python modules; Go packages of
+// the module and the same package; Rust `mod`/`use crate::`; Java/Kotlin/Scala
+// classes and packages; C# namespaces by folder), with the names taken from each.
+import { posix } from "node:path";
+import { aliasOf, expandUse, goImports, readTsPaths, tsImportStatements, usedMembers, type TsPaths } from "./import-syntax.ts";
+
+/** Per imported file, the names the chat file takes from it (empty: the file as a whole). */
+export type FileImports = Map<string, Set<string>>;
+
+export interface ImportSource {
+  /** Every listed repository file. */
+  files: readonly string[];
+  /** A listed file's text, or null when unreadable. */
+  read(path: string): string | null;
+}
+
+const TS_LIKE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
+const TS_EXTENSIONS = [".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
+const JVM = /\.(java|kt|kts|scala)$/;
+/** How far re-exports are followed (`index.ts` → `./schemas.ts` → ...). */
+const REEXPORT_HOPS = 3;
+
+/** Resolves imports of chat files against one listing (indexes built on first use). */
+export class ImportResolver {
+  readonly #source: ImportSource;
+  readonly #listed: Set<string>;
+  #byDir: Map<string, string[]> | null = null;
+  #byBase: Map<string, string[]> | null = null;
+  #dirs: string[] | null = null;
+  #packages: Map<string, string> | null = null;
+  readonly #tsconfigs = new Map<string, TsPaths | null>();
+  readonly #texts = new Map<string, string | null>();
+
+  constructor(source: ImportSource) {
+    this.#source = source;
+    this.#listed = new Set(source.files);
+  }
+
+  /** The repository files `chat` imports, with the names it uses from each. */
+  importsOf(chat: string): FileImports {
+    const text = this.#source.read(chat);
+    const out: FileImports = new Map();
+    if (text === null) return out;
+    const add = (file: string | null, names: Iterable<string>) => {
+      if (!file || file === chat) return;
+      let set = out.get(file);
+      if (!set) out.set(file, (set = new Set()));
+      for (const name of names) set.add(name);
+    };
+    if (TS_LIKE.test(chat)) this.#typescript(chat, text, add);
+    else if (/\.pyi?$/.test(chat)) this.#python(chat, text, add);
+    else if (chat.endsWith(".go")) this.#go(chat, text, add);
+    else if (chat.endsWith(".rs")) this.#rust(chat, text, add);
+    else if (JVM.test(chat)) this.#jvm(chat, text, add);
+    else if (chat.endsWith(".cs")) this.#csharp(chat, text, add);
+    return out;
+  }
+
+  // ─── TS/JS ────────────────────────────────────────────────────────────────
+
+  #typescript(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
+    for (const statement of tsImportStatements(text)) {
+      const file = this.#resolveTs(chat, statement.spec);
+      if (!file) continue;
+      const names = statement.namespace ? usedMembers(text, statement.namespace) : statement.names;
+      add(file, names);
+      this.#followTsReexports(file, names, add, REEXPORT_HOPS);
+    }
+  }
+
+  /** Names taken from a file that re-exports them (`export { A } from`, `export * from`): their files too. */
+  #followTsReexports(file: string, names: readonly string[], add: (file: string | null, names: Iterable<string>) => void, hops: number): void {
+    if (hops === 0 || names.length === 0) return;
+    const text = this.#read(file);
+    if (text === null) return;
+    for (const statement of tsImportStatements(text)) {
+      if (!statement.reexport) continue;
+      const passed = statement.star ? names : names.flatMap((name) => (statement.exported.has(name) ? [statement.exported.get(name)!] : []));
+      if (passed.length === 0) continue;
+      const target = this.#resolveTs(file, statement.spec);
+      if (!target) continue;
+      add(target, passed);
+      this.#followTsReexports(target, passed, add, hops - 1);
+    }
+  }
+
+  #read(path: string): string | null {
+    let text = this.#texts.get(path);
+    if (text === undefined) this.#texts.set(path, (text = this.#source.read(path)));
+    return text;
+  }
+
+  #resolveTs(from: string, spec: string): string | null {
+    const bases: string[] = [];
+    if (spec.startsWith("./") || spec.startsWith("../")) bases.push(posix.join(posix.dirname(from), spec));
+    else if (spec.startsWith("/")) return null;
+    else {
+      const config = this.#tsconfigFor(from);
+      if (config) bases.push(...config.resolve(spec));
+      bases.push(...this.#workspacePackage(spec));
+    }
+    for (const base of bases) {
+      const found = this.#tsFile(base);
+      if (found) return found;
+    }
+    return null;
+  }
+
+  #tsFile(base: string): string | null {
+    const normal = posix.normalize(base);
+    if (normal.startsWith("../")) return null;
+    const stripped = normal.replace(/\.(m|c)?js$/, "");
+    for (const candidate of [normal, ...TS_EXTENSIONS.map((e) => stripped + e), ...TS_EXTENSIONS.map((e) => `${normal}/index${e}`)]) {
+      if (this.#listed.has(candidate)) return candidate;
+    }
+    return null;
+  }
+
+  /** The nearest tsconfig.json (or jsconfig.json) above `file` that has `paths` or `baseUrl`. */
+  #tsconfigFor(file: string): TsPaths | null {
+    let dir = posix.dirname(file);
+    for (;;) {
+      let config = this.#tsconfigs.get(dir);
+      if (config === undefined) {
+        config = null;
+        for (const name of ["tsconfig.json", "jsconfig.json"]) {
+          const path = dir === "." ? name : `${dir}/${name}`;
+          if (this.#listed.has(path)) config = readTsPaths(path, (p) => (this.#listed.has(p) ? this.#source.read(p) : null));
+          if (config) break;
+        }
+        this.#tsconfigs.set(dir, config);
+      }
+      if (config) return config;
+      if (dir === ".") return null;
+      dir = posix.dirname(dir);
+    }
+  }
+
+  /** `@scope/pkg/sub` → candidate paths in the listed package.json whose name is `@scope/pkg` (monorepos). */
+  #workspacePackage(spec: string): string[] {
+    if (!this.#packages) {
+      this.#packages = new Map();
+      for (const file of this.#source.files) {
+        if (file !== "package.json" && !file.endsWith("/package.json")) continue;
+        if (file.includes("node_modules/")) continue;
+        try {
+          const name = (JSON.parse(this.#source.read(file) ?? "{}") as { name?: unknown }).name;
+          if (typeof name === "string") this.#packages.set(name, posix.dirname(file));
+        } catch {
+          // Not JSON: not a package.
+        }
+      }
+    }
+    const parts = spec.split("/");
+    const name = spec.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+    const dir = this.#packages.get(name);
+    if (dir === undefined) return [];
+    const rest = spec.slice(name.length + 1);
+    const at = (p: string) => (dir === "." ? p : `${dir}/${p}`);
+    return rest ? [at(rest), at(`src/${rest}`)] : [at("src/index"), at("index"), at("src/main"), at("lib/index")];
+  }
+
+  // ─── Python ───────────────────────────────────────────────────────────────
+
+  #python(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
+    const code = text.replace(/\\\r?\n/g, " ");
+    for (const m of code.matchAll(/^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)/gm)) {
+      const module = m[1]!;
+      const names = m[2]!.replace(/[()]/g, "").split(",").map((p) => p.trim().split(/\s+as\s+/)[0]!).filter((n) => /^\w+$/.test(n));
+      const target = this.#resolvePython(chat, module);
+      add(target, names);
+      if (target) this.#followPythonReexports(target, names, add, REEXPORT_HOPS);
+      // `from package import module`: a name may be a module of its own.
+      for (const name of names) {
+        const sub = this.#resolvePython(chat, module.endsWith(".") ? module + name : `${module}.${name}`);
+        if (sub) add(sub, usedMembers(code, aliasOf(m[2]!, name)));
+      }
+    }
+    for (const m of code.matchAll(/^[ \t]*import[ \t]+([\w. \t,]+)/gm)) {
+      for (const part of m[1]!.split(",")) {
+        const [module, alias] = part.trim().split(/\s+as\s+/) as [string, string | undefined];
+        add(this.#resolvePython(chat, module), usedMembers(code, alias ?? module));
+      }
+    }
+  }
+
+  /** Names a module takes from another (`from .x import A` in a package's __init__.py): their files too. */
+  #followPythonReexports(file: string, names: readonly string[], add: (file: string | null, names: Iterable<string>) => void, hops: number): void {
+    if (hops === 0 || names.length === 0) return;
+    const text = this.#read(file);
+    if (text === null) return;
+    for (const m of text.matchAll(/^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)/gm)) {
+      const taken = m[2]!.replace(/[()]/g, "").split(",").map((p) => p.trim().split(/\s+as\s+/));
+      const passed = taken.flatMap(([original, alias]) => (original && names.includes(alias ?? original) ? [original] : m[2]!.trim() === "*" ? [...names] : []));
+      if (passed.length === 0) continue;
+      const target = this.#resolvePython(file, m[1]!);
+      if (!target) continue;
+      add(target, passed);
+      this.#followPythonReexports(target, passed, add, hops - 1);
+    }
+  }
+
+  #resolvePython(from: string, module: string): string | null {
+    const dots = /^\.*/.exec(module)![0].length;
+    const rel = module.slice(dots).split(".").filter(Boolean).join("/");
+    if (dots > 0) {
+      let dir = posix.dirname(from);
+      for (let i = 1; i < dots; i++) dir = posix.dirname(dir);
+      const base = posix.join(dir, rel);
+      return [`${base}.py`, `${base}.pyi`, `${base}/__init__.py`].map((p) => posix.normalize(p)).find((p) => this.#listed.has(p)) ?? null;
+    }
+    if (!rel) return null;
+    for (const ending of [`${rel}.py`, `${rel}.pyi`, `${rel}/__init__.py`]) {
+      const found = this.#endingWith(ending);
+      if (found.length > 0) return nearest(from, found);
+    }
+    return null;
+  }
+
+  // ─── Go ───────────────────────────────────────────────────────────────────
+
+  #go(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
+    const isTest = chat.endsWith("_test.go");
+    const goFiles = (dir: string) => this.#filesIn(dir).filter((f) => f.endsWith(".go") && (isTest || !f.endsWith("_test.go")));
+    // The same package: the other files of the folder.
+    for (const file of goFiles(posix.dirname(chat))) add(file, []);
+    const module = this.#goModule(chat);
+    if (!module) return;
+    for (const { alias, path } of goImports(text)) {
+      if (path !== module.path && !path.startsWith(module.path + "/")) continue;
+      const rel = path.slice(module.path.length + 1);
+      const dir = module.dir === "." ? rel || "." : rel ? `${module.dir}/${rel}` : module.dir;
+      const names = usedMembers(text, alias ?? path.slice(path.lastIndexOf("/") + 1));
+      for (const file of goFiles(dir)) add(file, names);
+    }
+  }
+
+  #goModule(file: string): { dir: string; path: string } | null {
+    for (let dir = posix.dirname(file); ; dir = posix.dirname(dir)) {
+      const mod = dir === "." ? "go.mod" : `${dir}/go.mod`;
+      if (this.#listed.has(mod)) {
+        const path = /^module\s+(\S+)/m.exec(this.#source.read(mod) ?? "")?.[1];
+        return path ? { dir, path } : null;
+      }
+      if (dir === ".") return null;
+    }
+  }
+
+  // ─── Rust ─────────────────────────────────────────────────────────────────
+
+  #rust(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
+    const base = posix.basename(chat, ".rs");
+    const moduleDir = ["mod", "lib", "main"].includes(base) ? posix.dirname(chat) : posix.join(posix.dirname(chat), base);
+    for (const m of text.matchAll(/^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?mod[ \t]+(\w+)[ \t]*;/gm)) {
+      add(this.#rustFile(posix.join(moduleDir, m[1]!)), []);
+    }
+    const crateRoot = this.#crateRoot(chat);
+    for (const m of text.matchAll(/^[ \t]*(?:pub(?:\([^)]*\))?[ \t]+)?use[ \t]+([^;]+);/gm)) {
+      for (const path of expandUse(m[1]!.replace(/\s+/g, ""))) {
+        const segments = path.split("::");
+        const head = segments[0];
+        let dir: string | null;
+        if (head === "crate") dir = crateRoot;
+        else if (head === "self") dir = moduleDir;
+        else if (head === "super") dir = posix.dirname(moduleDir);
+        else continue;
+        if (dir === null) continue;
+        let rest = segments.slice(1);
+        while (rest[0] === "super") {
+          dir = posix.dirname(dir);
+          rest = rest.slice(1);
+        }
+        // The longest prefix of the path that is a module file; what follows are names in it.
+        for (let cut = rest.length; cut >= 1; cut--) {
+          const file = this.#rustFile(posix.join(dir, ...rest.slice(0, cut)));
+          if (!file) continue;
+          add(file, rest.slice(cut, cut + 1).filter((n) => n !== "*" && n !== "self"));
+          break;
+        }
+      }
+    }
+  }
+
+  #rustFile(base: string): string | null {
+    const normal = posix.normalize(base);
+    return [`${normal}.rs`, `${normal}/mod.rs`].find((p) => this.#listed.has(p)) ?? null;
+  }
+
+  /** The `src` folder beside the nearest Cargo.toml, else the chat file's top `src` folder. */
+  #crateRoot(file: string): string | null {
+    for (let dir = posix.dirname(file); ; dir = posix.dirname(dir)) {
+      const cargo = dir === "." ? "Cargo.toml" : `${dir}/Cargo.toml`;
+      if (this.#listed.has(cargo)) return dir === "." ? "src" : `${dir}/src`;
+      if (dir === ".") break;
+    }
+    const at = file.lastIndexOf("/src/");
+    return at >= 0 ? file.slice(0, at + 4) : file.startsWith("src/") ? "src" : ".";
+  }
+
+  // ─── Java, Kotlin, Scala ──────────────────────────────────────────────────
+
+  #jvm(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
+    const ext = /\.\w+$/.exec(chat)![0];
+    const sameLanguage = (f: string) => JVM.test(f) && (f.endsWith(ext) || f.endsWith(".java"));
+    // The same package: the other files of the folder.
+    for (const file of this.#filesIn(posix.dirname(chat))) if (sameLanguage(file)) add(file, []);
+    for (const m of text.matchAll(/^[ \t]*import[ \t]+(static[ \t]+)?(\w+(?:\.\w+)*)(\.\*)?[ \t]*;?/gm)) {
+      const parts = m[2]!.split(".");
+      if (m[3]) {
+        // `import a.b.*`: every file of the package (or the members of a class).
+        const dir = this.#dirEndingWith(parts.join("/"));
+        if (dir !== null) for (const file of this.#filesIn(dir)) if (sameLanguage(file)) add(file, []);
+        else add(this.#jvmClass(chat, parts), []);
+        continue;
+      }
+      // `import a.b.C` (a class), or `import static a.b.C.m` / Kotlin `import a.b.fn` (a member).
+      const asClass = this.#jvmClass(chat, parts);
+      if (asClass) add(asClass, [parts[parts.length - 1]!, ...usedMembers(text, parts[parts.length - 1]!)]);
+      else add(this.#jvmClass(chat, parts.slice(0, -1)), [parts[parts.length - 1]!]);
+    }
+  }
+
+  #jvmClass(from: string, parts: string[]): string | null {
+    if (parts.length === 0) return null;
+    const rel = parts.join("/");
+    const found = [".java", ".kt", ".scala"].flatMap((e) => this.#endingWith(rel + e));
+    return found.length > 0 ? nearest(from, found) : null;
+  }
+
+  // ─── C# ───────────────────────────────────────────────────────────────────
+
+  #csharp(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
+    for (const file of this.#filesIn(posix.dirname(chat))) if (file.endsWith(".cs")) add(file, []);
+    for (const m of text.matchAll(/^[ \t]*(?:global[ \t]+)?using[ \t]+(?:static[ \t]+)?([\w.]+)[ \t]*;/gm)) {
+      const parts = m[1]!.split(".");
+      // Namespaces follow folders by convention, often without the root namespace.
+      for (let start = 0; start < parts.length; start++) {
+        const dir = this.#dirEndingWith(parts.slice(start).join("/"));
+        if (dir === null) continue;
+        for (const file of this.#filesIn(dir)) if (file.endsWith(".cs")) add(file, []);
+        break;
+      }
+    }
+  }
+
+  // ─── Indexes ──────────────────────────────────────────────────────────────
+
+  #filesIn(dir: string): string[] {
+    if (!this.#byDir) {
+      this.#byDir = new Map();
+      for (const file of this.#source.files) {
+        const d = posix.dirname(file);
+        const list = this.#byDir.get(d);
+        if (list) list.push(file);
+        else this.#byDir.set(d, [file]);
+      }
+    }
+    return this.#byDir.get(dir) ?? [];
+  }
+
+  /** Listed files equal to `ending` or ending with `/ending`. */
+  #endingWith(ending: string): string[] {
+    if (!this.#byBase) {
+      this.#byBase = new Map();
+      for (const file of this.#source.files) {
+        const base = file.slice(file.lastIndexOf("/") + 1);
+        const list = this.#byBase.get(base);
+        if (list) list.push(file);
+        else this.#byBase.set(base, [file]);
+      }
+    }
+    const base = ending.slice(ending.lastIndexOf("/") + 1);
+    return (this.#byBase.get(base) ?? []).filter((f) => f === ending || f.endsWith("/" + ending));
+  }
+
+  /** A listed folder equal to `ending` or ending with `/ending` (the first in path order). */
+  #dirEndingWith(ending: string): string | null {
+    this.#filesIn(".");
+    this.#dirs ??= [...this.#byDir!.keys()].sort();
+    for (const dir of this.#dirs) if (dir === ending || dir.endsWith("/" + ending)) return dir;
+    return null;
+  }
+}
+
+/** The candidate sharing the longest path prefix with `from` (ties: path order). */
+function nearest(from: string, candidates: string[]): string {
+  let best = candidates[0]!;
+  let bestShare = -1;
+  for (const candidate of [...candidates].sort()) {
+    let i = 0;
+    while (i < candidate.length && candidate[i] === from[i]) i++;
+    if (i > bestShare) {
+      best = candidate;
+      bestShare = i;
+    }
+  }
+  return best;
+}

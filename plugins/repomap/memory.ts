@@ -1,0 +1,86 @@
+// What a session keeps between map builds in one process: the tag cache's index
+// (path → stat and signature), each file's tags as ranking reads them (decoded),
+// the main thread's compiled grammars, and the last PageRank vector. A build
+// after a one-file edit then reads, parses and decodes that file only, compiles
+// no tags query, and re-ranks from the previous vector.
+import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
+import type { FileMeta, TagCache } from "./cache.ts";
+import { join } from "node:path";
+import { languageFor } from "../../grammars/languages.ts";
+import { rankDefinitions, type RankFile } from "./rank.ts";
+import { decodeRankFile, workerEntry } from "./scan.ts";
+import { SessionTagger } from "./tagger.ts";
+
+/** Up to this many files, a warm-up also reads every file's tags into memory (~40 ms per 1,000 files). */
+const PREFILL_FILES = 20_000;
+/** Files in the warm-up's ranking (enough to run every part of the ranking code). */
+const WARM_RANK_FILES = 500;
+
+export interface RememberedTags {
+  sig: string;
+  skipped: string;
+  file: RankFile;
+}
+
+export class MapMemory {
+  /** Mirror of the tag cache's index, as this session last wrote or read it (null: not read yet). */
+  meta: Map<string, FileMeta> | null = null;
+  /** Decoded tags by path, valid while the signature matches the index's. */
+  readonly tags = new Map<string, RememberedTags>();
+  /** The main thread's parser and compiled queries (compiling a tags query costs 40–90 ms). */
+  loader: GrammarLoader | null = null;
+  /** The last PageRank vector by path: the next ranking starts from it. */
+  ranks: Map<string, number> | null = null;
+  /** The session's worker for the few files an edit changes, its grammars compiled ahead (tagger.ts). */
+  tagger: SessionTagger | null = null;
+
+  /**
+   * Readies the session for the map after an edit, off the path of any request:
+   * the tagger compiles the chat files' languages and parses them once, (in
+   * repositories up to PREFILL_FILES files) every file's tags are read into
+   * memory, and a small ranking runs once.
+   */
+  async warmUp(cache: TagCache, assets: GrammarAssets, root: string, chatFiles: readonly string[]): Promise<void> {
+    if (!this.tagger || this.tagger.failed) this.tagger = new SessionTagger(workerEntry(), assets);
+    const chat = chatFiles.flatMap((path) => {
+      const lang = languageFor(path);
+      return lang ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
+    });
+    // Compiling the grammars and parsing the chat files once also readies the worker's parsing code.
+    const tagging = this.tagger.preload([...new Set(chat.map((f) => f.lang))]).then(() => this.tagger?.parse(chat));
+    if (!this.meta) this.meta = cache.fileMeta();
+    if (this.meta.size <= PREFILL_FILES && this.tags.size === 0) {
+      for (const row of cache.rankRows().values()) {
+        if (!this.tags.has(row.path)) this.tags.set(row.path, { sig: row.sig, skipped: row.skipped, file: decodeRankFile(row) });
+      }
+    }
+    // A ranking of a few files readies this thread's ranking code (the first run of
+    // it in a process costs several times a later one, whatever the size).
+    const sample = [...this.tags.values()].slice(0, WARM_RANK_FILES).map((t) => t.file);
+    rankDefinitions({ files: sample, allFiles: sample.map((f) => f.path), chatFiles: new Set(sample.slice(0, 1).map((f) => f.path)), mentionedFiles: new Set(), mentionedIdents: new Set(), limit: 100 });
+    await tagging;
+  }
+
+  close(): void {
+    this.tagger?.close();
+    this.tagger = null;
+  }
+
+  /** Records rows just written to the tag cache (by this session or its background reparse). */
+  stored(rows: readonly { path: string; mtime: number; size: number; version: string; sig: string; skipped: string }[]): void {
+    if (!this.meta) return;
+    for (const row of rows) {
+      this.meta.set(row.path, { mtime: row.mtime, size: row.size, version: row.version, sig: row.sig, skipped: row.skipped });
+      // Lines may have moved even when the signature is the same: decode again when needed.
+      this.tags.delete(row.path);
+    }
+  }
+
+  /** Forgets files no longer listed. */
+  pruned(paths: readonly string[]): void {
+    for (const path of paths) {
+      this.meta?.delete(path);
+      this.tags.delete(path);
+    }
+  }
+}

@@ -1,0 +1,69 @@
+// Files listed by name only: the few that orient a reader (README, the package
+// manifests nearest the chat files) go first, and all names together never take
+// more than a small share of the budget while definitions are left to show.
+import { posix } from "node:path";
+import type { RankedEntry } from "./rank.ts";
+
+/** At most this many special files are listed first. */
+export const MAX_SPECIAL_FILES = 5;
+/** Share of the budget that files listed by name may take while definitions remain to be shown. */
+export const BARE_NAME_SHARE = 0.05;
+
+const READMES = new Set(["README", "README.md", "README.rst", "README.txt"]);
+const MANIFESTS = new Set([
+  "package.json", "pyproject.toml", "setup.py", "setup.cfg", "requirements.txt", "Cargo.toml", "go.mod", "pom.xml",
+  "build.gradle", "build.gradle.kts", "settings.gradle", "Gemfile", "composer.json", "mix.exs", "deno.json",
+  "pubspec.yaml", "Package.swift", "build.zig", "dune-project", "stack.yaml", "CMakeLists.txt",
+]);
+const BUILD_FILES = new Set(["Makefile", "Dockerfile", "docker-compose.yml", "tsconfig.json"]);
+
+/**
+ * The special files to list first, most relevant first: the root README, the
+ * manifests nearest each chat file (a package of a monorepo), the root manifests,
+ * then root build files. CI workflows are not among them: a large repository has
+ * dozens, and they say little about the code.
+ */
+export function specialFiles(files: readonly string[], chatFiles: readonly string[]): string[] {
+  const listed = new Set(files);
+  const picked: string[] = [];
+  const pick = (path: string) => {
+    if (listed.has(path) && !picked.includes(path) && !chatFiles.includes(path)) picked.push(path);
+  };
+  for (const name of READMES) pick(name);
+  for (const chat of chatFiles) {
+    for (let dir = posix.dirname(chat); dir !== "."; dir = posix.dirname(dir)) {
+      const manifests = [...MANIFESTS].map((m) => `${dir}/${m}`).filter((p) => listed.has(p));
+      if (manifests.length === 0) continue;
+      manifests.forEach(pick);
+      break;
+    }
+  }
+  for (const name of MANIFESTS) pick(name);
+  for (const name of BUILD_FILES) pick(name);
+  return picked.slice(0, MAX_SPECIAL_FILES);
+}
+
+/**
+ * The ranking with files listed by name kept within BARE_NAME_SHARE of the budget:
+ * past it, they move behind every definition (shown only if all definitions fit).
+ */
+export function capBareNames(ordered: readonly RankedEntry[], budget: number, countTokens: (text: string) => number): RankedEntry[] {
+  const kept: RankedEntry[] = [];
+  const moved: RankedEntry[] = [];
+  let spent = 0;
+  const seen = new Set<string>();
+  for (const entry of ordered) {
+    if (entry.line !== undefined) {
+      kept.push(entry);
+      continue;
+    }
+    if (seen.has(entry.path)) continue;
+    seen.add(entry.path);
+    const cost = countTokens(`\n${entry.path}\n`);
+    if (spent + cost <= budget * BARE_NAME_SHARE) {
+      spent += cost;
+      kept.push(entry);
+    } else moved.push(entry);
+  }
+  return [...kept, ...moved];
+}
