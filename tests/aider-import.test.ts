@@ -12,7 +12,7 @@ import { afterEach } from "bun:test";
 afterEach(() => removeRepos());
 
 async function coder(repo: Repo, args: string[]) {
-  const proc = Bun.spawn([BINARY, ...args], {
+  const proc = Bun.spawn([BINARY, ...args], { timeout: 90_000, killSignal: "SIGKILL",
     cwd: repo.root,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
     stdin: "ignore",

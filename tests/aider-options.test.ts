@@ -20,7 +20,7 @@ function jsonEvents(stdout: string): any[] {
 
 /** The binary with no model flags at all, for the options that choose keys and endpoints. */
 async function bare(repo: Repo, args: string[], env: Record<string, string> = {}) {
-  const proc = Bun.spawn([BINARY, "--no-pretty", ...args], {
+  const proc = Bun.spawn([BINARY, "--no-pretty", ...args], { timeout: 90_000, killSignal: "SIGKILL",
     cwd: repo.root,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1", ...env },
     stdin: "ignore",

@@ -13,7 +13,7 @@ const APP = "def total(items):\n    return sum(items)\n";
 
 /** `coder --watch-files` without a terminal, its output collected; stop() ends it. */
 function watchRun(repo: Repo, s: FakeServer, args: string[] = []) {
-  const proc = Bun.spawn([BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", s.url, "--api-key", "sk-test", "--no-pretty", "--watch-files", ...args], {
+  const proc = Bun.spawn([BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", s.url, "--api-key", "sk-test", "--no-pretty", "--watch-files", ...args], { timeout: 90_000, killSignal: "SIGKILL",
     cwd: repo.root,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
     stdin: "ignore",

@@ -68,6 +68,9 @@ export async function runCoder(
   const proc = Bun.spawn(
     [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", "--no-pretty", ...args],
     {
+      // A run that hangs is killed, not left to burn a core after its test gave up.
+      timeout: 90_000,
+      killSignal: "SIGKILL",
       cwd: opts.cwd ?? repo.root,
       env: {
         PATH: process.env.PATH ?? "/usr/bin:/bin",

@@ -233,7 +233,7 @@ describe("--read outside the repository", () => {
 /** Start coder one-shot against its own fake server; the caller decides when it ends (signals). */
 async function spawnCoder(root: string, args: string[], steps: FakeStep[], env: Record<string, string> = {}) {
   const server = await startFakeServer(steps);
-  const proc = Bun.spawn([BIN, "--model", MODEL, "--api-base", server.url, "--api-key", "sk-test", "--no-pretty", ...args], {
+  const proc = Bun.spawn([BIN, "--model", MODEL, "--api-base", server.url, "--api-key", "sk-test", "--no-pretty", ...args], { timeout: 90_000, killSignal: "SIGKILL",
     cwd: root,
     env: { ...process.env, ...env },
     stdin: "ignore",
@@ -534,7 +534,7 @@ async function runBare(root: string, args: string[], steps: FakeStep[], env: Rec
   const server = await startFakeServer(steps);
   const clean = { ...process.env };
   for (const key of Object.keys(clean)) if (/_API_KEY$|_API_BASE$|_BASE_URL$/.test(key)) delete clean[key];
-  const proc = Bun.spawn([BIN, "--no-pretty", ...args.map((a) => a.replace("$URL", server.url))], { cwd: root, env: { ...clean, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([BIN, "--no-pretty", ...args.map((a) => a.replace("$URL", server.url))], { timeout: 90_000, killSignal: "SIGKILL", cwd: root, env: { ...clean, ...env }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   await server.stop();
   return { code, stdout, stderr, requests: server.requests.filter((q) => q.path.endsWith("/chat/completions")) };

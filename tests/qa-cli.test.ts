@@ -293,7 +293,7 @@ test("an absolute --chat-history-file is written where it says, not re-rooted in
 test("a project config's read paths are relative to the repository root, also when coder starts in a subfolder", async () => {
   const repo = makeRepo({ "app.py": APP, "STYLE.md": "Always use tabs.\n", "src/m.py": "x = 1\n", ".coder.json": '{ "read": ["STYLE.md"] }\n' });
   server.push({ text: "ok" });
-  const proc = Bun.spawn([BINARY, "--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "k", "--json", "-m", "hi", "m.py"], {
+  const proc = Bun.spawn([BINARY, "--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "k", "--json", "-m", "hi", "m.py"], { timeout: 90_000, killSignal: "SIGKILL",
     cwd: join(repo.root, "src"),
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config") },
     stdout: "pipe",

@@ -19,7 +19,7 @@ function startRepl(repo: Repo, server: FakeServer, args: string[], term = "dumb"
   const argv = [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", ...args];
   const command = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   // A pseudo-terminal starts 0 columns wide: give it a size, as a terminal window has.
-  const proc = Bun.spawn([SCRIPT as string, "-qfec", `stty cols 120 rows 40; exec ${command}`, "/dev/null"], {
+  const proc = Bun.spawn([SCRIPT as string, "-qfec", `stty cols 120 rows 40; exec ${command}`, "/dev/null"], { timeout: 90_000, killSignal: "SIGKILL",
     cwd: repo.root,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), TERM: term, GIT_CONFIG_NOSYSTEM: "1" },
     stdin: "pipe",

@@ -48,7 +48,7 @@ function chatRequests(requests: RecordedRequest[]): RecordedRequest[] {
 export async function runOnce(root: string, args: string[], steps: FakeStep[], env: Record<string, string> = {}): Promise<RunResult> {
   const server = await startFakeServer(steps);
   try {
-    const proc = Bun.spawn([BIN, ...extraArgs, "--model", MODEL, "--api-base", server.url, "--api-key", "sk-test", "--no-pretty", ...args], {
+    const proc = Bun.spawn([BIN, ...extraArgs, "--model", MODEL, "--api-base", server.url, "--api-key", "sk-test", "--no-pretty", ...args], { timeout: 90_000, killSignal: "SIGKILL",
       cwd: root,
       env: { ...process.env, ...env },
       stdin: "ignore",
@@ -74,7 +74,7 @@ export class PtyRun {
 
   private constructor(root: string, argv: string[], env: Record<string, string>) {
     // A real size: with 0 rows clack shows a single option of a menu.
-    this.proc = Bun.spawn(["script", "-qfec", `stty rows 40 cols 120; exec ${argv.map(shq).join(" ")}`, "/dev/null"], {
+    this.proc = Bun.spawn(["script", "-qfec", `stty rows 40 cols 120; exec ${argv.map(shq).join(" ")}`, "/dev/null"], { timeout: 90_000, killSignal: "SIGKILL",
       cwd: root,
       env: { ...process.env, TERM: "xterm", COLUMNS: "120", LINES: "40", ...env },
       stdin: "pipe",

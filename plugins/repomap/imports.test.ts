@@ -150,3 +150,9 @@ test("import statements: multi-line clauses, type-only imports, re-export rename
   ]);
   expect(statements[1]!.exported.get("E")).toBe("D");
 });
+
+test("a path outside the repository (an absolute read-only file) has no imports, and the lookup ends", () => {
+  const files = { "tsconfig.json": '{ "compilerOptions": { "baseUrl": "." } }', "src/a.ts": "export const a = 1;\n" };
+  expect(importsOf(files, "/home/me/CONVENTIONS.md")).toEqual({});
+  expect(importsOf(files, "/home/me/notes.ts")).toEqual({});
+});

@@ -133,8 +133,10 @@ export class ImportResolver {
         this.#tsconfigs.set(dir, config);
       }
       if (config) return config;
-      if (dir === ".") return null;
-      dir = posix.dirname(dir);
+      const up = posix.dirname(dir);
+      // "." ends a repository path; "/" (an absolute path, e.g. a read-only file outside the repository) ends itself.
+      if (dir === "." || up === dir) return null;
+      dir = up;
     }
   }
 

@@ -84,7 +84,8 @@ export class RepoMapService {
   }
 
   async provide(turn: TurnContext): Promise<ContextBlock | null> {
-    const chatFiles = [...new Set([...turn.chatFiles, ...turn.readOnlyFiles])];
+    // A read-only file outside the repository (an absolute path) is in no map.
+    const chatFiles = [...new Set([...turn.chatFiles, ...turn.readOnlyFiles])].filter((f) => !f.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(f));
     const budget = mapBudget(turn.options, turn.model.contextWindow, turn.chatFiles.length);
     if (budget === null) return null;
     const mode = (turn.options.mapRefresh as RefreshMode | undefined) ?? "auto";

@@ -80,7 +80,7 @@ export interface RunResult {
 
 /** Run the binary (not a TTY: stdin is a pipe, closed or fed with `stdin`). */
 export async function coder(args: string[], options: { cwd: string; env: Record<string, string>; stdin?: string; bin?: string }): Promise<RunResult> {
-  const proc = Bun.spawn([options.bin ?? BIN, ...args], {
+  const proc = Bun.spawn([options.bin ?? BIN, ...args], { timeout: 90_000, killSignal: "SIGKILL",
     cwd: options.cwd,
     env: options.env,
     stdin: options.stdin === undefined ? "ignore" : new Blob([options.stdin]),

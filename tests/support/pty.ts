@@ -19,7 +19,7 @@ export interface Terminal {
 export function inTerminal(argv: readonly string[], options: { cwd: string; env: Record<string, string>; cols?: number; rows?: number }): Terminal {
   const command = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   // A pseudo-terminal starts 0 columns wide: give it a size. `exec`: no shell stays between script and the program.
-  const proc = Bun.spawn([SCRIPT as string, "-qfec", `stty cols ${options.cols ?? 120} rows ${options.rows ?? 40}; exec ${command}`, "/dev/null"], {
+  const proc = Bun.spawn([SCRIPT as string, "-qfec", `stty cols ${options.cols ?? 120} rows ${options.rows ?? 40}; exec ${command}`, "/dev/null"], { timeout: 90_000, killSignal: "SIGKILL",
     cwd: options.cwd,
     env: options.env,
     stdin: "pipe",

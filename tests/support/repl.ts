@@ -13,7 +13,7 @@ export function startRepl(repo: Repo, server: FakeServer, args: string[]) {
   const argv = [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", ...args];
   const command = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   // `exec`: no shell stays between script and coder (a shell that saw the Ctrl-C would exit 130 itself).
-  const proc = Bun.spawn([SCRIPT as string, "-qfec", `exec ${command}`, "/dev/null"], {
+  const proc = Bun.spawn([SCRIPT as string, "-qfec", `exec ${command}`, "/dev/null"], { timeout: 90_000, killSignal: "SIGKILL",
     cwd: repo.root,
     env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), TERM: "dumb", GIT_CONFIG_NOSYSTEM: "1" },
     stdin: "pipe",
