@@ -94,7 +94,8 @@ export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["l
   const failures: string[] = [];
   for (const [lint, files] of lintCommands(lintCmd, paths, (p) => languageFor(p)?.name ?? null)) {
     const command = `${lint} ${files.map(shellQuote).join(" ")}`;
-    const r = await kit.run(command, { timeoutMs: 300_000, onOutput });
+    out.emit({ type: "command", command, purpose: "lint" });
+    const r = await kit.run(command, { timeoutMs: 300_000, onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "lint", ok: r.code === 0, command, output });
     if (r.code !== 0) failures.push(`\`${command}\` reports:\n\n${clip(output)}`);
@@ -114,7 +115,8 @@ export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited
     if (!lint.ok) return `The linter reports problems in the files you edited. Fix them:\n\n${lint.output}`;
   }
   if (o.testCmd && o.autoTest) {
-    const r = await kit.run(o.testCmd, { timeoutMs: 900_000 });
+    out.emit({ type: "command", command: o.testCmd, purpose: "test" });
+    const r = await kit.run(o.testCmd, { timeoutMs: 900_000, onOutput: (text) => out.emit({ type: "output", text }) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "test", ok: r.code === 0, command: o.testCmd, output });
     if (r.code !== 0) return `The tests (\`${o.testCmd}\`) fail after your edits. Fix the code so they pass:\n\n${clip(output)}`;

@@ -18,10 +18,11 @@ import { CoderSession } from "./session.ts";
 import { runSteps, wantsStep } from "./steps.ts";
 import { fileScope } from "./subtree.ts";
 import type { AiCommentWatch } from "./watch/index.ts";
-import { ClackPrompter, NonInteractivePrompter } from "./term/confirm.ts";
+import { NonInteractivePrompter, TerminalPrompter } from "./term/confirm.ts";
 import { JsonOutput, type Output, type Totals } from "./term/events.ts";
-import { LineInput } from "./term/input.ts";
-import { PlainOutput, TtyOutput } from "./term/render.ts";
+import { recordingOutput } from "./term/record.ts";
+import { PlainOutput } from "./term/render.ts";
+import { wantsColour, type Theme } from "./term/style.ts";
 import { setTracing, trace } from "./term/trace.ts";
 import { ChatFiles, readOnlyPath } from "./chat-files.ts";
 import { Coder, type CoderServices } from "./turn.ts";
@@ -39,7 +40,8 @@ const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130
 export async function runCoder(app: App): Promise<number> {
   const o = app.settings.options;
   setTracing(o.verbose);
-  const out = chooseOutput(app);
+  const screen = await chooseOutput(app);
+  const out = screen.out;
   const totals: Totals = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, requests: 0 };
   if (out instanceof PlainOutput) out.setTotals(totals);
   let coder: Coder | null = null;
@@ -63,8 +65,11 @@ export async function runCoder(app: App): Promise<number> {
     // --watch-files without a terminal: the watched comments are the requests, not stdin.
     const watchOnly = o.watchFiles && !app.interactive && o.message === undefined && o.messageFile === undefined;
     const message = step || watchOnly ? null : await oneShotMessage(app);
+    // The REPL and its line editor load only now (one-shot and --json runs never pay for them),
+    // while the coder is built.
+    const replModule = message === null && !step && !watchOnly ? import("./term/repl.ts") : null;
     trace("runCoder: start");
-    coder = await createCoder(app, out, totals);
+    coder = await createCoder(app, out, totals, screen);
     trace("runCoder: coder ready");
     const files = [...coder.chat.editable];
     out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
@@ -82,7 +87,10 @@ export async function runCoder(app: App): Promise<number> {
       const result = await coder.runOne(message);
       exitCode = result.ok ? 0 : 1;
     } else {
-      exitCode = await repl(app, coder, out, o.watchFiles ? await startWatch(app, coder, out) : null, () => terminatedBy);
+      const { runRepl } = await (replModule ?? import("./term/repl.ts"));
+      trace("runCoder: repl loaded");
+      const watch = o.watchFiles ? await startWatch(app, coder, out) : null;
+      exitCode = await runRepl({ app, coder, out: coder.services.out, theme: screen.theme, settled: screen.settled, inputHistoryPath: inputHistoryPath(app), watch, terminatedBy: () => terminatedBy });
     }
   } catch (error) {
     exitCode = error instanceof Interrupted ? (terminatedBy ?? 130) : exitCodeFor(error);
@@ -103,11 +111,28 @@ export async function runCoder(app: App): Promise<number> {
   return exitCode;
 }
 
-function chooseOutput(app: App): Output {
+/** Where the engine's events go, and what the terminal needs to ask questions below them. */
+export interface Screen {
+  out: Output;
+  /** The colours in use (the terminal renderer, the line editor, one-key prompts); null: plain text. */
+  theme: Theme | null;
+  /** Resolves once everything emitted is on the screen. */
+  settled: () => Promise<void>;
+}
+
+/**
+ * JSON events with --json; the terminal renderer (loaded only then) when stdout is a terminal
+ * with colours on; plain text for pipes, files, --no-pretty and NO_COLOR.
+ */
+async function chooseOutput(app: App): Promise<Screen> {
   const o = app.settings.options;
-  if (o.json) return new JsonOutput();
-  const pretty = o.pretty ?? Boolean(process.stdout.isTTY);
-  return pretty ? new TtyOutput() : new PlainOutput();
+  const settled = () => Promise.resolve();
+  if (o.json) return { out: new JsonOutput(), theme: null, settled };
+  const showDiffs = o.showDiffs ?? app.interactive;
+  if (!wantsColour(app.env, o.pretty, Boolean(process.stdout.isTTY))) return { out: new PlainOutput(undefined, undefined, undefined, { showDiffs }), theme: null, settled };
+  const { TtyOutput } = await import("./term/tty-output.ts");
+  const tty = new TtyOutput({ showDiffs, light: o.lightMode && !o.darkMode, codeTheme: o.codeTheme });
+  return { out: tty, theme: tty.theme, settled: () => tty.settled() };
 }
 
 /** The message of a one-shot run (`--message`, `--message-file`, or piped stdin); null for the REPL. */
@@ -138,23 +163,28 @@ async function oneShotMessage(app: App): Promise<string | null> {
 }
 
 /** Build the services and the main coder: file store, git, gate, chat files, read-only files. */
-export async function createCoder(app: App, out: Output, totals: Totals): Promise<Coder> {
+export async function createCoder(app: App, screenOut: Output, totals: Totals, screen?: Screen): Promise<Coder> {
   const o = app.settings.options;
   const root = app.root;
-  const model = chooseModel(app, (text) => out.warn(text));
   const chat = new ChatFiles();
   let git: GitRepo | null = null;
   // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
   let rules: IgnoreRules | null = null;
   const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
   const files = new FileStore(root, { isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o) });
-  const prompter = app.interactive ? new ClackPrompter() : new NonInteractivePrompter((text) => out.warn(text));
+  const transcript = new Transcript(chatHistoryPath(app));
+  // The transcript hears edits, commits and answers too, not only the conversation.
+  const out = recordingOutput(screenOut, transcript);
+  const model = chooseModel(app, (text) => out.warn(text));
+  const prompter = app.interactive
+    ? new TerminalPrompter({ theme: screen?.theme ?? null, settled: screen?.settled, interrupted: (question) => transcript.note(`${question} No (Ctrl-C)`) })
+    : new NonInteractivePrompter((text) => out.warn(text));
   const gate = new Gate({
     root,
     yesAlways: o.yesAlways,
     allowShellTrusted: o.allowShell === true,
     prompter,
-    events: (e) => reportGateEvent(e, out),
+    events: (e) => reportGateEvent(e, out, transcript),
     check: (rel) => files.check(rel),
     conflicted: (rel) => git?.unmergedFiles().has(files.canonical(rel)) ?? false,
   });
@@ -187,7 +217,7 @@ export async function createCoder(app: App, out: Output, totals: Totals): Promis
     files,
     gate,
     git,
-    transcript: new Transcript(chatHistoryPath(app)),
+    transcript,
     totals,
     listFiles,
   };
@@ -289,14 +319,17 @@ function inputHistoryPath(app: App): string {
   return o.inputHistoryFile ? resolve(app.root, o.inputHistoryFile) : join(app.root, ".coder", "input.history");
 }
 
-function reportGateEvent(event: GateEvent, out: Output): void {
+function reportGateEvent(event: GateEvent, out: Output, transcript: Transcript): void {
   switch (event.type) {
     case "notice":
       out.warn(event.text);
       return;
-    case "refused":
     case "answer":
-      return; // refusals reach the model and the edit events; answers were seen by the user
+      // Seen by the user already; the transcript keeps what was answered (Esc and Ctrl-C are No).
+      if (event.how === "asked") transcript.note(`${event.question} ${event.answer ? "Yes" : "No"}`);
+      return;
+    case "refused":
+      return; // refusals reach the model and the edit events
   }
 }
 
@@ -321,76 +354,12 @@ async function restoreHistory(app: App, coder: Coder, out: Output): Promise<void
   }
 }
 
-/** The interactive loop: a line is a request, `/name` a command; Ctrl-C aborts a request, Ctrl-D leaves. */
-async function repl(app: App, coder: Coder, out: Output, watch: AiCommentWatch | null, terminatedBy: () => number | null): Promise<number> {
-  const session = new CoderSession(coder);
-  const commandNames = () => [...app.registry.commands.keys(), "exit", "help"].map((n) => `/${n}`);
-  const input = new LineInput(inputHistoryPath(app), (line) => {
-    if (!line.startsWith("/")) return [];
-    const space = line.indexOf(" ");
-    if (space < 0) return commandNames().filter((c) => c.startsWith(line)).map((c) => `${c} `);
-    // A command's own completion of its argument (e.g. file names for /add).
-    const entry = app.registry.commands.get(line.slice(1, space));
-    if (!entry?.item.complete) return [];
-    try {
-      return entry.item.complete(line.slice(space + 1), session).map((arg) => `${line.slice(0, space)} ${arg}`);
-    } catch {
-      return [];
-    }
-  });
-  out.print(`coder ${app.version} · ${coder.model} · ${coder.format.item.name} format · /help for commands, Ctrl-D to leave`);
-  if (coder.chat.editable.length) out.print(`Chat files: ${coder.chat.editable.join(", ")}`);
-  for (;;) {
-    const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
-    // Watched files may ask for something while the prompt waits: that ends the prompt.
-    const watching = new AbortController();
-    void watch?.next().then(() => watching.abort());
-    const line = await input.read(prompt, { initial: session.takeInput(), signal: watching.signal });
-    if (line === null) return 0;
-    if (watch?.action) {
-      await runWatched(watch, out);
-      continue;
-    }
-    if (!line.trim()) continue;
-    try {
-      if (line.trimStart().startsWith("/")) {
-        await session.runCommand(line);
-        if (session.exitRequested) return 0;
-      } else {
-        await coder.runOne(line);
-      }
-    } catch (error) {
-      if (error instanceof Interrupted) {
-        out.flush();
-        out.warn("Interrupted.");
-        // SIGTERM / SIGHUP end the session once the request has stopped (its writes committed).
-        const code = terminatedBy();
-        if (code !== null) return code;
-        continue;
-      }
-      const code = exitCodeFor(error);
-      out.emit({ type: "error", message: messageOf(error), code });
-    }
-  }
-}
-
 /** Start watching the repository for AI comments (--watch-files). */
 async function startWatch(app: App, coder: Coder, out: Output): Promise<AiCommentWatch> {
   const { AiCommentWatch } = await import("./watch/index.ts");
   const watch = new AiCommentWatch(app, coder, out);
   await watch.start();
   return watch;
-}
-
-/** The REPL's turn for the watched comments; Ctrl-C stops the request, not the session. */
-async function runWatched(watch: AiCommentWatch, out: Output): Promise<void> {
-  try {
-    await watch.runPending();
-  } catch (error) {
-    if (!(error instanceof Interrupted)) throw error;
-    out.flush();
-    out.warn("Interrupted.");
-  }
 }
 
 /**

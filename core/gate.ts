@@ -59,6 +59,8 @@ export interface ConfirmOptions {
   group?: ConfirmGroup;
   /** Extra text shown above the question (e.g. a diff or the command's purpose). */
   detail?: string;
+  /** What Enter answers (default yes; a shell command defaults to no, CLI.md). */
+  default?: Choice;
 }
 
 export interface EditContext {
@@ -180,7 +182,7 @@ export class Gate {
       return this.answered(question, false, "yes-always");
     }
     // Running code is the one question whose Enter means No.
-    return this.ask(question, { key, group, initial: "no" });
+    return this.ask(question, { key, group, default: "no" });
   }
 
   /**
@@ -214,11 +216,11 @@ export class Gate {
     return rememberedAnswers(root);
   }
 
-  private async ask(question: string, opts: ConfirmOptions & { key: string; initial?: Choice }): Promise<boolean> {
+  private async ask(question: string, opts: ConfirmOptions & { key: string }): Promise<boolean> {
     const choices: Choice[] = ["yes", "no"];
     if (opts.group && opts.group.size > 1) choices.push("all", "skip-all");
     choices.push("never");
-    const choice = await this.opts.prompter.choose(question, choices, opts.detail, opts.initial);
+    const choice = await this.opts.prompter.choose(question, choices, opts.detail, opts.default ? { default: opts.default } : undefined);
     const how = this.opts.prompter.interactive ? "asked" : "not-interactive";
     switch (choice) {
       case "yes":

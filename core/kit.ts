@@ -46,7 +46,7 @@ export function createKit(deps: KitDeps): Kit {
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
     files: deps.files,
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
-    run: (command, options) => runCommand(command, { cwd: options?.cwd ?? root, timeoutMs: options?.timeoutMs, input: options?.input, onOutput: options?.onOutput }),
+    run: (command, options) => runCommand(command, { ...options, cwd: options?.cwd ?? root }),
     log: deps.log,
     cacheDir(plugin) {
       const safe = plugin.replace(/[^A-Za-z0-9._-]/g, "_");
@@ -86,20 +86,30 @@ export async function completeRequest(
   return { text: reply.text, toolCalls: reply.toolCalls(), finishReason: reply.finishReason };
 }
 
+/** How runCommand runs: where, for how long, with what input, and who sees the output as it comes. */
+export interface RunCommandOptions {
+  cwd: string;
+  timeoutMs?: number;
+  input?: string;
+  /** The command reads the terminal itself (`/run` in the REPL); `input` is then ignored. */
+  inheritStdin?: boolean;
+  /** Each chunk of stdout and stderr as it arrives (the result still holds all of it). */
+  onOutput?: (text: string) => void;
+}
+
 /** Run argv directly, or a string through the platform shell; never throws for a non-zero exit. */
-export async function runCommand(
-  command: string[] | string,
-  options: { cwd: string; timeoutMs?: number; input?: string; onOutput?: (text: string) => void },
-): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function runCommand(command: string[] | string, options: RunCommandOptions): Promise<{ code: number; stdout: string; stderr: string }> {
   const argv = typeof command === "string" ? (process.platform === "win32" ? ["cmd", "/c", command] : ["sh", "-c", command]) : command;
-  let proc: ReturnType<typeof Bun.spawn<"pipe", "pipe", "pipe">>;
+  let proc: ReturnType<typeof Bun.spawn<"pipe" | "inherit", "pipe", "pipe">>;
   try {
-    proc = Bun.spawn(argv, { cwd: options.cwd, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+    proc = Bun.spawn(argv, { cwd: options.cwd, stdin: options.inheritStdin ? "inherit" : "pipe", stdout: "pipe", stderr: "pipe" });
   } catch (error) {
     return { code: 127, stdout: "", stderr: messageOf(error) };
   }
-  if (options.input !== undefined) proc.stdin.write(options.input);
-  await proc.stdin.end();
+  if (proc.stdin && typeof proc.stdin !== "number") {
+    if (options.input !== undefined) proc.stdin.write(options.input);
+    await proc.stdin.end();
+  }
   const timer = options.timeoutMs ? setTimeout(() => proc.kill(), options.timeoutMs) : undefined;
   const read = options.onOutput ? (stream: ReadableStream<Uint8Array>) => readLive(stream, options.onOutput!) : (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
   const [stdout, stderr, code] = await Promise.all([read(proc.stdout), read(proc.stderr), proc.exited]);
@@ -107,16 +117,18 @@ export async function runCommand(
   return { code, stdout, stderr };
 }
 
-/** A stream's text, each chunk handed to `onText` as it arrives. */
+/** A stream's text, each decoded chunk also handed to `onText` as it arrives. */
 async function readLive(stream: ReadableStream<Uint8Array>, onText: (text: string) => void): Promise<string> {
   const decoder = new TextDecoder();
   let all = "";
   for await (const chunk of stream) {
     const text = decoder.decode(chunk, { stream: true });
-    all += text;
     if (text) onText(text);
+    all += text;
   }
-  return all + decoder.decode();
+  const rest = decoder.decode();
+  if (rest) onText(rest);
+  return all + rest;
 }
 
 /**

@@ -142,6 +142,12 @@ export const OPTIONS = [
   { key: "verbose", type: "boolean", default: false, group: "Output", help: "show prompts, timings and stack traces" },
   { key: "notifications", type: "boolean", default: false, negatable: true, group: "Output", help: "ring the terminal bell (or run --notifications-command) when a reply is done" },
   { key: "notificationsCommand", type: "string", arg: "CMD", needsTrust: "runs code", group: "Output", help: "command to run instead of the bell when a reply is done" },
+  { key: "showDiffs", type: "boolean", negatable: true, group: "Output", help: "show the coloured diff of each applied edit (default: on in the REPL)" },
+  { key: "multiline", type: "boolean", default: false, negatable: true, group: "Output", help: "REPL: Enter inserts a newline and Alt-Enter sends (/multiline-mode switches)" },
+  { key: "vim", type: "boolean", default: false, group: "Output", help: "REPL: vi keys in the line editor (Esc for normal mode)" },
+  { key: "darkMode", type: "boolean", default: false, group: "Output", help: "colours for a dark terminal background (the default)" },
+  { key: "lightMode", type: "boolean", default: false, group: "Output", help: "colours for a light terminal background" },
+  { key: "codeTheme", type: "enum", values: ["default", "monokai", "solarized-dark", "solarized-light", "github"], default: "default", arg: "NAME", group: "Output", help: "colours of code in replies: default (the terminal's own palette), monokai, solarized-dark, solarized-light, github" },
 
   // Plugins and config
   { key: "plugin", type: "list", arg: "PATH", cliOnly: true, group: "Plugins and config", help: "load a plugin module (repeatable)" },

@@ -602,6 +602,11 @@ export interface Session {
   lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string }>;
   /** The last error the session reported (a failed request, a command's problem), or null. */
   lastError?(): string | null;
+  /**
+   * Run a command the user typed (no gate), its output shown as it arrives and, in a terminal,
+   * its stdin the terminal's. Optional: without it, run through `kit.run` and print the output.
+   */
+  runUserCommand?(command: string): Promise<{ code: number; output: string }>;
 }
 
 /** One chunk of a request's prompt, as `/tokens` lists them. */
@@ -659,11 +664,12 @@ export interface Kit {
     /** A unified diff of one file's change, for showing. */
     unified(path: string, before: string, after: string): string;
   };
-  /**
-   * Run a command without a shell (argv) or through the shell (string), in the repository root.
-   * `onOutput` sees stdout and stderr as they arrive (to show a long run live).
-   */
-  run(command: string[] | string, options?: { cwd?: string; timeoutMs?: number; input?: string; onOutput?: (text: string) => void }): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** Run a command without a shell (argv) or through the shell (string), in the repository root. */
+  /** `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal. */
+  run(
+    command: string[] | string,
+    options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void },
+  ): Promise<{ code: number; stdout: string; stderr: string }>;
   log: Logger;
   /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand. */
   cacheDir(plugin: string): string;

@@ -9,6 +9,7 @@ import { clearJournal, RepoLock, sha256, writeJournal } from "./journal.ts";
 import type { ChatMessage, EditOutcome, Kit } from "./plugin.ts";
 import { messageOf } from "./registry.ts";
 import { type AppliedReply, isStale, outcomeDetail } from "./reply.ts";
+import { failureSummary } from "./term/failures.ts";
 import { trace } from "./term/trace.ts";
 import type { CoderServices } from "./turn.ts";
 
@@ -55,12 +56,27 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
   const { out } = services;
   const dryRun = services.app.settings.options.dryRun;
   // The edit events go out once the files are written, before the commit (CLI.md's order).
+  // Each written file's diff rides on its last applied edit; failures carry a summary for people.
   const announce = (staged: AppliedReply, written: readonly string[]) => {
-    for (const o of staged.outcomes) {
+    const { outcomes, changes } = staged;
+    const pathOf = (o: EditOutcome) => services.files.canonical(o.path);
+    const lastApplied = new Map(outcomes.flatMap((o, i) => (o.status === "applied" ? [[pathOf(o), i] as const] : [])));
+    outcomes.forEach((o, i) => {
+      const path = pathOf(o);
       const notWritten = dryRun && o.status === "applied";
-      const rung = o.status === "applied" && o.rung ? { rung: o.rung } : {};
-      out.emit({ type: "edit", path: o.path, status: o.status, detail: notWritten ? "dry run: not written" : outcomeDetail(o), ...rung, ...(notWritten ? { dryRun: true } : {}) });
-    }
+      const diff = written.includes(path) && lastApplied.get(path) === i ? services.app.kit.diff.unified(path, staged.before.get(path) ?? staged.before.get(o.path) ?? "", changes.get(path) ?? "") : null;
+      const summary = failureSummary(o);
+      out.emit({
+        type: "edit",
+        path: o.path,
+        status: o.status,
+        detail: notWritten ? "dry run: not written" : outcomeDetail(o),
+        ...(o.status === "applied" && o.rung ? { rung: o.rung } : {}),
+        ...(notWritten ? { dryRun: true } : {}),
+        ...(diff ? { diff } : {}),
+        ...(summary ? { summary } : {}),
+      });
+    });
     showApproximateMatches(services, staged, written);
   };
   let staged = first;

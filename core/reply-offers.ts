@@ -11,7 +11,18 @@ import type { CoderServices, SendResult } from "./turn.ts";
 /** Run a shell command of the chat once the gate allows it: its exit code and output (stdout, then stderr); null when refused. */
 export async function runPermittedCommand(services: CoderServices, command: string): Promise<{ code: number; output: string } | null> {
   if (!(await services.gate.shellPermission(command))) return null;
-  const r = await services.app.kit.run(command, { timeoutMs: 600_000 });
+  return runShownCommand(services, command);
+}
+
+/**
+ * Run a command with its output shown as it arrives (a "Running…" line first); in the REPL it
+ * reads the terminal itself. Its exit code and output (stdout, then stderr).
+ */
+export async function runShownCommand(services: CoderServices, command: string): Promise<{ code: number; output: string }> {
+  const { out, app } = services;
+  out.emit({ type: "command", command, purpose: "run" });
+  const r = await app.kit.run(command, { timeoutMs: 600_000, inheritStdin: app.interactive, onOutput: (text) => out.emit({ type: "output", text }) });
+  out.flush();
   return { code: r.code, output: `${r.stdout}${r.stderr}` };
 }
 
@@ -25,11 +36,12 @@ export async function runShellSuggestion(services: CoderServices, history: ChatH
   if (app.settings.options.dryRun) return null;
   const result = await runPermittedCommand(services, command);
   if (!result) return null;
-  out.print(`$ ${command}\n${result.output.trimEnd()}${result.code ? `\n(exit ${result.code})` : ""}`);
+  if (result.code) out.print(`(exit ${result.code})`);
   const choice = await askAboutOutput(command, result, (question) => gate.confirm(question));
   if (choice?.kind === "add") {
     // After the reply that suggested it, as finished conversation: the next request carries it.
     history.cur.push(...blockMessages(choice.message));
+    services.transcript.note(choice.message);
     out.print("Added the output to the chat.");
   }
   return choice?.kind === "fix" ? choice.message : null;

@@ -15,7 +15,7 @@ import { fileMentions } from "./mentions.ts";
 import { mediaTypeOfFile } from "./parts.ts";
 import type { ModelInfo, PromptChunk, Session, SessionGit, SlashCommand } from "./plugin.ts";
 import { guard, messageOf } from "./registry.ts";
-import { runPermittedCommand } from "./reply-offers.ts";
+import { runPermittedCommand, runShownCommand } from "./reply-offers.ts";
 import { askAboutOutput } from "./shell-output.ts";
 import type { Coder } from "./turn.ts";
 
@@ -260,9 +260,12 @@ export class CoderSession implements Session {
 
   async runShell(command: string): Promise<{ code: number; output: string }> {
     const result = await runPermittedCommand(this.services, command);
-    if (!result) return { code: -1, output: "" };
-    this.print(result.output.trimEnd());
-    return result;
+    return result ?? { code: -1, output: "" };
+  }
+
+  /** `/run`: the user's own command, shown live (core/reply-offers.ts). */
+  runUserCommand(command: string): Promise<{ code: number; output: string }> {
+    return runShownCommand(this.services, command);
   }
 
   print(text: string): void {
@@ -294,6 +297,7 @@ export class CoderSession implements Session {
   /** Text the next request carries as finished conversation (a user message and a short acknowledgement). */
   addToChat(text: string): void {
     this.coder.history.done.push(...blockMessages(text));
+    this.services.transcript.note(text);
   }
 
   /** `/diff`: the last reply's changes, committed or not. */

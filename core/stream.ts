@@ -76,6 +76,17 @@ export class ReplyAssembler {
   }
 }
 
+/** Ctrl-C stopped the reply: what had arrived, and the tokens it cost (kept in the history and the totals). */
+export class InterruptedReply extends Interrupted {
+  constructor(
+    readonly text: string,
+    readonly usage: Usage,
+    readonly usageReported: boolean,
+  ) {
+    super();
+  }
+}
+
 /** At most this many continuations of a `length`-cut reply. */
 const MAX_CONTINUATIONS = 2;
 
@@ -91,7 +102,7 @@ export async function streamReply(adapter: ModelAdapter, request: ModelRequest, 
         else if (event.type === "retry") out.emit({ type: "retry", attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
       }
     } catch (error) {
-      if (signal.aborted) throw new Interrupted();
+      if (signal.aborted) throw new InterruptedReply(text + reply.takeText(), reply.usage, reply.usageReported);
       if (error instanceof PluginError) throw new RuntimeFailure(error.message);
       const message = messageOf(error).split("\n")[0] || "the model request failed";
       // An adapter marks a missing key or endpoint as a configuration error (exit 2), Ctrl-C as 130.
@@ -100,7 +111,7 @@ export async function streamReply(adapter: ModelAdapter, request: ModelRequest, 
       if (code === 2) throw new ConfigError(message);
       throw new RuntimeFailure(message);
     }
-    if (signal.aborted) throw new Interrupted();
+    if (signal.aborted) throw new InterruptedReply(text + reply.takeText(), reply.usage, reply.usageReported);
     text += reply.takeText();
     if (reply.finishReason !== "length" || reply.hasToolCalls) break;
     if (!model.capabilities.prefill || continuation >= MAX_CONTINUATIONS) {

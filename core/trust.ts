@@ -166,14 +166,9 @@ export function describeTrustKeys(keys: readonly string[]): string {
 /** A trust key that stands for a base URL in the repository's .env (config.ts dotenvTrustKeys). */
 const isDotenvKey = (key: string) => key.startsWith(".env ");
 
-/** A yes/no question on stderr, answered on stdin (default no). */
+/** A yes/no question on stderr, answered on stdin (default no), in the style of every confirmation (core/term/confirm.ts). */
+
 export async function askYesNo(question: string): Promise<boolean> {
-  const { createInterface } = await import("node:readline/promises");
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    const answer = await rl.question(`${question} [y/N] `);
-    return /^y(es)?$/i.test(answer.trim());
-  } finally {
-    rl.close();
-  }
+  const [{ askYesNoOnTerminal }, { makeTheme, wantsColour }] = await Promise.all([import("./term/confirm.ts"), import("./term/style.ts")]);
+  return askYesNoOnTerminal(question, wantsColour(process.env, undefined, Boolean(process.stderr.isTTY)) ? makeTheme() : null);
 }

@@ -26,8 +26,8 @@ import { editTargets, type FileStoreLike, parseReply, stageEdits } from "./reply
 import { lastReplyDiff, writeAndCommit } from "./reply-commit.ts";
 import { offerMentions, runShellSuggestion } from "./reply-offers.ts";
 import { CoderSession } from "./session.ts";
-import { streamReply } from "./stream.ts";
-import { type Output, replyCost, type Totals } from "./term/events.ts";
+import { InterruptedReply, streamReply } from "./stream.ts";
+import { type Output, replyCost, type Totals, type Usage } from "./term/events.ts";
 import { trace } from "./term/trace.ts";
 import { answerDanglingToolCalls, answerToolCalls } from "./tool-answers.ts";
 
@@ -126,6 +126,11 @@ export class Coder {
 
   setEditFormat(name: string): void {
     this.format = this.services.app.registry.formatEntry(name);
+  }
+
+  /** The messages of the last request (chat files, repo map, history), for the REPL's word completion. */
+  get lastPrompt(): readonly ChatMessage[] {
+    return this.lastRequest?.messages ?? [];
   }
 
   /** Is a request streaming right now? */
@@ -244,21 +249,46 @@ export class Coder {
   private async stream(request: ModelRequest, signal: AbortSignal, promptEstimate: number): Promise<{ text: string; toolCalls: ToolCall[]; finishReason: FinishReason }> {
     const { out } = this.services;
     const adapter = this.services.app.registry.adapterFor(this.model);
-    const reply = await streamReply(adapter, request, signal, out, this.modelInfo);
+    let reply: Awaited<ReturnType<typeof streamReply>>;
+    try {
+      reply = await streamReply(adapter, request, signal, out, this.modelInfo);
+    } catch (error) {
+      if (error instanceof InterruptedReply) this.keepInterrupted(error, promptEstimate);
+      throw error;
+    }
+    this.countReply(reply, promptEstimate, reply.finishReason);
+    return reply;
+  }
+
+  /** Usage (estimated when the endpoint reported none) joins the session totals; the reply event says it. */
+  private countReply(reply: { text: string; toolCalls: ToolCall[]; usage: Usage; usageReported: boolean }, promptEstimate: number, finishReason: string): void {
     const { usage, text, toolCalls } = reply;
     if (!reply.usageReported) {
       usage.promptTokens = promptEstimate;
       usage.completionTokens = Math.ceil((text.length + toolCalls.reduce((s, c) => s + c.arguments.length, 0)) / 4);
     }
-    const cost = replyCost(usage, this.modelInfo.prices);
+    const { prices } = this.modelInfo;
+    const costKnown = !this.modelInfo.unknown && (prices.input > 0 || prices.output > 0);
+    const cost = replyCost(usage, prices);
     const totals = this.services.totals;
     totals.promptTokens += usage.promptTokens;
     totals.completionTokens += usage.completionTokens;
     totals.cachedTokens += usage.cachedTokens;
     totals.cost += cost;
     totals.requests++;
-    out.emit({ type: "reply", text, usage, cost, model: this.model, finishReason: reply.finishReason });
-    return reply;
+    if (!costKnown) totals.costUnknown = true;
+    this.services.out.emit({ type: "reply", text, usage, cost, model: this.model, finishReason, ...(costKnown ? {} : { costKnown: false }) });
+  }
+
+  /**
+   * Ctrl-C during a reply: the question and what arrived of the answer stay in the history,
+   * marked as interrupted (so "continue" can resume it), and their tokens count.
+   */
+  private keepInterrupted(partial: InterruptedReply, promptEstimate: number): void {
+    this.countReply({ text: partial.text, toolCalls: [], usage: { ...partial.usage }, usageReported: partial.usageReported }, promptEstimate, "interrupted");
+    const content = `${partial.text.trimEnd()}${partial.text.trim() ? "\n\n" : ""}(interrupted by the user)`;
+    this.history.cur.push({ role: "assistant", content });
+    this.services.transcript.assistant(content);
   }
 
   // ─── Context ──────────────────────────────────────────────────────────────

@@ -1,7 +1,7 @@
 // Every grammar asset, imported as a file so `bun build --compile` embeds it.
 // Keys are what grammars/languages.ts names; values are paths readable with Bun.file()
 // (on disk from source, inside the binary's virtual file system when compiled).
-// Each query key is "<language>-tags.scm"; package queries come straight from the pinned npm packages.
+// Each query key is "<language>-tags.scm" or "<language>-highlights.scm"; package queries come straight from the pinned npm packages.
 
 import type { GrammarAssets } from "./runtime.ts";
 import runtimeWasm from "../node_modules/web-tree-sitter/web-tree-sitter.wasm" with { type: "file" };
@@ -56,6 +56,28 @@ import a_ocaml_interface_extra_tags_scm from "./queries/ocaml_interface-extra-ta
 import a_php_extra_tags_scm from "./queries/php-extra-tags.scm" with { type: "file" };
 import a_c_sharp_extra_tags_scm from "./queries/c_sharp-extra-tags.scm" with { type: "file" };
 import a_java_extra_tags_scm from "./queries/java-extra-tags.scm" with { type: "file" };
+
+// Highlight queries for code blocks in replies (core/term/highlight.ts), straight from the packages.
+import a_python_highlights_scm from "../node_modules/tree-sitter-python/queries/highlights.scm" with { type: "file" };
+import a_javascript_highlights_scm from "../node_modules/tree-sitter-javascript/queries/highlights.scm" with { type: "file" };
+import a_typescript_highlights_scm from "../node_modules/tree-sitter-typescript/queries/highlights.scm" with { type: "file" };
+import a_go_highlights_scm from "../node_modules/tree-sitter-go/queries/highlights.scm" with { type: "file" };
+import a_rust_highlights_scm from "../node_modules/tree-sitter-rust/queries/highlights.scm" with { type: "file" };
+import a_java_highlights_scm from "../node_modules/tree-sitter-java/queries/highlights.scm" with { type: "file" };
+import a_c_highlights_scm from "../node_modules/tree-sitter-c/queries/highlights.scm" with { type: "file" };
+import a_cpp_highlights_scm from "../node_modules/tree-sitter-cpp/queries/highlights.scm" with { type: "file" };
+import a_c_sharp_highlights_scm from "../node_modules/tree-sitter-c-sharp/queries/highlights.scm" with { type: "file" };
+import a_ruby_highlights_scm from "../node_modules/tree-sitter-ruby/queries/highlights.scm" with { type: "file" };
+import a_php_highlights_scm from "../node_modules/tree-sitter-php/queries/highlights.scm" with { type: "file" };
+import a_scala_highlights_scm from "../node_modules/tree-sitter-scala/queries/highlights.scm" with { type: "file" };
+import a_elixir_highlights_scm from "../node_modules/tree-sitter-elixir/queries/highlights.scm" with { type: "file" };
+import a_ocaml_highlights_scm from "../node_modules/tree-sitter-ocaml/queries/highlights.scm" with { type: "file" };
+import a_bash_highlights_scm from "../node_modules/tree-sitter-bash/queries/highlights.scm" with { type: "file" };
+import a_haskell_highlights_scm from "../node_modules/tree-sitter-haskell/queries/highlights.scm" with { type: "file" };
+import a_dart_highlights_scm from "../node_modules/tree-sitter-dart/queries/highlights.scm" with { type: "file" };
+import a_julia_highlights_scm from "../node_modules/tree-sitter-julia/queries/highlights.scm" with { type: "file" };
+import a_lua_highlights_scm from "../node_modules/@tree-sitter-grammars/tree-sitter-lua/queries/highlights.scm" with { type: "file" };
+import a_zig_highlights_scm from "../node_modules/@tree-sitter-grammars/tree-sitter-zig/queries/highlights.scm" with { type: "file" };
 
 /** The web-tree-sitter runtime .wasm. */
 export const RUNTIME_WASM: string = runtimeWasm;
@@ -113,6 +135,26 @@ export const GRAMMAR_ASSETS: Readonly<Record<string, string>> = {
   "php-extra-tags.scm": a_php_extra_tags_scm,
   "c_sharp-extra-tags.scm": a_c_sharp_extra_tags_scm,
   "java-extra-tags.scm": a_java_extra_tags_scm,
+  "python-highlights.scm": a_python_highlights_scm,
+  "javascript-highlights.scm": a_javascript_highlights_scm,
+  "typescript-highlights.scm": a_typescript_highlights_scm,
+  "go-highlights.scm": a_go_highlights_scm,
+  "rust-highlights.scm": a_rust_highlights_scm,
+  "java-highlights.scm": a_java_highlights_scm,
+  "c-highlights.scm": a_c_highlights_scm,
+  "cpp-highlights.scm": a_cpp_highlights_scm,
+  "c_sharp-highlights.scm": a_c_sharp_highlights_scm,
+  "ruby-highlights.scm": a_ruby_highlights_scm,
+  "php-highlights.scm": a_php_highlights_scm,
+  "scala-highlights.scm": a_scala_highlights_scm,
+  "elixir-highlights.scm": a_elixir_highlights_scm,
+  "ocaml-highlights.scm": a_ocaml_highlights_scm,
+  "bash-highlights.scm": a_bash_highlights_scm,
+  "haskell-highlights.scm": a_haskell_highlights_scm,
+  "dart-highlights.scm": a_dart_highlights_scm,
+  "julia-highlights.scm": a_julia_highlights_scm,
+  "lua-highlights.scm": a_lua_highlights_scm,
+  "zig-highlights.scm": a_zig_highlights_scm,
 };
 
 /** The runtime and every grammar asset, as GrammarLoader takes them. */

@@ -70,7 +70,7 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(r.code).toBe(0);
     expect(repo.read("b.py")).toBe("VALUE = 1\n");
     expect(mainRequests(s)).toHaveLength(1);
-    expect(r.stdout).toContain("Edit to b.py skipped");
+    expect(r.stdout).toContain("Skipped the edit to b.py");
   });
 
   test("a failed edit to a file outside the chat brings that file's real content into the next request", async () => {

@@ -1,6 +1,7 @@
 // Start-up discipline: `--version`, `--help` and `config` load no grammar, no
 // openai client, no tokenizer tables and no built-in plugin module; listing
-// plugins loads the built-ins but still none of those heavy packages.
+// plugins loads the built-ins but still none of those heavy packages. One-shot and
+// `--json` runs never load the REPL's terminal library, line editor or markdown lexer.
 import { expect, setDefaultTimeout, test } from "bun:test";
 import { join } from "node:path";
 import { writeFileSync } from "node:fs";
@@ -18,10 +19,10 @@ console.error("\\n@@" + JSON.stringify({ code, modules: Object.keys(require.cach
 process.exit(0);
 `;
 
-async function modulesFor(args: string[], s = sandbox()): Promise<string[]> {
+async function modulesFor(args: string[], stdin?: string, s = sandbox()): Promise<string[]> {
   const probe = join(tempDir(), "probe.ts");
   writeFileSync(probe, PROBE);
-  const proc = Bun.spawn([process.execPath, probe, ...args], { cwd: s.repo, env: s.env, stdout: "ignore", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, probe, ...args], { cwd: s.repo, env: s.env, stdin: stdin === undefined ? "ignore" : new TextEncoder().encode(stdin), stdout: "ignore", stderr: "pipe" });
   const stderr = await new Response(proc.stderr).text();
   await proc.exited;
   const line = stderr.split("\n").find((l) => l.startsWith("@@"));
@@ -54,7 +55,7 @@ test("a plain one-shot request loads the media plugin but none of its libraries"
   try {
     const s = sandbox();
     writeFileSync(join(s.repo, "app.py"), "print('hi')\n");
-    const modules = await modulesFor(["--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "k", "--map-tokens", "0", "--no-pretty", "-m", "hello", "app.py"], s);
+    const modules = await modulesFor(["--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "k", "--map-tokens", "0", "--no-pretty", "-m", "hello", "app.py"], undefined, s);
     expect(server.chatBodies()).toHaveLength(1);
     expect(modules.some((m) => m.endsWith("plugins/media/index.ts"))).toBe(true);
     expect(modules.filter((m) => MEDIA.test(m))).toEqual([]);
@@ -62,3 +63,21 @@ test("a plain one-shot request loads the media plugin but none of its libraries"
     await server.stop();
   }
 });
+
+/** What only the REPL needs: the line editor and its library, the markdown lexer, the terminal renderer. */
+const REPL_ONLY = /node_modules\/(@mariozechner\/pi-tui|marked)\/|core\/term\/(repl|line-editor|tty-output|markdown|highlight|completions|vi-keys|history-search)\.ts$/;
+
+for (const mode of [["-m", "hello"], ["--json", "-m", "hello"], ["piped"]]) {
+  test(`a one-shot run (${mode.join(" ")}) does not load the terminal library or the markdown renderer`, async () => {
+    const server = await startFakeServer([{ text: "Hello." }]);
+    try {
+      const base = ["--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "sk-test", "--map-tokens", "0"];
+      const modules = mode[0] === "piped" ? await modulesFor(base, "hello") : await modulesFor([...base, ...mode]);
+      expect(server.chatBodies().length).toBe(1);
+      expect(modules.some((m) => m.endsWith("core/turn.ts"))).toBe(true);
+      expect(modules.filter((m) => REPL_ONLY.test(m))).toEqual([]);
+    } finally {
+      await server.stop();
+    }
+  });
+}

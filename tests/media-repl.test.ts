@@ -40,8 +40,8 @@ function stubTools(tools: ("xclip" | "rec")[]): string {
     rec: [
       "#!/bin/sh",
       "# A stub sox rec: the last argument is the output file; SIGINT finishes it with the fixture.",
-      "for last; do :; done",
       `trap 'cp "$VOICE_FIXTURE" "$last"; exit 0' INT TERM`,
+      "for last; do :; done",
       'echo "$@" > "$VOICE_ARGS"',
       "while :; do sleep 0.05; done",
     ],
@@ -57,7 +57,8 @@ function stubTools(tools: ("xclip" | "rec")[]): string {
 
 /** The REPL of dist/coder in a pseudo-terminal, with `env` over a minimal environment. */
 function startRepl(repo: Repo, server: FakeServer, args: string[], env: Record<string, string> = {}) {
-  const argv = [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", "--map-tokens", "0", ...args];
+  // The plain line prompt (--no-pretty): these tests are about media, and wait for its "> ".
+  const argv = [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", "--map-tokens", "0", "--no-pretty", ...args];
   const terminal = inTerminal(argv, {
     cwd: repo.root,
     env: { PATH: "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), TERM: "dumb", GIT_CONFIG_NOSYSTEM: "1", ...env },
@@ -202,6 +203,8 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("media in the REPL (dist/coder i
     await repl.waitFor("> ");
     repl.send("/voice\r");
     await repl.waitFor("press Enter to stop");
+    // Enter once the stub recorder runs (it writes its arguments after setting its trap).
+    for (let i = 0; i < 200 && !existsSync(join(folder, "args")); i++) await Bun.sleep(25);
     repl.send("\r");
     await repl.waitFor("Transcribing ...");
     await repl.waitFor("> add a docstring to main");

@@ -126,7 +126,7 @@ describe("attacks: nothing is written outside, and the model hears why", () => {
     const r = await runOnce(root, ["-m", "change y", "a.py"], [{ text: block("b.py", "y = 1\n", "y = 2\n") }, UNDERSTOOD]);
     expect(readFileSync(join(root, "b.py"), "utf8")).toBe("y = 1\n");
     expect(r.stderr).toContain("not interactive");
-    expect(r.stdout).toContain("Edit to b.py skipped: edits to b.py (not in the chat) were not allowed");
+    expect(r.stdout).toContain("Skipped the edit to b.py: edits to b.py (not in the chat) were not allowed");
     expect(r.requests).toHaveLength(1);
     expect(r.code).toBe(0);
   });
@@ -215,9 +215,9 @@ describe("interactive (in a pseudo-terminal)", () => {
     await first.pty.waitFor("> ");
     first.pty.type("change y\r");
     const at = await first.pty.waitFor("Allow edits to b.py");
-    await first.pty.waitFor("Don't ask again", at);
-    first.pty.type(KEY.down + KEY.down + KEY.enter);
-    await first.pty.waitFor("Edit to b.py skipped", at);
+    await first.pty.waitFor("(D)on't ask again [Yes]: ", at);
+    first.pty.type("d");
+    await first.pty.waitFor("Skipped the edit to b.py", at);
     const req1 = await first.finish();
     expect(readFileSync(join(root, "b.py"), "utf8")).toBe("y = 1\n");
     expect(JSON.parse(readFileSync(join(root, ".coder/gate.json"), "utf8")).remembered[0].key).toBe("edit:b.py");
@@ -226,7 +226,7 @@ describe("interactive (in a pseudo-terminal)", () => {
     const second = await PtyRun.start(root, ["a.py"], steps);
     await second.pty.waitFor("> ");
     second.pty.type("change y again\r");
-    await second.pty.waitFor("Edit to b.py skipped");
+    await second.pty.waitFor("Skipped the edit to b.py");
     const req2 = await second.finish();
     expect(second.pty.text).not.toContain("Allow edits to b.py");
     expect(readFileSync(join(root, "b.py"), "utf8")).toBe("y = 1\n");

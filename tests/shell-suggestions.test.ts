@@ -95,10 +95,10 @@ describe.skipIf(!existsSync(BINARY))("shell suggestions: output to the chat, fai
     );
     await run.pty.waitFor("> ");
     run.pty.type("run the check\r");
-    let at = await run.pty.waitFor("Run shell command: echo boom-pty; exit 4");
-    // The shell question's default is No: Yes is one up from it.
-    run.pty.type(KEY.up + KEY.enter);
-    at = await run.pty.waitFor("Ask the model to fix what `echo boom-pty; exit 4` reports?", at);
+    // A shell command defaults to No (CLI.md): Enter would refuse it; "y" answers yes at once.
+    let at = await run.pty.waitFor("Run shell command: echo boom-pty; exit 4 (Y)es/(N)o/(D)on't ask again [No]: ");
+    run.pty.type("y");
+    at = await run.pty.waitFor("Ask the model to fix what `echo boom-pty; exit 4` reports? (Y)es/(N)o/(D)on't ask again [Yes]: ", at);
     run.pty.type(KEY.enter);
     await run.pty.waitFor("the fix is elsewhere", at);
     const requests = (await run.finish()).filter((q) => !lastUserOf(q).includes("The change:"));

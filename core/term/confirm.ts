@@ -1,8 +1,11 @@
-// How a confirmation question reaches a person: a @clack/prompts select in a
-// terminal, or a non-interactive answer ("no", said out loud) everywhere else.
-// The gate (core/gate.ts) decides what to ask; this module only asks.
+// How a confirmation question reaches a person: Aider's one-keystroke prompt
+// ("Allow edits to a.py? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: ") in a
+// terminal, a plain line prompt with --no-pretty or NO_COLOR, and a non-interactive
+// answer ("no", said out loud) everywhere else. The gate (core/gate.ts) decides what to
+// ask; this module only asks.
 import { Interrupted } from "../errors.ts";
-import { terminalSafe } from "./render.ts";
+import { terminalSafe } from "./safe.ts";
+import type { Theme } from "./style.ts";
 
 /**
  * The answers every confirmation offers. `all` / `skip-all` answer the rest of
@@ -11,7 +14,7 @@ import { terminalSafe } from "./render.ts";
  */
 export type Choice = "yes" | "no" | "all" | "skip-all" | "never";
 
-/** Menu labels, in the order they are shown. */
+/** Labels, in the order they are shown; the capital letter is the key. */
 export const CHOICE_LABELS: Record<Choice, string> = {
   yes: "Yes",
   no: "No",
@@ -19,6 +22,13 @@ export const CHOICE_LABELS: Record<Choice, string> = {
   "skip-all": "Skip all",
   never: "Don't ask again",
 };
+
+const CHOICE_KEYS: Record<Choice, string> = { yes: "y", no: "n", all: "a", "skip-all": "s", never: "d" };
+
+export interface ChooseOptions {
+  /** What Enter answers (default: yes when offered). */
+  default?: Choice;
+}
 
 /**
  * Asks one question and returns one of `choices`.
@@ -29,8 +39,7 @@ export const CHOICE_LABELS: Record<Choice, string> = {
 export interface Prompter {
   /** True when a person answers (a terminal); false when answers are automatic. */
   readonly interactive: boolean;
-  /** `initial`: the answer Enter takes (default "yes"; the shell question's is "no"). */
-  choose(question: string, choices: readonly Choice[], detail?: string, initial?: Choice): Promise<Choice>;
+  choose(question: string, choices: readonly Choice[], detail?: string, options?: ChooseOptions): Promise<Choice>;
 }
 
 /** Where a prompter may say things (stderr by default, so `--json` stdout stays clean). */
@@ -40,40 +49,154 @@ const sayOnStderr: Say = (text) => {
   process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
 };
 
+/** "(Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: " for these choices. */
+export function choiceLine(choices: readonly Choice[], fallback: Choice): string {
+  const labels = choices.map((c) => `(${CHOICE_LABELS[c][0]})${CHOICE_LABELS[c].slice(1)}`);
+  return `${labels.join("/")} [${CHOICE_LABELS[fallback]}]: `;
+}
+
+/** The choice a typed answer names ("y", "Yes", "skip all"), the default for an empty one; null when it names none. */
+export function choiceOf(typed: string, choices: readonly Choice[], fallback: Choice): Choice | null {
+  const t = typed.trim().toLowerCase();
+  if (!t) return fallback;
+  return choices.find((c) => CHOICE_KEYS[c] === t[0] && (t.length === 1 || CHOICE_LABELS[c].toLowerCase().startsWith(t))) ?? null;
+}
+
+export interface TerminalPrompterOptions {
+  /** Colours for the question; null: a plain line prompt (--no-pretty, NO_COLOR). */
+  theme: Theme | null;
+  /** Waits until what was emitted before the question is on the screen. */
+  settled?: () => Promise<void>;
+  /** Where the question is written (stdout; the trust question uses stderr). */
+  stream?: NodeJS.WriteStream;
+  /** Ctrl-C answered No and is about to stop the request (the transcript records the No). */
+  interrupted?: (question: string) => void;
+}
+
 /**
- * A terminal prompt (arrow keys + enter). Esc answers "no"; Ctrl-C throws `Interrupted`
- * (the request stops, as Ctrl-C does while a reply streams; at start-up coder exits 130).
- * `@clack/prompts` is loaded on first use so start-up does not pay for it.
+ * Questions on the terminal. With colours, one keystroke answers (y n a s d; Enter takes
+ * the default); keys typed before the question are thrown away first, so type-ahead never
+ * answers. Esc answers No; Ctrl-C answers No and stops the request (Interrupted). Without
+ * colours, a plain line is read and its first letter answers.
  */
-export class ClackPrompter implements Prompter {
+export class TerminalPrompter implements Prompter {
   readonly interactive = true;
 
-  async choose(question: string, choices: readonly Choice[], detail?: string, initial: Choice = "yes"): Promise<Choice> {
-    const clack = await import("@clack/prompts");
+  constructor(private readonly opts: TerminalPrompterOptions) {}
+
+  async choose(question: string, choices: readonly Choice[], detail?: string, options: ChooseOptions = {}): Promise<Choice> {
+    await this.opts.settled?.();
+    const stream = this.opts.stream ?? process.stdout;
+    const fallback = options.default && choices.includes(options.default) ? options.default : choices.includes("yes") ? "yes" : (choices[0] as Choice);
     // Questions carry model-chosen text (paths, commands): no escape sequence reaches the terminal.
-    if (detail) clack.log.message(terminalSafe(detail));
-    // clack reports Esc and Ctrl-C alike as a cancel; tell them apart by the key.
-    let ctrlC = false;
-    const onKey = (s: string | undefined, key?: { ctrl?: boolean; name?: string }) => {
-      if (s === "\x03" || (key?.ctrl && key.name === "c")) ctrlC = true;
+    if (detail) stream.write(`${terminalSafe(detail).trimEnd()}\n`);
+    const text = `${terminalSafe(question)} ${choiceLine(choices, fallback)}`;
+    const { answer, ctrlC } = this.opts.theme ? await askKey(stream, this.opts.theme.bold(text), choices, fallback) : await askLine(stream, text, choices, fallback);
+    if (ctrlC) {
+      this.opts.interrupted?.(question);
+      throw new Interrupted();
+    }
+    return answer;
+  }
+}
+
+interface Answer {
+  answer: Choice;
+  /** Ctrl-C answered (No): the caller stops the request too. */
+  ctrlC: boolean;
+}
+
+/** Type-ahead is read and dropped until the keyboard is quiet this long (at most DRAIN_MAX_MS). */
+const DRAIN_QUIET_MS = 40;
+const DRAIN_MAX_MS = 400;
+
+/** One keystroke in raw mode; the answer's label is echoed after the question. */
+async function askKey(stream: NodeJS.WriteStream, text: string, choices: readonly Choice[], fallback: Choice): Promise<Answer> {
+  const stdin = process.stdin;
+  stdin.setRawMode?.(true);
+  stdin.setEncoding("utf8");
+  stdin.resume();
+  try {
+    await drainTypeahead(stdin);
+    stream.write(text);
+    const result = await new Promise<Answer>((resolve) => {
+      const onData = (data: string) => {
+        const answer = keyAnswer(data, choices, fallback);
+        if (!answer) {
+          stream.write("\x07");
+          return;
+        }
+        stdin.off("data", onData);
+        resolve(answer);
+      };
+      stdin.on("data", onData);
+    });
+    stream.write(`${CHOICE_LABELS[result.answer]}${result.ctrlC ? " (Ctrl-C)" : ""}\n`);
+    return result;
+  } finally {
+    stdin.setRawMode?.(false);
+    stdin.pause();
+  }
+}
+
+/** The answer one key gives: a choice's letter, Enter, Esc or Ctrl-C; null for any other key. */
+export function keyAnswer(data: string, choices: readonly Choice[], fallback: Choice): Answer | null {
+  if (data === "\x03") return { answer: "no", ctrlC: true };
+  if (data === "\x1b") return { answer: "no", ctrlC: false };
+  if (data === "\r" || data === "\n") return { answer: fallback, ctrlC: false };
+  if (data.length !== 1) return null;
+  const choice = choices.find((c) => CHOICE_KEYS[c] === data.toLowerCase());
+  return choice ? { answer: choice, ctrlC: false } : null;
+}
+
+function drainTypeahead(stdin: NodeJS.ReadStream): Promise<void> {
+  return new Promise((resolve) => {
+    const started = Date.now();
+    let last = Date.now();
+    const drop = () => {
+      last = Date.now();
     };
-    process.stdin.on("keypress", onKey);
-    let answer: Choice | symbol;
-    try {
-      answer = await clack.select<Choice>({
-        message: terminalSafe(question),
-        options: choices.map((value) => ({ value, label: CHOICE_LABELS[value] })),
-        initialValue: choices.includes(initial) ? initial : choices[0],
+    stdin.on("data", drop);
+    const tick = () => {
+      const now = Date.now();
+      if (now - last >= DRAIN_QUIET_MS || now - started >= DRAIN_MAX_MS) {
+        stdin.off("data", drop);
+        resolve();
+      } else setTimeout(tick, DRAIN_QUIET_MS / 2);
+    };
+    setTimeout(tick, DRAIN_QUIET_MS / 2);
+  });
+}
+
+/** A plain line prompt: the first letter answers, an empty line takes the default; asked again otherwise. */
+async function askLine(stream: NodeJS.WriteStream, text: string, choices: readonly Choice[], fallback: Choice): Promise<Answer> {
+  const { createInterface } = await import("node:readline");
+  const rl = createInterface({ input: process.stdin, output: stream, terminal: false });
+  try {
+    for (;;) {
+      stream.write(text);
+      const line = await new Promise<string | null>((resolve) => {
+        rl.once("line", resolve);
+        rl.once("close", () => resolve(null));
+        rl.once("SIGINT", () => resolve(null));
       });
-    } finally {
-      process.stdin.off("keypress", onKey);
+      if (line === null) return { answer: "no", ctrlC: true };
+      const answer = choiceOf(line, choices, fallback);
+      if (answer) return { answer, ctrlC: false };
     }
-    if (clack.isCancel(answer)) {
-      // Ctrl-C stops the whole request, as it does while the reply streams (no reflection is sent).
-      if (ctrlC) throw new Interrupted();
-      return "no";
-    }
-    return answer as Choice;
+  } finally {
+    rl.close();
+  }
+}
+
+/** The trust question and other start-up yes/no questions, in the same style (default No). */
+export async function askYesNoOnTerminal(question: string, theme: Theme | null, stream: NodeJS.WriteStream = process.stderr): Promise<boolean> {
+  const prompter = new TerminalPrompter({ theme, stream });
+  try {
+    return (await prompter.choose(question, ["yes", "no"], undefined, { default: "no" })) === "yes";
+  } catch (error) {
+    if (error instanceof Interrupted) return false;
+    throw error;
   }
 }
 

@@ -1,5 +1,6 @@
 // What the engine tells the outside world, as typed events. The same events feed
 // the `--json` stream (one object per line, CLI.md) and the human renderers.
+import { pipeWriter } from "./safe.ts";
 
 import type { MatchRung } from "../plugin.ts";
 
@@ -12,6 +13,8 @@ export interface Usage {
 export interface Totals extends Usage {
   cost: number;
   requests: number;
+  /** Some reply of the session came from a model without prices: `cost` leaves it out. */
+  costUnknown?: boolean;
 }
 
 /** Every event the engine emits; `time` is added when it is written. */
@@ -20,9 +23,21 @@ export type CoderEvent =
   /** `estimated`: counted as characters/4 because the prompt clearly fits (the exact count is in `reply.usage`). */
   | { type: "request"; model: string; promptTokens: number; estimated: boolean }
   | { type: "delta"; text: string }
-  | { type: "reply"; text: string; usage: Usage; cost: number; model: string; finishReason: string }
-  /** `dryRun`: the edit matched but, under --dry-run, nothing was written. `rung`: how the matcher found the place (applied edits that went through it). */
-  | { type: "edit"; path: string; status: "applied" | "failed" | "skipped"; detail: string; rung?: MatchRung; dryRun?: boolean }
+  /**
+   * `costKnown: false`: the model has no prices (its cost counts as 0). `finishReason`
+   * "interrupted": Ctrl-C stopped the reply; `text` is what arrived (kept in the history).
+   */
+  | { type: "reply"; text: string; usage: Usage; cost: number; model: string; finishReason: string; costKnown?: boolean }
+  /**
+   * `dryRun`: the edit matched but, under --dry-run, nothing was written. `diff`: the unified
+   * diff of the file as this reply wrote it (on the file's last applied edit). `rung`: how the matcher found the place. `summary`: the
+   * failure said for a person ("Could not find the SEARCH text in a.py; closest lines 4–6:").
+   */
+  | { type: "edit"; path: string; status: "applied" | "failed" | "skipped"; detail: string; rung?: MatchRung; dryRun?: boolean; diff?: string; summary?: string }
+  /** A command starts (lint, tests, `/run`, a suggested shell command); its output follows as `output` events. */
+  | { type: "command"; command: string; purpose: "lint" | "test" | "run" }
+  /** Output of the running command, as it arrives (stdout and stderr). */
+  | { type: "output"; text: string }
   | { type: "reflection"; n: number; reason: string }
   | { type: "lint"; ok: boolean; command: string; output: string }
   | { type: "test"; ok: boolean; command: string; output: string }
@@ -47,7 +62,7 @@ export interface Output {
 /** One JSON object per line on stdout and nothing else; human text goes to stderr. */
 export class JsonOutput implements Output {
   constructor(
-    private readonly write: (line: string) => void = (l) => process.stdout.write(l),
+    private readonly write: (line: string) => void = pipeWriter(process.stdout),
     private readonly writeErr: (text: string) => void = (t) => process.stderr.write(t),
   ) {}
 
@@ -76,12 +91,17 @@ export function replyCost(usage: Usage, prices: { input: number; output: number;
   return (fresh * prices.input + cached * cacheRead + usage.completionTokens * prices.output) / 1_000_000;
 }
 
-/** "Tokens: 3.1k sent, 1.2k cached, 210 received. Cost: $0.0040 message, $0.0120 session." */
-export function usageLine(usage: Usage, cost: number, totals: Totals): string {
+/**
+ * "Tokens: 3.1k sent, 1.2k cached, 210 received. Cost: $0.0040 message, $0.0120 session.";
+ * "Cost: unknown" for a model without prices (its $0.00 would be a guess).
+ */
+export function usageLine(usage: Usage, cost: number, totals: Totals, costKnown = true): string {
   const parts = [`${formatTokens(usage.promptTokens)} sent`];
   if (usage.cachedTokens) parts.push(`${formatTokens(usage.cachedTokens)} cached`);
   parts.push(`${formatTokens(usage.completionTokens)} received`);
-  return `Tokens: ${parts.join(", ")}. Cost: ${formatCost(cost)} message, ${formatCost(totals.cost)} session.`;
+  if (!costKnown) return `Tokens: ${parts.join(", ")}. Cost unknown (no prices for this model)${totals.cost ? `, ${formatCost(totals.cost)} session` : ""}.`;
+  const session = `${formatCost(totals.cost)} session${totals.costUnknown ? " (and replies of unpriced models)" : ""}`;
+  return `Tokens: ${parts.join(", ")}. Cost: ${formatCost(cost)} message, ${session}.`;
 }
 
 export function formatTokens(n: number): string {

@@ -1,32 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { JsonOutput, replyCost, usageLine } from "./events.ts";
-import { MarkdownStream, PlainOutput, terminalSafe } from "./render.ts";
+import { PlainOutput, terminalSafe } from "./render.ts";
 
-const strip = (s: string) => s.replace(/\x1b\[[0-9;]*m/g, "");
-
-describe("MarkdownStream", () => {
-  test("renders complete lines only, and the rest at the end", () => {
-    const out: string[] = [];
-    const md = new MarkdownStream((t) => out.push(t));
-    md.push("# Tit");
-    expect(out).toEqual([]);
-    md.push("le\nsome `code` and **bold**\nunfinished");
-    expect(out.length).toBe(2);
-    expect(out[0]).toContain("\x1b[1mTitle");
-    expect(strip(out[1] ?? "")).toBe("some code and bold\n");
-    md.end();
-    expect(strip(out.at(-1) ?? "")).toBe("unfinished\n");
-  });
-
-  test("fenced blocks are not treated as markdown", () => {
-    const out: string[] = [];
-    const md = new MarkdownStream((t) => out.push(t));
-    md.push("```python\n# not a heading\n```\n# heading\n");
-    expect(strip(out.join(""))).toBe("```python\n# not a heading\n```\nheading\n");
-    expect(out[1]).not.toContain("\x1b[1m");
-    expect(out[3]).toContain("\x1b[1m");
-  });
-});
 
 describe("outputs", () => {
   test("JsonOutput writes one object per line with type and time; print goes elsewhere", () => {
@@ -71,34 +46,23 @@ test("cost and usage line", () => {
   expect(line).toBe("Tokens: 3.1k sent, 1.2k cached, 210 received. Cost: $0.0040 message, $0.01 session.");
 });
 
-describe("terminal safety and streaming", () => {
-  test("escape sequences in a reply are shown as caret notation, carriage returns dropped", () => {
-    const out: string[] = [];
-    const md = new MarkdownStream((t) => out.push(t));
-    md.push("a\x1b[2Jb\x1b]0;title\x07c\r\n\x9b31m");
-    md.end();
-    const text = out.join("");
-    expect(text).not.toMatch(/[\x1b\x07\r\x9b]/);
-    expect(text).toContain("a^[[2Jb^[]0;title^Gc\n");
-    expect(terminalSafe("tab\tand\nnewline é 日本")).toBe("tab\tand\nnewline é 日本");
-  });
+test("terminalSafe keeps text, tabs, newlines and wide characters", () => {
+  expect(terminalSafe("tab\tand\nnewline é 日本")).toBe("tab\tand\nnewline é 日本");
+});
 
-  test("a long line of prose streams word by word; fences, headings and markers wait for their line", () => {
-    const out: string[] = [];
-    const md = new MarkdownStream((t) => out.push(t));
-    md.push("This paragraph is one long line and ");
-    expect(strip(out.join(""))).toBe("This paragraph is one long line and ");
-    md.push("it goes `on and");
-    expect(strip(out.join(""))).toBe("This paragraph is one long line and "); // the code span is still open
-    md.push(" on` here.\n# Head");
-    expect(strip(out.join(""))).toBe("This paragraph is one long line and it goes on and on here.\n");
-    md.push("ing done\n<<<<<<< SEARCH\n");
-    expect(out.join("")).toContain("\x1b[1mHeading done");
-    expect(out.join("")).toContain("\x1b[33m<<<<<<< SEARCH");
-    md.push("```\nsome code with ");
-    expect(strip(out.join(""))).toEndWith("```\nsome code with ");
-    md.push("words\n```\n");
-    md.end();
-    expect(strip(out.join(""))).toEndWith("```\nsome code with words\n```\n");
-  });
+test("cost unknown: a model without prices says so instead of $0.00", () => {
+  const totals = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, requests: 1 };
+  expect(usageLine({ promptTokens: 1200, completionTokens: 80, cachedTokens: 0 }, 0, totals, false)).toBe("Tokens: 1.2k sent, 80 received. Cost unknown (no prices for this model).");
+});
+
+test("PlainOutput: a retry after streamed text marks the text void; live command output is not repeated", () => {
+  const out: string[] = [];
+  const o = new PlainOutput((t) => out.push(t), () => {}, false);
+  o.emit({ type: "request", model: "m", promptTokens: 1, estimated: true });
+  o.emit({ type: "delta", text: "Half a repl" });
+  o.emit({ type: "retry", attempt: 2, delayMs: 500, reason: "the connection dropped" });
+  o.emit({ type: "command", command: "npm test", purpose: "test" });
+  o.emit({ type: "output", text: "1 failed\n" });
+  o.emit({ type: "test", ok: false, command: "npm test", output: "1 failed\n" });
+  expect(out.join("")).toBe("Half a repl\n— the connection dropped, retrying (attempt 2); the text above is void —\nRunning tests… (npm test)\n1 failed\nTests failed (npm test).\n");
 });

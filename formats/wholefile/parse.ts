@@ -43,6 +43,8 @@ export function classifyLine(line: string, facts: PathFacts): LineBeforeFence {
   if (line.trim() === "") return { kind: "none" };
   const name = unwrap(line);
   if (name === "") return { kind: "prose" };
+  // A URL is text (a link in a README), never a file to write.
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name)) return { kind: "prose" };
   if (facts.chatFiles.includes(name) || facts.repoFiles?.includes(name)) return { kind: "path", name };
   const last = name.slice(name.lastIndexOf("/") + 1);
   const pathShaped = name.includes("/") || /\.[A-Za-z0-9_+-]{1,12}$/.test(last) || last.startsWith(".") || BARE_NAMES.test(last);

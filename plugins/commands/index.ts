@@ -36,7 +36,6 @@ export default function commandsPlugin(kit: Kit): PluginObject {
   };
   // Completion is synchronous: without a list loaded ahead, the first Tab after start completed nothing.
   if (process.stdin.isTTY) setTimeout(repoFiles, 0).unref?.();
-  const completeFiles = (arg: string) => completePaths(arg, repoFiles());
   const completeChat = (arg: string, s: Session) => completePaths(arg, [...s.chatFiles(), ...s.readOnlyFiles()]);
 
   async function expand(arg: string, s: Session): Promise<string[]> {
@@ -54,7 +53,8 @@ export default function commandsPlugin(kit: Kit): PluginObject {
     name,
     summary,
     usage: `/${name} FILE|GLOB ...`,
-    complete: (arg) => completeFiles(arg),
+    // Files the chat already holds (either way) are not offered again.
+    complete: (arg, s) => completePaths(arg, repoFiles().filter((f) => !s.chatFiles().includes(f) && !s.readOnlyFiles().includes(f))),
     async run(arg, s) {
       if (!arg.trim()) return s.warn(`Usage: /${name} FILE|GLOB ...`);
       const paths = await expand(arg, s);
@@ -97,10 +97,15 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       const command = arg.trim();
       if (!command) return s.warn("Usage: /run COMMAND");
       // The user typed it: no gate (the gate is for commands the model suggests).
-      const r = await kit.run(command, { timeoutMs: RUN_TIMEOUT_MS });
-      const code = r.code;
-      const output = `${r.stdout}${r.stderr}`;
-      if (output.trim()) s.print(output.trimEnd());
+      let code: number;
+      let output: string;
+      if (s.runUserCommand) ({ code, output } = await s.runUserCommand(command));
+      else {
+        const r = await kit.run(command, { timeoutMs: RUN_TIMEOUT_MS });
+        ({ code } = r);
+        output = `${r.stdout}${r.stderr}`;
+        if (output.trim()) s.print(output.trimEnd());
+      }
       if (code !== 0) s.print(`Exit code ${code}.`);
       // The same offer as for a command the model suggests: a fix request on failure, else the output for the chat.
       await s.offerOutput?.(command, { code, output });

@@ -52,8 +52,13 @@ export function inTerminal(argv: readonly string[], options: { cwd: string; env:
       return output;
     },
     waitFor(text) {
-      return new Promise((resolve) => {
-        waiters.push({ text, resolve });
+      return new Promise((resolve, reject) => {
+        // A wait that never ends says what the terminal showed instead.
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.findIndex((w) => w.text === text), 1);
+          reject(new Error(`waited 30 s for ${JSON.stringify(text)}; the terminal shows:\n${output.slice(-2000)}`));
+        }, 30_000);
+        waiters.push({ text, resolve: () => (clearTimeout(timer), resolve()) });
         check();
       });
     },

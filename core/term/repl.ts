@@ -1,0 +1,188 @@
+// The interactive loop: a message is a request, `/name` a command, `!cmd` runs cmd;
+// Ctrl-C stops a request, Ctrl-D leaves. Loaded only in interactive mode, with the
+// line editor (pi-tui) when colours are on and a plain readline prompt otherwise.
+import { writeFileSync, readFileSync, rmSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { App } from "../app.ts";
+import { exitCodeFor, Interrupted } from "../errors.ts";
+import type { SlashCommand } from "../plugin.ts";
+import { messageOf } from "../registry.ts";
+import { CoderSession } from "../session.ts";
+import type { Coder } from "../turn.ts";
+import type { AiCommentWatch } from "../watch/index.ts";
+import { CoderCompletions, identifiersIn } from "./completions.ts";
+import type { Output } from "./events.ts";
+import { LineInput } from "./input.ts";
+import { LineEditor } from "./line-editor.ts";
+import type { Theme } from "./style.ts";
+import { trace } from "./trace.ts";
+
+export interface ReplOptions {
+  app: App;
+  coder: Coder;
+  out: Output;
+  /** The terminal's theme when colours are on (the line editor); null: a plain line prompt. */
+  theme: Theme | null;
+  /** Waits until everything emitted is on the screen. */
+  settled: () => Promise<void>;
+  inputHistoryPath: string;
+  /** --watch-files: AI comments in watched files end the prompt and run as the next request. */
+  watch: AiCommentWatch | null;
+  /** The exit code of a SIGTERM / SIGHUP that stopped the request, if one did: the session ends. */
+  terminatedBy: () => number | null;
+}
+
+interface Prompt {
+  read(prompt: string, opts?: { initial?: string; signal?: AbortSignal }): Promise<string | null>;
+}
+
+export async function runRepl(opts: ReplOptions): Promise<number> {
+  const { app, coder, out } = opts;
+  const session = new CoderSession(coder);
+  const o = app.settings.options;
+  const editor = opts.theme
+    ? new LineEditor({ historyPath: opts.inputHistoryPath, theme: opts.theme, vim: o.vim, multiline: o.multiline, completions: new CoderCompletions(completionSource(app, coder, session)) })
+    : null;
+  const input: Prompt = editor ?? new LineInput(opts.inputHistoryPath, plainCompleter(app, session));
+  registerTerminalCommands(app, editor, out);
+
+  out.print(`coder ${app.version} · ${coder.model} · ${coder.format.item.name} format · /help for commands, Ctrl-D to leave`);
+  if (coder.chat.editable.length) out.print(`Chat files: ${coder.chat.editable.join(", ")}`);
+  for (;;) {
+    await opts.settled();
+    const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
+    trace("repl: prompt");
+    // Watched files may ask for something while the prompt waits: that ends the prompt.
+    const watching = new AbortController();
+    void opts.watch?.next().then(() => watching.abort());
+    const typed = await input.read(prompt, { initial: session.takeInput(), signal: watching.signal });
+    if (typed === null) return 0;
+    if (opts.watch?.action) {
+      await runWatched(opts.watch, out);
+      continue;
+    }
+    if (!typed.trim()) continue;
+    // `!cmd` is `/run cmd`, as in Aider.
+    const line = typed.trimStart().startsWith("!") ? `/run ${typed.trimStart().slice(1)}` : typed;
+    try {
+      if (line.trimStart().startsWith("/")) {
+        coder.services.transcript.note(line.trim());
+        await session.runCommand(line);
+        if (session.exitRequested) return 0;
+      } else {
+        await coder.runOne(line);
+      }
+    } catch (error) {
+      if (error instanceof Interrupted) {
+        out.flush();
+        out.warn("Interrupted.");
+        // SIGTERM / SIGHUP end the session once the request has stopped (its writes committed).
+        const code = opts.terminatedBy();
+        if (code !== null) return code;
+        continue;
+      }
+      out.emit({ type: "error", message: messageOf(error), code: exitCodeFor(error) });
+    }
+  }
+}
+
+/** The REPL's turn for the watched comments; Ctrl-C stops the request, not the session. */
+async function runWatched(watch: AiCommentWatch, out: Output): Promise<void> {
+  try {
+    await watch.runPending();
+  } catch (error) {
+    if (!(error instanceof Interrupted)) throw error;
+    out.flush();
+    out.warn("Interrupted.");
+  }
+}
+
+/** Slash commands that belong to the terminal: they change how the prompt reads. */
+function registerTerminalCommands(app: App, editor: LineEditor | null, out: Output): void {
+  const commands: SlashCommand[] = [
+    {
+      name: "multiline-mode",
+      summary: "switch Enter and Alt-Enter: Enter inserts a newline, Alt-Enter sends (or back)",
+      run: (_arg, s) => {
+        if (!editor) return s.warn("/multiline-mode needs the line editor (not with --no-pretty or NO_COLOR); use { … } blocks.");
+        editor.multiline = !editor.multiline;
+        s.print(editor.multiline ? "Multiline mode: Enter inserts a newline, Alt-Enter sends." : "Multiline mode off: Enter sends, Alt-Enter inserts a newline.");
+      },
+    },
+    ...["editor", "edit"].map(
+      (name): SlashCommand => ({
+        name,
+        summary: "write the next message in $VISUAL / $EDITOR (text after the command starts it)",
+        run: (arg, s) => {
+          const text = composeInEditor(arg, app.env);
+          if (text === null) return s.warn("No editor: set $VISUAL or $EDITOR (e.g. export EDITOR=vim).");
+          if (!text.trim()) return s.print("The editor left the message empty; nothing to send.");
+          if (editor) {
+            editor.prefillNext(text.trimEnd());
+            s.print("The message is in the prompt: Enter sends it.");
+          } else out.print(text);
+        },
+      }),
+    ),
+  ];
+  if (commands.some((c) => app.registry.commands.has(c.name))) return;
+  app.registry.register({ apiVersion: 1, name: "terminal", commands }, "built-in (core/term)");
+}
+
+/** Run $VISUAL / $EDITOR on a temporary file holding `initial`; its text, or null when no editor is set. */
+function composeInEditor(initial: string, env: Record<string, string | undefined>): string | null {
+  const editor = env.VISUAL || env.EDITOR;
+  if (!editor) return null;
+  const dir = mkdtempSync(join(tmpdir(), "coder-message-"));
+  const file = join(dir, "message.md");
+  try {
+    writeFileSync(file, initial ? `${initial}\n` : "");
+    Bun.spawnSync(["sh", "-c", `${editor} "$1"`, "sh", file], { stdin: "inherit", stdout: "inherit", stderr: "inherit" });
+    return readFileSync(file, "utf8");
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The menu's entries: commands, their arguments, file names and identifiers. */
+function completionSource(app: App, coder: Coder, session: CoderSession) {
+  let files: string[] = [];
+  void coder.services.listFiles().then(
+    (all) => (files = all),
+    () => {},
+  );
+  return {
+    commands: () => [...[...app.registry.commands.values()].map((c) => ({ name: c.item.name, summary: c.item.summary })), { name: "exit", summary: "leave coder" }, { name: "help", summary: "list the commands" }],
+    argument: (command: string, arg: string) => {
+      const entry = app.registry.commands.get(command)?.item;
+      if (entry?.complete) return entry.complete(arg, session);
+      // Commands that take a model name: the model table's names.
+      if (/(^|-)model$/.test(command)) return app.registry.listModels().map((m) => m.name).filter((n) => n.startsWith(arg.trim()));
+      return [];
+    },
+    *words() {
+      yield* files;
+      yield* files.map((f) => f.split("/").pop() ?? f);
+      yield* identifiersIn(coder.lastPrompt.map((m) => (typeof m.content === "string" ? m.content : "")));
+    },
+  };
+}
+
+/** Tab completion for the plain prompt: commands (each once) and a command's arguments. */
+function plainCompleter(app: App, session: CoderSession): (line: string) => string[] {
+  return (line) => {
+    if (!line.startsWith("/")) return [];
+    const space = line.indexOf(" ");
+    if (space < 0) {
+      const names = new Set([...app.registry.commands.keys(), "exit", "help"].map((n) => `/${n}`));
+      return [...names].filter((c) => c.startsWith(line)).map((c) => `${c} `);
+    }
+    const entry = app.registry.commands.get(line.slice(1, space));
+    try {
+      return entry?.item.complete?.(line.slice(space + 1), session).map((arg) => `${line.slice(0, space)} ${arg}`) ?? [];
+    } catch {
+      return [];
+    }
+  };
+}
