@@ -187,8 +187,8 @@ describe("8. untrusted config cannot weaken protections or send ignored files", 
     writeFileSync(hook, "#!/bin/sh\nif git diff --cached | grep -q AKIA; then echo 'secret found' >&2; exit 1; fi\n");
     chmodSync(hook, 0o755);
     const run = await PtyRun.start(root, ["--yes-always", "a.py"], [{ text: block("a.py", "x = 1\n", "x = 'AKIAABCDEFGHIJKLMNOP'\n") }, COMMIT_MESSAGE]);
-    await run.pty.waitFor("Trust");
-    run.pty.type("n\r");
+    await run.pty.waitFor("[No]: ");
+    run.pty.type("n");
     const at = await run.pty.waitFor("> ");
     run.pty.type("add a key\r");
     await run.pty.waitFor("secret found", at);
@@ -415,9 +415,9 @@ describe("10. partial application and failed commits are never silent", () => {
 
     const repl = await PtyRun.start(root, ["a.py"], [UNDERSTOOD]);
     const at = await repl.pty.waitFor("Commit a.py, b.py now, as that reply?");
-    repl.pty.type(KEY.down + KEY.enter); // No
+    repl.pty.type("n");
     await repl.pty.waitFor("Restore the contents a.py, b.py had before?", at);
-    repl.pty.type(KEY.enter); // Yes
+    repl.pty.type("y");
     await repl.pty.waitFor("Restored a.py, b.py.", at);
     await repl.pty.waitFor("> ", at);
     await repl.finish();

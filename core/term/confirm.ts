@@ -144,8 +144,10 @@ export function keyAnswer(data: string, choices: readonly Choice[], fallback: Ch
   if (data === "\x03") return { answer: "no", ctrlC: true };
   if (data === "\x1b") return { answer: "no", ctrlC: false };
   if (data === "\r" || data === "\n") return { answer: fallback, ctrlC: false };
-  if (data.length !== 1) return null;
-  const choice = choices.find((c) => CHOICE_KEYS[c] === data.toLowerCase());
+  // "y⏎" typed fast arrives as one chunk: the habit of line prompts answers by its letter.
+  const key = data.length === 2 && (data[1] === "\r" || data[1] === "\n") ? data[0] : data;
+  if (key.length !== 1) return null;
+  const choice = choices.find((c) => CHOICE_KEYS[c] === key.toLowerCase());
   return choice ? { answer: choice, ctrlC: false } : null;
 }
 

@@ -25,6 +25,9 @@ describe("one-key confirmations", () => {
     expect(keyAnswer("\x03", all, "yes")).toEqual({ answer: "no", ctrlC: true });
     expect(keyAnswer("/", all, "yes")).toBeNull();
     expect(keyAnswer("\x1b[A", all, "yes")).toBeNull();
+    // A letter and Enter in one chunk (typed fast, as on a line prompt) is the letter.
+    expect(keyAnswer("n\r", all, "yes")?.answer).toBe("no");
+    expect(keyAnswer("nn", all, "yes")).toBeNull();
     // "a" is no answer when All is not offered.
     expect(keyAnswer("a", ["yes", "no", "never"], "yes")).toBeNull();
   });
