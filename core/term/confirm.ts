@@ -1,7 +1,7 @@
 // How a confirmation question reaches a person: Aider's one-keystroke prompt
 // ("Allow edits to a.py? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: ") in a
 // terminal, a plain line prompt with --no-pretty or NO_COLOR, and a non-interactive
-// answer ("no", said out loud) everywhere else. The gate (core/gate.ts) decides what to
+// answer ("no", said out loud) everywhere else. The gate (core/gate/gate.ts) decides what to
 // ask; this module only asks.
 import { Interrupted } from "../errors.ts";
 import { terminalSafe } from "./safe.ts";
@@ -145,7 +145,7 @@ export function keyAnswer(data: string, choices: readonly Choice[], fallback: Ch
   if (data === "\x1b") return { answer: "no", ctrlC: false };
   if (data === "\r" || data === "\n") return { answer: fallback, ctrlC: false };
   // "y⏎" typed fast arrives as one chunk: the habit of line prompts answers by its letter.
-  const key = data.length === 2 && (data[1] === "\r" || data[1] === "\n") ? data[0] : data;
+  const key = data.length === 2 && (data[1] === "\r" || data[1] === "\n") ? data.slice(0, 1) : data;
   if (key.length !== 1) return null;
   const choice = choices.find((c) => CHOICE_KEYS[c] === key.toLowerCase());
   return choice ? { answer: choice, ctrlC: false } : null;
