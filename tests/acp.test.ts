@@ -3,7 +3,7 @@
 // editor would see (responses, session/updates, permission requests, fs calls) and
 // what coder did to the repository (files, commits).
 import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
@@ -294,6 +294,34 @@ describe("coder acp", () => {
         { content: "Keep the rest", priority: "medium", status: "pending" },
       ],
     });
+  });
+
+  test("prompt resources: an embedded resource is the editor's text of a chat file, a link outside the repository joins read-only", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const outside = join(repo.home, "STYLE.md");
+    writeFileSync(outside, "Use tabs.\n");
+    const s = await server([{ text: "Noted." }, { text: "Switched." }]);
+    const c = start(repo.root, s, { home: repo.home });
+    await c.initialize();
+    const { sessionId, configOptions } = await session(c, repo.root);
+    await prompt(c, sessionId, "look", [
+      { type: "resource", resource: { uri: fileUri(repo.root, "a.py"), text: "x = 1\nz = 9\n", mimeType: "text/x-python" } },
+      { type: "resource_link", uri: pathToFileURL(outside).href, name: "STYLE.md" },
+    ]);
+    const sent = JSON.stringify(mainRequests(s)[0].messages);
+    expect(sent).toContain("z = 9");
+    expect(sent).toContain("Use tabs.");
+    expect(c.text(sessionId)).toContain(`Added to the chat: a.py, ${outside} (read-only)`);
+
+    // The model is a session config option.
+    const model = configOptions?.find((o) => o.id === "model");
+    expect(model).toMatchObject({ category: "model", type: "select", currentValue: "openai/gpt-4.1" });
+    const changed = await c.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "openai/gpt-4o" });
+    expect(changed.configOptions.find((o) => o.id === "model")?.currentValue).toBe("openai/gpt-4o");
+    await prompt(c, sessionId, "again");
+    expect(mainRequests(s)[1].model).toBe("gpt-4o");
+    const bad = await c.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "nosuchprovider/x" }).catch((e: unknown) => e);
+    expect((bad as acp.RequestError).code).toBe(-32602);
   });
 
   test("a malformed line, an unknown method and an unknown session get JSON-RPC errors; the agent keeps serving; stdout holds only protocol", async () => {

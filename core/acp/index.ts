@@ -10,6 +10,7 @@ import type { App } from "../app.ts";
 import { chooseModel } from "../coder.ts";
 import { messageOf } from "../registry.ts";
 import { type RunInput, assembleApp, loadSettings } from "../run.ts";
+import { trace } from "../term/trace.ts";
 import { loadRecord } from "./records.ts";
 import { AcpSession } from "./session.ts";
 
@@ -20,6 +21,7 @@ const API_KEY_METHOD = "api-key";
 
 /** Serve ACP until the client closes stdin; the exit code. */
 export async function runAcp(input: RunInput): Promise<number> {
+  trace("acp: start");
   const protocol = takeStdout();
   const verbose = input.args.values.verbose === true || /^(1|true|yes|on)$/i.test(process.env.CODER_VERBOSE ?? "");
   const log: Log = (level, text) => {
@@ -39,6 +41,7 @@ export async function runAcp(input: RunInput): Promise<number> {
     .connect(acp.ndJsonStream(protocol, Bun.stdin.stream()));
   // The warm-up: the kernel for the folder coder was started in loads while the client sends `initialize`.
   agent.warm();
+  trace("acp: serving");
   await connection.closed;
   agent.close();
   return 0;
@@ -77,6 +80,7 @@ class CoderAgent {
     let app = this.apps.get(cwd);
     if (!app) {
       app = loadSettings({ ...this.input, cwd, rest: [] }).then((loaded) => assembleApp(loaded, this.input.builtins));
+      app.then(() => trace(`acp: kernel ready for ${cwd}`), () => {});
       this.apps.set(cwd, app);
       app.catch(() => this.apps.delete(cwd));
     }
@@ -117,6 +121,7 @@ class CoderAgent {
     } catch (error) {
       this.log("warn", `could not read the settings of ${process.cwd()}: ${messageOf(error)}`);
     }
+    trace("acp: initialize answered");
     return {
       protocolVersion: acp.PROTOCOL_VERSION,
       agentInfo: { name: "coder", title: "coder", version: this.input.version },
@@ -143,6 +148,7 @@ class CoderAgent {
     setTimeout(() => {
       session.output.open();
       session.output.update({ sessionUpdate: "available_commands_update", availableCommands: session.availableCommands() });
+      session.warm();
     }, 0);
     return { sessionId: session.id, modes: session.modes(), configOptions: session.configOptions() };
   }
@@ -157,6 +163,7 @@ class CoderAgent {
     session.replay();
     session.output.update({ sessionUpdate: "available_commands_update", availableCommands: session.availableCommands() });
     await session.output.drained();
+    setTimeout(() => session.warm(), 0);
     return { modes: session.modes(), configOptions: session.configOptions() };
   }
 

@@ -10,10 +10,12 @@ import type { App } from "../app.ts";
 import { createCoder } from "../coder.ts";
 import { Interrupted, exitCodeFor } from "../errors.ts";
 import type { EditorFiles } from "../files.ts";
+import { mediaTypeOfFile } from "../parts.ts";
 import { messageOf } from "../registry.ts";
 import { CoderSession } from "../session.ts";
 import type { Totals } from "../term/events.ts";
 import type { Coder } from "../turn.ts";
+import { trace } from "../term/trace.ts";
 import { AcpOutput } from "./output.ts";
 import { AcpPrompter } from "./prompter.ts";
 import { type SessionRecord, saveRecord } from "./records.ts";
@@ -54,9 +56,19 @@ class EditorBuffers implements EditorFiles {
     return this.texts.get(rel);
   }
 
+  /** Paths whose text came with the prompt (embedded resources): not read again this turn. */
+  private readonly held = new Set<string>();
+
+  /** A new turn: what the editor holds is read again. */
+  forget(): void {
+    this.texts.clear();
+    this.held.clear();
+  }
+
   /** An embedded resource: the text the client sent is what the editor holds. */
   hold(rel: string, text: string): void {
     this.texts.set(rel, text);
+    this.held.add(rel);
   }
 
   async write(rel: string, text: string): Promise<boolean> {
@@ -75,10 +87,9 @@ class EditorBuffers implements EditorFiles {
 
   /** Read the chat files through the client, so unsaved changes are what the model sees. */
   async refresh(paths: readonly string[]): Promise<void> {
-    this.texts.clear();
     if (!this.setup.fs.read) return;
     await Promise.all(
-      paths.map(async (rel) => {
+      paths.filter((rel) => !this.held.has(rel)).map(async (rel) => {
         try {
           const { content } = await this.setup.client.request(acp.methods.client.fs.readTextFile, { sessionId: this.setup.id, path: join(this.root, rel) });
           this.texts.set(rel, content);
@@ -155,6 +166,19 @@ export class AcpSession {
     for (const key of record.allowed) this.prompter.allowed.add(key);
   }
 
+  /**
+   * While the user types the first prompt: assemble a request once (repo map, file list,
+   * token counts), so the first request of the session goes out as fast as later ones.
+   */
+  warm(): void {
+    if (this.running) return;
+    const started = performance.now();
+    this.coder.promptChunks().then(
+      () => trace(`acp: session ${this.id} warm in ${(performance.now() - started).toFixed(1)} ms`),
+      (error: unknown) => this.setup.log("info", `warming session ${this.id} failed: ${messageOf(error)}`),
+    );
+  }
+
   /** The saved conversation, sent back as `session/update`s (`session/load`). */
   replay(): void {
     for (const m of this.coder.history.done) {
@@ -204,6 +228,7 @@ export class AcpSession {
   /** One prompt turn: a request with its reflections, or a slash command. */
   async prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason> {
     if (this.running) throw new acp.RequestError(-32600, `session ${this.id} is already answering a prompt; cancel it first (session/cancel)`);
+    trace("acp: prompt");
     this.running = true;
     this.cancelled = false;
     const modeBefore = this.modeId();
@@ -213,9 +238,12 @@ export class AcpSession {
     try {
       // Paths the user types (/add src/x.ts) are relative to the session's folder.
       process.chdir(this.setup.cwd);
-      const text = await this.takeContent(blocks);
+      this.buffers.forget();
+      const text = this.takeContent(blocks);
+      trace("acp: prompt content taken");
       const { chat } = this.coder;
       await this.buffers.refresh([...chat.editable, ...chat.readOnly.filter((p) => !isAbsolute(p))]);
+      trace("acp: buffers read");
       if (this.cancelled) stop = "cancelled";
       else if (!text.trim()) this.output.print("The prompt had no request: the files it named are in the chat now.");
       else if (text.trimStart().startsWith("/")) await this.commands.runCommand(text.trim());
@@ -247,14 +275,14 @@ export class AcpSession {
    * The prompt's text; its resource links and embedded resources join the chat (editable
    * inside the repository, read-only outside). Other resources are quoted in the text.
    */
-  private async takeContent(blocks: readonly acp.ContentBlock[]): Promise<string> {
+  private takeContent(blocks: readonly acp.ContentBlock[]): string {
     const parts: string[] = [];
     const added: string[] = [];
     for (const block of blocks) {
       if (block.type === "text") parts.push(block.text);
       else if (block.type === "resource_link") {
         const path = filePath(block.uri);
-        if (path) added.push(...(await this.addPath(path)));
+        if (path) added.push(...this.addPath(path));
         else parts.push(`[${block.title ?? block.name}](${block.uri})`);
       } else if (block.type === "resource") {
         const res = block.resource;
@@ -263,7 +291,7 @@ export class AcpSession {
         if (path && text !== null) {
           const rel = this.inside(path);
           if (rel !== null) this.buffers.hold(rel, text);
-          added.push(...(await this.addPath(path)));
+          added.push(...this.addPath(path));
         } else if (text !== null) parts.push(`${res.uri}:\n\`\`\`\n${text}\n\`\`\``);
         else this.output.warn(`The prompt's resource ${res.uri} is binary; coder takes text resources only.`);
       } else this.output.warn(`coder does not take ${block.type} content in a prompt yet; it was left out.`);
@@ -278,12 +306,25 @@ export class AcpSession {
     return rel && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel) ? rel.split(sep).join("/") : null;
   }
 
-  private async addPath(path: string): Promise<string[]> {
-    const { chat } = this.coder;
+  /**
+   * A file the prompt names joins the chat as a file typed on the command line would
+   * (no repository listing: the client gave its exact path). Returns the path added, if any.
+   */
+  private addPath(path: string): string[] {
+    const { chat, services } = this.coder;
     const rel = this.inside(path);
     if (rel !== null && (chat.editable.includes(rel) || chat.readOnly.includes(rel))) return [];
-    if (rel !== null && this.coder.services.files.check(rel) === null) return this.commands.addFiles([path]);
-    return this.commands.addReadOnly([path]);
+    if (rel !== null && !mediaTypeOfFile(path)) {
+      const problem = services.files.check(rel);
+      if (problem === null) return chat.add(rel) ? [rel] : [];
+      this.output.warn(`${rel} joins the chat read-only: ${problem}`);
+    }
+    const readable = mediaTypeOfFile(path) !== null || (rel !== null ? services.files.read(rel) : services.files.readOutside(path)) !== null;
+    if (!readable) {
+      this.output.warn(`Cannot add ${path} to the chat: not found, not a text file, or over the --max-file-size limit`);
+      return [];
+    }
+    return chat.addReadOnly(rel ?? path) ? [`${rel ?? path} (read-only)`] : [];
   }
 
   /** A file the last reply wrote: its text before and after. */
