@@ -99,7 +99,8 @@ describe("coder acp", () => {
     const repo = makeRepo({ "a.py": "x = 1\n", "notes.txt": "old\n", "todo.txt": "keep\n" });
     const edit = { text: block("notes.txt", "old\n", "new\n") };
     const todo = { text: block("todo.txt", "keep\n", "gone\n") };
-    const s = await server([edit, edit, edit, todo, todo]);
+    // The first reply streams in many small chunks: the question must still come after all of them.
+    const s = await server([{ text: `${"Here is the change. ".repeat(60)}\n\n${edit.text}`, chunkChars: 3 }, edit, edit, todo, todo]);
     const c = start(repo.root, s, { home: repo.home, answers: ["reject", "allow-always", "reject-always"] });
     await c.initialize();
     const { sessionId } = await session(c, repo.root);
@@ -111,6 +112,9 @@ describe("coder acp", () => {
     expect(asked.toolCall.title).toBe("Allow edits to notes.txt, which is not in the chat?");
     expect(asked.toolCall.kind).toBe("edit");
     expect(asked.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
+    // The question comes after the reply that raised it has streamed in full.
+    const before = c.updates.slice(0, c.askedAt[0]).map((n) => n.update);
+    expect(before.map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : "")).join("")).toContain(">>>>>>> REPLACE");
     expect(repo.read("notes.txt")).toBe("old\n");
 
     await prompt(c, sessionId, "change the notes");

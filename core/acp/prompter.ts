@@ -32,6 +32,8 @@ export class AcpPrompter implements Prompter {
   constructor(
     private readonly ask: AskClient,
     private readonly log: (text: string) => void,
+    /** Resolves once the updates sent before the question are out (the question must not overtake the reply). */
+    private readonly settled: () => Promise<void> = () => Promise.resolve(),
   ) {}
 
   /** A prompt turn starts: questions go to the client until it ends or is cancelled. */
@@ -70,6 +72,7 @@ export class AcpPrompter implements Prompter {
     };
     let response: acp.RequestPermissionResponse;
     try {
+      await this.settled();
       response = await this.ask({ toolCall, options: offered });
     } catch (error) {
       this.log(`${question} -> no (the permission request failed: ${error instanceof Error ? error.message : String(error)})`);

@@ -121,7 +121,11 @@ export class AcpSession {
       planning: () => this.coder.format.item.mode === "editor",
       log: (level, text) => (level !== "info" || setup.app.settings.options.verbose) && log(level, text),
     });
-    this.prompter = new AcpPrompter((request) => client.request(acp.methods.client.session.requestPermission, { sessionId: id, ...request }), (text) => log("info", text));
+    this.prompter = new AcpPrompter(
+      (request) => client.request(acp.methods.client.session.requestPermission, { sessionId: id, ...request }),
+      (text) => log("info", text),
+      () => this.output.drained(),
+    );
     this.buffers = new EditorBuffers(setup.app.root, setup);
   }
 

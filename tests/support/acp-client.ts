@@ -28,6 +28,8 @@ export interface AcpTestClient {
   updates: acp.SessionNotification[];
   /** Every permission request, in arrival order. */
   permissions: acp.RequestPermissionRequest[];
+  /** How many session/updates had arrived when each permission request came. */
+  askedAt: number[];
   reads: string[];
   writes: { path: string; content: string }[];
   initialize(): Promise<acp.InitializeResponse>;
@@ -54,6 +56,7 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
   );
   const updates: acp.SessionNotification[] = [];
   const permissions: acp.RequestPermissionRequest[] = [];
+  const askedAt: number[] = [];
   const reads: string[] = [];
   const writes: { path: string; content: string }[] = [];
   const answers = [...(options.answers ?? [])];
@@ -62,6 +65,7 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
     .onNotification(acp.methods.client.session.update, ({ params }) => void updates.push(params))
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       permissions.push(params);
+      askedAt.push(updates.length);
       const pick = answers.shift() ?? "reject";
       return pick === "cancelled" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: pick } };
     })
@@ -93,6 +97,7 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
     proc,
     updates,
     permissions,
+    askedAt,
     reads,
     writes,
     initialize: () =>
