@@ -93,6 +93,23 @@ describe("coder acp", () => {
     // The model saw the linked file as a chat file.
     expect(JSON.stringify(mainRequests(s)[0].messages)).toContain("x = 1");
     expect(c.text(sessionId)).toContain("Committed");
+    // Context use after the reply: tokens in the request and the reply, out of the model's window.
+    const usage = updates.find((u) => u.sessionUpdate === "usage_update");
+    expect(usage).toMatchObject({ sessionUpdate: "usage_update", size: 1047576 });
+    expect(usage && usage.sessionUpdate === "usage_update" ? usage.used : 0).toBeGreaterThan(100);
+  });
+
+  test("a permission request the client answers cancelled counts as No", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", "notes.txt": "old\n" });
+    const s = await server([{ text: block("notes.txt", "old\n", "new\n") }]);
+    const c = start(repo.root, s, { home: repo.home, answers: ["cancelled"] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "change the notes");
+    expect(c.permissions).toHaveLength(1);
+    expect(repo.read("notes.txt")).toBe("old\n");
+    const [edit] = toolCalls(c.updatesOf(sessionId)).filter((t) => t.kind === "edit");
+    expect(toolUpdates(c.updatesOf(sessionId), edit!.toolCallId).at(-1)?.status).toBe("failed");
   });
 
   test("permissions: reject, then allow always (remembered for the session); reject always is the gate's Don't ask again", async () => {

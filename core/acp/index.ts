@@ -11,7 +11,7 @@ import { chooseModel } from "../coder.ts";
 import { messageOf } from "../registry.ts";
 import { type RunInput, assembleApp, loadSettings } from "../run.ts";
 import { trace } from "../term/trace.ts";
-import { loadRecord } from "./records.ts";
+import { type SessionRecord, loadRecord } from "./records.ts";
 import { AcpSession } from "./session.ts";
 
 type Log = (level: "info" | "warn" | "error", text: string) => void;
@@ -167,7 +167,7 @@ class CoderAgent {
     return { modes: session.modes(), configOptions: session.configOptions() };
   }
 
-  private async open(id: string, params: acp.NewSessionRequest, client: acp.AgentContext, record?: ReturnType<typeof loadRecord>): Promise<AcpSession> {
+  private async open(id: string, params: acp.NewSessionRequest, client: acp.AgentContext, record?: SessionRecord): Promise<AcpSession> {
     const app = await this.sessionApp(params.cwd);
     if (params.mcpServers.length) this.log("warn", `session ${id}: ${params.mcpServers.length} MCP server(s) offered; coder does not use MCP servers yet, so they are ignored`);
     let session: AcpSession;

@@ -13,6 +13,8 @@ export interface OutputHooks {
   written(path: string): { before: string | null; after: string | null } | undefined;
   /** Is the main coder planning (architect) right now? Its reply is then the plan. */
   planning(): boolean;
+  /** The context window of the model in use, and the session's cost so far (null: unknown prices). */
+  usage(): { size: number; cost: number | null };
   /** Log a line to stderr (warnings and errors always; the rest with --verbose). */
   log(level: "info" | "warn" | "error", text: string): void;
 }
@@ -99,10 +101,13 @@ export class AcpOutput implements Output {
     switch (event.type) {
       case "delta":
         return this.message(event.text);
-      case "reply":
+      case "reply": {
         this.lastFinish = event.finishReason;
+        const { size, cost } = this.hooks.usage();
+        this.update({ sessionUpdate: "usage_update", used: event.usage.promptTokens + event.usage.completionTokens, size, ...(cost === null ? {} : { cost: { amount: cost, currency: "USD" } }) });
         if (this.hooks.planning() && event.finishReason !== "interrupted") this.sendPlan(event.text);
         return;
+      }
       case "edit":
         return this.edit(event);
       case "command":

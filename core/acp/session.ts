@@ -119,6 +119,7 @@ export class AcpSession {
       root: setup.app.root,
       written: (path) => this.written(path),
       planning: () => this.coder.format.item.mode === "editor",
+      usage: () => ({ size: this.coder.modelInfo.contextWindow, cost: this.totals.costUnknown ? null : this.totals.cost }),
       log: (level, text) => (level !== "info" || setup.app.settings.options.verbose) && log(level, text),
     });
     this.prompter = new AcpPrompter(
