@@ -7,6 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
+import { png } from "../plugins/media/testdata/make.ts";
 import { BINARY, type AcpTestClient, startAcp } from "./support/acp-client.ts";
 import { block, mainRequests, makeRepo, serverPerTest } from "./engine-harness.ts";
 
@@ -45,7 +46,7 @@ describe("coder acp", () => {
     expect(init.protocolVersion).toBe(acp.PROTOCOL_VERSION);
     expect(init.agentInfo).toEqual({ name: "coder", title: "coder", version: pkg.version });
     expect(init.agentCapabilities?.loadSession).toBe(true);
-    expect(init.agentCapabilities?.promptCapabilities).toEqual({ image: false, audio: false, embeddedContext: true });
+    expect(init.agentCapabilities?.promptCapabilities).toEqual({ image: true, audio: false, embeddedContext: true });
     expect(init.authMethods).toEqual([]);
   });
 
@@ -343,6 +344,21 @@ describe("coder acp", () => {
     expect(mainRequests(s)[1].model).toBe("gpt-4o");
     const bad = await c.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "nosuchprovider/x" }).catch((e: unknown) => e);
     expect((bad as acp.RequestError).code).toBe(-32602);
+  });
+
+  test("an image in the prompt is kept under .coder/pastes/ and reaches the request as an image part, byte for byte", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const shot = await png(64, 40);
+    const s = await server([{ text: "A small pattern." }]);
+    const c = start(repo.root, s, { home: repo.home });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "what is this?", [{ type: "image", data: Buffer.from(shot).toString("base64"), mimeType: "image/png" }]);
+    const parts = (mainRequests(s)[0].messages as any[]).filter((m) => Array.isArray(m.content)).flatMap((m) => m.content);
+    const image = parts.find((p) => p.type === "image_url");
+    expect(image.image_url.url).toStartWith("data:image/png;base64,");
+    expect(Buffer.from(image.image_url.url.slice(image.image_url.url.indexOf(",") + 1), "base64")).toEqual(Buffer.from(shot));
+    expect(c.text(sessionId)).toMatch(/Added to the chat: \.coder\/pastes\/acp-[0-9a-f]{12}\.png \(read-only\)/);
   });
 
   test("a malformed line, an unknown method and an unknown session get JSON-RPC errors; the agent keeps serving; stdout holds only protocol", async () => {

@@ -127,7 +127,7 @@ class CoderAgent {
       agentInfo: { name: "coder", title: "coder", version: this.input.version },
       agentCapabilities: {
         loadSession: true,
-        promptCapabilities: { image: false, audio: false, embeddedContext: true },
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
       },
       authMethods: missing ? [{ id: API_KEY_METHOD, name: "API key", description: missing }] : [],
     };

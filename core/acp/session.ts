@@ -2,8 +2,9 @@
 // folder, with its own chat files, history, model and edit format. A prompt turn runs
 // a request exactly as the CLI does (or a slash command); the gate asks through the
 // client, and files are read and written through the client's fs methods when offered.
-import { readFileSync } from "node:fs";
-import { isAbsolute, join, relative, sep } from "node:path";
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import type { App } from "../app.ts";
@@ -23,6 +24,8 @@ import { type SessionRecord, saveRecord } from "./records.ts";
 /** Edit formats that do not edit: the "code" mode never picks them. */
 const NOT_EDITING = new Set(["ask", "architect", "context"]);
 const CODE_FALLBACK_FORMAT = "diff";
+
+const IMAGE_EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
 
 const MODES: acp.SessionMode[] = [
   { id: "ask", name: "Ask", description: "Questions about the code; nothing is edited" },
@@ -299,10 +302,31 @@ export class AcpSession {
           added.push(...this.addPath(path));
         } else if (text !== null) parts.push(`${res.uri}:\n\`\`\`\n${text}\n\`\`\``);
         else this.output.warn(`The prompt's resource ${res.uri} is binary; coder takes text resources only.`);
-      } else this.output.warn(`coder does not take ${block.type} content in a prompt yet; it was left out.`);
+      } else if (block.type === "image") {
+        const path = this.saveImage(block.data, block.mimeType);
+        if (path) added.push(...this.addPath(path));
+      } else this.output.warn(`coder does not take ${block.type} content in a prompt; it was left out.`);
     }
     if (added.length) this.output.print(`Added to the chat: ${added.join(", ")}`);
     return parts.join("");
+  }
+
+  /**
+   * An image in the prompt is kept as /paste keeps the clipboard's (under .coder/pastes/, named
+   * by its content) and joins the chat read-only; the request carries it as an image part.
+   */
+  private saveImage(data: string, mimeType: string): string | null {
+    const ext = IMAGE_EXTENSIONS[mimeType];
+    if (!ext) {
+      this.output.warn(`coder takes PNG, JPEG, GIF and WebP images; the prompt's ${mimeType} image was left out.`);
+      return null;
+    }
+    const bytes = Buffer.from(data, "base64");
+    const name = `acp-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}.${ext}`;
+    const path = join(this.root, ".coder", "pastes", name);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, bytes);
+    return path;
   }
 
   /** The repository path of an absolute path inside the repository, or null. */
