@@ -173,6 +173,27 @@ describe("coder acp", () => {
     expect(JSON.stringify(toolUpdates(c.updatesOf(sessionId), run!.toolCallId))).toContain("hi-from-shell");
   });
 
+  test("lint and test runs are execute tool calls with their output; a failing test goes back to the model", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    repo.write("check.sh", 'grep -q "x = 3" a.py && echo tests-pass || { echo tests-fail-x-is-not-3; exit 1; }\n');
+    repo.git("add", "check.sh");
+    repo.git("commit", "-qm", "check");
+    const s = await server([{ text: block("a.py", "x = 1\n", "x = 2\n") }, { text: block("a.py", "x = 2\n", "x = 3\n") }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--lint-cmd", "echo lint-clean", "--test-cmd", "sh check.sh", "--auto-test"] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "make x 3", [{ type: "resource_link", uri: fileUri(repo.root, "a.py"), name: "a.py" }]);
+    expect(repo.read("a.py")).toBe("x = 3\n");
+    const updates = c.updatesOf(sessionId);
+    const runs = toolCalls(updates).filter((t) => t.kind === "execute");
+    expect(runs.map((t) => t.title)).toEqual(["Lint: echo lint-clean a.py", "Test: sh check.sh", "Lint: echo lint-clean a.py", "Test: sh check.sh"]);
+    const last = (id: string) => toolUpdates(updates, id).at(-1);
+    expect(last(runs[1]!.toolCallId)?.status).toBe("failed");
+    expect(JSON.stringify(last(runs[1]!.toolCallId)?.content)).toContain("tests-fail-x-is-not-3");
+    expect(last(runs[3]!.toolCallId)?.status).toBe("completed");
+    expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("tests-fail-x-is-not-3");
+  });
+
   test("session/cancel mid-stream: the prompt ends with cancelled, and the agent keeps serving", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ text: "word ".repeat(400), chunkChars: 5, chunkDelayMs: 20 }, { text: "Still here." }]);
