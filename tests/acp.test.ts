@@ -213,6 +213,20 @@ describe("coder acp", () => {
     expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("(interrupted by the user)");
   });
 
+  test("SIGTERM from the editor mid-stream stops the turn like Ctrl-C and exits 143", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ text: "word ".repeat(400), chunkChars: 5, chunkDelayMs: 20 }]);
+    const c = start(repo.root, s, { home: repo.home });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    const turn = prompt(c, sessionId, "talk a lot").catch((e: unknown) => e);
+    await s.waitForChat(1);
+    c.proc.kill("SIGTERM");
+    expect(await c.proc.exited).toBe(143);
+    await turn;
+    expect(c.text(sessionId).length).toBeLessThan("word ".repeat(400).length);
+  });
+
   test("files through the editor: the unsaved buffer is what the model sees, and the edit is written with fs/write_text_file", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const abs = join(repo.root, "a.py");

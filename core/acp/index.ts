@@ -19,6 +19,9 @@ type Log = (level: "info" | "warn" | "error", text: string) => void;
 /** The id of the one auth method: an API key in the environment, .env or config. */
 const API_KEY_METHOD = "api-key";
 
+/** How long coder waits, when the client goes away, for turns to finish their writes and commits. */
+const CLOSE_WAIT_MS = 30_000;
+
 /** Serve ACP until the client closes stdin; the exit code. */
 export async function runAcp(input: RunInput): Promise<number> {
   trace("acp: start");
@@ -42,10 +45,22 @@ export async function runAcp(input: RunInput): Promise<number> {
   // The warm-up: the kernel for the folder coder was started in loads while the client sends `initialize`.
   agent.warm();
   trace("acp: serving");
+  // The editor stops its agent with a signal: a turn under way is stopped like Ctrl-C, and
+  // its write batch finished and committed, before coder exits.
+  let signalled: number | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled !== null) return;
+    signalled = SIGNAL_EXIT_CODES[signal] ?? 143;
+    log("info", `${signal}: stopping`);
+    connection.close();
+  };
+  for (const signal of Object.keys(SIGNAL_EXIT_CODES) as NodeJS.Signals[]) process.on(signal, onSignal);
   await connection.closed;
-  agent.close();
-  return 0;
+  await agent.close();
+  return signalled ?? 0;
 }
+
+const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /**
  * stdout belongs to the protocol: a stray write (a plugin's console.log, a library's
@@ -157,7 +172,7 @@ class CoderAgent {
     const app = await this.sessionApp(params.cwd);
     const record = loadRecord(app.root, params.sessionId);
     if (!record) throw new acp.RequestError(-32002, `no saved coder session ${params.sessionId} in ${app.root} (.coder/acp/)`);
-    this.sessions.get(params.sessionId)?.close();
+    await this.sessions.get(params.sessionId)?.close();
     const session = await this.open(params.sessionId, params, client, record);
     session.output.open();
     session.replay();
@@ -211,7 +226,9 @@ class CoderAgent {
     else this.log("warn", `session/cancel for unknown session ${params.sessionId}`);
   }
 
-  close(): void {
-    for (const session of this.sessions.values()) session.close();
+  /** Stop every session's turn; resolves once they have settled (at most CLOSE_WAIT_MS). */
+  async close(): Promise<void> {
+    const settled = Promise.all([...this.sessions.values()].map((session) => session.close()));
+    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
   }
 }

@@ -233,9 +233,20 @@ export class AcpSession {
     return this.commands.commands().map((c) => ({ name: c.name, description: c.summary, ...(c.usage ? { input: { hint: c.usage.replace(/^\/\S+\s*/, "") || c.usage } } : {}) }));
   }
 
+  /** The prompt turn under way, if any (settles when it has finished writing and committing). */
+  private turn: Promise<acp.StopReason> | null = null;
+
   /** One prompt turn: a request with its reflections, or a slash command. */
-  async prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason> {
+  prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason> {
     if (this.running) throw new acp.RequestError(-32600, `session ${this.id} is already answering a prompt; cancel it first (session/cancel)`);
+    const turn = this.runTurn(blocks).finally(() => {
+      if (this.turn === turn) this.turn = null;
+    });
+    this.turn = turn;
+    return turn;
+  }
+
+  private async runTurn(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason> {
     trace("acp: prompt");
     this.running = true;
     this.cancelled = false;
@@ -388,9 +399,11 @@ export class AcpSession {
     }
   }
 
-  close(): void {
+  /** Stop the turn under way like Ctrl-C; resolves once it has settled (its write batch finished and committed). */
+  async close(): Promise<void> {
     this.cancel();
     this.coder.cancelPings();
+    await this.turn?.catch(() => undefined);
   }
 }
 
