@@ -48,7 +48,7 @@ interface PlannedWrite {
   old: Uint8Array | null;
   /** What to write (null: delete). */
   bytes: Uint8Array | null;
-  /** The same as text, line endings restored (for an editor's write). */
+  /** What to write as text, line endings restored (for an editor's write; "" for a delete). */
   text: string;
   mode: number | null;
 }
@@ -100,6 +100,8 @@ export interface EditorFiles {
   text(rel: string): string | undefined;
   /** Write through the editor instead of the disk; absent or false: the store writes the disk. */
   write?(rel: string, text: string): Promise<boolean>;
+  /** The store deleted the file: the editor's text of it is no longer what is there. */
+  removed?(rel: string): void;
 }
 
 /** The default cap on the size of a file coder reads into a chat or edits. */
@@ -344,8 +346,10 @@ export class FileStore {
           report.refused.push({ path: p.write.path, reason: changedOnDisk(p.write.path) });
           continue;
         }
-        if (p.bytes === null) unlinkSync(join(this.root, p.write.path)); // a symlink goes, not its target
-        else if (!(await this.opts.editor?.write?.(p.write.path, p.text))) this.writeAtomically(p.write.path, p.bytes, p.mode);
+        if (p.bytes === null) {
+          unlinkSync(join(this.root, p.write.path)); // a symlink goes, not its target
+          this.opts.editor?.removed?.(p.write.path);
+        } else if (!(await this.opts.editor?.write?.(p.write.path, p.text))) this.writeAtomically(p.write.path, p.bytes, p.mode);
         this.shapes.delete(p.write.path);
         this.mixedEndings.delete(p.write.path);
         report.written.push(p.write);

@@ -88,6 +88,10 @@ class EditorBuffers implements EditorFiles {
     }
   }
 
+  removed(rel: string): void {
+    this.texts.delete(rel);
+  }
+
   /** Read the chat files through the client, so unsaved changes are what the model sees. */
   async refresh(paths: readonly string[]): Promise<void> {
     if (!this.setup.fs.read) return;
