@@ -19,6 +19,9 @@ type Log = (level: "info" | "warn" | "error", text: string) => void;
 /** The id of the one auth method: an API key in the environment, .env or config. */
 const API_KEY_METHOD = "api-key";
 
+/** A new session is warmed (a request assembled in the background) this long after it opens, unless a prompt came first. */
+const WARM_DELAY_MS = 150;
+
 /** How long coder waits, when the client goes away, for turns to finish their writes and commits. */
 const CLOSE_WAIT_MS = 30_000;
 
@@ -163,7 +166,7 @@ class CoderAgent {
     setTimeout(() => {
       session.output.open();
       session.output.update({ sessionUpdate: "available_commands_update", availableCommands: session.availableCommands() });
-      session.warm();
+      setTimeout(() => session.warm(), WARM_DELAY_MS);
     }, 0);
     return { sessionId: session.id, modes: session.modes(), configOptions: session.configOptions() };
   }
@@ -178,7 +181,7 @@ class CoderAgent {
     session.replay();
     session.output.update({ sessionUpdate: "available_commands_update", availableCommands: session.availableCommands() });
     await session.output.drained();
-    setTimeout(() => session.warm(), 0);
+    setTimeout(() => session.warm(), WARM_DELAY_MS);
     return { modes: session.modes(), configOptions: session.configOptions() };
   }
 

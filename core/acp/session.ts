@@ -183,7 +183,8 @@ export class AcpSession {
    * token counts), so the first request of the session goes out as fast as later ones.
    */
   warm(): void {
-    if (this.running) return;
+    // A client that prompts at once (a script) gets its request assembled only once.
+    if (this.running || this.prompted) return;
     const started = performance.now();
     this.coder.promptChunks().then(
       () => trace(`acp: session ${this.id} warm in ${(performance.now() - started).toFixed(1)} ms`),
@@ -250,7 +251,11 @@ export class AcpSession {
     return turn;
   }
 
+  /** A prompt has come: warming up is no longer worth it. */
+  private prompted = false;
+
   private async runTurn(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason> {
+    this.prompted = true;
     trace("acp: prompt");
     this.running = true;
     this.cancelled = false;
