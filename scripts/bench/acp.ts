@@ -64,39 +64,47 @@ function instantServer() {
   return { url: `http://127.0.0.1:${server.port}/v1`, state, stop: () => server.stop(true) };
 }
 
-/** The agent's figures over RUNS processes (after a warm-up one), each with two prompts in one session. */
-async function measureAgent(repo: string, env: Record<string, string>, flags: string[], server: ReturnType<typeof instantServer>, pauseMs: number) {
-  const f = { init: [] as number[], created: [] as number[], first: [] as number[], second: [] as number[] };
-  for (let i = 0; i < RUNS + 1; i++) {
-    server.state.arrivals = [];
-    const launched = performance.now();
-    const proc = Bun.spawn([BIN, "acp", ...flags], { cwd: repo, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
-    const sink = proc.stdin as import("bun").FileSink;
-    const toAgent = new WritableStream<Uint8Array>({ write: async (c) => void (sink.write(c), await sink.flush()) });
-    const connection = acp.client({ name: "bench" }).onNotification(acp.methods.client.session.update, () => {}).connect(acp.ndJsonStream(toAgent, proc.stdout as ReadableStream<Uint8Array>));
-    const agent = connection.agent;
-    await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
-    const initialized = performance.now();
-    const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: repo, mcpServers: [] });
-    const sessionReady = performance.now();
-    if (pauseMs) await Bun.sleep(pauseMs);
-    const link: acp.ContentBlock = { type: "resource_link", uri: pathToFileURL(join(repo, "app.py")).href, name: "app.py" };
-    let sent = performance.now();
-    await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Raise LIMIT to 2." }, link] });
-    const firstMs = (server.state.arrivals[0] ?? Number.NaN) - sent;
-    sent = performance.now();
-    await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "And again." }] });
-    const secondMs = (server.state.arrivals[1] ?? Number.NaN) - sent;
-    connection.close();
-    sink.end();
-    await proc.exited;
-    if (i === 0) continue; // warm-up: fills the repo-map cache
-    f.init.push(initialized - launched);
-    f.created.push(sessionReady - initialized);
-    f.first.push(firstMs);
-    f.second.push(secondMs);
-  }
-  return f;
+interface AgentRun {
+  init: number;
+  created: number;
+  first: number;
+  second: number;
+}
+
+/** One agent process: initialize, session/new, then two prompts in the session (the first `pauseMs` after it opened). */
+async function agentRun(repo: string, env: Record<string, string>, flags: string[], server: ReturnType<typeof instantServer>, pauseMs: number): Promise<AgentRun> {
+  server.state.arrivals = [];
+  const launched = performance.now();
+  const proc = Bun.spawn([BIN, "acp", ...flags], { cwd: repo, env, stdin: "pipe", stdout: "pipe", stderr: "pipe" });
+  const sink = proc.stdin as import("bun").FileSink;
+  const toAgent = new WritableStream<Uint8Array>({ write: async (c) => void (sink.write(c), await sink.flush()) });
+  const connection = acp.client({ name: "bench" }).onNotification(acp.methods.client.session.update, () => {}).connect(acp.ndJsonStream(toAgent, proc.stdout as ReadableStream<Uint8Array>));
+  const agent = connection.agent;
+  await agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+  const initialized = performance.now();
+  const { sessionId } = await agent.request(acp.methods.agent.session.new, { cwd: repo, mcpServers: [] });
+  const sessionReady = performance.now();
+  if (pauseMs) await Bun.sleep(pauseMs);
+  const link: acp.ContentBlock = { type: "resource_link", uri: pathToFileURL(join(repo, "app.py")).href, name: "app.py" };
+  let sent = performance.now();
+  await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "Raise LIMIT to 2." }, link] });
+  const first = (server.state.arrivals[0] ?? Number.NaN) - sent;
+  sent = performance.now();
+  await agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "And again." }] });
+  const second = (server.state.arrivals[1] ?? Number.NaN) - sent;
+  connection.close();
+  sink.end();
+  await proc.exited;
+  return { init: initialized - launched, created: sessionReady - initialized, first, second };
+}
+
+/** One `coder -m` run: launch → the first request at the server. */
+async function cliRun(repo: string, env: Record<string, string>, flags: string[], server: ReturnType<typeof instantServer>): Promise<number> {
+  server.state.arrivals = [];
+  const launched = performance.now();
+  const proc = Bun.spawn([BIN, ...flags, "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"], { cwd: repo, env, stdout: "ignore", stderr: "pipe" });
+  if ((await proc.exited) !== 0) throw new Error(`coder -m failed: ${await new Response(proc.stderr).text()}`);
+  return (server.state.arrivals[0] ?? Number.NaN) - launched;
 }
 
 export default async function run(): Promise<void> {
@@ -110,26 +118,28 @@ export default async function run(): Promise<void> {
   const flags = ["--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench"];
   try {
     generateRepo(repo);
+    // The three kinds of run take turns, so a machine whose load changes weighs on each alike.
     const cli: number[] = [];
+    const atOnce: AgentRun[] = [];
+    const paused: AgentRun[] = [];
     for (let i = 0; i < RUNS + 1; i++) {
-      server.state.arrivals = [];
-      const launched = performance.now();
-      const proc = Bun.spawn([BIN, ...flags, "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"], { cwd: repo, env, stdout: "ignore", stderr: "pipe" });
-      if ((await proc.exited) !== 0) throw new Error(`coder -m failed: ${await new Response(proc.stderr).text()}`);
-      if (i > 0) cli.push((server.state.arrivals[0] ?? Number.NaN) - launched);
+      const c = await cliRun(repo, env, flags, server);
+      const a = await agentRun(repo, env, flags, server, 0);
+      const p = await agentRun(repo, env, flags, server, PAUSE_MS);
+      if (i === 0) continue; // warm-up: fills the repo-map cache
+      cli.push(c);
+      atOnce.push(a);
+      paused.push(p);
     }
-
     const row = (label: string, values: number[]) => console.log(`  ${label.padEnd(52)}${median(values).toFixed(1).padStart(7)} ms`);
     console.log(`## acp: coder acp beside coder -m, ${FILES}-file repository, instant model, warm cache (median of ${RUNS} runs)`);
     row("coder -m: launch → first request", cli);
-    for (const pauseMs of [0, PAUSE_MS]) {
-      const f = await measureAgent(repo, env, flags, server, pauseMs);
-      const when = pauseMs ? `prompt sent ${pauseMs} ms after session/new (the user types)` : "prompt sent at once";
+    for (const [when, runs] of [["prompt sent at once", atOnce], [`prompt sent ${PAUSE_MS} ms after session/new (the user types)`, paused]] as const) {
       console.log(`  coder acp, ${when}:`);
-      row("  spawn → initialize answered", f.init);
-      row("  session/new answered (after initialize)", f.created);
-      row("  1st session/prompt → its first model request", f.first);
-      row("  2nd session/prompt → its model request", f.second);
+      row("  spawn → initialize answered", runs.map((r) => r.init));
+      row("  session/new answered (after initialize)", runs.map((r) => r.created));
+      row("  1st session/prompt → its first model request", runs.map((r) => r.first));
+      row("  2nd session/prompt → its model request", runs.map((r) => r.second));
     }
   } finally {
     server.stop();
