@@ -203,6 +203,9 @@ describe("coder acp", () => {
     const turn = prompt(c, sessionId, "talk a lot");
     await s.waitForChat(1);
     while (!c.text(sessionId).includes("word")) await Bun.sleep(10);
+    // One turn at a time per session.
+    const overlapping = await prompt(c, sessionId, "and another thing").catch((e: unknown) => e);
+    expect((overlapping as acp.RequestError).code).toBe(-32600);
     await c.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     expect((await turn).stopReason).toBe("cancelled");
     expect(c.text(sessionId).length).toBeLessThan("word ".repeat(400).length);

@@ -119,6 +119,10 @@ export class AcpSession {
   private codeFormat = CODE_FALLBACK_FORMAT;
   private running = false;
   private cancelled = false;
+  /** The prompt turn under way, if any (settles when it has finished writing and committing). */
+  private turn: Promise<acp.StopReason> | null = null;
+  /** A prompt has come: warming up is no longer worth it. */
+  private prompted = false;
 
   private constructor(private readonly setup: SessionSetup) {
     const { client, id, log } = setup;
@@ -238,21 +242,15 @@ export class AcpSession {
     return this.commands.commands().map((c) => ({ name: c.name, description: c.summary, ...(c.usage ? { input: { hint: c.usage.replace(/^\/\S+\s*/, "") || c.usage } } : {}) }));
   }
 
-  /** The prompt turn under way, if any (settles when it has finished writing and committing). */
-  private turn: Promise<acp.StopReason> | null = null;
-
   /** One prompt turn: a request with its reflections, or a slash command. */
   prompt(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason> {
-    if (this.running) throw new acp.RequestError(-32600, `session ${this.id} is already answering a prompt; cancel it first (session/cancel)`);
+    if (this.turn) throw new acp.RequestError(-32600, `session ${this.id} is already answering a prompt; cancel it first (session/cancel)`);
     const turn = this.runTurn(blocks).finally(() => {
       if (this.turn === turn) this.turn = null;
     });
     this.turn = turn;
     return turn;
   }
-
-  /** A prompt has come: warming up is no longer worth it. */
-  private prompted = false;
 
   private async runTurn(blocks: readonly acp.ContentBlock[]): Promise<acp.StopReason> {
     this.prompted = true;
