@@ -6,11 +6,11 @@ import { randomUUID } from "node:crypto";
 import { existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import type { App } from "../app.ts";
-import { chooseModel } from "../coder.ts";
-import { messageOf } from "../registry.ts";
-import { type RunInput, assembleApp, loadSettings } from "../run.ts";
-import { trace } from "../term/trace.ts";
+import type { App } from "../kernel.ts";
+import { chooseModel } from "../cli/chat-modes.ts";
+import { messageOf } from "../plugins/registry.ts";
+import { type RunInput, assembleApp, loadSettings } from "../cli/dispatch.ts";
+import { trace } from "../trace.ts";
 import { type SessionRecord, loadRecord } from "./records.ts";
 import { AcpSession } from "./session.ts";
 

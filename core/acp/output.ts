@@ -4,7 +4,7 @@
 // Everything is also logged to stderr with --verbose; nothing here writes stdout.
 import { isAbsolute, join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { CoderEvent, EventOf, Output } from "../term/events.ts";
+import type { CoderEvent, EventOf, Output } from "../chat/events.ts";
 
 /** What the output asks of the session it belongs to. */
 export interface OutputHooks {

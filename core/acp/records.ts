@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { ChatMessage } from "../plugin.ts";
-import { replaceRecord } from "../state.ts";
+import { replaceRecord } from "../edit/state.ts";
 
 export interface SessionRecord {
   version: 1;

@@ -1,4 +1,4 @@
-// One ACP session: one engine session (core/coder.ts createCoder) on the client's
+// One ACP session: one engine session (core/cli/chat-modes.ts createCoder) on the client's
 // folder, with its own chat files, history, model and edit format. A prompt turn runs
 // a request exactly as the CLI does (or a slash command); the gate asks through the
 // client, and files are read and written through the client's fs methods when offered.
@@ -7,16 +7,16 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
-import type { App } from "../app.ts";
-import { createCoder } from "../coder.ts";
+import type { App } from "../kernel.ts";
+import { createCoder } from "../cli/chat-modes.ts";
 import { Interrupted, exitCodeFor } from "../errors.ts";
-import type { EditorFiles } from "../files.ts";
-import { mediaTypeOfFile } from "../parts.ts";
-import { messageOf } from "../registry.ts";
-import { CoderSession } from "../session.ts";
-import type { Totals } from "../term/events.ts";
-import type { Coder } from "../turn.ts";
-import { trace } from "../term/trace.ts";
+import type { EditorFiles } from "../edit/files.ts";
+import { mediaTypeOfFile } from "../chat/parts.ts";
+import { messageOf } from "../plugins/registry.ts";
+import { CoderSession } from "../chat/session.ts";
+import type { Totals } from "../chat/events.ts";
+import type { Coder } from "../chat/coder.ts";
+import { trace } from "../trace.ts";
 import { AcpOutput } from "./output.ts";
 import { AcpPrompter } from "./prompter.ts";
 import { type SessionRecord, saveRecord } from "./records.ts";
