@@ -32,4 +32,6 @@ export interface App {
   trusted: boolean;
   /** stdin and stdout are terminals, and no --message / --message-file / --json. */
   interactive: boolean;
+  /** A chat that outlives one request without a terminal (`coder acp`): history is summarised and the cache kept warm as in the REPL. */
+  persistent?: boolean;
 }

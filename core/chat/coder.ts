@@ -495,7 +495,7 @@ export class Coder {
   /** Summarise the history in the background when it outgrows its budget; keep the cache warm. */
   private afterTurn(): void {
     // One-shot runs end now; an editor coder's history is thrown away after its turn.
-    if (!this.services.app.interactive || this.setup.editor) return;
+    if (!(this.services.app.interactive || this.services.app.persistent) || this.setup.editor) return;
     this.history.maybeSummarise(historyBudget(this.modelInfo.contextWindow), this.countMessages, (ms) => this.summarise(ms), this.summaryFailed);
     this.schedulePings();
   }

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import type { App } from "../kernel.ts";
 import { exitCodeFor, Interrupted, UsageError } from "../errors.ts";
-import { FileStore, shapeOptions } from "../edit/files.ts";
+import { type EditorFiles, FileStore, shapeOptions } from "../edit/files.ts";
 import { Gate, type GateEvent } from "../gate/gate.ts";
 import { GitRepo, type GitRepoOptions, gitProblem, listRepoFiles, offerRepository } from "../git/git.ts";
 import type { IgnoreRules } from "../edit/ignore-rules.ts";
@@ -18,7 +18,7 @@ import { CoderSession } from "../chat/session.ts";
 import { runSteps, wantsStep } from "./steps.ts";
 import { fileScope } from "../chat/subtree.ts";
 import type { AiCommentWatch } from "../watch/index.ts";
-import { NonInteractivePrompter, TerminalPrompter } from "../term/confirm.ts";
+import { NonInteractivePrompter, type Prompter, TerminalPrompter } from "../term/confirm.ts";
 import { JsonOutput, type Output, type Totals } from "../chat/events.ts";
 import { recordingOutput } from "../chat/record.ts";
 import { PlainOutput } from "../term/render.ts";
@@ -162,8 +162,14 @@ async function oneShotMessage(app: App): Promise<string | null> {
   return text;
 }
 
+/** What a front end without a terminal (the ACP agent) hands in: who answers the gate, and the editor's buffers. */
+export interface FrontEnd {
+  prompter?: Prompter;
+  editor?: EditorFiles;
+}
+
 /** Build the services and the main coder: file store, git, gate, chat files, read-only files. */
-export async function createCoder(app: App, screenOut: Output, totals: Totals, screen?: Screen): Promise<Coder> {
+export async function createCoder(app: App, screenOut: Output, totals: Totals, screen?: Screen, front: FrontEnd = {}): Promise<Coder> {
   const o = app.settings.options;
   const root = app.root;
   const chat = new ChatFiles();
@@ -171,14 +177,14 @@ export async function createCoder(app: App, screenOut: Output, totals: Totals, s
   // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
   let rules: IgnoreRules | null = null;
   const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
-  const files = new FileStore(root, { isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o) });
+  const files = new FileStore(root, { isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor });
   const transcript = new Transcript(chatHistoryPath(app));
   // The transcript hears edits, commits and answers too, not only the conversation.
   const out = recordingOutput(screenOut, transcript);
   const model = chooseModel(app, (text) => out.warn(text));
-  const prompter = app.interactive
+  const prompter = front.prompter ?? (app.interactive
     ? new TerminalPrompter({ theme: screen?.theme ?? null, settled: screen?.settled, interrupted: (question) => transcript.note(`${question} No (Ctrl-C)`) })
-    : new NonInteractivePrompter((text) => out.warn(text));
+    : new NonInteractivePrompter((text) => out.warn(text)));
   const gate = new Gate({
     root,
     yesAlways: o.yesAlways,

@@ -39,6 +39,8 @@ export interface RunInput {
   /** Positionals after the subcommand name (or all of them for a chat). */
   rest: string[];
   builtins: () => Promise<BuiltinPlugin[]>;
+  /** The folder the settings are read for (default: the process's); `coder acp` loads one per session. */
+  cwd?: string;
 }
 
 /** Everything known before plugins load. */
@@ -93,6 +95,8 @@ export async function runMain(input: RunInput): Promise<number> {
     const { importAider } = await import("./import-aider.ts");
     return importAider(rest[1], process.cwd());
   }
+  // The ACP agent loads settings per session, for the folder each session names.
+  if (subcommand === "acp") return (await import("../acp/index.ts")).runAcp(input);
   const loaded = await loadSettings(input);
   if (subcommand === "config") {
     if (rest[0] === "forget") {
@@ -157,7 +161,7 @@ async function runChat(app: App): Promise<number> {
 
 /** Config files, env and flags merged; version pins checked; trust decided. */
 export async function loadSettings(input: RunInput): Promise<Loaded> {
-  const cwd = process.cwd();
+  const cwd = input.cwd ?? process.cwd();
   const processEnv = process.env as Record<string, string | undefined>;
   const gitRoot = findGitRoot(cwd);
   const root = gitRoot ?? cwd;

@@ -13,6 +13,7 @@ const SUBCOMMANDS: [string, string][] = [
   ["models [FILTER]", "the model table: context window, default edit format, prices"],
   ["map [FILE ...]", "print the repo map (same as --show-repo-map)"],
   ["doctor", "version, config files and their trust, plugins, embedded grammars"],
+  ["acp", "run as an Agent Client Protocol agent on stdin/stdout (for Zed, JetBrains, Neovim, Emacs)"],
 ];
 
 function flagLabel(spec: OptionSpec): string {

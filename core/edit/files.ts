@@ -48,6 +48,8 @@ interface PlannedWrite {
   old: Uint8Array | null;
   /** What to write (null: delete). */
   bytes: Uint8Array | null;
+  /** What to write as text, line endings restored (for an editor's write; "" for a delete). */
+  text: string;
   mode: number | null;
 }
 
@@ -85,6 +87,21 @@ export interface FileStoreOptions {
   newFile?: { encoding: Encoding; eol: "lf" | "crlf" };
   /** How a file that is not valid UTF-8 (and has no BOM) is read (`--encoding`); default latin-1. */
   fallbackEncoding?: "latin-1" | "windows-1252";
+  /** An editor's buffers (`coder acp`): what it holds is read instead of the disk, and writes go through it. */
+  editor?: EditorFiles;
+}
+
+/**
+ * The files an editor has open, as the ACP agent reaches them. The store's checks (paths,
+ * read-only, ignored, changed on disk) run as for the disk; only the read and the write differ.
+ */
+export interface EditorFiles {
+  /** The editor's text of a repository file (an unsaved buffer), or undefined to read the disk. */
+  text(rel: string): string | undefined;
+  /** Write through the editor instead of the disk; absent or false: the store writes the disk. */
+  write?(rel: string, text: string): Promise<boolean>;
+  /** The store deleted the file: the editor's text of it is no longer what is there. */
+  removed?(rel: string): void;
 }
 
 /** The default cap on the size of a file coder reads into a chat or edits. */
@@ -238,7 +255,7 @@ export class FileStore {
   read(rel: string): string | null {
     const norm = normalizeRel(rel);
     if (looksAbsolute(rel) || notInside(norm) || this.symlinkEscape(norm)) return null;
-    return this.decode(norm)?.text ?? null;
+    return this.opts.editor?.text(norm) ?? this.decode(norm)?.text ?? null;
   }
 
   /**
@@ -304,7 +321,7 @@ export class FileStore {
       }
       const old = this.rawBytes(rel);
       if (wanted === null) {
-        if (before !== null) planned.push({ write: { path: rel, action: "delete", before, after: null }, old, bytes: null, mode: null });
+        if (before !== null) planned.push({ write: { path: rel, action: "delete", before, after: null }, old, bytes: null, mode: null, text: "" });
         continue;
       }
       const mixed = before === null ? undefined : this.mixedEndings.get(rel);
@@ -315,7 +332,7 @@ export class FileStore {
         report.refused.push({ path: rel, reason: textProblem(rel, wanted, shape) });
         continue;
       }
-      planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after: wanted }, old, bytes, mode: shape.mode });
+      planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after: wanted }, old, bytes, mode: shape.mode, text: after });
     }
     if (report.dryRun) {
       report.written.push(...planned.map((p) => p.write));
@@ -329,8 +346,10 @@ export class FileStore {
           report.refused.push({ path: p.write.path, reason: changedOnDisk(p.write.path) });
           continue;
         }
-        if (p.bytes === null) unlinkSync(join(this.root, p.write.path)); // a symlink goes, not its target
-        else this.writeAtomically(p.write.path, p.bytes, p.mode);
+        if (p.bytes === null) {
+          unlinkSync(join(this.root, p.write.path)); // a symlink goes, not its target
+          this.opts.editor?.removed?.(p.write.path);
+        } else if (!(await this.opts.editor?.write?.(p.write.path, p.text))) this.writeAtomically(p.write.path, p.bytes, p.mode);
         this.shapes.delete(p.write.path);
         this.mixedEndings.delete(p.write.path);
         report.written.push(p.write);

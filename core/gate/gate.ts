@@ -220,7 +220,7 @@ export class Gate {
     const choices: Choice[] = ["yes", "no"];
     if (opts.group && opts.group.size > 1) choices.push("all", "skip-all");
     choices.push("never");
-    const choice = await this.opts.prompter.choose(question, choices, opts.detail, opts.default ? { default: opts.default } : undefined);
+    const choice = await this.opts.prompter.choose(question, choices, opts.detail, { key: opts.key, ...(opts.default ? { default: opts.default } : {}) });
     const how = this.opts.prompter.interactive ? "asked" : "not-interactive";
     switch (choice) {
       case "yes":

@@ -28,6 +28,8 @@ const CHOICE_KEYS: Record<Choice, string> = { yes: "y", no: "n", all: "a", "skip
 export interface ChooseOptions {
   /** What Enter answers (default: yes when offered). */
   default?: Choice;
+  /** What the question is about (`edit:<path>`, `shell:<command>`, ...), as the gate remembers it. */
+  key?: string;
 }
 
 /**

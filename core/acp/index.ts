@@ -1,0 +1,237 @@
+// `coder acp`: coder as an Agent Client Protocol agent on stdin/stdout, built on the
+// official SDK (`agent()` over `ndJsonStream`). Each session is one engine session on
+// the folder the client names, with the same options, CODER_* environment, .env and
+// config files as the CLI. Only protocol goes to stdout; logs go to stderr.
+import { randomUUID } from "node:crypto";
+import { existsSync, statSync } from "node:fs";
+import { isAbsolute } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import type { App } from "../kernel.ts";
+import { chooseModel } from "../cli/chat-modes.ts";
+import { messageOf } from "../plugins/registry.ts";
+import { type RunInput, assembleApp, loadSettings } from "../cli/dispatch.ts";
+import { trace } from "../trace.ts";
+import { type SessionRecord, loadRecord } from "./records.ts";
+import { AcpSession } from "./session.ts";
+
+type Log = (level: "info" | "warn" | "error", text: string) => void;
+
+/** The id of the one auth method: an API key in the environment, .env or config. */
+const API_KEY_METHOD = "api-key";
+
+/** A new session is warmed (a request assembled in the background) this long after it opens, unless a prompt came first. */
+const WARM_DELAY_MS = 150;
+
+/** How long coder waits, when the client goes away, for turns to finish their writes and commits. */
+const CLOSE_WAIT_MS = 30_000;
+
+/** Serve ACP until the client closes stdin; the exit code. */
+export async function runAcp(input: RunInput): Promise<number> {
+  trace("acp: start");
+  const protocol = takeStdout();
+  const verbose = input.args.values.verbose === true || /^(1|true|yes|on)$/i.test(process.env.CODER_VERBOSE ?? "");
+  const log: Log = (level, text) => {
+    if (level === "info" && !verbose) return;
+    process.stderr.write(`coder acp: ${level === "info" ? "" : `${level}: `}${text}\n`);
+  };
+  const agent = new CoderAgent(input, log);
+  const connection = acp.agent({ name: "coder" })
+    .onRequest(acp.methods.agent.initialize, ({ params }) => agent.initialize(params))
+    .onRequest(acp.methods.agent.authenticate, ({ params }) => agent.authenticate(params))
+    .onRequest(acp.methods.agent.session.new, ({ params, client }) => agent.newSession(params, client))
+    .onRequest(acp.methods.agent.session.load, ({ params, client }) => agent.loadSession(params, client))
+    .onRequest(acp.methods.agent.session.prompt, ({ params }) => agent.prompt(params))
+    .onRequest(acp.methods.agent.session.setMode, ({ params }) => agent.setMode(params))
+    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => agent.setConfigOption(params))
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => agent.cancel(params))
+    .connect(acp.ndJsonStream(protocol, Bun.stdin.stream()));
+  // The warm-up: the kernel for the folder coder was started in loads while the client sends `initialize`.
+  agent.warm();
+  trace("acp: serving");
+  // The editor stops its agent with a signal: a turn under way is stopped like Ctrl-C, and
+  // its write batch finished and committed, before coder exits.
+  let signalled: number | null = null;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled !== null) return;
+    signalled = SIGNAL_EXIT_CODES[signal] ?? 143;
+    log("info", `${signal}: stopping`);
+    connection.close();
+  };
+  for (const signal of Object.keys(SIGNAL_EXIT_CODES) as NodeJS.Signals[]) process.on(signal, onSignal);
+  await connection.closed;
+  await agent.close();
+  return signalled ?? 0;
+}
+
+const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+
+/**
+ * stdout belongs to the protocol: a stray write (a plugin's console.log, a library's
+ * notice) goes to stderr instead, and the protocol stream keeps the real one.
+ */
+function takeStdout(): WritableStream<Uint8Array> {
+  const write = process.stdout.write.bind(process.stdout) as (chunk: Uint8Array, done: (error?: Error | null) => void) => boolean;
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  console.log = console.error;
+  console.info = console.error;
+  return new WritableStream<Uint8Array>({
+    write: (chunk) => new Promise<void>((resolve, reject) => void write(chunk, (error) => (error ? reject(error) : resolve()))),
+  });
+}
+
+class CoderAgent {
+  private readonly sessions = new Map<string, AcpSession>();
+  /** The kernel of each folder sessions were opened in (settings are copied per session). */
+  private readonly apps = new Map<string, Promise<App>>();
+  private clientFs = { read: false, write: false };
+
+  constructor(
+    private readonly input: RunInput,
+    private readonly log: Log,
+  ) {}
+
+  warm(): void {
+    this.appFor(this.input.cwd ?? process.cwd()).catch(() => {});
+  }
+
+  private appFor(cwd: string): Promise<App> {
+    let app = this.apps.get(cwd);
+    if (!app) {
+      app = loadSettings({ ...this.input, cwd, rest: [] }).then((loaded) => assembleApp(loaded, this.input.builtins));
+      app.then(() => trace(`acp: kernel ready for ${cwd}`), () => {});
+      this.apps.set(cwd, app);
+      app.catch(() => this.apps.delete(cwd));
+    }
+    return app;
+  }
+
+  /** A kernel for one session: the folder's registry and kit, its own copy of the settings. */
+  private async sessionApp(cwd: string): Promise<App> {
+    if (!isAbsolute(cwd) || !existsSync(cwd) || !statSync(cwd).isDirectory()) throw new acp.RequestError(-32602, `cwd ${JSON.stringify(cwd)} is not an absolute path to a folder`);
+    let app: App;
+    try {
+      app = await this.appFor(cwd);
+    } catch (error) {
+      throw new acp.RequestError(-32603, `cannot start coder in ${cwd}: ${messageOf(error)}`);
+    }
+    const { settings } = app;
+    return {
+      ...app,
+      interactive: false,
+      persistent: true,
+      settings: { ...settings, options: { ...settings.options }, provenance: { ...settings.provenance }, positionals: [] },
+    };
+  }
+
+  /** The variables to set when no API key is found (the CLI's warning), or null when a model is usable. */
+  private async missingKey(cwd: string): Promise<string | null> {
+    let warning: string | null = null;
+    chooseModel(await this.appFor(cwd), (text) => (warning = text));
+    return warning;
+  }
+
+  async initialize(params: acp.InitializeRequest): Promise<acp.InitializeResponse> {
+    const fs = params.clientCapabilities?.fs;
+    this.clientFs = { read: fs?.readTextFile === true, write: fs?.writeTextFile === true };
+    let missing: string | null = null;
+    try {
+      missing = await this.missingKey(this.input.cwd ?? process.cwd());
+    } catch (error) {
+      this.log("warn", `could not read the settings of ${process.cwd()}: ${messageOf(error)}`);
+    }
+    trace("acp: initialize answered");
+    return {
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentInfo: { name: "coder", title: "coder", version: this.input.version },
+      agentCapabilities: {
+        loadSession: true,
+        promptCapabilities: { image: true, audio: false, embeddedContext: true },
+      },
+      authMethods: missing ? [{ id: API_KEY_METHOD, name: "API key", description: missing }] : [],
+    };
+  }
+
+  async authenticate(params: acp.AuthenticateRequest): Promise<acp.AuthenticateResponse> {
+    if (params.methodId !== API_KEY_METHOD) throw new acp.RequestError(-32602, `unknown auth method "${params.methodId}"; coder has "${API_KEY_METHOD}"`);
+    // Keys are read again: the user may have set one in .env or the config since.
+    this.apps.clear();
+    const missing = await this.missingKey(this.input.cwd ?? process.cwd());
+    if (missing) throw acp.RequestError.authRequired(undefined, missing);
+    return {};
+  }
+
+  async newSession(params: acp.NewSessionRequest, client: acp.AgentContext): Promise<acp.NewSessionResponse> {
+    const session = await this.open(randomUUID(), params, client);
+    // The client learns the session id from this answer: updates for it go out after the answer.
+    setTimeout(() => {
+      session.output.open();
+      session.output.update({ sessionUpdate: "available_commands_update", availableCommands: session.availableCommands() });
+      setTimeout(() => session.warm(), WARM_DELAY_MS);
+    }, 0);
+    return { sessionId: session.id, modes: session.modes(), configOptions: session.configOptions() };
+  }
+
+  async loadSession(params: acp.LoadSessionRequest, client: acp.AgentContext): Promise<acp.LoadSessionResponse> {
+    const app = await this.sessionApp(params.cwd);
+    const record = loadRecord(app.root, params.sessionId);
+    if (!record) throw new acp.RequestError(-32002, `no saved coder session ${params.sessionId} in ${app.root} (.coder/acp/)`);
+    await this.sessions.get(params.sessionId)?.close();
+    const session = await this.open(params.sessionId, params, client, record);
+    session.output.open();
+    session.replay();
+    session.output.update({ sessionUpdate: "available_commands_update", availableCommands: session.availableCommands() });
+    await session.output.drained();
+    setTimeout(() => session.warm(), WARM_DELAY_MS);
+    return { modes: session.modes(), configOptions: session.configOptions() };
+  }
+
+  private async open(id: string, params: acp.NewSessionRequest, client: acp.AgentContext, record?: SessionRecord): Promise<AcpSession> {
+    const app = await this.sessionApp(params.cwd);
+    if (params.mcpServers.length) this.log("warn", `session ${id}: ${params.mcpServers.length} MCP server(s) offered; coder does not use MCP servers yet, so they are ignored`);
+    let session: AcpSession;
+    try {
+      session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, log: this.log, ...(record ? { record } : {}) });
+    } catch (error) {
+      if (error instanceof acp.RequestError) throw error;
+      throw new acp.RequestError(-32603, `cannot start a coder session in ${params.cwd}: ${messageOf(error)}`);
+    }
+    this.sessions.set(id, session);
+    session.save();
+    this.log("info", `session ${id} in ${app.root}`);
+    return session;
+  }
+
+  private session(id: string): AcpSession {
+    const session = this.sessions.get(id);
+    if (!session) throw new acp.RequestError(-32002, `unknown session ${JSON.stringify(id)}: create one with session/new (or session/load)`);
+    return session;
+  }
+
+  async prompt(params: acp.PromptRequest): Promise<acp.PromptResponse> {
+    return { stopReason: await this.session(params.sessionId).prompt(params.prompt) };
+  }
+
+  setMode(params: acp.SetSessionModeRequest): acp.SetSessionModeResponse {
+    this.session(params.sessionId).setMode(params.modeId);
+    return {};
+  }
+
+  setConfigOption(params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse {
+    const session = this.session(params.sessionId);
+    if (typeof params.value !== "string") throw new acp.RequestError(-32602, `config option ${params.configId} takes a string value`);
+    session.setConfigOption(params.configId, params.value);
+    return { configOptions: session.configOptions() };
+  }
+
+  cancel(params: acp.CancelNotification): void {
+    const session = this.sessions.get(params.sessionId);
+    if (session) session.cancel();
+    else this.log("warn", `session/cancel for unknown session ${params.sessionId}`);
+  }
+
+  /** Stop every session's turn; resolves once they have settled (at most CLOSE_WAIT_MS). */
+  async close(): Promise<void> {
+    const settled = Promise.all([...this.sessions.values()].map((session) => session.close()));
+    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
+  }
+}

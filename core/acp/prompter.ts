@@ -1,0 +1,95 @@
+// The gate's questions as `session/request_permission`: allow once, allow always
+// (remembered for the session), reject once and reject always (the gate's "Don't ask
+// again"). A cancelled prompt answers No; shell commands, config changes and merge
+// conflicts are never allowed "always" (they keep their stricter rule).
+import type * as acp from "@agentclientprotocol/sdk";
+import type { Choice, ChooseOptions, Prompter } from "../term/confirm.ts";
+
+/** Sends one permission request to the client. */
+export type AskClient = (request: Omit<acp.RequestPermissionRequest, "sessionId">) => Promise<acp.RequestPermissionResponse>;
+
+/** Questions about these keys are asked every time: no "allow always". */
+const ASK_EVERY_TIME = ["shell:", "config:", "conflict:"];
+
+const OPTION_OF: Record<Choice, acp.PermissionOption> = {
+  yes: { optionId: "allow", name: "Allow", kind: "allow_once" },
+  all: { optionId: "allow-all", name: "Allow the rest of this reply", kind: "allow_once" },
+  no: { optionId: "reject", name: "Reject", kind: "reject_once" },
+  "skip-all": { optionId: "reject-all", name: "Reject the rest of this reply", kind: "reject_once" },
+  never: { optionId: "reject-always", name: "Reject always (don't ask again)", kind: "reject_always" },
+};
+const ALLOW_ALWAYS: acp.PermissionOption = { optionId: "allow-always", name: "Allow always (this session)", kind: "allow_always" };
+
+export class AcpPrompter implements Prompter {
+  readonly interactive = true;
+  /** Keys answered "allow always" in this session. */
+  readonly allowed = new Set<string>();
+  /** A prompt turn is running: there is someone to ask. */
+  private active = false;
+  private cancelled = false;
+  private nextId = 1;
+
+  constructor(
+    private readonly ask: AskClient,
+    private readonly log: (text: string) => void,
+    /** Resolves once the updates sent before the question are out (the question must not overtake the reply). */
+    private readonly settled: () => Promise<void> = () => Promise.resolve(),
+  ) {}
+
+  /** A prompt turn starts: questions go to the client until it ends or is cancelled. */
+  begin(): void {
+    this.active = true;
+    this.cancelled = false;
+  }
+
+  end(): void {
+    this.active = false;
+  }
+
+  /** `session/cancel`: the question asked now (and any later one) answers No. */
+  cancel(): void {
+    this.cancelled = true;
+  }
+
+  async choose(question: string, choices: readonly Choice[], detail?: string, options: ChooseOptions = {}): Promise<Choice> {
+    const no: Choice = choices.includes("no") ? "no" : "skip-all";
+    // Outside a prompt turn (while a session is set up) the client knows no session to show a question in.
+    if (!this.active || this.cancelled) {
+      this.log(`${question} -> no (${this.cancelled ? "the prompt was cancelled" : "asked outside a prompt turn"})`);
+      return no;
+    }
+    const key = options.key ?? question;
+    if (this.allowed.has(key) && choices.includes("yes")) return "yes";
+    const offered = choices.map((c) => OPTION_OF[c]);
+    if (choices.includes("yes") && !ASK_EVERY_TIME.some((prefix) => key.startsWith(prefix))) offered.splice(1, 0, ALLOW_ALWAYS);
+    const toolCall: acp.ToolCallUpdate = {
+      toolCallId: `coder-ask-${this.nextId++}`,
+      title: question,
+      kind: kindOf(key),
+      status: "pending",
+      ...(detail ? { content: [{ type: "content", content: { type: "text", text: detail } }] } : {}),
+      rawInput: { question, key },
+    };
+    let response: acp.RequestPermissionResponse;
+    try {
+      await this.settled();
+      response = await this.ask({ toolCall, options: offered });
+    } catch (error) {
+      this.log(`${question} -> no (the permission request failed: ${error instanceof Error ? error.message : String(error)})`);
+      return no;
+    }
+    if (this.cancelled || response.outcome.outcome !== "selected") return no;
+    const picked = response.outcome.optionId;
+    if (picked === ALLOW_ALWAYS.optionId) {
+      this.allowed.add(key);
+      return "yes";
+    }
+    return choices.find((c) => OPTION_OF[c].optionId === picked) ?? no;
+  }
+}
+
+function kindOf(key: string): acp.ToolKind {
+  if (key.startsWith("edit:") || key.startsWith("create:") || key.startsWith("config:") || key.startsWith("conflict:")) return "edit";
+  if (key.startsWith("shell:")) return "execute";
+  return "other";
+}

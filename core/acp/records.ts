@@ -1,0 +1,62 @@
+// What `session/load` restores: one JSON file per ACP session under the repository's
+// .coder/acp/ (chat files, model, edit format, history, "allow always" answers),
+// rewritten after every prompt turn.
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import type { ChatMessage } from "../plugin.ts";
+import { replaceRecord } from "../edit/state.ts";
+
+export interface SessionRecord {
+  version: 1;
+  id: string;
+  cwd: string;
+  model: string;
+  editFormat: string;
+  editable: string[];
+  readOnly: string[];
+  /** The finished conversation (as the model will see it: summaries included). */
+  messages: ChatMessage[];
+  /** Keys answered "allow always". */
+  allowed: string[];
+  updatedAt: string;
+}
+
+/** Session ids are ours (UUIDs): anything else names no file. */
+const ID = /^[0-9a-f-]{36}$/;
+
+function recordPath(root: string, id: string): string {
+  return join(root, ".coder", "acp", `${id}.json`);
+}
+
+export function saveRecord(root: string, record: SessionRecord): void {
+  replaceRecord(recordPath(root, record.id), `${JSON.stringify(record)}\n`);
+}
+
+/** The saved session `id` of the repository at `root`, or null when there is none (or it is unreadable). */
+export function loadRecord(root: string, id: string): SessionRecord | null {
+  if (!ID.test(id)) return null;
+  const path = recordPath(root, id);
+  if (!existsSync(path)) return null;
+  try {
+    const data = JSON.parse(readFileSync(path, "utf8")) as Partial<SessionRecord>;
+    if (data.version !== 1 || data.id !== id || !Array.isArray(data.messages)) return null;
+    return {
+      version: 1,
+      id,
+      cwd: String(data.cwd ?? root),
+      model: String(data.model ?? ""),
+      editFormat: String(data.editFormat ?? ""),
+      editable: strings(data.editable),
+      readOnly: strings(data.readOnly),
+      messages: data.messages.filter((m): m is ChatMessage => !!m && typeof m === "object" && typeof m.role === "string" && typeof m.content === "string"),
+      allowed: strings(data.allowed),
+      updatedAt: String(data.updatedAt ?? ""),
+    };
+  } catch {
+    return null;
+  }
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}

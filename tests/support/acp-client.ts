@@ -1,0 +1,126 @@
+// An ACP client for the end-to-end tests of `coder acp`: the SDK's own client side
+// (`client()` over `ndJsonStream`) connected to dist/coder's stdin/stdout. It records
+// every session/update, answers permission requests from a script, and can offer
+// fs.readTextFile / fs.writeTextFile (recording the calls, writing the disk as an editor would).
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import type { FakeServer } from "./fake-server.ts";
+
+export const BINARY = join(import.meta.dir, "..", "..", "dist", "coder");
+
+export interface ClientOptions {
+  /** Offer fs.readTextFile / fs.writeTextFile. */
+  fs?: boolean;
+  /** Unsaved editor buffers by absolute path: what fs.readTextFile answers instead of the disk. */
+  buffers?: Map<string, string>;
+  /** The option ids to pick, one per permission request, in order ("cancelled" answers cancelled). */
+  answers?: string[];
+  /** Extra arguments after `acp` and the test model's flags. */
+  args?: string[];
+  home: string;
+}
+
+export interface AcpTestClient {
+  agent: acp.ClientContext;
+  proc: ReturnType<typeof Bun.spawn>;
+  /** Every session/update, in arrival order. */
+  updates: acp.SessionNotification[];
+  /** Every permission request, in arrival order. */
+  permissions: acp.RequestPermissionRequest[];
+  /** How many session/updates had arrived when each permission request came. */
+  askedAt: number[];
+  reads: string[];
+  writes: { path: string; content: string }[];
+  initialize(): Promise<acp.InitializeResponse>;
+  updatesOf(sessionId: string): acp.SessionUpdate[];
+  /** The text of the agent_message_chunks of a session since update number `from`. */
+  text(sessionId: string, from?: number): string;
+  stderr(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Spawn `dist/coder acp` in `cwd` against the fake server and connect the SDK client to it. */
+export function startAcp(cwd: string, server: FakeServer, options: ClientOptions): AcpTestClient {
+  const proc = Bun.spawn(
+    [BINARY, "acp", "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test", "--edit-format", "diff", ...(options.args ?? [])],
+    {
+      timeout: 120_000,
+      killSignal: "SIGKILL",
+      cwd,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: options.home, XDG_CONFIG_HOME: join(options.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    },
+  );
+  const updates: acp.SessionNotification[] = [];
+  const permissions: acp.RequestPermissionRequest[] = [];
+  const askedAt: number[] = [];
+  const reads: string[] = [];
+  const writes: { path: string; content: string }[] = [];
+  const answers = [...(options.answers ?? [])];
+  const app = acp
+    .client({ name: "coder-tests" })
+    .onNotification(acp.methods.client.session.update, ({ params }) => void updates.push(params))
+    .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
+      permissions.push(params);
+      askedAt.push(updates.length);
+      const pick = answers.shift() ?? "reject";
+      return pick === "cancelled" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: pick } };
+    })
+    .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
+      reads.push(params.path);
+      const held = options.buffers?.get(params.path);
+      return { content: held ?? readFileSync(params.path, "utf8") };
+    })
+    .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
+      writes.push({ path: params.path, content: params.content });
+      mkdirSync(dirname(params.path), { recursive: true });
+      writeFileSync(params.path, params.content);
+      options.buffers?.delete(params.path);
+      return {};
+    });
+  const stdin = proc.stdin as import("bun").FileSink;
+  const toAgent = new WritableStream<Uint8Array>({
+    write: async (chunk) => {
+      stdin.write(chunk);
+      await stdin.flush();
+    },
+    close: () => void stdin.end(),
+  });
+  const connection = app.connect(acp.ndJsonStream(toAgent, proc.stdout as ReadableStream<Uint8Array>));
+  const stderrText = new Response(proc.stderr as ReadableStream<Uint8Array>).text();
+  const updatesOf = (sessionId: string) => updates.filter((u) => u.sessionId === sessionId).map((u) => u.update);
+  return {
+    agent: connection.agent,
+    proc,
+    updates,
+    permissions,
+    askedAt,
+    reads,
+    writes,
+    initialize: () =>
+      connection.agent.request(acp.methods.agent.initialize, {
+        protocolVersion: acp.PROTOCOL_VERSION,
+        clientCapabilities: options.fs ? { fs: { readTextFile: true, writeTextFile: true } } : {},
+      }),
+    updatesOf,
+    text: (sessionId, from = 0) =>
+      updatesOf(sessionId)
+        .slice(from)
+        .map((u) => (u.sessionUpdate === "agent_message_chunk" && u.content.type === "text" ? u.content.text : ""))
+        .join(""),
+    stderr: () => stderrText,
+    close: async () => {
+      connection.close();
+      try {
+        stdin.end();
+      } catch {
+        // already closed
+      }
+      const exited = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => null)]);
+      if (exited === null) proc.kill("SIGKILL");
+    },
+  };
+}
