@@ -103,6 +103,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands" | "tools"
   tools: {
     name: { kind: "string" },
     tools: { kind: "function" },
+    check: { kind: "function", optional: true },
   },
 };
 

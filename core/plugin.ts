@@ -665,6 +665,18 @@ export interface ToolProvider {
    * across providers and must not clash with the edit format's tools (`[A-Za-z0-9_-]`, at most 64).
    */
   tools(turn: TurnContext): Promise<ProvidedTool[]> | ProvidedTool[];
+  /**
+   * `coder doctor`: check what the tools need (e.g. that each MCP server starts), one row per
+   * thing checked, with the effective options. Optional.
+   */
+  check?(options: Readonly<Record<string, unknown>>): Promise<ToolCheck[]>;
+}
+
+/** One row of a tool provider's `coder doctor` check. */
+export interface ToolCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
 }
 
 /** One tool a provider offers. */

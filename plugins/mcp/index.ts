@@ -85,7 +85,27 @@ export default function mcpPlugin(kit: Kit): PluginObject {
   return {
     apiVersion: 1,
     name: "mcp",
-    tools: [{ name: "mcp", tools: offeredTools }],
+    tools: [
+      {
+        name: "mcp",
+        tools: offeredTools,
+        // `coder doctor`: every enabled server must start and list what it offers.
+        async check(options) {
+          if (!configured(options)) return [];
+          const { servers } = session(options);
+          if (configProblem) return [{ name: "config", ok: false, detail: configProblem }];
+          await servers.startAll();
+          const rows = servers.states().map((s) => {
+            const o = s.offer;
+            if (s.status === "disabled") return { name: s.config.name, ok: true, detail: "disabled" };
+            if (!o) return { name: s.config.name, ok: false, detail: s.problem ?? s.status };
+            return { name: s.config.name, ok: true, detail: `starts (${o.version || s.config.transport}): ${o.tools.length} tools, ${o.prompts.length} prompts, ${o.resources.length} resources` };
+          });
+          await servers.closeAll();
+          return rows;
+        },
+      },
+    ],
     context: [
       {
         name: "mcp-resources",
