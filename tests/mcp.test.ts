@@ -275,6 +275,68 @@ describe("tools in the gathering step", () => {
   });
 });
 
+describe("coder doctor", () => {
+  test("checks that each enabled server starts; one that cannot is a failed check", async () => {
+    const repo = makeRepo({});
+    const fake = await server([]);
+    const config = mcpConfig(repo, { everything, ghost: { command: "no-such-mcp-server-binary" }, resting: { command: "x", disabled: true } });
+    const text = await runCoder(repo, fake, ["doctor", "--mcp-config", config]);
+    expect(text.code).toBe(1);
+    expect(text.stdout).toMatch(/ok {4}mcp everything {2}starts \(mcp-servers\/everything [\d.]+\): 13 tools, 4 prompts, 7 resources/);
+    expect(text.stdout).toContain("FAIL  mcp ghost  MCP server ghost (no-such-mcp-server-binary) did not start");
+    expect(text.stdout).toContain("ok    mcp resting  disabled");
+    const json = await runCoder(repo, fake, ["doctor", "--json", "--mcp-config", config]);
+    const report = JSON.parse(json.stdout);
+    expect(report.tools.map((t: any) => [t.provider, t.name, t.ok])).toEqual([
+      ["mcp", "everything", true],
+      ["mcp", "ghost", false],
+      ["mcp", "resting", true],
+    ]);
+  });
+});
+
+describe("start-up cost", () => {
+  const PROBE = `
+const { main } = await import(${JSON.stringify(join(ROOT, "main.ts"))});
+const code = await main(process.argv.slice(2));
+console.error("\\n@@" + JSON.stringify({ code, modules: Object.keys(require.cache) }));
+process.exit(0);
+`;
+  /** The modules a run of main.ts (from source) loaded. */
+  async function modulesFor(repo: Repo, args: string[]): Promise<string[]> {
+    const probe = join(repo.root, "..", "probe.ts");
+    writeFileSync(probe, PROBE);
+    const proc = Bun.spawn([process.execPath, probe, ...args], { cwd: repo.root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config") }, stdout: "ignore", stderr: "pipe", timeout: 90_000, killSignal: "SIGKILL" });
+    const stderr = await new Response(proc.stderr).text();
+    await proc.exited;
+    const line = stderr.split("\n").find((l) => l.startsWith("@@"));
+    if (!line) throw new Error(`no probe output: ${stderr}`);
+    return (JSON.parse(line.slice(2)) as { modules: string[] }).modules;
+  }
+  const SDK = /node_modules\/@modelcontextprotocol\/|plugins\/mcp\/(connection|stdio)\.ts$/;
+
+  test("--version and a one-shot request without MCP servers load no MCP client", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const fake = await server([{ text: "Hi." }]);
+    expect((await modulesFor(repo, ["--version"])).filter((m) => m.includes("plugins/mcp/") || SDK.test(m))).toEqual([]);
+    const modules = await modulesFor(repo, ["--model", "openai/gpt-4.1", "--api-base", fake.url, "--api-key", "k", "--map-tokens", "0", "--no-pretty", "-m", "hello"]);
+    expect(fake.chatBodies()).toHaveLength(1);
+    expect(modules.filter((m) => SDK.test(m))).toEqual([]);
+  });
+
+  test("with servers configured and their tools cached, a request that calls no tool loads no MCP client and starts nothing", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const fake = await server([{ text: "One." }, { text: "Two." }]);
+    const config = mcpConfig(repo, { everything });
+    const base = ["--model", "openai/gpt-4.1", "--api-base", fake.url, "--api-key", "k", "--map-tokens", "0", "--no-pretty", "--mcp-config", config];
+    const first = await modulesFor(repo, [...base, "-m", "first"]);
+    expect(first.some((m) => SDK.test(m))).toBe(true);
+    const second = await modulesFor(repo, [...base, "-m", "second"]);
+    expect(second.filter((m) => SDK.test(m))).toEqual([]);
+    expect(toolNames(fake.chatBodies()[1])).toContain("everything__echo");
+  });
+});
+
 describe("trust and lifetime", () => {
   test("an untrusted project config's server is not started; trusted, it is", async () => {
     const repo = makeRepo({ "a.txt": "a\n" });
