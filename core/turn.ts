@@ -349,8 +349,12 @@ export class Coder {
   /** `/tokens`: exact token use of the next request, per chunk. */
   async tokenReport(): Promise<string> {
     this.fileList = null;
-    const { chunks } = await this.buildChunks("", new AbortController().signal);
+    const signal = new AbortController().signal;
+    const { chunks } = await this.buildChunks("", signal);
     const rows = tokenRows(chunks, this.countTokens, this.modelInfo.imageRules);
+    // Tool providers' tools go with every request too (their results are in the history rows).
+    const tools = await this.offerTools("", signal);
+    if (tools.length) rows.push({ label: `tools offered (${tools.length})`, tokens: this.countTokens(JSON.stringify(tools)) });
     return renderTokenReport(rows, this.modelInfo.contextWindow);
   }
 
