@@ -53,28 +53,37 @@ function alive(pid: number): boolean {
 
 // ─── The Streamable HTTP server, shared by the file ─────────────────────────
 
-let http: ChildProcess | null = null;
+const remote: ChildProcess[] = [];
 let httpUrl = "";
+let sseUrl = "";
 
-beforeAll(async () => {
+/** The everything server over HTTP ("streamableHttp" or legacy "sse") on a free port of 127.0.0.1; its port. */
+async function startRemote(mode: "streamableHttp" | "sse"): Promise<number> {
   const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-  const port = probe.port;
+  const port = Number(probe.port);
   probe.stop(true);
-  http = spawn(NODE, [EVERYTHING, "streamableHttp"], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(NODE, [EVERYTHING, mode], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  remote.push(child);
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the everything server did not start listening")), 30_000);
-    http!.stderr!.on("data", (chunk: Buffer) => {
-      if (/listening on port/.test(chunk.toString())) {
+    const timer = setTimeout(() => reject(new Error(`the everything server (${mode}) did not start listening`)), 30_000);
+    child.stderr!.on("data", (chunk: Buffer) => {
+      if (/(listening|running) on port/.test(chunk.toString())) {
         clearTimeout(timer);
         resolve();
       }
     });
   });
-  httpUrl = `http://127.0.0.1:${port}/mcp`;
+  return port;
+}
+
+beforeAll(async () => {
+  const [http, sse] = await Promise.all([startRemote("streamableHttp"), startRemote("sse")]);
+  httpUrl = `http://127.0.0.1:${http}/mcp`;
+  sseUrl = `http://127.0.0.1:${sse}/sse`;
 });
 
 afterAll(() => {
-  http?.kill("SIGKILL");
+  for (const child of remote) child.kill("SIGKILL");
 });
 
 describe("coder mcp list", () => {
@@ -87,11 +96,17 @@ describe("coder mcp list", () => {
       files: { command: NODE, args: [FILESYSTEM, repo.root] },
       missing: { command: "no-such-mcp-server-binary", args: ["--x"] },
       resting: { command: "no-such-either", disabled: true },
+      legacy: { url: sseUrl, type: "sse" },
+      guess: { url: sseUrl },
     });
     const r = await runCoder(repo, fake, ["mcp", "list", "--mcp-config", config]);
     expect(r.code).toBe(0);
     const out = r.stdout;
-    expect(out).toContain("MCP servers (5)");
+    expect(out).toContain("MCP servers (7)");
+    // Legacy SSE, named or found by falling back from Streamable HTTP.
+    expect(out).toMatch(/legacy {2}running {2}sse: http:\/\/127\.0\.0\.1:\d+\/sse/);
+    expect(out).toMatch(/guess {2}running {2}sse: http:\/\/127\.0\.0\.1:\d+\/sse/);
+    expect(out).toContain("legacy__echo");
     expect(out).toMatch(/everything {2}running {2}stdio: /);
     expect(out).toMatch(/web {2}running {2}http: http:\/\/127\.0\.0\.1:\d+\/mcp/);
     expect(out).toMatch(/files {2}running {2}stdio: /);
@@ -190,6 +205,21 @@ describe("tools in the gathering step", () => {
     expect(repo.read("sum.txt")).toBe("42\n");
     const tool = events(r.stdout).find((e) => e.type === "tool");
     expect(tool).toMatchObject({ name: "web__get-sum", status: "ok", output: "The sum of 2 and 40 is 42." });
+  });
+
+  test("with the tool edit format, MCP tools sit beside edit_file and create_file", async () => {
+    const repo = makeRepo({ "note.txt": "old\n" });
+    const fake = await server([
+      { toolCalls: [{ name: "everything__echo", arguments: { message: "via tools" } }] },
+      { match: "Echo: via tools", toolCalls: [{ name: "edit_file", arguments: { path: "note.txt", search: "old\n", replace: "Echo: via tools\n" } }] },
+    ]);
+    const config = mcpConfig(repo, { everything });
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--edit-format", "tool", "--yes-always", "-m", "Echo into note.txt", "note.txt"]);
+    expect(r.code).toBe(0);
+    expect(repo.read("note.txt")).toBe("Echo: via tools\n");
+    const names = toolNames(mainRequests(fake)[0]);
+    expect(names.slice(0, 2)).toEqual(["edit_file", "create_file"]);
+    expect(names).toContain("everything__echo");
   });
 
   test("a gated tool answered No is not run; the model hears it was declined and answers", async () => {

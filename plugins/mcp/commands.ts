@@ -26,7 +26,8 @@ export async function renderServers(servers: McpServers, resources: ResourceCont
   const lines = [`MCP servers (${servers.names().length}); tools: ${{ ask: "offered, asked before each call", auto: "offered, run without asking", off: "not offered (mcpTools off)" }[toolsMode] ?? toolsMode}`];
   for (const s of servers.states()) {
     const c = s.config;
-    const head = `  ${c.name}  ${s.status}  ${c.transport}: ${describeServer(c)}  (${c.source})`;
+    // A URL without "type" may have fallen back from Streamable HTTP to legacy SSE: say which one connected.
+    const head = `  ${c.name}  ${s.status}  ${s.offer?.transport ?? c.transport}: ${describeServer(c)}  (${c.source})`;
     lines.push(head);
     if (s.problem && s.status !== "running") lines.push(`    ${s.problem}`);
     const offer = s.offer;

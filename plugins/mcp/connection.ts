@@ -36,6 +36,8 @@ export interface ServerOffer {
   subscribe: boolean;
   /** The server's own name and version, from `initialize`. */
   version: string;
+  /** The transport that connected: "stdio", "http" (Streamable HTTP) or "sse". */
+  transport: string;
 }
 
 const CLIENT = { name: "coder", version: "1" };
@@ -54,6 +56,7 @@ export class McpConnection {
     readonly server: ServerConfig,
     private readonly client: Client,
     private readonly transport: Transport,
+    private readonly kind: string,
   ) {}
 
   /** Connect and initialise within the server's start-up timeout. */
@@ -64,7 +67,7 @@ export class McpConnection {
     for (const kind of transports) {
       const transport = makeTransport(server, kind);
       const client = new Client(CLIENT, { capabilities: {} });
-      const connection = new McpConnection(server, client, transport);
+      const connection = new McpConnection(server, client, transport, kind);
       try {
         await withTimeout(client.connect(transport, { timeout: server.timeoutMs }), server.timeoutMs, () => void transport.close().catch(() => {}));
         connection.listen();
@@ -128,7 +131,7 @@ export class McpConnection {
           return { items: r.resources.map((x) => ({ uri: x.uri, name: x.name, ...(x.mimeType ? { mimeType: x.mimeType } : {}) })), next: r.nextCursor };
         }, resources),
     ]);
-    return { tools, prompts, resources, subscribe: caps.resources?.subscribe === true, version: info ? `${info.name} ${info.version}` : "" };
+    return { tools, prompts, resources, subscribe: caps.resources?.subscribe === true, version: info ? `${info.name} ${info.version}` : "", transport: this.kind };
   }
 
   /** Call a tool; its content as text (images and binary resources described, not inlined). */
