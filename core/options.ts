@@ -158,7 +158,7 @@ export const OPTIONS = [
   { key: "mcpTools", type: "enum", values: ["ask", "auto", "off"], default: "ask", arg: "MODE", needsTrust: "weakens your protections", group: "Plugins and config", help: "offer MCP servers' tools to the model: ask before each call, run them without asking, or off" },
   { key: "maxToolCalls", type: "number", arg: "N", default: 10, group: "Request", help: "tool calls the model may make to gather information per request; then it must answer" },
   { key: "coder", type: "string", configOnly: true, group: "Plugins and config", help: "semver range of coder versions this project works with" },
-  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, lintCmd, testCmd, allowShell, yesAlways, verify: false) for this run" },
+  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, mcpServers, lintCmd, testCmd, allowShell, yesAlways, verify: false) for this run" },
   { key: "config", type: "string", short: "c", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "use this config file instead of the usual lookup" },
   { key: "kind", type: "enum", values: ["format", "context", "model", "command", "tool"], arg: "KIND", cliOnly: true, noEnv: true, group: "Plugins and config", help: "with `coder plugin new NAME`: the kind of template to write" },
   { key: "version", type: "boolean", cliOnly: true, noEnv: true, group: "Output", help: "print the version and exit" },

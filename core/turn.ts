@@ -338,8 +338,14 @@ export class Coder {
   }
 
   turnContext(message: string, signal: AbortSignal): Promise<TurnContext> {
-    return prompt.turnContext(this, message, signal, () => this.repoFiles());
+    // One per request: the context providers and the tool providers see the same one.
+    if (this.turnMemo?.signal === signal && this.turnMemo.message === message) return this.turnMemo.value;
+    const value = prompt.turnContext(this, message, signal, () => this.repoFiles());
+    this.turnMemo = { message, signal, value };
+    return value;
   }
+
+  private turnMemo: { message: string; signal: AbortSignal; value: Promise<TurnContext> } | null = null;
 
   private repoFiles(): Promise<string[]> {
     this.fileList ??= this.services.listFiles();

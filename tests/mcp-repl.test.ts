@@ -65,4 +65,33 @@ describe.skipIf(!SCRIPT)("MCP tools in the REPL", () => {
     // The history keeps the earlier calls and results too (the REPL is one conversation).
     expect(last.map((m: any) => m.content).slice(-2)).toEqual([expect.stringContaining("Not run: the user declined this call"), "Echo: still asked"]);
   });
+
+  test("a resource added with @server:uri is read again after the server's resources/updated", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, "stdio"] } } }));
+    const uri = "demo://resource/dynamic/text/7";
+    const fake = await server([
+      // The server's toggle tool sends resources/updated for every subscribed resource at once.
+      { toolCalls: [{ name: "everything__toggle-subscriber-updates", arguments: {} }] },
+      { text: "Updates are on." },
+      { text: "Seen." },
+    ]);
+    const repl = startRepl(repo, fake, ["--no-pretty", "--map-tokens", "0", "--mcp-tools", "auto", "--mcp-config", config]);
+    await repl.waitFor("> ");
+    repl.type(`watch @everything:${uri} please`);
+    await repl.waitFor(`Added MCP resource everything:${uri}`);
+    await repl.waitFor("Updates are on.");
+    await repl.waitFor("> ");
+    repl.type("and now?");
+    await repl.waitFor(`MCP resource everything:${uri} changed; read it again`);
+    await repl.waitFor("Seen.");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    expect(await repl.proc.exited).toBe(0);
+    const [first, , third] = mainRequests(fake);
+    const block = (body: any) => body.messages.find((m: any) => typeof m.content === "string" && m.content.includes(`MCP resource everything:${uri}`))?.content;
+    expect(block(first)).toContain("Resource 7: This is a plaintext resource created at");
+    expect(block(third)).toContain("Resource 7: This is a plaintext resource created at");
+  });
 });

@@ -110,7 +110,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
       {
         name: "mcp-resources",
         stability: "session",
-        provide: () => (state ? state.resources.block((t) => kit.log.warn(t)) : null),
+        provide: () => (state ? state.resources.block(kit.log) : null),
         async onMessage(message, s) {
           if (!configured(s.options) || !message.includes("@")) return;
           const { servers, resources } = session(s.options);

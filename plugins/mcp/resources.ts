@@ -63,7 +63,7 @@ export class ResourceContext {
   }
 
   /** The context block: every added resource, re-read first when its server said it changed. */
-  async block(warn: (text: string) => void): Promise<ContextBlock | null> {
+  async block(say: { info(text: string): void; warn(text: string): void }): Promise<ContextBlock | null> {
     if (!this.added.size) return null;
     for (const item of this.added.values()) {
       if (!item.stale) continue;
@@ -71,8 +71,9 @@ export class ResourceContext {
       try {
         const connection = await this.servers.connect(item.server);
         item.text = await connection.readResource(item.uri, this.timeoutMs());
+        say.info(`MCP resource ${item.server}:${item.uri} changed; read it again (${item.text.length} characters).`);
       } catch (error) {
-        warn(`could not read MCP resource ${item.server}:${item.uri} again (keeping the earlier text): ${error instanceof Error ? error.message : String(error)}`);
+        say.warn(`could not read MCP resource ${item.server}:${item.uri} again (keeping the earlier text): ${error instanceof Error ? error.message : String(error)}`);
       }
     }
     const parts = [...this.added.values()].map((a) => {
