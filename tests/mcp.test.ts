@@ -305,6 +305,17 @@ describe("tools in the gathering step", () => {
   });
 });
 
+describe("a plugin's tool provider, without MCP", () => {
+  test("the example todo-tool's list_todos runs without a question; its result reaches the model", async () => {
+    const repo = makeRepo({ "app.py": "x = 1  # TODO: name this\n" });
+    const fake = await server([{ toolCalls: [{ name: "list_todos", arguments: {} }] }, { match: "app.py:1:", text: "One TODO." }]);
+    const r = await runCoder(repo, fake, ["--plugin", join(ROOT, "examples/plugins/todo-tool.ts"), "--json", "-m", "What is left to do?"]);
+    expect(r.code).toBe(0);
+    expect(toolMessages(mainRequests(fake)[1])[0].content).toBe("app.py:1:x = 1  # TODO: name this");
+    expect(events(r.stdout).find((e) => e.type === "tool")).toMatchObject({ name: "list_todos", origin: "plugin todo-tool", status: "ok" });
+  });
+});
+
 describe("coder doctor", () => {
   test("checks that each enabled server starts; one that cannot is a failed check", async () => {
     const repo = makeRepo({});
