@@ -43,7 +43,10 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     const { servers } = session(turn.options);
     // Servers whose tools are not known yet (no cache) start now, together.
     const unknown = servers.enabled().filter((n) => servers.knownTools(n) === null);
-    if (unknown.length) await servers.startAll(unknown);
+    if (unknown.length) {
+      kit.log.info(`starting MCP server${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")} to list ${unknown.length === 1 ? "its" : "their"} tools`);
+      await servers.startAll(unknown);
+    }
     return servers.enabled().flatMap((server) =>
       (servers.knownTools(server) ?? []).map((tool) => ({
         spec: { name: toolName(server, tool.name), description: tool.description || `${tool.name} (MCP server ${server})`, parameters: parametersOf(tool.inputSchema) },
