@@ -49,7 +49,10 @@ export function completeMcp(arg: string, servers: McpServers): string[] {
   if (words[0] === "add" && words.length === 2) return servers.enabled().filter((n) => n.startsWith(words[1] ?? "")).map((n) => `add ${n}`);
   if (words[0] === "add" && words.length === 3) {
     const server = words[1] ?? "";
-    const uris = servers.state(server)?.offer?.resources.map((r) => r.uri) ?? [];
+    const state = servers.state(server);
+    // Completion cannot wait: a server not started yet starts now, and the next Tab lists its resources.
+    if (state && state.status === "not started") void servers.connect(server).catch(() => undefined);
+    const uris = state?.offer?.resources.map((r) => r.uri) ?? [];
     return uris.filter((u) => u.startsWith(words[2] ?? "")).map((u) => `add ${server} ${u}`);
   }
   return [];

@@ -4,7 +4,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promptArguments, toolName } from "./commands.ts";
+import { completeMcp, promptArguments, toolName } from "./commands.ts";
 import { configuredServers, DEFAULT_STARTUP_MS, expandEnv, McpConfigError, parseServer } from "./config.ts";
 import { resourceMentions } from "./resources.ts";
 
@@ -72,6 +72,15 @@ describe("names and arguments", () => {
     expect(promptArguments(prompt, "focus=speed a.py")).toEqual({ args: { focus: "speed", file: "a.py" } });
     expect(promptArguments(prompt, "")).toEqual({ error: "missing file: usage FILE [FOCUS] (file: the file)" });
     expect(promptArguments({ ...prompt, arguments: [] }, "extra")).toEqual({ error: '/review takes no more arguments (got "extra")' });
+  });
+
+  test("/mcp completion: verbs, then configured servers, then a started server's resource URIs", async () => {
+    const { McpServers } = await import("./servers.ts");
+    const kit = { log: { debug() {}, info() {}, warn() {}, error() {} } } as unknown as import("../../core/plugin.ts").Kit;
+    const servers = new McpServers(kit, [parseServer("docs", { command: "x" }, "config", env, "/"), parseServer("off", { command: "y", disabled: true }, "config", env, "/")]);
+    expect(completeMcp("a", servers)).toEqual(["add"]);
+    expect(completeMcp("add d", servers)).toEqual(["add docs"]);
+    expect(completeMcp("add o", servers)).toEqual([]);
   });
 
   test("@server:uri mentions of configured servers only, trailing punctuation left out", () => {
