@@ -1,10 +1,10 @@
 // Entry: parse argv, answer --version/--help at once, otherwise load settings,
 // assemble the kernel (registry, kit, plugins) and run a subcommand or a chat
-// mode (core/run.ts). Only the option table is imported statically: everything
+// mode (core/cli/dispatch.ts). Only the option table is imported statically: everything
 // else, node:util included, is imported when a path needs it, so the cheap
 // paths stay cheap.
 import { RuntimeFailure, exitCodeFor } from "./core/errors.ts";
-import { helpText } from "./core/help.ts";
+import { helpText } from "./core/cli/help.ts";
 
 declare const CODER_VERSION: string | undefined;
 
@@ -26,13 +26,13 @@ export async function main(argv: string[]): Promise<number> {
   // `coder --version` / `coder --help` alone: no argv parser, nothing else loaded.
   if (argv.length === 1 && argv[0] === "--version") return print(`coder ${v}`);
   if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return print(helpText(v));
-  const { parseArgv } = await import("./core/cli.ts");
+  const { parseArgv } = await import("./core/cli/argv.ts");
   const args = parseArgv(argv);
   if (args.values.version) return print(`coder ${v}`);
   if (args.values.help) return print(helpText(v));
   const [first, ...rest] = args.positionals;
   const subcommand = first !== undefined && SUBCOMMANDS.has(first) ? first : undefined;
-  const { runMain } = await import("./core/run.ts");
+  const { runMain } = await import("./core/cli/dispatch.ts");
   return runMain({
     version: v,
     args,

@@ -641,7 +641,7 @@ export interface SessionGit {
 
 /**
  * Offers the model tools to call while it gathers information, before it answers in the
- * edit format (the gathering step of core/tool-calls.ts). Calls go through the gate: the
+ * edit format (the gathering step of core/chat/tool-calls.ts). Calls go through the gate: the
  * user is asked (Yes / No / Don't ask again for this tool) unless the tool says `confirm: "auto"`.
  * Results are capped in size and sent back; the model answers once it has what it needs, within
  * `--max-tool-calls`. Tools should only read: edits still come in the edit format.

@@ -7,12 +7,12 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FormatError } from "../core/errors.ts";
-import { FileStore } from "../core/files.ts";
+import { FileStore } from "../core/edit/files.ts";
 import type { EditFormat, ModelReply, ParseContext, ToolCall } from "../core/plugin.ts";
-import { resolveModelPath } from "../core/paths.ts";
+import { resolveModelPath } from "../core/edit/paths.ts";
 import editblock from "../formats/editblock/index.ts";
 import patch from "../formats/patch/index.ts";
-import { loadFormat, testKit } from "../formats/test-kit.ts";
+import { loadFormat, testKit } from "./support/format-kit.ts";
 import tool from "../formats/tool/index.ts";
 import udiff from "../formats/udiff/index.ts";
 import wholefile from "../formats/wholefile/index.ts";

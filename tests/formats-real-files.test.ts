@@ -8,7 +8,7 @@ import { FormatError } from "../core/errors.ts";
 import type { EditFormat, Plugin } from "../core/plugin.ts";
 import editblock from "../formats/editblock/index.ts";
 import patch from "../formats/patch/index.ts";
-import { loadFormat, runReply, tempRepo, textReply } from "../formats/test-kit.ts";
+import { loadFormat, runReply, tempRepo, textReply } from "./support/format-kit.ts";
 import udiff from "../formats/udiff/index.ts";
 import wholefile from "../formats/wholefile/index.ts";
 

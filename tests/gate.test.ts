@@ -1,11 +1,11 @@
-// core/gate.ts: edit and shell permissions, group answers, --yes-always, the
+// core/gate/gate.ts: edit and shell permissions, group answers, --yes-always, the
 // non-interactive answer, and "Don't ask again" remembered across Gate instances.
 
 import { describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { containmentProblem, forgetAnswers, Gate, type GateEvent, rememberedAnswers } from "../core/gate.ts";
+import { containmentProblem, forgetAnswers, Gate, type GateEvent, rememberedAnswers } from "../core/gate/gate.ts";
 import { NonInteractivePrompter, type Prompter, ScriptedPrompter } from "../core/term/confirm.ts";
 
 function tempRoot(): string {

@@ -1,7 +1,7 @@
 // Commit messages: the weak model's prompt, cleaning its reply, and the deterministic fallback.
 
 import { describe, expect, test } from "bun:test";
-import { cleanCommitMessage, commitMessagePrompt, fallbackCommitMessage } from "../core/git.ts";
+import { cleanCommitMessage, commitMessagePrompt, fallbackCommitMessage } from "../core/git/git.ts";
 
 const CC = /^(feat|fix|refactor|docs|test|chore|style|perf|build|ci)(\([^)]*\))?!?: \S/;
 

@@ -1,11 +1,11 @@
-// core/git.ts in real temp repositories: root, file lists, commits (edit, dirty,
+// core/git/git.ts in real temp repositories: root, file lists, commits (edit, dirty,
 // pending), attribution, identity fallback, hooks, the record, /undo and its refusals.
 
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findRepoRoot, GitRepo, listRepoFiles, offerRepository } from "../core/git.ts";
+import { findRepoRoot, GitRepo, listRepoFiles, offerRepository } from "../core/git/git.ts";
 import { filesIn, head, isolateGitEnv, log, makeRepo, sh, write } from "./git-helpers.ts";
 
 const savedEnv = { ...process.env };

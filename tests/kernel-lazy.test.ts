@@ -74,7 +74,7 @@ for (const mode of [["-m", "hello"], ["--json", "-m", "hello"], ["piped"]]) {
       const base = ["--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "sk-test", "--map-tokens", "0"];
       const modules = mode[0] === "piped" ? await modulesFor(base, "hello") : await modulesFor([...base, ...mode]);
       expect(server.chatBodies().length).toBe(1);
-      expect(modules.some((m) => m.endsWith("core/turn.ts"))).toBe(true);
+      expect(modules.some((m) => m.endsWith("core/chat/coder.ts"))).toBe(true);
       expect(modules.filter((m) => REPL_ONLY.test(m))).toEqual([]);
     } finally {
       await server.stop();

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { OPTIONS, type OptionSpec, flagName } from "../core/options.ts";
+import { OPTIONS, type OptionSpec, flagName } from "../core/config/options.ts";
 import { BIN, coder, requireBinary, sandbox, sha256, writeFiles } from "./support/kernel.ts";
 
 // The binary runs many times per test; slow CI machines need more than the 5 s default.

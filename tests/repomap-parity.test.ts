@@ -5,7 +5,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { basename, join } from "node:path";
-import { countTokens } from "../core/tokens.ts";
+import { countTokens } from "../core/chat/tokens.ts";
 import { GRAMMAR_ASSETS, RUNTIME_WASM } from "../grammars/embedded.ts";
 import { languageFor } from "../grammars/languages.ts";
 import { TagCache } from "../plugins/repomap/cache.ts";

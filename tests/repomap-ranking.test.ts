@@ -6,7 +6,7 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countTokens } from "../core/tokens.ts";
+import { countTokens } from "../core/chat/tokens.ts";
 import { EMBEDDED_ASSETS } from "../grammars/embedded.ts";
 import { TagCache } from "../plugins/repomap/cache.ts";
 import { buildRepoMap } from "../plugins/repomap/map.ts";

@@ -1,7 +1,7 @@
 // How a confirmation question reaches a person: Aider's one-keystroke prompt
 // ("Allow edits to a.py? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: ") in a
 // terminal, a plain line prompt with --no-pretty or NO_COLOR, and a non-interactive
-// answer ("no", said out loud) everywhere else. The gate (core/gate.ts) decides what to
+// answer ("no", said out loud) everywhere else. The gate (core/gate/gate.ts) decides what to
 // ask; this module only asks.
 import { Interrupted } from "../errors.ts";
 import { terminalSafe } from "./safe.ts";

@@ -3,7 +3,7 @@
 // A fresh readline per prompt, so Ctrl-C during a request reaches the engine.
 import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { appendRecord } from "../state.ts";
+import { appendRecord } from "../edit/state.ts";
 
 const MAX_HISTORY = 1000;
 /** readLine's answer when Ctrl-C ended a line of a multi-line block. */

@@ -2,9 +2,9 @@ import { describe, expect, test } from "bun:test";
 import type { EditOutcome } from "../plugin.ts";
 import { CoderCompletions, identifiersIn } from "./completions.ts";
 import { choiceLine, choiceOf, keyAnswer } from "./confirm.ts";
-import { failureSummary } from "./failures.ts";
+import { failureSummary } from "../chat/failures.ts";
 import { HistorySearch } from "./history-search.ts";
-import { recordingOutput } from "./record.ts";
+import { recordingOutput } from "../chat/record.ts";
 import { codePaint, makeTheme } from "./style.ts";
 import { ViKeys } from "./vi-keys.ts";
 

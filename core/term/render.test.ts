@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { JsonOutput, replyCost, usageLine } from "./events.ts";
+import { JsonOutput, replyCost, usageLine } from "../chat/events.ts";
 import { PlainOutput, terminalSafe } from "./render.ts";
 
 

@@ -1,8 +1,8 @@
 // Human output in plain text, for pipes, files, `--no-pretty` and NO_COLOR: the reply
 // verbatim on stdout, status lines after it, warnings and errors on stderr. The terminal's
 // renderer (core/term/tty-output.ts) builds on it.
-import type { CoderEvent, EventOf, Output, Totals } from "./events.ts";
-import { usageLine } from "./events.ts";
+import type { CoderEvent, EventOf, Output, Totals } from "../chat/events.ts";
+import { usageLine } from "../chat/events.ts";
 import { pipeWriter, terminalSafe } from "./safe.ts";
 
 export { terminalSafe } from "./safe.ts";

@@ -4,19 +4,19 @@
 import { writeFileSync, readFileSync, rmSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { App } from "../app.ts";
+import type { App } from "../kernel.ts";
 import { exitCodeFor, Interrupted } from "../errors.ts";
 import type { SlashCommand } from "../plugin.ts";
-import { messageOf } from "../registry.ts";
-import { CoderSession } from "../session.ts";
-import type { Coder } from "../turn.ts";
+import { messageOf } from "../plugins/registry.ts";
+import { CoderSession } from "../chat/session.ts";
+import type { Coder } from "../chat/coder.ts";
 import type { AiCommentWatch } from "../watch/index.ts";
 import { CoderCompletions, identifiersIn } from "./completions.ts";
-import type { Output } from "./events.ts";
+import type { Output } from "../chat/events.ts";
 import { LineInput } from "./input.ts";
 import { LineEditor } from "./line-editor.ts";
 import type { Theme } from "./style.ts";
-import { trace } from "./trace.ts";
+import { trace } from "../trace.ts";
 
 export interface ReplOptions {
   app: App;

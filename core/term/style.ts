@@ -2,7 +2,7 @@
 // terminal), and the dark and light themes for prose, diffs and highlighted code
 // (--dark-mode, --light-mode, --code-theme).
 
-import type { Options } from "../options.ts";
+import type { Options } from "../config/options.ts";
 
 export type Paint = (text: string) => string;
 

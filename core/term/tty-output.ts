@@ -2,8 +2,8 @@
 // spinner while the model thinks, each applied edit's coloured diff, and coloured status
 // lines. Loaded only when stdout is a terminal with colours on (one-shot or REPL).
 import { renderDiff, DIFF_FOLD_LINES, looksLikeDiff } from "./diff-view.ts";
-import type { CoderEvent } from "./events.ts";
-import { usageLine } from "./events.ts";
+import type { CoderEvent } from "../chat/events.ts";
+import { usageLine } from "../chat/events.ts";
 import { highlighterFor } from "./highlight.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./progress.ts";

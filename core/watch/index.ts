@@ -1,11 +1,11 @@
 // `--watch-files`: comments ending in AI! or AI? in the repository's files become a
 // request. Every marked comment, with its file, goes in one request (the files join the
 // chat); afterwards the comments the model left in are removed.
-import type { App } from "../app.ts";
+import type { App } from "../kernel.ts";
 import { Interrupted } from "../errors.ts";
-import { messageOf } from "../registry.ts";
-import type { Output } from "../term/events.ts";
-import type { Coder } from "../turn.ts";
+import { messageOf } from "../plugins/registry.ts";
+import type { Output } from "../chat/events.ts";
+import type { Coder } from "../chat/coder.ts";
 import { type AiAction, type AiComment, actionOfAll, findAiComments, removeAiComments } from "./comments.ts";
 import { RepoWatcher } from "./watcher.ts";
 

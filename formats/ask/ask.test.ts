@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { loadFormat } from "../test-kit.ts";
+import { loadFormat } from "../../tests/support/format-kit.ts";
 import plugin from "./index.ts";
 
 test("ask never edits", async () => {

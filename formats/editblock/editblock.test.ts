@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FormatError } from "../../core/errors.ts";
-import { loadFormat, runReply, tempRepo, textReply } from "../test-kit.ts";
+import { loadFormat, runReply, tempRepo, textReply } from "../../tests/support/format-kit.ts";
 import plugin from "./index.ts";
 
 const APP = 'def greet():\n    return "Hello"\n\n\ndef main():\n    print(greet())\n';

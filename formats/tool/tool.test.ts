@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { FormatError } from "../../core/errors.ts";
 import type { ModelReply } from "../../core/plugin.ts";
-import { loadFormat, runReply, tempRepo } from "../test-kit.ts";
+import { loadFormat, runReply, tempRepo } from "../../tests/support/format-kit.ts";
 import plugin from "./index.ts";
 
 const reply = (calls: [string, string, unknown][]): ModelReply => ({

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { loadFormat, runReply, tempRepo, textReply } from "../test-kit.ts";
+import { loadFormat, runReply, tempRepo, textReply } from "../../tests/support/format-kit.ts";
 import plugin from "./index.ts";
 
 const FILE = "import os\n\n\ndef load(path):\n    with open(path) as f:\n        return f.read()\n\n\ndef save(path, text):\n    with open(path, 'w') as f:\n        f.write(text)\n";

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { GitRepo, listRepoFiles } from "../../core/git.ts";
+import { GitRepo, listRepoFiles } from "../../core/git/git.ts";
 import type { Kit, ModelInfo, Session, SlashCommand } from "../../core/plugin.ts";
-import { askAboutOutput } from "../../core/shell-output.ts";
+import { askAboutOutput } from "../../core/chat/shell-output.ts";
 import { head, isolateGitEnv, log, makeRepo, write } from "../../tests/git-helpers.ts";
 import { completePaths, expandPaths, splitWords } from "./args.ts";
 import commandsPlugin from "./index.ts";
@@ -70,7 +70,7 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
     },
     confirm: async (question) => (asked.push(question), answers.shift() ?? false),
     addToChat: (text) => void added.push(text),
-    // As the engine's session does: the shared offer of core/shell-output.ts.
+    // As the engine's session does: the shared offer of core/chat/shell-output.ts.
     offerOutput: async (command, result) => {
       const choice = await askAboutOutput(command, result, session.confirm!);
       if (choice?.kind === "fix") await session.send(choice.message);

@@ -1,5 +1,5 @@
 // MCP servers in coder, through the existing plugin kinds: their tools as a tool provider
-// (named server__tool, in the gathering step of core/tool-calls.ts), their resources as a
+// (named server__tool, in the gathering step of core/chat/tool-calls.ts), their resources as a
 // session context provider (`@server:uri`, `/mcp add`), their prompts as `/server:prompt`
 // commands, and `/mcp` to see them. Nothing starts until it is used: this file loads no SDK.
 import type { Kit, PluginObject, ProvidedTool, Session, TurnContext } from "../../core/plugin.ts";

@@ -5,7 +5,7 @@ import { mkdtempSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ImageRules } from "../../core/plugin.ts";
-import { testKit } from "../../formats/test-kit.ts";
+import { testKit } from "../../tests/support/format-kit.ts";
 import { fitImage, imageDimensions, MediaParts, pdfPages } from "./attach.ts";
 import { jpeg, pdf, png } from "./testdata/make.ts";
 

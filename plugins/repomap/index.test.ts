@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Kit, ModelInfo, TurnContext } from "../../core/plugin.ts";
-import { countTokens } from "../../core/tokens.ts";
+import { countTokens } from "../../core/chat/tokens.ts";
 import plugin, { RepoMapService, mapBudget } from "./index.ts";
 
 const dirs: string[] = [];

@@ -5,7 +5,7 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countTokens } from "../../core/tokens.ts";
+import { countTokens } from "../../core/chat/tokens.ts";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
 import { TagCache } from "./cache.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";

@@ -5,7 +5,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { countMessages } from "../../core/tokens.ts";
+import { countMessages } from "../../core/chat/tokens.ts";
 import type { ChatMessage } from "../../core/plugin.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
@@ -183,7 +183,7 @@ export default async function run(): Promise<void> {
     const head = git(repo, "rev-parse", "HEAD");
     const argv = [BIN, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench", "--yes-always", "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"];
     const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
-    // CODER_TRACE=1 shows the last run's timing marks (core/term/trace.ts).
+    // CODER_TRACE=1 shows the last run's timing marks (core/trace.ts).
     if (process.env.CODER_TRACE) env.CODER_TRACE = "1";
     const extra = (process.env.BENCH_ENGINE_ARGS ?? "").split(" ").filter(Boolean);
     argv.splice(1, 0, ...extra);

@@ -5,12 +5,12 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FileStore } from "../../core/files.ts";
-import { matcher } from "../../core/matcher.ts";
+import { FileStore } from "../../core/edit/files.ts";
+import { matcher } from "../../core/edit/matcher.ts";
 import type { EditFormat } from "../../core/plugin.ts";
 import editblock from "../../formats/editblock/index.ts";
 import { parseEditBlocks } from "../../formats/editblock/parse.ts";
-import { loadFormat, testKit } from "../../formats/test-kit.ts";
+import { loadFormat, testKit } from "../../tests/support/format-kit.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "..", "shared", "fixtures", "aider");
 

@@ -7,7 +7,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countTokens } from "../../core/tokens.ts";
+import { countTokens } from "../../core/chat/tokens.ts";
 import { startFakeServer } from "../../tests/support/fake-server.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");

@@ -115,7 +115,7 @@ interface RepoResult {
 async function scoreTree(tree: Tree, samples: { chat: string; truth: Truth }[], budget: number, verbose: boolean): Promise<RepoResult> {
   const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
   const { TagCache } = await import("../../plugins/repomap/cache.ts");
-  const { countTokens } = await import("../../core/tokens.ts");
+  const { countTokens } = await import("../../core/chat/tokens.ts");
   const cache = TagCache.memory();
   const scores: Score[] = [];
   for (const { chat, truth } of samples) {

@@ -37,7 +37,7 @@ interface RunStats {
 
 /** The input of a bench build: the listed files, one chat file, 1,024 tokens, the repository's own cache. */
 async function benchInput(root: string, listFile: string | null, cache: TagCache, extra: Partial<RepoMapInput> = {}): Promise<RepoMapInput> {
-  const { countTokens } = await import("../../core/tokens.ts");
+  const { countTokens } = await import("../../core/chat/tokens.ts");
   return {
     root,
     files: listedFiles(root, listFile),

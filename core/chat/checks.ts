@@ -1,0 +1,134 @@
+// Checks after applied edits: the built-in syntax check (tree-sitter, no configuration),
+// then --lint-cmd (one command, or one per language), then --test-cmd. The first failure
+// becomes the reflection, with the report or the command's output for the model.
+import type { Kit } from "../plugin.ts";
+import type { Output } from "./events.ts";
+
+export interface CheckOptions {
+  lintCmd?: string | Record<string, string>;
+  autoLint: boolean;
+  testCmd?: string;
+  autoTest: boolean;
+}
+
+/** A file a reply wrote: its content before (null: created) and after (null: deleted). */
+export interface EditedFile {
+  path: string;
+  before: string | null;
+  after: string | null;
+}
+
+/** What a check found: ok, or the text to show (and to send the model). */
+export interface CheckResult {
+  ok: boolean;
+  output: string;
+}
+
+type Grammars = Awaited<ReturnType<typeof loadGrammars>>;
+let grammars: Promise<Grammars> | undefined;
+
+/** web-tree-sitter and the embedded grammars, loaded on the first check (never for a reply that edits nothing). */
+async function loadGrammars() {
+  const [{ GrammarLoader }, { EMBEDDED_ASSETS }, syntax] = await Promise.all([import("../../grammars/runtime.ts"), import("../../grammars/embedded.ts"), import("../../grammars/syntax.ts")]);
+  return { loader: new GrammarLoader(EMBEDDED_ASSETS), syntax };
+}
+
+/**
+ * Start loading the parsers of these files' languages, so the syntax check after the write
+ * finds them ready (the load overlaps writing and committing).
+ */
+export function warmSyntaxCheck(paths: readonly string[]): void {
+  grammars ??= loadGrammars();
+  void grammars.then(async ({ loader }) => {
+    const { languageFor } = await import("../../grammars/languages.ts");
+    for (const path of paths) {
+      const spec = languageFor(path);
+      if (spec) loader.parser(spec).catch(() => {});
+    }
+  });
+}
+
+/**
+ * Syntax problems in these files, as one report; null when there are none. With `before`,
+ * only the problems the edit introduced count.
+ */
+export async function syntaxCheck(files: readonly EditedFile[], compare: boolean): Promise<string | null> {
+  const reports: string[] = [];
+  for (const file of files) {
+    if (file.after === null) continue;
+    grammars ??= loadGrammars();
+    const { loader, syntax } = await grammars;
+    let found: Awaited<ReturnType<typeof syntax.syntaxProblems>>;
+    try {
+      found = await syntax.syntaxProblems(loader, file.path, file.after);
+    } catch {
+      continue; // a grammar that fails to load is `coder doctor`'s news, not the model's
+    }
+    if (!found?.problems.length) continue;
+    let problems = found.problems;
+    if (compare && file.before !== null) {
+      const old = await syntax.syntaxProblems(loader, file.path, file.before).catch(() => null);
+      problems = syntax.introducedProblems(file.after, problems, file.before, old?.problems ?? []);
+    }
+    if (problems.length) reports.push(syntax.renderSyntaxReport(file.path, found.language, file.after, problems));
+  }
+  return reports.length ? reports.join("\n\n") : null;
+}
+
+/** The lint command for each file: `lintCmd` as one command, or per language (`*` for the rest). */
+export function lintCommands(lintCmd: CheckOptions["lintCmd"], paths: readonly string[], languageOf: (path: string) => string | null): Map<string, string[]> {
+  const groups = new Map<string, string[]>();
+  if (!lintCmd) return groups;
+  for (const path of paths) {
+    const language = languageOf(path);
+    const command = typeof lintCmd === "string" ? lintCmd : ((language ? lintCmd[language] : undefined) ?? lintCmd["*"]);
+    if (!command) continue;
+    groups.set(command, [...(groups.get(command) ?? []), path]);
+  }
+  return groups;
+}
+
+/** Run each lint command on its files; the combined output of the failing ones. */
+export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["lintCmd"], paths: readonly string[], onOutput?: (text: string) => void): Promise<CheckResult> {
+  const { languageFor } = await import("../../grammars/languages.ts");
+  const failures: string[] = [];
+  for (const [lint, files] of lintCommands(lintCmd, paths, (p) => languageFor(p)?.name ?? null)) {
+    const command = `${lint} ${files.map(shellQuote).join(" ")}`;
+    out.emit({ type: "command", command, purpose: "lint" });
+    const r = await kit.run(command, { timeoutMs: 300_000, onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })) });
+    const output = `${r.stdout}${r.stderr}`.trim();
+    out.emit({ type: "lint", ok: r.code === 0, command, output });
+    if (r.code !== 0) failures.push(`\`${command}\` reports:\n\n${clip(output)}`);
+  }
+  return { ok: failures.length === 0, output: failures.join("\n\n") };
+}
+
+/** Lint the edited files (syntax first), then run the tests; the reflection text of the first failure, or null. */
+export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited: readonly EditedFile[]): Promise<string | null> {
+  if (o.autoLint) {
+    const syntax = await syntaxCheck(edited, true);
+    if (syntax) {
+      out.emit({ type: "lint", ok: false, command: "syntax check", output: syntax });
+      return `Your edit left syntax errors. Fix them:\n\n${syntax}`;
+    }
+    const lint = await runLinters(kit, out, o.lintCmd, edited.filter((f) => f.after !== null).map((f) => f.path));
+    if (!lint.ok) return `The linter reports problems in the files you edited. Fix them:\n\n${lint.output}`;
+  }
+  if (o.testCmd && o.autoTest) {
+    out.emit({ type: "command", command: o.testCmd, purpose: "test" });
+    const r = await kit.run(o.testCmd, { timeoutMs: 900_000, onOutput: (text) => out.emit({ type: "output", text }) });
+    const output = `${r.stdout}${r.stderr}`.trim();
+    out.emit({ type: "test", ok: r.code === 0, command: o.testCmd, output });
+    if (r.code !== 0) return `The tests (\`${o.testCmd}\`) fail after your edits. Fix the code so they pass:\n\n${clip(output)}`;
+  }
+  return null;
+}
+
+export function shellQuote(s: string): string {
+  return /^[\w./@%+=:,-]+$/.test(s) ? s : `'${s.replaceAll("'", "'\\''")}'`;
+}
+
+/** Long command output keeps its head and tail (where compilers and test runners put the news). */
+export function clip(text: string, max = 8000): string {
+  return text.length <= max ? text : `${text.slice(0, max / 2)}\n... (${text.length - max} characters cut) ...\n${text.slice(-max / 2)}`;
+}

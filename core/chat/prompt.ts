@@ -1,0 +1,146 @@
+// The prompt of one request: the edit format's prompts, the context providers' blocks,
+// the chat files and the history, assembled into chunks (core/chat/chunks.ts); the
+// TurnContext the providers see; the prompt's size against the context window.
+import { arch, platform } from "node:os";
+import { basename, isAbsolute } from "node:path";
+import type { ChatFiles } from "./chat-files.ts";
+import { assembleChunks, chatFilesBlock, type Chunk, type ContextText, contextOverflow, readOnlyBlock, systemText, tokenRows } from "./chunks.ts";
+import { Interrupted, PluginError, RuntimeFailure } from "../errors.ts";
+import { chooseFence } from "../edit/fence.ts";
+import type { ChatHistory } from "./history.ts";
+import { fileMentions, identMentions } from "./mentions.ts";
+import type { Options } from "../config/options.ts";
+import { mediaTokens } from "./parts.ts";
+import type { ChatMessage, ContextBlock, EditFormat, Fence, ModelInfo, TurnContext } from "../plugin.ts";
+import { guard, messageOf, type Registered } from "../plugins/registry.ts";
+import type { Output } from "./events.ts";
+import type { CoderServices, CoderSetup } from "./coder.ts";
+
+/** What a prompt is made of: one coder's services, setup, history, format and model. */
+export interface PromptSource {
+  readonly services: CoderServices;
+  readonly setup: CoderSetup;
+  readonly history: ChatHistory;
+  readonly format: Registered<EditFormat>;
+  readonly modelInfo: ModelInfo;
+  readonly options: Options;
+  readonly chat: ChatFiles;
+}
+
+/** The machine the commands will run on, as the system prompt tells the model. */
+export function platformLine(): string {
+  return `${platform()} ${arch()}, shell ${basename(process.env.SHELL ?? (platform() === "win32" ? "cmd" : "sh"))}`;
+}
+
+/**
+ * The chunks of the next request. `turn` gives the TurnContext for the context providers;
+ * an editor coder asks none of them (nor shows read-only files).
+ */
+export async function buildChunks(src: PromptSource, turn: () => Promise<TurnContext>, providers: ContextProviders): Promise<{ chunks: Chunk[]; fence: Fence }> {
+  const { app, files } = src.services;
+  const chatFiles = [...src.chat.editable];
+  const fileTexts = chatFiles.map((path) => ({ path, content: files.read(path) }));
+  // A read-only file may live outside the repository (`--read ~/CONVENTIONS.md`): kept by its absolute path.
+  const readOnly = src.chat.readOnly.map((path) => ({ path, content: isAbsolute(path) ? files.readOutside(path) : files.read(path) }));
+  const fence = chooseFence([...fileTexts, ...readOnly].map((f) => f.content ?? ""));
+
+  const platform = platformLine();
+  const prompts = formatPrompts(src, fence, chatFiles, platform);
+  const staticBlocks: ContextText[] = src.setup.editor ? [] : readOnly.filter((f) => f.content !== null).map((f) => readOnlyBlock(f.path, f.content as string, fence));
+  const sessionBlocks: ContextText[] = [];
+  const turnBlocks: ContextText[] = [];
+  if (!src.setup.editor) {
+    const context = await turn();
+    for (const entry of app.registry.context.values()) {
+      const block = await providers.provide(entry, context);
+      if (!block) continue;
+      const target = entry.item.stability === "static" ? staticBlocks : entry.item.stability === "session" ? sessionBlocks : turnBlocks;
+      target.push(block);
+    }
+  }
+  const language = src.options.chatLanguage?.trim();
+  const rules = language ? `${prompts.system}\n\nAlways reply to the user in ${language}.` : prompts.system;
+  const chunks = assembleChunks({
+    system: systemText(rules, platform, fence),
+    examples: prompts.examples,
+    staticBlocks,
+    sessionBlocks,
+    history: src.history.done,
+    chatFiles: chatFilesBlock(fileTexts, fence),
+    turnBlocks,
+    current: src.history.cur,
+    reminder: prompts.reminder,
+    systemRole: src.modelInfo.capabilities.systemPrompt,
+    breakpoints: src.modelInfo.capabilities.cache === "breakpoints",
+  });
+  return { chunks, fence };
+}
+
+function formatPrompts(src: PromptSource, fence: Fence, chatFiles: readonly string[], platform: string) {
+  const { format, setup } = src;
+  try {
+    return format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor && src.options.suggestShellCommands });
+  } catch (error) {
+    throw new PluginError(format.plugin, format.origin, `prompts failed: ${messageOf(error)}`);
+  }
+}
+
+/** Asks the context providers for their blocks; a failing provider is warned about once per coder, then skipped quietly. */
+export class ContextProviders {
+  private readonly warned = new Set<string>();
+
+  constructor(private readonly out: Output) {}
+
+  async provide(entry: Registered<{ name: string; provide: (t: TurnContext) => unknown }>, turn: TurnContext): Promise<ContextText | null> {
+    try {
+      const block = (await guard(entry, "provide", () => entry.item.provide(turn))) as ContextBlock | null;
+      if (!block || !block.text) return null;
+      const text: ContextText = { label: block.label ?? entry.item.name, text: block.text };
+      if (block.parts?.length) text.parts = block.parts;
+      return text;
+    } catch (error) {
+      if (error instanceof Interrupted || turn.signal.aborted) throw new Interrupted();
+      if (!this.warned.has(entry.item.name)) {
+        this.warned.add(entry.item.name);
+        this.out.warn(messageOf(error));
+      }
+      return null;
+    }
+  }
+}
+
+/** What the context providers see of this request: files, mentions in the turn's prose, model, options. */
+export async function turnContext(src: PromptSource, message: string, signal: AbortSignal, repoFiles: () => Promise<string[]>): Promise<TurnContext> {
+  const { chat } = src;
+  const prose = [...src.history.cur.filter((m) => m.role === "user").map((m) => m.content), message].join("\n");
+  const all = await repoFiles();
+  return {
+    root: src.services.app.root,
+    chatFiles: [...chat.editable],
+    readOnlyFiles: [...chat.readOnly],
+    message,
+    mentionedFiles: fileMentions(prose, all, chat.editable, chat.readOnly),
+    mentionedIdents: identMentions(prose),
+    model: src.modelInfo,
+    options: src.options as Readonly<Record<string, unknown>>,
+    interactive: src.services.app.interactive,
+    signal,
+  };
+}
+
+/**
+ * Prompt tokens: a cheap estimate when the prompt clearly fits, an exact count (and check) otherwise.
+ * Throws RuntimeFailure when the prompt leaves too little room for the reply.
+ */
+export function checkContextWindow(chunks: Chunk[], messages: ChatMessage[], modelInfo: ModelInfo, count: (text: string) => number): { promptTokens: number; estimated: boolean } {
+  const window = modelInfo.contextWindow;
+  const reserve = Math.min(modelInfo.maxOutput, Math.floor(window / 4));
+  const chars = messages.reduce((s, m) => s + m.content.length + (m.toolCalls?.reduce((t, c) => t + c.arguments.length, 0) ?? 0), 0);
+  const media = messages.reduce((s, m) => s + mediaTokens(m.parts, modelInfo.imageRules), 0);
+  // At worst about one token per character: below that the exact count cannot overflow.
+  if (chars + media + reserve < window) return { promptTokens: Math.ceil(chars / 4) + media + 4 * messages.length, estimated: true };
+  const rows = tokenRows(chunks, count, modelInfo.imageRules);
+  const overflow = contextOverflow(rows, window, reserve);
+  if (overflow) throw new RuntimeFailure(overflow);
+  return { promptTokens: rows.reduce((s, r) => s + r.tokens, 0), estimated: false };
+}

@@ -1,0 +1,251 @@
+// Applying one model reply, in the order contracts.md fixes: parse → gate each
+// edit → apply to a staged workspace → dirty-commit → write → commit. Returns
+// what happened; the turn loop turns failures into the reflection.
+import { posix } from "node:path";
+import { FormatError, PluginError } from "../../errors.ts";
+import type { WriteOptions, WriteReport } from "../../edit/files.ts";
+import type { ConfirmGroup, EditPermission } from "../../gate/gate.ts";
+import type { Edit, EditFormat, EditOutcome, Fence, ModelReply, ParsedReply, Workspace } from "../../plugin.ts";
+import { guard, messageOf, type Registered } from "../../plugins/registry.ts";
+
+/** The staged workspace the file store hands out: a Workspace that can list its changes. */
+export interface StagedWorkspace extends Workspace {
+  /** Repository path → new content (null: delete). */
+  changes(): Map<string, string | null>;
+}
+
+/** What the engine needs of core/edit/files.ts `FileStore`. */
+export interface FileStoreLike {
+  check(rel: string): string | null;
+  /** The repository path a write to `rel` lands on (symlinks inside the repository followed). */
+  canonical(rel: string): string;
+  toRelative(pathAsTyped: string): string;
+  read(rel: string): string | null;
+  /** A read-only file outside the repository, by absolute path (never written). */
+  readOutside(abs: string): string | null;
+  workspace(chatFiles: readonly string[]): StagedWorkspace;
+  writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions): Promise<WriteReport>;
+}
+
+/** What the engine needs of core/gate/gate.ts `Gate`. */
+export interface GateLike {
+  editPermission(rel: string, ctx: { chatFiles: readonly string[]; readOnlyFiles: readonly string[]; existsInRepo: boolean; group?: ConfirmGroup }): Promise<EditPermission>;
+  group(size: number): ConfirmGroup;
+  protectedChange(rel: string, detail: string): Promise<EditPermission>;
+}
+
+export interface ApplyInputs {
+  format: Registered<EditFormat>;
+  reply: ModelReply;
+  fence: Fence;
+  chatFiles: readonly string[];
+  readOnlyFiles: readonly string[];
+  resolvePath(raw: string): string;
+  files: FileStoreLike;
+  gate: GateLike;
+  /** A unified diff of one file's change, shown when a change needs a person's yes. */
+  diff(path: string, before: string, after: string): string;
+}
+
+export type ParseResult = { ok: true; parsed: ParsedReply } | { ok: false; error: string; pluginError: boolean };
+
+/** Parse the reply; a FormatError's text is for the model, any other throw is the plugin's bug. */
+export function parseReply(inputs: Pick<ApplyInputs, "format" | "reply" | "fence" | "chatFiles" | "resolvePath"> & { repoFiles?: readonly string[] }): ParseResult {
+  const { format } = inputs;
+  try {
+    const parsed = format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath, ...(inputs.repoFiles ? { repoFiles: inputs.repoFiles } : {}) });
+    return { ok: true, parsed };
+  } catch (error) {
+    // kit.FormatError, or a plugin's own error class of that name: the text is for the model.
+    if (error instanceof FormatError || (error instanceof Error && error.name === "FormatError")) {
+      return { ok: false, error: error.message, pluginError: false };
+    }
+    return { ok: false, error: new PluginError(format.plugin, format.origin, `parse failed: ${messageOf(error)}`).message, pluginError: true };
+  }
+}
+
+export interface AppliedReply {
+  outcomes: EditOutcome[];
+  /** Staged changes of the edits that applied (path → content, null = delete). */
+  changes: Map<string, string | null>;
+  /** File contents before the reply (null: did not exist), for diffs and commit messages. */
+  before: Map<string, string | null>;
+  /** Files outside the chat that the gate allowed and an edit landed in (they join the chat). */
+  joined: string[];
+  /** Files outside the chat that the gate allowed but whose edits failed. */
+  failedOutside: string[];
+  /**
+   * Apply the same edits again to the files as they are now, with the gate's answers of this
+   * reply replayed (nobody is asked twice): for when another writer changed a file meanwhile.
+   */
+  restage(): Promise<AppliedReply>;
+}
+
+/** The gate's answers within one reply, by path: replayed when the reply is staged again. */
+interface GateAnswers {
+  edit: Map<string, EditPermission>;
+  config: Map<string, EditPermission>;
+}
+
+/** A gate that asks each path's question once per reply, and replays the answer after that. */
+function answeringOnce(gate: GateLike, answers: GateAnswers): GateLike {
+  const once = async (memo: Map<string, EditPermission>, rel: string, ask: () => Promise<EditPermission>) => {
+    const known = memo.get(rel);
+    if (known) return known;
+    const answer = await ask();
+    memo.set(rel, answer);
+    return answer;
+  };
+  return {
+    group: (size) => gate.group(size),
+    editPermission: (rel, ctx) => once(answers.edit, rel, () => gate.editPermission(rel, ctx)),
+    protectedChange: (rel, detail) => once(answers.config, rel, () => gate.protectedChange(rel, detail)),
+  };
+}
+
+const normalizePath = (p: string): string => posix.normalize(p.replaceAll("\\", "/"));
+
+/** Every path an edit writes: `path`, then the others it declares (e.g. a rename's target). */
+export function editTargets(edit: Edit): string[] {
+  return [...new Set([edit.path, ...(edit.paths ?? [])].filter((p) => typeof p === "string" && p !== ""))];
+}
+
+/** Gate every path of every edit, then apply the allowed edits to one staged workspace. Writes nothing. */
+export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: GateAnswers = { edit: new Map(), config: new Map() }): Promise<AppliedReply> {
+  const { files, chatFiles, readOnlyFiles, format } = inputs;
+  const gate = answeringOnce(inputs.gate, answers);
+  const outcomes: (EditOutcome | undefined)[] = new Array(edits.length);
+  const allowed: { edit: Edit; index: number }[] = [];
+  const outside = new Set<string>();
+  // One question per file outside the chat, with All / Skip all when there are several.
+  const group = gate.group(new Set(edits.flatMap(editTargets).filter((p) => !chatFiles.includes(p))).size);
+  const permissionFor = (rel: string): Promise<EditPermission> => gate.editPermission(rel, { chatFiles, readOnlyFiles, existsInRepo: files.read(rel) !== null, group });
+
+  for (const [index, edit] of edits.entries()) {
+    const targets = editTargets(edit);
+    let refusal: Extract<EditPermission, { ok: false }> | null = null;
+    for (const rel of targets) {
+      const permission = await permissionFor(rel);
+      if (!permission.ok) {
+        refusal = permission;
+        break;
+      }
+    }
+    if (refusal !== null) {
+      outcomes[index] = refusal.declined
+        ? { status: "skipped", edit, path: edit.path, detail: refusal.reason }
+        : { status: "failed", edit, path: edit.path, reason: "refused", detail: refusal.reason };
+      continue;
+    }
+    for (const rel of targets) if (!chatFiles.includes(rel)) outside.add(rel);
+    allowed.push({ edit, index });
+  }
+
+  const ws = files.workspace([...chatFiles, ...outside]);
+  const before = new Map<string, string | null>();
+  const touched = new Set(allowed.flatMap((a) => editTargets(a.edit)));
+  for (const path of touched) before.set(path, ws.read(path));
+
+  let applied: EditOutcome[] = [];
+  if (allowed.length) {
+    try {
+      applied = await guard(format, "apply", () => format.item.apply(allowed.map((a) => a.edit), ws));
+    } catch (error) {
+      const detail = error instanceof PluginError ? error.message : messageOf(error);
+      applied = allowed.map(({ edit }) => ({ status: "failed", edit, path: edit.path, reason: "invalid", detail }));
+    }
+  }
+  // Outcomes come back in edit order; map them to their edits' slots.
+  applied.forEach((outcome, i) => {
+    const slot = allowed[i];
+    if (slot) outcomes[slot.index] = outcome;
+  });
+  let changes = ws.changes();
+  for (const path of changes.keys()) if (!before.has(path)) before.set(path, files.read(path));
+
+  const done = outcomes.map(
+    (o, i): EditOutcome => o ?? { status: "failed", edit: edits[i] as Edit, path: (edits[i] as Edit).path, reason: "invalid", detail: `the ${format.item.name} format reported nothing for this edit` },
+  );
+
+  // A format writes only what its edits declare (path, paths): any other write is gated now, and a
+  // refusal drops the whole reply's changes (which edit wrote it is unknown), so nothing escapes the gate.
+  const declared = new Set([...touched].flatMap((p) => [normalizePath(p), files.canonical(p)]));
+  for (const path of changes.keys()) {
+    if (declared.has(normalizePath(path))) continue;
+    const permission = await permissionFor(path);
+    if (permission.ok) {
+      if (!chatFiles.includes(path)) outside.add(path);
+      continue;
+    }
+    const detail = `the reply also wrote ${path}, which its edits did not name, and that was refused: ${permission.reason.replace(/\.?$/, ".")} Nothing from this reply was written.`;
+    done.forEach((o, i) => {
+      if (o.status !== "applied") return;
+      done[i] = permission.declined ? { status: "skipped", edit: o.edit, path: o.path, detail } : { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
+    });
+    changes = new Map();
+    break;
+  }
+
+  changes = await confirmProtectedChanges({ ...inputs, gate }, changes, before, done);
+
+  const landed = new Set(done.filter((o) => o.status === "applied").map((o) => o.path));
+  return {
+    outcomes: done,
+    changes,
+    before,
+    joined: [...outside].filter((p) => landed.has(p)),
+    failedOutside: [...outside].filter((p) => !landed.has(p) && done.some((o) => o.path === p && o.status === "failed")),
+    restage: () => stageEdits(inputs, edits, answers),
+  };
+}
+
+/** Has a file the reply read or writes changed on disk since it was staged? */
+export function isStale(staged: AppliedReply, files: Pick<FileStoreLike, "read">): boolean {
+  return [...staged.before].some(([path, text]) => files.read(path) !== text);
+}
+
+/**
+ * A change to one of coder's config files needs the user's explicit yes (gate.protectedChange);
+ * a declined one is dropped, and the edits that wrote it are skipped.
+ */
+async function confirmProtectedChanges(inputs: ApplyInputs, changes: Map<string, string | null>, before: Map<string, string | null>, outcomes: EditOutcome[]): Promise<Map<string, string | null>> {
+  const kept = new Map(changes);
+  for (const [path, after] of changes) {
+    const permission = await inputs.gate.protectedChange(path, inputs.diff(path, before.get(path) ?? "", after ?? ""));
+    if (permission.ok) continue;
+    kept.delete(path);
+    outcomes.forEach((o, i) => {
+      if (o.status === "applied" && editTargets(o.edit).map(normalizePath).includes(normalizePath(path))) outcomes[i] = { status: "skipped", edit: o.edit, path: o.path, detail: permission.reason };
+    });
+  }
+  return kept;
+}
+
+/** A short per-edit note for `--json` and the terminal. */
+export function outcomeDetail(outcome: EditOutcome): string {
+  switch (outcome.status) {
+    case "applied":
+      return outcome.note ?? (outcome.rung && outcome.rung !== "exact" ? `matched (${outcome.rung})` : "applied");
+    case "failed":
+      return `${outcome.reason}: ${outcome.detail}`;
+    case "skipped":
+      return outcome.detail;
+  }
+}
+
+/** Count of added and removed lines between two texts (for diffstats and summaries). */
+export function lineDelta(before: string | null, after: string | null): { added: number; removed: number } {
+  const a = before === null ? [] : before.split("\n");
+  const b = after === null ? [] : after.split("\n");
+  const counts = new Map<string, number>();
+  for (const line of a) counts.set(line, (counts.get(line) ?? 0) + 1);
+  let common = 0;
+  for (const line of b) {
+    const n = counts.get(line) ?? 0;
+    if (n > 0) {
+      common++;
+      counts.set(line, n - 1);
+    }
+  }
+  return { added: b.length - common, removed: a.length - common };
+}

@@ -1,0 +1,87 @@
+// Our BPE count must equal js-tiktoken's own encoder, and sampling must stay close for huge texts.
+import { beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Tiktoken } from "js-tiktoken/lite";
+import { countMessages, countTokens, countTools, resetEncodings, SAMPLE_ABOVE, setTokenCacheDir } from "./tokens.ts";
+
+let cache: string;
+beforeAll(() => {
+  cache = mkdtempSync(join(tmpdir(), "coder-tokens-"));
+  setTokenCacheDir(cache);
+  resetEncodings();
+});
+
+const reference = (name: "o200k_base" | "cl100k_base") => {
+  const mod = require(`js-tiktoken/ranks/${name}`);
+  return new Tiktoken(mod.default ?? mod);
+};
+
+const samples = [
+  "hello world",
+  "def greet(name: str) -> str:\n    return f\"Hello, {name}!\"\n\n\nclass Foo(Bar):\n\tpass\n",
+  "    indented    with   runs of     spaces\n\n\n\n   \t\t\r\n",
+  "Ünïcödé façade — naïve café; 日本語のテキスト; 한국어; emoji 🎉🚀👩‍💻 and ZWJ",
+  "<|endoftext|> special tokens count as plain text <|fim_prefix|>",
+  "aVeryLongIdentifierWithoutAnySpacesQWERTYUIOPASDFGHJKLZXCVBNM1234567890".repeat(5),
+  "<<<<<<< SEARCH\nold line\n=======\nnew line\n>>>>>>> REPLACE\n",
+  "I'm sure they'll say it's what we'd've DONE'S — 1234567 numbers 3.14159",
+  "",
+];
+
+for (const name of ["o200k_base", "cl100k_base"] as const) {
+  test(`${name}: counts equal js-tiktoken's encoder`, () => {
+    const enc = reference(name);
+    for (const text of samples) expect(countTokens(text, name)).toBe(enc.encode(text, [], []).length);
+    const source = readFileSync(join(import.meta.dir, "..", "..", "node_modules", "openai", "client.mjs"), "utf8").slice(0, 60_000);
+    expect(countTokens(source, name)).toBe(enc.encode(source, [], []).length);
+  });
+}
+
+test("unknown encodings count as o200k_base; default is o200k_base", () => {
+  expect(countTokens("hello world", "nonsense")).toBe(countTokens("hello world", "o200k_base"));
+  expect(countTokens("hello world")).toBe(2);
+});
+
+test("texts above the sampling threshold are estimated within a few percent", () => {
+  const dir = join(import.meta.dir, "..", "..", "node_modules", "openai");
+  let big = "";
+  for (const f of ["client.mjs", "resources/chat/completions/completions.d.ts", "core/streaming.mjs", "error.mjs", "README.md"]) {
+    try {
+      big += readFileSync(join(dir, f), "utf8");
+    } catch {}
+  }
+  while (big.length <= SAMPLE_ABOVE * 2) big += big;
+  const exact = reference("o200k_base").encode(big, [], []).length;
+  const estimate = countTokens(big);
+  expect(Math.abs(estimate - exact) / exact).toBeLessThan(0.03);
+});
+
+test("countMessages adds framing per message and for tool calls", () => {
+  const content = countTokens("hello world");
+  expect(countMessages([])).toBe(0);
+  expect(countMessages([{ role: "user", content: "hello world" }])).toBe(3 + 1 + content + 3);
+  const withCall = countMessages([{ role: "assistant", content: "", toolCalls: [{ id: "c1", name: "edit_file", arguments: '{"path":"a"}' }] }]);
+  expect(withCall).toBeGreaterThan(3 + 1 + 3 + 3);
+  expect(countTools([{ name: "edit_file", description: "Edit a file", parameters: { type: "object" } }])).toBeGreaterThan(8);
+});
+
+test("tables read back from the disk cache count exactly as freshly built ones; a damaged cache is rebuilt", () => {
+  const text = samples.join("\n");
+  const expected = reference("o200k_base").encode(text, [], []).length;
+  resetEncodings();
+  expect(countTokens(text)).toBe(expected); // built (or read) and cached
+  const file = join(cache, readdirSync(cache).find((f) => f.startsWith("tokens-o200k_base"))!);
+  expect(existsSync(file)).toBe(true);
+  resetEncodings();
+  expect(countTokens(text)).toBe(expected); // read back
+  writeFileSync(file, "garbage");
+  resetEncodings();
+  expect(countTokens(text)).toBe(expected); // rebuilt
+  expect(readFileSync(file).length).toBeGreaterThan(1_000_000);
+  setTokenCacheDir(null);
+  resetEncodings();
+  expect(countTokens(text)).toBe(expected); // no cache at all
+  setTokenCacheDir(cache);
+});

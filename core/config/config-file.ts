@@ -1,0 +1,268 @@
+// One config file: JSONC parsing and validation against the zod schema derived
+// from the option table, with errors naming file, line, key path and what was
+// expected; and the JSON Schema that `coder config schema` prints.
+import { readFileSync } from "node:fs";
+import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
+import { z } from "zod";
+import { type ConfigLayer, type LayerKind, displayPath, isProjectLayer } from "./config.ts";
+import { ConfigError } from "../errors.ts";
+import { OPTION_BY_KEY, type OptionSpec, type PluginRef, configKeys } from "./options.ts";
+
+// Zod's compiled fast path costs more to build than it saves on a few small files.
+z.config({ jitless: true });
+
+// ─── Schema ──────────────────────────────────────────────────────────────────
+
+const modelOverrideSchema = z
+  .object({
+    contextWindow: z.number().int().positive(),
+    maxOutput: z.number().int().positive(),
+    prices: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }).partial().strict(),
+    editFormat: z.string(),
+    weakModel: z.string(),
+    editorModel: z.string(),
+    editorFormat: z.string(),
+    encoding: z.string(),
+    capabilities: z
+      .object({
+        tools: z.boolean(),
+        systemPrompt: z.boolean(),
+        temperature: z.boolean(),
+        reasoningEffort: z.boolean(),
+        reasoningLevels: z.array(z.string()),
+        thinkingTokens: z.boolean(),
+        prefill: z.boolean(),
+        cache: z.enum(["auto", "breakpoints", "none"]),
+        images: z.boolean(),
+        pdf: z.boolean(),
+      })
+      .partial()
+      .strict(),
+  })
+  .partial()
+  .strict();
+
+const pluginEntrySchema = z.union([
+  z.string().min(1),
+  z.object({ path: z.string().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/, "a 64-digit lowercase hex sha256").optional() }).strict(),
+]);
+
+function valueSchema(spec: OptionSpec): z.ZodType {
+  switch (spec.type) {
+    case "boolean":
+      return z.boolean();
+    case "number":
+      // Every number option is a budget, a count or a time: none means anything below 0.
+      return spec.positive ? z.number().positive() : z.number().min(0);
+    case "string":
+      return z.string();
+    case "list":
+      return z.array(z.string());
+    case "enum":
+      return z.enum(spec.values as [string, ...string[]]);
+    case "models":
+      return z.record(z.string(), modelOverrideSchema);
+    case "plugins":
+      return z.array(pluginEntrySchema);
+    case "command-map":
+      return z.union([z.string(), z.record(z.string(), z.string())]);
+    case "mcp-servers":
+      // Each entry's fields are checked where servers start (plugins/mcp/config.ts), with the same words for --mcp-config.
+      return z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "a server name of letters, digits, _ and -"), z.record(z.string(), z.unknown()));
+  }
+}
+
+/** The zod schema of a config file, derived from the option table. */
+export function configSchema() {
+  const shape: Record<string, z.ZodType> = { $schema: z.string().optional().describe("JSON Schema reference (ignored)") };
+  for (const spec of configKeys()) shape[spec.key] = valueSchema(spec).optional().describe(spec.help);
+  return z.object(shape).strict();
+}
+
+/** The JSON Schema that `coder config schema` prints. */
+export function jsonSchema(): Record<string, unknown> {
+  const schema = z.toJSONSchema(configSchema(), { target: "draft-2020-12" }) as Record<string, unknown>;
+  return { ...schema, title: "coder config (.coder.json, .coder.local.json, $XDG_CONFIG_HOME/coder/config.json)" };
+}
+
+function expectedText(spec: OptionSpec | undefined): string | undefined {
+  if (!spec) return undefined;
+  switch (spec.type) {
+    case "boolean":
+      return "true or false";
+    case "number":
+      return "a number";
+    case "string":
+      return "a string";
+    case "list":
+      return "a list of strings";
+    case "enum":
+      return `one of ${spec.values?.map((v) => `"${v}"`).join(", ")}`;
+    case "models":
+      return "an object of model name → { contextWindow, maxOutput, prices, editFormat, ... }";
+    case "plugins":
+      return 'a list of "./path.ts" or { "path": "./path.ts", "sha256": "<hex>" }';
+    case "command-map":
+      return 'a command, or an object of language → command (e.g. { "python": "ruff check" })';
+    case "mcp-servers":
+      return 'an object of server name → { "command", "args", "env", "cwd" } or { "url", "headers" }';
+  }
+}
+
+function typeOfJson(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "an object";
+  if (typeof value === "string") return `the string ${JSON.stringify(value)}`;
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
+
+/** jsonc-parser's error codes, in words. */
+function jsonProblem(code: string): string {
+  const words: Record<string, string> = {
+    InvalidSymbol: "unexpected character",
+    InvalidNumberFormat: "malformed number",
+    PropertyNameExpected: "expected a key in double quotes",
+    ValueExpected: "expected a value",
+    ColonExpected: 'expected ":" after the key',
+    CommaExpected: 'expected "," between entries',
+    CloseBraceExpected: 'expected "}" to close the object',
+    CloseBracketExpected: 'expected "]" to close the list',
+    EndOfFileExpected: "unexpected text after the end of the object",
+    InvalidCommentToken: "malformed comment",
+    UnexpectedEndOfComment: "comment never closed",
+    UnexpectedEndOfString: "string never closed",
+    UnexpectedEndOfNumber: "number cut off",
+    InvalidUnicode: "invalid \\u escape",
+    InvalidEscapeCharacter: "invalid escape character",
+    InvalidCharacter: "invalid character in a string",
+  };
+  return words[code] ?? code;
+}
+
+function lineAt(text: string, offset: number): number {
+  let line = 1;
+  for (let i = 0; i < offset && i < text.length; i++) if (text.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+function nodeLine(text: string, tree: Node | undefined, path: (string | number)[]): number {
+  if (!tree) return 1;
+  for (let n = path.length; n >= 0; n--) {
+    const node = findNodeAtLocation(tree, path.slice(0, n));
+    if (node) return lineAt(text, node.parent?.type === "property" ? node.parent.offset : node.offset);
+  }
+  return 1;
+}
+
+function pathText(path: readonly PropertyKey[]): string {
+  return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("");
+}
+
+function closestKey(key: string): string | undefined {
+  const keys = configKeys().map((s) => s.key);
+  const lower = key.toLowerCase().replace(/[-_]/g, "");
+  return keys.find((k) => k.toLowerCase() === lower) ?? keys.find((k) => distance(k.toLowerCase(), lower) <= 2);
+}
+
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    let prev = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cur = row[j]!;
+      row[j] = Math.min(row[j]! + 1, row[j - 1]! + 1, prev + (a[i - 1] === b[j - 1] ? 0 : 1));
+      prev = cur;
+    }
+  }
+  return row[b.length]!;
+}
+
+/**
+ * Parse and validate one config file's text. Every problem becomes one line
+ * `file:line: key.path: what was expected`; all lines go in one ConfigError.
+ */
+export function parseConfigText(text: string, file: string, kind: LayerKind): ConfigLayer {
+  const shown = displayPath(file);
+  const errors: ParseError[] = [];
+  const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
+  if (errors.length) {
+    const first = errors[0]!;
+    const line = lineAt(text, first.offset);
+    const column = first.offset - text.lastIndexOf("\n", first.offset - 1);
+    throw new ConfigError(`${shown}:${line}: invalid JSON at column ${column}: ${jsonProblem(printParseErrorCode(first.error))} (fix the file; comments and trailing commas are allowed)`);
+  }
+  const raw: unknown = tree ? nodeValue(tree) : {};
+  if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${shown}:1: a config file must hold a JSON object, got ${typeOfJson(raw)}`);
+  const result = configSchema().safeParse(raw);
+  const problems: string[] = [];
+  if (!result.success) {
+    for (const issue of result.error.issues) {
+      const path = issue.path as (string | number)[];
+      if (issue.code === "unrecognized_keys") {
+        for (const key of issue.keys) {
+          const line = nodeLine(text, tree, [...path, key]);
+          const where = pathText([...path, key]);
+          if (path.length === 0) {
+            const hint = closestKey(key);
+            problems.push(`${shown}:${line}: unknown key "${where}"${hint ? ` (did you mean "${hint}"?)` : ""}; expected one of the keys in \`coder config schema\``);
+          } else {
+            problems.push(`${shown}:${line}: unknown key "${where}"`);
+          }
+        }
+        continue;
+      }
+      const line = nodeLine(text, tree, path);
+      const spec = path.length === 1 ? OPTION_BY_KEY.get(String(path[0])) : undefined;
+      const value = path.reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined), raw);
+      const expected = spec?.type === "number" && typeof value === "number" ? (spec.positive ? `a number of ${spec.positive} above 0` : "a number of 0 or more") : expectedText(spec);
+      problems.push(`${shown}:${line}: ${pathText(path)}: ${expected ? `expected ${expected}, got ${typeOfJson(value)}` : issue.message}`);
+    }
+  }
+  const data = (result.success ? result.data : {}) as Record<string, unknown>;
+  if (isProjectLayer(kind)) {
+    for (const spec of configKeys()) {
+      if (spec.notInProject && data[spec.key] !== undefined) {
+        const where = spec.key === "apiKey" ? "the environment, the repository's .env or the global config" : "the command line, the environment or the global config";
+        problems.push(`${shown}:${nodeLine(text, tree, [spec.key])}: ${spec.key} may not be set in a project config (use ${where})`);
+      }
+    }
+  }
+  if (problems.length) throw new ConfigError(problems.join("\n"));
+  const values: Record<string, unknown> = {};
+  const lines: Record<string, number> = {};
+  for (const [key, value] of Object.entries(data)) {
+    if (key === "$schema" || value === undefined) continue;
+    values[key] = key === "plugins" ? (value as (string | { path: string; sha256?: string })[]).map((p) => toPluginRef(p, file)) : value;
+    lines[key] = nodeLine(text, tree, [key]);
+  }
+  return { kind, file, text, values, lines };
+}
+
+function nodeValue(node: Node): unknown {
+  switch (node.type) {
+    case "object":
+      return Object.fromEntries((node.children ?? []).map((p) => [p.children![0]!.value as string, p.children![1] ? nodeValue(p.children![1]) : undefined]));
+    case "array":
+      return (node.children ?? []).map(nodeValue);
+    default:
+      return node.value;
+  }
+}
+
+function toPluginRef(entry: string | { path: string; sha256?: string }, file: string): PluginRef {
+  return typeof entry === "string" ? { path: entry, source: file } : { path: entry.path, sha256: entry.sha256, source: file };
+}
+
+/** Read and validate a config file. */
+export function readConfigFile(file: string, kind: LayerKind): ConfigLayer {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new ConfigError(`${displayPath(file)}: cannot read config file (${code === "ENOENT" ? "not found" : code ?? String(error)})`);
+  }
+  return parseConfigText(text, file, kind);
+}

@@ -1,0 +1,103 @@
+import { describe, expect, test } from "bun:test";
+import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgv } from "../cli/argv.ts";
+import { checkVersionPins, isSemverRange, keysNeedingTrust, mergeSettings, readDotenv, type ConfigLayer } from "./config.ts";
+import { jsonSchema, parseConfigText } from "./config-file.ts";
+import { ConfigError } from "../errors.ts";
+
+const layer = (text: string, kind: ConfigLayer["kind"] = "project", file = "/r/.coder.json") => parseConfigText(text, file, kind);
+const noEnv = { values: {}, origin: {} };
+
+describe("parseConfigText", () => {
+  test("JSONC: comments and trailing commas; lines of each key; plugins normalised", () => {
+    const l = layer('{\n  // hi\n  "model": "a/b", /* x */\n  "plugins": ["./p.ts", { "path": "./q.ts" },],\n}\n');
+    expect(l.values.model).toBe("a/b");
+    expect(l.lines).toEqual({ model: 3, plugins: 4 });
+    expect(l.values.plugins).toEqual([{ path: "./p.ts", source: "/r/.coder.json" }, { path: "./q.ts", sha256: undefined, source: "/r/.coder.json" }]);
+  });
+
+  test("every problem is reported with file and line, in one error", () => {
+    let message = "";
+    try {
+      layer('{\n  "mapTokens": true,\n  "editFormats": "diff",\n  "mapRefresh": "never"\n}');
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      message = (error as Error).message;
+    }
+    expect(message).toContain("/r/.coder.json:2: mapTokens: expected a number, got boolean true");
+    expect(message).toContain('/r/.coder.json:3: unknown key "editFormats" (did you mean "editFormat"?)');
+    expect(message).toContain('/r/.coder.json:4: mapRefresh: expected one of "auto", "always", "files", "manual"');
+  });
+
+  test("nested keys and bad pins name the path", () => {
+    expect(() => layer('{ "models": { "m": { "prices": { "inptu": 1 } } } }')).toThrow('unknown key "models.m.prices.inptu"');
+    expect(() => layer('{ "plugins": [{ "path": "x", "sha256": "abc" }] }')).toThrow("plugins[0]");
+  });
+
+  test("flag-only keys and project secrets are refused", () => {
+    expect(() => layer('{ "message": "hi" }')).toThrow('unknown key "message"');
+    expect(() => layer('{ "apiKey": "k" }')).toThrow("apiKey may not be set in a project config");
+    expect(layer('{ "apiKey": "k" }', "global").values.apiKey).toBe("k");
+  });
+
+  test("not an object, bad JSON", () => {
+    expect(() => layer("[1]")).toThrow("must hold a JSON object");
+    expect(() => layer('{\n"a" 1}')).toThrow(":2: invalid JSON");
+    expect(layer("").values).toEqual({});
+  });
+});
+
+describe("mergeSettings", () => {
+  test("precedence, provenance, defaults, architect, plugins add up", () => {
+    const g = layer('{ "mapTokens": 1, "plugins": ["./g.ts"] }', "global", "/h/config.json");
+    const p = layer('{\n "mapTokens": 2, "plugins": ["./p.ts"] }');
+    const s = mergeSettings({ layers: [g, p], env: { values: { stream: false }, origin: { stream: "env CODER_STREAM" } }, argv: parseArgv(["--architect"]), positionals: [], cwd: "/elsewhere" });
+    expect(s.options.mapTokens).toBe(2);
+    expect(s.provenance.mapTokens).toBe("/r/.coder.json:2");
+    expect(s.options.stream).toBe(false);
+    expect(s.options.editFormat).toBe("architect");
+    expect(s.provenance.editFormat).toBe("flag --architect");
+    expect(s.options.maxReflections).toBe(3);
+    expect(s.options.read).toEqual([]);
+    expect(s.options.plugins.map((x) => x.path)).toEqual(["./g.ts", "./p.ts"]);
+    expect(s.configFiles).toEqual(["/h/config.json", "/r/.coder.json"]);
+  });
+
+  test("dropped keys of an untrusted project are ignored, the global's stay", () => {
+    const g = layer('{ "lintCmd": "ok" }', "global", "/h/config.json");
+    const p = layer('{ "lintCmd": "evil", "testCmd": "evil", "plugins": ["./p.ts"] }');
+    expect(keysNeedingTrust([g, p]).sort()).toEqual(["lintCmd", "plugins", "testCmd"]);
+    const s = mergeSettings({ layers: [g, p], env: noEnv, argv: parseArgv([]), positionals: [], drop: new Set(keysNeedingTrust([g, p])) });
+    expect(s.options.lintCmd).toBe("ok");
+    expect(s.options.testCmd).toBeUndefined();
+    expect(s.options.plugins).toEqual([]);
+  });
+});
+
+test("version pins", () => {
+  expect(() => checkVersionPins([layer('{ "coder": "^0.1" }')], "0.1.0")).not.toThrow();
+  expect(() => checkVersionPins([layer('{ "coder": "^0.1" }')], "0.1.0-dev")).not.toThrow();
+  expect(() => checkVersionPins([layer('{\n"coder": ">=2" }')], "0.1.0")).toThrow("/r/.coder.json:2: this project needs coder >=2, but this is coder 0.1.0");
+  expect(() => checkVersionPins([layer('{ "coder": "not a range" }')], "0.1.0")).toThrow(ConfigError);
+});
+
+test(".env gives API keys and base URLs only", () => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "coder-env-")));
+  writeFileSync(join(dir, ".env"), 'OPENAI_API_KEY="sk-1"\nexport ANTHROPIC_API_KEY=sk-2 # comment\nPATH=/evil\nCODER_TRUST=1\nOPENAI_API_BASE=http://x/v1\nOLLAMA_BASE_URL=http://y\n');
+  expect(readDotenv(dir)).toEqual({ keys: { OPENAI_API_KEY: "sk-1", ANTHROPIC_API_KEY: "sk-2" }, bases: { OPENAI_API_BASE: "http://x/v1", OLLAMA_BASE_URL: "http://y" } });
+  expect(readDotenv(join(dir, "missing"))).toEqual({ keys: {}, bases: {} });
+});
+
+test("the JSON Schema is strict and documents each key", () => {
+  const schema = jsonSchema() as { properties: Record<string, { description?: string }>; additionalProperties: boolean };
+  expect(schema.additionalProperties).toBe(false);
+  expect(schema.properties.mapTokens?.description).toContain("repo-map");
+  expect(schema.properties.$schema).toBeDefined();
+});
+
+test("semver ranges", () => {
+  for (const ok of ["^0.1", ">=0.1.0 <2", "1.x || >=3.0.0-beta.1", "*", "~1.2.3", "1.0.0 - 2.0.0", "0.1.0"]) expect(isSemverRange(ok)).toBe(true);
+  for (const bad of ["not a range", "", "^", ">= ", "1.0.0 -"]) expect(isSemverRange(bad)).toBe(false);
+});

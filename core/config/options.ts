@@ -1,0 +1,229 @@
+// The one option table: flags, `--no-` forms, short flags, CODER_* env vars,
+// config-file keys, `--help` text and the JSON Schema are all derived from it.
+import type { ModelInfo } from "../plugin.ts";
+
+/**
+ * `models` and `plugins` are structured config-only values with their own zod schemas in config.ts.
+ * `command-map`: one command, or one per language (`{"python": "ruff check"}`; on the command line
+ * `--lint-cmd "python: ruff check"`, repeatable). `mcp-servers`: the `mcpServers` object other tools use
+ * (name → { command, args, env, cwd } or { url, headers }), merged by name across config files.
+ */
+export type OptionType = "boolean" | "string" | "number" | "list" | "enum" | "models" | "plugins" | "command-map" | "mcp-servers";
+
+export interface OptionSpec {
+  /** The config-file key (camelCase); the flag is its kebab-case form, the env var CODER_<SNAKE>. */
+  key: string;
+  type: OptionType;
+  /** Allowed values for `enum`. */
+  values?: readonly string[];
+  default?: boolean | string | number | string[];
+  short?: string;
+  /** Extra flag spellings (Aider's), e.g. `--openai-api-base`. */
+  aliases?: readonly string[];
+  /**
+   * Flags that set this option to a fixed value (Aider's spellings of one of its values), e.g.
+   * `--attribute-author` sets `attribution` to "author"; `negated`, when given, is what `--no-<flag>` sets.
+   */
+  presets?: readonly { flag: string; value: string | boolean; negated?: string | boolean }[];
+  /** Value placeholder in `--help`. */
+  arg?: string;
+  help: string;
+  group: "Model" | "Context" | "Editing" | "Git" | "Request" | "Output" | "Plugins and config";
+  /** Booleans: accept `--no-<flag>` (and show it in help). */
+  negatable?: boolean;
+  /** Only on the command line (and env): not a config key. */
+  cliOnly?: boolean;
+  /** Only in config files, not a flag. */
+  configOnly?: boolean;
+  /**
+   * In a project config it takes effect only in a trusted repository, because it runs code
+   * on the user's machine or weakens coder's protections.
+   */
+  needsTrust?: "runs code" | "weakens your protections";
+  /** With `needsTrust`: this value (the safe one, e.g. `verify: true`) needs no trust. */
+  safeValue?: boolean;
+  /** A project config may never set it: secrets, endpoints, and paths coder writes (a cloned repository must not choose where model text lands). */
+  notInProject?: boolean;
+  /** Numbers: 0 makes no sense (a time bound, a size cap); the unit names it in errors. */
+  positive?: "seconds" | "megabytes";
+  /** No CODER_* environment variable (e.g. --help, --version, subcommand-only flags). */
+  noEnv?: boolean;
+}
+
+export const OPTIONS = [
+  // Model
+  { key: "model", type: "string", arg: "NAME", group: "Model", help: "model as provider/name, e.g. openai/gpt-4.1, ollama/qwen2.5-coder (a bare name is looked up in the model table)" },
+  { key: "weakModel", type: "string", arg: "NAME", group: "Model", help: "model for commit messages and history summaries (default: from the model table, else the main model)" },
+  { key: "editorModel", type: "string", arg: "NAME", group: "Model", help: "model for the editor step of architect mode" },
+  { key: "editorEditFormat", type: "string", arg: "NAME", group: "Model", help: "edit format for the editor step of architect mode" },
+  { key: "apiBase", type: "string", arg: "URL", aliases: ["openai-api-base"], group: "Model", notInProject: true, help: "base URL of an OpenAI-compatible endpoint (else OPENAI_BASE_URL, else the provider's default)" },
+  { key: "apiKey", type: "string", arg: "KEY", aliases: ["openai-api-key"], group: "Model", notInProject: true, help: "API key (else the provider's env var, e.g. OPENAI_API_KEY)" },
+  { key: "timeout", type: "number", arg: "SECONDS", default: 600, positive: "seconds", group: "Model", help: "give up on a request (all retries included) after this many seconds" },
+  { key: "cacheKeepalivePings", type: "number", arg: "N", default: 0, group: "Model", help: "keep the provider's prompt cache warm with up to N pings while idle" },
+  { key: "reasoningEffort", type: "enum", values: ["low", "medium", "high"], arg: "LEVEL", group: "Model", help: "reasoning effort, for the models that take it (`coder models` says which); not sent to the others" },
+  { key: "thinkingTokens", type: "number", arg: "N", group: "Model", help: "thinking-token budget, for the models that take one (`coder models` says which); 0 turns thinking off" },
+  { key: "aliases", type: "list", arg: "NAME:MODEL", aliases: ["alias"], group: "Model", help: "a short name for a model, e.g. fast:openai/gpt-4.1-mini (repeatable)" },
+  { key: "verifySsl", type: "boolean", default: true, negatable: true, needsTrust: "weakens your protections", safeValue: true, group: "Model", help: "check the endpoint's TLS certificate (--no-verify-ssl accepts any, e.g. a self-signed proxy)" },
+  { key: "envFile", type: "string", arg: "FILE", notInProject: true, group: "Model", help: "read API keys from this file instead of the repository's .env" },
+  { key: "listModels", type: "string", arg: "FILTER", aliases: ["models"], cliOnly: true, noEnv: true, group: "Model", help: "print the models whose name contains FILTER and exit (as `coder models FILTER`)" },
+  { key: "models", type: "models", configOnly: true, group: "Model", help: "model table additions or overrides, keyed by model name" },
+
+  // Editing
+  { key: "editFormat", type: "string", arg: "NAME", aliases: ["chat-mode"], group: "Editing", help: "edit format: diff, diff-fenced, whole, udiff, patch, tool, architect, ask, context, or a plugin's (default: from the model table)" },
+  { key: "architect", type: "boolean", cliOnly: true, group: "Editing", help: "shorthand for --edit-format architect" },
+  { key: "autoAcceptArchitect", type: "boolean", default: false, negatable: true, group: "Editing", help: "hand architect's plan to the editor without asking \"Edit the files?\"" },
+  { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
+  { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },
+  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell)" },
+  { key: "allowShell", type: "boolean", default: false, configOnly: true, needsTrust: "runs code", safeValue: false, group: "Editing", help: "let --yes-always run shell commands the model suggests" },
+  { key: "lintCmd", type: "command-map", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "linter to run on edited files, or \"LANG: CMD\" for one language (repeatable); failures go back to the model" },
+  { key: "autoLint", type: "boolean", default: true, negatable: true, group: "Editing", help: "check the syntax of edited files, and run --lint-cmd, after every applied edit" },
+  { key: "testCmd", type: "string", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "test command; failures go back to the model" },
+  { key: "autoTest", type: "boolean", default: false, negatable: true, group: "Editing", help: "run --test-cmd after every applied edit" },
+  { key: "maxFileSize", type: "number", arg: "MB", default: 10, positive: "megabytes", group: "Editing", help: "largest file coder reads into a chat or edits, in megabytes" },
+  { key: "lint", type: "boolean", cliOnly: true, group: "Editing", help: "lint the chat files (else the files with pending changes), offer to fix the problems, and exit with the result" },
+  { key: "test", type: "boolean", cliOnly: true, group: "Editing", help: "run --test-cmd, offer to fix a failure, and exit with the result" },
+  { key: "apply", type: "string", arg: "FILE", cliOnly: true, group: "Editing", help: "apply the edits of a reply saved in FILE (in the current edit format), without a model, and exit" },
+  { key: "suggestShellCommands", type: "boolean", default: true, negatable: true, group: "Editing", help: "let the model suggest shell commands (each still runs only after a yes)" },
+  { key: "encoding", type: "enum", values: ["utf-8", "latin-1", "windows-1252", "utf-16le", "utf-16be"], default: "utf-8", arg: "NAME", group: "Editing", help: "encoding of new files, and of existing files that are not valid UTF-8 (those keep it when written)" },
+  { key: "lineEndings", type: "enum", values: ["platform", "lf", "crlf"], default: "platform", arg: "EOL", group: "Editing", help: "line endings of new files (existing files keep theirs)" },
+
+  // Context
+  { key: "read", type: "list", arg: "FILE", group: "Context", help: "add a read-only file, e.g. CONVENTIONS.md (repeatable)" },
+  { key: "mapTokens", type: "number", arg: "N", group: "Context", help: "repo-map token budget (0 disables the map; default: context window/8, 1024-4096)" },
+  { key: "mapRefresh", type: "enum", values: ["auto", "always", "files", "manual"], default: "auto", arg: "MODE", group: "Context", help: "when to rebuild the repo map" },
+  { key: "mapMultiplierNoFiles", type: "number", arg: "X", default: 2, group: "Context", help: "repo-map budget multiplier when no files are in the chat" },
+  { key: "showRepoMap", type: "boolean", cliOnly: true, group: "Context", help: "print the repo map for the current chat and exit (needs no model)" },
+  { key: "restoreChatHistory", type: "boolean", default: false, negatable: true, group: "Context", help: "reload the previous transcript into the history" },
+  { key: "detectUrls", type: "boolean", negatable: true, group: "Context", help: "offer to add the web pages that URLs in your messages name (default: on in the REPL)" },
+  { key: "webTimeout", type: "number", arg: "SECONDS", default: 30, group: "Context", help: "give up fetching a page for /web after this many seconds" },
+  { key: "subtreeOnly", type: "boolean", default: false, group: "Context", help: "only the current directory's subtree goes into the repo map, completion and /add globs" },
+  { key: "watchFiles", type: "boolean", default: false, negatable: true, group: "Context", help: "watch the repository for comments ending in AI! (make the change) or AI? (answer)" },
+  { key: "chatLanguage", type: "string", arg: "LANGUAGE", group: "Context", help: "the language the model answers in (default: the language you write in)" },
+
+  // Git
+  { key: "git", type: "boolean", default: true, negatable: true, group: "Git", help: "use git (default on when inside a repository)" },
+  { key: "autoCommits", type: "boolean", default: true, negatable: true, group: "Git", help: "commit each applied reply" },
+  { key: "dirtyCommits", type: "boolean", default: true, negatable: true, group: "Git", help: "commit a file's pending changes on their own before editing it" },
+  { key: "verify", type: "boolean", default: true, negatable: true, aliases: ["git-commit-verify"], needsTrust: "weakens your protections", safeValue: true, group: "Git", help: "run git commit hooks (--no-verify skips them)" },
+  { key: "commitTimeout", type: "number", arg: "SECONDS", default: 120, positive: "seconds", group: "Git", help: "stop a commit (its hooks included) that takes longer than this; the commit fails" },
+  {
+    key: "attribution",
+    type: "enum",
+    values: ["trailer", "author", "committer", "none"],
+    default: "trailer",
+    arg: "HOW",
+    presets: [
+      { flag: "attribute-co-authored-by", value: "trailer", negated: "none" },
+      { flag: "attribute-author", value: "author", negated: "none" },
+      { flag: "attribute-committer", value: "committer", negated: "none" },
+    ],
+    group: "Git",
+    help: "mark coder's commits: a Co-authored-by trailer, the author or committer name, or not at all",
+  },
+  { key: "ignoreFile", type: "string", arg: "FILE", aliases: ["aiderignore"], group: "Git", help: "gitignore-style file of paths coder leaves alone (default .coderignore)" },
+  { key: "commitPrompt", type: "string", arg: "PROMPT", group: "Git", help: "the system prompt the weak model gets for writing commit messages" },
+  { key: "commitLanguage", type: "string", arg: "LANGUAGE", group: "Git", help: "the language of commit messages" },
+  { key: "commit", type: "boolean", cliOnly: true, group: "Git", help: "commit the pending changes with a written message, and exit" },
+
+  // Request
+  { key: "message", type: "string", short: "m", arg: "TEXT", aliases: ["msg"], cliOnly: true, group: "Request", help: "run this one request and exit" },
+  { key: "messageFile", type: "string", short: "f", arg: "FILE", cliOnly: true, group: "Request", help: "run the request in FILE and exit" },
+  { key: "voiceFormat", type: "enum", values: ["wav", "mp3", "webm"], default: "wav", arg: "FORMAT", group: "Request", help: "audio format /voice sends for transcription (mp3 and webm need ffmpeg)" },
+  { key: "voiceLanguage", type: "string", arg: "LANG", group: "Request", help: "language of /voice speech as an ISO 639-1 code, e.g. en (default: detected)" },
+  { key: "voiceInputDevice", type: "string", arg: "DEVICE", group: "Request", help: "microphone /voice records from (default: the system's default input)" },
+  { key: "load", type: "string", arg: "FILE", needsTrust: "runs code", group: "Request", help: "run the slash commands in FILE (as /load FILE) before the chat starts" },
+
+  // Output
+  { key: "stream", type: "boolean", default: true, negatable: true, group: "Output", help: "stream replies" },
+  { key: "pretty", type: "boolean", negatable: true, group: "Output", help: "colours and markdown rendering (default: on for a terminal)" },
+  { key: "json", type: "boolean", default: false, cliOnly: true, group: "Output", help: "one JSON event per line on stdout, nothing else" },
+  { key: "chatHistoryFile", type: "string", arg: "FILE", group: "Output", notInProject: true, help: "transcript file (default .coder/chat.history.md)" },
+  { key: "inputHistoryFile", type: "string", arg: "FILE", group: "Output", notInProject: true, help: "REPL input history (default .coder/input.history)" },
+  { key: "verbose", type: "boolean", default: false, group: "Output", help: "show prompts, timings and stack traces" },
+  { key: "notifications", type: "boolean", default: false, negatable: true, group: "Output", help: "ring the terminal bell (or run --notifications-command) when a reply is done" },
+  { key: "notificationsCommand", type: "string", arg: "CMD", needsTrust: "runs code", group: "Output", help: "command to run instead of the bell when a reply is done" },
+  { key: "showDiffs", type: "boolean", negatable: true, group: "Output", help: "show the coloured diff of each applied edit (default: on in the REPL)" },
+  { key: "multiline", type: "boolean", default: false, negatable: true, group: "Output", help: "REPL: Enter inserts a newline and Alt-Enter sends (/multiline-mode switches)" },
+  { key: "vim", type: "boolean", default: false, group: "Output", help: "REPL: vi keys in the line editor (Esc for normal mode)" },
+  { key: "darkMode", type: "boolean", default: false, group: "Output", help: "colours for a dark terminal background (the default)" },
+  { key: "lightMode", type: "boolean", default: false, group: "Output", help: "colours for a light terminal background" },
+  { key: "codeTheme", type: "enum", values: ["default", "monokai", "solarized-dark", "solarized-light", "github"], default: "default", arg: "NAME", group: "Output", help: "colours of code in replies: default (the terminal's own palette), monokai, solarized-dark, solarized-light, github" },
+
+  // Plugins and config
+  { key: "plugin", type: "list", arg: "PATH", cliOnly: true, group: "Plugins and config", help: "load a plugin module (repeatable)" },
+  { key: "plugins", type: "plugins", configOnly: true, needsTrust: "runs code", group: "Plugins and config", help: "plugins to load: \"./path.ts\" or { \"path\": \"./path.ts\", \"sha256\": \"<hex>\" }" },
+  { key: "mcpServers", type: "mcp-servers", configOnly: true, needsTrust: "runs code", group: "Plugins and config", help: "MCP servers: name → { \"command\", \"args\", \"env\", \"cwd\" } or { \"url\", \"headers\" }, as other tools write them" },
+  { key: "mcpConfig", type: "string", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "add the MCP servers of FILE (a JSON file with \"mcpServers\") for this run" },
+  { key: "mcpTools", type: "enum", values: ["ask", "auto", "off"], default: "ask", arg: "MODE", needsTrust: "weakens your protections", group: "Plugins and config", help: "offer MCP servers' tools to the model: ask before each call, run them without asking, or off" },
+  { key: "maxToolCalls", type: "number", arg: "N", default: 10, group: "Request", help: "tool calls the model may make to gather information per request; then it must answer" },
+  { key: "coder", type: "string", configOnly: true, group: "Plugins and config", help: "semver range of coder versions this project works with" },
+  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, mcpServers, lintCmd, testCmd, allowShell, yesAlways, verify: false) for this run" },
+  { key: "config", type: "string", short: "c", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "use this config file instead of the usual lookup" },
+  { key: "kind", type: "enum", values: ["format", "context", "model", "command", "tool"], arg: "KIND", cliOnly: true, noEnv: true, group: "Plugins and config", help: "with `coder plugin new NAME`: the kind of template to write" },
+  { key: "version", type: "boolean", cliOnly: true, noEnv: true, group: "Output", help: "print the version and exit" },
+  { key: "help", type: "boolean", short: "h", cliOnly: true, noEnv: true, group: "Output", help: "print this help and exit" },
+] as const satisfies readonly OptionSpec[];
+
+export type OptionKey = (typeof OPTIONS)[number]["key"];
+
+// ─── The typed view of the table ─────────────────────────────────────────────
+
+/** A config `models` entry: overrides merged over an adapter's model info. */
+export type ModelOverride = Partial<Omit<ModelInfo, "name" | "prices" | "capabilities">> & {
+  prices?: Partial<ModelInfo["prices"]>;
+  capabilities?: Partial<ModelInfo["capabilities"]>;
+};
+
+/** A plugin named in a config file; `path` is relative to the folder of `source` (the config file). */
+export interface PluginRef {
+  path: string;
+  sha256?: string;
+  source: string;
+}
+
+type Spec = (typeof OPTIONS)[number];
+type SpecFor<K> = Extract<Spec, { key: K }>;
+type ValueFor<S> = S extends { type: "boolean" }
+  ? boolean
+  : S extends { type: "number" }
+    ? number
+    : S extends { type: "list" }
+      ? string[]
+      : S extends { type: "enum"; values: readonly (infer V)[] }
+        ? V
+        : S extends { type: "models" }
+          ? Record<string, ModelOverride>
+          : S extends { type: "mcp-servers" }
+            ? Record<string, Record<string, unknown>>
+          : S extends { type: "command-map" }
+            ? string | Record<string, string>
+          : S extends { type: "plugins" }
+            ? PluginRef[]
+            : string;
+type AlwaysSet<S> = S extends { default: unknown } ? true : S extends { type: "list" | "models" | "plugins" | "mcp-servers" } ? true : false;
+
+/** Every option of the table, typed; defaults applied (lists, `models` and `plugins` are never undefined). */
+export type Options = {
+  [K in OptionKey]: AlwaysSet<SpecFor<K>> extends true ? ValueFor<SpecFor<K>> : ValueFor<SpecFor<K>> | undefined;
+};
+
+/** The table as plain OptionSpecs, for code that walks every option. */
+export const OPTION_SPECS: readonly OptionSpec[] = OPTIONS;
+
+export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTION_SPECS.map((o) => [o.key, o]));
+
+/** `mapTokens` → `map-tokens`. */
+export function flagName(key: string): string {
+  return key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+}
+
+/** `mapTokens` → `CODER_MAP_TOKENS`. */
+export function envName(key: string): string {
+  return `CODER_${key.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`;
+}
+
+/** Keys a config file may hold. */
+export function configKeys(): OptionSpec[] {
+  return OPTION_SPECS.filter((o) => !o.cliOnly);
+}

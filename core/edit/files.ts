@@ -1,0 +1,550 @@
+// The file store: the one place that reads and writes repository files. It refuses
+// unsafe paths, keeps each file's encoding, BOM, line endings and mode, stages a
+// reply's edits in a workspace, and writes them atomically after validating all.
+import {
+  chmodSync,
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { canHold, decodeBytes, type Encoding, encodeText, type FileShape, SNIFF_BYTES } from "./encoding.ts";
+import { UsageError } from "../errors.ts";
+import { normalizeRel } from "./paths.ts";
+import type { Workspace } from "../plugin.ts";
+
+export type { Encoding, FileShape } from "./encoding.ts";
+export { chooseFence } from "./fence.ts";
+export { resolveModelPath } from "./paths.ts";
+
+export interface FileWrite {
+  path: string;
+  action: "create" | "update" | "delete";
+  before: string | null;
+  after: string | null;
+}
+
+export interface WriteOptions {
+  dryRun?: boolean;
+  /** Each file's text when the edits were computed (null: it did not exist); a file that differs now is not written. */
+  expected?: ReadonlyMap<string, string | null>;
+  /** Called once with the whole batch (bytes before, bytes after; null: absent) before the first write. */
+  beforeWrite?: (batch: { path: string; before: Uint8Array | null; after: Uint8Array | null }[]) => void;
+}
+
+interface PlannedWrite {
+  write: FileWrite;
+  /** The bytes on disk when the write was planned (null: absent). */
+  old: Uint8Array | null;
+  /** What to write (null: delete). */
+  bytes: Uint8Array | null;
+  mode: number | null;
+}
+
+function changedOnDisk(rel: string): string {
+  return `${rel} changed on disk while this reply was being applied (another coder session, an editor or a tool wrote it); it was not written, so that change is kept`;
+}
+
+function sameBytes(a: Uint8Array | null, b: Uint8Array | null): boolean {
+  if (a === null || b === null) return a === b;
+  return a.length === b.length && Buffer.compare(a, b) === 0;
+}
+
+export interface WriteReport {
+  dryRun: boolean;
+  /** Written (or, in a dry run, that would be written). */
+  written: FileWrite[];
+  /** Not written, with the reason (unsafe path, unencodable text, I/O error). */
+  refused: { path: string; reason: string }[];
+  /** Staged but identical to the disk. */
+  unchanged: string[];
+}
+
+export interface FileStoreOptions {
+  /** True when git ignores the (repository-relative) path. */
+  isIgnored?: (rel: string) => boolean;
+  /** Files added read-only (`--read`): never written. */
+  readOnly?: () => readonly string[];
+  /** fsync each temp file before the rename (default true; tests that write thousands of files may turn it off). */
+  fsync?: boolean;
+  /** Files larger than this are neither read into a chat nor edited (default 10 MB). */
+  maxBytes?: number;
+  /** The submodule holding a repository path, if any: coder edits no file inside one. */
+  submoduleOf?: (rel: string) => string | null;
+  /** How new files are written (`--encoding`, `--line-endings`); default UTF-8 with LF. */
+  newFile?: { encoding: Encoding; eol: "lf" | "crlf" };
+  /** How a file that is not valid UTF-8 (and has no BOM) is read (`--encoding`); default latin-1. */
+  fallbackEncoding?: "latin-1" | "windows-1252";
+}
+
+/** The default cap on the size of a file coder reads into a chat or edits. */
+export const DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+/** "12.5 MB". */
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+const NEW_FILE: FileShape = { encoding: "utf-8", bom: false, eol: "lf", mode: null };
+
+/** The store's `newFile` and `fallbackEncoding` from `--encoding` and `--line-endings`. */
+export function shapeOptions(o: { encoding: Encoding; lineEndings: "platform" | "lf" | "crlf" }, platform: string = process.platform): Pick<FileStoreOptions, "newFile" | "fallbackEncoding"> {
+  const eol = o.lineEndings === "platform" ? (platform === "win32" ? "crlf" : "lf") : o.lineEndings;
+  return { newFile: { encoding: o.encoding, eol }, fallbackEncoding: o.encoding === "windows-1252" ? "windows-1252" : "latin-1" };
+}
+
+/** The shape of a new file: UTF-16 gets its BOM (readers cannot tell it otherwise). */
+function newFileShape(opts: FileStoreOptions): FileShape {
+  if (!opts.newFile) return NEW_FILE;
+  const { encoding, eol } = opts.newFile;
+  return { encoding, eol, bom: encoding === "utf-16le" || encoding === "utf-16be", mode: null };
+}
+
+/** Why `text` cannot be written into a file of this shape (NUL, broken Unicode, characters its encoding lacks). */
+function textProblem(rel: string, text: string, shape: FileShape): string {
+  if (text.includes("\0")) return `the new text of ${rel} contains a NUL character, which would turn it into a binary file`;
+  const why = text.isWellFormed() ? `has characters ${shape.encoding} cannot hold` : "has broken Unicode (a lone surrogate)";
+  return `${rel} is a ${shape.encoding} file and the new text ${why}`;
+}
+
+/** A path that looks absolute on any platform (`/x`, `C:\x`, `\\server`). */
+const looksAbsolute = (p: string) => isAbsolute(p) || /^[a-zA-Z]:[\\/]/.test(p) || p.startsWith("\\\\");
+
+/** A `path.relative` result that leaves the folder it is relative to. */
+const leavesFolder = (rel: string) => rel === ".." || rel.startsWith(".." + sep) || isAbsolute(rel);
+
+/** A repository path inside `.git/` (any letter case: case-insensitive disks). */
+const isGitPath = (norm: string) => norm.split("/")[0]!.toLowerCase() === ".git";
+
+/** A normalised repository path that names no file inside the repository (the root itself, or above it). */
+const notInside = (norm: string) => norm === "" || norm === ".." || norm.startsWith("../");
+
+/** The repository's files: safe paths, faithful reads, atomic writes. */
+export class FileStore {
+  readonly root: string;
+  private readonly realRoot: string;
+  private readonly shapes = new Map<string, FileShape>();
+  /** Files whose lines end in both LF and CRLF: their LF-folded text and each line's ending. */
+  private readonly mixedEndings = new Map<string, { folded: string; endings: string[] }>();
+
+  constructor(
+    root: string,
+    private readonly opts: FileStoreOptions = {},
+  ) {
+    this.root = resolve(root);
+    this.realRoot = existsSync(this.root) ? realpathSync(this.root) : this.root;
+  }
+
+  /**
+   * Why `rel` may not be written (outside the repository, `.git/`, symlink out, binary, too
+   * large, ignored, read-only), or null. A path through a symlink inside the repository is
+   * judged by where it lands: a link to an ignored or read-only file is refused like the file.
+   */
+  check(rel: string): string | null {
+    if (rel.trim() === "") return "an empty path";
+    if (rel.includes("\0")) return `${JSON.stringify(rel)} contains a NUL character`;
+    if (looksAbsolute(rel)) return `${rel} is an absolute path; use a path relative to the repository root`;
+    const norm = normalizeRel(rel);
+    if (notInside(norm)) return `${rel} is outside the repository`;
+    if (isGitPath(norm)) return `${rel} is inside .git/, which coder never writes`;
+    const escape = this.symlinkEscape(norm);
+    if (escape) return escape;
+    const real = this.canonical(norm);
+    const shown = real === norm ? rel : `${rel} (a symlink to ${real})`;
+    if (isGitPath(real)) return `${shown} is inside .git/, which coder never writes`;
+    const submodule = this.opts.submoduleOf?.(real);
+    if (submodule) return `${shown} is inside the git submodule ${submodule}, which coder does not edit (run coder inside ${submodule} to change it)`;
+    const abs = join(this.root, real);
+    let stat: ReturnType<typeof statSync> | null = null;
+    try {
+      stat = statSync(abs);
+    } catch {
+      stat = null;
+    }
+    if (stat?.isDirectory()) return `${shown} is a directory`;
+    if (stat && !stat.isFile()) return `${shown} is not a regular file`;
+    if (stat && stat.size > this.maxBytes) return `${shown} is ${megabytes(stat.size)}, over the ${megabytes(this.maxBytes)} limit for files coder edits (--max-file-size)`;
+    if (stat && this.looksBinary(abs)) return `${shown} is a binary file`;
+    const readOnly = this.opts.readOnly?.() ?? [];
+    if (readOnly.includes(norm) || (real !== norm && readOnly.some((f) => !looksAbsolute(f) && this.canonical(normalizeRel(f)) === real))) {
+      return `${shown} is read-only in this chat (added with --read or /read-only)`;
+    }
+    if (this.opts.isIgnored?.(norm) || (real !== norm && this.opts.isIgnored?.(real))) return `${shown} is ignored by git (.gitignore); coder does not edit ignored files`;
+    return null;
+  }
+
+  /**
+   * The repository path a write to `rel` lands on: symlinks inside the repository followed
+   * (to their target's path), so rules and commits name the real file. A path that does not
+   * resolve inside the repository comes back as it is (check() refuses it).
+   */
+  canonical(rel: string): string {
+    const norm = normalizeRel(rel);
+    if (looksAbsolute(rel) || notInside(norm)) return norm;
+    // The deepest existing part of the path decides; the rest is new.
+    const parts = norm.split("/");
+    for (let n = parts.length; n > 0; n--) {
+      const head = join(this.root, ...parts.slice(0, n));
+      let real: string;
+      try {
+        real = realpathSync(head);
+      } catch {
+        continue;
+      }
+      const inside = relative(this.realRoot, real);
+      if (inside === "" || leavesFolder(inside)) return norm;
+      return [inside.split(sep).join("/"), ...parts.slice(n)].join("/");
+    }
+    return norm;
+  }
+
+  private get maxBytes(): number {
+    return this.opts.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
+  }
+
+  /** A path typed by the user (relative to `cwd`) as a repository-relative path; UsageError when outside. */
+  toRelative(pathAsTyped: string, cwd: string = process.cwd()): string {
+    const abs = resolve(cwd, pathAsTyped);
+    let rel = relative(this.root, abs);
+    if (rel.startsWith("..") || isAbsolute(rel)) {
+      // The root may be spelled through a symlink (e.g. /tmp on macOS).
+      const realAbs = existsSync(abs) ? realpathSync(abs) : resolve(realpathOrSelf(dirname(abs)), basename(abs));
+      rel = relative(this.realRoot, realAbs);
+    }
+    if (rel === "") {
+      // `coder -m x .` or an empty argument: the root is a folder, not a file to chat about.
+      throw new UsageError(`${pathAsTyped === "" ? 'an empty path ("")' : pathAsTyped} names the repository root (${this.root}), not a file; give file paths`);
+    }
+    if (leavesFolder(rel)) {
+      throw new UsageError(`${pathAsTyped} is outside the repository (${this.root})`);
+    }
+    const norm = rel.split(sep).join("/");
+    const escape = this.symlinkEscape(norm);
+    if (escape) throw new UsageError(escape);
+    return norm;
+  }
+
+  /** Text of a repository file (CRLF folded to LF when the file is all CRLF), or null when missing, binary or unsafe. */
+  read(rel: string): string | null {
+    const norm = normalizeRel(rel);
+    if (looksAbsolute(rel) || notInside(norm) || this.symlinkEscape(norm)) return null;
+    return this.decode(norm)?.text ?? null;
+  }
+
+  /**
+   * A read-only file outside the repository (`--read ~/CONVENTIONS.md`): its text, or null when
+   * it is missing, not a regular file, binary or over the size cap. Nothing is ever written there.
+   */
+  readOutside(abs: string): string | null {
+    try {
+      const stat = statSync(abs);
+      if (!stat.isFile() || stat.size > this.maxBytes) return null;
+      const decoded = decodeBytes(readFileSync(abs));
+      return decoded ? decoded.text.replace(/\r\n/g, "\n") : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
+  shape(rel: string): FileShape {
+    const norm = normalizeRel(rel);
+    if (!this.shapes.has(norm)) this.decode(norm);
+    return this.shapes.get(norm) ?? newFileShape(this.opts);
+  }
+
+  /** Why `text` cannot be written to `rel` as the file is stored (checked again by writeAll), or null. */
+  textProblem(rel: string, text: string): string | null {
+    const norm = normalizeRel(rel);
+    const shape = existsSync(join(this.root, norm)) ? this.shape(norm) : newFileShape(this.opts);
+    return text.includes("\0") || !canHold(text, shape) ? textProblem(norm, text, shape) : null;
+  }
+
+  /** A staged view for one reply's edits. */
+  workspace(chatFiles: readonly string[]): StagedWorkspace {
+    return new StagedWorkspace(this, chatFiles);
+  }
+
+  /**
+   * Write staged changes (null = delete). Every path and encoding is validated before the
+   * first write; each file is written to a temp file beside it, fsynced and renamed over.
+   * With `expected` (each file's text when the edits were computed), a file that changed
+   * on disk since is not written (compare before rename), so a concurrent writer's change
+   * is never lost. `beforeWrite` sees the whole batch (old and new bytes) before the first
+   * write: the journal is written there.
+   */
+  async writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions = {}): Promise<WriteReport> {
+    const report: WriteReport = { dryRun: !!opts.dryRun, written: [], refused: [], unchanged: [] };
+    const planned: PlannedWrite[] = [];
+    for (const [path, wanted] of changes) {
+      const rel = normalizeRel(path);
+      const problem = this.check(path);
+      if (problem) {
+        report.refused.push({ path: rel, reason: problem });
+        continue;
+      }
+      const before = this.read(rel);
+      if (opts.expected?.has(rel) && opts.expected.get(rel) !== before) {
+        report.refused.push({ path: rel, reason: changedOnDisk(rel) });
+        continue;
+      }
+      if (before === wanted) {
+        report.unchanged.push(rel);
+        continue;
+      }
+      const old = this.rawBytes(rel);
+      if (wanted === null) {
+        if (before !== null) planned.push({ write: { path: rel, action: "delete", before, after: null }, old, bytes: null, mode: null });
+        continue;
+      }
+      const mixed = before === null ? undefined : this.mixedEndings.get(rel);
+      const after = mixed ? (await import("./line-endings.ts")).restoreEndings(mixed.folded, mixed.endings, wanted) : wanted;
+      const shape = before === null ? newFileShape(this.opts) : this.shape(rel);
+      const bytes = after.includes("\0") ? null : encodeText(after, shape);
+      if (!bytes) {
+        report.refused.push({ path: rel, reason: textProblem(rel, wanted, shape) });
+        continue;
+      }
+      planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after: wanted }, old, bytes, mode: shape.mode });
+    }
+    if (report.dryRun) {
+      report.written.push(...planned.map((p) => p.write));
+      return report;
+    }
+    if (planned.length) opts.beforeWrite?.(planned.map((p) => ({ path: p.write.path, before: p.old, after: p.bytes })));
+    for (const p of planned) {
+      try {
+        // Compare before rename: the bytes this write replaces must still be the ones it was planned on.
+        if (!sameBytes(this.rawBytes(p.write.path), p.old)) {
+          report.refused.push({ path: p.write.path, reason: changedOnDisk(p.write.path) });
+          continue;
+        }
+        if (p.bytes === null) unlinkSync(join(this.root, p.write.path)); // a symlink goes, not its target
+        else this.writeAtomically(p.write.path, p.bytes, p.mode);
+        this.shapes.delete(p.write.path);
+        this.mixedEndings.delete(p.write.path);
+        report.written.push(p.write);
+      } catch (err) {
+        report.refused.push({ path: p.write.path, reason: `could not write ${p.write.path}: ${(err as Error).message}` });
+      }
+    }
+    return report;
+  }
+
+  /**
+   * Put exact bytes back (null: remove the file), for restoring what an interrupted write
+   * replaced. The path passes the same checks as any write.
+   */
+  restoreBytes(rel: string, bytes: Uint8Array | null): void {
+    const norm = normalizeRel(rel);
+    const problem = this.check(norm);
+    if (problem) throw new UsageError(`cannot restore ${rel}: ${problem}`);
+    if (bytes === null) unlinkSync(join(this.root, norm));
+    else this.writeAtomically(norm, bytes, this.rawMode(norm));
+    this.shapes.delete(norm);
+    this.mixedEndings.delete(norm);
+  }
+
+  private rawMode(rel: string): number | null {
+    try {
+      return statSync(join(this.root, rel)).mode & 0o7777;
+    } catch {
+      return null;
+    }
+  }
+
+  /** The file's bytes as they are on disk now, or null when it does not exist. */
+  rawBytes(rel: string): Uint8Array | null {
+    try {
+      return readFileSync(join(this.root, rel));
+    } catch {
+      return null;
+    }
+  }
+
+  // ─── internals ─────────────────────────────────────────────────────────────
+
+  /** Where a write lands: the symlink's target when the path is a symlink inside the repository. */
+  private targetOf(rel: string): string {
+    const abs = join(this.root, rel);
+    try {
+      if (lstatSync(abs).isSymbolicLink()) return realpathSync(abs);
+    } catch {
+      /* a new file */
+    }
+    return abs;
+  }
+
+  private writeAtomically(rel: string, bytes: Uint8Array, mode: number | null): void {
+    const target = this.targetOf(rel);
+    mkdirSync(dirname(target), { recursive: true });
+    // A short name: a temp name built from a long file name would pass the 255-byte limit of a name.
+    const tmp = join(dirname(target), `.coder-${process.pid}-${Math.random().toString(36).slice(2, 10)}.tmp`);
+    let fd: number | null = null;
+    try {
+      fd = openSync(tmp, "wx", mode ?? 0o666);
+      let off = 0;
+      while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+      if (this.opts.fsync !== false) fsyncSync(fd);
+      closeSync(fd);
+      fd = null;
+      if (mode !== null) chmodSync(tmp, mode);
+      renameSync(tmp, target);
+    } catch (err) {
+      if (fd !== null) closeSync(fd);
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* already gone */
+      }
+      throw err;
+    }
+  }
+
+  /** A problem when some existing part of the path resolves outside the repository. */
+  private symlinkEscape(norm: string): string | null {
+    const parts = norm.split("/");
+    let current = this.root;
+    for (let i = 0; i < parts.length; i++) {
+      current = join(current, parts[i]!);
+      let isLink = false;
+      try {
+        isLink = lstatSync(current).isSymbolicLink();
+      } catch {
+        return null; // the rest does not exist yet
+      }
+      if (!isLink) continue;
+      let real: string;
+      try {
+        real = realpathSync(current);
+      } catch {
+        return `${norm} goes through a broken symlink`;
+      }
+      const rel = relative(this.realRoot, real);
+      if (leavesFolder(rel)) return `${norm} resolves outside the repository through a symlink`;
+      if (rel.split(sep)[0] === ".git") return `${norm} resolves into .git/ through a symlink`;
+    }
+    return null;
+  }
+
+  /** A NUL byte in the first few KB (and no UTF-16 byte-order mark): binary. Reads only the head. */
+  private looksBinary(abs: string): boolean {
+    let fd: number | null = null;
+    try {
+      fd = openSync(abs, "r");
+      const head = new Uint8Array(SNIFF_BYTES);
+      const n = readSync(fd, head, 0, SNIFF_BYTES, 0);
+      const bytes = head.subarray(0, n);
+      if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return false;
+      return bytes.includes(0);
+    } catch {
+      return false;
+    } finally {
+      if (fd !== null) closeSync(fd);
+    }
+  }
+
+  /** A regular file's bytes and permission bits (one stat serves both), or null. */
+  private readBytes(norm: string): { bytes: Uint8Array; mode: number } | null {
+    try {
+      const abs = join(this.root, norm);
+      const stat = statSync(abs);
+      if (!stat.isFile() || stat.size > this.maxBytes) return null;
+      return { bytes: readFileSync(abs), mode: stat.mode & 0o7777 };
+    } catch {
+      return null;
+    }
+  }
+
+  private decode(norm: string): { text: string } | null {
+    const file = this.readBytes(norm);
+    if (file === null) return null;
+    const decoded = decodeBytes(file.bytes, this.opts.fallbackEncoding);
+    if (!decoded) return null;
+    let text = decoded.text;
+    const lf = (text.match(/\n/g) ?? []).length;
+    const crlf = (text.match(/\r\n/g) ?? []).length;
+    const eol = lf > 0 && crlf === lf ? "crlf" : "lf";
+    this.mixedEndings.delete(norm);
+    if (eol === "crlf") text = text.replace(/\r\n/g, "\n");
+    else if (crlf > 0) {
+      // Both endings: edited as LF text; a write gives each surviving line its own ending back.
+      const endings: string[] = [];
+      text = text.replace(/\r?\n/g, (ending) => {
+        endings.push(ending);
+        return "\n";
+      });
+      this.mixedEndings.set(norm, { folded: text, endings });
+    }
+    this.shapes.set(norm, { ...decoded.shape, eol, mode: file.mode });
+    return { text };
+  }
+}
+
+function realpathOrSelf(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+}
+
+/**
+ * One reply's edits, staged: reads see earlier staged writes, nothing reaches the disk
+ * until the kernel calls `FileStore.writeAll(ws.changes())`.
+ */
+export class StagedWorkspace implements Workspace {
+  private readonly staged = new Map<string, string | null>();
+
+  constructor(
+    private readonly store: FileStore,
+    readonly chatFiles: readonly string[],
+  ) {}
+
+  read(path: string): string | null {
+    for (const rel of [normalizeRel(path), this.store.canonical(path)]) if (this.staged.has(rel)) return this.staged.get(rel)!;
+    return this.store.read(path);
+  }
+
+  exists(path: string): boolean {
+    return this.read(path) !== null;
+  }
+
+  /** Why `path` may not be written, or null (formats turn this into a `refused` outcome). */
+  check(path: string): string | null {
+    return this.store.check(path);
+  }
+
+  /** Stage a write; throws (with the reason) for a path or text the store would refuse. */
+  write(path: string, content: string): void {
+    const problem = this.store.check(path) ?? this.store.textProblem(path, content);
+    if (problem) throw new Error(problem);
+    // Staged under the path it lands on, so a write through a link is committed as its target.
+    this.staged.set(this.store.canonical(path), content);
+  }
+
+  remove(path: string): void {
+    const problem = this.store.check(path);
+    if (problem) throw new Error(problem);
+    this.staged.set(normalizeRel(path), null);
+  }
+
+  /** Staged changes that differ from the disk (null = delete). */
+  changes(): Map<string, string | null> {
+    const out = new Map<string, string | null>();
+    for (const [rel, content] of this.staged) {
+      if (this.store.read(rel) !== content) out.set(rel, content);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,163 @@
+// The kit: the capabilities handed to every plugin (built-in or user). main.ts
+// injects the real implementations (matcher, reports, tokens, file store,
+// registry); plugins reach coder only through this object.
+import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { createTwoFilesPatch } from "diff";
+import { FormatError, UsageError } from "../errors.ts";
+import { fittedSize, mediaTokens, mediaTypeOfFile } from "../chat/parts.ts";
+import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "../plugin.ts";
+import { type Registry, messageOf } from "./registry.ts";
+import { ReplyAssembler } from "../chat/stream.ts";
+
+export interface KitDeps {
+  version: string;
+  /** Repository root (or the current directory without git). */
+  root: string;
+  matcher: Matcher;
+  reports: Reports;
+  /** core/chat/tokens.ts `countTokens`. */
+  countTokens(text: string, encoding?: string): number;
+  /** The current model's tokenizer encoding (it changes with /model); o200k_base when absent. */
+  encoding?: () => string | undefined;
+  files: Kit["files"];
+  /** Adapters and model info (the registry may still be filling while plugins load). */
+  registry: Pick<Registry, "adapterFor" | "modelInfo">;
+  log: Logger;
+  /** Environment handed to adapters (process env + the repository's `.env` API keys). */
+  env: Readonly<Record<string, string | undefined>>;
+  /** `--api-base` / `--api-key`, used by `complete` when the request does not set them. */
+  apiBase?: string;
+  apiKey?: string;
+  /** `--no-verify-ssl`: false, for `complete` too (commit messages, summaries). */
+  verifySsl?: boolean;
+}
+
+export function createKit(deps: KitDeps): Kit {
+  const { root } = deps;
+  return {
+    apiVersion: 1,
+    version: deps.version,
+    root,
+    matcher: deps.matcher,
+    reports: deps.reports,
+    FormatError,
+    tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base") },
+    media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
+    files: deps.files,
+    diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
+    run: (command, options) => runCommand(command, { ...options, cwd: options?.cwd ?? root }),
+    log: deps.log,
+    cacheDir(plugin) {
+      const safe = plugin.replace(/[^A-Za-z0-9._-]/g, "_");
+      const dir = join(root, ".coder", "cache", safe);
+      mkdirSync(dir, { recursive: true });
+      return dir;
+    },
+    modelInfo: (model) => deps.registry.modelInfo(model),
+    complete: (request, signal) =>
+      completeRequest(deps.registry.adapterFor(request.model), {
+        ...request,
+        apiBase: request.apiBase ?? deps.apiBase,
+        apiKey: request.apiKey ?? deps.apiKey,
+        verifySsl: request.verifySsl ?? deps.verifySsl,
+        env: deps.env,
+        stream: true,
+      }, signal ?? new AbortController().signal),
+    transcribe: async (request, signal) => {
+      const adapter = deps.registry.adapterFor(request.model);
+      if (!adapter.transcribe) throw new UsageError(`the model adapter ${adapter.name} (serving ${request.model}) cannot transcribe speech`);
+      return adapter.transcribe(
+        { ...request, apiBase: request.apiBase ?? deps.apiBase, apiKey: request.apiKey ?? deps.apiKey, env: deps.env },
+        signal ?? new AbortController().signal,
+      );
+    },
+  };
+}
+
+/** Collect an adapter's stream into one reply (text and tool calls assembled from deltas). */
+export async function completeRequest(
+  adapter: { stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent> },
+  request: ModelRequest,
+  signal: AbortSignal,
+): Promise<ModelReply> {
+  const reply = new ReplyAssembler();
+  for await (const event of adapter.stream(request, signal)) reply.add(event);
+  return { text: reply.text, toolCalls: reply.toolCalls(), finishReason: reply.finishReason };
+}
+
+/** How runCommand runs: where, for how long, with what input, and who sees the output as it comes. */
+export interface RunCommandOptions {
+  cwd: string;
+  timeoutMs?: number;
+  input?: string;
+  /** The command reads the terminal itself (`/run` in the REPL); `input` is then ignored. */
+  inheritStdin?: boolean;
+  /** Each chunk of stdout and stderr as it arrives (the result still holds all of it). */
+  onOutput?: (text: string) => void;
+}
+
+/** Run argv directly, or a string through the platform shell; never throws for a non-zero exit. */
+export async function runCommand(command: string[] | string, options: RunCommandOptions): Promise<{ code: number; stdout: string; stderr: string }> {
+  const argv = typeof command === "string" ? (process.platform === "win32" ? ["cmd", "/c", command] : ["sh", "-c", command]) : command;
+  let proc: ReturnType<typeof Bun.spawn<"pipe" | "inherit", "pipe", "pipe">>;
+  try {
+    proc = Bun.spawn(argv, { cwd: options.cwd, stdin: options.inheritStdin ? "inherit" : "pipe", stdout: "pipe", stderr: "pipe" });
+  } catch (error) {
+    return { code: 127, stdout: "", stderr: messageOf(error) };
+  }
+  if (proc.stdin && typeof proc.stdin !== "number") {
+    if (options.input !== undefined) proc.stdin.write(options.input);
+    await proc.stdin.end();
+  }
+  const timer = options.timeoutMs ? setTimeout(() => proc.kill(), options.timeoutMs) : undefined;
+  const read = options.onOutput ? (stream: ReadableStream<Uint8Array>) => readLive(stream, options.onOutput!) : (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
+  const [stdout, stderr, code] = await Promise.all([read(proc.stdout), read(proc.stderr), proc.exited]);
+  if (timer) clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+/** A stream's text, each decoded chunk also handed to `onText` as it arrives. */
+async function readLive(stream: ReadableStream<Uint8Array>, onText: (text: string) => void): Promise<string> {
+  const decoder = new TextDecoder();
+  let all = "";
+  for await (const chunk of stream) {
+    const text = decoder.decode(chunk, { stream: true });
+    if (text) onText(text);
+    all += text;
+  }
+  const rest = decoder.decode();
+  if (rest) onText(rest);
+  return all + rest;
+}
+
+/**
+ * `kit.files` over the plain file system, for when no file store is injected
+ * (tests, tools): refuses paths outside `root`, returns null for missing or
+ * binary files.
+ */
+export function plainFiles(root: string, list: () => Promise<string[]>): Kit["files"] {
+  const absolute = (path: string) => {
+    const full = resolve(root, path);
+    const rel = relative(root, full);
+    if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) throw new UsageError(`${path} is outside the repository (${root})`);
+    return full;
+  };
+  return {
+    absolute,
+    list,
+    async read(path) {
+      try {
+        const full = absolute(path);
+        const real = realpathSync(full);
+        const realRel = relative(realpathSync(root), real);
+        if (realRel.startsWith("..") || isAbsolute(realRel) || !statSync(real).isFile()) return null;
+        const bytes = readFileSync(real);
+        if (bytes.subarray(0, 8000).includes(0)) return null;
+        return bytes.toString("utf8");
+      } catch {
+        return null;
+      }
+    },
+  };
+}

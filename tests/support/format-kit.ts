@@ -1,0 +1,80 @@
+// A real kit for the formats' unit tests, assembled from coder's own core modules
+// (matcher, reports, file store) rather than mocks: the same pieces main.ts injects.
+import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { FormatError } from "../../core/errors.ts";
+import { FileStore } from "../../core/edit/files.ts";
+import { matcher } from "../../core/edit/matcher.ts";
+import { fittedSize, mediaTokens, mediaTypeOfFile } from "../../core/chat/parts.ts";
+import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } from "../../core/plugin.ts";
+import { resolveModelPath } from "../../core/edit/paths.ts";
+import { reports } from "../../core/edit/reports.ts";
+
+/** A kit over `root` (a fresh temp dir by default). */
+export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))): Kit {
+  const store = new FileStore(root);
+  return {
+    apiVersion: 1,
+    version: "0.0.0-test",
+    root,
+    matcher,
+    reports,
+    FormatError,
+    tokens: { count: (text) => Math.ceil(text.length / 4) },
+    media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
+    files: {
+      read: async (path) => store.read(path),
+      list: async () => [],
+      absolute: (path) => join(root, path),
+    },
+    diff: { unified: (path, before, after) => `--- ${path}\n+++ ${path}\n-${before}\n+${after}\n` },
+    run: async () => ({ code: 0, stdout: "", stderr: "" }),
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    cacheDir: (plugin) => join(root, ".coder", "cache", plugin),
+    modelInfo: () => {
+      throw new Error("no models in format tests");
+    },
+    complete: async () => {
+      throw new Error("no models in format tests");
+    },
+    transcribe: async () => {
+      throw new Error("no models in format tests");
+    },
+  };
+}
+
+/** The named format of a plugin module, instantiated with `kit`. */
+export async function loadFormat(plugin: Plugin, name: string, kit: Kit = testKit()): Promise<EditFormat> {
+  const obj: PluginObject = typeof plugin === "function" ? await plugin(kit) : plugin;
+  const format = obj.formats?.find((f) => f.name === name);
+  if (!format) throw new Error(`no format ${name}`);
+  return format;
+}
+
+/** A temp repository with these files, a store over it and a parse context for the chat. */
+export function tempRepo(files: Record<string, string | Uint8Array>, chatFiles: readonly string[] = Object.keys(files)) {
+  const root = mkdtempSync(join(tmpdir(), "coder-repo-"));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), content);
+  }
+  const store = new FileStore(root);
+  const ctx: ParseContext = {
+    fence: ["```", "```"],
+    chatFiles,
+    resolvePath: (raw) => resolveModelPath(raw, chatFiles, Object.keys(files)),
+  };
+  return { root, store, ctx, kit: testKit(root) };
+}
+
+export const textReply = (text: string): ModelReply => ({ text, toolCalls: [], finishReason: "stop" });
+
+/** Parse, apply to a staged workspace and write: what the engine does with one reply. */
+export async function runReply(format: EditFormat, reply: ModelReply, repo: ReturnType<typeof tempRepo>, opts: { dryRun?: boolean } = {}) {
+  const parsed = format.parse(reply, repo.ctx);
+  const ws = repo.store.workspace(repo.ctx.chatFiles);
+  const outcomes = await format.apply(parsed.edits, ws);
+  const written = await repo.store.writeAll(ws.changes(), opts);
+  return { parsed, outcomes, written, report: format.report(outcomes, { fence: repo.ctx.fence, appliedCount: outcomes.filter((o) => o.status === "applied").length }) };
+}
