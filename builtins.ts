@@ -25,4 +25,6 @@ export const BUILTINS: BuiltinPlugin[] = [
   // commands
   { origin: "built-in:plugins/commands", load: () => import("./plugins/commands/index.ts") },
   { origin: "built-in:plugins/media", load: () => import("./plugins/media/index.ts") },
+  // MCP servers: tools, resources and prompts
+  { origin: "built-in:plugins/mcp", load: () => import("./plugins/mcp/index.ts") },
 ];

@@ -22,7 +22,7 @@ export type ApiVersion = 1;
  */
 export type Plugin = PluginObject | ((kit: Kit) => PluginObject | Promise<PluginObject>);
 
-/** One plugin: a named bundle of edit formats, context providers, model adapters and slash commands. */
+/** One plugin: a named bundle of edit formats, context providers, model adapters, slash commands and tool providers. */
 export interface PluginObject {
   apiVersion: ApiVersion;
   /** Unique plugin name, shown in `coder plugins` and in error messages. */
@@ -33,6 +33,8 @@ export interface PluginObject {
   context?: ContextProvider[];
   models?: ModelAdapter[];
   commands?: SlashCommand[];
+  /** Read-only tools the model may call to gather information before it answers (see `ToolProvider`). */
+  tools?: ToolProvider[];
 }
 
 // ─── Messages ────────────────────────────────────────────────────────────────
@@ -526,6 +528,16 @@ export interface SlashCommand {
   usage?: string;
   complete?(arg: string, session: Session): string[];
   run(arg: string, session: Session): void | Promise<void>;
+  /**
+   * Also answer `/NAME` for names this command claims, when no command has that name nor
+   * starts with it (e.g. the MCP plugin's `/server:prompt`). `run` then gets "NAME arg".
+   * Optional (additive to API version 1).
+   *
+   * @example
+   * matches: (name) => name.startsWith("docs:"),
+   * run: (line, s) => { const [name, ...args] = line.split(" "); ... },
+   */
+  matches?(name: string, session: Session): boolean;
 }
 
 /** What a slash command may do with the running session. */
@@ -623,6 +635,65 @@ export interface SessionGit {
   lastDiff(): Promise<string>;
   commitPending(message?: string): Promise<{ ok: boolean; message: string }>;
   run(args: string[]): Promise<{ code: number; output: string }>;
+}
+
+// ─── Tool providers ──────────────────────────────────────────────────────────
+
+/**
+ * Offers the model tools to call while it gathers information, before it answers in the
+ * edit format (the gathering step of core/chat/tool-calls.ts). Calls go through the gate: the
+ * user is asked (Yes / No / Don't ask again for this tool) unless the tool says `confirm: "auto"`.
+ * Results are capped in size and sent back; the model answers once it has what it needs, within
+ * `--max-tool-calls`. Tools should only read: edits still come in the edit format.
+ * Optional (additive to API version 1).
+ *
+ * @example
+ * const todos: ToolProvider = {
+ *   name: "todos",
+ *   tools: () => [{
+ *     spec: { name: "list_todos", description: "List the TODO comments of the repository", parameters: { type: "object", properties: {} } },
+ *     confirm: "auto",
+ *     call: async () => ({ text: (await kit.run(["git", "grep", "-n", "TODO"])).stdout }),
+ *   }],
+ * };
+ */
+export interface ToolProvider {
+  name: string;
+  /**
+   * The tools on offer for this request ([] for none). Called before each request of a turn; a
+   * provider that must start something to know its tools should cache them. Names must be unique
+   * across providers and must not clash with the edit format's tools (`[A-Za-z0-9_-]`, at most 64).
+   */
+  tools(turn: TurnContext): Promise<ProvidedTool[]> | ProvidedTool[];
+  /**
+   * `coder doctor`: check what the tools need (e.g. that each MCP server starts), one row per
+   * thing checked, with the effective options. Optional.
+   */
+  check?(options: Readonly<Record<string, unknown>>): Promise<ToolCheck[]>;
+}
+
+/** One row of a tool provider's `coder doctor` check. */
+export interface ToolCheck {
+  name: string;
+  ok: boolean;
+  detail: string;
+}
+
+/** One tool a provider offers. */
+export interface ProvidedTool {
+  spec: ToolSpec;
+  /** Where the tool comes from, shown when the user is asked, e.g. "MCP server docs". */
+  origin?: string;
+  /** "ask" (default): the gate asks before each call; "auto": the call runs without a question. */
+  confirm?: "ask" | "auto";
+  /** Run one call; a failure the model should hear about is `{ text, isError: true }`, not a throw. */
+  call(args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
+}
+
+/** What a tool call returned, as text for the model. */
+export interface ToolResult {
+  text: string;
+  isError?: boolean;
 }
 
 // ─── The kit: capabilities handed to plugins ─────────────────────────────────

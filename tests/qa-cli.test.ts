@@ -308,5 +308,5 @@ test("a project config's read paths are relative to the repository root, also wh
 test("--help lists the values an enum option takes (--map-refresh did not say which MODEs exist)", () => {
   const help = Bun.spawnSync([BINARY, "--help"]).stdout.toString();
   expect(help).toMatch(/--map-refresh MODE .*\(auto, always, files, manual\)/);
-  expect(help).toMatch(/--kind KIND .*\(format, context, model, command\)/);
+  expect(help).toMatch(/--kind KIND .*\(format, context, model, command, tool\)/);
 });

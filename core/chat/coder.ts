@@ -18,7 +18,7 @@ import { fileMentions } from "./mentions.ts";
 import { notifyReplyDone } from "../term/notify.ts";
 import { resolveModelPath } from "../edit/paths.ts";
 import { checkModelTakesParts } from "./parts.ts";
-import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, PromptChunk, ToolCall, TurnContext } from "../plugin.ts";
+import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, PromptChunk, ToolCall, ToolSpec, TurnContext } from "../plugin.ts";
 import * as prompt from "./prompt.ts";
 import { unsupportedReasoning } from "./reasoning.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
@@ -30,6 +30,7 @@ import { InterruptedReply, streamReply } from "./stream.ts";
 import { type Output, replyCost, type Totals, type Usage } from "./events.ts";
 import { trace } from "../trace.ts";
 import { answerDanglingToolCalls, answerToolCalls } from "./tool-answers.ts";
+import { ToolGathering } from "./tool-calls.ts";
 
 /** Everything a coder shares with the other coders of the session (architect and editor). */
 export interface CoderServices {
@@ -95,6 +96,8 @@ export class Coder {
   /** Notices already given this session (a setting the model does not take is said once). */
   private readonly noticed = new Set<string>();
   private readonly providers: prompt.ContextProviders;
+  /** Tool providers' tools and the calls made for the current user request (core/chat/tool-calls.ts). */
+  private gathering: ToolGathering | null = null;
   /** The repository's files, listed once per request (each listing costs a git call). */
   private fileList: Promise<string[]> | null = null;
   private readonly countTokens = (text: string): number => this.services.app.kit.tokens.count(text);
@@ -155,6 +158,7 @@ export class Coder {
     this.stopRequested = false;
     if (!this.setup.editor) await this.offerContext(message);
     this.turnRequest = message;
+    this.gathering = null;
     this.services.transcript.user(message);
     let next = message;
     let reflections = 0;
@@ -204,13 +208,15 @@ export class Coder {
       checkModelTakesParts(messages, this.modelInfo);
       const { promptTokens, estimated } = prompt.checkContextWindow(chunks, messages, this.modelInfo, this.countTokens);
       const request = this.request(messages);
+      const offered = await this.offerTools(message, controller.signal);
+      if (offered.length) request.tools = [...(request.tools ?? []), ...offered];
       out.emit({ type: "request", model: this.model, promptTokens, estimated });
       if (app.settings.options.verbose) out.print(messages.map((m) => `--- ${m.role}\n${m.content}`).join("\n"));
 
       // The syntax check after the edits needs the chat files' parsers: load them while the model answers.
       if (this.options.autoLint && (this.format.item.mode ?? "edit") === "edit" && this.chat.editable.length) warmSyntaxCheck(this.chat.editable);
       trace("send: request");
-      const reply = await this.stream(request, controller.signal, promptTokens);
+      const reply = await this.gather(await this.stream(request, controller.signal, promptTokens), request, promptTokens, controller.signal);
       trace("send: reply complete");
       this.lastRequest = request;
       this.services.lastReplyText = reply.text;
@@ -243,6 +249,39 @@ export class Coder {
       env: this.services.app.env,
       timeoutMs: o.timeout * 1000,
     };
+  }
+
+  /** Tool providers' tools, offered with the main coder's requests (not the editor's, not to models without tools). */
+  private async offerTools(message: string, signal: AbortSignal): Promise<ToolSpec[]> {
+    const providers = [...this.services.app.registry.tools.values()];
+    if (!providers.length || this.setup.editor || this.noModel || !this.modelInfo.capabilities.tools) return [];
+    const warn = (text: string) => {
+      if (!this.noticed.has(text)) this.services.out.warn(text);
+      this.noticed.add(text);
+    };
+    this.gathering ??= new ToolGathering({ out: this.services.out, gate: this.services.gate, warn }, this.options.maxToolCalls);
+    return this.gathering.offer(providers, await this.turnContext(message, signal), this.format.item.tools ?? []);
+  }
+
+  /**
+   * The gathering step: while the model calls offered tools, run the calls (core/chat/tool-calls.ts),
+   * keep them in the history and ask again; the reply that answers is returned without such calls.
+   */
+  private async gather(first: Awaited<ReturnType<Coder["stream"]>>, request: ModelRequest, promptTokens: number, signal: AbortSignal) {
+    const gathering = this.gathering;
+    if (!gathering) return first;
+    let reply = first;
+    let estimate = promptTokens;
+    while (gathering.wants(reply)) {
+      const added = await gathering.answer(reply, signal);
+      if (this.stopRequested) throw new Interrupted();
+      this.history.cur.push(...added);
+      request.messages = [...request.messages, ...added];
+      estimate += this.countMessages(added);
+      this.services.out.emit({ type: "request", model: this.model, promptTokens: estimate, estimated: true });
+      reply = await this.stream(request, signal, estimate);
+    }
+    return gathering.withoutToolCalls(reply);
   }
 
   /** Stream one reply (core/chat/stream.ts) and count its usage and cost. */
@@ -299,8 +338,14 @@ export class Coder {
   }
 
   turnContext(message: string, signal: AbortSignal): Promise<TurnContext> {
-    return prompt.turnContext(this, message, signal, () => this.repoFiles());
+    // One per request: the context providers and the tool providers see the same one.
+    if (this.turnMemo?.signal === signal && this.turnMemo.message === message) return this.turnMemo.value;
+    const value = prompt.turnContext(this, message, signal, () => this.repoFiles());
+    this.turnMemo = { message, signal, value };
+    return value;
   }
+
+  private turnMemo: { message: string; signal: AbortSignal; value: Promise<TurnContext> } | null = null;
 
   private repoFiles(): Promise<string[]> {
     this.fileList ??= this.services.listFiles();
@@ -310,8 +355,12 @@ export class Coder {
   /** `/tokens`: exact token use of the next request, per chunk. */
   async tokenReport(): Promise<string> {
     this.fileList = null;
-    const { chunks } = await this.buildChunks("", new AbortController().signal);
+    const signal = new AbortController().signal;
+    const { chunks } = await this.buildChunks("", signal);
     const rows = tokenRows(chunks, this.countTokens, this.modelInfo.imageRules);
+    // Tool providers' tools go with every request too (their results are in the history rows).
+    const tools = await this.offerTools("", signal);
+    if (tools.length) rows.push({ label: `tools offered (${tools.length})`, tokens: this.countTokens(JSON.stringify(tools)) });
     return renderTokenReport(rows, this.modelInfo.contextWindow);
   }
 

@@ -39,6 +39,12 @@ export type CoderEvent =
   /** Output of the running command, as it arrives (stdout and stderr). */
   | { type: "output"; text: string }
   | { type: "reflection"; n: number; reason: string }
+  /**
+   * The model called a tool while gathering (core/chat/tool-calls.ts). `status`: "ok" or "error" (what the
+   * tool returned), "declined" (the user said no), "not-run" (unknown tool, bad arguments, budget spent).
+   * `output`: what the model was sent (capped); `chars`: the full output's length before the cap.
+   */
+  | { type: "tool"; name: string; origin: string; arguments: string; status: "ok" | "error" | "declined" | "not-run"; output: string; chars: number }
   | { type: "lint"; ok: boolean; command: string; output: string }
   | { type: "test"; ok: boolean; command: string; output: string }
   | { type: "commit"; hash: string; message: string }

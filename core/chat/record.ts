@@ -31,6 +31,8 @@ function noteFor(event: CoderEvent): string | null {
       return `Commit ${event.hash.slice(0, 7)} ${event.message}`;
     case "command":
       return `Ran \`${event.command}\``;
+    case "tool":
+      return `Tool ${event.name} ${event.arguments}: ${event.status}, ${event.chars} characters`;
     default:
       return null;
   }

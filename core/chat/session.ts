@@ -358,6 +358,12 @@ export class CoderSession implements Session {
       if (candidates.length === 1) entry = commands.get(candidates[0] as string);
       else if (candidates.length > 1) return this.warn(`/${typed} is ambiguous: ${candidates.map((c) => `/${c}`).join(", ")}`);
     }
+    // A command may claim names of its own (the MCP plugin's `/server:prompt`); it gets "NAME arg".
+    let given = arg;
+    if (!entry) {
+      entry = [...commands.values()].find((c) => c.item.matches?.(typed, this));
+      if (entry) given = `${typed} ${arg}`;
+    }
     if (!entry) {
       if (typed === "help") return this.print(this.help());
       return this.warn(`Unknown command /${typed}. Type /help for the list.`);
@@ -365,8 +371,8 @@ export class CoderSession implements Session {
     const found = entry;
     try {
       // A built-in command's error is the user's news ("no model adapter serves x"), not a plugin failure.
-      if (found.origin.startsWith("built-in")) await found.item.run(arg.trim(), this);
-      else await guard(found, `/${found.item.name}`, () => found.item.run(arg.trim(), this));
+      if (found.origin.startsWith("built-in")) await found.item.run(given.trim(), this);
+      else await guard(found, `/${found.item.name}`, () => found.item.run(given.trim(), this));
     } catch (error) {
       if (error instanceof Error && error.name === "Interrupted") throw error;
       this.services.lastError = messageOf(error);

@@ -34,7 +34,7 @@ import { askYesNo, decideTrust, projectConfigHash, rememberedTrust } from "../co
 export interface RunInput {
   version: string;
   args: ParsedArgv;
-  /** plugins, plugin, config, models, map, doctor; undefined for a chat. */
+  /** plugins, plugin, config, models, map, doctor, mcp; undefined for a chat. */
   subcommand?: string;
   /** Positionals after the subcommand name (or all of them for a chat). */
   rest: string[];
@@ -142,6 +142,12 @@ export async function runMain(input: RunInput): Promise<number> {
       const { printRepoMap } = await import("./subcommands.ts");
       return printRepoMap(app, rest);
     }
+  }
+  if (subcommand === "mcp") {
+    if (rest.length !== 1 || rest[0] !== "list") throw new UsageError(`unknown command "coder mcp ${rest.join(" ")}" (use \`coder mcp list\`)`);
+    // The MCP plugin's /mcp command lists the servers, as in the REPL.
+    app.settings.options.message = "/mcp list";
+    return runChat({ ...app, interactive: false });
   }
   if (app.settings.options.listModels !== undefined) {
     const { listModels } = await import("./subcommands.ts");

@@ -9,7 +9,7 @@ import { type LayerKind, displayPath, isProjectLayer } from "../config/config.ts
 import { displayOrigin, firstLine } from "../plugins/loader.ts";
 import { gitProblem } from "../git/git.ts";
 import { readJournal } from "../edit/journal.ts";
-import { messageOf } from "../plugins/registry.ts";
+import { guard, messageOf } from "../plugins/registry.ts";
 import type { Loaded } from "./dispatch.ts";
 import { stateDirProblem } from "../edit/state.ts";
 
@@ -39,6 +39,8 @@ export interface DoctorReport {
   trust: { keys: string[]; trusted: boolean };
   /** Every plugin that loaded (ok true) and every one that failed (ok false, detail is the error). */
   plugins: { name: string | null; origin: string | null; ok: boolean; detail: string; sha256: string | null }[];
+  /** Tool providers' own checks (each configured MCP server starts and lists its tools), by provider. */
+  tools: { provider: string; name: string; ok: boolean; detail: string }[];
   /** Registered items by kind; null when the plugins could not be assembled. */
   counts: { formats: number; context: number; models: number; commands: number } | null;
   /** The repository as coder uses it: git serves it, `.coder/` is a real folder, no write batch left unfinished. */
@@ -78,12 +80,22 @@ export async function doctorReport(loaded: Loaded, assemble: () => Promise<App>)
 
   const plugins: DoctorReport["plugins"] = [];
   let counts: DoctorReport["counts"] = null;
+  const tools: DoctorReport["tools"] = [];
   try {
     const app = await assemble();
     for (const p of app.registry.plugins.values()) plugins.push({ name: p.name, origin: p.origin, ok: true, detail: "loaded", sha256: p.sha256 ?? null });
     for (const f of app.registry.failures) plugins.push({ name: f.plugin ?? null, origin: f.origin, ok: false, detail: firstLine(f.message), sha256: null });
     const r = app.registry;
     counts = { formats: r.formats.size, context: r.context.size, models: r.models.size, commands: r.commands.size };
+    for (const entry of r.tools.values()) {
+      const check = entry.item.check;
+      if (!check) continue;
+      try {
+        for (const row of await guard(entry, "check", () => check.call(entry.item, app.settings.options))) tools.push({ provider: entry.item.name, ...row });
+      } catch (error) {
+        tools.push({ provider: entry.item.name, name: entry.item.name, ok: false, detail: firstLine(messageOf(error)) });
+      }
+    }
   } catch (error) {
     plugins.push({ name: null, origin: null, ok: false, detail: firstLine(messageOf(error)), sha256: null });
   }
@@ -96,7 +108,7 @@ export async function doctorReport(loaded: Loaded, assemble: () => Promise<App>)
   }
 
   const repositoryChecks = await checkRepository(loaded);
-  const problems = [...configFiles, ...plugins, ...repositoryChecks, ...grammars].filter((c) => !c.ok).length;
+  const problems = [...configFiles, ...plugins, ...tools, ...repositoryChecks, ...grammars].filter((c) => !c.ok).length;
   return {
     version: loaded.version,
     bun: Bun.version,
@@ -108,6 +120,7 @@ export async function doctorReport(loaded: Loaded, assemble: () => Promise<App>)
     configFiles,
     trust: { keys: [...loaded.trustKeys], trusted: loaded.trusted },
     plugins,
+    tools,
     counts,
     repositoryChecks,
     grammars,
@@ -152,6 +165,10 @@ export function renderDoctor(report: DoctorReport): string {
   if (report.counts) {
     const k = report.counts;
     out.push(`  ${k.formats} edit formats, ${k.context} context providers, ${k.models} model adapters, ${k.commands} commands`);
+  }
+  if (report.tools.length) {
+    out.push("", "Tools:");
+    for (const t of report.tools) out.push(`  ${mark(t.ok)}  ${t.provider} ${t.name}  ${firstLine(t.detail)}`);
   }
   out.push("", "Repository:");
   for (const c of report.repositoryChecks) out.push(`  ${mark(c.ok)}  ${c.name.padEnd(8)} ${c.detail}`);

@@ -3,17 +3,18 @@
 import { OPTION_SPECS, type OptionSpec, flagName } from "../config/options.ts";
 
 const SUBCOMMANDS: [string, string][] = [
-  ["plugins", "list registered formats, context providers, model adapters and commands, and their origin"],
+  ["plugins", "list registered formats, context providers, model adapters, commands and tool providers, and their origin"],
   ["plugins pin", "write sha256 pins for the plugins listed in .coder.json"],
-  ["plugin new NAME --kind K", "write a typed template plugin (K: format, context, model, command) and coder-plugin.d.ts"],
+  ["plugin new NAME --kind K", "write a typed template plugin (K: format, context, model, command, tool) and coder-plugin.d.ts"],
   ["config show", "the merged config and where each value came from"],
   ["config schema", "the config file's JSON Schema"],
   ["config forget [TEXT]", "forget remembered \"Don't ask again\" answers (those matching TEXT)"],
   ["config import-aider [FILE]", "write .coder.json from .aider.conf.yml (and .env's AIDER_*), listing what did not map"],
   ["models [FILTER]", "the model table: context window, default edit format, prices"],
   ["map [FILE ...]", "print the repo map (same as --show-repo-map)"],
-  ["doctor", "version, config files and their trust, plugins, embedded grammars"],
+  ["doctor", "version, config files and their trust, plugins, MCP servers, embedded grammars"],
   ["acp", "run as an Agent Client Protocol agent on stdin/stdout (for Zed, JetBrains, Neovim, Emacs)"],
+  ["mcp list", "each MCP server's status, tools, prompts and resources (as /mcp)"],
 ];
 
 function flagLabel(spec: OptionSpec): string {

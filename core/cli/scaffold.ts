@@ -25,7 +25,7 @@ export type TemplateKind = NonNullable<Options["kind"]>;
 export const KINDS = OPTION_BY_KEY.get("kind")!.values as readonly TemplateKind[];
 
 export function pluginTemplate(name: string, kind: TemplateKind): string {
-  const types = { format: "Edit, EditFormat, Kit, Plugin", context: "Plugin", model: "ModelInfo, Plugin", command: "Plugin" }[kind];
+  const types = { format: "Edit, EditFormat, Kit, Plugin", context: "Plugin", model: "ModelInfo, Plugin", command: "Plugin", tool: "Plugin" }[kind];
   const head = `// ${name}: a coder plugin (${kind}). Load it with \`coder --plugin ./${name}.ts\`, or list it under
 // "plugins" in .coder.json. Types come from ./coder-plugin.d.ts (\`coder plugin new\` wrote it).
 import type { ${types} } from "./coder-plugin";
@@ -140,15 +140,46 @@ export default ((kit) => ({
   ],
 })) satisfies Plugin;
 `;
+    case "tool":
+      return `${head}
+// A tool provider: the model may call ${name.replace(/-/g, "_")}_grep to search the repository before it answers.
+// Each call is asked first (confirm: "ask"); "auto" runs it without a question.
+export default ((kit) => ({
+  apiVersion: 1,
+  name: ${JSON.stringify(name)},
+  tools: [
+    {
+      name: ${JSON.stringify(name)},
+      tools: () => [
+        {
+          spec: {
+            name: ${JSON.stringify(`${name.replace(/-/g, "_")}_grep`)},
+            description: "Search the repository's tracked files for a fixed string; returns matching lines as path:line:text.",
+            parameters: { type: "object", properties: { text: { type: "string", description: "the text to look for" } }, required: ["text"] },
+          },
+          origin: "plugin ${name}",
+          confirm: "ask",
+          async call(args) {
+            const text = typeof args.text === "string" ? args.text : "";
+            if (!text) return { text: "Give the text to look for.", isError: true };
+            const r = await kit.run(["git", "grep", "-n", "-F", "-e", text]);
+            return { text: r.stdout || "No match." };
+          },
+        },
+      ],
+    },
+  ],
+})) satisfies Plugin;
+`;
   }
 }
 
 /** Write NAME.ts and coder-plugin.d.ts in the current directory (or beside NAME's path). */
 export function writePluginTemplate(args: string[], kind: string | undefined, cwd: string, version: string): number {
   const [target, ...extra] = args;
-  if (!target) throw new UsageError("usage: coder plugin new NAME --kind format|context|model|command");
+  if (!target) throw new UsageError("usage: coder plugin new NAME --kind format|context|model|command|tool");
   if (extra.length) throw new UsageError(`unexpected argument "${extra[0]}" (usage: coder plugin new NAME --kind KIND)`);
-  if (!kind) throw new UsageError("coder plugin new needs --kind: format, context, model or command");
+  if (!kind) throw new UsageError("coder plugin new needs --kind: format, context, model, command or tool");
   if (!(KINDS as readonly string[]).includes(kind)) throw new UsageError(`--kind expects one of ${KINDS.join(", ")}, got "${kind}"`);
   const file = resolve(cwd, target.endsWith(".ts") ? target : `${target}.ts`);
   const name = basename(file, ".ts");

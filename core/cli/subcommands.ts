@@ -19,6 +19,7 @@ const HEADINGS: Record<ItemKind, string> = {
   context: "Context providers",
   models: "Model adapters",
   commands: "Slash commands",
+  tools: "Tool providers",
 };
 
 function table(rows: string[][], indent = "  "): string[] {
@@ -27,7 +28,7 @@ function table(rows: string[][], indent = "  "): string[] {
 }
 
 /** The `kind` of an item in `coder plugins --json` (the words `coder plugin new --kind` uses). */
-const JSON_KIND: Record<ItemKind, string> = { formats: "format", context: "context", models: "model", commands: "command" };
+const JSON_KIND: Record<ItemKind, string> = { formats: "format", context: "context", models: "model", commands: "command", tools: "tool" };
 
 /**
  * `coder plugins --json`: `{ items, plugins, failures }`. Origins are "built-in:…"

@@ -66,6 +66,9 @@ function valueSchema(spec: OptionSpec): z.ZodType {
       return z.array(pluginEntrySchema);
     case "command-map":
       return z.union([z.string(), z.record(z.string(), z.string())]);
+    case "mcp-servers":
+      // Each entry's fields are checked where servers start (plugins/mcp/config.ts), with the same words for --mcp-config.
+      return z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "a server name of letters, digits, _ and -"), z.record(z.string(), z.unknown()));
   }
 }
 
@@ -101,6 +104,8 @@ function expectedText(spec: OptionSpec | undefined): string | undefined {
       return 'a list of "./path.ts" or { "path": "./path.ts", "sha256": "<hex>" }';
     case "command-map":
       return 'a command, or an object of language → command (e.g. { "python": "ruff check" })';
+    case "mcp-servers":
+      return 'an object of server name → { "command", "args", "env", "cwd" } or { "url", "headers" }';
   }
 }
 

@@ -98,11 +98,12 @@ export function mergeSettings(input: MergeInput): Settings {
   const options: Record<string, unknown> = {};
   const provenance: Record<string, string> = {};
   for (const spec of OPTION_SPECS) {
-    const empty = spec.type === "list" || spec.type === "plugins" ? [] : spec.type === "models" ? {} : undefined;
+    const empty = spec.type === "list" || spec.type === "plugins" ? [] : spec.type === "models" || spec.type === "mcp-servers" ? {} : undefined;
     options[spec.key] = spec.default !== undefined ? structuredClone(spec.default) : empty;
     provenance[spec.key] = "default";
   }
   const pluginSources: string[] = [];
+  const serverSources: string[] = [];
   const fromProject = new Set<string>();
   for (const layer of input.layers) {
     const shown = displayPath(layer.file, input.cwd);
@@ -113,6 +114,14 @@ export function mergeSettings(input: MergeInput): Settings {
         options.plugins = [...(options.plugins as PluginRef[]), ...(value as PluginRef[])];
         pluginSources.push(`${shown}:${layer.lines[key]}`);
         provenance.plugins = pluginSources.join(", ");
+        continue;
+      }
+      // MCP servers add up by name (the global config's and the project's), a later file's entry winning.
+      if (key === "mcpServers") {
+        options.mcpServers = { ...(options.mcpServers as Record<string, unknown>), ...(value as Record<string, unknown>) };
+        serverSources.push(`${shown}:${layer.lines[key]}`);
+        provenance.mcpServers = serverSources.join(", ");
+        if (projectish) fromProject.add(key);
         continue;
       }
       // A project config's `read` paths are relative to the repository root (its folder), not to

@@ -5,9 +5,10 @@ import type { ModelInfo } from "../plugin.ts";
 /**
  * `models` and `plugins` are structured config-only values with their own zod schemas in config.ts.
  * `command-map`: one command, or one per language (`{"python": "ruff check"}`; on the command line
- * `--lint-cmd "python: ruff check"`, repeatable).
+ * `--lint-cmd "python: ruff check"`, repeatable). `mcp-servers`: the `mcpServers` object other tools use
+ * (name → { command, args, env, cwd } or { url, headers }), merged by name across config files.
  */
-export type OptionType = "boolean" | "string" | "number" | "list" | "enum" | "models" | "plugins" | "command-map";
+export type OptionType = "boolean" | "string" | "number" | "list" | "enum" | "models" | "plugins" | "command-map" | "mcp-servers";
 
 export interface OptionSpec {
   /** The config-file key (camelCase); the flag is its kebab-case form, the env var CODER_<SNAKE>. */
@@ -152,10 +153,14 @@ export const OPTIONS = [
   // Plugins and config
   { key: "plugin", type: "list", arg: "PATH", cliOnly: true, group: "Plugins and config", help: "load a plugin module (repeatable)" },
   { key: "plugins", type: "plugins", configOnly: true, needsTrust: "runs code", group: "Plugins and config", help: "plugins to load: \"./path.ts\" or { \"path\": \"./path.ts\", \"sha256\": \"<hex>\" }" },
+  { key: "mcpServers", type: "mcp-servers", configOnly: true, needsTrust: "runs code", group: "Plugins and config", help: "MCP servers: name → { \"command\", \"args\", \"env\", \"cwd\" } or { \"url\", \"headers\" }, as other tools write them" },
+  { key: "mcpConfig", type: "string", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "add the MCP servers of FILE (a JSON file with \"mcpServers\") for this run" },
+  { key: "mcpTools", type: "enum", values: ["ask", "auto", "off"], default: "ask", arg: "MODE", needsTrust: "weakens your protections", group: "Plugins and config", help: "offer MCP servers' tools to the model: ask before each call, run them without asking, or off" },
+  { key: "maxToolCalls", type: "number", arg: "N", default: 10, group: "Request", help: "tool calls the model may make to gather information per request; then it must answer" },
   { key: "coder", type: "string", configOnly: true, group: "Plugins and config", help: "semver range of coder versions this project works with" },
-  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, lintCmd, testCmd, allowShell, yesAlways, verify: false) for this run" },
+  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, mcpServers, lintCmd, testCmd, allowShell, yesAlways, verify: false) for this run" },
   { key: "config", type: "string", short: "c", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "use this config file instead of the usual lookup" },
-  { key: "kind", type: "enum", values: ["format", "context", "model", "command"], arg: "KIND", cliOnly: true, noEnv: true, group: "Plugins and config", help: "with `coder plugin new NAME`: the kind of template to write" },
+  { key: "kind", type: "enum", values: ["format", "context", "model", "command", "tool"], arg: "KIND", cliOnly: true, noEnv: true, group: "Plugins and config", help: "with `coder plugin new NAME`: the kind of template to write" },
   { key: "version", type: "boolean", cliOnly: true, noEnv: true, group: "Output", help: "print the version and exit" },
   { key: "help", type: "boolean", short: "h", cliOnly: true, noEnv: true, group: "Output", help: "print this help and exit" },
 ] as const satisfies readonly OptionSpec[];
@@ -189,12 +194,14 @@ type ValueFor<S> = S extends { type: "boolean" }
         ? V
         : S extends { type: "models" }
           ? Record<string, ModelOverride>
+          : S extends { type: "mcp-servers" }
+            ? Record<string, Record<string, unknown>>
           : S extends { type: "command-map" }
             ? string | Record<string, string>
           : S extends { type: "plugins" }
             ? PluginRef[]
             : string;
-type AlwaysSet<S> = S extends { default: unknown } ? true : S extends { type: "list" | "models" | "plugins" } ? true : false;
+type AlwaysSet<S> = S extends { default: unknown } ? true : S extends { type: "list" | "models" | "plugins" | "mcp-servers" } ? true : false;
 
 /** Every option of the table, typed; defaults applied (lists, `models` and `plugins` are never undefined). */
 export type Options = {

@@ -59,6 +59,20 @@ test("the trust hash covers plugin files and lint/test scripts outside the repos
   expect(projectConfigHash(layer(), root)).not.toBe(second);
 });
 
+test("the trust hash covers the scripts outside the repository that MCP servers run", () => {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-trust-mcp-")));
+  const root = join(base, "repo");
+  mkdirSync(root);
+  const server = join(base, "server.js");
+  writeFileSync(server, "// a server\n");
+  const text = JSON.stringify({ mcpServers: { docs: { command: "node", args: [server, "--stdio"] } } });
+  const layer = () => [parseConfigText(text, join(root, ".coder.json"), "project")];
+  const first = projectConfigHash(layer(), root);
+  expect(projectConfigHash(layer(), root)).toBe(first);
+  writeFileSync(server, "// changed\n");
+  expect(projectConfigHash(layer(), root)).not.toBe(first);
+});
+
 test("a remembered refusal leaves the keys out, also without a terminal", async () => {
   const dir = configDir();
   rememberTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo"), false);

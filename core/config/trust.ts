@@ -23,7 +23,7 @@ export function trustStorePath(configDir: string): string {
 
 /**
  * sha256 over what a trust answer covers: the project's own config files (kind + content,
- * in lookup order), every plugin file they name, and the files lintCmd/testCmd run that
+ * in lookup order), every plugin file they name, and the files lintCmd/testCmd/mcpServers run that
  * live outside the repository (no diff in the repository would show their change). A
  * change to any of them asks again.
  */
@@ -39,6 +39,7 @@ export function projectConfigHash(layers: readonly ConfigLayer[], root: string):
     for (const key of ["lintCmd", "testCmd"]) {
       for (const file of scriptsOutside(commandsOf(layer.values[key]), root)) hasher.update(`${key}\0${file}\0${contentOf(file)}\0`);
     }
+    for (const file of scriptsOutside(serverCommandsOf(layer.values.mcpServers), root)) hasher.update(`mcpServers\0${file}\0${contentOf(file)}\0`);
   }
   for (const [name, value] of Object.entries(readDotenv(root).bases).sort()) hasher.update(`.env\0${name}\0${value}\0`);
   return hasher.digest("hex");
@@ -49,6 +50,14 @@ function commandsOf(value: unknown): string[] {
   if (typeof value === "string") return [value];
   if (value && typeof value === "object") return Object.values(value).filter((v): v is string => typeof v === "string");
   return [];
+}
+
+/** The command lines of `mcpServers` entries (command and args), for the scripts they run. */
+function serverCommandsOf(value: unknown): string[] {
+  if (!value || typeof value !== "object") return [];
+  return Object.values(value as Record<string, { command?: unknown; args?: unknown }>).map((entry) =>
+    [entry?.command, ...(Array.isArray(entry?.args) ? entry.args : [])].filter((w): w is string => typeof w === "string").join(" "),
+  );
 }
 
 /** Words of the commands that name an existing file outside the repository (`~/bin/lint.sh`, `bash /opt/check`). */

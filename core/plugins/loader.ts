@@ -61,11 +61,11 @@ export function userSources(configPlugins: readonly PluginRef[], flagPlugins: re
   return sources;
 }
 
-const PLUGIN_KEYS = ["apiVersion", "name", "override", "formats", "context", "models", "commands"] as const;
+const PLUGIN_KEYS = ["apiVersion", "name", "override", "formats", "context", "models", "commands", "tools"] as const;
 
 type FieldRule = { kind: "string" | "function" | "array" | "boolean"; optional?: boolean } | { kind: "enum"; values: readonly string[]; optional?: boolean };
 
-const ITEM_RULES: Record<"formats" | "context" | "models" | "commands", Record<string, FieldRule>> = {
+const ITEM_RULES: Record<"formats" | "context" | "models" | "commands" | "tools", Record<string, FieldRule>> = {
   formats: {
     name: { kind: "string" },
     summary: { kind: "string" },
@@ -98,6 +98,12 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands", Record<s
     usage: { kind: "string", optional: true },
     complete: { kind: "function", optional: true },
     run: { kind: "function" },
+    matches: { kind: "function", optional: true },
+  },
+  tools: {
+    name: { kind: "string" },
+    tools: { kind: "function" },
+    check: { kind: "function", optional: true },
   },
 };
 
@@ -143,7 +149,7 @@ export function validatePluginObject(value: unknown, origin: string): PluginObje
   if (obj.apiVersion > API_VERSION) throw fail(`key "apiVersion": the plugin needs plugin API version ${obj.apiVersion}, this coder implements ${API_VERSION}; upgrade coder`);
   if (typeof obj.name !== "string" || !/^[A-Za-z0-9@][A-Za-z0-9@._/-]*$/.test(obj.name)) throw fail(`key "name": expected a plugin name (letters, digits, . _ - / @), got ${describe(obj.name)}`);
   if (obj.override !== undefined && typeof obj.override !== "boolean") throw fail(`key "override": expected true or false, got ${describe(obj.override)}`);
-  for (const kind of ["formats", "context", "models", "commands"] as const) {
+  for (const kind of ["formats", "context", "models", "commands", "tools"] as const) {
     const list = obj[kind];
     if (list === undefined) continue;
     if (!Array.isArray(list)) throw fail(`key "${kind}": expected a list, got ${describe(list)}`);

@@ -4,7 +4,7 @@
 // through `guard` so a throwing plugin is reported by name, never a crash.
 import { FormatError, Interrupted, PluginError, UsageError } from "../errors.ts";
 import type { ModelOverride } from "../config/options.ts";
-import type { ContextProvider, EditFormat, Logger, ModelAdapter, ModelInfo, PluginObject, SlashCommand } from "../plugin.ts";
+import type { ContextProvider, EditFormat, Logger, ModelAdapter, ModelInfo, PluginObject, SlashCommand, ToolProvider } from "../plugin.ts";
 
 /** A registered item and where it came from. */
 export interface Registered<T> {
@@ -31,15 +31,16 @@ export interface PluginFailure {
   message: string;
 }
 
-export type ItemKind = "formats" | "context" | "models" | "commands";
+export type ItemKind = "formats" | "context" | "models" | "commands" | "tools";
 
-export const ITEM_KINDS: readonly ItemKind[] = ["formats", "context", "models", "commands"];
+export const ITEM_KINDS: readonly ItemKind[] = ["formats", "context", "models", "commands", "tools"];
 
 const KIND_NOUN: Record<ItemKind, string> = {
   formats: "edit format",
   context: "context provider",
   models: "model adapter",
   commands: "slash command",
+  tools: "tool provider",
 };
 
 /** Model info for a model no adapter knows: conservative defaults. */
@@ -80,6 +81,7 @@ export class Registry {
   readonly context = new Map<string, Registered<ContextProvider>>();
   readonly models = new Map<string, Registered<ModelAdapter>>();
   readonly commands = new Map<string, Registered<SlashCommand>>();
+  readonly tools = new Map<string, Registered<ToolProvider>>();
   readonly plugins = new Map<string, LoadedPlugin>();
   readonly failures: PluginFailure[] = [];
   private readonly modelOverrides: Record<string, ModelOverride>;

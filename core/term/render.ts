@@ -66,6 +66,10 @@ export class PlainOutput implements Output {
       case "reflection":
         this.status(`Reflection ${event.n}: ${firstLine(event.reason)}`);
         return;
+      case "tool":
+        this.endReply();
+        this.status(foldedToolResult(event));
+        return;
       case "command":
         this.commandShown = false;
         this.status(commandLine(event));
@@ -155,4 +159,17 @@ export function appliedVerb(event: { dryRun?: boolean }): string {
 export function firstLine(text: string): string {
   const line = text.split("\n", 1)[0] ?? "";
   return line.length > 160 ? `${line.slice(0, 157)}...` : line;
+}
+
+/** A tool call and its result, folded: one header line, then at most three lines of the output. */
+export function foldedToolResult(event: EventOf<"tool">, shown = 3): string {
+  const args = event.arguments.length > 120 ? `${event.arguments.slice(0, 119)}…` : event.arguments;
+  const lines = event.output.replace(/\s+$/, "").split("\n");
+  const size = event.chars >= 10_000 ? `${Math.round(event.chars / 1000)}k characters` : `${lines.length} line${lines.length === 1 ? "" : "s"}`;
+  const how = { ok: size, error: `error, ${size}`, declined: "not run: declined", "not-run": "not run" }[event.status];
+  const head = `Tool ${event.name} ${args} (${event.origin}): ${how}`;
+  if (event.status === "declined") return head;
+  const body = lines.slice(0, shown).map((l) => `  │ ${l.length > 160 ? `${l.slice(0, 159)}…` : l}`);
+  if (lines.length > shown) body.push(`  │ … ${lines.length - shown} more line${lines.length - shown === 1 ? "" : "s"}`);
+  return [head, ...body].join("\n");
 }

@@ -7,7 +7,7 @@ import { usageLine } from "../chat/events.ts";
 import { highlighterFor } from "./highlight.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./progress.ts";
-import { appliedVerb, checkLine, commandLine, firstLine, type HumanOutputOptions, PlainOutput, type Write } from "./render.ts";
+import { appliedVerb, checkLine, commandLine, firstLine, foldedToolResult, type HumanOutputOptions, PlainOutput, type Write } from "./render.ts";
 import { terminalSafe } from "./safe.ts";
 import { makeTheme, type Theme, type ThemeChoice } from "./style.ts";
 
@@ -80,6 +80,10 @@ export class TtyOutput extends PlainOutput {
           const text = event.summary ?? `Edit to ${event.path} ${event.status}: ${firstLine(event.detail)}`;
           this.out(`${t.bad("✗")} ${terminalSafe(text)}\n`);
         }
+        return;
+      case "tool":
+        this.md.end();
+        this.out(`${t.dim(terminalSafe(foldedToolResult(event)))}\n`);
         return;
       case "commit":
         this.out(`${t.dim(`Commit ${event.hash.slice(0, 7)} ${terminalSafe(event.message)}`)}\n`);
