@@ -1,12 +1,6 @@
 // The one list of built-in plugins. They register through the same door as a
 // user's --plugin file; each is loaded lazily so start-up stays cheap.
-import type { Plugin } from "./core/plugin.ts";
-
-export interface BuiltinPlugin {
-  /** Shown as the origin in `coder plugins`. */
-  origin: string;
-  load: () => Promise<{ default: Plugin }>;
-}
+import type { BuiltinPlugin } from "./core/plugins/loader.ts";
 
 export const BUILTINS: BuiltinPlugin[] = [
   // formats

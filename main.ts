@@ -26,20 +26,17 @@ export async function main(argv: string[]): Promise<number> {
   // `coder --version` / `coder --help` alone: no argv parser, nothing else loaded.
   if (argv.length === 1 && argv[0] === "--version") return print(`coder ${v}`);
   if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return print(helpText(v));
-  const { parseArgv } = await import("./core/cli/argv.ts");
+  const { parseArgv } = await import("./core/config/argv.ts");
   const args = parseArgv(argv);
   if (args.values.version) return print(`coder ${v}`);
   if (args.values.help) return print(helpText(v));
   const [first, ...rest] = args.positionals;
   const subcommand = first !== undefined && SUBCOMMANDS.has(first) ? first : undefined;
+  const input = { version: v, args, subcommand, rest: subcommand ? rest : args.positionals, builtins: async () => (await import("./builtins.ts")).BUILTINS };
+  // Two front ends: the editor's agent protocol (`coder acp`), and the command line (everything else).
+  if (subcommand === "acp") return (await import("./core/acp/index.ts")).runAcp(input);
   const { runMain } = await import("./core/cli/dispatch.ts");
-  return runMain({
-    version: v,
-    args,
-    subcommand,
-    rest: subcommand ? rest : args.positionals,
-    builtins: async () => (await import("./builtins.ts")).BUILTINS,
-  });
+  return runMain(input);
 }
 
 function print(text: string): number {

@@ -1,27 +1,16 @@
-// The assembled kernel handed to a run mode: settings with provenance, the
-// plugin registry, the kit, the environment (with the repository's API keys)
-// and whether this run is trusted and interactive.
-import type { Kit } from "./plugin.ts";
-import type { Options } from "./config/options.ts";
+// The kernel's two shapes: what is known before plugins load (Loaded: settings
+// with provenance, the environment with the repository's API keys, trust), and
+// the assembled kernel a front end runs (App: plus the plugin registry and the kit).
+import type { ConfigLayer, LayerKind, Settings } from "./config/config.ts";
+import type { Kit, Logger } from "./plugin.ts";
 import type { Registry } from "./plugins/registry.ts";
-
-export interface Settings {
-  /** Every option of core/config/options.ts, defaults applied; `editFormat` is "architect" with `--architect`. */
-  options: Options;
-  /** Where each effective value came from: "default", "flag --x", "env CODER_X", "<file>:<line>". */
-  provenance: Record<string, string>;
-  /** Command-line positionals (FILEs; after a subcommand name is removed). */
-  positionals: string[];
-  /** The config files that were read, lowest precedence first. */
-  configFiles: string[];
-  /** Keys whose effective value comes from the repository's own config (.coder.json, .coder.local.json), not the user. */
-  fromProject: string[];
-}
 
 export interface App {
   version: string;
   /** Repository root, or the current directory without git. */
   root: string;
+  /** The directory coder was started in (ACP: the session's folder): paths the user types are relative to it. */
+  cwd: string;
   gitRoot: string | null;
   settings: Settings;
   registry: Registry;
@@ -34,4 +23,28 @@ export interface App {
   interactive: boolean;
   /** A chat that outlives one request without a terminal (`coder acp`): history is summarised and the cache kept warm as in the REPL. */
   persistent?: boolean;
+}
+
+/** Everything known before plugins load. */
+export interface Loaded {
+  version: string;
+  cwd: string;
+  root: string;
+  gitRoot: string | null;
+  configDir: string;
+  layers: ConfigLayer[];
+  settings: Settings;
+  env: Record<string, string | undefined>;
+  trustKeys: string[];
+  trusted: boolean;
+  interactive: boolean;
+  log: Logger;
+  /** `coder doctor` only: config files left out because they could not be used (the error each would have thrown). */
+  configErrors?: ConfigProblem[];
+}
+
+export interface ConfigProblem {
+  file: string;
+  kind: LayerKind;
+  message: string;
 }

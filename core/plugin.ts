@@ -543,6 +543,8 @@ export interface SlashCommand {
 /** What a slash command may do with the running session. */
 export interface Session {
   readonly root: string;
+  /** The directory paths the user types (`/save FILE`) are relative to. */
+  readonly cwd: string;
   readonly options: Readonly<Record<string, unknown>>;
   readonly model: ModelInfo;
   readonly editFormat: string;
@@ -704,6 +706,8 @@ export interface Kit {
   version: string;
   /** Repository root (or the current directory without git). */
   root: string;
+  /** The directory coder was started in (for ACP, the session's folder): paths the user types are relative to it. */
+  cwd: string;
   /** The shared SEARCH/REPLACE matcher: every format's edits land through it. */
   matcher: Matcher;
   /** Standard failure reports, so formats render them alike. */

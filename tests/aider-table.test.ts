@@ -4,7 +4,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parseArgv } from "../core/cli/argv.ts";
+import { parseArgv } from "../core/config/argv.ts";
 import { BINARY } from "./engine-harness.ts";
 
 const DOC = readFileSync(join(import.meta.dir, "..", "docs", "aider.md"), "utf8");

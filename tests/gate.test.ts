@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { containmentProblem, forgetAnswers, Gate, type GateEvent, rememberedAnswers } from "../core/gate/gate.ts";
-import { NonInteractivePrompter, type Prompter, ScriptedPrompter } from "../core/term/confirm.ts";
+import { NonInteractivePrompter, type Prompter } from "../core/gate/prompter.ts";
+import { ScriptedPrompter } from "./support/scripted-prompter.ts";
 
 function tempRoot(): string {
   const root = realpathSync(mkdtempSync(join(tmpdir(), "coder-gate-")));

@@ -3,7 +3,7 @@
 // again"). A cancelled prompt answers No; shell commands, config changes and merge
 // conflicts are never allowed "always" (they keep their stricter rule).
 import type * as acp from "@agentclientprotocol/sdk";
-import type { Choice, ChooseOptions, Prompter } from "../term/confirm.ts";
+import type { Choice, ChooseOptions, Prompter } from "../gate/prompter.ts";
 
 /** Sends one permission request to the client. */
 export type AskClient = (request: Omit<acp.RequestPermissionRequest, "sessionId">) => Promise<acp.RequestPermissionResponse>;

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import type { App } from "../kernel.ts";
-import { createCoder } from "../cli/chat-modes.ts";
+import { createCoder } from "../chat/create.ts";
 import { Interrupted, exitCodeFor } from "../errors.ts";
 import type { EditorFiles } from "../edit/files.ts";
 import { mediaTypeOfFile } from "../chat/parts.ts";
@@ -157,7 +157,7 @@ export class AcpSession {
 
   private async start(): Promise<void> {
     const { app, record } = this.setup;
-    this.coder = await createCoder(app, this.output, this.totals, undefined, { prompter: this.prompter, editor: this.buffers });
+    this.coder = await createCoder(app, { out: this.output, totals: this.totals, prompter: () => this.prompter, editor: this.buffers });
     this.commands = new CoderSession(this.coder);
     if (record) this.restore(record);
     const start = this.coder.format.item.name;
@@ -262,8 +262,6 @@ export class AcpSession {
     this.prompter.begin();
     let stop: acp.StopReason = "end_turn";
     try {
-      // Paths the user types (/add src/x.ts) are relative to the session's folder.
-      process.chdir(this.setup.cwd);
       this.buffers.forget();
       const text = this.takeContent(blocks);
       trace("acp: prompt content taken");

@@ -3,7 +3,7 @@
 import type { Options } from "../config/options.ts";
 import type { ModelInfo } from "../plugin.ts";
 import type { Registry } from "../plugins/registry.ts";
-import type { SendResult, TurnResult } from "./coder.ts";
+import type { SendResult, TurnResult } from "./types.ts";
 
 /** The editor's model and edit format: options first, then the architect model's table entry; only a format that edits. */
 export function chooseEditor(options: Options, model: string, modelInfo: ModelInfo, architectFormat: string, registry: Registry): { model: string; editFormat: string } {

@@ -3,84 +3,31 @@
 // edits and commits (core/chat/reply/commit.ts), lints and tests, makes its offers
 // (core/chat/reply/offers.ts) or hands an architect's plan to an editor (core/chat/architect.ts);
 // whatever needs the model's attention comes back as the reflection, the next user message.
-import type { App } from "../kernel.ts";
 import { chooseEditor, runEditor } from "./architect.ts";
-import type { ChatFiles } from "./chat-files.ts";
 import { type Chunk, chunkMessages, countMessageTokens, renderTokenReport, tokenRows } from "./chunks.ts";
 import { lintAndTest, warmSyntaxCheck } from "./checks.ts";
 import { Interrupted, PluginError, UsageError } from "../errors.ts";
 import { chooseFence } from "../edit/fence.ts";
-import type { Gate } from "../gate/gate.ts";
-import type { GitRepo } from "../git/git.ts";
-import { ChatHistory, historyBudget, summariseHistory, summaryPrompt, type Transcript } from "./history.ts";
+import { ChatHistory, historyBudget, summariseHistory, summaryPrompt } from "./history.ts";
 import { CacheKeepalive } from "./keepalive.ts";
 import { fileMentions } from "./mentions.ts";
-import { notifyReplyDone } from "../term/notify.ts";
+import { notifyReplyDone } from "./notify.ts";
 import { resolveModelPath } from "../edit/paths.ts";
 import { checkModelTakesParts } from "./parts.ts";
-import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, PromptChunk, ToolCall, ToolSpec, TurnContext } from "../plugin.ts";
+import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelInfo, ModelRequest, PromptChunk, Session, ToolCall, ToolSpec, TurnContext } from "../plugin.ts";
 import * as prompt from "./prompt.ts";
 import { unsupportedReasoning } from "./reasoning.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
-import { editTargets, type FileStoreLike, parseReply, stageEdits } from "./reply/apply.ts";
+import { editTargets, parseReply, stageEdits } from "./reply/apply.ts";
 import { lastReplyDiff, writeAndCommit } from "./reply/commit.ts";
 import { offerMentions, runShellSuggestion } from "./reply/offers.ts";
-import { CoderSession } from "./session.ts";
+import type { ChatFiles } from "./chat-files.ts";
 import { InterruptedReply, streamReply } from "./stream.ts";
-import { type Output, replyCost, type Totals, type Usage } from "./events.ts";
+import { replyCost, type Usage } from "./events.ts";
+import type { CoderServices, CoderSetup, SendResult, TurnResult } from "./types.ts";
 import { trace } from "../trace.ts";
 import { answerDanglingToolCalls, answerToolCalls } from "./tool-answers.ts";
 import { ToolGathering } from "./tool-calls.ts";
-
-/** Everything a coder shares with the other coders of the session (architect and editor). */
-export interface CoderServices {
-  app: App;
-  out: Output;
-  files: FileStoreLike;
-  gate: Gate;
-  git: GitRepo | null;
-  transcript: Transcript;
-  /** Usage and cost over the whole session, every model included. */
-  totals: Totals;
-  /** Repository files (git ls-files, cached). */
-  listFiles(): Promise<string[]>;
-  /** The files the last reply wrote (any coder of the session), for `/diff`; unset until one did. */
-  lastReply?: LastReply;
-  /** The text of the last reply the model sent (any coder of the session). */
-  lastReplyText?: string;
-  /** The last failure the session reported, for `/report`. */
-  lastError?: string;
-}
-
-/** What the last reply that wrote files changed. */
-export interface LastReply {
-  /** Each file as it was before the reply and as the reply wrote it (null: missing / deleted). */
-  files: { path: string; before: string | null; after: string | null }[];
-  /** The commit holding the change; null when it stayed uncommitted (--no-auto-commits, or the commit failed). */
-  commit: string | null;
-}
-
-export interface CoderSetup {
-  model: string;
-  editFormat: string;
-  /** The editor step of architect: edit-only prompts, no repo map, fresh history. */
-  editor: boolean;
-  maxReflections: number;
-  chat: ChatFiles;
-}
-
-export interface TurnResult {
-  /** False when edits (or lint/tests) still failed when the budget ran out, or the request failed. */
-  ok: boolean;
-  reflections: number;
-}
-
-/** What one request leaves for the next: the reflection (the next user message), if any. */
-export interface SendResult {
-  reflection: string | null;
-  /** The reflection is a repair (failed edits, lint, tests), not just "I added files". */
-  failing: boolean;
-}
 
 export class Coder {
   readonly history = new ChatHistory();
@@ -96,6 +43,12 @@ export class Coder {
   /** Notices already given this session (a setting the model does not take is said once). */
   private readonly noticed = new Set<string>();
   private readonly providers: prompt.ContextProviders;
+  /**
+   * The slash-command session around a coder (core/chat/session.ts), for context providers'
+   * `onMessage`; set by whoever builds the coder (core/chat/create.ts), so the turn loop does
+   * not depend on the commands.
+   */
+  openSession: ((coder: Coder) => Session) | null = null;
   /** Tool providers' tools and the calls made for the current user request (core/chat/tool-calls.ts). */
   private gathering: ToolGathering | null = null;
   /** The repository's files, listed once per request (each listing costs a git call). */
@@ -188,7 +141,7 @@ export class Coder {
       answerDanglingToolCalls(this.history.cur);
       this.history.finishTurn();
       this.afterTurn();
-      if (!this.setup.editor) await notifyReplyDone(this.options, this.services.app.kit, (t) => this.services.out.warn(t));
+      if (!this.setup.editor) await notifyReplyDone(this.options, this.services.app.kit, (t) => this.services.out.warn(t), this.services.bell);
     }
   }
 
@@ -373,11 +326,11 @@ export class Coder {
 
   /** Context providers' `onMessage`: each may offer context for a request the user typed (e.g. the pages its URLs name). */
   private async offerContext(message: string): Promise<void> {
-    let session: CoderSession | undefined;
+    let session: Session | undefined;
     for (const entry of this.services.app.registry.context.values()) {
       const onMessage = entry.item.onMessage;
-      if (!onMessage) continue;
-      session ??= new CoderSession(this);
+      if (!onMessage || !this.openSession) continue;
+      session ??= this.openSession(this);
       const on = session;
       try {
         await guard(entry, "onMessage", () => onMessage.call(entry.item, message, on));
@@ -536,6 +489,7 @@ export class Coder {
     const { model, editFormat } = chooseEditor(this.options, this.model, this.modelInfo, this.format.item.name, this.services.app.registry);
     const editor = new Coder(this.services, { model, editFormat, editor: true, maxReflections: this.setup.maxReflections, chat: this.chat });
     editor.turnRequest = this.turnRequest;
+    editor.openSession = this.openSession;
     return runEditor(editor, plan, this.controller);
   }
 

@@ -1,7 +1,5 @@
 // What the engine tells the outside world, as typed events. The same events feed
 // the `--json` stream (one object per line, CLI.md) and the human renderers.
-import { pipeWriter } from "../term/safe.ts";
-
 import type { MatchRung } from "../plugin.ts";
 
 export interface Usage {
@@ -65,29 +63,6 @@ export interface Output {
   flush(): void;
 }
 
-/** One JSON object per line on stdout and nothing else; human text goes to stderr. */
-export class JsonOutput implements Output {
-  constructor(
-    private readonly write: (line: string) => void = pipeWriter(process.stdout),
-    private readonly writeErr: (text: string) => void = (t) => process.stderr.write(t),
-  ) {}
-
-  emit(event: CoderEvent): void {
-    // Costs are sums of float products: print them to the hundred-millionth of a dollar, not 0.012712000000000001.
-    const roundCost = (key: string, value: unknown) => (key === "cost" && typeof value === "number" ? Number(value.toFixed(8)) : value);
-    this.write(`${JSON.stringify({ ...event, time: new Date().toISOString() }, roundCost)}\n`);
-  }
-
-  print(text: string): void {
-    this.writeErr(text.endsWith("\n") ? text : `${text}\n`);
-  }
-
-  warn(text: string): void {
-    this.emit({ type: "warning", message: text });
-  }
-
-  flush(): void {}
-}
 
 /** USD cost of one reply from per-million prices (cached prompt tokens at the cache-read price when known). */
 export function replyCost(usage: Usage, prices: { input: number; output: number; cacheRead?: number }): number {

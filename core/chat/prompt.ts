@@ -14,7 +14,7 @@ import { mediaTokens } from "./parts.ts";
 import type { ChatMessage, ContextBlock, EditFormat, Fence, ModelInfo, TurnContext } from "../plugin.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
-import type { CoderServices, CoderSetup } from "./coder.ts";
+import type { CoderServices, CoderSetup } from "./types.ts";
 
 /** What a prompt is made of: one coder's services, setup, history, format and model. */
 export interface PromptSource {
@@ -28,8 +28,8 @@ export interface PromptSource {
 }
 
 /** The machine the commands will run on, as the system prompt tells the model. */
-export function platformLine(): string {
-  return `${platform()} ${arch()}, shell ${basename(process.env.SHELL ?? (platform() === "win32" ? "cmd" : "sh"))}`;
+export function platformLine(env: Readonly<Record<string, string | undefined>>): string {
+  return `${platform()} ${arch()}, shell ${basename(env.SHELL ?? (platform() === "win32" ? "cmd" : "sh"))}`;
 }
 
 /**
@@ -44,7 +44,7 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
   const readOnly = src.chat.readOnly.map((path) => ({ path, content: isAbsolute(path) ? files.readOutside(path) : files.read(path) }));
   const fence = chooseFence([...fileTexts, ...readOnly].map((f) => f.content ?? ""));
 
-  const platform = platformLine();
+  const platform = platformLine(app.env);
   const prompts = formatPrompts(src, fence, chatFiles, platform);
   const staticBlocks: ContextText[] = src.setup.editor ? [] : readOnly.filter((f) => f.content !== null).map((f) => readOnlyBlock(f.path, f.content as string, fence));
   const sessionBlocks: ContextText[] = [];

@@ -7,7 +7,7 @@ import { expandAlias } from "../config/aliases.ts";
 import { chooseEditor } from "./architect.ts";
 import { runLinters, syntaxCheck } from "./checks.ts";
 import { blockMessages } from "./chunks.ts";
-import { coerce } from "../cli/argv.ts";
+import { coerce } from "../config/argv.ts";
 import { configShowRows } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
 import { OPTION_BY_KEY, flagName } from "../config/options.ts";
@@ -34,6 +34,10 @@ export class CoderSession implements Session {
 
   get root(): string {
     return this.services.app.root;
+  }
+
+  get cwd(): string {
+    return this.services.app.cwd;
   }
 
   get options(): Readonly<Record<string, unknown>> {
@@ -80,7 +84,7 @@ export class CoderSession implements Session {
         else out.warn(outside ? `Cannot add ${typed}: not found, not a text file, or over the --max-file-size limit` : messageOf(error));
         continue;
       }
-      if (!all.includes(rel) && !existsSync(isAbsolute(typed) ? typed : resolve(process.cwd(), typed))) {
+      if (!all.includes(rel) && !existsSync(isAbsolute(typed) ? typed : resolve(this.services.app.cwd, typed))) {
         // A file named by basename only: pick it when it is unique in the repository.
         const guess = fileMentions(typed, all);
         if (guess.length === 1) rel = guess[0] as string;
@@ -142,7 +146,7 @@ export class CoderSession implements Session {
 
   /** The media type of a path as typed (from the working directory, else the root), or null. */
   private isMedia(typed: string) {
-    const fromCwd = isAbsolute(typed) ? typed : resolve(process.cwd(), typed);
+    const fromCwd = isAbsolute(typed) ? typed : resolve(this.services.app.cwd, typed);
     return mediaTypeOfFile(existsSync(fromCwd) ? fromCwd : join(this.root, typed));
   }
 

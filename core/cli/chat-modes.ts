@@ -1,37 +1,26 @@
-// Where a chat starts: `runCoder(app)` wires the file store, gate and git to a
-// Coder (core/chat/coder.ts) and runs one of the modes of CLI.md: the interactive
-// REPL, one-shot (`--message`, `--message-file`) or piped stdin.
-import { existsSync, readFileSync } from "node:fs";
-import { isAbsolute, join, resolve } from "node:path";
+// The command line's chat modes (CLI.md): the interactive REPL, one-shot
+// (`--message`, `--message-file`, piped stdin), --json, watch mode and the
+// single steps. It picks the output (JSON, plain or the terminal renderer) and
+// who answers the gate, builds the engine (core/chat/create.ts) and runs it;
+// signals end a run here, never below.
+import { readFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import type { App } from "../kernel.ts";
 import { exitCodeFor, Interrupted, UsageError } from "../errors.ts";
-import { type EditorFiles, FileStore, shapeOptions } from "../edit/files.ts";
-import { Gate, type GateEvent } from "../gate/gate.ts";
-import { GitRepo, type GitRepoOptions, gitProblem, listRepoFiles, offerRepository } from "../git/git.ts";
-import type { IgnoreRules } from "../edit/ignore-rules.ts";
-import { loadTranscript, Transcript } from "../chat/history.ts";
-import { mediaTypeOfFile } from "../chat/parts.ts";
+import { chatHistoryPath, createCoder } from "../chat/create.ts";
+import { loadTranscript } from "../chat/history.ts";
 import { messageOf } from "../plugins/registry.ts";
-import { askCommitMessage } from "../chat/reply/commit.ts";
-import { recoverInterruptedWrite } from "../git/recover.ts";
 import { CoderSession } from "../chat/session.ts";
 import { runSteps, wantsStep } from "./steps.ts";
-import { fileScope } from "../chat/subtree.ts";
 import type { AiCommentWatch } from "../watch/index.ts";
-import { NonInteractivePrompter, type Prompter, TerminalPrompter } from "../term/confirm.ts";
-import { JsonOutput, type Output, type Totals } from "../chat/events.ts";
-import { recordingOutput } from "../chat/record.ts";
+import { NonInteractivePrompter } from "../gate/prompter.ts";
+import { TerminalPrompter } from "../term/confirm.ts";
+import type { Output, Totals } from "../chat/events.ts";
+import { JsonOutput } from "../term/json-output.ts";
 import { PlainOutput } from "../term/render.ts";
 import { wantsColour, type Theme } from "../term/style.ts";
 import { setTracing, trace } from "../trace.ts";
-import { ChatFiles, readOnlyPath } from "../chat/chat-files.ts";
-import { Coder, type CoderServices } from "../chat/coder.ts";
-
-/** Conventions files read (read-only) by default when present at the root. */
-export const DEFAULT_READ_ONLY = ["AGENTS.md", "CONVENTIONS.md"];
-
-/** The model when neither flags, config nor env name one. */
-export const FALLBACK_MODEL = "openai/gpt-4.1";
+import type { Coder } from "../chat/coder.ts";
 
 const HANDLED_SIGNALS: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
 const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
@@ -69,7 +58,18 @@ export async function runCoder(app: App): Promise<number> {
     // while the coder is built.
     const replModule = message === null && !step && !watchOnly ? import("../term/repl.ts") : null;
     trace("runCoder: start");
-    coder = await createCoder(app, out, totals, screen);
+    coder = await createCoder(app, {
+      out,
+      totals,
+      // The bell goes to the terminal, never into --json's stdout or a pipe.
+      bell: () => {
+        if (process.stdout.isTTY && !o.json) process.stdout.write("\x07");
+      },
+      prompter: ({ transcript, out: recorded }) =>
+        app.interactive
+          ? new TerminalPrompter({ theme: screen.theme, settled: screen.settled, interrupted: (question) => transcript.note(`${question} No (Ctrl-C)`) })
+          : new NonInteractivePrompter((text) => recorded.warn(text)),
+    });
     trace("runCoder: coder ready");
     const files = [...coder.chat.editable];
     out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
@@ -162,181 +162,9 @@ async function oneShotMessage(app: App): Promise<string | null> {
   return text;
 }
 
-/** What a front end without a terminal (the ACP agent) hands in: who answers the gate, and the editor's buffers. */
-export interface FrontEnd {
-  prompter?: Prompter;
-  editor?: EditorFiles;
-}
-
-/** Build the services and the main coder: file store, git, gate, chat files, read-only files. */
-export async function createCoder(app: App, screenOut: Output, totals: Totals, screen?: Screen, front: FrontEnd = {}): Promise<Coder> {
-  const o = app.settings.options;
-  const root = app.root;
-  const chat = new ChatFiles();
-  let git: GitRepo | null = null;
-  // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
-  let rules: IgnoreRules | null = null;
-  const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
-  const files = new FileStore(root, { isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor });
-  const transcript = new Transcript(chatHistoryPath(app));
-  // The transcript hears edits, commits and answers too, not only the conversation.
-  const out = recordingOutput(screenOut, transcript);
-  const model = chooseModel(app, (text) => out.warn(text));
-  const prompter = front.prompter ?? (app.interactive
-    ? new TerminalPrompter({ theme: screen?.theme ?? null, settled: screen?.settled, interrupted: (question) => transcript.note(`${question} No (Ctrl-C)`) })
-    : new NonInteractivePrompter((text) => out.warn(text)));
-  const gate = new Gate({
-    root,
-    yesAlways: o.yesAlways,
-    allowShellTrusted: o.allowShell === true,
-    prompter,
-    events: (e) => reportGateEvent(e, out, transcript),
-    check: (rel) => files.check(rel),
-    conflicted: (rel) => git?.unmergedFiles().has(files.canonical(rel)) ?? false,
-  });
-  const gitOptions: GitRepoOptions = {
-    notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
-    verify: o.verify,
-    commitTimeoutMs: o.commitTimeout * 1000,
-    writeMessage: async (messages) => askCommitMessage(app.kit, weakModelOf(app, model), messages, o),
-  };
-  if (o.git) {
-    if (app.gitRoot !== null) {
-      // A repository git will not serve ("dubious ownership", no git on PATH) must not silently lose the safety net.
-      const problem = await gitProblem(root);
-      if (problem) throw new UsageError(`${root} is a git repository, but git cannot be used there: ${problem}. Fix that, or run with --no-git to work without commits`);
-      git = await GitRepo.open(root, gitOptions);
-    }
-    // No repository: interactive mode offers to create one (CLI.md, issue 6).
-    else if (app.interactive) git = await offerRepository(root, (q) => gate.confirm(q, { key: "git:init" }), gitOptions);
-  }
-  const useGit = git !== null;
-  if (!useGit) rules = new (await import("../edit/ignore-rules.ts")).IgnoreRules(root);
-  // An earlier run stopped between its writes and its commit: settle that first.
-  await recoverInterruptedWrite({ root, git, files, gate, interactive: app.interactive, yesAlways: o.yesAlways, print: (t) => out.print(t), warn: (t) => out.warn(t) });
-
-  const { ignoreFile } = fileScope(o, root, process.cwd());
-  const listFiles = () => listRepoFiles(root, { git: useGit, ignoreFile });
-  const services: CoderServices = {
-    app,
-    out,
-    files,
-    gate,
-    git,
-    transcript,
-    totals,
-    listFiles,
-  };
-
-  for (const typed of app.settings.positionals) {
-    const rel = files.toRelative(typed);
-    // Images and PDFs join the chat read-only: the model sees them and never edits them.
-    if (mediaTypeOfFile(join(root, rel))) {
-      chat.addReadOnly(rel);
-      continue;
-    }
-    const problem = files.check(rel);
-    if (problem) throw new UsageError(`cannot add ${typed} to the chat: ${problem}`);
-    chat.add(rel);
-  }
-  addReadOnlyFiles(app, files, chat, isIgnored, out);
-
-  namingSource(app, "model", () => app.registry.adapterFor(model)); // unknown provider: a usage error now, not at the first request
-  const info = app.registry.modelInfo(model);
-  const editFormat = o.editFormat ?? info.editFormat;
-  namingSource(app, "editFormat", () => app.registry.formatEntry(editFormat));
-  // The weak and editor settings are used later (a commit message, architect's hand-off); a typo in
-  // them is a usage error now, before a request is paid for, not a silent fallback or a late exit 2.
-  if (o.weakModel) namingSource(app, "weakModel", () => app.registry.adapterFor(o.weakModel!));
-  if (o.editorModel) namingSource(app, "editorModel", () => app.registry.adapterFor(o.editorModel!));
-  if (o.editorEditFormat) namingSource(app, "editorEditFormat", () => app.registry.formatEntry(o.editorEditFormat!));
-  const coder = new Coder(services, { model, editFormat, editor: false, maxReflections: Math.max(0, o.maxReflections), chat });
-  services.transcript.sessionStart();
-  // CLI.md: asks in interactive mode, does it with --yes-always, and leaves .gitignore alone otherwise.
-  if (git && !o.dryRun && (app.interactive || o.yesAlways)) {
-    try {
-      await git.ensureGitignore((question) => gate.confirm(question, { key: "gitignore:.coder" }));
-    } catch (error) {
-      out.warn(`Could not update .gitignore: ${messageOf(error)}`);
-    }
-  }
-  return coder;
-}
-
-/**
- * `--read` / `read` files (inside or outside the repository) and the default conventions
- * files join the chat read-only. A file the repository ignores is never sent because the
- * repository's own config asks for it: only the user can name one (flag, env, global config).
- */
-function addReadOnlyFiles(app: App, files: FileStore, chat: ChatFiles, isIgnored: (rel: string) => boolean, out: Output): void {
-  const source = app.settings.provenance.read ?? "";
-  const shown = source.startsWith("flag ") || source === "default" ? "--read" : `read (${source})`;
-  const fromProject = app.settings.fromProject.includes("read");
-  for (const typed of app.settings.options.read) {
-    const path = readOnlyPath(files, typed);
-    const readable = (p: string) => (isAbsolute(p) ? files.readOutside(p) : files.read(p)) !== null || mediaTypeOfFile(resolve(app.root, p)) !== null;
-    if (path === null || !readable(path)) {
-      out.warn(`${shown} ${typed}: not found, not a text file, or over the --max-file-size limit`);
-      continue;
-    }
-    if (fromProject && !isAbsolute(path) && isIgnored(files.canonical(path))) {
-      out.warn(`${shown} ${typed}: not sent, because the repository ignores it (.gitignore); name it with --read or /read-only to send it`);
-      continue;
-    }
-    chat.addReadOnly(path);
-  }
-  for (const name of DEFAULT_READ_ONLY) {
-    if (chat.editable.includes(name) || !existsSync(join(app.root, name)) || files.read(name) === null || isIgnored(files.canonical(name))) continue;
-    chat.addReadOnly(name);
-  }
-}
-
-function weakModelOf(app: App, model: string): string {
-  return app.settings.options.weakModel ?? app.registry.modelInfo(model).weakModel ?? model;
-}
-
-/**
- * `--model`, else the model the API keys present point at (the model adapters know which
- * key means which provider), else FALLBACK_MODEL with a warning naming the keys to set.
- */
-export function chooseModel(app: App, warn: (text: string) => void): string {
-  const o = app.settings.options;
-  if (o.model) return o.model;
-  const adapters = [...app.registry.models.values()].map((entry) => entry.item);
-  for (const adapter of adapters) {
-    const model = adapter.defaultModel?.(app.env);
-    if (model) return model;
-  }
-  if (!o.apiKey) {
-    const keys = [...new Set(adapters.flatMap((a) => a.defaultModelKeys ?? []))];
-    if (keys.length) warn(`no API key found: set ${keys.join(", ")} (in the environment or the repository's .env), or choose a model with --model (e.g. ollama/qwen2.5-coder)`);
-  }
-  return FALLBACK_MODEL;
-}
-
-function chatHistoryPath(app: App): string {
-  const o = app.settings.options;
-  // resolve, not join: an absolute --chat-history-file is used as given, not re-rooted inside the repository.
-  return o.chatHistoryFile ? resolve(app.root, o.chatHistoryFile) : join(app.root, ".coder", "chat.history.md");
-}
-
 function inputHistoryPath(app: App): string {
   const o = app.settings.options;
   return o.inputHistoryFile ? resolve(app.root, o.inputHistoryFile) : join(app.root, ".coder", "input.history");
-}
-
-function reportGateEvent(event: GateEvent, out: Output, transcript: Transcript): void {
-  switch (event.type) {
-    case "notice":
-      out.warn(event.text);
-      return;
-    case "answer":
-      // Seen by the user already; the transcript keeps what was answered (Esc and Ctrl-C are No).
-      if (event.how === "asked") transcript.note(`${event.question} ${event.answer ? "Yes" : "No"}`);
-      return;
-    case "refused":
-      return; // refusals reach the model and the edit events
-  }
 }
 
 /** `--restore-chat-history`: the previous transcript becomes the done history, summarised if it is too long. */
@@ -366,22 +194,4 @@ async function startWatch(app: App, coder: Coder, out: Output): Promise<AiCommen
   const watch = new AiCommentWatch(app, coder, out);
   await watch.start();
   return watch;
-}
-
-/**
- * Run a lookup of the setting `key`; when it fails, say where the value came from
- * (a config file's line, an env var), so the user knows which file to fix.
- */
-function namingSource(app: App, key: "model" | "editFormat" | "weakModel" | "editorModel" | "editorEditFormat", lookup: () => unknown): void {
-  try {
-    lookup();
-  } catch (error) {
-    const source = app.settings.provenance[key];
-    if (!(error instanceof UsageError) || !source || source === "default") throw error;
-    if (source.startsWith("flag ")) {
-      if (key === "model" || key === "editFormat") throw error;
-      throw new UsageError(`${error.message} (${source})`);
-    }
-    throw new UsageError(`${error.message}; ${key} is set in ${source}`);
-  }
 }

@@ -4,13 +4,12 @@
 // a version pin this binary does not satisfy) is one failed check, not the end
 // of the run (exit 2, as for any config error; other problems exit 1). With
 // --json the same report is one JSON document on one line (DoctorReport).
-import type { App } from "../kernel.ts";
+import type { App, Loaded } from "../kernel.ts";
 import { type LayerKind, displayPath, isProjectLayer } from "../config/config.ts";
 import { displayOrigin, firstLine } from "../plugins/loader.ts";
 import { gitProblem } from "../git/git.ts";
 import { readJournal } from "../edit/journal.ts";
 import { guard, messageOf } from "../plugins/registry.ts";
-import type { Loaded } from "./dispatch.ts";
 import { stateDirProblem } from "../edit/state.ts";
 
 export interface GrammarCheck {

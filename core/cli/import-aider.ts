@@ -7,7 +7,7 @@ import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { applyEdits, modify, parse } from "jsonc-parser";
 import { parse as parseYaml } from "yaml";
-import { coerce } from "./argv.ts";
+import { coerce } from "../config/argv.ts";
 import { displayPath, findGitRoot, PROJECT_FILE, parseDotenv } from "../config/config.ts";
 import { describeTrustKeys } from "../config/trust.ts";
 import { ConfigError, UsageError } from "../errors.ts";

@@ -5,14 +5,13 @@
 import { writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Node } from "jsonc-parser";
-import type { App } from "../kernel.ts";
+import type { App, Loaded } from "../kernel.ts";
 import { PROJECT_FILE, displayPath } from "../config/config.ts";
 import { RuntimeFailure, UsageError } from "../errors.ts";
 import { displayOrigin, hashPluginFile } from "../plugins/loader.ts";
 import type { ModelInfo, TurnContext } from "../plugin.ts";
 import { ITEM_KINDS, type ItemKind, defaultModelInfo, guard } from "../plugins/registry.ts";
 import { reasoningColumn } from "../chat/reasoning.ts";
-import type { Loaded } from "./dispatch.ts";
 
 const HEADINGS: Record<ItemKind, string> = {
   formats: "Edit formats",

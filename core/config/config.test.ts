@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { parseArgv } from "../cli/argv.ts";
+import { parseArgv } from "./argv.ts";
 import { checkVersionPins, isSemverRange, keysNeedingTrust, mergeSettings, readDotenv, type ConfigLayer } from "./config.ts";
 import { jsonSchema, parseConfigText } from "./config-file.ts";
 import { ConfigError } from "../errors.ts";

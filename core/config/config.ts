@@ -5,10 +5,24 @@
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import type { Settings } from "../kernel.ts";
-import type { ParsedArgv, SourceValues } from "../cli/argv.ts";
+import type { ParsedArgv, SourceValues } from "./argv.ts";
 import { ConfigError } from "../errors.ts";
 import { OPTION_BY_KEY, OPTION_SPECS, type Options, type PluginRef } from "./options.ts";
+
+
+/** The merged settings: every option with where its value came from. */
+export interface Settings {
+  /** Every option of core/config/options.ts, defaults applied; `editFormat` is "architect" with `--architect`. */
+  options: Options;
+  /** Where each effective value came from: "default", "flag --x", "env CODER_X", "<file>:<line>". */
+  provenance: Record<string, string>;
+  /** Command-line positionals (FILEs; after a subcommand name is removed). */
+  positionals: string[];
+  /** The config files that were read, lowest precedence first. */
+  configFiles: string[];
+  /** Keys whose effective value comes from the repository's own config (.coder.json, .coder.local.json), not the user. */
+  fromProject: string[];
+}
 
 export type LayerKind = "global" | "project" | "local" | "explicit";
 

@@ -174,10 +174,3 @@ export function describeTrustKeys(keys: readonly string[]): string {
 
 /** A trust key that stands for a base URL in the repository's .env (config.ts dotenvTrustKeys). */
 const isDotenvKey = (key: string) => key.startsWith(".env ");
-
-/** A yes/no question on stderr, answered on stdin (default no), in the style of every confirmation (core/term/confirm.ts). */
-
-export async function askYesNo(question: string): Promise<boolean> {
-  const [{ askYesNoOnTerminal }, { makeTheme, wantsColour }] = await Promise.all([import("../term/confirm.ts"), import("../term/style.ts")]);
-  return askYesNoOnTerminal(question, wantsColour(process.env, undefined, Boolean(process.stderr.isTTY)) ? makeTheme() : null);
-}

@@ -73,6 +73,8 @@ export interface WriteReport {
 }
 
 export interface FileStoreOptions {
+  /** Where paths the user types are relative to (default: the root). */
+  cwd?: string;
   /** True when git ignores the (repository-relative) path. */
   isIgnored?: (rel: string) => boolean;
   /** Files added read-only (`--read`): never written. */
@@ -229,8 +231,8 @@ export class FileStore {
     return this.opts.maxBytes ?? DEFAULT_MAX_FILE_BYTES;
   }
 
-  /** A path typed by the user (relative to `cwd`) as a repository-relative path; UsageError when outside. */
-  toRelative(pathAsTyped: string, cwd: string = process.cwd()): string {
+  /** A path typed by the user (relative to `cwd`, by default the store's) as a repository-relative path; UsageError when outside. */
+  toRelative(pathAsTyped: string, cwd: string = this.opts.cwd ?? this.root): string {
     const abs = resolve(cwd, pathAsTyped);
     let rel = relative(this.root, abs);
     if (rel.startsWith("..") || isAbsolute(rel)) {

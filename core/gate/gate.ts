@@ -6,7 +6,7 @@ import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { LOCAL_FILE, PROJECT_FILE } from "../config/config.ts";
 import { replaceRecord } from "../edit/state.ts";
-import type { Choice, Prompter } from "../term/confirm.ts";
+import type { Choice, Prompter } from "./prompter.ts";
 
 /** One remembered "Don't ask again" answer (always a no). */
 export interface RememberedAnswer {

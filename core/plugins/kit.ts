@@ -14,6 +14,8 @@ export interface KitDeps {
   version: string;
   /** Repository root (or the current directory without git). */
   root: string;
+  /** Where typed paths are relative to (default: the root). */
+  cwd?: string;
   matcher: Matcher;
   reports: Reports;
   /** core/chat/tokens.ts `countTokens`. */
@@ -39,6 +41,7 @@ export function createKit(deps: KitDeps): Kit {
     apiVersion: 1,
     version: deps.version,
     root,
+    cwd: deps.cwd ?? root,
     matcher: deps.matcher,
     reports: deps.reports,
     FormatError,

@@ -8,13 +8,20 @@ import { pathToFileURL } from "node:url";
 import { displayPath } from "../config/config.ts";
 import { ConfigError, PluginError, UsageError } from "../errors.ts";
 import type { PluginRef } from "../config/options.ts";
-import type { Kit, Logger, PluginObject } from "../plugin.ts";
+import type { Kit, Logger, Plugin, PluginObject } from "../plugin.ts";
 import { type Registry, messageOf } from "./registry.ts";
 
 /** The plugin API version this kernel implements. */
 export const API_VERSION = 1;
 
 /** One plugin to load. */
+/** A plugin shipped in the binary; main.ts hands the list (builtins.ts) to the kernel. */
+export interface BuiltinPlugin {
+  /** Shown as the origin in `coder plugins`. */
+  origin: string;
+  load: () => Promise<{ default: Plugin }>;
+}
+
 export interface PluginSource {
   /** "built-in:formats/editblock" or an absolute file path. */
   origin: string;

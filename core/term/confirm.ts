@@ -1,68 +1,11 @@
-// How a confirmation question reaches a person: Aider's one-keystroke prompt
-// ("Allow edits to a.py? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: ") in a
-// terminal, a plain line prompt with --no-pretty or NO_COLOR, and a non-interactive
-// answer ("no", said out loud) everywhere else. The gate (core/gate/gate.ts) decides what to
-// ask; this module only asks.
+// How a confirmation question reaches a person at a terminal: Aider's one-keystroke
+// prompt ("Allow edits to a.py? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: "),
+// or a plain line prompt with --no-pretty or NO_COLOR. The gate (core/gate/gate.ts)
+// decides what to ask; core/gate/prompter.ts has the choices and the non-interactive answer.
 import { Interrupted } from "../errors.ts";
+import { CHOICE_KEYS, CHOICE_LABELS, type Choice, type ChooseOptions, choiceLine, choiceOf, type Prompter } from "../gate/prompter.ts";
 import { terminalSafe } from "./safe.ts";
 import type { Theme } from "./style.ts";
-
-/**
- * The answers every confirmation offers. `all` / `skip-all` answer the rest of
- * a group of questions too; `never` ("Don't ask again") answers no and is
- * remembered per repository by the gate.
- */
-export type Choice = "yes" | "no" | "all" | "skip-all" | "never";
-
-/** Labels, in the order they are shown; the capital letter is the key. */
-export const CHOICE_LABELS: Record<Choice, string> = {
-  yes: "Yes",
-  no: "No",
-  all: "All",
-  "skip-all": "Skip all",
-  never: "Don't ask again",
-};
-
-const CHOICE_KEYS: Record<Choice, string> = { yes: "y", no: "n", all: "a", "skip-all": "s", never: "d" };
-
-export interface ChooseOptions {
-  /** What Enter answers (default: yes when offered). */
-  default?: Choice;
-  /** What the question is about (`edit:<path>`, `shell:<command>`, ...), as the gate remembers it. */
-  key?: string;
-}
-
-/**
- * Asks one question and returns one of `choices`.
- *
- * @example
- * const answer = await prompter.choose("Edit src/app.ts (not in the chat)?", ["yes", "no", "never"]);
- */
-export interface Prompter {
-  /** True when a person answers (a terminal); false when answers are automatic. */
-  readonly interactive: boolean;
-  choose(question: string, choices: readonly Choice[], detail?: string, options?: ChooseOptions): Promise<Choice>;
-}
-
-/** Where a prompter may say things (stderr by default, so `--json` stdout stays clean). */
-export type Say = (text: string) => void;
-
-const sayOnStderr: Say = (text) => {
-  process.stderr.write(text.endsWith("\n") ? text : `${text}\n`);
-};
-
-/** "(Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: " for these choices. */
-export function choiceLine(choices: readonly Choice[], fallback: Choice): string {
-  const labels = choices.map((c) => `(${CHOICE_LABELS[c][0]})${CHOICE_LABELS[c].slice(1)}`);
-  return `${labels.join("/")} [${CHOICE_LABELS[fallback]}]: `;
-}
-
-/** The choice a typed answer names ("y", "Yes", "skip all"), the default for an empty one; null when it names none. */
-export function choiceOf(typed: string, choices: readonly Choice[], fallback: Choice): Choice | null {
-  const t = typed.trim().toLowerCase();
-  if (!t) return fallback;
-  return choices.find((c) => CHOICE_KEYS[c] === t[0] && (t.length === 1 || CHOICE_LABELS[c].toLowerCase().startsWith(t))) ?? null;
-}
 
 export interface TerminalPrompterOptions {
   /** Colours for the question; null: a plain line prompt (--no-pretty, NO_COLOR). */
@@ -204,33 +147,3 @@ export async function askYesNoOnTerminal(question: string, theme: Theme | null, 
   }
 }
 
-/**
- * No one to ask (piped, `--message`, `--json`, CI): every question is answered
- * "no", and the question and the answer are said (on stderr by default) so a
- * log shows why nothing happened.
- */
-export class NonInteractivePrompter implements Prompter {
-  readonly interactive = false;
-
-  constructor(private readonly say: Say = sayOnStderr) {}
-
-  async choose(question: string, choices: readonly Choice[]): Promise<Choice> {
-    this.say(`${question} -> no (not interactive: nobody to ask; see --yes-always)`);
-    return choices.includes("no") ? "no" : "skip-all";
-  }
-}
-
-/** A prompter that answers from a script, for tests: one answer per question, "no" when exhausted. */
-export class ScriptedPrompter implements Prompter {
-  readonly interactive = true;
-  readonly asked: string[] = [];
-
-  constructor(private readonly answers: Choice[]) {}
-
-  async choose(question: string, choices: readonly Choice[]): Promise<Choice> {
-    this.asked.push(question);
-    const next = this.answers.shift() ?? "no";
-    if (!choices.includes(next)) throw new Error(`scripted answer ${next} is not offered for: ${question}`);
-    return next;
-  }
-}

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { EditOutcome } from "../plugin.ts";
 import { CoderCompletions, identifiersIn } from "./completions.ts";
-import { choiceLine, choiceOf, keyAnswer } from "./confirm.ts";
+import { choiceLine, choiceOf } from "../gate/prompter.ts";
+import { keyAnswer } from "./confirm.ts";
 import { failureSummary } from "../chat/failures.ts";
 import { HistorySearch } from "./history-search.ts";
 import { recordingOutput } from "../chat/record.ts";

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { JsonOutput, replyCost, usageLine } from "../chat/events.ts";
+import { replyCost, usageLine } from "../chat/events.ts";
+import { JsonOutput } from "./json-output.ts";
 import { PlainOutput, terminalSafe } from "./render.ts";
 
 

@@ -41,6 +41,7 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
   const model = (): ModelInfo => ({ name: state.model, contextWindow: 1000, maxOutput: 100, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" } });
   const session: Session = {
     root,
+    cwd: root,
     options: { editFormat: "ask" },
     get model() {
       return model();

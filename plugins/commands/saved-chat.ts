@@ -28,7 +28,7 @@ export function savedChatCommands(kit: Kit): SlashCommand[] {
     run(arg, s) {
       const file = arg.trim();
       if (!file) return s.warn("Usage: /save FILE");
-      const target = resolve(process.cwd(), file);
+      const target = resolve(s.cwd, file);
       // Written whole or not at all: a temp file beside it, then a rename.
       const temp = `${target}.${process.pid}.tmp`;
       writeFileSync(temp, savedChat(s, kit.version));
@@ -47,7 +47,7 @@ export function savedChatCommands(kit: Kit): SlashCommand[] {
       if (!s.runCommand) return s.warn("This session cannot run commands from a file.");
       let text: string;
       try {
-        text = readFileSync(resolve(process.cwd(), file), "utf8");
+        text = readFileSync(resolve(s.cwd, file), "utf8");
       } catch (error) {
         return s.warn(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(error)}`);
       }

@@ -25,7 +25,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     if (state) return state;
     let configs: ReturnType<typeof configuredServers> = [];
     try {
-      configs = configuredServers(options, process.env, kit.root, process.cwd());
+      configs = configuredServers(options, process.env, kit.root, kit.cwd);
     } catch (error) {
       if (!(error instanceof McpConfigError)) throw error;
       configProblem = error.message;

@@ -18,6 +18,7 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     apiVersion: 1,
     version: "0.0.0-test",
     root,
+    cwd: root,
     matcher,
     reports,
     FormatError,

@@ -7,7 +7,8 @@ import { Gate } from "../../gate/gate.ts";
 import type { Edit, EditFormat, ModelReply } from "../../plugin.ts";
 import type { Registered } from "../../plugins/registry.ts";
 import { lineDelta, parseReply, stageEdits } from "./apply.ts";
-import { type Choice, ScriptedPrompter } from "../../term/confirm.ts";
+import type { Choice } from "../../gate/prompter.ts";
+import { ScriptedPrompter } from "../../../tests/support/scripted-prompter.ts";
 
 interface LineEdit extends Edit {
   search: string;

@@ -11,7 +11,7 @@ import { messageOf } from "../../plugins/registry.ts";
 import { type AppliedReply, isStale, outcomeDetail } from "./apply.ts";
 import { failureSummary } from "../failures.ts";
 import { trace } from "../../trace.ts";
-import type { CoderServices } from "../coder.ts";
+import type { CoderServices } from "../types.ts";
 
 /** Who commits, and for which request. */
 export interface CommitAuthor {

@@ -6,7 +6,7 @@ import { blockMessages } from "../chunks.ts";
 import type { ChatHistory } from "../history.ts";
 import { fileMentions } from "../mentions.ts";
 import { askAboutOutput } from "../shell-output.ts";
-import type { CoderServices, SendResult } from "../coder.ts";
+import type { CoderServices, SendResult } from "../types.ts";
 
 /** Run a shell command of the chat once the gate allows it: its exit code and output (stdout, then stderr); null when refused. */
 export async function runPermittedCommand(services: CoderServices, command: string): Promise<{ code: number; output: string } | null> {

@@ -3,7 +3,7 @@
 // --help text. Light on purpose: `--version` and `--help` load nothing else.
 import { parseArgs } from "node:util";
 import { ConfigError, UsageError } from "../errors.ts";
-import { OPTION_SPECS, type OptionSpec, envName, flagName } from "../config/options.ts";
+import { OPTION_SPECS, type OptionSpec, envName, flagName } from "./options.ts";
 
 /** Values from one source (flags or env), keyed by option key, with where each came from. */
 export interface SourceValues {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, UsageError } from "../errors.ts";
 import { parseArgv, readEnvOptions } from "./argv.ts";
-import { helpText } from "./help.ts";
-import { OPTIONS, type OptionSpec, envName, flagName } from "../config/options.ts";
+import { helpText } from "../cli/help.ts";
+import { OPTIONS, type OptionSpec, envName, flagName } from "./options.ts";
 
 describe("parseArgv", () => {
   test("long, short, alias, --no- and repeatable flags map onto option keys with their spelling", () => {

@@ -7,13 +7,10 @@ export interface NotifyOptions {
   notificationsCommand?: string;
 }
 
-/** Ring the bell, or run the notification command (its failure is only a warning). */
-export async function notifyReplyDone(o: NotifyOptions, kit: Kit, warn: (text: string) => void): Promise<void> {
+/** Ring the front end's bell, or run the notification command (its failure is only a warning). */
+export async function notifyReplyDone(o: NotifyOptions, kit: Kit, warn: (text: string) => void, bell: () => void): Promise<void> {
   if (!o.notifications) return;
-  if (!o.notificationsCommand) {
-    if (process.stdout.isTTY) process.stdout.write("\x07");
-    return;
-  }
+  if (!o.notificationsCommand) return bell();
   const r = await kit.run(o.notificationsCommand, { timeoutMs: 10_000 });
   if (r.code !== 0) warn(`--notifications-command failed (exit code ${r.code}): ${`${r.stderr}${r.stdout}`.trim().split("\n")[0] ?? ""}`);
 }

@@ -1,0 +1,111 @@
+// The command line's settings step: config files, environment (CODER_*, .env) and
+// flags merged with their provenance, version pins checked, and trust decided
+// (asking on the terminal when there is one). Front ends (the CLI, the ACP agent)
+// start here; the result (Loaded) goes to core/plugins/assemble.ts.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { BuiltinPlugin } from "../plugins/loader.ts";
+import type { ConfigProblem, Loaded } from "../kernel.ts";
+import { type ParsedArgv, readEnvOptions } from "../config/argv.ts";
+import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys } from "../config/config.ts";
+import { expandModelAliases } from "../config/aliases.ts";
+import { checkStateDir } from "../edit/state.ts";
+import type { Logger } from "../plugin.ts";
+import { messageOf } from "../plugins/registry.ts";
+import { decideTrust, projectConfigHash, rememberedTrust } from "../config/trust.ts";
+
+export interface RunInput {
+  version: string;
+  args: ParsedArgv;
+  /** plugins, plugin, config, models, map, doctor, mcp; undefined for a chat. */
+  subcommand?: string;
+  /** Positionals after the subcommand name (or all of them for a chat). */
+  rest: string[];
+  builtins: () => Promise<BuiltinPlugin[]>;
+  /** The folder the settings are read for (default: the process's); `coder acp` loads one per session. */
+  cwd?: string;
+}
+
+/** Warnings and errors on stderr, one line each; debug only with --verbose. */
+export function stderrLogger(verbose: () => boolean, quiet = false): Logger {
+  const write = (prefix: string, message: string) => process.stderr.write(`${prefix}${message}\n`);
+  return {
+    debug: (m) => verbose() && write("coder: debug: ", m),
+    info: (m) => !quiet && write("coder: ", m),
+    warn: (m) => write("coder: warning: ", m),
+    error: (m) => write("coder: error: ", m),
+  };
+}
+
+/** Config files, env and flags merged; version pins checked; trust decided. */
+export async function loadSettings(input: RunInput): Promise<Loaded> {
+  const cwd = input.cwd ?? process.cwd();
+  const processEnv = process.env as Record<string, string | undefined>;
+  const gitRoot = findGitRoot(cwd);
+  const root = gitRoot ?? cwd;
+  // Before anything writes a record: a cloned repository must not point .coder/ elsewhere (doctor reports it instead).
+  if (input.subcommand !== "doctor") checkStateDir(root);
+  const envValues = readEnvOptions(processEnv);
+  const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
+  const files = lookupConfigFiles(root, processEnv, explicit, cwd);
+  // `coder doctor` reports a config file it cannot use as a failed check and goes on without it; everything else stops at it.
+  const configErrors: ConfigProblem[] = [];
+  const usable = (f: { file: string; kind: LayerKind }, check: () => void): boolean => {
+    try {
+      check();
+      return true;
+    } catch (error) {
+      if (input.subcommand !== "doctor") throw error;
+      configErrors.push({ file: f.file, kind: f.kind, message: messageOf(error) });
+      return false;
+    }
+  };
+  let layers: ConfigLayer[] = [];
+  if (files.length) {
+    const { readConfigFile } = await import("../config/config-file.ts");
+    for (const f of files) usable(f, () => layers.push(readConfigFile(f.file, f.kind)));
+  }
+  layers = layers.filter((layer) => usable(layer, () => checkVersionPins([layer], input.version, cwd)));
+  const merge = (drop?: Set<string>) => mergeSettings({ layers, env: envValues, argv: input.args, positionals: input.rest, drop, cwd });
+  let settings = merge();
+  const options = settings.options;
+  const log = stderrLogger(() => settings.options.verbose === true, options.json === true);
+  const configDir = globalConfigDir(processEnv);
+  // A base URL in the repository's .env needs trust like a config key: it could send the user's key elsewhere.
+  const dotenv = readDotenv(root);
+  const trustKeys = [...keysNeedingTrust(layers), ...dotenvTrustKeys(dotenv.bases)];
+  // Questions on the terminal only in a conversation: not with --message, --message-file or --json.
+  const conversational = !options.message && !options.messageFile && !options.json;
+  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && conversational;
+  let trusted = trustKeys.length === 0 || options.trust === true;
+  // Reading or showing the config needs no trust; everything that loads plugins or runs a chat does.
+  const needsDecision = input.subcommand !== "config" && input.subcommand !== "doctor" && !(input.subcommand === "plugins" && input.rest[0] === "pin");
+  if (needsDecision) {
+    trusted = await decideTrust({
+      root,
+      configDir,
+      layers,
+      keys: trustKeys,
+      trustFlag: options.trust === true,
+      canAsk: Boolean(process.stdin.isTTY && process.stderr.isTTY) && conversational,
+      ask: askYesNo,
+      warn: log.warn,
+    });
+  } else if (!trusted) {
+    trusted = rememberedTrust(configDir, root, projectConfigHash(layers, root)) === "trusted";
+  }
+  if (!trusted) settings = merge(new Set(trustKeys));
+  expandModelAliases(settings.options);
+  // --env-file is the user's own file: its keys and base URLs apply as given.
+  const envFile = settings.options.envFile === undefined ? undefined : resolve(cwd, settings.options.envFile);
+  if (envFile && !existsSync(envFile)) log.warn(`--env-file ${settings.options.envFile}: no such file (${settings.provenance.envFile}); no API keys read from it`);
+  const own = envFile ? readDotenv(root, envFile) : { keys: {}, bases: {} };
+  const env: Record<string, string | undefined> = { ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
+  return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors };
+}
+
+/** The trust question on stderr, answered on stdin (default No), in the style of every confirmation (core/term/confirm.ts). */
+async function askYesNo(question: string): Promise<boolean> {
+  const [{ askYesNoOnTerminal }, { makeTheme, wantsColour }] = await Promise.all([import("../term/confirm.ts"), import("../term/style.ts")]);
+  return askYesNoOnTerminal(question, wantsColour(process.env, undefined, Boolean(process.stderr.isTTY)) ? makeTheme() : null);
+}

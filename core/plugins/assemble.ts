@@ -1,0 +1,118 @@
+// The kernel assembled from loaded settings: the registry, the kit and every plugin
+// (the built-ins main.ts hands in, then config plugins, then --plugin), as the App
+// every front end runs.
+import { join } from "node:path";
+import type { BuiltinPlugin } from "./loader.ts";
+import type { App, Loaded } from "../kernel.ts";
+import { displayPath } from "../config/config.ts";
+import { fileScope, inSubtree } from "../edit/subtree.ts";
+import { createKit } from "./kit.ts";
+import { type PluginSource, loadPlugins, userSources } from "./loader.ts";
+import type { Kit, Logger } from "../plugin.ts";
+import { Registry, messageOf } from "./registry.ts";
+
+/** Registry, kit and every plugin (built-ins first, then config plugins, then --plugin). */
+export async function assembleApp(loaded: Loaded, builtins: () => Promise<BuiltinPlugin[]>): Promise<App> {
+  const { settings, root, log } = loaded;
+  const options = settings.options;
+  const registry = new Registry({ modelOverrides: options.models, log });
+  const kit = await createRealKit(loaded, registry);
+  const sources: PluginSource[] = (await builtins()).map((b) => ({ origin: b.origin, load: b.load }));
+  sources.push(...userSources(options.plugins, options.plugin, loaded.cwd, (f) => displayPath(f, loaded.cwd)));
+  await loadPlugins(registry, sources, kit, log);
+  for (const plugin of registry.plugins.values()) {
+    if (plugin.sha256) log.debug(`plugin ${plugin.name} from ${displayPath(plugin.origin, loaded.cwd)} sha256:${plugin.sha256}`);
+  }
+  guardBackgroundErrors(registry, log);
+  return {
+    version: loaded.version,
+    root,
+    cwd: loaded.cwd,
+    gitRoot: loaded.gitRoot,
+    settings,
+    registry,
+    kit,
+    env: loaded.env,
+    trusted: loaded.trusted,
+    interactive: loaded.interactive,
+  };
+}
+
+/**
+ * An error thrown in a plugin's background work (a timer, an un-awaited
+ * promise) reaches no `guard`; report it, naming the plugin when its file is in
+ * the stack, instead of letting it end the session.
+ */
+export function guardBackgroundErrors(registry: Registry, log: Logger): void {
+  const report = (error: unknown) => {
+    const stack = error instanceof Error ? (error.stack ?? "") : "";
+    const culprit = [...registry.plugins.values()].find((p) => !p.origin.startsWith("built-in") && stack.includes(p.origin));
+    const message = messageOf(error);
+    log.error(culprit ? `plugin ${culprit.name} (${culprit.origin}) failed in the background: ${message}` : `background error (ignored): ${message}`);
+    if (stack) log.debug(stack);
+  };
+  process.on("uncaughtException", report);
+  process.on("unhandledRejection", report);
+}
+
+/** The kit with the real matcher, reports, tokens and file store. */
+async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
+  const { root, settings, log } = loaded;
+  const options = settings.options;
+  const deps = await kernelModules();
+  const scope = fileScope(options, root, loaded.cwd);
+  const list = async () => inSubtree(await deps.listRepoFiles(root, { git: options.git !== false && loaded.gitRoot !== null, ignoreFile: scope.ignoreFile }), scope);
+  let encoding: string | undefined;
+  return createKit({
+    version: loaded.version,
+    root,
+    cwd: loaded.cwd,
+    matcher: deps.matcher,
+    reports: deps.reports,
+    countTokens: deps.countTokens,
+    encoding: () => {
+      if (encoding === undefined && options.model) encoding = registry.modelInfo(options.model).encoding ?? "o200k_base";
+      return encoding;
+    },
+    files: deps.files(root, list),
+    registry,
+    log,
+    env: loaded.env,
+    apiBase: options.apiBase,
+    apiKey: options.apiKey,
+    verifySsl: options.verifySsl,
+  });
+}
+
+interface KernelModules {
+  matcher: Kit["matcher"];
+  reports: Kit["reports"];
+  countTokens: (text: string, encoding?: string) => number;
+  listRepoFiles: (root: string, opts?: { git?: boolean; ignoreFile?: string }) => Promise<string[]>;
+  files: (root: string, list: () => Promise<string[]>) => Kit["files"];
+}
+
+/** The other kernel modules the kit is made of, loaded on demand. */
+async function kernelModules(): Promise<KernelModules> {
+  const [tokens, git, matcher, reports, files] = await Promise.all([
+    import("../chat/tokens.ts"),
+    import("../git/git.ts"),
+    import("../edit/matcher.ts"),
+    import("../edit/reports.ts"),
+    import("../edit/files.ts"),
+  ]);
+  return {
+    matcher: matcher.matcher,
+    reports: reports.reports,
+    countTokens: tokens.countTokens,
+    listRepoFiles: git.listRepoFiles,
+    files: (root, list) => {
+      const store = new files.FileStore(root);
+      return {
+        list,
+        read: async (path) => store.read(path),
+        absolute: (path) => join(store.root, store.toRelative(path, store.root)),
+      };
+    },
+  };
+}
