@@ -24,6 +24,8 @@ export interface RunInput {
   builtins: () => Promise<BuiltinPlugin[]>;
   /** The folder the settings are read for (default: the process's); `coder acp` loads one per session. */
   cwd?: string;
+  /** The environment the settings are read from (default: the process's). */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** Warnings and errors on stderr, one line each; debug only with --verbose. */
@@ -40,7 +42,7 @@ export function stderrLogger(verbose: () => boolean, quiet = false): Logger {
 /** Config files, env and flags merged; version pins checked; trust decided. */
 export async function loadSettings(input: RunInput): Promise<Loaded> {
   const cwd = input.cwd ?? process.cwd();
-  const processEnv = process.env as Record<string, string | undefined>;
+  const processEnv = (input.env ?? process.env) as Record<string, string | undefined>;
   const gitRoot = findGitRoot(cwd);
   const root = gitRoot ?? cwd;
   // Before anything writes a record: a cloned repository must not point .coder/ elsewhere (doctor reports it instead).
