@@ -490,6 +490,12 @@ describe("12. worth doing", () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("The edit to calc.py matched approximately");
     expect(r.stdout).toContain("+        result += item.price * item.qty");
+    // With --show-diffs the applied edit's diff already shows the change: it is printed once, not twice.
+    write(root, "calc.py", "def total(items):\n    result = 0\n    for item in items:\n        result += item.price\n    return result\n");
+    sh(root, ["commit", "-qam", "back"]);
+    const shown = await runOnce(root, ["--yes-always", "--show-diffs", "-m", "use qty", "calc.py"], [{ text: block("calc.py", search, replace) }, COMMIT_MESSAGE]);
+    expect(shown.stdout).toContain("The edit to calc.py matched approximately: its SEARCH text differs from the file, so check the change above.");
+    expect(shown.stdout.split("+        result += item.price * item.qty").length - 1).toBe(1);
   });
 
   e2e("the shell confirmation's default is No: Enter does not run the command", async () => {

@@ -94,3 +94,8 @@ export function formatTokens(n: number): string {
 function formatCost(c: number): string {
   return c >= 0.01 || c === 0 ? `$${c.toFixed(2)}` : `$${c.toFixed(4)}`;
 }
+
+/** Whether a terminal front end shows each applied edit's diff: --show-diffs, by default in the REPL. */
+export function diffsShown(options: { showDiffs?: boolean }, interactive: boolean): boolean {
+  return options.showDiffs ?? interactive;
+}

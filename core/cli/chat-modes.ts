@@ -15,7 +15,7 @@ import { runSteps, wantsStep } from "./steps.ts";
 import type { AiCommentWatch } from "../watch/index.ts";
 import { NonInteractivePrompter } from "../gate/prompter.ts";
 import { TerminalPrompter } from "../term/confirm.ts";
-import type { Output, Totals } from "../chat/events.ts";
+import { diffsShown, type Output, type Totals } from "../chat/events.ts";
 import { JsonOutput } from "../term/json-output.ts";
 import { PlainOutput } from "../term/render.ts";
 import { wantsColour, type Theme } from "../term/style.ts";
@@ -128,7 +128,7 @@ async function chooseOutput(app: App): Promise<Screen> {
   const o = app.settings.options;
   const settled = () => Promise.resolve();
   if (o.json) return { out: new JsonOutput(), theme: null, settled };
-  const showDiffs = o.showDiffs ?? app.interactive;
+  const showDiffs = diffsShown(o, app.interactive);
   if (!wantsColour(app.env, o.pretty, Boolean(process.stdout.isTTY))) return { out: new PlainOutput(undefined, undefined, undefined, { showDiffs }), theme: null, settled };
   const { TtyOutput } = await import("../term/tty-output.ts");
   const tty = new TtyOutput({ showDiffs, light: o.lightMode && !o.darkMode, codeTheme: o.codeTheme });

@@ -11,6 +11,7 @@ import { messageOf } from "../../plugins/registry.ts";
 import { type AppliedReply, isStale, outcomeDetail } from "./apply.ts";
 import { failureSummary } from "../failures.ts";
 import { trace } from "../../trace.ts";
+import { diffsShown } from "../events.ts";
 import type { CoderServices } from "../types.ts";
 
 /** Who commits, and for which request. */
@@ -121,6 +122,11 @@ function showApproximateMatches(services: CoderServices, staged: AppliedReply, w
     const path = files.canonical(o.path);
     if (o.status !== "applied" || o.rung !== "fuzzy" || !written.includes(path) || shown.has(path)) continue;
     shown.add(path);
+    // The diff shown with "Applied edit" already says what changed: it is not printed twice.
+    if (!app.settings.options.json && diffsShown(app.settings.options, app.interactive)) {
+      out.print(`The edit to ${o.path} matched approximately: its SEARCH text differs from the file, so check the change above.`);
+      continue;
+    }
     const diff = app.kit.diff.unified(path, staged.before.get(path) ?? staged.before.get(o.path) ?? "", staged.changes.get(path) ?? "");
     out.print(`The edit to ${o.path} matched approximately: its SEARCH text differs from the file, so check the change:\n${diff.trimEnd()}`);
   }
