@@ -161,15 +161,14 @@ const HEADER_INTS = 8;
 
 let cacheDir: string | null | undefined;
 
-/** Where encoding tables are cached: $XDG_CACHE_HOME/coder (default ~/.cache/coder); null disables the cache. */
+/** Where encoding tables are cached (the kernel sets $XDG_CACHE_HOME/coder from its environment); null disables the cache. */
 export function setTokenCacheDir(dir: string | null): void {
   cacheDir = dir;
 }
 
 function tableCacheDir(): string | null {
   if (cacheDir !== undefined) return cacheDir;
-  const base = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  return join(base, "coder");
+  return join(homedir(), ".cache", "coder");
 }
 
 function cachePath(dir: string, key: string): string {

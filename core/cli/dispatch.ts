@@ -41,7 +41,7 @@ export async function runMain(input: RunInput): Promise<number> {
       process.stdout.write(`${JSON.stringify({ ...configShowJson(loaded.settings, loaded.layers), trust, remembered })}\n`);
       return 0;
     }
-    process.stdout.write(`${renderConfigShow(loaded.settings)}\n`);
+    process.stdout.write(`${renderConfigShow(loaded.settings, loaded.cwd)}\n`);
     if (loaded.trustKeys.length) process.stdout.write(`\nneeds trust: ${loaded.trustKeys.join(", ")} (${loaded.trusted ? "trusted" : "not trusted"})\n`);
     process.stdout.write(`\n${describeRemembered(loaded.root)}\n`);
     return 0;

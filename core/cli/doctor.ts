@@ -153,11 +153,11 @@ export function renderDoctor(report: DoctorReport): string {
   out.push("", "Config files:");
   if (!report.configFiles.length) out.push("  (none)");
   for (const c of report.configFiles) {
-    out.push(c.ok ? `  ok    ${c.kind.padEnd(8)} ${displayPath(c.file)}  ${c.detail}` : `  FAIL  ${c.kind.padEnd(8)} ${firstLine(c.detail)}`);
+    out.push(c.ok ? `  ok    ${c.kind.padEnd(8)} ${displayPath(c.file, process.cwd())}  ${c.detail}` : `  FAIL  ${c.kind.padEnd(8)} ${firstLine(c.detail)}`);
   }
   out.push("", "Plugins:");
   for (const p of report.plugins) {
-    if (p.ok) out.push(`  ok    ${p.name}  ${displayOrigin(p.origin ?? "?")}`);
+    if (p.ok) out.push(`  ok    ${p.name}  ${displayOrigin(p.origin ?? "?", process.cwd())}`);
     else if (p.origin === null) out.push(`  FAIL  ${p.detail}`);
     else out.push(`  FAIL  ${p.name ?? "?"}  ${p.origin}: ${p.detail}`);
   }

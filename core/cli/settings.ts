@@ -65,7 +65,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   let layers: ConfigLayer[] = [];
   if (files.length) {
     const { readConfigFile } = await import("../config/config-file.ts");
-    for (const f of files) usable(f, () => layers.push(readConfigFile(f.file, f.kind)));
+    for (const f of files) usable(f, () => layers.push(readConfigFile(f.file, f.kind, cwd)));
   }
   layers = layers.filter((layer) => usable(layer, () => checkVersionPins([layer], input.version, cwd)));
   const merge = (drop?: Set<string>) => mergeSettings({ layers, env: envValues, argv: input.args, positionals: input.rest, drop, cwd });

@@ -60,15 +60,15 @@ export function listPlugins(app: App): number {
     const prefix = kind === "commands" ? "/" : "";
     const summary = (item: { name: string; summary?: unknown; stability?: unknown }) =>
       typeof item.summary === "string" ? item.summary : typeof item.stability === "string" ? `(${item.stability})` : "";
-    out.push(...table(entries.map((e) => [`${prefix}${e.item.name}`, e.plugin, displayOrigin(e.origin), summary(e.item)])));
+    out.push(...table(entries.map((e) => [`${prefix}${e.item.name}`, e.plugin, displayOrigin(e.origin, app.cwd), summary(e.item)])));
     out.push("");
   }
   out.push(`Plugins (${app.registry.plugins.size}):`);
   const verbose = app.settings.options.verbose === true;
-  out.push(...table([...app.registry.plugins.values()].map((p) => [p.name, displayOrigin(p.origin), ...(verbose && p.sha256 ? [`sha256:${p.sha256}`] : [])])));
+  out.push(...table([...app.registry.plugins.values()].map((p) => [p.name, displayOrigin(p.origin, app.cwd), ...(verbose && p.sha256 ? [`sha256:${p.sha256}`] : [])])));
   if (app.registry.failures.length) {
     out.push("", `Failed to load (${app.registry.failures.length}):`);
-    for (const f of app.registry.failures) out.push(`  ${f.plugin ?? "?"}  ${displayOrigin(f.origin)}  ${f.message.split("\n")[0]}`);
+    for (const f of app.registry.failures) out.push(`  ${f.plugin ?? "?"}  ${displayOrigin(f.origin, app.cwd)}  ${f.message.split("\n")[0]}`);
   }
   process.stdout.write(`${out.join("\n")}\n`);
   return 0;
@@ -165,12 +165,12 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
   const file = explicit?.file ?? join(loaded.root, PROJECT_FILE);
   // The file as loadSettings read it: every config file that exists is one of the layers.
   const layer = loaded.layers.find((l) => l.file === file);
-  if (!layer) throw new UsageError(`${displayPath(file)} does not exist: nothing to pin`);
+  if (!layer) throw new UsageError(`${displayPath(file, process.cwd())} does not exist: nothing to pin`);
   let text = layer.text;
   const tree = parseTree(text, [], { allowTrailingComma: true });
   const list = tree ? findNodeAtLocation(tree, ["plugins"]) : undefined;
   if (!list || list.type !== "array" || !list.children?.length) {
-    process.stdout.write(`${displayPath(file)} lists no plugins: nothing to pin\n`);
+    process.stdout.write(`${displayPath(file, process.cwd())} lists no plugins: nothing to pin\n`);
     return 0;
   }
   const formatting = { ...indentOf(text), eol: text.includes("\r\n") ? "\r\n" : "\n" };
@@ -179,8 +179,8 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
   const before = rememberedTrust(loaded.configDir, loaded.root, projectConfigHash(loaded.layers, loaded.root));
   const lines: string[] = [];
   entries.forEach((path, i) => {
-    if (typeof path !== "string") throw new UsageError(`${displayPath(file)}: plugins[${i}] has no "path"`);
-    const sha256 = hashPluginFile(resolve(dirname(file), path), displayPath(file));
+    if (typeof path !== "string") throw new UsageError(`${displayPath(file, process.cwd())}: plugins[${i}] has no "path"`);
+    const sha256 = hashPluginFile(resolve(dirname(file), path), displayPath(file, process.cwd()));
     text = applyEdits(text, modify(text, ["plugins", i], { path, sha256 }, { formattingOptions: formatting }));
     lines.push(`  ${path}  sha256:${sha256}`);
   });
@@ -189,6 +189,6 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
     const layers = loaded.layers.map((l) => (l.file === file ? { ...l, text } : l));
     rememberTrust(loaded.configDir, loaded.root, projectConfigHash(layers, loaded.root), true);
   }
-  process.stdout.write(`pinned ${entries.length} plugin${entries.length === 1 ? "" : "s"} in ${displayPath(file)}:\n${lines.join("\n")}\n`);
+  process.stdout.write(`pinned ${entries.length} plugin${entries.length === 1 ? "" : "s"} in ${displayPath(file, process.cwd())}:\n${lines.join("\n")}\n`);
   return 0;
 }

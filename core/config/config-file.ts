@@ -183,8 +183,8 @@ function distance(a: string, b: string): number {
  * Parse and validate one config file's text. Every problem becomes one line
  * `file:line: key.path: what was expected`; all lines go in one ConfigError.
  */
-export function parseConfigText(text: string, file: string, kind: LayerKind): ConfigLayer {
-  const shown = displayPath(file);
+export function parseConfigText(text: string, file: string, kind: LayerKind, cwd?: string): ConfigLayer {
+  const shown = displayPath(file, cwd);
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
   if (errors.length) {
@@ -255,14 +255,14 @@ function toPluginRef(entry: string | { path: string; sha256?: string }, file: st
   return typeof entry === "string" ? { path: entry, source: file } : { path: entry.path, sha256: entry.sha256, source: file };
 }
 
-/** Read and validate a config file. */
-export function readConfigFile(file: string, kind: LayerKind): ConfigLayer {
+/** Read and validate a config file; messages show its path relative to `cwd` (where coder runs). */
+export function readConfigFile(file: string, kind: LayerKind, cwd: string): ConfigLayer {
   let text: string;
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(`${displayPath(file)}: cannot read config file (${code === "ENOENT" ? "not found" : code ?? String(error)})`);
+    throw new ConfigError(`${displayPath(file, cwd)}: cannot read config file (${code === "ENOENT" ? "not found" : code ?? String(error)})`);
   }
-  return parseConfigText(text, file, kind);
+  return parseConfigText(text, file, kind, cwd);
 }

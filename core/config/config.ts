@@ -63,14 +63,15 @@ export function findGitRoot(cwd: string): string | null {
   }
 }
 
-/** A path as shown in messages: relative to the current directory when inside it. */
-export function displayPath(file: string, cwd = process.cwd()): string {
+/** A path as shown in messages: relative to `cwd` (where coder runs) when inside it; as given without a `cwd`. */
+export function displayPath(file: string, cwd?: string): string {
+  if (cwd === undefined) return file;
   const rel = relative(cwd, file);
   return rel && !rel.startsWith("..") && !isAbsolute(rel) ? rel : file;
 }
 
 /** The config files that apply, lowest precedence first. `--config FILE` replaces the lookup. */
-export function lookupConfigFiles(root: string, env: Readonly<Record<string, string | undefined>>, explicit?: string, cwd = process.cwd()): { file: string; kind: LayerKind }[] {
+export function lookupConfigFiles(root: string, env: Readonly<Record<string, string | undefined>>, explicit: string | undefined, cwd: string): { file: string; kind: LayerKind }[] {
   if (explicit) return [{ file: resolve(cwd, explicit), kind: "explicit" }];
   const found: { file: string; kind: LayerKind }[] = [];
   const global = join(globalConfigDir(env), "config.json");
@@ -281,11 +282,11 @@ export function configShowRows(settings: Settings): ConfigShowRow[] {
 }
 
 /** `coder config show`: every effective value and where it came from. */
-export function renderConfigShow(settings: Settings): string {
+export function renderConfigShow(settings: Settings, cwd: string): string {
   const rows: [string, string, string][] = configShowRows(settings).map((r) => [r.key, r.value === undefined ? "(unset)" : JSON.stringify(r.value), r.source]);
   const w1 = Math.max(...rows.map((r) => r[0].length));
   const w2 = Math.min(48, Math.max(...rows.map((r) => r[1].length)));
-  const files = settings.configFiles.length ? settings.configFiles.map((f) => `  ${displayPath(f)}`).join("\n") : "  (none)";
+  const files = settings.configFiles.length ? settings.configFiles.map((f) => `  ${displayPath(f, cwd)}`).join("\n") : "  (none)";
   return [`config files (lowest precedence first):`, files, "", ...rows.map(([k, v, s]) => `${k.padEnd(w1)}  ${v.padEnd(w2)}  ${s}`)].join("\n");
 }
 

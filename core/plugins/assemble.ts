@@ -1,6 +1,7 @@
 // The kernel assembled from loaded settings: the registry, the kit and every plugin
 // (the built-ins main.ts hands in, then config plugins, then --plugin), as the App
 // every front end runs.
+import { homedir } from "node:os";
 import { join } from "node:path";
 import type { BuiltinPlugin } from "./loader.ts";
 import type { App, Loaded } from "../kernel.ts";
@@ -60,6 +61,8 @@ async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
   const { root, settings, log } = loaded;
   const options = settings.options;
   const deps = await kernelModules();
+  // Encoding tables are cached per user: $XDG_CACHE_HOME/coder, default ~/.cache/coder.
+  deps.setTokenCacheDir(join(loaded.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "coder"));
   const scope = fileScope(options, root, loaded.cwd);
   const list = async () => inSubtree(await deps.listRepoFiles(root, { git: options.git !== false && loaded.gitRoot !== null, ignoreFile: scope.ignoreFile }), scope);
   let encoding: string | undefined;
@@ -88,6 +91,7 @@ interface KernelModules {
   matcher: Kit["matcher"];
   reports: Kit["reports"];
   countTokens: (text: string, encoding?: string) => number;
+  setTokenCacheDir: (dir: string | null) => void;
   listRepoFiles: (root: string, opts?: { git?: boolean; ignoreFile?: string }) => Promise<string[]>;
   files: (root: string, list: () => Promise<string[]>) => Kit["files"];
 }
@@ -105,6 +109,7 @@ async function kernelModules(): Promise<KernelModules> {
     matcher: matcher.matcher,
     reports: reports.reports,
     countTokens: tokens.countTokens,
+    setTokenCacheDir: tokens.setTokenCacheDir,
     listRepoFiles: git.listRepoFiles,
     files: (root, list) => {
       const store = new files.FileStore(root);

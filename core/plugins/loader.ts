@@ -31,8 +31,8 @@ export interface PluginSource {
 }
 
 /** An origin as the user sees it: "built-in:…" as is, a plugin file as `displayPath` shows it. */
-export function displayOrigin(origin: string): string {
-  return origin.startsWith("built-in") ? origin : displayPath(origin);
+export function displayOrigin(origin: string, cwd: string): string {
+  return origin.startsWith("built-in") ? origin : displayPath(origin, cwd);
 }
 
 export function sha256Hex(bytes: Uint8Array | string): string {
