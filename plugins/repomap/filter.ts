@@ -1,6 +1,14 @@
 // Which repository files the repo map reads: binaries are left out, and
 // minified, generated and oversized files appear by name only.
-import type { TaggedSource } from "./parse.ts";
+
+export interface TaggedSource {
+  skipped: string;
+  sig: string;
+  defs: string;
+  names: string;
+  /** [identKey, plain, member] triples (see tags.ts encodeRefKeys). */
+  refs: Uint8Array;
+}
 
 /** Files above this size are listed by name but not parsed. */
 export const MAX_PARSE_BYTES = 1_000_000;

@@ -3,7 +3,17 @@
 // weighted edges from referencing to defining files, with Aider's weights and a
 // bound on what one very common name may add.
 import { identKey, REF_STRIDE } from "./tags.ts";
-import type { RankFile } from "./rank.ts";
+
+export interface RankFile {
+  path: string;
+  /** Definition names and their 0-based lines (parallel arrays; a name may repeat). */
+  defNames: readonly string[];
+  defLines: readonly number[];
+  /** Referenced identifiers (unique) as [identKey(name), plain count, member count] triples (tags.ts REF_STRIDE). */
+  refs: ArrayLike<number>;
+  /** identKey of each definition name (filled in by the ranking on first use). */
+  defKeys?: Float64Array;
+}
 
 /**
  * How many edges one identifier may add. Aider links every referencing file to

@@ -7,8 +7,9 @@ import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
 import type { FileMeta, TagCache } from "./cache.ts";
 import { join } from "node:path";
 import { languageFor } from "../../grammars/languages.ts";
-import { rankDefinitions, type RankFile } from "./rank.ts";
-import { decodeRankFile, workerEntry } from "./scan.ts";
+import type { RankFile } from "./graph.ts";
+import { rankDefinitions } from "./rank.ts";
+import { decodeRankFile, type RememberedTags, type ScanMemory, workerEntry } from "./scan.ts";
 import { SessionTagger } from "./tagger.ts";
 
 /** Up to this many files, a warm-up also reads every file's tags into memory (~40 ms per 1,000 files). */
@@ -16,13 +17,8 @@ const PREFILL_FILES = 20_000;
 /** Files in the warm-up's ranking (enough to run every part of the ranking code). */
 const WARM_RANK_FILES = 500;
 
-export interface RememberedTags {
-  sig: string;
-  skipped: string;
-  file: RankFile;
-}
 
-export class MapMemory {
+export class MapMemory implements ScanMemory {
   /** Mirror of the tag cache's index, as this session last wrote or read it (null: not read yet). */
   meta: Map<string, FileMeta> | null = null;
   /** Decoded tags by path, valid while the signature matches the index's. */

@@ -2,17 +2,9 @@
 // main thread (few changed files) and the worker pool (cold builds).
 import type { GrammarLoader } from "../../grammars/runtime.ts";
 import type { LanguageSpec } from "../../grammars/languages.ts";
-import { parsedPart, skipByContent, untagged } from "./filter.ts";
+import { parsedPart, skipByContent, type TaggedSource, untagged } from "./filter.ts";
 import { encodeDefs, encodeRefKeys, encodeRefs, extractTags } from "./tags.ts";
 
-export interface TaggedSource {
-  skipped: string;
-  sig: string;
-  defs: string;
-  names: string;
-  /** [identKey, plain, member] triples (see tags.ts encodeRefKeys). */
-  refs: Uint8Array;
-}
 
 /** What ranking sees of a file: its definition names (with repeats) and references, not their lines. */
 export function rankingSignature(defNames: readonly string[], refs: string): string {

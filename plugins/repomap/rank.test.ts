@@ -1,5 +1,6 @@
 import { expect, test } from "bun:test";
-import { EDGES_PER_IDENT, identWeight, rankDefinitions, rankFile, type RankFile } from "./rank.ts";
+import type { RankFile } from "./graph.ts";
+import { EDGES_PER_IDENT, identWeight, rankDefinitions, rankFile } from "./rank.ts";
 
 const defsOf = (...names: string[]) => names.map((name, line) => ({ name, line }));
 const refsOf = (...names: string[]) => new Map(names.map((n) => [n, 1]));

@@ -2,23 +2,13 @@
 // an identifier to files that define it, weighted as Aider weighs it, ranked by
 // personalised PageRank, each file's rank spread over its out-edges onto the
 // (file, identifier) definitions they point at.
-import { buildGraph, cmp, indexIdentifiers, WEIGHTS, type DefinitionGraph, type EdgeList, type IdentIndex } from "./graph.ts";
+import { buildGraph, cmp, indexIdentifiers, WEIGHTS, type DefinitionGraph, type EdgeList, type IdentIndex, type RankFile } from "./graph.ts";
 import type { FileImports } from "./imports.ts";
 import { personalizedPageRank } from "./pagerank.ts";
 import { identKey, REF_STRIDE } from "./tags.ts";
 
 export { EDGES_PER_IDENT, identWeight, WEIGHTS } from "./graph.ts";
 
-export interface RankFile {
-  path: string;
-  /** Definition names and their 0-based lines (parallel arrays; a name may repeat). */
-  defNames: readonly string[];
-  defLines: readonly number[];
-  /** Referenced identifiers (unique) as [identKey(name), plain count, member count] triples (tags.ts REF_STRIDE). */
-  refs: ArrayLike<number>;
-  /** identKey of each definition name (filled in by the ranking on first use). */
-  defKeys?: Float64Array;
-}
 
 /** A RankFile from definitions and reference counts (plain; and as members of unknown receivers), convenient in tests. */
 export function rankFile(path: string, defs: readonly { name: string; line: number }[], refs: ReadonlyMap<string, number>, memberRefs: ReadonlyMap<string, number> = new Map()): RankFile {

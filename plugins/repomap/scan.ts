@@ -5,16 +5,33 @@ import { lstatSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
-import type { GrammarAssets } from "../../grammars/runtime.ts";
-import type { CachedFile, RankRow, TagCache } from "./cache.ts";
+import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
+import type { CachedFile, FileMeta, RankRow, TagCache } from "./cache.ts";
 
 /** Up to this many files, cached tags are read while changed files are parsed. */
 const SPECULATIVE_LOAD_FILES = 20_000;
 import { isBinaryPath, skipByName, untagged } from "./filter.ts";
 import type { WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
-import type { MapMemory } from "./memory.ts";
-import type { RankFile } from "./rank.ts";
+import type { RankFile } from "./graph.ts";
+import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
+
+/** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
+export interface RememberedTags {
+  sig: string;
+  skipped: string;
+  file: RankFile;
+}
+
+/** What a scan reads and updates of the session's memory (memory.ts MapMemory implements it). */
+export interface ScanMemory {
+  meta: Map<string, FileMeta> | null;
+  readonly tags: Map<string, RememberedTags>;
+  loader: GrammarLoader | null;
+  tagger: SessionTagger | null;
+  stored(rows: readonly { path: string; mtime: number; size: number; version: string; sig: string; skipped: string }[]): void;
+  pruned(paths: readonly string[]): void;
+}
 
 export interface FileEntry {
   path: string;
@@ -54,7 +71,7 @@ export interface ScanOptions {
   /** Stops parsing (the build then rejects with the signal's reason). */
   signal?: AbortSignal;
   /** The session's memory of tags and grammars (absent: read everything from the cache). */
-  memory?: MapMemory;
+  memory?: ScanMemory;
   /**
    * Changed files whose older cached tags may stand in for now (chat files: never
    * shown in the map, their tags only personalise the ranking). Used only when no
@@ -174,7 +191,7 @@ function rankFilesOf(
   fresh: ReadonlyMap<string, CachedFile>,
   preloaded: Map<string, RankRow> | null,
   cache: TagCache,
-  memory: MapMemory | undefined,
+  memory: ScanMemory | undefined,
 ): RankSource[] {
   let rows = preloaded;
   if (!rows && memory) {
