@@ -98,9 +98,9 @@ async function runWatched(watch: AiCommentWatch, out: Output): Promise<void> {
   }
 }
 
-/** Slash commands that belong to the terminal: they change how the prompt reads. */
-function registerTerminalCommands(app: App, editor: LineEditor | null, out: Output): void {
-  const commands: SlashCommand[] = [
+/** Slash commands that belong to the terminal: they change how the prompt reads. Registered when the REPL starts. */
+export function terminalCommands(app: App, editor: LineEditor | null, out: Output): SlashCommand[] {
+  return [
     {
       name: "multiline-mode",
       summary: "switch Enter and Alt-Enter: Enter inserts a newline, Alt-Enter sends (or back)",
@@ -126,6 +126,10 @@ function registerTerminalCommands(app: App, editor: LineEditor | null, out: Outp
       }),
     ),
   ];
+}
+
+function registerTerminalCommands(app: App, editor: LineEditor | null, out: Output): void {
+  const commands = terminalCommands(app, editor, out);
   if (commands.some((c) => app.registry.commands.has(c.name))) return;
   app.registry.register({ apiVersion: 1, name: "terminal", commands }, "built-in (core/term)");
 }
