@@ -9,7 +9,7 @@ import type { CoderEvent, Output, Totals } from "../core/chat/events.ts";
 import { loadSettings } from "../core/cli/settings.ts";
 import { parseArgv } from "../core/config/argv.ts";
 import { NonInteractivePrompter } from "../core/gate/prompter.ts";
-import { assembleApp } from "../core/plugins/assemble.ts";
+import { assembleApp } from "../core/boot/assemble.ts";
 import { block, makeRepo, type Repo } from "./engine-harness.ts";
 import { startFakeServer } from "./support/fake-server.ts";
 

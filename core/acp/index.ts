@@ -10,7 +10,7 @@ import type { App } from "../kernel.ts";
 import { chooseModel } from "../chat/create.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { type RunInput, loadSettings } from "../cli/settings.ts";
-import { assembleApp } from "../plugins/assemble.ts";
+import { assembleApp } from "../boot/assemble.ts";
 import { trace } from "../trace.ts";
 import { type SessionRecord, loadRecord } from "./records.ts";
 import { AcpSession } from "./session.ts";

@@ -1,8 +1,8 @@
-// After argv: settings (core/cli/settings.ts), then the kernel (core/plugins/assemble.ts),
+// After argv: settings (core/cli/settings.ts), then the kernel (core/boot/assemble.ts),
 // then a subcommand or a chat mode. main.ts hands in the built-in plugin list so
 // core never imports formats/ or plugins/.
 import { type RunInput, loadSettings } from "./settings.ts";
-import { assembleApp } from "../plugins/assemble.ts";
+import { assembleApp } from "../boot/assemble.ts";
 import type { App } from "../kernel.ts";
 import { configShowJson, renderConfigShow } from "../config/config.ts";
 import { UsageError } from "../errors.ts";

@@ -1,7 +1,7 @@
 // The command line's settings step: config files, environment (CODER_*, .env) and
 // flags merged with their provenance, version pins checked, and trust decided
 // (asking on the terminal when there is one). Front ends (the CLI, the ACP agent)
-// start here; the result (Loaded) goes to core/plugins/assemble.ts.
+// start here; the result (Loaded) goes to core/boot/assemble.ts.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { BuiltinPlugin } from "../plugins/loader.ts";

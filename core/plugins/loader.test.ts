@@ -3,7 +3,7 @@ import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, PluginError, UsageError } from "../errors.ts";
-import { createKit, plainFiles } from "./kit.ts";
+import { createKit, plainFiles } from "../boot/kit.ts";
 import { fileSource, loadPlugins, sha256Hex, validatePluginObject } from "./loader.ts";
 import type { Kit, Logger } from "../plugin.ts";
 import { Registry } from "./registry.ts";

@@ -3,14 +3,14 @@
 // every front end runs.
 import { homedir } from "node:os";
 import { join } from "node:path";
-import type { BuiltinPlugin } from "./loader.ts";
+import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { App, Loaded } from "../kernel.ts";
 import { displayPath } from "../config/config.ts";
 import { fileScope, inSubtree } from "../edit/subtree.ts";
 import { createKit } from "./kit.ts";
-import { type PluginSource, loadPlugins, userSources } from "./loader.ts";
+import { type PluginSource, loadPlugins, userSources } from "../plugins/loader.ts";
 import type { Kit, Logger } from "../plugin.ts";
-import { Registry, messageOf } from "./registry.ts";
+import { Registry, messageOf } from "../plugins/registry.ts";
 
 /** Registry, kit and every plugin (built-ins first, then config plugins, then --plugin). */
 export async function assembleApp(loaded: Loaded, builtins: () => Promise<BuiltinPlugin[]>): Promise<App> {

@@ -7,7 +7,7 @@ import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "../errors.ts";
 import { fittedSize, mediaTokens, mediaTypeOfFile } from "../chat/parts.ts";
 import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "../plugin.ts";
-import { type Registry, messageOf } from "./registry.ts";
+import { type Registry, messageOf } from "../plugins/registry.ts";
 import { ReplyAssembler } from "../chat/stream.ts";
 
 export interface KitDeps {
