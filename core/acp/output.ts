@@ -5,6 +5,7 @@
 import { isAbsolute, join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
 import type { CoderEvent, EventOf, Output } from "../chat/events.ts";
+import { fenced } from "../edit/fence.ts";
 
 /** What the output asks of the session it belongs to. */
 export interface OutputHooks {
@@ -186,7 +187,7 @@ export class AcpOutput implements Output {
   private commandOutput(text: string): void {
     if (!this.command) return;
     this.command.output += text;
-    this.update({ sessionUpdate: "tool_call_update", toolCallId: this.command.id, content: [fenced(this.command.output)] });
+    this.update({ sessionUpdate: "tool_call_update", toolCallId: this.command.id, content: [fencedContent(this.command.output)] });
   }
 
   private finishCheck(event: EventOf<"lint"> | EventOf<"test">): void {
@@ -194,7 +195,7 @@ export class AcpOutput implements Output {
     const id = this.command?.id ?? this.id(event.type);
     if (!this.command) this.update({ sessionUpdate: "tool_call", toolCallId: id, title: `${event.type === "lint" ? "Lint" : "Test"}: ${event.command}`, kind: "execute", status: "in_progress" });
     this.command = null;
-    this.update({ sessionUpdate: "tool_call_update", toolCallId: id, status: event.ok ? "completed" : "failed", content: event.output.trim() ? [fenced(event.output)] : [] });
+    this.update({ sessionUpdate: "tool_call_update", toolCallId: id, status: event.ok ? "completed" : "failed", content: event.output.trim() ? [fencedContent(event.output)] : [] });
   }
 
   /** A `/run` or a suggested command ends at the next event that is not its output. */
@@ -211,8 +212,9 @@ export class AcpOutput implements Output {
   }
 }
 
-function fenced(text: string): acp.ToolCallContent {
-  return { type: "content", content: { type: "text", text: `\`\`\`\n${text.trimEnd()}\n\`\`\`` } };
+/** Command output as a fenced block: a fence none of its own lines clash with (core/edit/fence.ts). */
+function fencedContent(text: string): acp.ToolCallContent {
+  return { type: "content", content: { type: "text", text: fenced(text.trimEnd()) } };
 }
 
 /** The steps of an architect's plan: its list items, else its paragraphs. */
