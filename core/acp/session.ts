@@ -3,8 +3,8 @@
 // a request exactly as the CLI does (or a slash command); the gate asks through the
 // client, and files are read and written through the client's fs methods when offered.
 import { createHash } from "node:crypto";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { readFileSync } from "node:fs";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import type { App } from "../kernel.ts";
@@ -12,6 +12,7 @@ import { createCoder } from "../chat/create.ts";
 import { Interrupted, exitCodeFor } from "../errors.ts";
 import type { EditorFiles } from "../edit/files.ts";
 import { mediaTypeOfFile } from "../chat/parts.ts";
+import { replaceRecord } from "../edit/state.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
 import type { Totals } from "../chat/events.ts";
@@ -340,8 +341,8 @@ export class AcpSession {
     const bytes = Buffer.from(data, "base64");
     const name = `acp-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}.${ext}`;
     const path = join(this.root, ".coder", "pastes", name);
-    mkdirSync(dirname(path), { recursive: true });
-    writeFileSync(path, bytes);
+    // Like every file under .coder/: never written through a link a cloned repository planted.
+    replaceRecord(path, bytes);
     return path;
   }
 

@@ -72,10 +72,10 @@ export function appendRecord(file: string, text: string): void {
   writeText(openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644), text);
 }
 
-/** Write all of `text` to `fd`, then close it. */
-function writeText(fd: number, text: string): void {
+/** Write all of `data` (text as UTF-8) to `fd`, then close it. */
+function writeText(fd: number, data: string | Uint8Array): void {
   try {
-    const bytes = new TextEncoder().encode(text);
+    const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
   } finally {
@@ -84,15 +84,15 @@ function writeText(fd: number, text: string): void {
 }
 
 /**
- * Replace `file` (one of coder's own records, e.g. `.coder/commits.json`) with `text`
+ * Replace `file` (one of coder's own records, e.g. `.coder/commits.json`) with `data`
  * through a new temp file and a rename, so a reader never sees half of it. The temp
  * file is created exclusively (an existing file or link of that name is never
  * opened), and a rename replaces a link at `file` rather than writing through it.
  */
-export function replaceRecord(file: string, text: string, mode = 0o644): void {
+export function replaceRecord(file: string, data: string | Uint8Array, mode = 0o644): void {
   ensureRecordFolder(file);
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`);
-  writeText(openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode), text);
+  writeText(openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode), data);
   try {
     renameSync(tmp, file);
   } catch (error) {
