@@ -6,6 +6,7 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { median } from "./bench-lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const BIN = process.env.CODER_BIN ?? join(ROOT, "dist", "coder");
@@ -21,12 +22,6 @@ export interface Summary {
   medianMs: number;
   medianRssMB: number;
   peakRssMB: number;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
 // A child's rusage as Bun reports it is the running maximum over all children of

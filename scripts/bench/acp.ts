@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
+import { median, git } from "../bench-lib.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BIN = process.env.CODER_BIN ?? join(ROOT, "dist", "coder");
@@ -16,18 +17,6 @@ const RUNS = Math.max(5, Number(process.env.BENCH_ACP_RUNS ?? 10));
 const FILES = 200;
 /** How long "the user types" before the first prompt, in the second set of agent runs. */
 const PAUSE_MS = 1000;
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
-
-function git(cwd: string, ...args: string[]): string {
-  const r = Bun.spawnSync(["git", ...args], { cwd, stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-  return r.stdout.toString().trim();
-}
 
 function generateRepo(dir: string): void {
   const write = (path: string, text: string) => {

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { countMessages } from "../../core/chat/tokens.ts";
 import type { ChatMessage } from "../../core/plugin.ts";
+import { median, git } from "../bench-lib.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BIN = process.env.CODER_BIN ?? join(ROOT, "dist", "coder");
@@ -14,12 +15,6 @@ const RUNS = Math.max(5, Number(process.env.BENCH_ENGINE_RUNS ?? 10));
 const FILES = 1000;
 
 const TARGETS = { firstRequestMs: 100, replyToExitMs: 80, rssMB: 120, promptTokens: 4000 };
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
 
 /** A repository of `files` small Python modules that import and call each other. */
 function generateRepo(dir: string, files = FILES): void {
@@ -53,12 +48,6 @@ function generateRepo(dir: string, files = FILES): void {
   }
   write("app.py", "from pkg0.mod0 import Widget0\n\nLIMIT = 1\n\n\ndef main():\n    return Widget0(LIMIT).area()\n");
   write(".gitignore", ".coder/\n");
-}
-
-function git(cwd: string, ...args: string[]): string {
-  const r = Bun.spawnSync(["git", ...args], { cwd, stdout: "pipe", stderr: "pipe" });
-  if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
-  return r.stdout.toString().trim();
 }
 
 const EDIT = "app.py\n```\n<<<<<<< SEARCH\nLIMIT = 1\n=======\nLIMIT = 2\n>>>>>>> REPLACE\n```\n";

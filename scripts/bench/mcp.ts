@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countTokens } from "../../core/chat/tokens.ts";
 import { startFakeServer } from "../../tests/support/fake-server.ts";
+import { median } from "../bench-lib.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BIN = process.env.CODER_BIN ?? join(ROOT, "dist", "coder");
@@ -16,12 +17,6 @@ const RUNS = Math.max(3, Number(process.env.BENCH_MCP_RUNS ?? 7));
 const NODE = Bun.which("node") ?? process.execPath;
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
 
 async function startHttpServer(): Promise<{ url: string; child: ChildProcess }> {
   const probe = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });

@@ -8,17 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { findAiComments } from "../../core/watch/comments.ts";
 import { RepoWatcher } from "../../core/watch/watcher.ts";
+import { median } from "../bench-lib.ts";
 
 const FOLDERS = 2000;
 const PER_FOLDER = 50;
 const IGNORED_FOLDERS = 1000;
 const CHANGES = 20;
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
-}
 
 const rssMB = () => process.memoryUsage().rss / 1024 / 1024;
 
