@@ -44,7 +44,7 @@ export async function assembleApp(loaded: Loaded, builtins: () => Promise<Builti
  * promise) reaches no `guard`; report it, naming the plugin when its file is in
  * the stack, instead of letting it end the session.
  */
-export function guardBackgroundErrors(registry: Registry, log: Logger): void {
+function guardBackgroundErrors(registry: Registry, log: Logger): void {
   const report = (error: unknown) => {
     const stack = error instanceof Error ? (error.stack ?? "") : "";
     const culprit = [...registry.plugins.values()].find((p) => !p.origin.startsWith("built-in") && stack.includes(p.origin));

@@ -53,6 +53,8 @@ export class Coder {
   private gathering: ToolGathering | null = null;
   /** The repository's files, listed once per request (each listing costs a git call). */
   private fileList: Promise<string[]> | null = null;
+  /** The request's turn context, built once for the context providers and the tool providers alike. */
+  private turnMemo: { message: string; signal: AbortSignal; value: Promise<TurnContext> } | null = null;
   private readonly countTokens = (text: string): number => this.services.app.kit.tokens.count(text);
   private readonly countMessages = (ms: readonly ChatMessage[]): number => countMessageTokens(ms, this.countTokens);
   private readonly summaryFailed = (error: unknown): void => this.services.out.warn(`History summary failed: ${messageOf(error)}`);
@@ -297,8 +299,6 @@ export class Coder {
     this.turnMemo = { message, signal, value };
     return value;
   }
-
-  private turnMemo: { message: string; signal: AbortSignal; value: Promise<TurnContext> } | null = null;
 
   private repoFiles(): Promise<string[]> {
     this.fileList ??= this.services.listFiles();

@@ -29,7 +29,7 @@ export interface RunInput {
 }
 
 /** Warnings and errors on stderr, one line each; debug only with --verbose. */
-export function stderrLogger(verbose: () => boolean, quiet = false): Logger {
+function stderrLogger(verbose: () => boolean, quiet = false): Logger {
   const write = (prefix: string, message: string) => process.stderr.write(`${prefix}${message}\n`);
   return {
     debug: (m) => verbose() && write("coder: debug: ", m),
