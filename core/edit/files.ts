@@ -40,6 +40,11 @@ export interface WriteOptions {
   expected?: ReadonlyMap<string, string | null>;
   /** Called once with the whole batch (bytes before, bytes after; null: absent) before the first write. */
   beforeWrite?: (batch: { path: string; before: Uint8Array | null; after: Uint8Array | null }[]) => void;
+  /**
+   * Paths written all or not at all (one edit's paths: a move's destination and its source's
+   * deletion). When one of a group is refused, the others are not written either.
+   */
+  together?: readonly (readonly string[])[];
 }
 
 interface PlannedWrite {
@@ -336,6 +341,27 @@ export class FileStore {
       }
       planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after: wanted }, old, bytes, mode: shape.mode, text: after });
     }
+    const groups = (opts.together ?? []).map((g) => g.map(normalizeRel)).filter((g) => g.length > 1);
+    /** A path whose group lost a member: why it is not written (null: it may be). */
+    const partnerRefused = (path: string): string | null => {
+      for (const group of groups) {
+        if (!group.includes(path)) continue;
+        const other = report.refused.find((r) => r.path !== path && group.includes(r.path));
+        if (other) return `${path} was not written because ${other.path}, which the same edit writes, was not (${other.reason})`;
+      }
+      return null;
+    };
+    // Contents first, deletions last: a move's source goes only once its destination is written.
+    planned.sort((a, b) => Number(a.bytes === null) - Number(b.bytes === null));
+    for (let dropped = groups.length > 0; dropped; ) {
+      dropped = false;
+      for (let i = planned.length - 1; i >= 0; i--) {
+        const why = partnerRefused(planned[i]!.write.path);
+        if (!why) continue;
+        report.refused.push({ path: planned.splice(i, 1)[0]!.write.path, reason: why });
+        dropped = true;
+      }
+    }
     if (report.dryRun) {
       report.written.push(...planned.map((p) => p.write));
       return report;
@@ -343,6 +369,11 @@ export class FileStore {
     if (planned.length) opts.beforeWrite?.(planned.map((p) => ({ path: p.write.path, before: p.old, after: p.bytes })));
     for (const p of planned) {
       try {
+        const why = partnerRefused(p.write.path);
+        if (why) {
+          report.refused.push({ path: p.write.path, reason: why });
+          continue;
+        }
         // Compare before rename: the bytes this write replaces must still be the ones it was planned on.
         if (!sameBytes(this.rawBytes(p.write.path), p.old)) {
           report.refused.push({ path: p.write.path, reason: changedOnDisk(p.write.path) });
