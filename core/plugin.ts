@@ -314,6 +314,12 @@ export interface MatchFailure {
   reason: MatchFailureReason;
   /** Closest regions (not-found) or every matching location (ambiguous). */
   candidates: MatchCandidate[];
+  /**
+   * Set when the SEARCH text quotes a file as last committed, and those lines have changed
+   * since without a commit (the user's edit): the current lines, 1-based, of `path`. Such a
+   * SEARCH never lands approximately; `explain` asks for the current lines instead.
+   */
+  userChange?: { path: string; startLine: number; endLine: number; text: string; committedLine: number };
 }
 
 export type MatchResult = MatchSuccess | MatchFailure;
