@@ -58,4 +58,27 @@ describe.skipIf(!existsSync(BINARY))("model replies", () => {
     expect(reflection).toContain("TIMEOUT = 60");
     expect(r.stderr + r.stdout).toContain("your uncommitted change");
   });
+
+  test("udiff and patch hunks quoting the committed line never land over the user's uncommitted change", async () => {
+    const committed = 'import os\n# settings\nHOST = "localhost"\nPORT = 8080\nTIMEOUT = 30\nRETRIES = 3\nLOG_LEVEL = "info"\n';
+    const hunk = ' HOST = "localhost"\n PORT = 8080\n TIMEOUT = 30\n-RETRIES = 3\n+RETRIES = 5\n LOG_LEVEL = "info"\n';
+    const udiff = `\`\`\`diff\n--- config.py\n+++ config.py\n@@ -3,5 +3,5 @@\n${hunk}\`\`\`\n`;
+    const patch = `*** Begin Patch\n*** Update File: config.py\n@@ # settings\n${hunk}*** End Patch\n`;
+    for (const [format, reply] of [["udiff", udiff], ["patch", patch]] as const) {
+      const repo = makeRepo({ "config.py": committed });
+      repo.write("config.py", committed.replace("TIMEOUT = 30", "TIMEOUT = 60"));
+      const s = await server([{ model: "gpt-4.1", text: reply }, UNDERSTOOD]);
+      await runCoder(repo, s, ["--edit-format", format, "-m", "retry five times", "config.py"]);
+      expect(repo.read("config.py")).toContain("TIMEOUT = 60");
+      if (format === "udiff") {
+        // udiff narrows a hunk that does not match to its changed lines: those match the file as it is.
+        expect(repo.read("config.py")).toBe(committed.replace("TIMEOUT = 30", "TIMEOUT = 60").replace("RETRIES = 3", "RETRIES = 5"));
+      } else {
+        expect(repo.read("config.py")).toContain("RETRIES = 3");
+        const reflection = lastUser(mainRequests(s)[1]);
+        expect(reflection).toContain("config.py as it was last committed");
+        expect(reflection).toContain("TIMEOUT = 60");
+      }
+    }
+  });
 });
