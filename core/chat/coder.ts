@@ -18,7 +18,7 @@ import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelIn
 import * as prompt from "./prompt.ts";
 import { unsupportedReasoning } from "./reasoning.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
-import { editTargets, guardUncommitted, parseReply, stageEdits } from "./reply/apply.ts";
+import { editTargets, guardUncommitted, parseReply, type ReplyAmendment, stageEdits } from "./reply/apply.ts";
 import { lastReplyDiff, writeAndCommit } from "./reply/commit.ts";
 import { offerMentions, runShellSuggestion } from "./reply/offers.ts";
 import type { ChatFiles } from "./chat-files.ts";
@@ -49,6 +49,8 @@ export class Coder {
    * not depend on the commands.
    */
   openSession: ((coder: Coder) => Session) | null = null;
+  /** Changes a front end adds to each reply that changes files, in the same commit (watch mode's comment removal). */
+  amendReply: ReplyAmendment | null = null;
   /** Tool providers' tools and the calls made for the current user request (core/chat/tool-calls.ts). */
   private gathering: ToolGathering | null = null;
   /** The repository's files, listed once per request (each listing costs a git call). */
@@ -385,6 +387,7 @@ export class Coder {
         gate: this.services.gate,
         diff: (path, before, after) => app.kit.diff.unified(path, before, after),
         guardUncommitted: (paths) => guardUncommitted({ matcher: app.kit.matcher, git: this.services.git, files: this.services.files }, paths),
+        ...(this.amendReply ? { amend: this.amendReply } : {}),
       },
       edits,
     );

@@ -160,6 +160,8 @@ export class FileStore {
   private readonly shapes = new Map<string, FileShape>();
   /** Files whose lines end in both LF and CRLF: their LF-folded text and each line's ending. */
   private readonly mixedEndings = new Map<string, { folded: string; endings: string[] }>();
+  /** Who hears of each batch the store wrote (watch mode tells its own writes from the user's). */
+  private readonly writeListeners = new Set<(written: readonly FileWrite[]) => void>();
 
   constructor(
     root: string,
@@ -299,6 +301,12 @@ export class FileStore {
     return new StagedWorkspace(this, chatFiles);
   }
 
+  /** Call `listener` with what each `writeAll` wrote (not dry runs), until the returned function is called. */
+  onWrite(listener: (written: readonly FileWrite[]) => void): () => void {
+    this.writeListeners.add(listener);
+    return () => void this.writeListeners.delete(listener);
+  }
+
   /**
    * Write staged changes (null = delete). Every path and encoding is validated before the
    * first write; each file is written to a temp file beside it, fsynced and renamed over.
@@ -390,6 +398,7 @@ export class FileStore {
         report.refused.push({ path: p.write.path, reason: `could not write ${p.write.path}: ${(err as Error).message}` });
       }
     }
+    if (report.written.length) for (const listener of this.writeListeners) listener(report.written);
     return report;
   }
 

@@ -3,7 +3,7 @@
 // what happened; the turn loop turns failures into the reflection.
 import { posix } from "node:path";
 import { FormatError, PluginError } from "../../errors.ts";
-import type { WriteOptions, WriteReport } from "../../edit/files.ts";
+import type { FileWrite, WriteOptions, WriteReport } from "../../edit/files.ts";
 import type { ConfirmGroup, EditPermission } from "../../gate/gate.ts";
 import type { Edit, EditFormat, EditOutcome, Fence, Matcher, ModelReply, ParsedReply, Workspace } from "../../plugin.ts";
 import { SharedMatcher } from "../../edit/matcher.ts";
@@ -27,6 +27,8 @@ export interface FileStoreLike {
   readOutside(abs: string): string | null;
   workspace(chatFiles: readonly string[]): StagedWorkspace;
   writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions): Promise<WriteReport>;
+  /** Hear what each write batch wrote, until the returned function is called. */
+  onWrite(listener: (written: readonly FileWrite[]) => void): () => void;
 }
 
 /** What the engine needs of core/gate/gate.ts `Gate`. */
@@ -52,7 +54,16 @@ export interface ApplyInputs {
    * applied (see `guardUncommitted`); returns the function that ends it.
    */
   guardUncommitted?(paths: readonly string[]): Promise<() => void>;
+  /** More changes for a reply that changed something, in the same write and commit (see `ReplyAmendment`). */
+  amend?: ReplyAmendment;
 }
+
+/**
+ * What a front end adds to a reply that changed files, written and committed with it: watch
+ * mode removes the AI comments it acted on, so a comment costs one commit, not two. Gets the
+ * reply's changes and a read of any file as the reply leaves it; returns chat files' new texts.
+ */
+export type ReplyAmendment = (changes: ReadonlyMap<string, string | null>, read: (path: string) => string | null) => Map<string, string>;
 
 /** What `guardUncommitted` needs: the kit's matcher, git, and the file store's reads. */
 export interface UncommittedSources {
@@ -222,6 +233,16 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
   }
 
   changes = await confirmProtectedChanges({ ...inputs, gate }, changes, before, done);
+  if (changes.size && inputs.amend) {
+    const staged = changes;
+    const read = (path: string) => (staged.has(path) ? staged.get(path)! : ws.read(path));
+    // Only chat files the store may write: an amendment never widens what a reply may touch.
+    for (const [path, text] of inputs.amend(staged, read)) {
+      if (!chatFiles.includes(path) || files.check(path) !== null) continue;
+      if (!before.has(path)) before.set(path, files.read(path));
+      staged.set(path, text);
+    }
+  }
 
   const landed = new Set(done.filter((o) => o.status === "applied").map((o) => o.path));
   return {
