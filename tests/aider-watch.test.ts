@@ -21,17 +21,24 @@ function watchRun(repo: Repo, s: FakeServer, args: string[] = []) {
     stderr: "pipe",
   });
   let stdout = "";
+  let stderr = "";
   const reading = (async () => {
     for await (const chunk of proc.stdout) stdout += new TextDecoder().decode(chunk);
+  })();
+  const readingErrors = (async () => {
+    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
   })();
   return {
     get stdout() {
       return stdout;
     },
+    get stderr() {
+      return stderr;
+    },
     async stop() {
       proc.kill("SIGTERM");
       await proc.exited;
-      await reading;
+      await Promise.all([reading, readingErrors]);
     },
   };
 }
@@ -178,5 +185,25 @@ describe("--watch-files under a model that writes AI comments, and a user who sa
     }
     expect(repo.read("app.py")).toBe("def total(items):\n    return sum(items) if items else 0\n");
     expect(mainRequests(s).map(lastUser)[1]).toContain("rename X to Y AI!");
+  });
+
+  test("the same AI! comment put back again and again is sent at most 3 times in a row, and coder says so", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const s = await server([{ text: "Noted.", repeat: true }]);
+    const run = watchRun(repo, s);
+    const comment = "# return 0 for an empty list AI!";
+    const capped = () => run.stderr.includes("Not asking again about the AI comments in app.py");
+    try {
+      await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
+      // A tool (a sync, an editor's restore) puts the comment back each time coder removes it.
+      for (let round = 0; round < 6 && !capped(); round++) {
+        appendFileSync(join(repo.root, "app.py"), `${comment}\n`);
+        await until("the comment removed, or the cap", () => capped() || !repo.read("app.py").includes(comment), () => run.stdout + run.stderr);
+      }
+    } finally {
+      await run.stop();
+    }
+    expect(run.stderr).toContain("coder sent them 3 times in a row already");
+    expect(mainRequests(s)).toHaveLength(3);
   });
 });
