@@ -1,14 +1,15 @@
 // The kit: the capabilities handed to every plugin (built-in or user). main.ts
 // injects the real implementations (matcher, reports, tokens, file store,
 // registry); plugins reach coder only through this object.
-import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "../errors.ts";
 import { fittedSize, mediaTokens, mediaTypeOfFile } from "../chat/parts.ts";
 import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "../plugin.ts";
 import { type Registry, messageOf } from "../plugins/registry.ts";
 import { ReplyAssembler } from "../chat/stream.ts";
+import { stateFolder, statePath, writeState } from "../edit/state.ts";
 
 export interface KitDeps {
   version: string;
@@ -51,11 +52,10 @@ export function createKit(deps: KitDeps): Kit {
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
     run: (command, options) => runCommand(command, { ...options, cwd: options?.cwd ?? root }),
     log: deps.log,
-    cacheDir(plugin) {
-      const safe = plugin.replace(/[^A-Za-z0-9._-]/g, "_");
-      const dir = join(root, ".coder", "cache", safe);
-      mkdirSync(dir, { recursive: true });
-      return dir;
+    cacheDir: (plugin) => stateFolder(root, `cache/${plugin.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+$/, "_")}`),
+    state: {
+      write: (path, data) => writeState(root, path, data),
+      file: (path, siblings) => statePath(root, path, siblings),
     },
     modelInfo: (model) => deps.registry.modelInfo(model),
     complete: (request, signal) =>
