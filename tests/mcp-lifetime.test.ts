@@ -25,11 +25,16 @@ function alive(pid: number): boolean {
   }
 }
 
-/** An --mcp-config whose one server's shell forks `sleep 1000` (its pid in the returned file), then runs `serve`. */
-function forkingServer(repo: Repo, serve: string): { config: string; pidFile: string } {
+/**
+ * An --mcp-config whose one server's shell forks `sleep 1000` (its pid in the returned file),
+ * then runs `serve`. `quiet`: the helper's output goes to /dev/null, so it holds none of the
+ * server's pipes.
+ */
+function forkingServer(repo: Repo, serve: string, quiet = false): { config: string; pidFile: string } {
   const pidFile = join(repo.root, "..", "helper.pid");
   const config = join(repo.root, "..", "mcp.json");
-  writeFileSync(config, JSON.stringify({ mcpServers: { forks: { command: "sh", args: ["-c", `sleep 1000 & echo $! > ${pidFile}; exec ${serve}`] } } }));
+  const helper = quiet ? "sleep 1000 </dev/null >/dev/null 2>&1 &" : "sleep 1000 &";
+  writeFileSync(config, JSON.stringify({ mcpServers: { forks: { command: "sh", args: ["-c", `${helper} echo $! > ${pidFile}; exec ${serve}`] } } }));
   return { config, pidFile };
 }
 
@@ -77,12 +82,15 @@ describe("an MCP server's helper process never outlives coder", () => {
     });
   }
 
-  test("the server dies on its own mid-call: its helper goes too, and the run goes on", async () => {
-    const repo = makeRepo({ "a.txt": "a\n" });
-    const { config, pidFile } = forkingServer(repo, `${process.execPath} ${CRASH_PROXY} ${NODE} ${EVERYTHING} stdio`);
-    const fake = await server([{ toolCalls: [{ name: "forks__echo", arguments: { message: "x" } }] }, { match: "The call failed", text: "The server broke." }]);
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "-m", "Echo"]);
-    expect(r.code).toBe(0);
-    await expectGone(await helperPid(pidFile));
-  });
+  for (const quiet of [true, false]) {
+    test(`the server dies on its own mid-call: its helper (${quiet ? "output elsewhere" : "holding the server's pipes"}) goes too, and the run goes on`, async () => {
+      const repo = makeRepo({ "a.txt": "a\n" });
+      const { config, pidFile } = forkingServer(repo, `${process.execPath} ${CRASH_PROXY} ${NODE} ${EVERYTHING} stdio`, quiet);
+      const fake = await server([{ toolCalls: [{ name: "forks__echo", arguments: { message: "x" } }] }, { match: "The call failed", text: "The server broke." }]);
+      const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "-m", "Echo"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("The server broke.");
+      await expectGone(await helperPid(pidFile));
+    });
+  }
 });
