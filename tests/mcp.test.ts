@@ -17,6 +17,7 @@ const ROOT = join(import.meta.dir, "..");
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 const CRASH_PROXY = join(import.meta.dir, "support/mcp-crash-proxy.ts");
+const MORPH = join(import.meta.dir, "support/mcp-morph-server.ts");
 const NODE = Bun.which("node") ?? process.execPath;
 const server = serverPerTest();
 
@@ -180,7 +181,7 @@ describe("tools in the gathering step", () => {
       { match: "Echo: hello from mcp", text: block("note.txt", "old\n", "Echo: hello from mcp\n") },
     ]);
     const config = mcpConfig(repo, { everything });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--json", "-m", "Put the echo in note.txt", "note.txt"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "--json", "-m", "Put the echo in note.txt", "note.txt"]);
     expect(r.code).toBe(0);
     expect(repo.read("note.txt")).toBe("Echo: hello from mcp\n");
     const [first, second] = mainRequests(fake);
@@ -214,12 +215,24 @@ describe("tools in the gathering step", () => {
       { match: "Echo: via tools", toolCalls: [{ name: "edit_file", arguments: { path: "note.txt", search: "old\n", replace: "Echo: via tools\n" } }] },
     ]);
     const config = mcpConfig(repo, { everything });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--edit-format", "tool", "--yes-always", "-m", "Echo into note.txt", "note.txt"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--edit-format", "tool", "--mcp-tools", "auto", "-m", "Echo into note.txt", "note.txt"]);
     expect(r.code).toBe(0);
     expect(repo.read("note.txt")).toBe("Echo: via tools\n");
     const names = toolNames(mainRequests(fake)[0]);
     expect(names.slice(0, 2)).toEqual(["edit_file", "create_file"]);
     expect(names).toContain("everything__echo");
+  });
+
+  test("--yes-always does not answer a tool call: with nobody to ask it is declined, and coder says how to run tools unasked", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const fake = await server([{ toolCalls: [{ name: "everything__echo", arguments: { message: "secret" } }] }, { match: "declined", text: "I will do without it." }]);
+    const config = mcpConfig(repo, { everything });
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--json", "-m", "Echo something"]);
+    expect(r.code).toBe(0);
+    const all = events(r.stdout);
+    expect(all.find((e) => e.type === "tool")).toMatchObject({ name: "everything__echo", status: "declined" });
+    expect(all.some((e) => e.type === "warning" && e.message.includes('--yes-always does not answer tool calls (set "mcpTools": "auto"'))).toBe(true);
+    expect(toolMessages(mainRequests(fake)[1])[0].content).toContain("the user declined this call");
   });
 
   test("a gated tool answered No is not run; the model hears it was declined and answers", async () => {
@@ -243,7 +256,7 @@ describe("tools in the gathering step", () => {
     // A model that never stops calling tools.
     const fake = await server([{ toolCalls: [{ name: "everything__echo", arguments: { message: "again" } }], repeat: true }]);
     const config = mcpConfig(repo, { everything });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--max-tool-calls", "2", "--json", "-m", "Loop"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "--max-tool-calls", "2", "--json", "-m", "Loop"]);
     expect(r.code).toBe(0);
     const requests = mainRequests(fake);
     expect(requests).toHaveLength(3);
@@ -257,7 +270,7 @@ describe("tools in the gathering step", () => {
     const repo = makeRepo({ "a.txt": "a\n" });
     const fake = await server([{ toolCalls: [{ name: "shaky__echo", arguments: { message: "x" } }] }, { match: "The call failed", text: "The server broke; nothing to do." }]);
     const config = mcpConfig(repo, { shaky: { command: process.execPath, args: [CRASH_PROXY, NODE, EVERYTHING, "stdio"] } });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--json", "-m", "Echo"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "--json", "-m", "Echo"]);
     expect(r.code).toBe(0);
     const tool = events(r.stdout).find((e) => e.type === "tool");
     expect(tool.status).toBe("error");
@@ -293,7 +306,7 @@ describe("tools in the gathering step", () => {
     await Bun.write(join(folder, "big.txt"), big);
     const fake = await server([{ toolCalls: [{ name: "files__read_text_file", arguments: { path: join(folder, "big.txt") } }] }, { match: "Output cut", text: "It is big." }]);
     const config = mcpConfig(repo, { files: { command: NODE, args: [FILESYSTEM, folder] } });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--json", "-m", "Read it"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "--json", "-m", "Read it"]);
     expect(r.code).toBe(0);
     const tool = events(r.stdout).find((e) => e.type === "tool");
     expect(tool.status).toBe("ok");
@@ -412,6 +425,20 @@ describe("trust and lifetime", () => {
     expect(pid).toBeGreaterThan(0);
     for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(100);
     expect(alive(pid)).toBe(false);
+  });
+
+  test("the tool cache follows a server whose tools change (tools/list_changed): the next run offers the new list", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const config = mcpConfig(repo, { morph: { command: process.execPath, args: [MORPH] } });
+    const fake = await server([{ toolCalls: [{ name: "morph__first", arguments: {} }] }, { match: "first ran", text: "Done." }, { text: "Second run." }]);
+    const first = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "-m", "Call first"]);
+    expect(first.code).toBe(0);
+    // The second run starts no server: its tools come from the cache, which must hold the change.
+    const second = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "-m", "Again"]);
+    expect(second.code).toBe(0);
+    const offered = toolNames(mainRequests(fake)[2]);
+    expect(offered).toContain("morph__second");
+    expect(offered).not.toContain("morph__first");
   });
 
   test("with the tool list cached, a request that uses no tool starts no server", async () => {
