@@ -2,7 +2,8 @@
 // write (the reference `everything` server over stdio and Streamable HTTP, the reference
 // `filesystem` server on a temp folder) and the fake OpenAI-compatible model: listing,
 // resources as context, prompts as commands, the gathering step with its gate and budget,
-// and servers that crash, never start, or return 5 MB; trust and process groups.
+// and servers that crash, never start, or return 5 MB; trust, the tool cache, and process
+// groups on every exit path (a helper the server forked never outlives coder).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -453,4 +454,76 @@ describe("trust and lifetime", () => {
     // The second request still offered the server's tools, from the cache.
     expect(toolNames(mainRequests(fake)[1])).toContain("counted__echo");
   });
+});
+
+// ─── Process groups on every exit path (issue 21 G) ─────────────────────────
+
+/**
+ * An --mcp-config whose one server's shell forks `sleep 1000` (its pid in the returned file),
+ * then runs `serve`. `quiet`: the helper's output goes to /dev/null, so it holds none of the
+ * server's pipes.
+ */
+function forkingServer(repo: Repo, serve: string, quiet = false): { config: string; pidFile: string } {
+  const pidFile = join(repo.root, "..", "helper.pid");
+  const config = join(repo.root, "..", "mcp.json");
+  const helper = quiet ? "sleep 1000 </dev/null >/dev/null 2>&1 &" : "sleep 1000 &";
+  writeFileSync(config, JSON.stringify({ mcpServers: { forks: { command: "sh", args: ["-c", `${helper} echo $! > ${pidFile}; exec ${serve}`] } } }));
+  return { config, pidFile };
+}
+
+/** The helper's pid, once it has written it. */
+async function helperPid(pidFile: string): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const pid = Number(readFileSync(pidFile, "utf8").trim());
+      if (pid > 0) return pid;
+    } catch {
+      // not yet
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`the MCP server never wrote ${pidFile}`);
+}
+
+/** After coder exited: the helper must be gone (a killed process can take a moment to be reaped). */
+async function expectGone(pid: number): Promise<void> {
+  for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(100);
+  const left = alive(pid);
+  if (left) process.kill(pid, "SIGKILL");
+  expect(left).toBe(false);
+}
+
+describe("an MCP server's helper process never outlives coder", () => {
+  for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
+    test(`coder stopped by ${signal} mid-request`, async () => {
+      const repo = makeRepo({ "a.txt": "a\n" });
+      const { config, pidFile } = forkingServer(repo, `${NODE} ${EVERYTHING} stdio`);
+      // The model takes its time: the signal arrives while the request waits for it.
+      const fake = await server([{ text: "slow", delayMs: 20_000 }]);
+      let pid = 0;
+      const r = await runCoder(repo, fake, ["--mcp-config", config, "-m", "Hello"], {
+        onStart: (proc) => {
+          void (async () => {
+            pid = await helperPid(pidFile);
+            for (let i = 0; i < 400 && mainRequests(fake).length === 0; i++) await Bun.sleep(50);
+            proc.kill(signal);
+          })();
+        },
+      });
+      expect(r.code).toBe({ SIGTERM: 143, SIGHUP: 129, SIGINT: 130 }[signal]);
+      await expectGone(pid);
+    });
+  }
+
+  for (const quiet of [true, false]) {
+    test(`the server dies on its own mid-call: its helper (${quiet ? "output elsewhere" : "holding the server's pipes"}) goes too, and the run goes on`, async () => {
+      const repo = makeRepo({ "a.txt": "a\n" });
+      const { config, pidFile } = forkingServer(repo, `${process.execPath} ${CRASH_PROXY} ${NODE} ${EVERYTHING} stdio`, quiet);
+      const fake = await server([{ toolCalls: [{ name: "forks__echo", arguments: { message: "x" } }] }, { match: "The call failed", text: "The server broke." }]);
+      const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "-m", "Echo"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("The server broke.");
+      await expectGone(await helperPid(pidFile));
+    });
+  }
 });
