@@ -83,7 +83,7 @@ describe("--watch-files", () => {
     try {
       await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
       appendFileSync(join(repo.root, "app.py"), "# return 0 for an empty list AI!\n");
-      await until("the cleanup", () => run.stdout.includes("Removed the AI comments from app.py in the change's commit"), () => run.stdout);
+      await until("the cleanup", () => run.stdout.includes("Removed the AI comments from app.py with the change, in its commit"), () => run.stdout);
     } finally {
       await run.stop();
     }

@@ -166,7 +166,8 @@ export class AiCommentWatch {
         this.coder.format = previous;
         this.coder.amendReply = null;
       }
-      if (stripped.size) this.out.print(`Removed the AI comments from ${[...stripped].join(", ")} in the change's commit.`);
+      const o = this.app.settings.options;
+      if (stripped.size && !o.dryRun) this.out.print(`Removed the AI comments from ${[...stripped].join(", ")} with the change${o.autoCommits ? ", in its commit" : ""}.`);
       await this.removeLeftovers(marked, action);
     } catch (error) {
       if (error instanceof Interrupted) throw error;
