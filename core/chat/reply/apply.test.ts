@@ -159,6 +159,15 @@ describe("stageEdits: every path an edit writes is gated", () => {
     expect(staged.before.get("a.txt")).toBe("alpha\n");
   });
 
+  test("a move to a declined protected path keeps its source, and an edit sharing a path with it is dropped too", async () => {
+    // b.txt => .coder.json is declined (nobody to ask): its source b.txt stays, and so does a.txt,
+    // which the first move also wrote (the chain of one-unit edits).
+    const { staged } = await stage("a.txt => b.txt\nb.txt => .coder.json", true);
+    expect(staged.outcomes.map((o) => o.status)).toEqual(["skipped", "skipped"]);
+    expect(staged.changes.size).toBe(0);
+    expect(staged.outcomes[0]!.status === "skipped" && staged.outcomes[0]!.detail).toContain("so this edit (which also writes b.txt) was not made either");
+  });
+
   test("a write the edits did not declare is gated after apply; declined, nothing from the reply is kept", async () => {
     const refused = await stage("a.txt => b.txt undeclared", false, ["no"]);
     expect(refused.asked).toEqual(["Allow edits to b.txt, which is not in the chat?"]);
@@ -169,6 +178,29 @@ describe("stageEdits: every path an edit writes is gated", () => {
     expect([...allowed.staged.changes.keys()].sort()).toEqual(["a.txt", "b.txt"]);
     expect(allowed.staged.before.get("b.txt")).toBe("beta\n");
     expect(allowed.staged.joined).toEqual(["b.txt"]);
+  });
+});
+
+describe("stageEdits: a front end's amendment", () => {
+  test("joins a reply that changed something, for chat files only; a reply that changed nothing gets none", async () => {
+    const { files, gate } = setup(false);
+    const amend = () =>
+      new Map([
+        ["b.txt", "beta, amended\n"],
+        ["ro.txt", "not a chat file\n"],
+      ]);
+    const inputs = { ...base, chatFiles: ["a.txt", "b.txt"], reply: reply(""), readOnlyFiles: [], files, gate, amend };
+    const parsed = parseReply({ ...base, reply: reply("a.txt: alpha -> ALPHA") });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const staged = await stageEdits(inputs, parsed.parsed.edits);
+    expect([...staged.changes]).toEqual([
+      ["a.txt", "ALPHA\n"],
+      ["b.txt", "beta, amended\n"],
+    ]);
+    expect(staged.before.get("b.txt")).toBe("beta\n");
+    const none = parseReply({ ...base, reply: reply("a.txt: missing -> x") });
+    if (!none.ok) throw new Error(none.error);
+    expect((await stageEdits(inputs, none.parsed.edits)).changes.size).toBe(0);
   });
 });
 

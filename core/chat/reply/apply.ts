@@ -284,7 +284,8 @@ async function confirmProtectedChanges(inputs: ApplyInputs, changes: Map<string,
       const hit = targets.find((t) => dropped.has(t));
       if (hit === undefined) return;
       const reason = dropped.get(hit)!;
-      outcomes[i] = { status: "skipped", edit: o.edit, path: o.path, detail: hit === normalizePath(o.path) ? reason : `${reason}, so this edit (which also writes ${hit}) was not made either` };
+      const direct = declined.some((d) => normalizePath(d.path) === hit);
+      outcomes[i] = { status: "skipped", edit: o.edit, path: o.path, detail: direct ? reason : `${reason}, so this edit (which also writes ${hit}) was not made either` };
       for (const t of targets) {
         if (dropped.has(t)) continue;
         dropped.set(t, reason);
