@@ -315,11 +315,12 @@ export interface MatchFailure {
   /** Closest regions (not-found) or every matching location (ambiguous). */
   candidates: MatchCandidate[];
   /**
-   * Set when the SEARCH text quotes a file as last committed, and those lines have changed
-   * since without a commit (the user's edit): the current lines, 1-based, of `path`. Such a
+   * Set when the SEARCH text quotes a file as last committed (or saved, under an editor's
+   * unsaved buffer), and those lines have changed since (the user's edit): the current lines,
+   * 1-based, of `path`. Such a
    * SEARCH never lands approximately; `explain` asks for the current lines instead.
    */
-  userChange?: { path: string; startLine: number; endLine: number; text: string; committedLine: number };
+  userChange?: { path: string; startLine: number; endLine: number; text: string; committedLine: number; was?: "committed" | "saved" };
 }
 
 export type MatchResult = MatchSuccess | MatchFailure;

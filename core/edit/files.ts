@@ -269,6 +269,18 @@ export class FileStore {
   }
 
   /**
+   * What `read` would give were there no editor: the file as saved. Null when it is the same
+   * as `read` (no editor, or no unsaved change there) or the file is unreadable.
+   */
+  savedWhenUnsaved(rel: string): string | null {
+    const norm = normalizeRel(rel);
+    const buffer = this.opts.editor?.text(norm);
+    if (buffer === undefined || looksAbsolute(rel) || notInside(norm) || this.symlinkEscape(norm)) return null;
+    const saved = this.decode(norm)?.text ?? null;
+    return saved === buffer ? null : saved;
+  }
+
+  /**
    * A read-only file outside the repository (`--read ~/CONVENTIONS.md`): its text, or null when
    * it is missing, not a regular file, binary or over the size cap. Nothing is ever written there.
    */

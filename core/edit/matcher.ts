@@ -472,7 +472,9 @@ function explainUserChange(change: NonNullable<MatchFailure["userChange"]>): str
     ? [`They now read (${where} of ${change.path}):`, fenced(change.text)]
     : [`Those lines are no longer in ${change.path} (they were deleted after line ${change.startLine - 1}).`];
   return [
-    `The SEARCH text matches ${change.path} as it was last committed (from line ${change.committedLine}), but those lines have changed since, in an edit not committed yet (most likely the user's, who is working on this file).`,
+    change.was === "saved"
+      ? `The SEARCH text matches ${change.path} as it was last saved (from line ${change.committedLine}), but those lines have changed since in the user's editor, not saved yet: the user is working on this file.`
+      : `The SEARCH text matches ${change.path} as it was last committed (from line ${change.committedLine}), but those lines have changed since, in an edit not committed yet (most likely the user's, who is working on this file).`,
     "",
     ...now,
     "",

@@ -12,8 +12,10 @@ export interface CommittedFile {
   path: string;
   /** Its text at HEAD (LF line endings). */
   head: string;
-  /** Its text in the work tree now, as the file store reads it. */
+  /** Its text in the work tree now, as the file store reads it (an editor's buffer when it has one). */
   disk: string;
+  /** What `head` is: the last commit (default), or the saved file under an editor's unsaved buffer. */
+  was?: "committed" | "saved";
 }
 
 /** At most this many current lines are quoted back to the model. */
@@ -62,6 +64,7 @@ interface FileLines {
   path: string;
   head: string[];
   disk: string[];
+  was: "committed" | "saved";
 }
 
 interface Scope {
@@ -71,7 +74,7 @@ interface Scope {
 }
 
 function linesOf(f: CommittedFile): FileLines {
-  return { path: f.path, head: toFileLines(f.head.replace(/\r\n/g, "\n")).lines, disk: toFileLines(f.disk.replace(/\r\n/g, "\n")).lines };
+  return { path: f.path, head: toFileLines(f.head.replace(/\r\n/g, "\n")).lines, disk: toFileLines(f.disk.replace(/\r\n/g, "\n")).lines, was: f.was ?? "committed" };
 }
 
 /** Where `search` starts as an exact run of lines of `lines`, or -1. */
@@ -95,7 +98,7 @@ function staleQuote(file: FileLines, search: string[]): MatchFailure | null {
     status: "failed",
     reason: "not-found",
     candidates: shown.length ? [{ startLine, endLine, similarity: 0, text }] : [],
-    userChange: { path: file.path, startLine, endLine, text, committedLine: at + 1 },
+    userChange: { path: file.path, startLine, endLine, text, committedLine: at + 1, was: file.was },
   };
 }
 

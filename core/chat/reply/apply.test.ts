@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileStore } from "../../edit/files.ts";
 import { Gate } from "../../gate/gate.ts";
-import type { Edit, EditFormat, ModelReply } from "../../plugin.ts";
+import type { Edit, EditFormat, MatchFailure, ModelReply } from "../../plugin.ts";
 import type { Registered } from "../../plugins/registry.ts";
-import { lineDelta, parseReply, stageEdits } from "./apply.ts";
+import { guardUncommitted, lineDelta, parseReply, stageEdits } from "./apply.ts";
+import { SharedMatcher } from "../../edit/matcher.ts";
 import type { Choice } from "../../gate/prompter.ts";
 import { ScriptedPrompter } from "../../../tests/support/scripted-prompter.ts";
 
@@ -201,6 +202,23 @@ describe("stageEdits: a front end's amendment", () => {
     const none = parseReply({ ...base, reply: reply("a.txt: missing -> x") });
     if (!none.ok) throw new Error(none.error);
     expect((await stageEdits(inputs, none.parsed.edits)).changes.size).toBe(0);
+  });
+});
+
+describe("guardUncommitted", () => {
+  test("an editor's unsaved change is kept like an uncommitted one: a SEARCH quoting the saved file lands only on the buffer's exact lines", async () => {
+    const saved = 'HOST = "localhost"\nPORT = 8080\nTIMEOUT = 30\nRETRIES = 3\nLOG_LEVEL = "info"\n';
+    const buffer = saved.replace("TIMEOUT = 30", "TIMEOUT = 60");
+    const root = mkdtempSync(join(tmpdir(), "coder-guard-"));
+    writeFileSync(join(root, "c.py"), saved);
+    const files = new FileStore(root, { editor: { text: (rel) => (rel === "c.py" ? buffer : undefined) } });
+    const matcher = new SharedMatcher();
+    const end = await guardUncommitted({ matcher, git: null, files }, ["c.py"]);
+    const r = matcher.replace(buffer, saved, saved.replace("RETRIES = 3", "RETRIES = 5"));
+    expect(r).toMatchObject({ status: "failed", userChange: { path: "c.py", was: "saved", startLine: 1, endLine: 5 } });
+    expect(matcher.explain(r as MatchFailure, saved, "", "c.py")).toContain("as it was last saved");
+    end();
+    expect(matcher.replace(buffer, saved, saved.replace("RETRIES = 3", "RETRIES = 5"))).toMatchObject({ status: "applied", rung: "fuzzy" });
   });
 });
 

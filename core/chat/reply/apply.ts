@@ -27,6 +27,8 @@ export interface FileStoreLike {
   readOutside(abs: string): string | null;
   workspace(chatFiles: readonly string[]): StagedWorkspace;
   writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions): Promise<WriteReport>;
+  /** The file as saved, when an editor holds an unsaved change to it (else null). */
+  savedWhenUnsaved?(rel: string): string | null;
   /** Hear what each write batch wrote, until the returned function is called. */
   onWrite(listener: (written: readonly FileWrite[]) => void): () => void;
 }
@@ -69,7 +71,7 @@ export type ReplyAmendment = (changes: ReadonlyMap<string, string | null>, read:
 export interface UncommittedSources {
   matcher: Matcher;
   git: { committedTexts(paths: readonly string[]): Promise<Map<string, string>> } | null;
-  files: Pick<FileStoreLike, "read">;
+  files: Pick<FileStoreLike, "read" | "savedWhenUnsaved">;
 }
 
 /**
@@ -79,11 +81,15 @@ export interface UncommittedSources {
  */
 export async function guardUncommitted(sources: UncommittedSources, paths: readonly string[]): Promise<() => void> {
   const { matcher, git, files } = sources;
-  if (!(matcher instanceof SharedMatcher) || !git) return () => {};
+  if (!(matcher instanceof SharedMatcher)) return () => {};
   const dirty: CommittedFile[] = [];
-  for (const [path, head] of await git.committedTexts(paths)) {
-    const disk = files.read(path);
-    if (disk !== null && disk !== head) dirty.push({ path, head, disk });
+  const committed = git ? await git.committedTexts(paths) : new Map<string, string>();
+  for (const path of paths) {
+    // Older versions the user has changed since: the last commit, and the saved file under an editor's unsaved buffer.
+    const olders = [{ text: committed.get(path), was: "committed" as const }, { text: files.savedWhenUnsaved?.(path), was: "saved" as const }].filter((o) => typeof o.text === "string");
+    const now = olders.length ? files.read(path) : null;
+    if (now === null) continue;
+    for (const { text, was } of olders) if (text !== now) dirty.push({ path, head: text as string, disk: now, was });
   }
   return matcher.uncommitted.begin(dirty);
 }
