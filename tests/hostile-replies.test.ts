@@ -6,6 +6,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { BINARY, block, lastUser, mainRequests, makeRepo, runCoder, serverPerTest } from "./engine-harness.ts";
+import { SCRIPT, startRepl } from "./support/repl.ts";
 
 const server = serverPerTest();
 const UNDERSTOOD = { model: "gpt-4.1", text: "Understood; I will leave it.", repeat: true };
@@ -80,5 +81,31 @@ describe.skipIf(!existsSync(BINARY))("model replies", () => {
         expect(reflection).toContain("TIMEOUT = 60");
       }
     }
+  });
+
+  test.skipIf(!SCRIPT)("a .gitignore change the user allows does not make a file ignored at the start writable, nor committable", async () => {
+    const repo = makeRepo({ "app.py": "print('hi')\n" });
+    repo.write(".gitignore", ".coder/\n.env\n");
+    repo.git("commit", "-q", "-am", "ignore .env");
+    repo.write(".env", "SECRET=hunter2\n");
+    const s = await server([
+      { model: "gpt-4.1", text: block(".gitignore", ".env\n", ""), match: "stop ignoring .env" },
+      { model: "gpt-4.1", text: block(".env", "SECRET=hunter2\n", "SECRET=hunter2\nDEBUG=1\n"), match: "turn on debug" },
+      UNDERSTOOD,
+    ]);
+    const repl = startRepl(repo, s, ["--yes-always", "--no-pretty", "app.py"]);
+    await repl.waitFor("> ");
+    repl.type("stop ignoring .env");
+    await repl.waitFor("which decides what git ignores");
+    repl.type("y");
+    await repl.waitFor("> ");
+    repl.type("turn on debug in .env");
+    await repl.waitFor("> ");
+    repl.type("/exit");
+    expect(await repl.proc.exited).toBe(0);
+    expect(repo.read(".gitignore")).toBe(".coder/\n");
+    expect(repo.read(".env")).toBe("SECRET=hunter2\n");
+    expect(repo.git("log", "--all", "-p")).not.toContain("hunter2");
+    expect(lastUser(mainRequests(s)[2])).toContain(".env is ignored by git");
   });
 });
