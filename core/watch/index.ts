@@ -167,7 +167,8 @@ export class AiCommentWatch {
         this.coder.amendReply = null;
       }
       const o = this.app.settings.options;
-      if (stripped.size && !o.dryRun) this.out.print(`Removed the AI comments from ${[...stripped].join(", ")} with the change${o.autoCommits ? ", in its commit" : ""}.`);
+      const removed = [...stripped].filter((p) => this.coder.services.lastReply?.files.some((f) => f.path === p));
+      if (removed.length && !o.dryRun) this.out.print(`Removed the AI comments from ${removed.join(", ")} with the change${o.autoCommits ? ", in its commit" : ""}.`);
       await this.removeLeftovers(marked, action);
     } catch (error) {
       if (error instanceof Interrupted) throw error;
