@@ -201,12 +201,13 @@ describe("commits", () => {
     expect((await repo.commitDirty(["m.py"])).status).toBe("nothing");
   });
 
-  test("a file ignored when the run started stays ignored after .gitignore changes, and no dirty commit saves it", async () => {
+  test("a file ignored before coder's first write stays ignored after .gitignore changes, and no dirty commit saves it", async () => {
     const root = makeRepo({ "a.py": "a\n", ".gitignore": ".env\nbuild/\n" });
     write(root, ".env", "SECRET=1\n");
     write(root, "build/out.js", "x\n");
     const repo = await open(root);
     expect(repo.isIgnored(".env")).toBe(true);
+    repo.freezeIgnored(); // what the file store does before its first write
     // The rules change (the model's edit, allowed): what was ignored at the start stays so.
     write(root, ".gitignore", "");
     expect(repo.isIgnored(".env")).toBe(true);

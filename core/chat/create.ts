@@ -53,7 +53,7 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
   // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
   let rules: IgnoreRules | null = null;
   const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
-  const files = new FileStore(root, { cwd: app.cwd, isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor });
+  const files = new FileStore(root, { cwd: app.cwd, isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor, beforeWriting: () => git?.freezeIgnored() });
   const transcript = new Transcript(chatHistoryPath(app));
   // The transcript hears edits, commits and answers too, not only the conversation.
   const out = recordingOutput(front.out, transcript);

@@ -97,6 +97,8 @@ export interface FileStoreOptions {
   fallbackEncoding?: "latin-1" | "windows-1252";
   /** An editor's buffers (`coder acp`): what it holds is read instead of the disk, and writes go through it. */
   editor?: EditorFiles;
+  /** Called before each batch is written (git freezes what it ignores before coder's first write). */
+  beforeWriting?: () => void;
 }
 
 /**
@@ -341,6 +343,7 @@ export class FileStore {
    */
   async writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions = {}): Promise<WriteReport> {
     const report: WriteReport = { dryRun: !!opts.dryRun, written: [], refused: [], unchanged: [] };
+    if (!opts.dryRun && changes.size) this.opts.beforeWriting?.();
     const planned: PlannedWrite[] = [];
     for (const [path, wanted] of changes) {
       const rel = normalizeRel(path);

@@ -334,25 +334,27 @@ export class GitRepo {
 
   /**
    * Is `rel` ignored by git (`git check-ignore`; tracked files are never ignored)? A file git
-   * ignored when coder first asked (before it wrote anything) stays ignored for the whole run,
-   * whatever a `.gitignore` says later: un-ignoring `.env` never makes it writable or committable.
-   * Synchronous for the file store.
+   * ignored before coder's first write of the run (`freezeIgnored`) stays ignored for the whole
+   * run, whatever a `.gitignore` says later: un-ignoring `.env` never makes it writable or
+   * committable. Synchronous for the file store.
    */
   isIgnored(rel: string): boolean {
     if (!rel || rel.startsWith("../")) return false;
-    if (this.ignoredAtStart().has(rel)) return true;
+    if (this.ignoredSnapshot?.has(rel)) return true;
     return runGitSync(this.root, ["check-ignore", "-q", "--", rel]).code === 0;
   }
 
   private ignoredSnapshot: IgnoredPaths | null = null;
 
-  /** The untracked files and folders git ignored when first asked (one `git ls-files` a run). */
-  private ignoredAtStart(): IgnoredPaths {
-    if (!this.ignoredSnapshot) {
-      const r = runGitSync(this.root, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]);
-      this.ignoredSnapshot = new IgnoredPaths(r.code === 0 ? r.stdout.split("\0").filter(Boolean) : []);
-    }
-    return this.ignoredSnapshot;
+  /**
+   * Remember the untracked files and folders git ignores now, for the rest of the run (one
+   * `git ls-files`). The file store calls it before it writes anything, so no change coder
+   * makes to a `.gitignore` can un-ignore a file; until then the rules on disk are the run's.
+   */
+  freezeIgnored(): void {
+    if (this.ignoredSnapshot) return;
+    const r = runGitSync(this.root, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]);
+    this.ignoredSnapshot = new IgnoredPaths(r.code === 0 ? r.stdout.split("\0").filter(Boolean) : []);
   }
 
   /**
@@ -441,7 +443,7 @@ export class GitRepo {
    * Independent of `--no-auto-commits`.
    */
   async commitDirty(paths: readonly string[], opts: { verify?: boolean } = {}): Promise<CommitOutcome> {
-    // A file git ignored when the run started (a `.env`) is never the user's work to save.
+    // A file git ignores, or ignored before coder's first write (a `.env`), is never the user's work to save.
     const dirty = (await this.dirtyFiles(paths)).filter((p) => !this.isIgnored(p));
     if (dirty.length === 0) return { status: "nothing", message: "no pending changes in those files" };
     const stats = await this.stagedStats(dirty);
