@@ -8,6 +8,8 @@ import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
 import { replaceRecord } from "../edit/state.ts";
 import { spawnGroup } from "../proc/spawn.ts";
+import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
+import { UsageError } from "../errors.ts";
 import type { ChatMessage } from "../plugin.ts";
 
 export { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage } from "./commit-message.ts";
@@ -189,9 +191,12 @@ function fileStamp(path: string): string {
 }
 
 async function applyCoderignore(file: string, files: string[]): Promise<string[]> {
-  if (!existsSync(file)) return files;
+  const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
+  // Fail closed: listing every file when the ignore file cannot be read would show what it hides.
+  if (read.problem) throw new UsageError(`${read.problem}; it lists the files coder leaves alone, so coder stops here (make it a regular file)`);
+  if (read.text === null) return files;
   const { default: ignore } = await import("ignore");
-  const ig = ignore().add(readFileSync(file, "utf8"));
+  const ig = ignore().add(read.text);
   return files.filter((f) => !ig.ignores(f));
 }
 
