@@ -59,7 +59,8 @@ export function projectTrustScope(layers: readonly ConfigLayer[], root: string, 
         for (const entry of outside.describe([...named.paths, ...named.dirs])) hasher.update(`${key}\0${entry}\0`);
       }
     }
-    for (const server of serversOf(layer.values.mcpServers, dirname(layer.file), env)) {
+    // The MCP plugin resolves a config's server `cwd` against the repository root.
+    for (const server of serversOf(layer.values.mcpServers, root, env)) {
       for (const note of server.unresolved) unresolved.push(`mcpServers.${server.name}: ${note}`);
       for (const entry of outside.describe(server.paths)) hasher.update(`mcpServers\0${entry}\0`);
     }
