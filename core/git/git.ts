@@ -60,6 +60,7 @@ async function runGitOnce(cwd: string, args: string[], env: Record<string, strin
   const lock = opts.timeoutMs === undefined ? null : indexLockOf(cwd);
   const lockedBefore = lock !== null && existsSync(lock);
   const r = await spawnGroup(["git", ...args], { cwd, env: childEnv, timeoutMs: opts.timeoutMs });
+  if (r.startError !== undefined) throw new Error(`git could not be started: ${r.startError}`);
   if (!r.timedOut) return { code: r.code, stdout: r.stdout, stderr: r.stderr };
   let note = "";
   if (lock && !lockedBefore && existsSync(lock)) {
