@@ -642,7 +642,9 @@ export class GitRepo {
     if (this.isIgnored(".coder/commits.json")) return "present";
     if (!(await ask("Add .coder/ (coder's history and caches) to .gitignore?"))) return "declined";
     const file = join(this.root, ".gitignore");
-    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES, name: ".gitignore" });
+    if (read.problem) throw new UsageError(`${read.problem}; coder cannot add .coder/ to it (make it a regular file)`);
+    const before = read.text ?? "";
     appendFileSync(file, `${before && !before.endsWith("\n") ? "\n" : ""}.coder/\n`);
     return "added";
   }
