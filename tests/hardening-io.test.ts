@@ -216,6 +216,14 @@ describe("C. the trust hash covers what commands run from outside the repository
   });
 });
 
+test("C. a command word whose value only shows when it runs is named when trust is asked for", async () => {
+  const root = makeRepo({ "a.py": "x = 1\n", ".coder.json": JSON.stringify({ lintCmd: "sh $(cat .lint-path) $UNSET_LINT_DIR/run.sh" }) });
+  const r = await run(root, ["-m", "hello"], [HELLO]);
+  expect(r.code).toBe(2);
+  expect(r.stderr).toContain("what these words name is only known when the command runs, so a change there is not asked about again: lintCmd: $(cat .lint-path)");
+  expect(r.stderr).toContain("lintCmd: $UNSET_LINT_DIR/run.sh ($UNSET_LINT_DIR is not set)");
+});
+
 // ─── H: faults ───────────────────────────────────────────────────────────────
 
 describe("H. hanging hooks and commands, and files this user may not write", () => {

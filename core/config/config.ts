@@ -2,7 +2,7 @@
 // --config file) and the merge with env and flags that records where every
 // effective value came from. Parsing and validation live in config-file.ts,
 // loaded only when a config file exists (zod and jsonc-parser cost start-up).
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ParsedArgv, SourceValues } from "./argv.ts";

@@ -13,8 +13,6 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
-  readSync,
   realpathSync,
   renameSync,
   statSync,
@@ -278,17 +276,6 @@ export class FileStore {
     if (!file.ok) return null;
     const decoded = decodeBytes(file.bytes);
     return decoded ? decoded.text.replace(/\r\n/g, "\n") : null;
-  }
-
-  /**
-   * Why a file coder was asked to read (a chat or read-only file, relative to the root or
-   * absolute) cannot be read: not a regular file (a link to /dev/zero, a FIFO), over
-   * `--max-file-size`, unreadable; null when it reads or does not exist.
-   */
-  readProblem(path: string): string | null {
-    const abs = looksAbsolute(path) ? path : join(this.root, normalizeRel(path));
-    const r = readCapped(abs, { maxBytes: this.maxBytes, name: path, capName: "--max-file-size" });
-    return r.ok || r.reason === "missing" ? null : r.message;
   }
 
   /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
