@@ -278,6 +278,18 @@ export class FileStore {
     return decoded ? decoded.text.replace(/\r\n/g, "\n") : null;
   }
 
+  /**
+   * Why a file to be read into the chat (repository-relative, or absolute for a read-only file
+   * outside) does not read: the capped reader's reason (not a regular file, over `--max-file-size`),
+   * "not found", or "not a text file".
+   */
+  unreadable(path: string): string {
+    const abs = looksAbsolute(path) ? path : join(this.root, normalizeRel(path));
+    const r = readCapped(abs, { maxBytes: this.maxBytes, name: path, capName: "--max-file-size" });
+    if (!r.ok) return r.reason === "missing" ? `${path}: not found` : r.message;
+    return `${path} is not a text file`;
+  }
+
   /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
   shape(rel: string): FileShape {
     const norm = normalizeRel(rel);
