@@ -771,8 +771,28 @@ export interface Kit {
    */
   spawn?(argv: string[], options?: SpawnOptions): Promise<SpawnResult>;
   log: Logger;
-  /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand. */
+  /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never through a link). */
   cacheDir(plugin: string): string;
+  /**
+   * coder's folder in the repository, `.coder/`. A cloned repository decides what is in it, so
+   * write there only through these: they check every folder on the way and the file itself,
+   * and never write through a link (a planted one is refused with an Error naming it).
+   */
+  state: {
+    /**
+     * Replace `.coder/<path>` with `data` (text as UTF-8, or bytes) atomically: an exclusive
+     * new temp file, then a rename. Returns the absolute path written.
+     * @example kit.state.write("cache/my-plugin/index.json", JSON.stringify(index))
+     */
+    write(path: string, data: string | Uint8Array): string;
+    /**
+     * The checked absolute path of `.coder/<path>`, for a file that other code opens and writes
+     * in place (a SQLite database): its folders are made and are real folders; the file, and the
+     * same name with each of `siblings` appended, are absent or plain files without other links.
+     * @example new Database(kit.state.file("cache/my-plugin/db.sqlite", ["-wal", "-shm", "-journal"]), { create: true })
+     */
+    file(path: string, siblings?: readonly string[]): string;
+  };
   /** Model info for any model name, from the adapters and config (defaults for unknown models). */
   modelInfo(model: string): ModelInfo;
   /** Stream a request through the registered adapters (for plugins that call a model themselves). */

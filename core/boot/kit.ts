@@ -1,8 +1,8 @@
 // The kit: the capabilities handed to every plugin (built-in or user). main.ts
 // injects the real implementations (matcher, reports, tokens, file store,
 // registry); plugins reach coder only through this object.
-import { mkdirSync, realpathSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "../errors.ts";
 import { fittedSize, mediaTokens, mediaTypeOfFile } from "../chat/parts.ts";
@@ -12,6 +12,7 @@ import { ReplyAssembler } from "../chat/stream.ts";
 import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup } from "../proc/spawn.ts";
+import { stateFolder, statePath, writeState } from "../edit/state.ts";
 
 export interface KitDeps {
   version: string;
@@ -55,11 +56,10 @@ export function createKit(deps: KitDeps): Kit {
     run: (command, options) => runCommand(command, { ...options, cwd: options?.cwd ?? root }),
     spawn: (argv, options) => spawnGroup(argv, { ...options, cwd: options?.cwd ?? root }),
     log: deps.log,
-    cacheDir(plugin) {
-      const safe = plugin.replace(/[^A-Za-z0-9._-]/g, "_");
-      const dir = join(root, ".coder", "cache", safe);
-      mkdirSync(dir, { recursive: true });
-      return dir;
+    cacheDir: (plugin) => stateFolder(root, `cache/${plugin.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+$/, "_")}`),
+    state: {
+      write: (path, data) => writeState(root, path, data),
+      file: (path, siblings) => statePath(root, path, siblings),
     },
     modelInfo: (model) => deps.registry.modelInfo(model),
     complete: (request, signal) =>
