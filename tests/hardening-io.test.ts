@@ -140,6 +140,16 @@ describe("D. special and huge files", () => {
     expect(r2.stderr).toContain("/dev/zero is a character device, not a regular file");
   });
 
+  test("a .gitignore linked to a file outside the repository is never appended to (coder adding .coder/)", async () => {
+    const outside = join(outsideDir(), ".bashrc");
+    writeFileSync(outside, "export PS1='$ '\n");
+    const root = makeRepo({ "a.py": "x = 1\n" });
+    symlinkSync(outside, join(root, ".gitignore"));
+    const r = await run(root, ["--yes-always", "-m", "hello", "a.py"], [HELLO]);
+    expect(readFileSync(outside, "utf8")).toBe("export PS1='$ '\n");
+    expect(r.stderr).toContain(".gitignore is a symlink; coder does not write through it");
+  });
+
   test("a PNG bomb is refused from its header, before decoding, even under --max-file-size 1", async () => {
     const root = makeRepo({ "a.py": "x = 1\n" });
     const bomb = pngBomb(20_000);

@@ -3,7 +3,7 @@
 // own), a record of them in `.coder/commits.json`, and an /undo that refuses
 // whenever reverting could lose someone's work.
 
-import { existsSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
 import { replaceRecord } from "../edit/state.ts";
@@ -642,6 +642,10 @@ export class GitRepo {
     if (this.isIgnored(".coder/commits.json")) return "present";
     if (!(await ask("Add .coder/ (coder's history and caches) to .gitignore?"))) return "declined";
     const file = join(this.root, ".gitignore");
+    // git does not follow a symlinked .gitignore, and coder never appends through one: it may lead anywhere.
+    if (lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw new UsageError(`.gitignore is a symlink; coder does not write through it to add .coder/ (add ".coder/" to .git/info/exclude, or make .gitignore a regular file)`);
+    }
     const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES, name: ".gitignore" });
     if (read.problem) throw new UsageError(`${read.problem}; coder cannot add .coder/ to it (make it a regular file)`);
     const before = read.text ?? "";
