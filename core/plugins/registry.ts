@@ -64,6 +64,7 @@ function mergeModelInfo(base: ModelInfo, over: ModelOverride | undefined): Model
     name: base.name,
     prices: { ...base.prices, ...over.prices },
     capabilities: { ...base.capabilities, ...over.capabilities },
+    ...(base.prompting || over.prompting ? { prompting: { ...base.prompting, ...over.prompting } } : {}),
     unknown: false,
   } as ModelInfo;
 }

@@ -126,7 +126,7 @@ const plugin: Plugin = (kit: Kit) => {
         const source = `${l.origin === "block" ? path : (l.label ?? "")}\n${ctx.fence[0]}\n… (${lines} line${lines === 1 ? "" : "s"} of new content)\n${ctx.fence[1]}`;
         const edit: WholeFileEdit = { path, content: l.content, source };
         if (l.offFence) edit.offFence = { written: l.offFence, taught: ctx.fence[0] };
-        if (l.origin !== "block") {
+        if (l.origin === "chat") {
           const candidates = l.candidates ?? [l.filename];
           edit.unlabelled = { label: l.label ?? "", candidates, pathlike: pathlikeLabel(l.label ?? "") };
           // The kernel gates every file the listing may land on.

@@ -102,6 +102,20 @@ function earlyClose(name: string, closedAt: number, next: string, fence: Fence):
   );
 }
 
+/** Does the reply end by asking something: its last line of prose (outside fences) ends with "?". */
+function askedQuestion(lines: readonly string[]): boolean {
+  let inFence = false;
+  let last = "";
+  for (const line of lines) {
+    if (/^(`{3,}|<\/?[a-z]+>)/.test(line.trim())) {
+      inFence = !inFence;
+      continue;
+    }
+    if (!inFence && line.trim() !== "") last = line.trim();
+  }
+  return /\?["'*_)]*$/.test(last);
+}
+
 /** Does a rejected label still look like a file name (the model meant a path line)? */
 export function pathlikeLabel(label: string): boolean {
   const name = unwrap(label);
@@ -192,17 +206,27 @@ export function parseListings(
       `The listing of ${open.filename ?? open.saw ?? "a file"} (from line ${open.line + 1}) has no closing ${fence[1]}: the reply was cut off or the fence is missing. Nothing was written. Send the complete file again, ending with the closing fence.`,
     );
   }
-  // One listing per file, the first named one winning.
+  // One listing per file, the first named one winning: a path line, then a backticked mention
+  // on the prose line just before the fence (unless the reply asks a question: then its
+  // blocks are more likely examples, and are weighed like blocks with no name at all).
+  const asks = askedQuestion(lines);
   const listings: RawListing[] = [];
-  for (const l of named) if (!listings.some((k) => k.filename === l.filename)) listings.push(l);
-  // A block without a path line is a listing only when it is the reply's one such block.
-  const only = unnamed.length === 1 ? unnamed[0]! : null;
-  const candidates = only ? (only.saw ? [only.saw] : chatFiles.filter((f) => !listings.some((l) => l.filename === f))) : [];
-  const taken = only !== null && candidates.length > 0 && !listings.some((l) => l.filename === candidates[0]);
+  const add = (l: RawListing) => {
+    if (!listings.some((k) => k.filename === l.filename)) listings.push(l);
+  };
+  for (const l of named) add(l);
+  const seen = asks ? [] : unnamed.filter((u) => u.saw !== null);
+  for (const u of seen) add({ filename: u.saw!, origin: "saw", content: u.content, label: u.label, ...(u.offFence ? { offFence: u.offFence } : {}) });
+  // A block with no name is a listing only when it is the reply's one such block.
+  const rest = unnamed.filter((u) => !seen.includes(u));
+  const only = rest.length === 1 ? rest[0]! : null;
+  const free = chatFiles.filter((f) => !listings.some((l) => l.filename === f));
+  const candidates = only ? (only.saw ? (free.includes(only.saw) ? [only.saw] : []) : free) : [];
+  const taken = only !== null && candidates.length > 0;
   if (only && taken) {
     const { content, label, offFence } = only;
-    listings.push({ filename: candidates[0]!, origin: only.saw ? "saw" : "chat", content, label, candidates, ...(offFence ? { offFence } : {}) });
+    listings.push({ filename: candidates[0]!, origin: "chat", content, label, candidates, ...(offFence ? { offFence } : {}) });
   }
-  const prose = unnamed.filter((u) => !(taken && u === only));
+  const prose = rest.filter((u) => !(taken && u === only));
   return { listings, shell, prose: { count: prose.length, pathlike: prose.map((u) => u.label).find(pathlikeLabel) ?? null } };
 }
