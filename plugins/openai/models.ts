@@ -31,7 +31,7 @@ export interface ModelEntry {
 
 /**
  * Prompt settings that follow what is known of these families (the same ones Aider marks):
- * OpenAI's GPT-4 chat models weigh a system message more than a line appended to the request;
+ * OpenAI's GPT-4o and GPT-4 Turbo weigh a system message more than a line appended to the request;
  * GPT-4 Turbo elides code ("lazy"); Anthropic's Sonnet and Opus 4 tend to change more than
  * was asked ("overeager").
  */
@@ -81,9 +81,9 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "openai/gpt-5-mini", context: 400_000, maxOutput: 128_000, price: [0.25, 2, 0.025], format: "diff", weak: "openai/gpt-5-nano", caps: REASONING },
   { name: "openai/gpt-5-nano", context: 400_000, maxOutput: 128_000, price: [0.05, 0.4, 0.005], format: "whole", weak: "openai/gpt-5-nano", caps: REASONING },
   { name: "openai/gpt-5-codex", context: 400_000, maxOutput: 128_000, price: [1.25, 10, 0.125], format: "diff", weak: "openai/gpt-5-mini", caps: REASONING },
-  { name: "openai/gpt-4.1", aliases: ["4.1"], context: 1_047_576, maxOutput: 32_768, price: [2, 8, 0.5], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff", prompting: SYSTEM_REMINDER },
-  { name: "openai/gpt-4.1-mini", context: 1_047_576, maxOutput: 32_768, price: [0.4, 1.6, 0.1], format: "diff", weak: "openai/gpt-4.1-mini", prompting: SYSTEM_REMINDER },
-  { name: "openai/gpt-4.1-nano", context: 1_047_576, maxOutput: 32_768, price: [0.1, 0.4, 0.025], format: "whole", weak: "openai/gpt-4.1-nano", prompting: SYSTEM_REMINDER },
+  { name: "openai/gpt-4.1", aliases: ["4.1"], context: 1_047_576, maxOutput: 32_768, price: [2, 8, 0.5], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff" },
+  { name: "openai/gpt-4.1-mini", context: 1_047_576, maxOutput: 32_768, price: [0.4, 1.6, 0.1], format: "diff", weak: "openai/gpt-4.1-mini" },
+  { name: "openai/gpt-4.1-nano", context: 1_047_576, maxOutput: 32_768, price: [0.1, 0.4, 0.025], format: "whole", weak: "openai/gpt-4.1-nano" },
   { name: "openai/gpt-4o", aliases: ["4o"], context: 128_000, maxOutput: 16_384, price: [2.5, 10, 1.25], format: "diff", weak: "openai/gpt-4o-mini", editor: "openai/gpt-4o", editorFormat: "diff", prompting: SYSTEM_REMINDER },
   { name: "openai/gpt-4o-mini", context: 128_000, maxOutput: 16_384, price: [0.15, 0.6, 0.075], format: "whole", weak: "openai/gpt-4o-mini", prompting: SYSTEM_REMINDER },
   { name: "openai/o3", context: 200_000, maxOutput: 100_000, price: [2, 8, 0.5], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff", caps: REASONING },
