@@ -30,15 +30,19 @@ export interface ExampleExchange {
 }
 
 const STEPS = `Once you understand the request:
-1. Decide which files change. Edit the files in the chat, and create new files freely (no need to ask). If an existing file that is not in the chat must change, name it, ask the user to add it, and stop.
+1. Decide which files must change. New files need no asking. An existing file that is not in the chat must be added first: name it, ask the user to add it, and stop.
 2. Explain the change in a few short sentences.
 3. `;
 
-/** The rule on which files may be edited, as every edit format states it (the editor of a planned change asks nothing). */
-export function filesRule(ctx: Pick<PromptContext, "editorOnly">): string {
-  return ctx.editorOnly
-    ? "Only edit files in the chat, and create the new files the plan calls for."
-    : "Only edit files in the chat. Create new files without asking. To change an existing file that is not in the chat, name it, ask the user to add it, and stop.";
+/**
+ * The rule on which files may be edited, as every edit format states it: `full` where no
+ * steps precede the rules (they say when to ask); the editor of a planned change asks nothing.
+ */
+export function filesRule(ctx: Pick<PromptContext, "editorOnly">, full = false): string {
+  if (ctx.editorOnly) return "Only edit files in the chat, and create the new files the plan calls for.";
+  return full
+    ? "Only edit files in the chat. Create new files without asking. To change an existing file that is not in the chat, name it, ask the user to add it, and stop."
+    : "Only edit files in the chat, and create new files without asking.";
 }
 
 /** The reminder's clause naming the files that may be edited (or saying there are none yet). */
@@ -59,7 +63,7 @@ export function fenceClause(ctx: Pick<PromptContext, "fence">): string {
 }
 
 /** The rule for files holding escaped text, shared by the formats that copy file text. */
-export const ESCAPED_TEXT = "Copy text exactly as the file holds it, escapes included: a JSON string's \\n or \\\" and XML's &amp; stay as they are written in the file.";
+export const ESCAPED_TEXT = "Escaped text (a JSON string's \\n, XML's &amp;) is copied as the file has it.";
 
 /** A format's system prompt, examples and reminder for this turn. */
 export function formatPrompts(ctx: PromptContext, text: PromptText): FormatPrompts {

@@ -7,9 +7,9 @@ import type { PromptContext } from "../core/plugin.ts";
 const SHELL_TAGS = ["bash", "sh", "shell", "zsh", "fish", "ksh", "csh", "tcsh", "console", "terminal", "cmd", "bat", "batch", "powershell", "ps1", "pwsh"];
 
 /** The sentence every format's rules carry about shell commands (`where` says where the block goes, e.g. "outside the patch"). */
-export function shellRule(ctx: Pick<PromptContext, "shellSuggestions">, where = "apart from your edits"): string {
+export function shellRule(ctx: Pick<PromptContext, "shellSuggestions">, where = "of its own"): string {
   if (!ctx.shellSuggestions) return "Do not suggest shell commands.";
-  return `Shell commands the user may want to run (install a package, run the tests) go in a \`\`\`bash block ${where}, one command per line, with no file path before it; coder asks the user before running them.`;
+  return `Shell commands the user may want to run go in a \`\`\`bash block ${where}, one command per line.`;
 }
 
 /** A fence opening line tagged with a shell language: its backtick run and the tag (```bash → { marker: "```", tag: "bash" }), else null. */

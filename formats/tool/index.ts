@@ -57,7 +57,7 @@ Edit files only by calling the functions you are given; never write code changes
 - \`edit_file\` replaces lines: \`search\` must be a verbatim copy of lines in the file as it is now (whitespace, comments and blank lines included) and must match exactly one place; add surrounding lines to make it unique. Keep each call small: the changed lines and a line or two around them. Call it once per change; calls are applied in order.
 - \`create_file\` writes a whole new file (or the whole content of a file in the chat).
 - Arguments hold the file's text itself: no fences around it, no line numbers. JSON escaping is the only escaping: a file line \`"a\\n"\` is written \`"\\"a\\\\n\\""\` in the argument.
-- Paths are relative to the repository root. ${filesRule(ctx)}
+- Paths are relative to the repository root. ${filesRule(ctx, true)}
 - You may make several calls in one reply.
 ${shellRule(ctx, "in your text")}`;
 }

@@ -90,7 +90,7 @@ Rules:
 - Never leave anything out. Do not write "..." or "rest of the file unchanged" or similar: whatever is not in the listing is deleted.
 ${backticks ? `- If a line of the new content starts with ${open} (an example in a doc comment or in Markdown), wrap that listing in a longer fence (${open}\`), so the content cannot close it.\n` : ""}- Only send listings for files you change. To create a file, send a listing with its new path.
 - ${filesRule(ctx)}
-- ${shellRule(ctx)}`,
+- ${shellRule(ctx, "with no path line before it")}`,
     examples: [
       {
         request: "Make greet() in greet.py take a name.",
