@@ -108,7 +108,8 @@ describe.skipIf(!existsSync(BINARY))("issue 22: prompts and parsers agree, end t
     const r = await prompts(repo, ["--model", "openai/gpt-4.1", "--edit-format", "diff", "-m", "add a CLI"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("No files are in the chat yet, so you have not seen the content of any file.");
-    expect(r.stdout).toContain("Create new files without asking.");
+    expect(r.stdout).toContain("New files need no asking.");
+    expect(r.stdout).toContain("Only edit files in the chat, and create new files without asking.");
     expect(r.stdout).toContain("add a CLI\n\nReminder:");
     expect(r.stdout).toMatch(/Tokens:\n(\s+\d+ {2}.+\n)+\s+\d+ {2}total/);
   });
