@@ -59,7 +59,7 @@ export const openFence = (fence: Fence, lang: string): string => (fence[0].start
 /** The reminder's clause naming the fence when it is not the usual three backticks, or "". */
 export function fenceClause(ctx: Pick<PromptContext, "fence">): string {
   const [open, close] = ctx.fence;
-  return open === "```" ? "" : ` Wrap file content in ${open} ... ${close}, not \`\`\`.`;
+  return open === "```" ? "" : ` Wrap file content in ${open} ... ${close}.`;
 }
 
 /** The rule for files holding escaped text, shared by the formats that copy file text. */

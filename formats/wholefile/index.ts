@@ -86,7 +86,7 @@ A file listing is:
 4. The closing fence: ${close}
 
 Rules:
-- Only a fence with a path line before it is a listing. A fenced block without one (an example, a snippet in a question) is never written to a file.
+- Always put the path line before the fence. A fenced block without one (an example, a snippet in a question) is not written to a file, unless it is the reply's only such block and plainly the whole of a file in the chat.
 - Never leave anything out. Do not write "..." or "rest of the file unchanged" or similar: whatever is not in the listing is deleted.
 ${backticks ? `- If a line of the new content starts with ${open} (an example in a doc comment or in Markdown), wrap that listing in a longer fence (${open}\`), so the content cannot close it.\n` : ""}- Only send listings for files you change. To create a file, send a listing with its new path.
 - ${filesRule(ctx)}
