@@ -260,6 +260,31 @@ describe("tool: fences inside the arguments are stripped or refused, never writt
   });
 });
 
+describe("an empty-SEARCH 'create' of a file the model never saw (item 8)", () => {
+  test("is refused with a repair message, even where the gate let the file in; in a chat file it still appends", async () => {
+    const repo = tempRepo({ "a.py": "x = 1\n", "notes.txt": "keep me\n" }, ["a.py"]);
+    const fmt = await loadFormat(editblock, "diff", repo.kit);
+    const parsed = fmt.parse(textReply("notes.txt\n```\n<<<<<<< SEARCH\n=======\nnew notes\n>>>>>>> REPLACE\n```\n\na.py\n```\n<<<<<<< SEARCH\n=======\ny = 2\n>>>>>>> REPLACE\n```\n"), repo.ctx);
+    // The kernel's workspace holds the chat files and the outside files the gate allowed.
+    const ws = repo.store.workspace(["a.py", "notes.txt"]);
+    const outcomes = await fmt.apply(parsed.edits, ws);
+    expect(outcomes.map((o) => [o.status, o.path])).toEqual([["failed", "notes.txt"], ["applied", "a.py"]]);
+    expect(fmt.report(outcomes, { fence: ["```", "```"], appliedCount: 1 })).toContain("it was not in the chat, so you have not seen its content");
+    await repo.store.writeAll(ws.changes());
+    expect(readFileSync(join(repo.root, "notes.txt"), "utf8")).toBe("keep me\n");
+    expect(readFileSync(join(repo.root, "a.py"), "utf8")).toBe("x = 1\ny = 2\n");
+  });
+});
+
+test("udiff: `--- /dev/null` over an existing file is refused, never appended (item 8)", async () => {
+  const repo = tempRepo({ "notes.txt": "keep me\n" });
+  const fmt = await loadFormat(udiff, "udiff", repo.kit);
+  const { outcomes, report } = await runReply(fmt, textReply("```diff\n--- /dev/null\n+++ notes.txt\n@@ ... @@\n+new notes\n```\n"), repo);
+  expect(outcomes.map((o) => o.status)).toEqual(["failed"]);
+  expect(report).toContain("already exists");
+  expect(readFileSync(join(repo.root, "notes.txt"), "utf8")).toBe("keep me\n");
+});
+
 describe("diff-fenced repair messages teach the diff-fenced layout (item 9)", () => {
   test("a block without a path: the message puts the path after the opening fence", async () => {
     const repo = tempRepo({ "a.py": "x = 1\n", "b.py": "y\n" });

@@ -18,6 +18,7 @@ export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: Mod
     // The prose since the previous block says where this one goes, should SEARCH match several places.
     const prose = lines.slice(k > 0 ? raw.blocks[k - 1]!.end + 1 : 0, b.line).join("\n");
     const edit: EditBlock = { path, search: b.search, replace: b.replace, hints: hintsFromProse(prose), source: block(variant, ctx.fence, path, "", b.search, b.replace) };
+    if (b.search.trim() === "" && !ctx.chatFiles.includes(path)) edit.unseen = true;
     if (!b.splits) return edit;
     // Echo a block with several divider-shaped lines as written: how it splits is the question.
     const asWritten = lines.slice(b.line, b.end + 1).join("\n") + "\n";

@@ -133,7 +133,7 @@ function examples(ctx: PromptContext): ChatMessage[] {
 }
 
 /** The edits of a reply's tool calls; a malformed call throws kit.FormatError naming it. */
-function parseCalls(kit: Kit, calls: readonly ToolCall[], resolve: (raw: string) => string): ToolEdit[] {
+function parseCalls(kit: Kit, calls: readonly ToolCall[], resolve: (raw: string) => string, chatFiles: readonly string[]): ToolEdit[] {
   const edits: ToolEdit[] = [];
   for (const c of calls) {
     const problem = (what: string) =>
@@ -162,7 +162,8 @@ function parseCalls(kit: Kit, calls: readonly ToolCall[], resolve: (raw: string)
     if (c.name === "edit_file") {
       const search = str("search");
       const replace = str("replace");
-      edits.push({ kind: "edit", path, search, replace, ...(stripOuterFence(search) !== search || stripOuterFence(replace) !== replace ? { unwrapped: { search: stripOuterFence(search), replace: stripOuterFence(replace) } } : {}), toolCallId: c.id, source: `edit_file ${path}\n<<<<<<< SEARCH\n${search}${search.endsWith("\n") || !search ? "" : "\n"}=======\n${replace}${replace.endsWith("\n") || !replace ? "" : "\n"}>>>>>>> REPLACE` });
+      const unseen = search.trim() === "" && !chatFiles.includes(path) ? { unseen: true } : {};
+      edits.push({ kind: "edit", path, search, replace, ...unseen, ...(stripOuterFence(search) !== search || stripOuterFence(replace) !== replace ? { unwrapped: { search: stripOuterFence(search), replace: stripOuterFence(replace) } } : {}), toolCallId: c.id, source: `edit_file ${path}\n<<<<<<< SEARCH\n${search}${search.endsWith("\n") || !search ? "" : "\n"}=======\n${replace}${replace.endsWith("\n") || !replace ? "" : "\n"}>>>>>>> REPLACE` });
     } else {
       const content = bare("content");
       edits.push({ kind: "create", path, search: "", replace: content, toolCallId: c.id, source: `create_file ${path} (${content.split("\n").length} lines)` });
@@ -192,7 +193,7 @@ const plugin: Plugin = (kit: Kit) => {
       examples: examples(ctx),
       reminder: `Reminder: make every change with edit_file / create_file calls; \`search\` copied exactly and matching one place; no fences in the arguments. ${editableClause(ctx)}${ctx.editorOnly ? " No text besides the calls." : ""}`,
     }),
-    parse: (reply, ctx) => ({ edits: parseCalls(kit, reply.toolCalls, ctx.resolvePath), shell: shellBlocks(reply.text).map((command) => ({ command })) }),
+    parse: (reply, ctx) => ({ edits: parseCalls(kit, reply.toolCalls, ctx.resolvePath, ctx.chatFiles), shell: shellBlocks(reply.text).map((command) => ({ command })) }),
     apply(edits, ws) {
       // Creates and edits keep their order: a later edit sees an earlier create.
       const out: EditOutcome<ToolEdit>[] = [];

@@ -112,6 +112,10 @@ function applyEdit(kit: Kit, edit: UdiffEdit, ws: Workspace, previousEnd: number
       ws.write(path, after);
       return { outcome: { status: "applied", edit, path, note: content === null ? "created" : "filled" } };
     }
+    // `--- /dev/null` says the file is new: over an existing file it would only append.
+    if (edit.created && content !== null && content.trim() !== "") {
+      return fail("invalid", `${path} already exists, so \`--- /dev/null\` (a new file) does not fit it; nothing was written to it. To change ${path}, write hunks against its current lines; if you meant a new file, use a path that does not exist.`);
+    }
     if (content === null) {
       return fail("missing-file", `${path} does not exist. To create it, start the diff with \`--- /dev/null\` and \`+++ ${path}\` and add every line with \`+\`.`);
     }
