@@ -103,6 +103,21 @@ describe.skipIf(!existsSync(BINARY))("issue 22: prompts and parsers agree, end t
     expect(r.stdout).toMatch(/^Added to the chat: client\/retry\.py$/m);
   });
 
+  test("item 8 (diff): an empty-SEARCH 'create' of an existing file the model never saw does not append to it", async () => {
+    const repo = makeRepo({ "notes.txt": "keep me\n" });
+    const s = await server([
+      { model: "gpt-4.1", text: "notes.txt\n```\n<<<<<<< SEARCH\n=======\nnew notes\n>>>>>>> REPLACE\n```\n" },
+      { model: "gpt-4.1", text: "notes.txt\n```\n<<<<<<< SEARCH\nkeep me\n=======\nkeep me\nnew notes\n>>>>>>> REPLACE\n```\n" },
+    ]);
+    const r = await runCoder(repo, s, ["--yes-always", "-m", "write notes"]);
+    expect(r.code).toBe(0);
+    const repair = JSON.stringify(mainRequests(s)[1].messages);
+    expect(repair).toContain("it was not in the chat, so you have not seen its content");
+    // The file joined the chat, so the second request shows its content; the second reply built on it.
+    expect(repair).toContain("keep me");
+    expect(repo.read("notes.txt")).toBe("keep me\nnew notes\n");
+  });
+
   test("items 2, 8, 12: with no chat files the request says so, and that new files need no asking", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const r = await prompts(repo, ["--model", "openai/gpt-4.1", "--edit-format", "diff", "-m", "add a CLI"]);
