@@ -67,12 +67,19 @@ const FENCE_LINE = /^(`{3,}|~{3,})[\w+.-]*\s*$|^<(source|code|pre|codeblock|sour
 const MARKDOWN = /\.(md|markdown|mdx)$/i;
 const CLOSING_LINE = /^(`{3,}|~{3,})\s*$|^<\/(source|code|pre|codeblock|sourcecode)>$/;
 
-/** `text` without its first and last lines, when they are a fence's opening and closing lines. */
-function stripOuterFence(text: string): string {
+/** The lines inside `text` when its first and last lines are a fence's opening and closing lines, else null. */
+function insideFence(text: string): string[] | null {
   const lines = text.replace(/\n$/, "").split("\n");
-  if (lines.length < 2 || !FENCE_LINE.test(lines[0]!.trim()) || !CLOSING_LINE.test(lines.at(-1)!.trim())) return text;
-  const inner = lines.slice(1, -1);
-  return inner.length ? `${inner.join("\n")}\n` : "";
+  if (lines.length < 2 || !FENCE_LINE.test(lines[0]!.trim()) || !CLOSING_LINE.test(lines.at(-1)!.trim())) return null;
+  return lines.slice(1, -1);
+}
+
+const joined = (lines: readonly string[]) => (lines.length ? `${lines.join("\n")}\n` : "");
+
+/** `text` without a fence wrapped around it. */
+function stripOuterFence(text: string): string {
+  const inner = insideFence(text);
+  return inner ? joined(inner) : text;
 }
 
 /**
@@ -94,17 +101,16 @@ function asMeant(edit: ToolEdit, ws: Workspace): ToolEdit {
  * them wrap it cannot be told. The file's own text is never written with a stray fence.
  */
 export function unfenced(text: string, path: string): { text: string } | { error: string } {
-  const lines = text.replace(/\n$/, "").split("\n");
-  if (lines.length < 2 || !FENCE_LINE.test(lines[0]!.trim()) || !CLOSING_LINE.test(lines.at(-1)!.trim())) return { text };
-  const inner = lines.slice(1, -1);
+  const inner = insideFence(text);
+  if (!inner) return { text };
   // A Markdown file may itself be one fenced block: only a wrapper that says "markdown" is surely a wrapper.
-  if (MARKDOWN.test(path) && !/^`{3,}\s*(markdown|md)\s*$/i.test(lines[0]!.trim())) {
+  if (MARKDOWN.test(path) && !/^`{3,}\s*(markdown|md)\s*$/i.test(text.trimStart().split("\n")[0]!.trim())) {
     return { error: "starts and ends with a fence line, and in a Markdown file that may be the file's own text or a wrapper; send the file's text without a fence around it (a fence that is part of the file stays)" };
   }
   if (inner.some((l) => FENCE_LINE.test(l.trim()) || CLOSING_LINE.test(l.trim()))) {
     return { error: "starts and ends with a fence line and holds more fence lines, so which of them belong to the file cannot be told; send the file's text without a fence around it" };
   }
-  return { text: inner.length ? `${inner.join("\n")}\n` : "" };
+  return { text: joined(inner) };
 }
 
 const call = (id: string, name: string, args: Record<string, string>): ToolCall => ({ id, name, arguments: JSON.stringify(args) });
@@ -162,8 +168,11 @@ function parseCalls(kit: Kit, calls: readonly ToolCall[], resolve: (raw: string)
     if (c.name === "edit_file") {
       const search = str("search");
       const replace = str("replace");
-      const unseen = search.trim() === "" && !chatFiles.includes(path) ? { unseen: true } : {};
-      edits.push({ kind: "edit", path, search, replace, ...unseen, ...(stripOuterFence(search) !== search || stripOuterFence(replace) !== replace ? { unwrapped: { search: stripOuterFence(search), replace: stripOuterFence(replace) } } : {}), toolCallId: c.id, source: `edit_file ${path}\n<<<<<<< SEARCH\n${search}${search.endsWith("\n") || !search ? "" : "\n"}=======\n${replace}${replace.endsWith("\n") || !replace ? "" : "\n"}>>>>>>> REPLACE` });
+      const edit: ToolEdit = { kind: "edit", path, search, replace, toolCallId: c.id, source: "" };
+      if (search.trim() === "" && !chatFiles.includes(path)) edit.unseen = true;
+      const unwrapped = { search: stripOuterFence(search), replace: stripOuterFence(replace) };
+      if (unwrapped.search !== search || unwrapped.replace !== replace) edit.unwrapped = unwrapped;
+      edits.push({ ...edit, source: `edit_file ${path}\n<<<<<<< SEARCH\n${search}${search.endsWith("\n") || !search ? "" : "\n"}=======\n${replace}${replace.endsWith("\n") || !replace ? "" : "\n"}>>>>>>> REPLACE` });
     } else {
       const content = bare("content");
       edits.push({ kind: "create", path, search: "", replace: content, toolCallId: c.id, source: `create_file ${path} (${content.split("\n").length} lines)` });
