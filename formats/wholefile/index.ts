@@ -18,14 +18,18 @@ const nonBlank = (t: string) => t.split("\n").map((l) => l.trim()).filter((l) =>
 
 /**
  * Is `next` plausibly the whole of `before`, not a snippet of it: at least half as many
- * non-blank lines, and the same first or last line. A file that is empty or new takes anything.
+ * non-blank lines, the same first or last line, and at least half of its distinct lines
+ * kept. A file that is empty or new takes anything.
  */
 export function plausiblyWhole(before: string | null, next: string): boolean {
   if (before === null || before.trim() === "") return true;
   const old = nonBlank(before);
   const now = nonBlank(next);
   if (now.length === 0 || now.length * 2 < old.length) return false;
-  return now[0] === old[0] || now.at(-1) === old.at(-1);
+  if (now[0] !== old[0] && now.at(-1) !== old.at(-1)) return false;
+  const kept = new Set(now);
+  const distinct = new Set(old);
+  return [...distinct].filter((l) => kept.has(l)).length * 2 >= distinct.size;
 }
 
 /** Which chat file an unlabelled listing is, or why none: `skip` for prose (an example), `fail` when the model meant a file. */
@@ -55,7 +59,7 @@ function placeUnlabelled(edit: WholeFileEdit, ws: Workspace): { path: string } |
 function offFenceClash(edit: WholeFileEdit, before: string | null): string | null {
   if (!edit.offFence) return null;
   const { written: marker, taught: fence } = edit.offFence;
-  if ( before === null || !before.split("\n").some((l) => l.trimStart().startsWith(marker))) return null;
+  if (before === null || !before.split("\n").some((l) => l.trimStart().startsWith(marker))) return null;
   return `The listing of ${edit.path} is wrapped in ${marker}, but ${edit.path} has lines that start with ${marker}, so one of them may have closed the listing early. Nothing was written. Send the whole file again wrapped in ${fence}, the fence this conversation uses.`;
 }
 
