@@ -127,6 +127,9 @@ describe.skipIf(!existsSync(BINARY))("issue 22: prompts and parsers agree, end t
     expect(r.stdout).toContain("Only edit files in the chat, and create new files without asking.");
     expect(r.stdout).toContain("add a CLI\n\nReminder:");
     expect(r.stdout).toMatch(/Tokens:\n(\s+\d+ {2}.+\n)+\s+\d+ {2}total/);
+    // Nothing is sent, and nothing is written: no transcript, no commit.
+    expect(existsSync(join(repo.root, ".coder", "chat.history.md"))).toBe(false);
+    expect(log(repo)).toEqual(["initial"]);
   });
 
   test("per-model settings: the table's system reminder and addendum, and a project's pin in .coder.json", async () => {

@@ -12,8 +12,11 @@ export const PLACEHOLDER_REQUEST = "(your request)";
 
 export async function printPrompts(app: App, files: readonly string[]): Promise<number> {
   const out: Output = { emit() {}, print() {}, warn: (text) => process.stderr.write(`${text}\n`), flush() {} };
-  const inspected: App = { ...app, interactive: false, settings: { ...app.settings, positionals: [...files] } };
+  // Nothing is asked or written: not interactive, no --yes-always (no .gitignore update), no transcript.
+  const settings = { ...app.settings, positionals: [...files], options: { ...app.settings.options, yesAlways: false } };
+  const inspected: App = { ...app, interactive: false, settings };
   const coder = await createCoder(inspected, {
+    inspectOnly: true,
     out,
     totals: { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, requests: 0 },
     prompter: () => new NonInteractivePrompter((text) => out.warn(text)),
