@@ -188,6 +188,15 @@ describe("whole: deviations with a stated outcome (items 1, 3)", () => {
     expect(readFileSync(join(repo.root, "lib/strings.js"), "utf8")).toBe("export const a = 1;\nexport const b = 2;\nexport const c = 3;\n");
   });
 
+  test("a snippet after a backticked mention (no question) that is not the whole file: a repair message, nothing written", async () => {
+    const repo = tempRepo({ "util.py": UTIL });
+    const fmt = await loadFormat(wholefile, "whole", repo.kit);
+    const { outcomes, report } = await runReply(fmt, textReply("Here is how `util.py` could look:\n\n```python\ndef make_slug(s):\n    return slugify(s)\n```\n"), repo);
+    expect(outcomes.map((o) => o.status)).toEqual(["failed"]);
+    expect(report).toContain("put that file's path alone on the line before the opening fence");
+    expect(readFileSync(join(repo.root, "util.py"), "utf8")).toBe(UTIL);
+  });
+
   test("two path-less blocks are both prose; a path-less block that is plausibly the whole only chat file is applied", async () => {
     const repo = tempRepo({ "util.py": UTIL });
     const fmt = await loadFormat(wholefile, "whole", repo.kit);

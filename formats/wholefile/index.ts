@@ -19,11 +19,12 @@ const nonBlank = (t: string) => t.split("\n").map((l) => l.trim()).filter((l) =>
 /**
  * Is `next` plausibly the whole of `before`, not a snippet of it: at least half as many
  * non-blank lines, the same first or last line, and at least half of its distinct lines
- * kept. A file that is empty or new takes anything.
+ * kept. A file of at most two non-blank lines takes anything.
  */
 export function plausiblyWhole(before: string | null, next: string): boolean {
-  if (before === null || before.trim() === "") return true;
-  const old = nonBlank(before);
+  const old = before === null ? [] : nonBlank(before);
+  // A new, empty or two-line file (a placeholder) has nothing a snippet could silently lose.
+  if (old.length <= 2) return true;
   const now = nonBlank(next);
   if (now.length === 0 || now.length * 2 < old.length) return false;
   if (now[0] !== old[0] && now.at(-1) !== old.at(-1)) return false;
@@ -130,9 +131,11 @@ const plugin: Plugin = (kit: Kit) => {
         const source = `${l.origin === "block" ? path : (l.label ?? "")}\n${ctx.fence[0]}\n… (${lines} line${lines === 1 ? "" : "s"} of new content)\n${ctx.fence[1]}`;
         const edit: WholeFileEdit = { path, content: l.content, source };
         if (l.offFence) edit.offFence = { written: l.offFence, taught: ctx.fence[0] };
-        if (l.origin === "chat") {
+        if (l.origin !== "block") {
+          // Named only by a backticked mention, or by nothing: kept only where it is plausibly the whole file;
+          // where the model named the file (or wrote a path-like label), a mismatch is a repair message.
           const candidates = l.candidates ?? [l.filename];
-          edit.unlabelled = { label: l.label ?? "", candidates, pathlike: pathlikeLabel(l.label ?? "") };
+          edit.unlabelled = { label: l.label ?? "", candidates, pathlike: l.origin === "saw" || pathlikeLabel(l.label ?? "") };
           // The kernel gates every file the listing may land on.
           if (candidates.length > 1) edit.paths = candidates;
         }
