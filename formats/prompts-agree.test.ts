@@ -321,3 +321,47 @@ describe("context: a path named only to say it needs no change is not added (ite
     expect(added("- `README.md`: document the new setting")).toEqual(["README.md"]);
   });
 });
+
+describe("plausible deviations in every format, each with its stated outcome (never a silent write)", () => {
+  const A = 'def greet():\n    return "Hello, world"\n\n\nif __name__ == "__main__":\n    print(greet())\n';
+  const A2 = A.replace('"Hello, world"', '"Hi"');
+  const fenced = (body: string, tag = "") => `\`\`\`${tag}\n${body}\`\`\`\n`;
+  const SNIPPET = "For example:\n\n```python\nprint(greet())\n```\n\nWant me to add that?";
+  type Case = [format: string, plugin: Plugin, deviation: string, reply: string, outcome: "applied" | "repair" | "prose"];
+  const CASES: Case[] = [
+    ["diff", editblock, "decorated path line", `**greet.py**\n${fenced('<<<<<<< SEARCH\n    return "Hello, world"\n=======\n    return "Hi"\n>>>>>>> REPLACE\n', "python")}`, "applied"],
+    ["diff", editblock, "SEARCH retyped wrongly", `greet.py\n${fenced('<<<<<<< SEARCH\n    return "Hello world!"\n    pass\n=======\n    return "Hi"\n>>>>>>> REPLACE\n')}`, "repair"],
+    ["diff", editblock, "a snippet in a question", SNIPPET, "prose"],
+    ["diff-fenced", editblock, "the path before the fence (diff's layout)", `greet.py\n${fenced('<<<<<<< SEARCH\n    return "Hello, world"\n=======\n    return "Hi"\n>>>>>>> REPLACE\n', "python")}`, "applied"],
+    ["diff-fenced", editblock, "a snippet in a question", SNIPPET, "prose"],
+    ["udiff", udiff, "a diff without a fence", '--- greet.py\n+++ greet.py\n@@ -1,2 +1,2 @@\n def greet():\n-    return "Hello, world"\n+    return "Hi"\n', "applied"],
+    // The hunk's changed lines match one place on their own: applied by them (udiff's split hunks).
+    ["udiff", udiff, "a kept line that is not in the file", fenced('--- greet.py\n+++ greet.py\n@@ ... @@\n def hello():\n-    return "Hello, world"\n+    return "Hi"\n', "diff"), "applied"],
+    ["udiff", udiff, "removed lines that are not in the file", fenced('--- greet.py\n+++ greet.py\n@@ ... @@\n def greet():\n-    return "Hello world!"\n+    return "Hi"\n', "diff"), "repair"],
+    ["udiff", udiff, "a snippet in a question", SNIPPET, "prose"],
+    ["patch", patch, "the patch inside a fence", fenced('*** Begin Patch\n*** Update File: greet.py\n@@\n def greet():\n-    return "Hello, world"\n+    return "Hi"\n \n \n if __name__ == "__main__":\n*** End Patch\n'), "applied"],
+    ["patch", patch, "a patch cut off", '*** Begin Patch\n*** Update File: greet.py\n@@\n def greet():\n-    return "Hello, world"\n', "repair"],
+    ["patch", patch, "a snippet in a question", SNIPPET, "prose"],
+    ["whole", wholefile, "a snippet in a question", SNIPPET, "prose"],
+    ["whole", wholefile, "the listing cut off", `greet.py\n\`\`\`python\n${A2.slice(0, 30)}`, "repair"],
+    ["tool", tool, "code in the text instead of a call", SNIPPET, "prose"],
+  ];
+  for (const [name, plugin, deviation, reply, expected] of CASES) {
+    test(`${name}: ${deviation} → ${expected}`, async () => {
+      const repo = tempRepo({ "greet.py": A, "other.py": "x = 1\n" });
+      const fmt = await loadFormat(plugin, name, repo.kit);
+      let got: string;
+      try {
+        const { outcomes } = await runReply(fmt, textReply(reply), repo);
+        got = outcomes.length === 0 || outcomes.every((o) => o.status === "skipped") ? "prose" : outcomes.every((o) => o.status === "applied") ? "applied" : "repair";
+      } catch (error) {
+        if (!(error instanceof FormatError)) throw error;
+        got = "repair";
+      }
+      expect(got).toBe(expected);
+      const now = readFileSync(join(repo.root, "greet.py"), "utf8");
+      expect(now).toBe(expected === "applied" ? A2 : A);
+      expect(readFileSync(join(repo.root, "other.py"), "utf8")).toBe("x = 1\n");
+    });
+  }
+});

@@ -9,7 +9,7 @@ import { ListingSyntaxError, parseListings, pathlikeLabel } from "./parse.ts";
 export interface WholeFileEdit extends Edit {
   content: string;
   /** Set when no path line named the file: what stood before the fence, and the chat files it may be. */
-  unlabelled?: { label: string; candidates: readonly string[]; pathlike: boolean };
+  unlabelled?: { label: string; candidates: readonly string[]; pathlike: boolean; named: boolean };
   /** The fence as written when it is not the one taught (``` under a ```` fence), and the one taught. */
   offFence?: { written: string; taught: string };
 }
@@ -19,12 +19,13 @@ const nonBlank = (t: string) => t.split("\n").map((l) => l.trim()).filter((l) =>
 /**
  * Is `next` plausibly the whole of `before`, not a snippet of it: at least half as many
  * non-blank lines, the same first or last line, and at least half of its distinct lines
- * kept. A file of at most two non-blank lines takes anything.
+ * kept. An empty or new file takes anything, and so does a file of two lines the reply named.
  */
-export function plausiblyWhole(before: string | null, next: string): boolean {
+export function plausiblyWhole(before: string | null, next: string, named = false): boolean {
   const old = before === null ? [] : nonBlank(before);
-  // A new, empty or two-line file (a placeholder) has nothing a snippet could silently lose.
-  if (old.length <= 2) return true;
+  if (old.length === 0) return true;
+  // A two-line file (a placeholder) the reply named has nothing a listing could silently lose.
+  if (named && old.length <= 2) return true;
   const now = nonBlank(next);
   if (now.length === 0 || now.length * 2 < old.length) return false;
   if (now[0] !== old[0] && now.at(-1) !== old.at(-1)) return false;
@@ -36,7 +37,7 @@ export function plausiblyWhole(before: string | null, next: string): boolean {
 /** Which chat file an unlabelled listing is, or why none: `skip` for prose (an example), `fail` when the model meant a file. */
 function placeUnlabelled(edit: WholeFileEdit, ws: Workspace): { path: string } | { skip: string } | { fail: string } {
   const u = edit.unlabelled!;
-  const fits = u.candidates.filter((c) => plausiblyWhole(ws.read(c), edit.content));
+  const fits = u.candidates.filter((c) => plausiblyWhole(ws.read(c), edit.content, u.named));
   if (fits.length === 1) return { path: fits[0]! };
   const lines = nonBlank(edit.content).length;
   const which = u.candidates.length === 1 ? u.candidates[0]! : `any of the chat files (${u.candidates.join(", ")})`;
@@ -135,7 +136,7 @@ const plugin: Plugin = (kit: Kit) => {
           // Named only by a backticked mention, or by nothing: kept only where it is plausibly the whole file;
           // where the model named the file (or wrote a path-like label), a mismatch is a repair message.
           const candidates = l.candidates ?? [l.filename];
-          edit.unlabelled = { label: l.label ?? "", candidates, pathlike: l.origin === "saw" || pathlikeLabel(l.label ?? "") };
+          edit.unlabelled = { label: l.label ?? "", candidates, pathlike: l.origin === "saw" || pathlikeLabel(l.label ?? ""), named: l.origin === "saw" };
           // The kernel gates every file the listing may land on.
           if (candidates.length > 1) edit.paths = candidates;
         }
