@@ -10,7 +10,7 @@ import { Interrupted, PluginError, UsageError } from "../errors.ts";
 import { chooseFence } from "../edit/fence.ts";
 import { ChatHistory, historyBudget, summariseHistory, summaryPrompt } from "./history.ts";
 import { CacheKeepalive } from "./keepalive.ts";
-import { fileMentions } from "./mentions.ts";
+import { fileMentions, withoutNegatedClauses } from "./mentions.ts";
 import { notifyReplyDone } from "./notify.ts";
 import { resolveModelPath } from "../edit/paths.ts";
 import { checkModelTakesParts } from "./parts.ts";
@@ -319,6 +319,21 @@ export class Coder {
     return renderTokenReport(rows, this.modelInfo.contextWindow);
   }
 
+  /**
+   * The messages a request for `message` would carry (system, examples, context, chat files,
+   * the request with its reminder) and the format's tools, without sending it (`coder prompts`).
+   */
+  async previewRequest(message: string): Promise<{ chunks: Chunk[]; tools: ToolSpec[] }> {
+    this.fileList = null;
+    this.history.cur.push({ role: "user", content: message });
+    try {
+      const { chunks } = await this.buildChunks(message, new AbortController().signal);
+      return { chunks, tools: this.format.item.tools ?? [] };
+    } finally {
+      this.history.cur.pop();
+    }
+  }
+
   /** The chunks of the next request as plugins see them (`/copy-context`). */
   async promptChunks(): Promise<PromptChunk[]> {
     this.fileList = null;
@@ -455,7 +470,7 @@ export class Coder {
   private async addNamedFiles(text: string): Promise<SendResult> {
     const chat = this.chat;
     const candidates = (await this.repoFiles()).filter((f) => !chat.editable.includes(f));
-    const named = fileMentions(text, candidates, chat.editable, chat.readOnly);
+    const named = fileMentions(withoutNegatedClauses(text), candidates, chat.editable, chat.readOnly);
     const added = named.filter((path) => this.services.files.check(path) === null && chat.add(path));
     this.services.out.print(added.length ? `Added to the chat: ${added.join(", ")}` : "The reply named no repository file that is not in the chat already.");
     return { reflection: null, failing: false };

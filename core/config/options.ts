@@ -170,7 +170,8 @@ export type OptionKey = (typeof OPTIONS)[number]["key"];
 // ─── The typed view of the table ─────────────────────────────────────────────
 
 /** A config `models` entry: overrides merged over an adapter's model info. */
-export type ModelOverride = Partial<Omit<ModelInfo, "name" | "prices" | "capabilities">> & {
+export type ModelOverride = Partial<Omit<ModelInfo, "name" | "prices" | "capabilities" | "prompting">> & {
+  prompting?: Partial<NonNullable<ModelInfo["prompting"]>>;
   prices?: Partial<ModelInfo["prices"]>;
   capabilities?: Partial<ModelInfo["capabilities"]>;
 };
