@@ -1,9 +1,13 @@
 // The kernel's two shapes: what is known before plugins load (Loaded: settings
 // with provenance, the environment with the repository's API keys, trust), and
 // the assembled kernel a front end runs (App: plus the plugin registry and the kit).
+import type { ParsedArgv } from "./config/argv.ts";
 import type { ConfigLayer, LayerKind, Settings } from "./config/config.ts";
 import type { Kit, Logger } from "./plugin.ts";
 import type { Registry } from "./plugins/registry.ts";
+
+/** The command line's own subcommands (`coder NAME`); a plugin's subcommand may not take these names. */
+export const KERNEL_SUBCOMMANDS: readonly string[] = ["plugins", "plugin", "config", "models", "doctor", "acp"];
 
 export interface App {
   version: string;
@@ -41,6 +45,10 @@ export interface Loaded {
   log: Logger;
   /** `coder doctor` only: config files left out because they could not be used (the error each would have thrown). */
   configErrors?: ConfigProblem[];
+  /** The command line as first parsed (before plugins declared their flags). */
+  args: ParsedArgv;
+  /** The kernel's subcommand named on the command line, if any. */
+  subcommand?: string;
 }
 
 export interface ConfigProblem {

@@ -2,8 +2,12 @@
 // Types only: nothing here exists at run time, so a plugin file imports it with
 // `import type` and needs neither coder's sources nor node_modules to run.
 
-/** The plugin API version this kernel implements. A plugin declares the version it was written for. */
-export type ApiVersion = 1;
+/**
+ * The plugin API versions this kernel loads. A plugin declares the version it was written for:
+ * 1 (formats, context, models, commands, tools) or 2 (adds options, subcommands; see the README's
+ * table). A version 1 plugin loads unchanged.
+ */
+export type ApiVersion = 1 | 2;
 
 /**
  * What a plugin module's default export is: a plugin object, or a function of the
@@ -35,6 +39,126 @@ export interface PluginObject {
   commands?: SlashCommand[];
   /** Read-only tools the model may call to gather information before it answers (see `ToolProvider`). */
   tools?: ToolProvider[];
+  /**
+   * Options this plugin reads (apiVersion 2): each becomes a flag, a CODER_* variable and a config
+   * key, shown in `--help`, the config schema, `coder config show` and `/settings` like the
+   * kernel's. Read them with `kit.options.get(spec)`.
+   */
+  options?: readonly PluginOption[];
+  /** `coder NAME ...` commands this plugin answers (apiVersion 2), e.g. `coder map`. */
+  subcommands?: Subcommand[];
+}
+
+// ─── Options ─────────────────────────────────────────────────────────────────
+
+/**
+ * One option a plugin declares. The key is the config-file key (camelCase); the flag is its
+ * kebab-case form (`--map-tokens`), the environment variable `CODER_<SNAKE>` (`CODER_MAP_TOKENS`).
+ * Declare it `as const` so `kit.options.get` infers its value's type.
+ *
+ * @example
+ * const TICKET = { key: "ticketPrefix", type: "string", default: "JIRA", arg: "PREFIX", help: "prefix of ticket ids in commit trailers" } as const satisfies PluginOption;
+ * // later, in a hook: const prefix: string = kit.options.get(TICKET);
+ */
+export interface PluginOption {
+  key: string;
+  /** `object`: config only, any JSON object (the plugin checks its entries). */
+  type: "boolean" | "string" | "number" | "list" | "enum" | "object";
+  /** Allowed values for `enum`. */
+  values?: readonly string[];
+  default?: boolean | string | number | readonly string[];
+  /** One line for `--help`, the schema and `/settings`. */
+  help: string;
+  /** Value placeholder in `--help`, e.g. "N". */
+  arg?: string;
+  /** The `--help` heading (default: "Plugin NAME"). */
+  group?: string;
+  /** Booleans: accept `--no-<flag>`. */
+  negatable?: boolean;
+  /** Only on the command line (and env), not a config key. */
+  cliOnly?: boolean;
+  /** Only in config files, not a flag. */
+  configOnly?: boolean;
+  /** No CODER_* environment variable. */
+  noEnv?: boolean;
+  /**
+   * Set in the repository's own config, it takes effect only in a trusted repository, because it
+   * runs code on the user's machine or weakens coder's protections.
+   */
+  needsTrust?: "runs code" | "weakens your protections";
+  /** With `needsTrust`: this value (the safe one) needs no trust. */
+  safeValue?: boolean;
+  /** The repository's own config may never set it (secrets, endpoints, paths coder writes). */
+  notInProject?: boolean;
+  /** Numbers: 0 makes no sense (a time bound, a size cap); the unit names it in errors. */
+  positive?: "seconds" | "megabytes";
+  /** Shown masked in `coder config show` and `/settings`. */
+  secret?: boolean;
+  /** `object`: entries from several config files add up by key (a later file's entry winning) instead of replacing. */
+  merge?: "by-key";
+  /** With `needsTrust: "runs code"`: the command lines a value runs, so trust also covers the scripts outside the repository they name. */
+  runs?(value: unknown): string[];
+}
+
+/** The type of an option's value, from its declaration. */
+export type OptionValue<S extends PluginOption> = S extends { type: "boolean" }
+  ? boolean
+  : S extends { type: "number" }
+    ? number
+    : S extends { type: "list" }
+      ? string[]
+      : S extends { type: "enum"; values: readonly (infer V)[] }
+        ? V
+        : S extends { type: "object" }
+          ? Record<string, unknown>
+          : string;
+
+/** What `kit.options.get` returns: the value, or undefined for an option without a default that nothing set. */
+export type OptionRead<S extends PluginOption> = S extends { default: unknown } | { type: "list" | "object" } ? OptionValue<S> : OptionValue<S> | undefined;
+
+// ─── Subcommands ─────────────────────────────────────────────────────────────
+
+/**
+ * `coder NAME [ARG ...]`: a command of the command line (not of the chat). It runs once
+ * settings, trust and every plugin are in place, and its return value is the exit code.
+ *
+ * @example
+ * const stats: Subcommand = {
+ *   name: "stats", usage: "[--json]", summary: "count the repository's files",
+ *   run: async (args, cli) => {
+ *     const n = (await kit.files.list()).length;
+ *     cli.json ? cli.printJson({ files: n }) : cli.print(`${n} files`);
+ *     return 0;
+ *   },
+ * };
+ */
+export interface Subcommand {
+  name: string;
+  /** One line for `--help`. */
+  summary: string;
+  /** Its arguments as `--help` shows them after the name, e.g. "list [--json]". */
+  usage?: string;
+  /** A boolean option (declared by the same plugin) that also runs this command, e.g. `showRepoMap` for `--show-repo-map`. */
+  flag?: string;
+  run(args: readonly string[], cli: SubcommandContext): Promise<number> | number;
+}
+
+/** What a subcommand gets besides its arguments. */
+export interface SubcommandContext {
+  /** Effective options (read-only). */
+  readonly options: Readonly<Record<string, unknown>>;
+  /** `--json` was given: print one JSON document (`printJson`) instead of text. */
+  readonly json: boolean;
+  /** A line (or lines) of text on stdout. */
+  print(text: string): void;
+  /** One JSON document on stdout. */
+  printJson(value: unknown): void;
+  /** A warning on stderr. */
+  warn(text: string): void;
+  /** Stop with a usage error (exit 2): the message says what was wrong and what to type instead. */
+  usage(message: string): never;
+  /** The context a provider gets for these chat files (typed paths, relative to where coder runs), outside any request (`coder map`). */
+  turn(chatFiles: readonly string[]): TurnContext;
 }
 
 // ─── Messages ────────────────────────────────────────────────────────────────
@@ -701,9 +825,23 @@ export interface ToolResult {
 // ─── The kit: capabilities handed to plugins ─────────────────────────────────
 
 export interface Kit {
+  /** The newest plugin API version this kernel implements. */
   apiVersion: ApiVersion;
   /** coder's version. */
   version: string;
+  /**
+   * Options: a declared option's effective value, typed from its declaration. Read it when you
+   * use it (in a provider, a command, a hook), not while the plugin loads: flags and config
+   * files are settled once every plugin has declared its options, and `/settings` may change
+   * them during the session.
+   *
+   * @example
+   * const MAX = { key: "todoMax", type: "number", default: 20, arg: "N", help: "most TODOs listed" } as const satisfies PluginOption;
+   * const max: number = kit.options.get(MAX);
+   */
+  options: {
+    get<const S extends PluginOption>(spec: S): OptionRead<S>;
+  };
   /** Repository root (or the current directory without git). */
   root: string;
   /** The directory coder was started in (for ACP, the session's folder): paths the user types are relative to it. */

@@ -33,13 +33,16 @@ export interface KitDeps {
   apiKey?: string;
   /** `--no-verify-ssl`: false, for `complete` too (commit messages, summaries). */
   verifySsl?: boolean;
+  /** An option's effective value by key; throws (a one-line message) when the key is not in the option table or options are not settled yet. */
+  readOption(key: string): unknown;
 }
 
 export function createKit(deps: KitDeps): Kit {
   const { root } = deps;
   return {
-    apiVersion: 1,
+    apiVersion: 2,
     version: deps.version,
+    options: { get: (spec) => deps.readOption(spec.key) as never },
     root,
     cwd: deps.cwd ?? root,
     matcher: deps.matcher,

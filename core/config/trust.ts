@@ -1,5 +1,5 @@
-// Trust for project configs that would run code (plugins, lintCmd, testCmd,
-// allowShell). Answers are remembered in the global config folder, keyed by
+// Trust for project configs that would run code or weaken protections (plugins,
+// lintCmd, testCmd, allowShell, and any option declaring `needsTrust`). Answers are remembered in the global config folder, keyed by
 // repository path and a hash of the project's config files, so an edited
 // config is asked about again.
 import { existsSync, readFileSync } from "node:fs";
@@ -7,7 +7,7 @@ import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { type ConfigLayer, isProjectLayer, readDotenv } from "./config.ts";
 import { ConfigError } from "../errors.ts";
-import { OPTION_BY_KEY, type PluginRef } from "./options.ts";
+import type { OptionTable, PluginRef } from "./options.ts";
 import { replaceRecord } from "../edit/state.ts";
 
 export type TrustAnswer = "trusted" | "refused" | "unknown";
@@ -23,11 +23,11 @@ export function trustStorePath(configDir: string): string {
 
 /**
  * sha256 over what a trust answer covers: the project's own config files (kind + content,
- * in lookup order), every plugin file they name, and the files lintCmd/testCmd/mcpServers run that
- * live outside the repository (no diff in the repository would show their change). A
- * change to any of them asks again.
+ * in lookup order), every plugin file they name, and the files that options declaring `runs`
+ * (lintCmd, testCmd, a plugin's, e.g. mcpServers) run from outside the repository (no diff in
+ * the repository would show their change). A change to any of them asks again.
  */
-export function projectConfigHash(layers: readonly ConfigLayer[], root: string): string {
+export function projectConfigHash(layers: readonly ConfigLayer[], root: string, table: OptionTable): string {
   const hasher = new Bun.CryptoHasher("sha256");
   for (const layer of layers) {
     if (!isProjectLayer(layer.kind)) continue;
@@ -36,28 +36,19 @@ export function projectConfigHash(layers: readonly ConfigLayer[], root: string):
       const file = resolve(dirname(layer.file), plugin.path);
       hasher.update(`plugin\0${file}\0${contentOf(file)}\0`);
     }
-    for (const key of ["lintCmd", "testCmd"]) {
-      for (const file of scriptsOutside(commandsOf(layer.values[key]), root)) hasher.update(`${key}\0${file}\0${contentOf(file)}\0`);
+    for (const spec of table.specs) {
+      if (!spec.runs || layer.values[spec.key] === undefined) continue;
+      let commands: string[] = [];
+      try {
+        commands = spec.runs(layer.values[spec.key]);
+      } catch {
+        // A plugin's `runs` that cannot read the value: the config text, hashed above, still covers it.
+      }
+      for (const file of scriptsOutside(commands, root)) hasher.update(`${spec.key}\0${file}\0${contentOf(file)}\0`);
     }
-    for (const file of scriptsOutside(serverCommandsOf(layer.values.mcpServers), root)) hasher.update(`mcpServers\0${file}\0${contentOf(file)}\0`);
   }
   for (const [name, value] of Object.entries(readDotenv(root).bases).sort()) hasher.update(`.env\0${name}\0${value}\0`);
   return hasher.digest("hex");
-}
-
-/** A command setting's commands: a string, or the values of a per-language map. */
-function commandsOf(value: unknown): string[] {
-  if (typeof value === "string") return [value];
-  if (value && typeof value === "object") return Object.values(value).filter((v): v is string => typeof v === "string");
-  return [];
-}
-
-/** The command lines of `mcpServers` entries (command and args), for the scripts they run. */
-function serverCommandsOf(value: unknown): string[] {
-  if (!value || typeof value !== "object") return [];
-  return Object.values(value as Record<string, { command?: unknown; args?: unknown }>).map((entry) =>
-    [entry?.command, ...(Array.isArray(entry?.args) ? entry.args : [])].filter((w): w is string => typeof w === "string").join(" "),
-  );
 }
 
 /** Words of the commands that name an existing file outside the repository (`~/bin/lint.sh`, `bash /opt/check`). */
@@ -112,6 +103,7 @@ export interface TrustDecisionInput {
   layers: readonly ConfigLayer[];
   /** Project keys that need trust (config.ts keysNeedingTrust). */
   keys: readonly string[];
+  table: OptionTable;
   /** --trust or CODER_TRUST=1. */
   trustFlag: boolean;
   /** May we ask on the terminal? (stdin and stderr are TTYs, no --json / --message.) */
@@ -127,7 +119,7 @@ export interface TrustDecisionInput {
  */
 export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
   if (input.keys.length === 0) return true;
-  const hash = projectConfigHash(input.layers, input.root);
+  const hash = projectConfigHash(input.layers, input.root, input.table);
   // --trust is the user's explicit answer: remembered, for this config and the files it runs.
   if (input.trustFlag) {
     rememberTrust(input.configDir, input.root, hash, true);
@@ -136,7 +128,7 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
   const remembered = rememberedTrust(input.configDir, input.root, hash);
   if (remembered === "trusted") return true;
   const keys = input.keys.join(", ");
-  const what = describeTrustKeys(input.keys);
+  const what = describeTrustKeys(input.keys, input.table);
   // A standing "no" is the user's decision: the keys are left out, with or without a terminal.
   if (remembered === "refused") {
     input.warn(`ignoring ${keys} from this repository's config (not trusted; run with --trust to use them)`);
@@ -159,10 +151,10 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
 }
 
 /** "plugins, lintCmd (they run code on this machine) and yesAlways (it weakens your protections)". */
-export function describeTrustKeys(keys: readonly string[]): string {
+export function describeTrustKeys(keys: readonly string[], table: OptionTable): string {
   const byReason = new Map<string, string[]>();
   for (const key of keys) {
-    const reason = isDotenvKey(key) ? "sends your API key to that address" : (OPTION_BY_KEY.get(key)?.needsTrust ?? "runs code");
+    const reason = isDotenvKey(key) ? "sends your API key to that address" : (table.byKey.get(key)?.needsTrust ?? "runs code");
     byReason.set(reason, [...(byReason.get(reason) ?? []), key]);
   }
   const parts = [...byReason].map(([reason, names]) => {

@@ -28,6 +28,7 @@ function testKit(registry: Registry): Kit {
     files: plainFiles(dir, async () => []),
     registry,
     log,
+    readOption: unavailable,
     env: {},
   });
 }

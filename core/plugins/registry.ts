@@ -4,7 +4,8 @@
 // through `guard` so a throwing plugin is reported by name, never a crash.
 import { FormatError, Interrupted, PluginError, UsageError } from "../errors.ts";
 import type { ModelOverride } from "../config/options.ts";
-import type { ContextProvider, EditFormat, Logger, ModelAdapter, ModelInfo, PluginObject, SlashCommand, ToolProvider } from "../plugin.ts";
+import type { ContextProvider, EditFormat, Logger, ModelAdapter, ModelInfo, PluginObject, PluginOption, SlashCommand, Subcommand, ToolProvider } from "../plugin.ts";
+import { KERNEL_SUBCOMMANDS } from "../kernel.ts";
 
 /** A registered item and where it came from. */
 export interface Registered<T> {
@@ -22,6 +23,8 @@ export interface LoadedPlugin {
   /** sha256 of the plugin file (user plugins only). */
   sha256?: string;
   override: boolean;
+  /** The options it declares (apiVersion 2), in the option table after the kernel's. */
+  options: readonly PluginOption[];
 }
 
 /** A plugin that threw while loading: reported, skipped, the session goes on. */
@@ -31,9 +34,9 @@ export interface PluginFailure {
   message: string;
 }
 
-export type ItemKind = "formats" | "context" | "models" | "commands" | "tools";
+export type ItemKind = "formats" | "context" | "models" | "commands" | "tools" | "subcommands";
 
-export const ITEM_KINDS: readonly ItemKind[] = ["formats", "context", "models", "commands", "tools"];
+export const ITEM_KINDS: readonly ItemKind[] = ["formats", "context", "models", "commands", "tools", "subcommands"];
 
 const KIND_NOUN: Record<ItemKind, string> = {
   formats: "edit format",
@@ -41,6 +44,7 @@ const KIND_NOUN: Record<ItemKind, string> = {
   models: "model adapter",
   commands: "slash command",
   tools: "tool provider",
+  subcommands: "subcommand",
 };
 
 /** Model info for a model no adapter knows: conservative defaults. */
@@ -82,6 +86,7 @@ export class Registry {
   readonly models = new Map<string, Registered<ModelAdapter>>();
   readonly commands = new Map<string, Registered<SlashCommand>>();
   readonly tools = new Map<string, Registered<ToolProvider>>();
+  readonly subcommands = new Map<string, Registered<Subcommand>>();
   readonly plugins = new Map<string, LoadedPlugin>();
   readonly failures: PluginFailure[] = [];
   private readonly modelOverrides: Record<string, ModelOverride>;
@@ -115,9 +120,10 @@ export class Registry {
         seen.add(item.name);
         const taken = this.table(kind).get(item.name);
         if (taken && !override) throw clash(KIND_NOUN[kind], item.name, taken);
+        if (kind === "subcommands" && KERNEL_SUBCOMMANDS.includes(item.name)) throw new PluginError(plugin.name, origin, `subcommand "${item.name}" is one of coder's own (${KERNEL_SUBCOMMANDS.join(", ")}); rename it`);
       }
     }
-    this.plugins.set(plugin.name, { name: plugin.name, origin, sha256, override });
+    this.plugins.set(plugin.name, { name: plugin.name, origin, sha256, override, options: plugin.options ?? [] });
     for (const kind of ITEM_KINDS) {
       const table = this.table(kind) as Map<string, Registered<unknown>>;
       for (const item of plugin[kind] ?? []) table.set(item.name, { item, plugin: plugin.name, origin });

@@ -15,8 +15,9 @@ import { reports } from "../../core/edit/reports.ts";
 export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))): Kit {
   const store = new FileStore(root);
   return {
-    apiVersion: 1,
+    apiVersion: 2,
     version: "0.0.0-test",
+    options: { get: (spec) => spec.default as never },
     root,
     cwd: root,
     matcher,
