@@ -47,7 +47,104 @@ export interface PluginObject {
   options?: readonly PluginOption[];
   /** `coder NAME ...` commands this plugin answers (apiVersion 2), e.g. `coder map`. */
   subcommands?: Subcommand[];
+  /**
+   * Once every plugin has loaded and options are settled, before any request (apiVersion 2):
+   * start what the plugin needs. A throw is reported and the plugin's hooks still run.
+   */
+  setup?(): void | Promise<void>;
+  /**
+   * At exit, also on SIGTERM, SIGINT and SIGHUP (apiVersion 2): close what `setup` or later work
+   * opened (servers, files, timers). Every plugin's `dispose` runs at once, within a time limit
+   * of 3 seconds; one that takes longer is reported and left behind.
+   */
+  dispose?(): void | Promise<void>;
+  /** Before each request goes out, sequential (apiVersion 2): change the messages sent (not the chat's history). */
+  onRequest?: Hook<(event: RequestEvent) => HookResult<RequestChange>>;
+  /** After each reply has streamed, in parallel (apiVersion 2): observe it. */
+  onReply?: Hook<(event: ReplyEvent) => void | Promise<void>>;
+  /** Before each edited file is written, sequential (apiVersion 2): refuse it with a reason the user sees, or change its new content. */
+  onEdit?: Hook<(event: EditEvent) => HookResult<EditVerdict>>;
+  /** Before coder commits a reply's changes, sequential (apiVersion 2): change the message, add trailers, or refuse the commit. */
+  onCommit?: Hook<(event: CommitEvent) => HookResult<CommitChange>>;
+  /** Before a tool call the model made is run, sequential (apiVersion 2): refuse it with a reason the model hears. */
+  onToolCall?: Hook<(event: ToolCallEvent) => HookResult<ToolCallVerdict>>;
 }
+
+// ─── Hooks ───────────────────────────────────────────────────────────────────
+
+/**
+ * A hook: its handler, or `{ order, handler }`. Plugins' handlers of one hook run in load order
+ * (built-ins, config plugins, then --plugin files); `order: "pre"` ones first, `"post"` ones last.
+ * Sequential hooks see the previous handler's result; a throwing handler is reported with the
+ * plugin's name and the hook, counts as "no change", and never stops the session.
+ *
+ * @example
+ * onCommit: { order: "post", handler: ({ message }) => ({ trailers: ["Reviewed-by: bot"] }) },
+ */
+export type Hook<H> = H | { order?: "pre" | "post"; handler: H };
+
+/** What a sequential handler returns: its change, or nothing for none. */
+export type HookResult<T> = T | void | undefined | Promise<T | void | undefined>;
+
+/** The names of the hooks, for messages and the kernel's runner. */
+export type HookName = "onRequest" | "onReply" | "onEdit" | "onCommit" | "onToolCall";
+
+export interface RequestEvent {
+  model: string;
+  /** The messages about to be sent (as changed by earlier handlers). */
+  messages: readonly ChatMessage[];
+}
+
+export interface RequestChange {
+  /** The messages to send instead. */
+  messages?: ChatMessage[];
+}
+
+export interface ReplyEvent {
+  model: string;
+  text: string;
+  toolCalls: readonly ToolCall[];
+  finishReason: FinishReason;
+}
+
+export interface EditEvent {
+  /** Repository-relative path. */
+  path: string;
+  /** The file's text now; null for a new file. */
+  before: string | null;
+  /** Its text after the edit (as changed by earlier handlers); null when the edit deletes it. */
+  after: string | null;
+  /** The edit format the reply used. */
+  format: string;
+}
+
+/** `veto`: the file is not written, and the user (and the model, in the repair report) hears why. `content`: write this instead. */
+export type EditVerdict = { veto: string } | { content: string };
+
+export interface CommitEvent {
+  /** The commit message (as changed by earlier handlers). */
+  message: string;
+  /** Repository-relative paths committed. */
+  files: readonly string[];
+}
+
+export interface CommitChange {
+  message?: string;
+  /** Lines such as "Refs: JIRA-12", added to the message's trailer block. */
+  trailers?: string[];
+  /** Refuse the commit: the files stay written and uncommitted, and the user hears why. */
+  veto?: string;
+}
+
+export interface ToolCallEvent {
+  name: string;
+  /** The raw JSON arguments, as the model produced them. */
+  arguments: string;
+  /** Where the tool comes from, e.g. "MCP server docs". */
+  origin: string;
+}
+
+export type ToolCallVerdict = { veto: string };
 
 // ─── Options ─────────────────────────────────────────────────────────────────
 

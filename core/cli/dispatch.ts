@@ -67,6 +67,17 @@ export async function runMain(input: RunInput): Promise<number> {
     return runDoctor(loaded, () => assembleApp(loaded, input.builtins));
   }
   const app = await assembleApp(loaded, input.builtins);
+  // Plugins start once, before the first command or request; they are disposed on the way out, whatever happens.
+  await app.registry.hooks.setup();
+  try {
+    return await runAssembled(app, subcommand, rest);
+  } finally {
+    await app.registry.hooks.dispose();
+  }
+}
+
+/** A subcommand or a chat mode over the assembled kernel. */
+async function runAssembled(app: App, subcommand: string | undefined, rest: string[]): Promise<number> {
   switch (subcommand) {
     case "plugins": {
       if (rest.length) throw new UsageError(`unknown command "coder plugins ${rest.join(" ")}" (use \`coder plugins\` or \`coder plugins pin\`)`);

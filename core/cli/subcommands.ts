@@ -7,7 +7,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Node } from "jsonc-parser";
 import type { App, Loaded } from "../kernel.ts";
 import { PROJECT_FILE, displayPath } from "../config/config.ts";
-import { RuntimeFailure, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import { displayOrigin, hashPluginFile } from "../plugins/loader.ts";
 import type { ModelInfo, Subcommand, SubcommandContext } from "../plugin.ts";
 import { ITEM_KINDS, type ItemKind, type Registered, defaultModelInfo, guard } from "../plugins/registry.ts";

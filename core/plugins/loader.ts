@@ -88,7 +88,17 @@ const PLUGIN_KEYS: { [K in keyof Required<PluginObject>]: number } = {
   tools: 1,
   options: 2,
   subcommands: 2,
+  setup: 2,
+  dispose: 2,
+  onRequest: 2,
+  onReply: 2,
+  onEdit: 2,
+  onCommit: 2,
+  onToolCall: 2,
 };
+
+/** The plugin object's hooks: a function, or `{ order?, handler }`. */
+const HOOK_KEYS = ["onRequest", "onReply", "onEdit", "onCommit", "onToolCall"] as const satisfies readonly (keyof PluginObject)[];
 
 type FieldRule =
   | { kind: "string" | "function" | "array" | "boolean" | "any"; optional?: boolean }
@@ -229,6 +239,13 @@ export function validatePluginObject(value: unknown, origin: string): PluginObje
   }
   if (typeof obj.name !== "string" || !/^[A-Za-z0-9@][A-Za-z0-9@._/-]*$/.test(obj.name)) throw fail(`key "name": expected a plugin name (letters, digits, . _ - / @), got ${describe(obj.name)}`);
   if (obj.override !== undefined && typeof obj.override !== "boolean") throw fail(`key "override": expected true or false, got ${describe(obj.override)}`);
+  for (const key of ["setup", "dispose"] as const) {
+    if (obj[key] !== undefined && typeof obj[key] !== "function") throw fail(`key "${key}": expected a function, got ${describe(obj[key])}`);
+  }
+  for (const key of HOOK_KEYS) {
+    const problem = hookProblem(obj[key]);
+    if (problem) throw fail(`key "${key}": ${problem}`);
+  }
   for (const kind of LISTED_KINDS) {
     const list = obj[kind];
     if (list === undefined) continue;
@@ -251,6 +268,18 @@ export function validatePluginObject(value: unknown, origin: string): PluginObje
     });
   }
   return obj as unknown as PluginObject;
+}
+
+/** A hook is a function, or `{ order?: "pre" | "post", handler }`. */
+function hookProblem(hook: unknown): string | null {
+  if (hook === undefined || typeof hook === "function") return null;
+  if (!hook || typeof hook !== "object" || Array.isArray(hook)) return `expected a function or { order, handler }, got ${describe(hook)}`;
+  const { order, handler, ...rest } = hook as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) return `unknown key "${extra}" (allowed: order, handler)`;
+  if (typeof handler !== "function") return `handler: expected a function, got ${describe(handler)}`;
+  if (order !== undefined && order !== "pre" && order !== "post") return `order: expected "pre" or "post", got ${describe(order)}`;
+  return null;
 }
 
 /** What the field rules cannot say about an option: the key's spelling, an enum's values, a default of the right type. */

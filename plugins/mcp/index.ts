@@ -108,6 +108,10 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     name: "mcp",
     options: MCP_OPTIONS,
     subcommands: [{ ...MCP_SUBCOMMAND, run: listCommand }],
+    // At exit (and on SIGTERM): the servers started this session close, their process groups with them.
+    dispose: async () => {
+      await state?.servers.closeAll();
+    },
     tools: [
       {
         name: "mcp",
