@@ -76,8 +76,8 @@ export function userSources(configPlugins: readonly PluginRef[], flagPlugins: re
   return sources;
 }
 
-/** The plugin object's keys, and the API version each arrived in. */
-const PLUGIN_KEYS: { [K in keyof Required<PluginObject>]: number } = {
+/** The plugin object's keys, and the API version each arrived in (the README's table is held to it by a test). */
+export const PLUGIN_KEYS: { [K in keyof Required<PluginObject>]: number } = {
   apiVersion: 1,
   name: 1,
   override: 1,
