@@ -622,6 +622,8 @@ export interface ModelAdapter {
   defaultModel?(env: Readonly<Record<string, string | undefined>>): string | null;
   /** The variables `defaultModel` looks for, named in the warning when no adapter finds a key. */
   defaultModelKeys?: readonly string[];
+  /** The model to use when no adapter's `defaultModel` found a key and nothing names one (the first adapter's that says). Optional. */
+  fallbackModel?: string;
   /** Stream one reply. Throws an Error with a one-line message when the request finally fails. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
   /**

@@ -21,7 +21,7 @@ export interface RunInput {
   args: ParsedArgv;
   /** The options known before plugins load: the kernel's and the built-ins' declared ones. */
   table: OptionTable;
-  /** plugins, plugin, config, models, map, doctor, mcp; undefined for a chat. */
+  /** The kernel's own subcommand (plugins, plugin, config, models, doctor, acp); undefined for a chat or a plugin's subcommand. */
   subcommand?: string;
   /** Positionals after the subcommand name (or all of them for a chat). */
   rest: string[];

@@ -142,6 +142,7 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     stream: { kind: "function" },
     defaultModel: { kind: "function", optional: true },
     defaultModelKeys: { kind: "array", optional: true },
+    fallbackModel: { kind: "string", optional: true },
     transcribe: { kind: "function", optional: true },
   },
   commands: {
