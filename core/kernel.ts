@@ -27,6 +27,8 @@ export interface App {
   interactive: boolean;
   /** A chat that outlives one request without a terminal (`coder acp`): history is summarised and the cache kept warm as in the REPL. */
   persistent?: boolean;
+  /** Who answers `kit.ui`: the chat's gate once one is created (core/chat/create.ts); until then nobody (no). */
+  ui: { confirm: ((question: string, options: { key?: string; detail?: string }) => Promise<boolean>) | null };
 }
 
 /** Everything known before plugins load. */

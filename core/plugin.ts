@@ -941,6 +941,18 @@ export interface Kit {
   options: {
     get<const S extends PluginOption>(spec: S): OptionRead<S>;
   };
+  /**
+   * Ask the user from anywhere (a provider, a tool, a hook), through the gate and the front end
+   * in use: the REPL's one-key prompt, an ACP permission request, yes under --yes-always, no when
+   * nobody can answer (one-shot, --json, a subcommand). "Don't ask again" is remembered under
+   * `key` (default: the question).
+   *
+   * @example
+   * if (await kit.ui.confirm("Upload the diff to the review tool?", { key: "review-upload" })) await upload();
+   */
+  ui: {
+    confirm(question: string, options?: { key?: string; detail?: string }): Promise<boolean>;
+  };
   /** Repository root (or the current directory without git). */
   root: string;
   /** The directory coder was started in (for ACP, the session's folder): paths the user types are relative to it. */

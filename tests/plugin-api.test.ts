@@ -195,3 +195,22 @@ describe("setup and dispose", () => {
     }
   });
 });
+
+describe("kit.ui", () => {
+  const asking = `export default (kit) => ({ apiVersion: 2, name: "asker", onRequest: async () => { kit.log.warn("answer: " + (await kit.ui.confirm("Send it?", { key: "asker" }))); } });\n`;
+
+  test("confirm is answered by the gate: yes under --yes-always, no when nobody can answer", async () => {
+    const s = setup({ "asker.ts": asking });
+    const server = await startFakeServer({ steps: [], whenEmpty: { text: "Hello." } });
+    try {
+      const yes = await coder(["--plugin", s.plugin("asker.ts"), ...model(server), "--edit-format", "ask", "--yes-always", "-m", "hi"], { cwd: s.repo, env: s.env });
+      expect(yes.stderr).toContain("answer: true");
+      const no = await coder(["--plugin", s.plugin("asker.ts"), ...model(server), "--edit-format", "ask", "-m", "hi"], { cwd: s.repo, env: s.env });
+      expect(no.stderr).toContain("answer: false");
+      // The question itself was said, as every unanswerable question is.
+      expect(no.stdout + no.stderr).toContain("Send it?");
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -25,7 +25,8 @@ export async function assembleApp(loaded: Loaded, builtins: () => Promise<Builti
     if (!settings.table.byKey.has(key)) throw new Error(`option "${key}" is not declared by any plugin nor by coder (declare it in the plugin's \`options\`)`);
     return (settings.options as Record<string, unknown>)[key];
   };
-  const kit = await createRealKit(loaded, registry, readOption);
+  const ui: App["ui"] = { confirm: null };
+  const kit = await createRealKit(loaded, registry, readOption, ui);
   const sources: PluginSource[] = (await builtins()).map((b) => ({ origin: b.origin, load: b.load }));
   sources.push(...userSources(options.plugins, options.plugin, loaded.cwd, (f) => displayPath(f, loaded.cwd)));
   await loadPlugins(registry, sources, kit, log);
@@ -46,6 +47,7 @@ export async function assembleApp(loaded: Loaded, builtins: () => Promise<Builti
     env: loaded.env,
     trusted: loaded.trusted,
     interactive: loaded.interactive,
+    ui,
   };
 }
 
@@ -67,7 +69,7 @@ function guardBackgroundErrors(registry: Registry, log: Logger): void {
 }
 
 /** The kit with the real matcher, reports, tokens and file store. */
-async function createRealKit(loaded: Loaded, registry: Registry, readOption: (key: string) => unknown): Promise<Kit> {
+async function createRealKit(loaded: Loaded, registry: Registry, readOption: (key: string) => unknown, ui: App["ui"]): Promise<Kit> {
   const { root, settings, log } = loaded;
   const options = settings.options;
   const deps = await kernelModules();
@@ -95,6 +97,7 @@ async function createRealKit(loaded: Loaded, registry: Registry, readOption: (ke
     apiKey: options.apiKey,
     verifySsl: options.verifySsl,
     readOption,
+    ui,
   });
 }
 

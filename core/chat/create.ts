@@ -68,6 +68,8 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
     check: (rel) => files.check(rel),
     conflicted: (rel) => git?.unmergedFiles().has(files.canonical(rel)) ?? false,
   });
+  // Plugins' questions (kit.ui) go through this chat's gate and front end.
+  app.ui.confirm = (question, options) => gate.confirm(question, options);
   const gitOptions: GitRepoOptions = {
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,

@@ -19,6 +19,7 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     apiVersion: 2,
     version: "0.0.0-test",
     options: { get: (spec) => spec.default as never },
+    ui: { confirm: async () => false },
     root,
     cwd: root,
     matcher,
