@@ -535,6 +535,13 @@ export interface MatchFailure {
   reason: MatchFailureReason;
   /** Closest regions (not-found) or every matching location (ambiguous). */
   candidates: MatchCandidate[];
+  /**
+   * Set when the SEARCH text quotes a file as last committed (or saved, under an editor's
+   * unsaved buffer), and those lines have changed since (the user's edit): the current lines,
+   * 1-based, of `path`. Such a
+   * SEARCH never lands approximately; `explain` asks for the current lines instead.
+   */
+  userChange?: { path: string; startLine: number; endLine: number; text: string; committedLine: number; was?: "committed" | "saved" };
 }
 
 export type MatchResult = MatchSuccess | MatchFailure;
@@ -1006,7 +1013,7 @@ export interface Kit {
    */
   run(
     command: string[] | string,
-    options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void },
+    options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void; signal?: AbortSignal },
   ): Promise<{ code: number; stdout: string; stderr: string }>;
   /**
    * Run argv (no shell) in its own process group: a timeout or an abort sends SIGTERM to the whole
@@ -1078,6 +1085,8 @@ export interface SpawnResult {
   stderr: string;
   timedOut: boolean;
   aborted: boolean;
+  /** Why the command could not start (not found, not executable); code is then 127. */
+  startError?: string;
 }
 
 export interface Reports {

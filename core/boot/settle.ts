@@ -25,6 +25,8 @@ export function tableOf(registry: Registry): OptionTable {
 export async function settleOptions(loaded: Loaded, registry: Registry): Promise<void> {
   const { settings, layers } = loaded;
   const table = tableOf(registry);
+  // The table trust was decided with (before plugins declared theirs): the same hash, the same answer.
+  const decidedWith = settings.table;
   const fresh = table.specs.filter((spec) => !settings.table.byKey.has(spec.key));
   const pending = layers.some((layer) => layer.pending);
   settings.table = table;
@@ -37,7 +39,7 @@ export async function settleOptions(loaded: Loaded, registry: Registry): Promise
   const needTrust = keysNeedingTrust(layers, table).filter((key) => freshKeys.has(key));
   // The trust answer covers the project's config text, so a decision made for it covers these keys too.
   const decided = loaded.trusted && loaded.trustKeys.length > 0;
-  const trusted = decided || settings.options.trust === true || (needTrust.length > 0 && rememberedTrust(loaded.configDir, loaded.root, projectConfigHash(layers, loaded.root, table)) === "trusted");
+  const trusted = decided || settings.options.trust === true || (needTrust.length > 0 && rememberedTrust(loaded.configDir, loaded.root, projectConfigHash(layers, loaded.root, undefined, decidedWith)) === "trusted");
   const drop = new Set(trusted ? [] : needTrust);
   if (drop.size) loaded.log.warn(`ignoring ${[...drop].join(", ")} from this repository's config (not trusted; run with --trust to use ${drop.size === 1 ? "it" : "them"})`);
   const merged = mergeSettings({ specs: fresh, table, layers, env: readEnvOptions(loaded.env, fresh), argv, positionals: settings.positionals, drop, cwd: loaded.cwd });

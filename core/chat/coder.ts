@@ -18,7 +18,7 @@ import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelIn
 import * as prompt from "./prompt.ts";
 import { unsupportedReasoning } from "./reasoning.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
-import { editTargets, parseReply, stageEdits } from "./reply/apply.ts";
+import { editTargets, guardUncommitted, parseReply, type ReplyAmendment, stageEdits } from "./reply/apply.ts";
 import { lastReplyDiff, writeAndCommit } from "./reply/commit.ts";
 import { offerMentions, runShellSuggestion } from "./reply/offers.ts";
 import type { ChatFiles } from "./chat-files.ts";
@@ -49,6 +49,8 @@ export class Coder {
    * not depend on the commands.
    */
   openSession: ((coder: Coder) => Session) | null = null;
+  /** Changes a front end adds to each reply that changes files, in the same commit (watch mode's comment removal). */
+  amendReply: ReplyAmendment | null = null;
   /** Tool providers' tools and the calls made for the current user request (core/chat/tool-calls.ts). */
   private gathering: ToolGathering | null = null;
   /** The repository's files, listed once per request (each listing costs a git call). */
@@ -389,6 +391,8 @@ export class Coder {
         gate: this.services.gate,
         diff: (path, before, after) => app.kit.diff.unified(path, before, after),
         hooks: app.registry.hooks,
+        guardUncommitted: (paths) => guardUncommitted({ matcher: app.kit.matcher, git: this.services.git, files: this.services.files }, paths),
+        ...(this.amendReply ? { amend: this.amendReply } : {}),
       },
       edits,
     );
@@ -419,7 +423,7 @@ export class Coder {
     if (commitError) return { reflection: fixes.length ? fixes.join("\n\n") : null, failing: true };
     if (written.length) {
       const edited = this.services.lastReply?.files.filter((f) => written.includes(f.path)) ?? [];
-      const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, edited);
+      const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, edited, signal);
       if (check) return { reflection: withFixes(check), failing: true };
     }
     return this.offerMentionedFiles(reply.text, edits.flatMap(editTargets), fixes.length ? fixes.join("\n\n") : null);

@@ -52,7 +52,7 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
   // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
   let rules: IgnoreRules | null = null;
   const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
-  const files = new FileStore(root, { cwd: app.cwd, isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor });
+  const files = new FileStore(root, { cwd: app.cwd, isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor, beforeWriting: () => git?.freezeIgnored() });
   const transcript = new Transcript(chatHistoryPath(app));
   // The transcript hears edits, commits and answers too, not only the conversation.
   const out = recordingOutput(front.out, transcript);
@@ -154,7 +154,7 @@ function addReadOnlyFiles(app: App, files: FileStore, chat: ChatFiles, isIgnored
     const path = readOnlyPath(files, typed);
     const readable = (p: string) => (isAbsolute(p) ? files.readOutside(p) : files.read(p)) !== null || mediaTypeOfFile(resolve(app.root, p)) !== null;
     if (path === null || !readable(path)) {
-      out.warn(`${shown} ${typed}: not found, not a text file, or over the --max-file-size limit`);
+      out.warn(`${shown} ${typed} is left out: ${path === null ? "not found" : files.unreadable(path)}`);
       continue;
     }
     if (fromProject && !isAbsolute(path) && isIgnored(files.canonical(path))) {

@@ -192,7 +192,7 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
   const formatting = { ...indentOf(text), eol: text.includes("\r\n") ? "\r\n" : "\n" };
   const entries = list.children.map((node: Node) => (node.type === "string" ? (node.value as string) : (findNodeAtLocation(node, ["path"])?.value as string | undefined)));
   const { projectConfigHash, rememberedTrust, rememberTrust } = await import("../config/trust.ts");
-  const before = rememberedTrust(loaded.configDir, loaded.root, projectConfigHash(loaded.layers, loaded.root, loaded.settings.table));
+  const before = rememberedTrust(loaded.configDir, loaded.root, projectConfigHash(loaded.layers, loaded.root, undefined, loaded.settings.table));
   const lines: string[] = [];
   entries.forEach((path, i) => {
     if (typeof path !== "string") throw new UsageError(`${displayPath(file, process.cwd())}: plugins[${i}] has no "path"`);
@@ -203,7 +203,7 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
   writeFileSync(file, text);
   if (before === "trusted") {
     const layers = loaded.layers.map((l) => (l.file === file ? { ...l, text } : l));
-    rememberTrust(loaded.configDir, loaded.root, projectConfigHash(layers, loaded.root, loaded.settings.table), true);
+    rememberTrust(loaded.configDir, loaded.root, projectConfigHash(layers, loaded.root, undefined, loaded.settings.table), true);
   }
   process.stdout.write(`pinned ${entries.length} plugin${entries.length === 1 ? "" : "s"} in ${displayPath(file, process.cwd())}:\n${lines.join("\n")}\n`);
   return 0;

@@ -2,15 +2,17 @@
 // unsafe paths, keeps each file's encoding, BOM, line endings and mode, stages a
 // reply's edits in a workspace, and writes them atomically after validating all.
 import {
+  accessSync,
   chmodSync,
+  constants,
+  fchownSync,
+  fstatSync,
   closeSync,
   existsSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
-  readSync,
   realpathSync,
   renameSync,
   statSync,
@@ -41,6 +43,11 @@ export interface WriteOptions {
   expected?: ReadonlyMap<string, string | null>;
   /** Called once with the whole batch (bytes before, bytes after; null: absent) before the first write. */
   beforeWrite?: (batch: { path: string; before: Uint8Array | null; after: Uint8Array | null }[]) => void;
+  /**
+   * Paths written all or not at all (one edit's paths: a move's destination and its source's
+   * deletion). When one of a group is refused, the others are not written either.
+   */
+  together?: readonly (readonly string[])[];
 }
 
 interface PlannedWrite {
@@ -92,6 +99,8 @@ export interface FileStoreOptions {
   fallbackEncoding?: "latin-1" | "windows-1252";
   /** An editor's buffers (`coder acp`): what it holds is read instead of the disk, and writes go through it. */
   editor?: EditorFiles;
+  /** Called before each batch is written (git freezes what it ignores before coder's first write). */
+  beforeWriting?: () => void;
 }
 
 /**
@@ -156,6 +165,8 @@ export class FileStore {
   private readonly shapes = new Map<string, FileShape>();
   /** Files whose lines end in both LF and CRLF: their LF-folded text and each line's ending. */
   private readonly mixedEndings = new Map<string, { folded: string; endings: string[] }>();
+  /** Who hears of each batch the store wrote (watch mode tells its own writes from the user's). */
+  private readonly writeListeners = new Set<(written: readonly FileWrite[]) => void>();
 
   constructor(
     root: string,
@@ -195,6 +206,10 @@ export class FileStore {
     if (stat && !stat.isFile()) return `${shown} is not a regular file`;
     if (stat && stat.size > this.maxBytes) return `${shown} is ${megabytes(stat.size)}, over the ${megabytes(this.maxBytes)} limit for files coder edits (--max-file-size)`;
     if (stat && this.looksBinary(abs)) return `${shown} is a binary file`;
+    if (stat) {
+      const denied = writeDenied(abs, stat);
+      if (denied) return `${shown} cannot be written: permission denied (${denied})`;
+    }
     const readOnly = this.opts.readOnly?.() ?? [];
     if (readOnly.includes(norm) || (real !== norm && readOnly.some((f) => !looksAbsolute(f) && this.canonical(normalizeRel(f)) === real))) {
       return `${shown} is read-only in this chat (added with --read or /read-only)`;
@@ -262,6 +277,18 @@ export class FileStore {
   }
 
   /**
+   * What `read` would give were there no editor: the file as saved. Null when it is the same
+   * as `read` (no editor, or no unsaved change there) or the file is unreadable.
+   */
+  savedWhenUnsaved(rel: string): string | null {
+    const norm = normalizeRel(rel);
+    const buffer = this.opts.editor?.text(norm);
+    if (buffer === undefined || looksAbsolute(rel) || notInside(norm) || this.symlinkEscape(norm)) return null;
+    const saved = this.decode(norm)?.text ?? null;
+    return saved === buffer ? null : saved;
+  }
+
+  /**
    * A read-only file outside the repository (`--read ~/CONVENTIONS.md`): its text, or null when
    * it is missing, not a regular file, binary or over the size cap. Nothing is ever written there.
    */
@@ -273,14 +300,15 @@ export class FileStore {
   }
 
   /**
-   * Why a file coder was asked to read (a chat or read-only file, relative to the root or
-   * absolute) cannot be read: not a regular file (a link to /dev/zero, a FIFO), over
-   * `--max-file-size`, unreadable; null when it reads or does not exist.
+   * Why a file to be read into the chat (repository-relative, or absolute for a read-only file
+   * outside) does not read: the capped reader's reason (not a regular file, over `--max-file-size`),
+   * "not found", or "not a text file".
    */
-  readProblem(path: string): string | null {
+  unreadable(path: string): string {
     const abs = looksAbsolute(path) ? path : join(this.root, normalizeRel(path));
     const r = readCapped(abs, { maxBytes: this.maxBytes, name: path, capName: "--max-file-size" });
-    return r.ok || r.reason === "missing" ? null : r.message;
+    if (!r.ok) return r.reason === "missing" ? `${path}: not found` : r.message;
+    return `${path} is not a text file`;
   }
 
   /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
@@ -306,6 +334,12 @@ export class FileStore {
     return new StagedWorkspace(this, chatFiles);
   }
 
+  /** Call `listener` with what each `writeAll` wrote (not dry runs), until the returned function is called. */
+  onWrite(listener: (written: readonly FileWrite[]) => void): () => void {
+    this.writeListeners.add(listener);
+    return () => void this.writeListeners.delete(listener);
+  }
+
   /**
    * Write staged changes (null = delete). Every path and encoding is validated before the
    * first write; each file is written to a temp file beside it, fsynced and renamed over.
@@ -316,6 +350,7 @@ export class FileStore {
    */
   async writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions = {}): Promise<WriteReport> {
     const report: WriteReport = { dryRun: !!opts.dryRun, written: [], refused: [], unchanged: [] };
+    if (!opts.dryRun && changes.size) this.opts.beforeWriting?.();
     const planned: PlannedWrite[] = [];
     for (const [path, wanted] of changes) {
       const rel = normalizeRel(path);
@@ -358,6 +393,27 @@ export class FileStore {
       }
       planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after: wanted }, old, bytes, mode: shape.mode, text: after });
     }
+    const groups = (opts.together ?? []).map((g) => g.map(normalizeRel)).filter((g) => g.length > 1);
+    /** A path whose group lost a member: why it is not written (null: it may be). */
+    const partnerRefused = (path: string): string | null => {
+      for (const group of groups) {
+        if (!group.includes(path)) continue;
+        const other = report.refused.find((r) => r.path !== path && group.includes(r.path));
+        if (other) return `${path} was not written because ${other.path}, which the same edit writes, was not (${other.reason})`;
+      }
+      return null;
+    };
+    // Contents first, deletions last: a move's source goes only once its destination is written.
+    planned.sort((a, b) => Number(a.bytes === null) - Number(b.bytes === null));
+    for (let dropped = groups.length > 0; dropped; ) {
+      dropped = false;
+      for (let i = planned.length - 1; i >= 0; i--) {
+        const why = partnerRefused(planned[i]!.write.path);
+        if (!why) continue;
+        report.refused.push({ path: planned.splice(i, 1)[0]!.write.path, reason: why });
+        dropped = true;
+      }
+    }
     if (report.dryRun) {
       report.written.push(...planned.map((p) => p.write));
       return report;
@@ -365,6 +421,11 @@ export class FileStore {
     if (planned.length) opts.beforeWrite?.(planned.map((p) => ({ path: p.write.path, before: p.old, after: p.bytes })));
     for (const p of planned) {
       try {
+        const why = partnerRefused(p.write.path);
+        if (why) {
+          report.refused.push({ path: p.write.path, reason: why });
+          continue;
+        }
         // Compare before rename: the bytes this write replaces must still be the ones it was planned on.
         if (!sameBytes(this.rawBytes(p.write.path), p.old)) {
           report.refused.push({ path: p.write.path, reason: changedOnDisk(p.write.path) });
@@ -381,6 +442,7 @@ export class FileStore {
         report.refused.push({ path: p.write.path, reason: `could not write ${p.write.path}: ${(err as Error).message}` });
       }
     }
+    if (report.written.length) for (const listener of this.writeListeners) listener(report.written);
     return report;
   }
 
@@ -438,6 +500,19 @@ export class FileStore {
     let fd: number | null = null;
     try {
       fd = openSync(tmp, "wx", mode ?? 0o666);
+      // The replacement keeps the file's owner and group (root writing a user's file; a setgid folder's group).
+      const owner = ownerOf(target);
+      if (owner) {
+        const made = fstatSync(fd);
+        if (made.uid !== owner.uid || made.gid !== owner.gid) {
+          try {
+            fchownSync(fd, owner.uid, owner.gid);
+          } catch (err) {
+            // A group this user is not in cannot be kept; another owner must be (check() refuses it first).
+            if (made.uid !== owner.uid) throw err;
+          }
+        }
+      }
       let off = 0;
       while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
       if (this.opts.fsync !== false) fsyncSync(fd);
@@ -518,6 +593,32 @@ export class FileStore {
     }
     this.shapes.set(norm, { ...decoded.shape, eol, mode: file.mode });
     return { text };
+  }
+}
+
+/**
+ * Why this process may not replace the existing file at `abs`, or null: no write permission on
+ * the file itself (mode 0444, another owner), or another owner that a replacing rename would
+ * take the file from. Root may write anything and keeps the owner (writeAtomically).
+ */
+function writeDenied(abs: string, stat: { mode: number; uid: number }): string | null {
+  const uid = process.getuid?.();
+  if (uid === undefined || uid === 0) return null;
+  try {
+    accessSync(abs, constants.W_OK);
+  } catch {
+    return `mode ${(stat.mode & 0o777).toString(8).padStart(4, "0")}${stat.uid !== uid ? `, owned by uid ${stat.uid}` : ""}`;
+  }
+  if (stat.uid !== uid) return `owned by uid ${stat.uid}; replacing it would make it yours`;
+  return null;
+}
+
+function ownerOf(abs: string): { uid: number; gid: number } | null {
+  try {
+    const stat = statSync(abs);
+    return { uid: stat.uid, gid: stat.gid };
+  } catch {
+    return null;
   }
 }
 

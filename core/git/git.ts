@@ -3,11 +3,13 @@
 // own), a record of them in `.coder/commits.json`, and an /undo that refuses
 // whenever reverting could lose someone's work.
 
-import { existsSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject, withTrailers } from "./commit-message.ts";
 import { replaceRecord } from "../edit/state.ts";
 import { spawnGroup } from "../proc/spawn.ts";
+import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
+import { UsageError } from "../errors.ts";
 import type { ChatMessage } from "../plugin.ts";
 
 export { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage } from "./commit-message.ts";
@@ -58,6 +60,7 @@ async function runGitOnce(cwd: string, args: string[], env: Record<string, strin
   const lock = opts.timeoutMs === undefined ? null : indexLockOf(cwd);
   const lockedBefore = lock !== null && existsSync(lock);
   const r = await spawnGroup(["git", ...args], { cwd, env: childEnv, timeoutMs: opts.timeoutMs });
+  if (r.startError !== undefined) throw new Error(`git could not be started: ${r.startError}`);
   if (!r.timedOut) return { code: r.code, stdout: r.stdout, stderr: r.stderr };
   let note = "";
   if (lock && !lockedBefore && existsSync(lock)) {
@@ -189,9 +192,12 @@ function fileStamp(path: string): string {
 }
 
 async function applyCoderignore(file: string, files: string[]): Promise<string[]> {
-  if (!existsSync(file)) return files;
+  const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
+  // Fail closed: listing every file when the ignore file cannot be read would show what it hides.
+  if (read.problem) throw new UsageError(`${read.problem}; it lists the files coder leaves alone, so coder stops here (make it a regular file)`);
+  if (read.text === null) return files;
   const { default: ignore } = await import("ignore");
-  const ig = ignore().add(readFileSync(file, "utf8"));
+  const ig = ignore().add(read.text);
   return files.filter((f) => !ig.ignores(f));
 }
 
@@ -219,6 +225,23 @@ async function walkFiles(root: string): Promise<string[]> {
   };
   walk(root);
   return out.sort();
+}
+
+/** `git ls-files --ignored --directory` output: files, and folders (ending in "/") ignored whole. */
+class IgnoredPaths {
+  private readonly files = new Set<string>();
+  private readonly folders: string[] = [];
+
+  constructor(entries: readonly string[]) {
+    for (const e of entries) {
+      if (e.endsWith("/")) this.folders.push(e);
+      else this.files.add(e);
+    }
+  }
+
+  has(rel: string): boolean {
+    return this.files.has(rel) || this.folders.some((f) => rel.startsWith(f));
+  }
 }
 
 // ─── The repository ──────────────────────────────────────────────────────────
@@ -319,10 +342,45 @@ export class GitRepo {
     return { code: r.code, output: (r.stdout + r.stderr).replace(/\n$/, "") };
   }
 
-  /** Is `rel` ignored by git (`git check-ignore`; tracked files are never ignored)? Synchronous for the file store. */
+  /**
+   * Is `rel` ignored by git (`git check-ignore`; tracked files are never ignored)? A file git
+   * ignored before coder's first write of the run (`freezeIgnored`) stays ignored for the whole
+   * run, whatever a `.gitignore` says later: un-ignoring `.env` never makes it writable or
+   * committable. Synchronous for the file store.
+   */
   isIgnored(rel: string): boolean {
     if (!rel || rel.startsWith("../")) return false;
+    if (this.ignoredSnapshot?.has(rel)) return true;
     return runGitSync(this.root, ["check-ignore", "-q", "--", rel]).code === 0;
+  }
+
+  private ignoredSnapshot: IgnoredPaths | null = null;
+
+  /**
+   * Remember the untracked files and folders git ignores now, for the rest of the run (one
+   * `git ls-files`). The file store calls it before it writes anything, so no change coder
+   * makes to a `.gitignore` can un-ignore a file; until then the rules on disk are the run's.
+   */
+  freezeIgnored(): void {
+    if (this.ignoredSnapshot) return;
+    const r = runGitSync(this.root, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]);
+    this.ignoredSnapshot = new IgnoredPaths(r.code === 0 ? r.stdout.split("\0").filter(Boolean) : []);
+  }
+
+  /**
+   * The text at HEAD of those of `paths` whose work-tree or staged content differs from it (the
+   * user's uncommitted changes), CRLF folded; empty without a commit. For the matcher's guard.
+   */
+  async committedTexts(paths: readonly string[]): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    if (paths.length === 0) return texts;
+    const changed = await runGit(this.root, ["diff", "--name-only", "--no-renames", "-z", "HEAD", "--", ...paths]);
+    if (changed.code !== 0) return texts;
+    for (const path of changed.stdout.split("\0").filter(Boolean)) {
+      const shown = await runGit(this.root, ["show", `HEAD:${path}`]);
+      if (shown.code === 0) texts.set(path, shown.stdout.replace(/\r\n/g, "\n"));
+    }
+    return texts;
   }
 
   /** Does git track `rel` (it is in the index)? */
@@ -395,7 +453,8 @@ export class GitRepo {
    * Independent of `--no-auto-commits`.
    */
   async commitDirty(paths: readonly string[], opts: { verify?: boolean } = {}): Promise<CommitOutcome> {
-    const dirty = await this.dirtyFiles(paths);
+    // A file git ignores, or ignored before coder's first write (a `.env`), is never the user's work to save.
+    const dirty = (await this.dirtyFiles(paths)).filter((p) => !this.isIgnored(p));
     if (dirty.length === 0) return { status: "nothing", message: "no pending changes in those files" };
     const stats = await this.stagedStats(dirty);
     const names = dirty.length === 1 ? dirty[0]! : `${dirty.length} files`;
@@ -648,7 +707,13 @@ export class GitRepo {
     if (this.isIgnored(".coder/commits.json")) return "present";
     if (!(await ask("Add .coder/ (coder's history and caches) to .gitignore?"))) return "declined";
     const file = join(this.root, ".gitignore");
-    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    // git does not follow a symlinked .gitignore, and coder never appends through one: it may lead anywhere.
+    if (lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw new UsageError(`.gitignore is a symlink; coder does not write through it to add .coder/ (add ".coder/" to .git/info/exclude, or make .gitignore a regular file)`);
+    }
+    const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES, name: ".gitignore" });
+    if (read.problem) throw new UsageError(`${read.problem}; coder cannot add .coder/ to it (make it a regular file)`);
+    const before = read.text ?? "";
     appendFileSync(file, `${before && !before.endsWith("\n") ? "\n" : ""}.coder/\n`);
     return "added";
   }

@@ -29,7 +29,7 @@ export const MCP_TOOLS = {
   arg: "MODE",
   needsTrust: "weakens your protections",
   group: "Plugins and config",
-  help: "offer MCP servers' tools to the model: ask before each call, run them without asking, or off",
+  help: "offer MCP servers' tools to the model: ask before each call (also under --yes-always), run them without asking, or off",
 } as const satisfies PluginOption;
 
 export const MCP_OPTIONS: readonly PluginOption[] = [MCP_SERVERS, MCP_CONFIG, MCP_TOOLS];
