@@ -22,9 +22,10 @@ import { AcpOutput } from "./output.ts";
 import { AcpPrompter } from "./prompter.ts";
 import { type SessionRecord, saveRecord } from "./records.ts";
 
-/** Edit formats that do not edit: the "code" mode never picks them. */
-const NOT_EDITING = new Set(["ask", "architect", "context"]);
 const CODE_FALLBACK_FORMAT = "diff";
+
+/** The "code" mode picks only a format that edits files itself (its `mode` says so), never one that answers, plans or picks files. */
+const editsItself = (format: { mode?: string } | undefined): boolean => format !== undefined && (format.mode === undefined || format.mode === "edit");
 
 const IMAGE_EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
 
@@ -162,7 +163,7 @@ export class AcpSession {
     this.commands = new CoderSession(this.coder);
     if (record) this.restore(record);
     const start = this.coder.format.item.name;
-    this.codeFormat = [record?.editFormat ?? "", start, this.coder.modelInfo.editFormat].find((f) => f && !NOT_EDITING.has(f) && app.registry.formats.has(f)) ?? CODE_FALLBACK_FORMAT;
+    this.codeFormat = [record?.editFormat ?? "", start, this.coder.modelInfo.editFormat].find((f) => f && editsItself(app.registry.formats.get(f)?.item)) ?? CODE_FALLBACK_FORMAT;
   }
 
   private restore(record: SessionRecord): void {

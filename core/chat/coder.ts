@@ -6,7 +6,7 @@
 import { chooseEditor, runEditor } from "./architect.ts";
 import { type Chunk, chunkMessages, countMessageTokens, renderTokenReport, tokenRows } from "./chunks.ts";
 import { lintAndTest, warmSyntaxCheck } from "./checks.ts";
-import { Interrupted, PluginError, UsageError } from "../errors.ts";
+import { Interrupted, UsageError } from "../errors.ts";
 import { chooseFence } from "../edit/fence.ts";
 import { ChatHistory, historyBudget, summariseHistory, summaryPrompt } from "./history.ts";
 import { CacheKeepalive } from "./keepalive.ts";
@@ -216,7 +216,7 @@ export class Coder {
       if (!this.noticed.has(text)) this.services.out.warn(text);
       this.noticed.add(text);
     };
-    this.gathering ??= new ToolGathering({ out: this.services.out, gate: this.services.gate, warn }, this.options.maxToolCalls);
+    this.gathering ??= new ToolGathering({ out: this.services.out, gate: this.services.gate, warn, hooks: this.services.app.registry.hooks }, this.options.maxToolCalls);
     return this.gathering.offer(providers, await this.turnContext(message, signal), this.format.item.tools ?? []);
   }
 
@@ -245,14 +245,18 @@ export class Coder {
   private async stream(request: ModelRequest, signal: AbortSignal, promptEstimate: number): Promise<{ text: string; toolCalls: ToolCall[]; finishReason: FinishReason }> {
     const { out } = this.services;
     const adapter = this.services.app.registry.adapterFor(this.model);
+    const { hooks } = this.services.app.registry;
+    // Plugins may change what is sent (e.g. mask secrets); the history keeps what the chat said.
+    const sent = hooks.has("onRequest") ? { ...request, messages: await hooks.request(this.model, request.messages) } : request;
     let reply: Awaited<ReturnType<typeof streamReply>>;
     try {
-      reply = await streamReply(adapter, request, signal, out, this.modelInfo);
+      reply = await streamReply(adapter, sent, signal, out, this.modelInfo);
     } catch (error) {
       if (error instanceof InterruptedReply) this.keepInterrupted(error, promptEstimate);
       throw error;
     }
     this.countReply(reply, promptEstimate, reply.finishReason);
+    if (hooks.has("onReply")) await hooks.reply({ model: this.model, text: reply.text, toolCalls: reply.toolCalls, finishReason: reply.finishReason });
     return reply;
   }
 
@@ -401,6 +405,7 @@ export class Coder {
         files: this.services.files,
         gate: this.services.gate,
         diff: (path, before, after) => app.kit.diff.unified(path, before, after),
+        hooks: app.registry.hooks,
         guardUncommitted: (paths) => guardUncommitted({ matcher: app.kit.matcher, git: this.services.git, files: this.services.files }, paths),
         ...(this.amendReply ? { amend: this.amendReply } : {}),
       },
@@ -479,9 +484,9 @@ export class Coder {
   private failureReport(outcomes: EditOutcome[], fence: Fence): string {
     const appliedCount = outcomes.filter((o) => o.status === "applied").length;
     try {
-      return this.format.item.report(outcomes, { fence, appliedCount });
+      return guard(this.format, "report", () => this.format.item.report(outcomes, { fence, appliedCount }));
     } catch (error) {
-      this.services.out.warn(new PluginError(this.format.plugin, this.format.origin, `report failed: ${messageOf(error)}`).message);
+      this.services.out.warn(messageOf(error));
       return this.services.app.kit.reports.failedEdits(outcomes, { fence, appliedCount });
     }
   }

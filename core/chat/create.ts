@@ -28,7 +28,6 @@ import type { CoderServices } from "./types.ts";
 export const DEFAULT_READ_ONLY = ["AGENTS.md", "CONVENTIONS.md"];
 
 /** The model when neither flags, config nor env name one. */
-export const FALLBACK_MODEL = "openai/gpt-4.1";
 
 /** What the front end hands the engine: where events go, who answers the gate, an editor's buffers. */
 export interface FrontEnd {
@@ -71,6 +70,8 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
     check: (rel) => files.check(rel),
     conflicted: (rel) => git?.unmergedFiles().has(files.canonical(rel)) ?? false,
   });
+  // Plugins' questions (kit.ui) go through this chat's gate and front end.
+  app.ui.confirm = (question, options) => gate.confirm(question, options);
   const gitOptions: GitRepoOptions = {
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,
@@ -176,7 +177,7 @@ function weakModelOf(app: App, model: string): string {
 
 /**
  * `--model`, else the model the API keys present point at (the model adapters know which
- * key means which provider), else FALLBACK_MODEL with a warning naming the keys to set.
+ * key means which provider), else the first adapter's `fallbackModel` with a warning naming the keys to set.
  */
 export function chooseModel(app: App, warn: (text: string) => void): string {
   const o = app.settings.options;
@@ -190,7 +191,9 @@ export function chooseModel(app: App, warn: (text: string) => void): string {
     const keys = [...new Set(adapters.flatMap((a) => a.defaultModelKeys ?? []))];
     if (keys.length) warn(`no API key found: set ${keys.join(", ")} (in the environment or the repository's .env), or choose a model with --model (e.g. ollama/qwen2.5-coder)`);
   }
-  return FALLBACK_MODEL;
+  const fallback = adapters.find((a) => a.fallbackModel)?.fallbackModel;
+  if (!fallback) throw new UsageError("no model: no model adapter finds an API key or names a fallback; choose one with --model");
+  return fallback;
 }
 
 export function chatHistoryPath(app: App): string {

@@ -5,7 +5,7 @@ import { arch, platform } from "node:os";
 import { basename, isAbsolute } from "node:path";
 import type { ChatFiles } from "./chat-files.ts";
 import { assembleChunks, chatFilesBlock, type Chunk, type ContextText, contextOverflow, readOnlyBlock, systemText, tokenRows } from "./chunks.ts";
-import { Interrupted, PluginError, RuntimeFailure } from "../errors.ts";
+import { Interrupted, RuntimeFailure } from "../errors.ts";
 import { chooseFence } from "../edit/fence.ts";
 import type { ChatHistory } from "./history.ts";
 import { fileMentions, identMentions } from "./mentions.ts";
@@ -89,11 +89,7 @@ export const ADDENDA: Record<"lazy" | "overeager" | "none", string> = {
 
 function formatPrompts(src: PromptSource, fence: Fence, chatFiles: readonly string[], platform: string) {
   const { format, setup } = src;
-  try {
-    return format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor && src.options.suggestShellCommands });
-  } catch (error) {
-    throw new PluginError(format.plugin, format.origin, `prompts failed: ${messageOf(error)}`);
-  }
+  return guard(format, "prompts", () => format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor && src.options.suggestShellCommands }));
 }
 
 /** Asks the context providers for their blocks; a failing provider is warned about once per coder, then skipped quietly. */

@@ -10,7 +10,7 @@ import { blockMessages } from "./chunks.ts";
 import { coerce } from "../config/argv.ts";
 import { configShowRows } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
-import { OPTION_BY_KEY, flagName } from "../config/options.ts";
+import { flagName } from "../config/options.ts";
 import { fileMentions } from "./mentions.ts";
 import { mediaTypeOfFile } from "./parts.ts";
 import type { ModelInfo, PromptChunk, Session, SessionGit, SlashCommand } from "../plugin.ts";
@@ -195,7 +195,7 @@ export class CoderSession implements Session {
 
   /** A setting changed for this session: checked as its flag would be; model names through aliases and the adapters. */
   setOption(key: string, value: string | undefined, where = `--${flagName(key)}`): void {
-    const spec = OPTION_BY_KEY.get(key);
+    const spec = this.services.app.settings.table.byKey.get(key);
     if (!spec || spec.configOnly || spec.cliOnly) throw new UsageError(`${key} cannot be changed during a session`);
     const { settings, registry } = this.services.app;
     let typed = value === undefined ? undefined : coerce(spec, value, where, UsageError);

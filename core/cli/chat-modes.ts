@@ -45,7 +45,8 @@ export async function runCoder(app: App): Promise<number> {
     if (!app.interactive || signal !== "SIGINT") {
       out.flush();
       out.emit({ type: "end", exitCode: code, totals });
-      process.exit(code);
+      // Plugins close what they opened (bounded: a hung dispose cannot keep coder alive).
+      void app.registry.hooks.dispose().finally(() => process.exit(code));
     }
   };
   for (const signal of HANDLED_SIGNALS) process.on(signal, onSignal);

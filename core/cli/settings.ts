@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { ConfigProblem, Loaded } from "../kernel.ts";
 import { type ParsedArgv, readEnvOptions } from "../config/argv.ts";
+import type { OptionTable } from "../config/options.ts";
 import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys } from "../config/config.ts";
 import { expandModelAliases } from "../config/aliases.ts";
 import { checkStateDir } from "../edit/state.ts";
@@ -16,8 +17,11 @@ import { decideTrust, projectConfigHash, rememberedTrust } from "../config/trust
 
 export interface RunInput {
   version: string;
+  /** The argv parsed with `table` (leniently: a plugin may declare the flags it does not know). */
   args: ParsedArgv;
-  /** plugins, plugin, config, models, map, doctor, mcp; undefined for a chat. */
+  /** The options known before plugins load: the kernel's and the built-ins' declared ones. */
+  table: OptionTable;
+  /** The kernel's own subcommand (plugins, plugin, config, models, doctor, acp); undefined for a chat or a plugin's subcommand. */
   subcommand?: string;
   /** Positionals after the subcommand name (or all of them for a chat). */
   rest: string[];
@@ -47,7 +51,8 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const root = gitRoot ?? cwd;
   // Before anything writes a record: a cloned repository must not point .coder/ elsewhere (doctor reports it instead).
   if (input.subcommand !== "doctor") checkStateDir(root);
-  const envValues = readEnvOptions(processEnv);
+  const table = input.table;
+  const envValues = readEnvOptions(processEnv, table.specs);
   const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
   const files = lookupConfigFiles(root, processEnv, explicit, cwd);
   // `coder doctor` reports a config file it cannot use as a failed check and goes on without it; everything else stops at it.
@@ -65,10 +70,11 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   let layers: ConfigLayer[] = [];
   if (files.length) {
     const { readConfigFile } = await import("../config/config-file.ts");
-    for (const f of files) usable(f, () => layers.push(readConfigFile(f.file, f.kind, cwd)));
+    // A key no option knows yet waits for the plugins (boot/settle.ts), which may declare it.
+    for (const f of files) usable(f, () => layers.push(readConfigFile(f.file, f.kind, cwd, table, true)));
   }
   layers = layers.filter((layer) => usable(layer, () => checkVersionPins([layer], input.version, cwd)));
-  const merge = (drop?: Set<string>) => mergeSettings({ layers, env: envValues, argv: input.args, positionals: input.rest, drop, cwd });
+  const merge = (drop?: Set<string>) => mergeSettings({ table, layers, env: envValues, argv: input.args, positionals: input.rest, drop, cwd });
   let settings = merge();
   const options = settings.options;
   const log = stderrLogger(() => settings.options.verbose === true, options.json === true);
@@ -76,7 +82,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   // A base URL in the repository's .env needs trust like a config key: it could send the user's key elsewhere.
   const dotenv = readDotenv(root);
   if (dotenv.problem) log.warn(dotenv.problem);
-  const trustKeys = [...keysNeedingTrust(layers), ...dotenvTrustKeys(dotenv.bases)];
+  const trustKeys = [...keysNeedingTrust(layers, table), ...dotenvTrustKeys(dotenv.bases)];
   // Questions on the terminal only in a conversation: not with --message, --message-file or --json.
   const conversational = !options.message && !options.messageFile && !options.json;
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && conversational;
@@ -89,13 +95,14 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
       configDir,
       layers,
       keys: trustKeys,
+      table,
       trustFlag: options.trust === true,
       canAsk: Boolean(process.stdin.isTTY && process.stderr.isTTY) && conversational,
       ask: askYesNo,
       warn: log.warn,
     });
   } else if (!trusted) {
-    trusted = rememberedTrust(configDir, root, projectConfigHash(layers, root)) === "trusted";
+    trusted = rememberedTrust(configDir, root, projectConfigHash(layers, root, undefined, table)) === "trusted";
   }
   if (!trusted) settings = merge(new Set(trustKeys));
   expandModelAliases(settings.options);
@@ -105,7 +112,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const own = envFile ? readDotenv(root, envFile) : { keys: {}, bases: {} };
   if ("problem" in own && own.problem) log.warn(`--env-file: ${own.problem}`);
   const env: Record<string, string | undefined> = { ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
-  return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors };
+  return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors, args: input.args, subcommand: input.subcommand };
 }
 
 /** The trust question on stderr, answered on stdin (default No), in the style of every confirmation (core/term/confirm.ts). */

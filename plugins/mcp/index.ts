@@ -2,8 +2,9 @@
 // (named server__tool, in the gathering step of core/chat/tool-calls.ts), their resources as a
 // session context provider (`@server:uri`, `/mcp add`), their prompts as `/server:prompt`
 // commands, and `/mcp` to see them. Nothing starts until it is used: this file loads no SDK.
-import type { Kit, PluginObject, ProvidedTool, Session, TurnContext } from "../../core/plugin.ts";
-import { completeMcp, renderServers, runPrompt, toolName } from "./commands.ts";
+import type { Kit, PluginObject, ProvidedTool, Session, SubcommandContext, TurnContext } from "../../core/plugin.ts";
+import { completeMcp, renderServers, runPrompt, serversJson, toolName } from "./commands.ts";
+import { MCP_CONFIG, MCP_OPTIONS, MCP_SERVERS, MCP_SUBCOMMAND, MCP_TOOLS } from "./options.ts";
 import { configuredServers, McpConfigError } from "./config.ts";
 import { ResourceContext, resourceMentions } from "./resources.ts";
 import { McpServers } from "./servers.ts";
@@ -25,7 +26,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     if (state) return state;
     let configs: ReturnType<typeof configuredServers> = [];
     try {
-      configs = configuredServers(options, process.env, kit.root, kit.cwd, kit.files.readBytes);
+      configs = configuredServers({ mcpServers: kit.options.get(MCP_SERVERS), mcpConfig: kit.options.get(MCP_CONFIG) }, process.env, kit.root, kit.cwd, kit.files.readBytes);
     } catch (error) {
       if (!(error instanceof McpConfigError)) throw error;
       configProblem = error.message;
@@ -35,11 +36,11 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     state = { servers, resources: new ResourceContext(servers, () => timeoutMs(options)) };
     return state;
   };
-  const configured = (options: Options) => Object.keys((options.mcpServers ?? {}) as object).length > 0 || typeof options.mcpConfig === "string";
+  const configured = (_options?: Options) => Object.keys(kit.options.get(MCP_SERVERS)).length > 0 || kit.options.get(MCP_CONFIG) !== undefined;
 
   const offeredTools = async (turn: TurnContext): Promise<ProvidedTool[]> => {
-    const mode = turn.options.mcpTools ?? "ask";
-    if (mode === "off" || !configured(turn.options)) return [];
+    const mode = kit.options.get(MCP_TOOLS);
+    if (mode === "off" || !configured()) return [];
     const { servers } = session(turn.options);
     // Servers whose tools are not known yet (no cache) start now, together.
     const unknown = servers.enabled().filter((n) => servers.knownTools(n) === null);
@@ -72,7 +73,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
   const mcpCommand = async (arg: string, s: Session) => {
     const { servers, resources } = session(s.options);
     const [verb = "list", ...rest] = arg.trim().split(/\s+/).filter(Boolean);
-    if (verb === "list") return s.print(configProblem ?? (await renderServers(servers, resources, String(s.options.mcpTools ?? "ask"))));
+    if (verb === "list") return s.print(configProblem ?? (await renderServers(servers, resources, kit.options.get(MCP_TOOLS))));
     if (verb === "add") {
       const [server, ...uriWords] = rest;
       const uri = uriWords.join(" ");
@@ -88,9 +89,32 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     s.warn(`unknown /mcp command "${verb}": use /mcp, /mcp add SERVER URI, /mcp drop [SERVER:URI]`);
   };
 
+  /** `coder mcp list [--json]`: the servers started, listed, and closed again. */
+  const listCommand = async (args: readonly string[], cli: SubcommandContext): Promise<number> => {
+    if (args.length !== 1 || args[0] !== "list") cli.usage(`unknown command "coder mcp ${args.join(" ")}" (use \`coder mcp list\` or \`coder mcp list --json\`)`);
+    const { servers, resources } = session(cli.options);
+    try {
+      if (configProblem) {
+        cli.warn(configProblem);
+        return 1;
+      }
+      if (cli.json) cli.printJson(await serversJson(servers, kit.options.get(MCP_TOOLS)));
+      else cli.print(await renderServers(servers, resources, kit.options.get(MCP_TOOLS)));
+      return 0;
+    } finally {
+      await servers.closeAll();
+    }
+  };
+
   return {
-    apiVersion: 1,
+    apiVersion: 2,
     name: "mcp",
+    options: MCP_OPTIONS,
+    subcommands: [{ ...MCP_SUBCOMMAND, run: listCommand }],
+    // At exit (and on SIGTERM): the servers started this session close, their process groups with them.
+    dispose: async () => {
+      await state?.servers.closeAll();
+    },
     tools: [
       {
         name: "mcp",

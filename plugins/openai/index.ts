@@ -233,6 +233,8 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
     stream,
     defaultModel: (env) => DEFAULT_MODELS.find((d) => d.keys.some((k) => env[k]?.trim()))?.model ?? null,
     defaultModelKeys: DEFAULT_MODELS.flatMap((d) => d.keys),
+    // Without any key, coder still starts on OpenAI's model (and says which keys to set).
+    fallbackModel: "openai/gpt-4.1",
     transcribe,
   };
 }

@@ -17,8 +17,10 @@ import { stateFolder, statePath, writeState } from "../../core/edit/state.ts";
 export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))): Kit {
   const store = new FileStore(root);
   return {
-    apiVersion: 1,
+    apiVersion: 2,
     version: "0.0.0-test",
+    options: { get: (spec) => spec.default as never },
+    ui: { confirm: async () => false },
     root,
     cwd: root,
     matcher,

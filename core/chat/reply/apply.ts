@@ -9,6 +9,7 @@ import type { Edit, EditFormat, EditOutcome, Fence, Matcher, ModelReply, ParsedR
 import { SharedMatcher } from "../../edit/matcher.ts";
 import type { CommittedFile } from "../../edit/uncommitted.ts";
 import { guard, messageOf, type Registered } from "../../plugins/registry.ts";
+import type { Hooks } from "../../plugins/hooks.ts";
 
 /** The staged workspace the file store hands out: a Workspace that can list its changes. */
 export interface StagedWorkspace extends Workspace {
@@ -53,6 +54,8 @@ export interface ApplyInputs {
   gate: GateLike;
   /** A unified diff of one file's change, shown when a change needs a person's yes. */
   diff(path: string, before: string, after: string): string;
+  /** Plugins' onEdit hooks (none: every staged change stands). */
+  hooks?: Pick<Hooks, "has" | "edit">;
   /**
    * Tell the shared matcher which of `paths` hold uncommitted changes, while the edits are
    * applied (see `guardUncommitted`); returns the function that ends it.
@@ -102,14 +105,12 @@ export type ParseResult = { ok: true; parsed: ParsedReply } | { ok: false; error
 export function parseReply(inputs: Pick<ApplyInputs, "format" | "reply" | "fence" | "chatFiles" | "resolvePath"> & { repoFiles?: readonly string[] }): ParseResult {
   const { format } = inputs;
   try {
-    const parsed = format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath, ...(inputs.repoFiles ? { repoFiles: inputs.repoFiles } : {}) });
+    const parsed = guard(format, "parse", () => format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath, ...(inputs.repoFiles ? { repoFiles: inputs.repoFiles } : {}) }));
     return { ok: true, parsed };
   } catch (error) {
-    // kit.FormatError, or a plugin's own error class of that name: the text is for the model.
-    if (error instanceof FormatError || (error instanceof Error && error.name === "FormatError")) {
-      return { ok: false, error: error.message, pluginError: false };
-    }
-    return { ok: false, error: new PluginError(format.plugin, format.origin, `parse failed: ${messageOf(error)}`).message, pluginError: true };
+    // kit.FormatError, or a plugin's own error class of that name (the guard lets both through): the text is for the model.
+    if (error instanceof FormatError || (error instanceof Error && error.name === "FormatError")) return { ok: false, error: error.message, pluginError: false };
+    return { ok: false, error: messageOf(error), pluginError: true };
   }
 }
 
@@ -251,6 +252,7 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
       staged.set(path, text);
     }
   }
+  if (inputs.hooks?.has("onEdit")) changes = await pluginVerdicts(inputs, inputs.hooks, changes, before, done);
 
   const landed = new Set(done.filter((o) => o.status === "applied").map((o) => o.path));
   return {
@@ -302,6 +304,27 @@ async function confirmProtectedChanges(inputs: ApplyInputs, changes: Map<string,
     });
   }
   for (const path of changes.keys()) if (dropped.has(normalizePath(path))) kept.delete(path);
+  return kept;
+}
+
+/**
+ * Plugins' onEdit: each staged file in turn, its new content changed or refused. A refused file
+ * is not written, and the edits that wrote it fail as "refused" with the plugin's reason (the user
+ * sees it with the outcome, the model in the repair report).
+ */
+async function pluginVerdicts(inputs: ApplyInputs, hooks: Pick<Hooks, "edit">, changes: Map<string, string | null>, before: Map<string, string | null>, outcomes: EditOutcome[]): Promise<Map<string, string | null>> {
+  const kept = new Map<string, string | null>();
+  for (const [path, after] of changes) {
+    const verdict = await hooks.edit({ path, before: before.get(path) ?? null, after, format: inputs.format.item.name });
+    if ("after" in verdict) {
+      kept.set(path, verdict.after);
+      continue;
+    }
+    const detail = `plugin ${verdict.plugin} refused the change to ${path}: ${verdict.veto}`;
+    outcomes.forEach((o, i) => {
+      if (o.status === "applied" && editTargets(o.edit).map(normalizePath).includes(normalizePath(path))) outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
+    });
+  }
   return kept;
 }
 

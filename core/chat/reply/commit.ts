@@ -223,7 +223,19 @@ async function commitReply(author: CommitAuthor, paths: string[], message: strin
   const { git, out } = author.services;
   const options = author.services.app.settings.options;
   if (!git || !options.autoCommits) return { hash: null, error: null };
-  const outcome = await git.commitEdits(paths, { message, request: author.request, model: author.model, attribution: options.attribution, verify: options.verify });
+  const { hooks } = author.services.app.registry;
+  // Plugins' onCommit have the last word on the message: trailers, a new message, or a refusal.
+  const review = hooks.has("onCommit")
+    ? async (text: string, files: readonly string[]) => {
+        const verdict = await hooks.commit({ message: text, files });
+        return "veto" in verdict ? { refused: `plugin ${verdict.plugin} refused the commit: ${verdict.veto}` } : verdict;
+      }
+    : undefined;
+  const outcome = await git.commitEdits(paths, { message, request: author.request, model: author.model, attribution: options.attribution, verify: options.verify, review });
+  if (outcome.status === "refused") {
+    out.warn(`${outcome.message}; the edits are written but not committed.`);
+    return { hash: null, error: null };
+  }
   if (outcome.status === "committed") {
     out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
     return { hash: outcome.commit.hash, error: null };
