@@ -12,6 +12,7 @@ import { messageOf } from "../plugins/registry.ts";
 import { type RunInput, loadSettings } from "../cli/settings.ts";
 import { assembleApp } from "../boot/assemble.ts";
 import { trace } from "../trace.ts";
+import { MAX_MESSAGE_BYTES, leadingId, limitLines } from "./limit.ts";
 import { type SessionRecord, loadRecord } from "./records.ts";
 import { AcpSession } from "./session.ts";
 
@@ -29,13 +30,20 @@ const CLOSE_WAIT_MS = 30_000;
 /** Serve ACP until the client closes stdin; the exit code. */
 export async function runAcp(input: RunInput): Promise<number> {
   trace("acp: start");
-  const protocol = takeStdout();
+  const { protocol, writeLine } = takeStdout();
   const verbose = input.args.values.verbose === true || /^(1|true|yes|on)$/i.test(process.env.CODER_VERBOSE ?? "");
   const log: Log = (level, text) => {
     if (level === "info" && !verbose) return;
     process.stderr.write(`coder acp: ${level === "info" ? "" : `${level}: `}${text}\n`);
   };
   const agent = new CoderAgent(input, log);
+  // A message over the limit is answered (when it has an id) and the agent keeps serving.
+  const oversized = (bytes: number, head: Uint8Array) => {
+    const id = leadingId(head);
+    const message = `message of more than ${bytes} bytes refused: coder reads messages of up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB (send large files as resource links, not embedded text)`;
+    log("warn", message);
+    writeLine(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32600, message } }));
+  };
   const connection = acp.agent({ name: "coder" })
     .onRequest(acp.methods.agent.initialize, ({ params }) => agent.initialize(params))
     .onRequest(acp.methods.agent.authenticate, ({ params }) => agent.authenticate(params))
@@ -45,7 +53,7 @@ export async function runAcp(input: RunInput): Promise<number> {
     .onRequest(acp.methods.agent.session.setMode, ({ params }) => agent.setMode(params))
     .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => agent.setConfigOption(params))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => agent.cancel(params))
-    .connect(acp.ndJsonStream(protocol, Bun.stdin.stream()));
+    .connect(acp.ndJsonStream(protocol, limitLines(Bun.stdin.stream(), MAX_MESSAGE_BYTES, oversized), { maxMessageBytes: MAX_MESSAGE_BYTES }));
   // The warm-up: the kernel for the folder coder was started in loads while the client sends `initialize`.
   agent.warm();
   trace("acp: serving");
@@ -70,14 +78,18 @@ const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130
  * stdout belongs to the protocol: a stray write (a plugin's console.log, a library's
  * notice) goes to stderr instead, and the protocol stream keeps the real one.
  */
-function takeStdout(): WritableStream<Uint8Array> {
-  const write = process.stdout.write.bind(process.stdout) as (chunk: Uint8Array, done: (error?: Error | null) => void) => boolean;
+function takeStdout(): { protocol: WritableStream<Uint8Array>; writeLine: (line: string) => void } {
+  const write = process.stdout.write.bind(process.stdout) as (chunk: Uint8Array | string, done: (error?: Error | null) => void) => boolean;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   console.log = console.error;
   console.info = console.error;
-  return new WritableStream<Uint8Array>({
-    write: (chunk) => new Promise<void>((resolve, reject) => void write(chunk, (error) => (error ? reject(error) : resolve()))),
-  });
+  return {
+    protocol: new WritableStream<Uint8Array>({
+      write: (chunk) => new Promise<void>((resolve, reject) => void write(chunk, (error) => (error ? reject(error) : resolve()))),
+    }),
+    // One whole line in one write: it never lands inside a message the SDK is writing.
+    writeLine: (line) => void write(`${line}\n`, () => {}),
+  };
 }
 
 class CoderAgent {

@@ -11,6 +11,11 @@ export type AskClient = (request: Omit<acp.RequestPermissionRequest, "sessionId"
 /** Questions about these keys are asked every time: no "allow always". */
 const ASK_EVERY_TIME = ["shell:", "config:", "conflict:"];
 
+/** May an "allow always" for this key be remembered (for the session, and in its saved record)? */
+export function mayAllowAlways(key: string): boolean {
+  return !ASK_EVERY_TIME.some((prefix) => key.startsWith(prefix));
+}
+
 const OPTION_OF: Record<Choice, acp.PermissionOption> = {
   yes: { optionId: "allow", name: "Allow", kind: "allow_once" },
   all: { optionId: "allow-all", name: "Allow the rest of this reply", kind: "allow_once" },
@@ -59,9 +64,9 @@ export class AcpPrompter implements Prompter {
       return no;
     }
     const key = options.key ?? question;
-    if (this.allowed.has(key) && choices.includes("yes")) return "yes";
+    if (this.allowed.has(key) && mayAllowAlways(key) && choices.includes("yes")) return "yes";
     const offered = choices.map((c) => OPTION_OF[c]);
-    if (choices.includes("yes") && !ASK_EVERY_TIME.some((prefix) => key.startsWith(prefix))) offered.splice(1, 0, ALLOW_ALWAYS);
+    if (choices.includes("yes") && mayAllowAlways(key)) offered.splice(1, 0, ALLOW_ALWAYS);
     const toolCall: acp.ToolCallUpdate = {
       toolCallId: `coder-ask-${this.nextId++}`,
       title: question,
@@ -80,6 +85,11 @@ export class AcpPrompter implements Prompter {
     }
     if (this.cancelled || response.outcome.outcome !== "selected") return no;
     const picked = response.outcome.optionId;
+    // Only an option this question offered counts: "allow always" for a shell command was never offered.
+    if (!offered.some((o) => o.optionId === picked)) {
+      this.log(`${question} -> no (the client answered "${picked}", which was not offered)`);
+      return no;
+    }
     if (picked === ALLOW_ALWAYS.optionId) {
       this.allowed.add(key);
       return "yes";

@@ -11,7 +11,7 @@ import type { App } from "../kernel.ts";
 import { createCoder } from "../chat/create.ts";
 import { Interrupted, exitCodeFor } from "../errors.ts";
 import type { EditorFiles } from "../edit/files.ts";
-import { mediaTypeOfFile } from "../chat/parts.ts";
+import { mediaTypeOfFile, sniffMedia } from "../chat/parts.ts";
 import { replaceRecord } from "../edit/state.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
@@ -178,7 +178,14 @@ export class AcpSession {
     if (record.editFormat && registry.formats.has(record.editFormat)) this.coder.setEditFormat(record.editFormat);
     const { files } = this.coder.services;
     for (const rel of record.editable) if (files.check(rel) === null) this.coder.chat.add(rel);
-    for (const path of record.readOnly) this.coder.chat.addReadOnly(path);
+    // A record is not trusted with files outside the repository: those are named, not read.
+    const outside: string[] = [];
+    for (const path of record.readOnly) {
+      const rel = this.inside(isAbsolute(path) ? path : join(this.root, path));
+      if (rel !== null && files.read(rel) !== null) this.coder.chat.addReadOnly(rel);
+      else if (rel === null) outside.push(path);
+    }
+    if (outside.length) this.output.warn(`Read-only files outside the repository are not reopened with a saved session; add them again to use them: ${outside.join(", ")}`);
     this.coder.history.done = [...record.messages];
     for (const key of record.allowed) this.prompter.allowed.add(key);
   }
@@ -264,14 +271,14 @@ export class AcpSession {
     let stop: acp.StopReason = "end_turn";
     try {
       this.buffers.forget();
-      const text = this.takeContent(blocks);
+      const { text, command } = this.takeContent(blocks);
       trace("acp: prompt content taken");
       const { chat } = this.coder;
       await this.buffers.refresh([...chat.editable, ...chat.readOnly.filter((p) => !isAbsolute(p))]);
       trace("acp: buffers read");
       if (this.cancelled) stop = "cancelled";
       else if (!text.trim()) this.output.print("The prompt had no request: the files it named are in the chat now.");
-      else if (text.trimStart().startsWith("/")) await this.commands.runCommand(text.trim());
+      else if (command !== null) await this.commands.runCommand(command);
       else await this.coder.runOne(text);
       if (stop !== "cancelled") stop = this.cancelled ? "cancelled" : stopReasonOf(this.output.lastFinish);
     } catch (error) {
@@ -300,11 +307,15 @@ export class AcpSession {
    * The prompt's text; its resource links and embedded resources join the chat (editable
    * inside the repository, read-only outside). Other resources are quoted in the text.
    */
-  private takeContent(blocks: readonly acp.ContentBlock[]): string {
+  private takeContent(blocks: readonly acp.ContentBlock[]): { text: string; command: string | null } {
     const parts: string[] = [];
+    const typed: string[] = [];
     const added: string[] = [];
     for (const block of blocks) {
-      if (block.type === "text") parts.push(block.text);
+      if (block.type === "text") {
+        parts.push(block.text);
+        typed.push(block.text);
+      }
       else if (block.type === "resource_link") {
         const path = filePath(block.uri);
         if (path) added.push(...this.addPath(path));
@@ -325,7 +336,10 @@ export class AcpSession {
       } else this.output.warn(`coder does not take ${block.type} content in a prompt; it was left out.`);
     }
     if (added.length) this.output.print(`Added to the chat: ${added.join(", ")}`);
-    return parts.join("");
+    // A slash command is what the user typed, never what a resource or a file's text says.
+    const own = typed.join("").trim();
+    const command = own.startsWith("/") ? own : null;
+    return { text: parts.join(""), command };
   }
 
   /**
@@ -339,6 +353,12 @@ export class AcpSession {
       return null;
     }
     const bytes = Buffer.from(data, "base64");
+    // The bytes decide, not the label: anything else saved as .png would join the chat as an editable text file.
+    const actual = sniffMedia(bytes.subarray(0, 16));
+    if (actual !== mimeType) {
+      this.output.warn(`The prompt's image, labelled ${mimeType}, ${actual ? `is ${actual}` : "is not an image"}; it was left out.`);
+      return null;
+    }
     const name = `acp-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}.${ext}`;
     const path = join(this.root, ".coder", "pastes", name);
     // Like every file under .coder/: never written through a link a cloned repository planted.
@@ -360,7 +380,8 @@ export class AcpSession {
     const { chat, services } = this.coder;
     const rel = this.inside(path);
     if (rel !== null && (chat.editable.includes(rel) || chat.readOnly.includes(rel))) return [];
-    if (rel !== null && !mediaTypeOfFile(path)) {
+    // coder's own state folder is never edited through the chat.
+    if (rel !== null && !mediaTypeOfFile(path) && !rel.startsWith(".coder/")) {
       const problem = services.files.check(rel);
       if (problem === null) return chat.add(rel) ? [rel] : [];
       this.output.warn(`${rel} joins the chat read-only: ${problem}`);
