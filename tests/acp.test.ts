@@ -100,6 +100,47 @@ describe("coder acp", () => {
     expect(usage && usage.sessionUpdate === "usage_update" ? usage.used : 0).toBeGreaterThan(100);
   });
 
+  test("one edit is one tool call through its life: pending with the diff, the permission on it, in_progress, completed with the commit line", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", "notes.txt": "one\ntwo\nthree\n" });
+    const s = await server([{ text: block("notes.txt", "three\n", "THREE\n") }]);
+    const c = start(repo.root, s, { home: repo.home, answers: ["allow"] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "shout the last line");
+    expect(repo.read("notes.txt")).toBe("one\ntwo\nTHREE\n");
+    const updates = c.updatesOf(sessionId);
+    const [card] = toolCalls(updates).filter((t) => t.kind === "edit");
+    const id = card!.toolCallId;
+    const path = join(repo.root, "notes.txt");
+    const diff = { type: "diff", path, oldText: "one\ntwo\nthree\n", newText: "one\ntwo\nTHREE\n" };
+    expect(card).toMatchObject({ status: "pending", title: "Edit notes.txt", locations: [{ path, line: 3 }], content: [diff] });
+    // Asked before anything was written, about the same card.
+    const cardAt = updates.indexOf(card!);
+    expect(c.askedAt[0]).toBeGreaterThan(c.updates.findIndex((n) => n.update === card));
+    expect(c.permissions[0]!.toolCall.toolCallId).toBe(id);
+    const later = toolUpdates(updates.slice(cardAt), id);
+    expect(later.map((u) => u.status ?? null)).toEqual(["in_progress", "completed"]);
+    const commit = repo.git("log", "-1", "--format=%h: %s").trim();
+    expect(later[1]!.content).toEqual([diff, { type: "content", content: { type: "text", text: `Committed ${commit}` } }]);
+  });
+
+  test("a write the editor refuses fails its card with the editor's reason, and the model is not asked to fix it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ text: block("a.py", "x = 1\n", "x = 2\n") }, { text: "should not be asked" }]);
+    const c = start(repo.root, s, { home: repo.home, fs: true, refuseWrites: { message: "User refused the write", data: "the file is locked by the user" } });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    const result = await prompt(c, sessionId, "set x to 2", [{ type: "resource_link", uri: fileUri(repo.root, "a.py"), name: "a.py" }]);
+    expect(result.stopReason).toBe("end_turn");
+    expect(repo.read("a.py")).toBe("x = 1\n");
+    expect(mainRequests(s)).toHaveLength(1);
+    const [card] = toolCalls(c.updatesOf(sessionId)).filter((t) => t.kind === "edit");
+    const last = toolUpdates(c.updatesOf(sessionId), card!.toolCallId).at(-1)!;
+    expect(last.status).toBe("failed");
+    expect(JSON.stringify(last.content)).toContain("the editor refused to write a.py: User refused the write (the file is locked by the user)");
+    expect(c.text(sessionId)).not.toContain("Internal error");
+  });
+
   test("a permission request the client answers cancelled counts as No", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n", "notes.txt": "old\n" });
     const s = await server([{ text: block("notes.txt", "old\n", "new\n") }]);
@@ -127,7 +168,15 @@ describe("coder acp", () => {
     expect(c.permissions).toHaveLength(1);
     const asked = c.permissions[0]!;
     expect(asked.sessionId).toBe(sessionId);
-    expect(asked.toolCall.title).toBe("Allow edits to notes.txt, which is not in the chat?");
+    // The question is about the edit's card: the same tool call, with its diff and the line it starts at.
+    const card = toolCalls(c.updatesOf(sessionId)).find((t) => t.kind === "edit")!;
+    expect(asked.toolCall.toolCallId).toBe(card.toolCallId);
+    expect(asked.toolCall.title).toBe("Edit notes.txt");
+    expect(asked.toolCall.content).toEqual([
+      { type: "diff", path: join(repo.root, "notes.txt"), oldText: "old\n", newText: "new\n" },
+      { type: "content", content: { type: "text", text: "Allow edits to notes.txt, which is not in the chat?" } },
+    ]);
+    expect(asked.toolCall.locations).toEqual([{ path: join(repo.root, "notes.txt"), line: 1 }]);
     expect(asked.toolCall.kind).toBe("edit");
     expect(asked.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
     // The question comes after the reply that raised it has streamed in full.

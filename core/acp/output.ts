@@ -4,7 +4,7 @@
 // Everything is also logged to stderr with --verbose; nothing here writes stdout.
 import { isAbsolute, join } from "node:path";
 import type * as acp from "@agentclientprotocol/sdk";
-import type { CoderEvent, EventOf, Output } from "../chat/events.ts";
+import type { CoderEvent, EventOf, Output, StagedChange } from "../chat/events.ts";
 import { fenced } from "../edit/fence.ts";
 
 /** What the output asks of the session it belongs to. */
@@ -12,6 +12,8 @@ export interface OutputHooks {
   root: string;
   /** A file the last write changed, as it was and as it is now (for the diff content). */
   written(path: string): { before: string | null; after: string | null } | undefined;
+  /** The repository path a write to `path` lands on (links inside the repository followed). */
+  canonical(path: string): string;
   /** Is the main coder planning (architect) right now? Its reply is then the plan. */
   planning(): boolean;
   /** The context window of the model in use, and the session's cost so far (null: unknown prices). */
@@ -21,6 +23,27 @@ export interface OutputHooks {
 }
 
 type Send = (update: acp.SessionUpdate) => Promise<void>;
+
+/**
+ * One file's edit card through its life: announced pending with its diff before anything is
+ * written (the permission question refers to it), in progress while written, then completed
+ * (with the commit line) or failed.
+ */
+interface EditCard {
+  id: string;
+  path: string;
+  diff: acp.ToolCallContent;
+  locations: acp.ToolCallLocation[];
+  state: "pending" | "writing" | "applied" | "done";
+}
+
+/** What a permission request shows of the edit card it is about. */
+export interface CardView {
+  toolCallId: string;
+  title: string;
+  content: acp.ToolCallContent[];
+  locations: acp.ToolCallLocation[];
+}
 
 interface OpenCommand {
   id: string;
@@ -38,7 +61,9 @@ export class AcpOutput implements Output {
   private nextId = 1;
   private command: OpenCommand | null = null;
   /** Edits of this request that failed: the reflection's report is added to them. */
-  private failedEdits: string[] = [];
+  private failedEdits: { id: string; text: string }[] = [];
+  /** This reply's edit cards, by repository path. */
+  private cards = new Map<string, EditCard>();
   /** The finish reason of the last reply of the turn ("stop", "length", "content_filter", "interrupted"). */
   lastFinish = "stop";
   private planEntries: string[] | null = null;
@@ -73,6 +98,7 @@ export class AcpOutput implements Output {
   /** Close what the turn left open (a command's tool call, the plan). */
   async endTurn(ok: boolean): Promise<void> {
     this.closeRun();
+    this.settleEdits(null);
     if (this.planEntries && ok) this.update({ sessionUpdate: "plan", entries: this.planEntries.map((content) => ({ content, priority: "medium", status: "completed" })) });
     await this.drained();
   }
@@ -99,6 +125,8 @@ export class AcpOutput implements Output {
 
   emit(event: CoderEvent): void {
     if (event.type !== "output") this.closeRun();
+    if (event.type !== "edit" && event.type !== "commit" && event.type !== "warning" && event.type !== "output") this.settleEdits(null);
+    if (event.type === "reply") this.cards.clear();
     switch (event.type) {
       case "delta":
         return this.message(event.text);
@@ -118,8 +146,11 @@ export class AcpOutput implements Output {
         return this.finishCheck(event);
       case "reflection":
         return this.reflection(event);
-      case "commit":
-        return this.message(`\n\nCommitted ${event.hash.slice(0, 7)}: ${event.message.split("\n")[0]}\n`);
+      case "commit": {
+        const line = `Committed ${event.hash.slice(0, 7)}: ${event.message.split("\n")[0]}`;
+        this.settleEdits(line);
+        return this.message(`\n\n${line}\n`);
+      }
       case "retry":
         this.hooks.log("info", `retrying the request (attempt ${event.attempt}): ${event.reason}`);
         return this.update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: `Retrying in ${Math.round(event.delayMs / 1000)} s: ${event.reason}\n` } });
@@ -152,27 +183,98 @@ export class AcpOutput implements Output {
 
   flush(): void {}
 
+  /** The reply's changes, before anyone is asked: one pending card per file, with its diff. */
+  staged(changes: readonly StagedChange[]): void {
+    for (const change of changes) {
+      const path = this.abs(change.path);
+      const diff: acp.ToolCallContent = { type: "diff", path, oldText: change.before, newText: change.after ?? "" };
+      const locations = [{ path, line: firstChangedLine(change.before ?? "", change.after ?? "") }];
+      const known = this.cards.get(change.path);
+      if (known && known.state !== "done") {
+        // Staged again (a file changed meanwhile): the card shows the new diff.
+        Object.assign(known, { diff, locations });
+        this.update({ sessionUpdate: "tool_call_update", toolCallId: known.id, content: [diff], locations });
+        continue;
+      }
+      const card: EditCard = { id: this.id("edit"), path: change.path, diff, locations, state: "pending" };
+      this.cards.set(change.path, card);
+      this.update({ sessionUpdate: "tool_call", toolCallId: card.id, title: `Edit ${change.path}`, kind: "edit", status: "pending", locations, content: [diff], rawInput: { path: change.path } });
+    }
+  }
+
+  /** The pending card a permission question about `key` (`edit:`, `create:`, `config:` + path) refers to. */
+  cardFor(key: string): CardView | null {
+    const path = /^(?:edit|create|config|conflict):(.*)$/s.exec(key)?.[1];
+    const card = path === undefined ? undefined : (this.cards.get(path) ?? this.cards.get(this.hooks.canonical(path)));
+    if (!card || card.state !== "pending") return null;
+    return { toolCallId: card.id, title: `Edit ${card.path}`, content: [card.diff], locations: card.locations };
+  }
+
+  writing(paths: readonly string[]): void {
+    for (const path of paths) {
+      const card = this.cards.get(path);
+      if (!card || card.state !== "pending") continue;
+      card.state = "writing";
+      this.update({ sessionUpdate: "tool_call_update", toolCallId: card.id, status: "in_progress" });
+    }
+  }
+
+  /** Applied cards waiting for their commit: completed now, with the commit line when there is one. */
+  private settleEdits(commitLine: string | null): void {
+    for (const card of this.cards.values()) {
+      if (card.state !== "applied") continue;
+      card.state = "done";
+      const note: acp.ToolCallContent[] = commitLine ? [{ type: "content", content: { type: "text", text: commitLine } }] : [];
+      this.update({ sessionUpdate: "tool_call_update", toolCallId: card.id, status: "completed", content: [card.diff, ...note] });
+    }
+  }
+
   private edit(event: EventOf<"edit">): void {
+    let canonical = event.path;
+    try {
+      canonical = this.hooks.canonical(event.path);
+    } catch {
+      // the path as the model wrote it
+    }
+    const card = this.cards.get(canonical) ?? this.cards.get(event.path);
+    const text = event.summary ?? event.detail ?? event.status;
+    if (event.status === "applied") {
+      if (card && card.state !== "done") {
+        const change = this.hooks.written(event.path);
+        if (change && !event.dryRun) card.diff = { type: "diff", path: this.abs(card.path), oldText: change.before, newText: change.after ?? "" };
+        if (event.dryRun) {
+          card.state = "done";
+          this.update({ sessionUpdate: "tool_call_update", toolCallId: card.id, status: "completed", content: [card.diff, textContent("dry run: not written")] });
+        } else card.state = "applied";
+        return;
+      }
+      if (card) return; // a second edit of a file already shown
+    }
+    // A refused or declined file's card fails with the reason; an edit that did not match gets a card of its own.
+    if (event.status !== "applied" && card && (card.state === "pending" || card.state === "writing")) {
+      card.state = "done";
+      this.update({ sessionUpdate: "tool_call_update", toolCallId: card.id, status: "failed", content: [card.diff, textContent(text)] });
+      if (event.status === "failed") this.failedEdits.push({ id: card.id, text });
+      return;
+    }
     const id = this.id("edit");
     const path = this.abs(event.path);
-    const content: acp.ToolCallContent[] = [];
     const change = event.status === "applied" ? this.hooks.written(event.path) : undefined;
-    if (change && event.diff) content.push({ type: "diff", path, oldText: change.before, newText: change.after ?? "" });
-    const title = `Edit ${event.path}`;
-    this.update({ sessionUpdate: "tool_call", toolCallId: id, title, kind: "edit", status: "pending", locations: [{ path }], content, rawInput: { path: event.path } });
+    const content: acp.ToolCallContent[] = change && event.diff ? [{ type: "diff", path, oldText: change.before, newText: change.after ?? "" }] : [];
+    this.update({ sessionUpdate: "tool_call", toolCallId: id, title: `Edit ${event.path}`, kind: "edit", status: "pending", locations: [{ path }], content, rawInput: { path: event.path } });
     if (event.status === "applied") {
-      const note = event.dryRun ? [{ type: "content" as const, content: { type: "text" as const, text: "dry run: not written" } }] : [];
+      const note = event.dryRun ? [textContent("dry run: not written")] : [];
       this.update({ sessionUpdate: "tool_call_update", toolCallId: id, status: "completed", content: [...content, ...note] });
       return;
     }
-    const text = [event.summary, event.detail].filter(Boolean).join("\n");
-    this.update({ sessionUpdate: "tool_call_update", toolCallId: id, status: "failed", content: [{ type: "content", content: { type: "text", text: text || event.status } }] });
-    if (event.status === "failed") this.failedEdits.push(id);
+    this.update({ sessionUpdate: "tool_call_update", toolCallId: id, status: "failed", content: [textContent(text)] });
+    if (event.status === "failed") this.failedEdits.push({ id, text });
   }
 
   /** The repair-grade report goes to the edits it is about, and the user sees that coder asks again. */
   private reflection(event: EventOf<"reflection">): void {
-    for (const id of this.failedEdits) this.update({ sessionUpdate: "tool_call_update", toolCallId: id, content: [{ type: "content", content: { type: "text", text: event.reason } }] });
+    // The failure stays on the card; the report the model gets is added under it.
+    for (const { id, text } of this.failedEdits) this.update({ sessionUpdate: "tool_call_update", toolCallId: id, content: [textContent(text), textContent(event.reason)] });
     this.failedEdits = [];
     this.update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: `Reflection ${event.n}: sending this back to the model.\n${event.reason}\n` } });
   }
@@ -210,6 +312,19 @@ export class AcpOutput implements Output {
     this.planEntries = planEntries(text);
     if (this.planEntries.length) this.update({ sessionUpdate: "plan", entries: this.planEntries.map((content) => ({ content, priority: "medium", status: "pending" })) });
   }
+}
+
+function textContent(text: string): acp.ToolCallContent {
+  return { type: "content", content: { type: "text", text } };
+}
+
+/** The 1-based line of the first difference between two texts (where the editor should look). */
+export function firstChangedLine(before: string, after: string): number {
+  const a = before.split("\n");
+  const b = after.split("\n");
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  return Math.min(i, Math.max(b.length - 1, 0)) + 1;
 }
 
 /** Command output as a fenced block: a fence none of its own lines clash with (core/edit/fence.ts). */

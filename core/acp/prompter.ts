@@ -4,6 +4,7 @@
 // conflicts are never allowed "always" (they keep their stricter rule).
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Choice, ChooseOptions, Prompter } from "../gate/prompter.ts";
+import type { CardView } from "./output.ts";
 
 /** Sends one permission request to the client. */
 export type AskClient = (request: Omit<acp.RequestPermissionRequest, "sessionId">) => Promise<acp.RequestPermissionResponse>;
@@ -39,6 +40,8 @@ export class AcpPrompter implements Prompter {
     private readonly log: (text: string) => void,
     /** Resolves once the updates sent before the question are out (the question must not overtake the reply). */
     private readonly settled: () => Promise<void> = () => Promise.resolve(),
+    /** The tool call a question is about (an edit's pending card, with its diff), when there is one. */
+    private readonly cardFor: (key: string) => CardView | null = () => null,
   ) {}
 
   /** A prompt turn starts: questions go to the client until it ends or is cancelled. */
@@ -67,12 +70,17 @@ export class AcpPrompter implements Prompter {
     if (this.allowed.has(key) && mayAllowAlways(key) && choices.includes("yes")) return "yes";
     const offered = choices.map((c) => OPTION_OF[c]);
     if (choices.includes("yes") && mayAllowAlways(key)) offered.splice(1, 0, ALLOW_ALWAYS);
+    // The question is about a card the editor already shows (an edit, with its diff): the same tool call.
+    const card = this.cardFor(key);
+    const said: acp.ToolCallContent[] = [{ type: "content", content: { type: "text", text: question } }];
+    if (detail && !card) said.push({ type: "content", content: { type: "text", text: detail } });
     const toolCall: acp.ToolCallUpdate = {
-      toolCallId: `coder-ask-${this.nextId++}`,
-      title: question,
+      toolCallId: card?.toolCallId ?? `coder-ask-${this.nextId++}`,
+      title: card?.title ?? titleOf(question),
       kind: kindOf(key),
       status: "pending",
-      ...(detail ? { content: [{ type: "content", content: { type: "text", text: detail } }] } : {}),
+      content: [...(card?.content ?? []), ...said],
+      ...(card ? { locations: card.locations } : {}),
       rawInput: { question, key },
     };
     let response: acp.RequestPermissionResponse;
@@ -96,6 +104,11 @@ export class AcpPrompter implements Prompter {
     }
     return choices.find((c) => OPTION_OF[c].optionId === picked) ?? no;
   }
+}
+
+/** A question as a tool call's title: a statement of what would happen ("Allow edits to a.py?" reads twice as "Allow Allow ..." in clients). */
+function titleOf(question: string): string {
+  return question.replace(/\?\s*$/, "");
 }
 
 function kindOf(key: string): acp.ToolKind {

@@ -10,7 +10,7 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { App } from "../kernel.ts";
 import { createCoder } from "../chat/create.ts";
 import { Interrupted, exitCodeFor } from "../errors.ts";
-import type { EditorFiles } from "../edit/files.ts";
+import { type EditorFiles, WriteDeclined } from "../edit/files.ts";
 import { mediaTypeOfFile, sniffMedia } from "../chat/parts.ts";
 import { replaceRecord } from "../edit/state.ts";
 import { messageOf } from "../plugins/registry.ts";
@@ -79,7 +79,12 @@ class EditorBuffers implements EditorFiles {
     this.texts.delete(rel);
     if (!this.setup.fs.write) return false;
     const path = join(this.root, rel);
-    await this.setup.client.request(acp.methods.client.fs.writeTextFile, { sessionId: this.setup.id, path, content: text });
+    try {
+      await this.setup.client.request(acp.methods.client.fs.writeTextFile, { sessionId: this.setup.id, path, content: text });
+    } catch (error) {
+      // The editor said no (or could not): its reason goes on the edit's card, and the model is not asked to "fix" it.
+      throw new WriteDeclined(`the editor refused to write ${rel}: ${clientReason(error)}`);
+    }
     this.texts.set(rel, text);
     // git commits what is on disk: an editor that only changed its buffer leaves the disk to the store.
     try {
@@ -130,6 +135,7 @@ export class AcpSession {
     this.output = new AcpOutput((update) => client.notify(acp.methods.client.session.update, { sessionId: id, update }), {
       root: setup.app.root,
       written: (path) => this.written(path),
+      canonical: (path) => this.coder.services.files.canonical(path),
       planning: () => this.coder.format.item.mode === "editor",
       usage: () => ({ size: this.coder.modelInfo.contextWindow, cost: this.totals.costUnknown ? null : this.totals.cost }),
       log: (level, text) => (level !== "info" || setup.app.settings.options.verbose) && log(level, text),
@@ -138,6 +144,7 @@ export class AcpSession {
       (request) => client.request(acp.methods.client.session.requestPermission, { sessionId: id, ...request }),
       (text) => log("info", text),
       () => this.output.drained(),
+      (key) => this.output.cardFor(key),
     );
     this.buffers = new EditorBuffers(setup.app.root, setup);
   }
@@ -432,6 +439,13 @@ export class AcpSession {
     this.coder.cancelPings();
     await this.turn?.catch(() => undefined);
   }
+}
+
+/** What a client's error says: its message and, when it sent any, its data. */
+function clientReason(error: unknown): string {
+  if (!(error instanceof acp.RequestError)) return messageOf(error);
+  const data = error.data === undefined ? "" : typeof error.data === "string" ? error.data : JSON.stringify(error.data);
+  return data && !error.message.includes(data) ? `${error.message} (${data})` : error.message;
 }
 
 function filePath(uri: string): string | null {

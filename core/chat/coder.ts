@@ -384,6 +384,7 @@ export class Coder {
         files: this.services.files,
         gate: this.services.gate,
         diff: (path, before, after) => app.kit.diff.unified(path, before, after),
+        ...(out.staged ? { preview: (changes) => out.staged?.(changes) } : {}),
       },
       edits,
     );

@@ -61,6 +61,20 @@ export interface Output {
   warn(text: string): void;
   /** Flush anything buffered (the markdown renderer's last line). */
   flush(): void;
+  /**
+   * Optional, for a front end that shows each change before it happens (an editor's tool-call
+   * cards): every file a reply's edits would change, before anyone is asked or anything written.
+   */
+  staged?(changes: readonly StagedChange[]): void;
+  /** Optional: these files of the reply are being written now. */
+  writing?(paths: readonly string[]): void;
+}
+
+/** One file a reply would change: its repository path and its text before and after (null: absent). */
+export interface StagedChange {
+  path: string;
+  before: string | null;
+  after: string | null;
 }
 
 

@@ -19,6 +19,8 @@ export function recordingOutput(out: Output, transcript: NoteSink): Output {
     print: (text) => out.print(text),
     warn: (text) => out.warn(text),
     flush: () => out.flush(),
+    ...(out.staged ? { staged: (changes) => out.staged?.(changes) } : {}),
+    ...(out.writing ? { writing: (paths) => out.writing?.(paths) } : {}),
   };
 }
 

@@ -45,6 +45,8 @@ export interface ApplyInputs {
   gate: GateLike;
   /** A unified diff of one file's change, shown when a change needs a person's yes. */
   diff(path: string, before: string, after: string): string;
+  /** Shown every file the edits would change, before the gate asks anything (an editor's cards); optional. */
+  preview?(changes: readonly { path: string; before: string | null; after: string | null }[]): void;
 }
 
 export type ParseResult = { ok: true; parsed: ParsedReply } | { ok: false; error: string; pluginError: boolean };
@@ -113,6 +115,7 @@ export function editTargets(edit: Edit): string[] {
 /** Gate every path of every edit, then apply the allowed edits to one staged workspace. Writes nothing. */
 export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: GateAnswers = { edit: new Map(), config: new Map() }): Promise<AppliedReply> {
   const { files, chatFiles, readOnlyFiles, format } = inputs;
+  if (inputs.preview) await previewEdits(inputs, edits);
   const gate = answeringOnce(inputs.gate, answers);
   const outcomes: (EditOutcome | undefined)[] = new Array(edits.length);
   const allowed: { edit: Edit; index: number }[] = [];
@@ -197,6 +200,22 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
     failedOutside: [...outside].filter((p) => !landed.has(p) && done.some((o) => o.path === p && o.status === "failed")),
     restage: () => stageEdits(inputs, edits, answers),
   };
+}
+
+/**
+ * Every edit applied to a scratch workspace, ungated, to show what each file would become
+ * before anyone is asked; nothing of it is kept or written (the gated staging follows).
+ */
+async function previewEdits(inputs: ApplyInputs, edits: Edit[]): Promise<void> {
+  const { files, chatFiles, format } = inputs;
+  const ws = files.workspace([...new Set([...chatFiles, ...edits.flatMap(editTargets)])]);
+  try {
+    await guard(format, "apply", () => format.item.apply(edits, ws));
+  } catch {
+    return; // the real staging reports the format's failure
+  }
+  const changes = [...ws.changes()].map(([path, after]) => ({ path, before: files.read(path), after }));
+  if (changes.length) inputs.preview?.(changes);
 }
 
 /** Has a file the reply read or writes changed on disk since it was staged? */
