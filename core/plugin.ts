@@ -401,6 +401,14 @@ export interface ModelAdapter {
   defaultModel?(env: Readonly<Record<string, string | undefined>>): string | null;
   /** The variables `defaultModel` looks for, named in the warning when no adapter finds a key. */
   defaultModelKeys?: readonly string[];
+  /**
+   * Why `model` cannot be used for want of an API key in `env` (naming what to set), or null when
+   * its key is there or it needs none. Lets an editor offer a sign-in before the first request.
+   *
+   * @example
+   * missingKey: (model, env) => (env.MY_API_KEY ? null : "no API key: set MY_API_KEY")
+   */
+  missingKey?(model: string, env: Readonly<Record<string, string | undefined>>): string | null;
   /** Stream one reply. Throws an Error with a one-line message when the request finally fails. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
   /**

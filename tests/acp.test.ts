@@ -112,7 +112,7 @@ describe("coder acp", () => {
     const [card] = toolCalls(updates).filter((t) => t.kind === "edit");
     const id = card!.toolCallId;
     const path = join(repo.root, "notes.txt");
-    const diff = { type: "diff", path, oldText: "one\ntwo\nthree\n", newText: "one\ntwo\nTHREE\n" };
+    const diff = { type: "diff" as const, path, oldText: "one\ntwo\nthree\n", newText: "one\ntwo\nTHREE\n" };
     expect(card).toMatchObject({ status: "pending", title: "Edit notes.txt", locations: [{ path, line: 3 }], content: [diff] });
     // Asked before anything was written, about the same card.
     const cardAt = updates.indexOf(card!);
@@ -139,6 +139,46 @@ describe("coder acp", () => {
     expect(last.status).toBe("failed");
     expect(JSON.stringify(last.content)).toContain("the editor refused to write a.py: User refused the write (the file is locked by the user)");
     expect(c.text(sessionId)).not.toContain("Internal error");
+  });
+
+  test("a failed model answers session/prompt with a JSON-RPC error: auth_required for a 401, the provider's message for a 500", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ status: 401, errorMessage: "invalid api key", match: "first" }, { status: 500, errorMessage: "the backend fell over", match: "second", repeat: true }, { text: "Fine now." }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--timeout", "3"] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    const unauthorized = (await prompt(c, sessionId, "first").catch((e: unknown) => e)) as acp.RequestError;
+    expect(unauthorized).toBeInstanceOf(acp.RequestError);
+    expect(unauthorized.code).toBe(-32000);
+    expect(unauthorized.message).toContain("401 unauthorized: invalid api key");
+    const broken = (await prompt(c, sessionId, "second").catch((e: unknown) => e)) as acp.RequestError;
+    expect(broken.code).toBe(-32603);
+    expect(broken.message).toContain("500");
+    expect(broken.message).toContain("the backend fell over");
+    expect(broken.message).not.toContain("sk-test");
+    // The agent keeps serving.
+    expect((await prompt(c, sessionId, "third")).stopReason).toBe("end_turn");
+  });
+
+  test("initialize with a model chosen but no key for it: the API-key auth method names the variable", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const proc = Bun.spawn([BINARY, "acp", "--model", "anthropic/claude-sonnet-4"], {
+      timeout: 60_000,
+      killSignal: "SIGKILL",
+      cwd: repo.root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, GIT_CONFIG_NOSYSTEM: "1" },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const connection = acp.client({ name: "t" }).connect(acp.ndJsonStream(sinkStream(proc.stdin as import("bun").FileSink), proc.stdout as ReadableStream<Uint8Array>));
+    const init = await connection.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+    expect(init.authMethods).toHaveLength(1);
+    expect(init.authMethods?.[0]).toMatchObject({ id: "api-key", name: "API key" });
+    expect(init.authMethods?.[0]?.description).toContain("ANTHROPIC_API_KEY");
+    connection.close();
+    (proc.stdin as import("bun").FileSink).end();
+    await proc.exited;
   });
 
   test("a permission request the client answers cancelled counts as No", async () => {

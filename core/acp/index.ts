@@ -139,8 +139,15 @@ class CoderAgent {
   /** The variables to set when no API key is found (the CLI's warning), or null when a model is usable. */
   private async missingKey(cwd: string): Promise<string | null> {
     let warning: string | null = null;
-    chooseModel(await this.appFor(cwd), (text) => (warning = text));
-    return warning;
+    const app = await this.appFor(cwd);
+    const model = chooseModel(app, (text) => (warning = text));
+    if (warning || app.settings.options.apiKey) return warning;
+    // A model is chosen (--model, CODER_MODEL, a config): is its own key there?
+    try {
+      return app.registry.adapterFor(model).missingKey?.(model, app.env) ?? null;
+    } catch {
+      return null; // an unknown provider is reported by the first request
+    }
   }
 
   async initialize(params: acp.InitializeRequest): Promise<acp.InitializeResponse> {

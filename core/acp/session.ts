@@ -276,6 +276,7 @@ export class AcpSession {
     this.output.beginTurn();
     this.prompter.begin();
     let stop: acp.StopReason = "end_turn";
+    let failure: unknown = null;
     try {
       this.buffers.forget();
       const { text, command } = this.takeContent(blocks);
@@ -290,7 +291,7 @@ export class AcpSession {
       if (stop !== "cancelled") stop = this.cancelled ? "cancelled" : stopReasonOf(this.output.lastFinish);
     } catch (error) {
       if (error instanceof Interrupted || this.cancelled) stop = "cancelled";
-      else this.output.emit({ type: "error", message: messageOf(error), code: exitCodeFor(error) });
+      else failure = error;
     } finally {
       this.prompter.end();
       this.running = false;
@@ -299,6 +300,8 @@ export class AcpSession {
     if (this.modeId() !== modeBefore) this.output.update({ sessionUpdate: "current_mode_update", currentModeId: this.modeId() });
     this.save();
     await this.output.drained();
+    // A failed turn (the model unreachable, refused, no key) is an error answer, not a finished turn.
+    if (failure !== null) throw turnError(failure);
     return stop;
   }
 
@@ -439,6 +442,16 @@ export class AcpSession {
     this.coder.cancelPings();
     await this.turn?.catch(() => undefined);
   }
+}
+
+/**
+ * The JSON-RPC error a failed turn answers with: `auth_required` when the key is missing or
+ * refused (the editor can offer its sign-in), else the failure's own one-line message.
+ */
+export function turnError(error: unknown): acp.RequestError {
+  const message = messageOf(error);
+  if (/\bno API key\b|: 40[13] (unauthorized|forbidden)\b/i.test(message)) return acp.RequestError.authRequired({ exitCode: exitCodeFor(error) }, message);
+  return new acp.RequestError(-32603, message, { exitCode: exitCodeFor(error) });
 }
 
 /** What a client's error says: its message and, when it sent any, its data. */

@@ -98,6 +98,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands" | "tools"
     defaultModel: { kind: "function", optional: true },
     defaultModelKeys: { kind: "array", optional: true },
     transcribe: { kind: "function", optional: true },
+    missingKey: { kind: "function", optional: true },
   },
   commands: {
     name: { kind: "string" },
