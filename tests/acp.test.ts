@@ -13,6 +13,9 @@ import { block, mainRequests, makeRepo, serverPerTest } from "./engine-harness.t
 
 setDefaultTimeout(120_000);
 
+const EVERYTHING = join(import.meta.dir, "..", "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const NODE = Bun.which("node") ?? process.execPath;
+
 beforeAll(() => {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
 });
@@ -179,6 +182,35 @@ describe("coder acp", () => {
     connection.close();
     (proc.stdin as import("bun").FileSink).end();
     await proc.exited;
+  });
+
+  test("MCP tool calls are cards: under ask pending with the arguments, the permission on it, in_progress, completed with the result; under auto no question", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, "stdio"] } } }));
+    const echo = { toolCalls: [{ name: "everything__echo", arguments: { message: "hello from mcp" } }] };
+    const s = await server([echo, { text: "It echoed." }, echo, { text: "Echoed again." }]);
+    const c = start(repo.root, s, { home: repo.home, answers: ["allow"], args: ["--mcp-config", config] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "echo something");
+    const updates = c.updatesOf(sessionId);
+    const [card] = toolCalls(updates).filter((t) => t.title?.startsWith("everything__echo"));
+    expect(card).toMatchObject({ title: "everything__echo (MCP server everything)", kind: "other", status: "pending", rawInput: { message: "hello from mcp" } });
+    expect(c.permissions[0]!.toolCall.toolCallId).toBe(card!.toolCallId);
+    const later = toolUpdates(updates, card!.toolCallId);
+    expect(later.map((u) => u.status)).toEqual(["in_progress", "completed"]);
+    expect(JSON.stringify(later[1]!.content)).toContain("hello from mcp");
+
+    const auto = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config, "--mcp-tools", "auto"] });
+    await auto.initialize();
+    const second = await session(auto, repo.root);
+    await prompt(auto, second.sessionId, "echo again");
+    expect(auto.permissions).toHaveLength(0);
+    const autoUpdates = auto.updatesOf(second.sessionId);
+    const [ran] = toolCalls(autoUpdates).filter((t) => t.title?.startsWith("everything__echo"));
+    expect(ran).toMatchObject({ status: "in_progress", rawInput: { message: "hello from mcp" } });
+    expect(toolUpdates(autoUpdates, ran!.toolCallId).map((u) => u.status)).toEqual(["completed"]);
   });
 
   test("a permission request the client answers cancelled counts as No", async () => {

@@ -45,6 +45,14 @@ export interface CardView {
   locations: acp.ToolCallLocation[];
 }
 
+/** The model's tool call under way (calls run one at a time): its card until its `tool` event. */
+interface ToolCard {
+  id: string;
+  name: string;
+  title: string;
+  state: "pending" | "running";
+}
+
 interface OpenCommand {
   id: string;
   purpose: EventOf<"command">["purpose"];
@@ -62,6 +70,7 @@ export class AcpOutput implements Output {
   private command: OpenCommand | null = null;
   /** Edits of this request that failed: the reflection's report is added to them. */
   private failedEdits: { id: string; text: string }[] = [];
+  private toolCard: ToolCard | null = null;
   /** This reply's edit cards, by repository path. */
   private cards = new Map<string, EditCard>();
   /** The finish reason of the last reply of the turn ("stop", "length", "content_filter", "interrupted"). */
@@ -162,6 +171,8 @@ export class AcpOutput implements Output {
         return this.message(`\n\nError: ${event.message}\n`);
       case "request":
         return this.hooks.log("info", `request to ${event.model} (${event.promptTokens} prompt tokens)`);
+      case "tool":
+        return this.finishTool(event);
       case "start":
       case "end":
       case "output":
@@ -204,6 +215,10 @@ export class AcpOutput implements Output {
 
   /** The pending card a permission question about `key` (`edit:`, `create:`, `config:` + path) refers to. */
   cardFor(key: string): CardView | null {
+    if (key.startsWith("tool:")) {
+      const tool = this.toolCard;
+      return tool && tool.state === "pending" && key === `tool:${tool.name}` ? { toolCallId: tool.id, title: tool.title, content: [], locations: [] } : null;
+    }
     const path = /^(?:edit|create|config|conflict):(.*)$/s.exec(key)?.[1];
     const card = path === undefined ? undefined : (this.cards.get(path) ?? this.cards.get(this.hooks.canonical(path)));
     if (!card || card.state !== "pending") return null;
@@ -217,6 +232,29 @@ export class AcpOutput implements Output {
       card.state = "writing";
       this.update({ sessionUpdate: "tool_call_update", toolCallId: card.id, status: "in_progress" });
     }
+  }
+
+  toolCall(call: { name: string; origin: string; arguments: string }, phase: "pending" | "running"): void {
+    if (phase === "running" && this.toolCard?.name === call.name) {
+      this.toolCard.state = "running";
+      this.update({ sessionUpdate: "tool_call_update", toolCallId: this.toolCard.id, status: "in_progress" });
+      return;
+    }
+    const card: ToolCard = { id: this.id("tool"), name: call.name, title: `${call.name} (${call.origin})`, state: phase };
+    this.toolCard = card;
+    this.update({ sessionUpdate: "tool_call", toolCallId: card.id, title: card.title, kind: toolKind(call.name), status: phase === "pending" ? "pending" : "in_progress", rawInput: parsedArguments(call.arguments) });
+  }
+
+  /** The tool's answer ends its card: what the model was sent (capped as in the terminal). */
+  private finishTool(event: EventOf<"tool">): void {
+    let card = this.toolCard;
+    this.toolCard = null;
+    if (!card || card.name !== event.name) {
+      card = { id: this.id("tool"), name: event.name, title: `${event.name} (${event.origin})`, state: "pending" };
+      this.update({ sessionUpdate: "tool_call", toolCallId: card.id, title: card.title, kind: toolKind(event.name), status: "pending", rawInput: parsedArguments(event.arguments) });
+    }
+    const status = event.status === "ok" ? "completed" : "failed";
+    this.update({ sessionUpdate: "tool_call_update", toolCallId: card.id, status, content: [textContent(event.output)], rawOutput: { status: event.status, chars: event.chars } });
   }
 
   /** Applied cards waiting for their commit: completed now, with the commit line when there is one. */
@@ -311,6 +349,19 @@ export class AcpOutput implements Output {
   private sendPlan(text: string): void {
     this.planEntries = planEntries(text);
     if (this.planEntries.length) this.update({ sessionUpdate: "plan", entries: this.planEntries.map((content) => ({ content, priority: "medium", status: "pending" })) });
+  }
+}
+
+/** A tool that fetches (by its name) is a `fetch` card; any other an `other` one. */
+function toolKind(name: string): acp.ToolKind {
+  return /fetch|http|url|web|download|browse/i.test(name) ? "fetch" : "other";
+}
+
+function parsedArguments(raw: string): unknown {
+  try {
+    return raw.trim() ? JSON.parse(raw) : {};
+  } catch {
+    return raw;
   }
 }
 

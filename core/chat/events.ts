@@ -68,6 +68,8 @@ export interface Output {
   staged?(changes: readonly StagedChange[]): void;
   /** Optional: these files of the reply are being written now. */
   writing?(paths: readonly string[]): void;
+  /** Optional: a tool call the model made is about to be asked about ("pending") or run ("running"); its `tool` event ends it. */
+  toolCall?(call: { name: string; origin: string; arguments: string }, phase: "pending" | "running"): void;
 }
 
 /** One file a reply would change: its repository path and its text before and after (null: absent). */

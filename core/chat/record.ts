@@ -21,6 +21,7 @@ export function recordingOutput(out: Output, transcript: NoteSink): Output {
     flush: () => out.flush(),
     ...(out.staged ? { staged: (changes) => out.staged?.(changes) } : {}),
     ...(out.writing ? { writing: (paths) => out.writing?.(paths) } : {}),
+    ...(out.toolCall ? { toolCall: (call, phase) => out.toolCall?.(call, phase) } : {}),
   };
 }
 

@@ -115,11 +115,14 @@ export class ToolGathering {
     this.calls++;
     const args = parseArguments(call.arguments);
     if (typeof args === "string") return report("not-run", `Not run: ${args}`);
+    const shownCall = { name: call.name, origin, arguments: call.arguments };
     if ((offered.tool.confirm ?? "ask") === "ask") {
+      this.deps.out.toolCall?.(shownCall, "pending");
       const shown = call.arguments.length > 400 ? `${call.arguments.slice(0, 399)}…` : call.arguments;
       const yes = await this.deps.gate.confirm(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, { key: `tool:${call.name}` });
       if (!yes) return report("declined", "Not run: the user declined this call. Do without it, or ask the user.");
     }
+    this.deps.out.toolCall?.(shownCall, "running");
     try {
       const result = await offered.tool.call(args, signal);
       return report(result.isError ? "error" : "ok", result.text);
