@@ -458,6 +458,8 @@ export interface ModelRequest {
 
 export type ModelEvent =
   | { type: "text"; text: string }
+  /** The model's reasoning as it streams (`reasoning_content` / `reasoning` deltas): shown, never part of the reply. */
+  | { type: "reasoning"; text: string }
   | { type: "tool-call"; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: "usage"; promptTokens: number; completionTokens: number; cachedTokens: number; cacheWriteTokens?: number }
   | { type: "finish"; reason: FinishReason }

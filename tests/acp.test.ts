@@ -213,6 +213,23 @@ describe("coder acp", () => {
     expect(toolUpdates(autoUpdates, ran!.toolCallId).map((u) => u.status)).toEqual(["completed"]);
   });
 
+  test("the model list keeps the configured model after a switch, though the model table does not know it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const c = start(repo.root, await server([]), { home: repo.home, args: ["--model", "openai/my-local-model"] });
+    await c.initialize();
+    const { sessionId, configOptions } = await session(c, repo.root);
+    const values = (options: acp.SessionConfigOption[] | null | undefined) => {
+      const model = options?.find((o) => o.id === "model");
+      return model && model.type === "select" ? (model.options as acp.SessionConfigSelectOption[]).map((o) => o.value) : [];
+    };
+    expect(values(configOptions)).toContain("openai/my-local-model");
+    const changed = await c.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "openai/gpt-4o" });
+    expect(changed.configOptions.find((o) => o.id === "model")?.currentValue).toBe("openai/gpt-4o");
+    expect(values(changed.configOptions)).toContain("openai/my-local-model");
+    const back = await c.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "openai/my-local-model" });
+    expect(back.configOptions.find((o) => o.id === "model")?.currentValue).toBe("openai/my-local-model");
+  });
+
   test("a permission request the client answers cancelled counts as No", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n", "notes.txt": "old\n" });
     const s = await server([{ text: block("notes.txt", "old\n", "new\n") }]);

@@ -139,6 +139,8 @@ export class AcpOutput implements Output {
     switch (event.type) {
       case "delta":
         return this.message(event.text);
+      case "reasoning":
+        return this.update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: event.text } });
       case "reply": {
         this.lastFinish = event.finishReason;
         const { size, cost } = this.hooks.usage();

@@ -129,6 +129,8 @@ export class AcpSession {
   private turn: Promise<acp.StopReason> | null = null;
   /** A prompt has come: warming up is no longer worth it. */
   private prompted = false;
+  /** Every model configured or used in this session: the model list keeps them, table or not. */
+  private readonly usedModels = new Set<string>();
 
   private constructor(private readonly setup: SessionSetup) {
     const { client, id, log } = setup;
@@ -167,7 +169,9 @@ export class AcpSession {
     const { app, record } = this.setup;
     this.coder = await createCoder(app, { out: this.output, totals: this.totals, prompter: () => this.prompter, editor: this.buffers });
     this.commands = new CoderSession(this.coder);
+    for (const name of [app.settings.options.model, app.settings.options.weakModel, app.settings.options.editorModel, this.coder.model]) if (typeof name === "string" && name) this.usedModels.add(name);
     if (record) this.restore(record);
+    this.usedModels.add(this.coder.model);
     const start = this.coder.format.item.name;
     this.codeFormat = [record?.editFormat ?? "", start, this.coder.modelInfo.editFormat].find((f) => f && !NOT_EDITING.has(f) && app.registry.formats.has(f)) ?? CODE_FALLBACK_FORMAT;
   }
@@ -238,7 +242,7 @@ export class AcpSession {
 
   /** The model, as a session config option (where the protocol lets a client choose it). */
   configOptions(): acp.SessionConfigOption[] {
-    const names = new Set([this.coder.model, ...this.setup.app.registry.listModels().map((m) => m.name)]);
+    const names = new Set([this.coder.model, ...this.usedModels, ...this.setup.app.registry.listModels().map((m) => m.name)]);
     return [{ id: "model", name: "Model", category: "model", type: "select", currentValue: this.coder.model, options: [...names].map((value) => ({ value, name: value })) }];
   }
 
@@ -249,6 +253,7 @@ export class AcpSession {
     } catch (error) {
       throw new acp.RequestError(-32602, messageOf(error));
     }
+    this.usedModels.add(this.coder.model);
     this.save();
   }
 
@@ -296,6 +301,7 @@ export class AcpSession {
       this.prompter.end();
       this.running = false;
     }
+    this.usedModels.add(this.coder.model); // a /model command may have switched
     await this.output.endTurn(stop === "end_turn");
     if (this.modeId() !== modeBefore) this.output.update({ sessionUpdate: "current_mode_update", currentModeId: this.modeId() });
     this.save();

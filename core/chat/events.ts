@@ -21,6 +21,8 @@ export type CoderEvent =
   /** `estimated`: counted as characters/4 because the prompt clearly fits (the exact count is in `reply.usage`). */
   | { type: "request"; model: string; promptTokens: number; estimated: boolean }
   | { type: "delta"; text: string }
+  /** The model's reasoning as it streams (from servers that send it); never part of the reply. */
+  | { type: "reasoning"; text: string }
   /**
    * `costKnown: false`: the model has no prices (its cost counts as 0). `finishReason`
    * "interrupted": Ctrl-C stopped the reply; `text` is what arrived (kept in the history).
