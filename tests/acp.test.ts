@@ -354,6 +354,22 @@ describe("coder acp", () => {
     expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("(interrupted by the user)");
   });
 
+  test("session/cancel while an MCP server is still starting: the prompt ends cancelled at once, and no request is sent", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    // A server that never answers initialize, with a start-up timeout longer than this test's.
+    writeFileSync(config, JSON.stringify({ mcpServers: { slow: { command: "sleep", args: ["1000"], timeout: 600 } } }));
+    const s = await server([{ text: "never asked" }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    const turn = prompt(c, sessionId, "hello");
+    await Bun.sleep(1000);
+    await c.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    expect(mainRequests(s)).toHaveLength(0);
+  }, 60_000);
+
   test("SIGTERM from the editor mid-stream stops the turn like Ctrl-C and exits 143", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ text: "word ".repeat(400), chunkChars: 5, chunkDelayMs: 20 }]);

@@ -3,10 +3,12 @@
 // goes back as a `tool` message, and the model is asked again, until it answers in the
 // edit format or the `--max-tool-calls` budget is spent (then it is told to answer now).
 // The turn loop (core/chat/coder.ts) asks `wants(reply)` after each reply and `answer(reply)` to run the calls.
+import { Interrupted } from "../errors.ts";
 import type { Gate } from "../gate/gate.ts";
 import type { ChatMessage, ProvidedTool, ToolCall, ToolProvider, ToolSpec, TurnContext } from "../plugin.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
+import { untilAborted } from "./abortable.ts";
 
 /** The most characters of one tool result sent to the model (about 10k tokens); the rest is cut with a note. */
 export const TOOL_OUTPUT_CAP = 40_000;
@@ -50,8 +52,10 @@ export class ToolGathering {
     const lists = await Promise.all(
       providers.map(async (entry) => {
         try {
-          return { entry, tools: await guard(entry, "tools", () => entry.item.tools(turn)) };
+          // A server still starting is not waited for once the turn is cancelled.
+          return { entry, tools: await untilAborted(guard(entry, "tools", () => entry.item.tools(turn)), turn.signal) };
         } catch (error) {
+          if (error instanceof Interrupted || turn.signal.aborted) throw new Interrupted();
           this.deps.warn(messageOf(error));
           return { entry, tools: [] as ProvidedTool[] };
         }
