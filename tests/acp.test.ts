@@ -426,6 +426,38 @@ describe("coder acp", () => {
     expect((unknown as acp.RequestError).code).toBe(-32002);
   });
 
+  test("session/list shows saved sessions with titles; session/load replays the edit as a card with its diff and commit line; session/delete removes it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ text: `Changing it.\n\n${block("a.py", "x = 1\n", "x = 2\n")}` }]);
+    const first = start(repo.root, s, { home: repo.home });
+    const init = await first.initialize();
+    expect(init.agentCapabilities?.sessionCapabilities).toEqual({ list: {}, close: {}, delete: {} });
+    const { sessionId } = await session(first, repo.root);
+    await prompt(first, sessionId, "set x to 2\nand nothing else", [{ type: "resource_link", uri: fileUri(repo.root, "a.py"), name: "a.py" }]);
+    const live = toolCalls(first.updatesOf(sessionId)).find((t) => t.kind === "edit")!;
+    const liveDone = toolUpdates(first.updatesOf(sessionId), live.toolCallId).at(-1)!;
+    await first.close();
+
+    const second = start(repo.root, s, { home: repo.home });
+    await second.initialize();
+    const listed = await second.agent.request(acp.methods.agent.session.list, { cwd: repo.root });
+    expect(listed.sessions).toHaveLength(1);
+    expect(listed.sessions[0]).toMatchObject({ sessionId, cwd: repo.root, title: "set x to 2" });
+    expect(Date.parse(listed.sessions[0]!.updatedAt ?? "")).toBeGreaterThan(0);
+    await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: repo.root, mcpServers: [] });
+    const replay = second.updatesOf(sessionId).filter((u) => u.sessionUpdate !== "available_commands_update");
+    expect(kinds(replay)).toEqual(["user_message_chunk", "agent_message_chunk", "tool_call"]);
+    const card = replay[2] as Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" }>;
+    expect(card).toMatchObject({ title: "Edit a.py", kind: "edit", status: "completed", locations: live.locations });
+    expect(card.content).toEqual(liveDone.content ?? []);
+    expect(JSON.stringify(card.content)).toContain(`Committed ${repo.git("log", "-1", "--format=%h").trim()}`);
+
+    await second.agent.request(acp.methods.agent.session.delete, { sessionId });
+    expect((await second.agent.request(acp.methods.agent.session.list, { cwd: repo.root })).sessions).toEqual([]);
+    const gone = await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: repo.root, mcpServers: [] }).catch((e: unknown) => e);
+    expect((gone as acp.RequestError).code).toBe(-32002);
+  });
+
   test("two sessions in one process, each on its own repository, prompted at the same time", async () => {
     const one = makeRepo({ "one.py": "a = 1\n" });
     const two = makeRepo({ "two.py": "b = 1\n" });

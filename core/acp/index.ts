@@ -14,6 +14,7 @@ import { assembleApp } from "../boot/assemble.ts";
 import { trace } from "../trace.ts";
 import { MAX_MESSAGE_BYTES, leadingId, limitLines } from "./limit.ts";
 import { type SessionRecord, loadRecord } from "./records.ts";
+import { deleteSession, listSessions } from "./saved.ts";
 import { AcpSession } from "./session.ts";
 
 type Log = (level: "info" | "warn" | "error", text: string) => void;
@@ -49,6 +50,9 @@ export async function runAcp(input: RunInput): Promise<number> {
     .onRequest(acp.methods.agent.authenticate, ({ params }) => agent.authenticate(params))
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => agent.newSession(params, client))
     .onRequest(acp.methods.agent.session.load, ({ params, client }) => agent.loadSession(params, client))
+    .onRequest(acp.methods.agent.session.list, ({ params }) => agent.listSessions(params))
+    .onRequest(acp.methods.agent.session.close, ({ params }) => agent.closeSession(params))
+    .onRequest(acp.methods.agent.session.delete, ({ params }) => agent.deleteSession(params))
     .onRequest(acp.methods.agent.session.prompt, ({ params }) => agent.prompt(params))
     .onRequest(acp.methods.agent.session.setMode, ({ params }) => agent.setMode(params))
     .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => agent.setConfigOption(params))
@@ -165,6 +169,7 @@ class CoderAgent {
       agentInfo: { name: "coder", title: "coder", version: this.input.version },
       agentCapabilities: {
         loadSession: true,
+        sessionCapabilities: { list: {}, close: {}, delete: {} },
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
       },
       authMethods: missing ? [{ id: API_KEY_METHOD, name: "API key", description: missing }] : [],
@@ -203,6 +208,36 @@ class CoderAgent {
     await session.output.drained();
     setTimeout(() => session.warm(), WARM_DELAY_MS);
     return { modes: session.modes(), configOptions: session.configOptions() };
+  }
+
+  /** `session/list`: the saved sessions of the repository at `cwd` (the folder coder started in by default). */
+  async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+    const cwd = params.cwd ?? this.input.cwd ?? process.cwd();
+    if (!isAbsolute(cwd) || !existsSync(cwd)) throw new acp.RequestError(-32602, `cwd ${JSON.stringify(cwd)} is not an absolute path to a folder`);
+    const app = await this.appFor(cwd).catch((error: unknown) => {
+      throw new acp.RequestError(-32603, `cannot read the sessions of ${cwd}: ${messageOf(error)}`);
+    });
+    return { sessions: listSessions(app.root) };
+  }
+
+  /** `session/close`: the turn under way stops (its writes finished and committed) and the session is forgotten; its record stays. */
+  async closeSession(params: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
+    const session = this.session(params.sessionId);
+    this.sessions.delete(params.sessionId);
+    await session.close();
+    return {};
+  }
+
+  /** `session/delete`: closed if open, and its saved record removed. */
+  async deleteSession(params: acp.DeleteSessionRequest): Promise<acp.DeleteSessionResponse> {
+    const open = this.sessions.get(params.sessionId);
+    const root = open?.root ?? (await this.appFor(this.input.cwd ?? process.cwd())).root;
+    if (open) {
+      this.sessions.delete(params.sessionId);
+      await open.close();
+    }
+    if (!deleteSession(root, params.sessionId) && !open) throw new acp.RequestError(-32002, `no saved coder session ${params.sessionId} in ${root} (.coder/acp/)`);
+    return {};
   }
 
   private async open(id: string, params: acp.NewSessionRequest, client: acp.AgentContext, record?: SessionRecord): Promise<AcpSession> {

@@ -37,6 +37,18 @@ interface EditCard {
   state: "pending" | "writing" | "applied" | "done";
 }
 
+/** A finished card, kept for `session/load` to show again. */
+export interface FinishedCard {
+  title: string;
+  kind: acp.ToolKind;
+  status: "completed" | "failed";
+  content: acp.ToolCallContent[];
+  locations?: acp.ToolCallLocation[];
+}
+
+/** A saved card's content over this many characters keeps a note instead of its diff. */
+const KEPT_CARD_CHARS = 100_000;
+
 /** What a permission request shows of the edit card it is about. */
 export interface CardView {
   toolCallId: string;
@@ -71,6 +83,10 @@ export class AcpOutput implements Output {
   /** Edits of this request that failed: the reflection's report is added to them. */
   private failedEdits: { id: string; text: string }[] = [];
   private toolCard: ToolCard | null = null;
+  /** Cards finished since the session was last saved. */
+  private finished: FinishedCard[] = [];
+  /** Every card's title and kind, for the record of finished ones. */
+  private readonly shown = new Map<string, { title: string; kind: acp.ToolKind; locations?: acp.ToolCallLocation[] }>();
   /** This reply's edit cards, by repository path. */
   private cards = new Map<string, EditCard>();
   /** The finish reason of the last reply of the turn ("stop", "length", "content_filter", "interrupted"). */
@@ -112,12 +128,35 @@ export class AcpOutput implements Output {
     await this.drained();
   }
 
+  /** The cards finished since the last call (for the session's record). */
+  takeFinished(): FinishedCard[] {
+    const cards = this.finished;
+    this.finished = [];
+    return cards;
+  }
+
   update(update: acp.SessionUpdate): void {
+    this.keep(update);
     if (this.held) {
       this.held.push(update);
       return;
     }
     this.chain = this.chain.then(() => this.send(update)).catch((error: unknown) => this.hooks.log("warn", `could not send a session update: ${error instanceof Error ? error.message : String(error)}`));
+  }
+
+  /** A card's title and kind when it opens; a copy of it when it completes or fails. */
+  private keep(update: acp.SessionUpdate): void {
+    if ("toolCallId" in update && update.toolCallId.startsWith("coder-replay-")) return; // shown again, not new
+    if (update.sessionUpdate === "tool_call") {
+      this.shown.set(update.toolCallId, { title: update.title, kind: update.kind ?? "other", ...(update.locations ? { locations: update.locations } : {}) });
+      if (update.status !== "completed" && update.status !== "failed") return;
+    } else if (update.sessionUpdate !== "tool_call_update" || (update.status !== "completed" && update.status !== "failed")) return;
+    const card = this.shown.get(update.toolCallId);
+    if (!card) return;
+    const content = update.content ?? [];
+    const kept = JSON.stringify(content).length > KEPT_CARD_CHARS ? [textContent("(the diff was too large to keep with the session)")] : content;
+    this.shown.delete(update.toolCallId);
+    this.finished.push({ title: card.title, kind: card.kind, status: update.status, content: kept, ...(card.locations ? { locations: card.locations } : {}) });
   }
 
   private message(text: string): void {

@@ -28,12 +28,24 @@ export interface SessionRecord {
   /** Keys answered "allow always" (edits and new files only: `persistentAllowance`). */
   allowed: string[];
   updatedAt: string;
+  /** The session's finished tool calls (edits with their diffs and commit lines, runs, MCP calls), replayed by `session/load`. */
+  cards?: ReplayCard[];
+}
+
+/** A finished tool call as the editor last saw it, shown again after message number `after`. */
+export interface ReplayCard {
+  after: number;
+  title: string;
+  kind: string;
+  status: "completed" | "failed";
+  content: unknown[];
+  locations?: unknown[];
 }
 
 /** Session ids are ours (UUIDs): anything else names no file. */
 const ID = /^[0-9a-f-]{36}$/;
 
-function recordPath(root: string, id: string): string {
+export function recordPath(root: string, id: string): string {
   return join(root, ".coder", "acp", `${id}.json`);
 }
 
@@ -59,11 +71,17 @@ export function loadRecord(root: string, id: string): SessionRecord | null {
       readOnly: strings(data.readOnly),
       messages: data.messages.filter((m): m is ChatMessage => !!m && typeof m === "object" && typeof m.role === "string" && typeof m.content === "string"),
       allowed: strings(data.allowed).filter(persistentAllowance),
+      cards: Array.isArray(data.cards) ? data.cards.filter(isReplayCard) : [],
       updatedAt: String(data.updatedAt ?? ""),
     };
   } catch {
     return null;
   }
+}
+
+function isReplayCard(value: unknown): value is ReplayCard {
+  const c = value as Partial<ReplayCard> | null;
+  return !!c && typeof c === "object" && typeof c.after === "number" && typeof c.title === "string" && typeof c.kind === "string" && (c.status === "completed" || c.status === "failed") && Array.isArray(c.content);
 }
 
 function strings(value: unknown): string[] {

@@ -20,11 +20,14 @@ import type { Coder } from "../chat/coder.ts";
 import { trace } from "../trace.ts";
 import { AcpOutput } from "./output.ts";
 import { AcpPrompter } from "./prompter.ts";
-import { type SessionRecord, saveRecord } from "./records.ts";
+import { type ReplayCard, type SessionRecord, saveRecord } from "./records.ts";
 
 /** Edit formats that do not edit: the "code" mode never picks them. */
 const NOT_EDITING = new Set(["ask", "architect", "context"]);
 const CODE_FALLBACK_FORMAT = "diff";
+
+/** The most finished cards a session's record keeps for `session/load`. */
+const MAX_KEPT_CARDS = 200;
 
 const IMAGE_EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
 
@@ -129,6 +132,8 @@ export class AcpSession {
   private turn: Promise<acp.StopReason> | null = null;
   /** A prompt has come: warming up is no longer worth it. */
   private prompted = false;
+  /** The session's finished cards, for its record (the newest MAX_KEPT_CARDS). */
+  private cards: ReplayCard[] = [];
   /** Every model configured or used in this session: the model list keeps them, table or not. */
   private readonly usedModels = new Set<string>();
 
@@ -199,6 +204,7 @@ export class AcpSession {
     if (outside.length) this.output.warn(`Read-only files outside the repository are not reopened with a saved session; add them again to use them: ${outside.join(", ")}`);
     this.coder.history.done = [...record.messages];
     for (const key of record.allowed) this.prompter.allowed.add(key);
+    this.cards = [...(record.cards ?? [])];
   }
 
   /**
@@ -215,13 +221,34 @@ export class AcpSession {
     );
   }
 
-  /** The saved conversation, sent back as `session/update`s (`session/load`). */
+  /** The saved conversation, sent back as `session/update`s (`session/load`): its messages, and its tool calls as finished cards. */
   replay(): void {
-    for (const m of this.coder.history.done) {
-      if (m.role !== "user" && m.role !== "assistant") continue;
+    const messages = this.coder.history.done.filter((m) => m.role === "user" || m.role === "assistant");
+    let next = 1;
+    const cardsWhere = (placed: (after: number) => boolean) => {
+      for (const card of this.cards) {
+        if (!placed(card.after)) continue;
+        this.output.update({
+          sessionUpdate: "tool_call",
+          toolCallId: `coder-replay-${next++}`,
+          title: card.title,
+          kind: card.kind as acp.ToolKind,
+          status: card.status,
+          content: card.content as acp.ToolCallContent[],
+          ...(card.locations ? { locations: card.locations as acp.ToolCallLocation[] } : {}),
+        });
+      }
+    };
+    cardsWhere((after) => after <= 0 && messages.length > 0);
+    messages.forEach((m, i) => {
       const sessionUpdate = m.role === "user" ? "user_message_chunk" : "agent_message_chunk";
       this.output.update({ sessionUpdate, content: { type: "text", text: m.content } });
-    }
+      // A card follows the turn it came from; one whose turn a history summary folded away comes last.
+      const shown = i + 1;
+      cardsWhere((after) => (shown < messages.length ? after === shown : after >= shown));
+    });
+    if (!messages.length) cardsWhere(() => true);
+    for (const card of this.cards) if (card.after > messages.length) card.after = messages.length;
   }
 
   modes(): acp.SessionModeState {
@@ -422,6 +449,14 @@ export class AcpSession {
     return files.find((f) => f.path === canonical || f.path === path);
   }
 
+  /** The session's finished cards, with those of the last turn placed after its messages. */
+  private keptCards(): ReplayCard[] {
+    const after = this.coder.history.done.filter((m) => m.role === "user" || m.role === "assistant").length;
+    for (const card of this.output.takeFinished()) this.cards.push({ after, ...card });
+    this.cards = this.cards.slice(-MAX_KEPT_CARDS);
+    return this.cards;
+  }
+
   save(): void {
     const { chat, history } = this.coder;
     try {
@@ -436,6 +471,7 @@ export class AcpSession {
         messages: history.done.filter((m) => m.role === "user" || m.role === "assistant").map((m) => ({ role: m.role, content: m.content })),
         allowed: [...this.prompter.allowed],
         updatedAt: new Date().toISOString(),
+        cards: this.keptCards(),
       });
     } catch (error) {
       this.setup.log("warn", `could not save session ${this.id}: ${messageOf(error)}`);
