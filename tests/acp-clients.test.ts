@@ -117,6 +117,23 @@ describe("acpx (headless CLI client)", () => {
     expect(JSON.stringify(auto.messages)).toContain("hello from mcp");
   });
 
+  test("a stdio MCP server the client passes in session/new (server-everything) serves the model's tool call", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "client-mcp.json");
+    // acpx's own format: the ACP McpServer list it passes in session/new.
+    writeFileSync(config, JSON.stringify({ mcpServers: [{ name: "everything", command: NODE, args: [EVERYTHING, "stdio"], env: [] }] }));
+    const echo = { toolCalls: [{ name: "everything__echo", arguments: { message: "hello from the editor's server" } }] };
+    const s = await server([echo, { text: "It echoed." }]);
+    const r = await acpx(repo, s, "echo something", ["--approve-all", "--mcp-config", config]);
+    expect(r.code).toBe(0);
+    const created = r.messages.find((m) => m.method === "session/new");
+    expect(created.params.mcpServers).toHaveLength(1);
+    const init = r.messages.find((m) => m.id === 0 && m.result?.agentCapabilities);
+    expect(init.result.agentCapabilities.mcpCapabilities).toEqual({ http: true, sse: true });
+    expect(acpxSteps(r.messages)).toEqual(["coder-tool-1 other pending", "permission coder-tool-1", "coder-tool-1 in_progress", "coder-tool-1 completed", "message"]);
+    expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("hello from the editor's server");
+  });
+
   test("a 401 ends the prompt with auth_required and a 500 with the provider's message; acpx exits non-zero", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ status: 401, errorMessage: "invalid api key", match: "first" }, { status: 500, errorMessage: "the backend fell over", match: "second", repeat: true }]);

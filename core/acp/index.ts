@@ -76,6 +76,22 @@ export async function runAcp(input: RunInput): Promise<number> {
   return signalled ?? 0;
 }
 
+/**
+ * The editor's MCP servers as `mcpServers` entries (what a config file holds): stdio servers
+ * with their environment, http and sse ones with their headers. A name is made a valid server
+ * name (letters, digits, _ and -), as it prefixes the server's tools.
+ */
+export function clientServers(servers: readonly acp.McpServer[]): Record<string, unknown> {
+  const pairs = (list: readonly { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map((p) => [p.name, p.value]));
+  const entries: Record<string, unknown> = {};
+  for (const server of servers) {
+    const name = server.name.replace(/[^A-Za-z0-9_-]/g, "_") || "editor";
+    if ("command" in server) entries[name] = { command: server.command, args: server.args, env: pairs(server.env) };
+    else entries[name] = { url: server.url, type: server.type, headers: pairs(server.headers) };
+  }
+  return entries;
+}
+
 const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /**
@@ -171,6 +187,7 @@ class CoderAgent {
         loadSession: true,
         sessionCapabilities: { list: {}, close: {}, delete: {} },
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
       },
       authMethods: missing ? [{ id: API_KEY_METHOD, name: "API key", description: missing }] : [],
     };
@@ -242,7 +259,12 @@ class CoderAgent {
 
   private async open(id: string, params: acp.NewSessionRequest, client: acp.AgentContext, record?: SessionRecord): Promise<AcpSession> {
     const app = await this.sessionApp(params.cwd);
-    if (params.mcpServers.length) this.log("warn", `session ${id}: ${params.mcpServers.length} MCP server(s) offered; coder does not use MCP servers yet, so they are ignored`);
+    // The editor's own MCP servers are the user's choice: they join this session's servers without the trust a project's need.
+    if (params.mcpServers?.length) {
+      const options = app.settings.options as Record<string, unknown>;
+      options.mcpServers = { ...((options.mcpServers as Record<string, unknown> | undefined) ?? {}), ...clientServers(params.mcpServers) };
+      this.log("info", `session ${id}: MCP servers from the editor: ${params.mcpServers.map((s) => s.name).join(", ")}`);
+    }
     let session: AcpSession;
     try {
       session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, log: this.log, ...(record ? { record } : {}) });

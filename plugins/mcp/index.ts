@@ -16,23 +16,30 @@ function parametersOf(schema: Record<string, unknown>): Record<string, unknown> 
 }
 
 export default function mcpPlugin(kit: Kit): PluginObject {
-  let state: { servers: McpServers; resources: ResourceContext } | null = null;
-  let configProblem: string | null = null;
+  /**
+   * The servers of each set of options (one for a terminal run; in `coder acp`, sessions whose
+   * editor passed servers of its own have theirs), made on first use; a bad entry is said once
+   * and leaves MCP off for that set.
+   */
+  const states = new Map<string, { servers: McpServers; resources: ResourceContext; problem: string | null }>();
+  const keyOf = (options: Options) => JSON.stringify([options.mcpServers ?? null, options.mcpConfig ?? null]);
   const timeoutMs = (options: Options) => (typeof options.timeout === "number" ? options.timeout : 600) * 1000;
 
-  /** The session's servers, made from the options on first use; a bad entry is said once and leaves MCP off. */
   const session = (options: Options) => {
-    if (state) return state;
+    const known = states.get(keyOf(options));
+    if (known) return known;
     let configs: ReturnType<typeof configuredServers> = [];
+    let problem: string | null = null;
     try {
       configs = configuredServers(options, process.env, kit.root, kit.cwd);
     } catch (error) {
       if (!(error instanceof McpConfigError)) throw error;
-      configProblem = error.message;
+      problem = error.message;
       kit.log.warn(`${error.message}; no MCP server is used`);
     }
     const servers = new McpServers(kit, configs);
-    state = { servers, resources: new ResourceContext(servers, () => timeoutMs(options)) };
+    const state = { servers, resources: new ResourceContext(servers, () => timeoutMs(options)), problem };
+    states.set(keyOf(options), state);
     return state;
   };
   const configured = (options: Options) => Object.keys((options.mcpServers ?? {}) as object).length > 0 || typeof options.mcpConfig === "string";
@@ -67,9 +74,9 @@ export default function mcpPlugin(kit: Kit): PluginObject {
   };
 
   const mcpCommand = async (arg: string, s: Session) => {
-    const { servers, resources } = session(s.options);
+    const { servers, resources, problem } = session(s.options);
     const [verb = "list", ...rest] = arg.trim().split(/\s+/).filter(Boolean);
-    if (verb === "list") return s.print(configProblem ?? (await renderServers(servers, resources, String(s.options.mcpTools ?? "ask"))));
+    if (verb === "list") return s.print(problem ?? (await renderServers(servers, resources, String(s.options.mcpTools ?? "ask"))));
     if (verb === "add") {
       const [server, ...uriWords] = rest;
       const uri = uriWords.join(" ");
@@ -95,8 +102,8 @@ export default function mcpPlugin(kit: Kit): PluginObject {
         // `coder doctor`: every enabled server must start and list what it offers.
         async check(options) {
           if (!configured(options)) return [];
-          const { servers } = session(options);
-          if (configProblem) return [{ name: "config", ok: false, detail: configProblem }];
+          const { servers, problem } = session(options);
+          if (problem) return [{ name: "config", ok: false, detail: problem }];
           await servers.startAll();
           const rows = servers.states().map((s) => {
             const o = s.offer;
@@ -113,7 +120,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
       {
         name: "mcp-resources",
         stability: "session",
-        provide: () => (state ? state.resources.block(kit.log) : null),
+        provide: (turn) => states.get(keyOf(turn.options))?.resources.block(kit.log) ?? null,
         async onMessage(message, s) {
           if (!configured(s.options) || !message.includes("@")) return;
           const { servers, resources } = session(s.options);
