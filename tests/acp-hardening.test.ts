@@ -70,7 +70,7 @@ describe("coder acp under a hostile client", () => {
     await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: repo.root, mcpServers: [] });
     expect(second.text(sessionId)).toContain(`not reopened with a saved session; add them again to use them: ${secret}`);
     await prompt(second, sessionId, [text("what now?")]);
-    expect(second.permissions.map((p) => p.toolCall.title)).toContain("Run shell command: touch planted-ran");
+    expect(second.permissions.map((p) => p.toolCall.title)).toContain("touch planted-ran");
     expect(existsSync(join(repo.root, "planted-ran"))).toBe(false);
     expect(JSON.stringify(mainRequests(s).at(-1).messages)).not.toContain("TOP-SECRET-TOKEN");
     // The record written after the turn keeps only the edit allowance.

@@ -302,13 +302,18 @@ describe("coder acp", () => {
     const { sessionId } = await session(c, repo.root);
     await prompt(c, sessionId, "how do I say hi?");
     expect(c.permissions).toHaveLength(2);
-    expect(c.permissions[0]!.toolCall.title).toBe("Run shell command: echo hi-from-shell");
+    expect(c.permissions[0]!.toolCall.title).toBe("echo hi-from-shell");
+    expect(c.permissions[0]!.toolCall.content).toEqual([{ type: "content", content: { type: "text", text: "Run shell command: echo hi-from-shell" } }]);
     expect(c.permissions[0]!.toolCall.kind).toBe("execute");
     expect(c.permissions[0]!.options.map((o) => o.kind)).not.toContain("allow_always");
-    // It ran, as an execute tool call with its output.
+    // The question is about the run's own card, which goes on to run with its output.
     const run = toolCalls(c.updatesOf(sessionId)).find((t) => t.kind === "execute");
-    expect(run?.title).toBe("echo hi-from-shell");
-    expect(JSON.stringify(toolUpdates(c.updatesOf(sessionId), run!.toolCallId))).toContain("hi-from-shell");
+    expect(run).toMatchObject({ title: "echo hi-from-shell", status: "pending" });
+    expect(c.permissions[0]!.toolCall.toolCallId).toBe(run!.toolCallId);
+    const later = toolUpdates(c.updatesOf(sessionId), run!.toolCallId);
+    expect(later[0]!.status).toBe("in_progress");
+    expect(later.at(-1)!.status).toBe("completed");
+    expect(JSON.stringify(later)).toContain("hi-from-shell");
   });
 
   test("lint and test runs are execute tool calls with their output; a failing test goes back to the model", async () => {

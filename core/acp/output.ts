@@ -83,6 +83,8 @@ export class AcpOutput implements Output {
   /** Edits of this request that failed: the reflection's report is added to them. */
   private failedEdits: { id: string; text: string }[] = [];
   private toolCard: ToolCard | null = null;
+  /** Shell commands asked about, by command: their execute card, adopted when the command runs. */
+  private readonly askedRuns = new Map<string, string>();
   /** Cards finished since the session was last saved. */
   private finished: FinishedCard[] = [];
   /** Every card's title and kind, for the record of finished ones. */
@@ -256,6 +258,17 @@ export class AcpOutput implements Output {
 
   /** The pending card a permission question about `key` (`edit:`, `create:`, `config:` + path) refers to. */
   cardFor(key: string): CardView | null {
+    if (key.startsWith("shell:")) {
+      // The run's own card, opened now: the question is about it, and the run continues it.
+      const command = key.slice("shell:".length);
+      let id = this.askedRuns.get(command);
+      if (!id) {
+        id = this.id("run");
+        this.askedRuns.set(command, id);
+        this.update({ sessionUpdate: "tool_call", toolCallId: id, title: command, kind: "execute", status: "pending", rawInput: { command } });
+      }
+      return { toolCallId: id, title: command, content: [], locations: [] };
+    }
     if (key.startsWith("tool:")) {
       const tool = this.toolCard;
       return tool && tool.state === "pending" && key === `tool:${tool.name}` ? { toolCallId: tool.id, title: tool.title, content: [], locations: [] } : null;
@@ -358,7 +371,24 @@ export class AcpOutput implements Output {
     this.update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: `Reflection ${event.n}: sending this back to the model.\n${event.reason}\n` } });
   }
 
+  /** A question was answered No: a shell command's card fails, since it will not run. */
+  declined(key: string): void {
+    if (!key.startsWith("shell:")) return;
+    const command = key.slice("shell:".length);
+    const id = this.askedRuns.get(command);
+    if (!id) return;
+    this.askedRuns.delete(command);
+    this.update({ sessionUpdate: "tool_call_update", toolCallId: id, status: "failed", content: [textContent("Not run: the user declined.")] });
+  }
+
   private openCommand(event: EventOf<"command">): void {
+    const asked = event.purpose === "run" ? this.askedRuns.get(event.command) : undefined;
+    if (asked) {
+      this.askedRuns.delete(event.command);
+      this.command = { id: asked, purpose: event.purpose, output: "" };
+      this.update({ sessionUpdate: "tool_call_update", toolCallId: asked, status: "in_progress" });
+      return;
+    }
     const id = this.id(event.purpose);
     this.command = { id, purpose: event.purpose, output: "" };
     const title = event.purpose === "run" ? event.command : `${event.purpose === "lint" ? "Lint" : "Test"}: ${event.command}`;

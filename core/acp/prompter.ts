@@ -42,6 +42,8 @@ export class AcpPrompter implements Prompter {
     private readonly settled: () => Promise<void> = () => Promise.resolve(),
     /** The tool call a question is about (an edit's pending card, with its diff), when there is one. */
     private readonly cardFor: (key: string) => CardView | null = () => null,
+    /** A question about `key` was answered No (its card, if any, closes). */
+    private readonly declined: (key: string) => void = () => {},
   ) {}
 
   /** A prompt turn starts: questions go to the client until it ends or is cancelled. */
@@ -60,6 +62,12 @@ export class AcpPrompter implements Prompter {
   }
 
   async choose(question: string, choices: readonly Choice[], detail?: string, options: ChooseOptions = {}): Promise<Choice> {
+    const choice = await this.askClient(question, choices, detail, options);
+    if (choice !== "yes" && choice !== "all") this.declined(options.key ?? question);
+    return choice;
+  }
+
+  private async askClient(question: string, choices: readonly Choice[], detail: string | undefined, options: ChooseOptions): Promise<Choice> {
     const no: Choice = choices.includes("no") ? "no" : "skip-all";
     // Outside a prompt turn (while a session is set up) the client knows no session to show a question in.
     if (!this.active || this.cancelled) {

@@ -152,6 +152,7 @@ export class AcpSession {
       (text) => log("info", text),
       () => this.output.drained(),
       (key) => this.output.cardFor(key),
+      (key) => this.output.declined(key),
     );
     this.buffers = new EditorBuffers(setup.app.root, setup);
   }
