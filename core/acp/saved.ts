@@ -1,8 +1,9 @@
 // The saved sessions of a repository, for `session/list` and `session/delete`: each record
 // under .coder/acp/ that loads (records.ts decides which are believed), newest first, titled
 // by its first request.
-import { existsSync, readdirSync, unlinkSync } from "node:fs";
-import { dirname } from "node:path";
+import { existsSync, readdirSync } from "node:fs";
+import { dirname, relative } from "node:path";
+import { removeState, stateDirOf } from "../edit/state.ts";
 import type * as acp from "@agentclientprotocol/sdk";
 import { loadRecord, recordPath, type SessionRecord } from "./records.ts";
 
@@ -31,6 +32,7 @@ export function listSessions(root: string): acp.SessionInfo[] {
 /** Remove a saved session; false when there was none. */
 export function deleteSession(root: string, id: string): boolean {
   if (!loadRecord(root, id)) return false;
-  unlinkSync(recordPath(root, id));
+  // Through the state folder's own remover: a link is removed, never followed.
+  removeState(root, relative(stateDirOf(root), recordPath(root, id)));
   return true;
 }
