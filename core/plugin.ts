@@ -763,11 +763,12 @@ export interface Kit {
   /**
    * Run a command without a shell (argv) or through the shell (string), in the repository root,
    * through `spawn`: a timeout ends the command's whole process group, not just the shell.
-   * `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal.
+   * `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal;
+   * an abort of `signal` ends the process group as a timeout does.
    */
   run(
     command: string[] | string,
-    options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void },
+    options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void; signal?: AbortSignal },
   ): Promise<{ code: number; stdout: string; stderr: string }>;
   /**
    * Run argv (no shell) in its own process group: a timeout or an abort sends SIGTERM to the whole

@@ -375,6 +375,34 @@ describe("coder acp", () => {
     expect(mainRequests(s)).toHaveLength(0);
   }, 60_000);
 
+  test("session/cancel during the tests: the test run's process group is stopped, its card fails, and the prompt ends cancelled", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ text: block("a.py", "x = 1\n", "x = 2\n") }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--test-cmd", "echo $$ > test.pid; exec sleep 1000", "--auto-test"] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    const turn = prompt(c, sessionId, "set x to 2", [{ type: "resource_link", uri: fileUri(repo.root, "a.py"), name: "a.py" }]);
+    const pidFile = join(repo.root, "test.pid");
+    while (!existsSync(pidFile) || !readFileSync(pidFile, "utf8").trim()) await Bun.sleep(20);
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    await c.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    let alive = true;
+    for (let i = 0; i < 100 && alive; i++) {
+      try {
+        process.kill(pid, 0);
+        await Bun.sleep(50);
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
+    const run = toolCalls(c.updatesOf(sessionId)).find((t) => t.title === "Test: echo $$ > test.pid; exec sleep 1000")!;
+    expect(toolUpdates(c.updatesOf(sessionId), run.toolCallId).at(-1)?.status).toBe("failed");
+    expect(mainRequests(s)).toHaveLength(1);
+  });
+
   test("SIGTERM from the editor mid-stream stops the turn like Ctrl-C and exits 143", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ text: "word ".repeat(400), chunkChars: 5, chunkDelayMs: 20 }]);
