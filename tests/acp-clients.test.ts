@@ -215,6 +215,47 @@ describe("acp-factory (a library on the official SDK 0.18)", () => {
     expect(mainRequests(s)).toHaveLength(1);
   });
 
+  test("an MCP tool call under ask (the permission on its card), then under auto", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, "stdio"] } } }));
+    const echo = { toolCalls: [{ name: "everything__echo", arguments: { message: "hello from mcp" } }] };
+    const s = await server([echo, { text: "It echoed." }, echo, { text: "Echoed again." }]);
+    const ask = await spawnCoder(repo, s, { permissionMode: "interactive" }, ["--mcp-config", config]);
+    const first = await run(await ask.createSession(repo.root), "echo something");
+    expect(factorySteps(first).slice(0, 4)).toEqual(["coder-tool-1 other pending", "permission coder-tool-1", "coder-tool-1 in_progress", "coder-tool-1 completed"]);
+    const auto = await spawnCoder(repo, s, {}, ["--mcp-config", config, "--mcp-tools", "auto"]);
+    const second = await run(await auto.createSession(repo.root), "echo again");
+    expect(factorySteps(second).slice(0, 2)).toEqual(["coder-tool-1 other in_progress", "coder-tool-1 completed"]);
+    expect(JSON.stringify(second)).toContain("hello from mcp");
+  });
+
+  test("a stdio MCP server passed in session/new (server-everything) serves the model's tool call", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const echo = { toolCalls: [{ name: "everything__echo", arguments: { message: "hello from the editor's server" } }] };
+    const s = await server([echo, { text: "It echoed." }]);
+    const agent = await spawnCoder(repo, s, { permissionMode: "interactive" });
+    const session = await agent.createSession(repo.root, { mcpServers: [{ name: "everything", command: NODE, args: [EVERYTHING, "stdio"], env: [] }] });
+    const updates = await run(session, "echo something");
+    expect(factorySteps(updates).slice(0, 4)).toEqual(["coder-tool-1 other pending", "permission coder-tool-1", "coder-tool-1 in_progress", "coder-tool-1 completed"]);
+    expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("hello from the editor's server");
+  });
+
+  test("a cancel while an MCP server is still starting ends the prompt, and no request is sent", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { slow: { command: "sleep", args: ["1000"], timeout: 600 } } }));
+    const s = await server([{ text: "never asked" }]);
+    const agent = await spawnCoder(repo, s, {}, ["--mcp-config", config]);
+    const session = await agent.createSession(repo.root);
+    const turn = run(session, "hello");
+    await Bun.sleep(1000);
+    await session.cancel();
+    const updates = await turn;
+    expect(factorySteps(updates)).toEqual([]);
+    expect(mainRequests(s)).toHaveLength(0);
+  }, 60_000);
+
   test("a 401 and a 500 end the prompt with an error, not a finished turn", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ status: 401, errorMessage: "invalid api key", match: "first" }, { status: 500, errorMessage: "the backend fell over", match: "second", repeat: true }]);
