@@ -359,6 +359,20 @@ describe("coder acp", () => {
     expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("(interrupted by the user)");
   });
 
+  test("an MCP server slow to start is said in the thread, once it has taken a second", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: "sh", args: ["-c", `sleep 2; exec '${NODE}' '${EVERYTHING}' stdio`] } } }));
+    const s = await server([{ text: "Here." }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    expect((await prompt(c, sessionId, "hello")).stopReason).toBe("end_turn");
+    const text = c.text(sessionId);
+    expect(text).toContain("Waiting for the tools of mcp (starting)…\n");
+    expect(text.indexOf("Waiting for the tools")).toBeLessThan(text.indexOf("Here."));
+  });
+
   test("session/cancel while an MCP server is still starting: the prompt ends cancelled at once, and no request is sent", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const config = join(repo.root, "..", "mcp.json");

@@ -371,6 +371,10 @@ export class AcpOutput implements Output {
     this.update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: `Reflection ${event.n}: sending this back to the model.\n${event.reason}\n` } });
   }
 
+  waiting(what: string): void {
+    this.message(`${what}\n`);
+  }
+
   /** A question was answered No: a shell command's card fails, since it will not run. */
   declined(key: string): void {
     if (!key.startsWith("shell:")) return;

@@ -70,6 +70,8 @@ export interface Output {
   staged?(changes: readonly StagedChange[]): void;
   /** Optional: these files of the reply are being written now. */
   writing?(paths: readonly string[]): void;
+  /** Optional: the request waits on something slow (tool providers starting their servers): said once it has taken a second. */
+  waiting?(what: string): void;
   /** Optional: a tool call the model made is about to be asked about ("pending") or run ("running"); its `tool` event ends it. */
   toolCall?(call: { name: string; origin: string; arguments: string }, phase: "pending" | "running"): void;
 }

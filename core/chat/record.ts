@@ -22,6 +22,7 @@ export function recordingOutput(out: Output, transcript: NoteSink): Output {
     ...(out.staged ? { staged: (changes) => out.staged?.(changes) } : {}),
     ...(out.writing ? { writing: (paths) => out.writing?.(paths) } : {}),
     ...(out.toolCall ? { toolCall: (call, phase) => out.toolCall?.(call, phase) } : {}),
+    ...(out.waiting ? { waiting: (what) => out.waiting?.(what) } : {}),
   };
 }
 
