@@ -840,6 +840,8 @@ export interface SpawnResult {
   stderr: string;
   timedOut: boolean;
   aborted: boolean;
+  /** Why the command could not start (not found, not executable); code is then 127. */
+  startError?: string;
 }
 
 export interface Reports {

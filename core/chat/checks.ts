@@ -95,7 +95,7 @@ export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["l
   for (const [lint, files] of lintCommands(lintCmd, paths, (p) => languageFor(p)?.name ?? null)) {
     const command = `${lint} ${files.map(shellQuote).join(" ")}`;
     out.emit({ type: "command", command, purpose: "lint" });
-    const r = await kit.run(command, { timeoutMs: 300_000, onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })), ...(signal ? { signal } : {}) });
+    const r = await kit.run(command, { timeoutMs: 300_000, signal, onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "lint", ok: r.code === 0, command, output });
     // Cancelled: the run was stopped, which is no finding to report.
@@ -105,8 +105,7 @@ export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["l
   return { ok: failures.length === 0, output: failures.join("\n\n") };
 }
 
-/** Lint the edited files (syntax first), then run the tests; the reflection text of the first failure, or null. */
-/** A cancel (`signal`) ends a lint or test run's whole process group and the turn. */
+/** Lint the edited files (syntax first), then run the tests; the reflection text of the first failure, or null. Ctrl-C (`signal`) ends a running command's whole process group. */
 export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited: readonly EditedFile[], signal?: AbortSignal): Promise<string | null> {
   if (o.autoLint) {
     const syntax = await syntaxCheck(edited, true);
@@ -120,7 +119,7 @@ export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited
   }
   if (o.testCmd && o.autoTest) {
     out.emit({ type: "command", command: o.testCmd, purpose: "test" });
-    const r = await kit.run(o.testCmd, { timeoutMs: 900_000, onOutput: (text) => out.emit({ type: "output", text }), ...(signal ? { signal } : {}) });
+    const r = await kit.run(o.testCmd, { timeoutMs: 900_000, signal, onOutput: (text) => out.emit({ type: "output", text }) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "test", ok: r.code === 0, command: o.testCmd, output });
     if (signal?.aborted) return null;

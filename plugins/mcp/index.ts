@@ -31,7 +31,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     let configs: ReturnType<typeof configuredServers> = [];
     let problem: string | null = null;
     try {
-      configs = configuredServers(options, process.env, kit.root, kit.cwd);
+      configs = configuredServers(options, process.env, kit.root, kit.cwd, kit.files.readBytes);
     } catch (error) {
       if (!(error instanceof McpConfigError)) throw error;
       problem = error.message;
