@@ -51,7 +51,8 @@ async function acpx(repo: Repo, s: FakeServer, prompt: string, flags: string[], 
 }
 
 /**
- * The updates and questions as a list of short steps, consecutive chunks of one kind folded:
+ * The updates and questions as a list of short steps, consecutive chunks of one kind folded
+ * (and the timing-dependent "Waiting for the tools" note left out):
  * `message`, `thought`, `tool_call edit pending`, `permission coder-edit-1`, `coder-edit-1 in_progress`, ...
  */
 function steps(items: { update?: any; permission?: any }[]): string[] {
@@ -59,6 +60,8 @@ function steps(items: { update?: any; permission?: any }[]): string[] {
   for (const { update, permission } of items) {
     let step: string;
     if (permission) step = `permission ${permission.toolCall.toolCallId}`;
+    // The note that an MCP server is slow to start comes only when it is (the machine's load decides): left out.
+    else if (update.sessionUpdate === "agent_message_chunk" && update.content?.text?.startsWith("Waiting for the tools of ")) continue;
     else if (update.sessionUpdate === "agent_message_chunk") step = "message";
     else if (update.sessionUpdate === "agent_thought_chunk") step = "thought";
     else if (update.sessionUpdate === "tool_call") step = `${update.toolCallId} ${update.kind} ${update.status}`;
