@@ -373,6 +373,21 @@ describe("coder acp", () => {
     expect(text.indexOf("Waiting for the tools")).toBeLessThan(text.indexOf("Here."));
   });
 
+  test("an MCP server that fails to start is said in the thread, once per session", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { broken: { command: "false" } } }));
+    const s = await server([{ text: "Here." }, { text: "Again." }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "hello");
+    await prompt(c, sessionId, "hello again");
+    const said = c.text(sessionId).split("\n").filter((l) => l.includes("MCP server broken") && l.includes("did not start"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toStartWith("Warning: ");
+  });
+
   test("session/cancel while an MCP server is still starting: the prompt ends cancelled at once, and no request is sent", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const config = join(repo.root, "..", "mcp.json");

@@ -7,6 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { App } from "../kernel.ts";
+import type { Logger } from "../plugin.ts";
 import { chooseModel } from "../chat/create.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { type RunInput, loadSettings } from "../cli/settings.ts";
@@ -130,12 +131,34 @@ class CoderAgent {
   private appFor(cwd: string): Promise<App> {
     let app = this.apps.get(cwd);
     if (!app) {
-      app = loadSettings({ ...this.input, cwd, rest: [] }).then((loaded) => assembleApp(loaded, this.input.builtins));
+      app = loadSettings({ ...this.input, cwd, rest: [] }).then((loaded) => assembleApp({ ...loaded, log: this.toSessions(loaded.log, cwd) }, this.input.builtins));
       app.then(() => trace(`acp: kernel ready for ${cwd}`), () => {});
       this.apps.set(cwd, app);
       app.catch(() => this.apps.delete(cwd));
     }
     return app;
+  }
+
+  /**
+   * The folder's log, whose warnings and errors (an MCP server that did not start, a plugin's
+   * failure) also reach the thread of each session prompting there, once per session.
+   */
+  private toSessions(log: Logger, cwd: string): Logger {
+    const tell = (text: string) => {
+      for (const session of this.sessions.values()) if (session.cwd === cwd) session.notice(text);
+    };
+    return {
+      debug: (text) => log.debug(text),
+      info: (text) => log.info(text),
+      warn: (text) => {
+        log.warn(text);
+        tell(text);
+      },
+      error: (text) => {
+        log.error(text);
+        tell(text);
+      },
+    };
   }
 
   /** A kernel for one session: the folder's registry and kit, its own copy of the settings. */

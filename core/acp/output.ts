@@ -229,9 +229,10 @@ export class AcpOutput implements Output {
     this.message(text.endsWith("\n") ? text : `${text}\n`);
   }
 
-  warn(text: string): void {
+  /** A warning in the thread (and on stderr, unless it is already there: `logged`). */
+  warn(text: string, logged = false): void {
     this.closeRun();
-    this.hooks.log("warn", text);
+    if (!logged) this.hooks.log("warn", text);
     this.message(`\n\nWarning: ${text}\n`);
   }
 

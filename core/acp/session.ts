@@ -171,6 +171,20 @@ export class AcpSession {
     return this.setup.app.root;
   }
 
+  get cwd(): string {
+    return this.setup.cwd;
+  }
+
+  /** Warnings of the folder's plugins said while this session prompts (each once per session). */
+  private readonly noticed = new Set<string>();
+
+  /** A warning from the folder's log (an MCP server that failed to start): said in the thread during a turn, once. */
+  notice(text: string): void {
+    if (!this.running || this.noticed.has(text)) return;
+    this.noticed.add(text);
+    this.output.warn(text, true);
+  }
+
   private async start(): Promise<void> {
     const { app, record } = this.setup;
     this.coder = await createCoder(app, { out: this.output, totals: this.totals, prompter: () => this.prompter, editor: this.buffers });
