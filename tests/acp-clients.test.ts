@@ -50,6 +50,27 @@ async function acpx(repo: Repo, s: FakeServer, prompt: string, flags: string[], 
   return { code, messages, stderr };
 }
 
+/** acpx's `sessions list`: the agent's own session/list, as acpx prints it. */
+async function acpxSessions(repo: Repo, s: FakeServer): Promise<any> {
+  const agent = `sh -c ${quote(`cd ${quote(repo.root)} && exec ${agentArgs(repo, s).map(quote).join(" ")}`)}`;
+  const proc = Bun.spawn([ACPX, "--agent", agent, "--cwd", repo.root, "--format", "json", "sessions", "list"], {
+    timeout: 60_000,
+    killSignal: "SIGKILL",
+    cwd: repo.root,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stdout = await new Response(proc.stdout).text();
+  await proc.exited;
+  return stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l))
+    .find((m) => m.source === "agent");
+}
+
 /**
  * The updates and questions as a list of short steps, consecutive chunks of one kind folded
  * (and the timing-dependent "Waiting for the tools" note left out):
@@ -135,6 +156,16 @@ describe("acpx (headless CLI client)", () => {
     expect(init.result.agentCapabilities.mcpCapabilities).toEqual({ http: true, sse: true });
     expect(acpxSteps(r.messages)).toEqual(["coder-tool-1 other pending", "permission coder-tool-1", "coder-tool-1 in_progress", "coder-tool-1 completed", "message"]);
     expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("hello from the editor's server");
+  });
+
+  test("sessions list: the session an exec left, titled by its request", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), COMMIT_MESSAGE]);
+    const r = await acpx(repo, s, "set x to 2 in a.py", ["--approve-all"]);
+    const sessionId = r.messages.find((m) => m.result?.sessionId)?.result.sessionId;
+    const listed = await acpxSessions(repo, s);
+    expect(listed.sessions).toHaveLength(1);
+    expect(listed.sessions[0]).toMatchObject({ sessionId, cwd: repo.root, title: "set x to 2 in a.py" });
   });
 
   test("a 401 ends the prompt with auth_required and a 500 with the provider's message; acpx exits non-zero", async () => {
