@@ -631,6 +631,14 @@ export interface ModelAdapter {
   defaultModelKeys?: readonly string[];
   /** The model to use when no adapter's `defaultModel` found a key and nothing names one (the first adapter's that says). Optional. */
   fallbackModel?: string;
+  /**
+   * Why `model` cannot be used for want of an API key in `env` (naming what to set), or null when
+   * its key is there or it needs none. Lets an editor offer a sign-in before the first request.
+   *
+   * @example
+   * missingKey: (model, env) => (env.MY_API_KEY ? null : "no API key: set MY_API_KEY")
+   */
+  missingKey?(model: string, env: Readonly<Record<string, string | undefined>>): string | null;
   /** Stream one reply. Throws an Error with a one-line message when the request finally fails. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
   /**
@@ -680,6 +688,8 @@ export interface ModelRequest {
 
 export type ModelEvent =
   | { type: "text"; text: string }
+  /** The model's reasoning as it streams (`reasoning_content` / `reasoning` deltas): shown, never part of the reply. */
+  | { type: "reasoning"; text: string }
   | { type: "tool-call"; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: "usage"; promptTokens: number; completionTokens: number; cachedTokens: number; cacheWriteTokens?: number }
   | { type: "finish"; reason: FinishReason }
@@ -1032,7 +1042,8 @@ export interface Kit {
   /**
    * Run a command without a shell (argv) or through the shell (string), in the repository root,
    * through `spawn`: a timeout ends the command's whole process group, not just the shell.
-   * `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal.
+   * `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal;
+   * an abort of `signal` ends the process group as a timeout does.
    */
   run(
     command: string[] | string,

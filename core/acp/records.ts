@@ -6,6 +6,15 @@ import { join } from "node:path";
 import type { ChatMessage } from "../plugin.ts";
 import { replaceRecord } from "../edit/state.ts";
 
+/**
+ * The "allow always" answers a record keeps: edits and new files inside the repository.
+ * A shell command, a config change or a conflicted file is asked every time, so such a key
+ * is never written, and never believed when a record (perhaps planted) holds one.
+ */
+export function persistentAllowance(key: string): boolean {
+  return /^(edit|create):(?!\/|\.\.(\/|$))./.test(key);
+}
+
 export interface SessionRecord {
   version: 1;
   id: string;
@@ -16,20 +25,32 @@ export interface SessionRecord {
   readOnly: string[];
   /** The finished conversation (as the model will see it: summaries included). */
   messages: ChatMessage[];
-  /** Keys answered "allow always". */
+  /** Keys answered "allow always" (edits and new files only: `persistentAllowance`). */
   allowed: string[];
   updatedAt: string;
+  /** The session's finished tool calls (edits with their diffs and commit lines, runs, MCP calls), replayed by `session/load`. */
+  cards?: ReplayCard[];
+}
+
+/** A finished tool call as the editor last saw it, shown again after message number `after`. */
+export interface ReplayCard {
+  after: number;
+  title: string;
+  kind: string;
+  status: "completed" | "failed";
+  content: unknown[];
+  locations?: unknown[];
 }
 
 /** Session ids are ours (UUIDs): anything else names no file. */
 const ID = /^[0-9a-f-]{36}$/;
 
-function recordPath(root: string, id: string): string {
+export function recordPath(root: string, id: string): string {
   return join(root, ".coder", "acp", `${id}.json`);
 }
 
 export function saveRecord(root: string, record: SessionRecord): void {
-  replaceRecord(recordPath(root, record.id), `${JSON.stringify(record)}\n`);
+  replaceRecord(recordPath(root, record.id), `${JSON.stringify({ ...record, allowed: record.allowed.filter(persistentAllowance) })}\n`);
 }
 
 /** The saved session `id` of the repository at `root`, or null when there is none (or it is unreadable). */
@@ -49,12 +70,18 @@ export function loadRecord(root: string, id: string): SessionRecord | null {
       editable: strings(data.editable),
       readOnly: strings(data.readOnly),
       messages: data.messages.filter((m): m is ChatMessage => !!m && typeof m === "object" && typeof m.role === "string" && typeof m.content === "string"),
-      allowed: strings(data.allowed),
+      allowed: strings(data.allowed).filter(persistentAllowance),
+      cards: Array.isArray(data.cards) ? data.cards.filter(isReplayCard) : [],
       updatedAt: String(data.updatedAt ?? ""),
     };
   } catch {
     return null;
   }
+}
+
+function isReplayCard(value: unknown): value is ReplayCard {
+  const c = value as Partial<ReplayCard> | null;
+  return !!c && typeof c === "object" && typeof c.after === "number" && typeof c.title === "string" && typeof c.kind === "string" && (c.status === "completed" || c.status === "failed") && Array.isArray(c.content);
 }
 
 function strings(value: unknown): string[] {

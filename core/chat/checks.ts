@@ -98,6 +98,8 @@ export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["l
     const r = await kit.run(command, { timeoutMs: 300_000, signal, onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "lint", ok: r.code === 0, command, output });
+    // Cancelled: the run was stopped, which is no finding to report.
+    if (signal?.aborted) return { ok: true, output: "" };
     if (r.code !== 0) failures.push(`\`${command}\` reports:\n\n${clip(output)}`);
   }
   return { ok: failures.length === 0, output: failures.join("\n\n") };
@@ -112,6 +114,7 @@ export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited
       return `Your edit left syntax errors. Fix them:\n\n${syntax}`;
     }
     const lint = await runLinters(kit, out, o.lintCmd, edited.filter((f) => f.after !== null).map((f) => f.path), undefined, signal);
+    if (signal?.aborted) return null;
     if (!lint.ok) return `The linter reports problems in the files you edited. Fix them:\n\n${lint.output}`;
   }
   if (o.testCmd && o.autoTest) {
@@ -119,6 +122,7 @@ export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited
     const r = await kit.run(o.testCmd, { timeoutMs: 900_000, signal, onOutput: (text) => out.emit({ type: "output", text }) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "test", ok: r.code === 0, command: o.testCmd, output });
+    if (signal?.aborted) return null;
     if (r.code !== 0) return `The tests (\`${o.testCmd}\`) fail after your edits. Fix the code so they pass:\n\n${clip(output)}`;
   }
   return null;

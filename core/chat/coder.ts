@@ -29,6 +29,9 @@ import { trace } from "../trace.ts";
 import { answerDanglingToolCalls, answerToolCalls } from "./tool-answers.ts";
 import { ToolGathering } from "./tool-calls.ts";
 
+/** How long the tool offer may take before a front end that shows progress is told (`Output.waiting`). */
+const SLOW_TOOLS_MS = 1000;
+
 export class Coder {
   readonly history = new ChatHistory();
   model: string;
@@ -217,7 +220,15 @@ export class Coder {
       this.noticed.add(text);
     };
     this.gathering ??= new ToolGathering({ out: this.services.out, gate: this.services.gate, warn, hooks: this.services.app.registry.hooks }, this.options.maxToolCalls);
-    return this.gathering.offer(providers, await this.turnContext(message, signal), this.format.item.tools ?? []);
+    const turn = await this.turnContext(message, signal);
+    // A provider may be starting its servers (MCP): a front end that shows progress hears of it after a second.
+    const { out } = this.services;
+    const slow = out.waiting ? setTimeout(() => out.waiting?.(`Waiting for the tools of ${providers.map((p) => p.item.name).join(", ")} (starting)…`), SLOW_TOOLS_MS) : null;
+    try {
+      return await this.gathering.offer(providers, turn, this.format.item.tools ?? []);
+    } finally {
+      if (slow) clearTimeout(slow);
+    }
   }
 
   /**
@@ -408,6 +419,7 @@ export class Coder {
         hooks: app.registry.hooks,
         guardUncommitted: (paths) => guardUncommitted({ matcher: app.kit.matcher, git: this.services.git, files: this.services.files }, paths),
         ...(this.amendReply ? { amend: this.amendReply } : {}),
+        ...(out.staged ? { preview: (changes) => out.staged?.(changes) } : {}),
       },
       edits,
     );

@@ -14,6 +14,7 @@ import { mediaTokens } from "./parts.ts";
 import type { ChatMessage, ContextBlock, EditFormat, Fence, ModelInfo, TurnContext } from "../plugin.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
+import { untilAborted } from "./abortable.ts";
 import type { CoderServices, CoderSetup } from "./types.ts";
 
 /** What a prompt is made of: one coder's services, setup, history, format and model. */
@@ -100,7 +101,7 @@ export class ContextProviders {
 
   async provide(entry: Registered<{ name: string; provide: (t: TurnContext) => unknown }>, turn: TurnContext): Promise<ContextText | null> {
     try {
-      const block = (await guard(entry, "provide", () => entry.item.provide(turn))) as ContextBlock | null;
+      const block = (await untilAborted(Promise.resolve(guard(entry, "provide", () => entry.item.provide(turn))), turn.signal)) as ContextBlock | null;
       if (!block || !block.text) return null;
       const text: ContextText = { label: block.label ?? entry.item.name, text: block.text };
       if (block.parts?.length) text.parts = block.parts;

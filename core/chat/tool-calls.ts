@@ -3,11 +3,13 @@
 // goes back as a `tool` message, and the model is asked again, until it answers in the
 // edit format or the `--max-tool-calls` budget is spent (then it is told to answer now).
 // The turn loop (core/chat/coder.ts) asks `wants(reply)` after each reply and `answer(reply)` to run the calls.
+import { Interrupted } from "../errors.ts";
 import type { Gate } from "../gate/gate.ts";
 import type { ChatMessage, ProvidedTool, ToolCall, ToolProvider, ToolSpec, TurnContext } from "../plugin.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
 import type { Hooks } from "../plugins/hooks.ts";
+import { untilAborted } from "./abortable.ts";
 
 /** The most characters of one tool result sent to the model (about 10k tokens); the rest is cut with a note. */
 export const TOOL_OUTPUT_CAP = 40_000;
@@ -55,8 +57,10 @@ export class ToolGathering {
     const lists = await Promise.all(
       providers.map(async (entry) => {
         try {
-          return { entry, tools: await guard(entry, "tools", () => entry.item.tools(turn)) };
+          // A server still starting is not waited for once the turn is cancelled.
+          return { entry, tools: await untilAborted(Promise.resolve(guard(entry, "tools", () => entry.item.tools(turn))), turn.signal) };
         } catch (error) {
+          if (error instanceof Interrupted || turn.signal.aborted) throw new Interrupted();
           this.deps.warn(messageOf(error));
           return { entry, tools: [] as ProvidedTool[] };
         }
@@ -126,12 +130,15 @@ export class ToolGathering {
       this.deps.out.warn(`plugin ${vetoed.plugin} refused the tool call ${call.name}: ${vetoed.veto}`);
       return report("declined", `Not run: ${vetoed.veto}`);
     }
+    const shownCall = { name: call.name, origin, arguments: call.arguments };
     if ((offered.tool.confirm ?? "ask") === "ask") {
+      this.deps.out.toolCall?.(shownCall, "pending");
       const shown = call.arguments.length > 400 ? `${call.arguments.slice(0, 399)}…` : call.arguments;
       // --yes-always does not answer a tool call (gate.toolPermission): it is asked, or declined with nobody to ask.
       const yes = await this.deps.gate.toolPermission(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, `tool:${call.name}`);
       if (!yes) return report("declined", "Not run: the user declined this call. Do without it, or ask the user.");
     }
+    this.deps.out.toolCall?.(shownCall, "running");
     try {
       const result = await guard(offered.owner, `tool ${call.name}`, () => offered.tool.call(args, signal));
       return report(result.isError ? "error" : "ok", result.text);

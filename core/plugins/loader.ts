@@ -145,6 +145,7 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     defaultModelKeys: { kind: "array", optional: true },
     fallbackModel: { kind: "string", optional: true },
     transcribe: { kind: "function", optional: true },
+    missingKey: { kind: "function", optional: true },
   },
   commands: {
     name: { kind: "string" },

@@ -29,6 +29,8 @@ export class PlainOutput implements Output {
   protected streamed = false;
   /** The running command's output was shown live (its end need not repeat it). */
   protected commandShown = false;
+  /** The model's reasoning of the reply under way, shown folded once the reply is in. */
+  protected reasoning = "";
   /** Writing to a terminal (`--no-pretty` on a TTY): the model's text goes through `terminalSafe`. */
   protected readonly safe: (text: string) => string;
   constructor(
@@ -44,6 +46,10 @@ export class PlainOutput implements Output {
     switch (event.type) {
       case "request":
         this.streamed = false;
+        this.reasoning = "";
+        return;
+      case "reasoning":
+        this.reasoning += event.text;
         return;
       case "delta":
         this.streamed ||= event.text.length > 0;
@@ -51,6 +57,7 @@ export class PlainOutput implements Output {
         return;
       case "reply":
         this.endReply();
+        if (this.reasoning.trim()) this.status(foldedReasoning(this.takeReasoning()));
         if (event.finishReason === "interrupted") this.status("(interrupted: the partial answer is kept in the chat; say \"continue\" to resume it)");
         this.status(usageLine(event.usage, event.cost, this.sessionTotals, event.costKnown !== false));
         return;
@@ -133,6 +140,13 @@ export class PlainOutput implements Output {
     this.midLine = false;
   }
 
+  /** The reasoning gathered for this reply (and forget it). */
+  protected takeReasoning(): string {
+    const text = this.reasoning;
+    this.reasoning = "";
+    return text;
+  }
+
   protected status(text: string): void {
     this.endReply();
     this.out(`${this.safe(text)}\n`);
@@ -172,4 +186,12 @@ export function foldedToolResult(event: EventOf<"tool">, shown = 3): string {
   const body = lines.slice(0, shown).map((l) => `  │ ${l.length > 160 ? `${l.slice(0, 159)}…` : l}`);
   if (lines.length > shown) body.push(`  │ … ${lines.length - shown} more line${lines.length - shown === 1 ? "" : "s"}`);
   return [head, ...body].join("\n");
+}
+
+/** The model's reasoning, folded: a count and its first lines (the rest is in the `--json` stream). */
+export function foldedReasoning(text: string, shown = 3): string {
+  const lines = text.split("\n").map((l) => l.trimEnd()).filter((l) => l.trim());
+  const more = lines.length - Math.min(shown, lines.length);
+  const plural = (n: number) => `${n} line${n === 1 ? "" : "s"}`;
+  return [`Reasoning (${plural(lines.length)}):`, ...lines.slice(0, shown).map((l) => `  ${l}`), ...(more ? [`  … ${plural(more)} more`] : [])].join("\n");
 }

@@ -7,7 +7,7 @@ import { usageLine } from "../chat/events.ts";
 import { highlighterFor } from "./highlight.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./progress.ts";
-import { appliedVerb, checkLine, commandLine, firstLine, foldedToolResult, type HumanOutputOptions, PlainOutput, type Write } from "./render.ts";
+import { appliedVerb, checkLine, commandLine, firstLine, foldedReasoning, foldedToolResult, type HumanOutputOptions, PlainOutput, type Write } from "./render.ts";
 import { terminalSafe } from "./safe.ts";
 import { makeTheme, type Theme, type ThemeChoice } from "./style.ts";
 
@@ -66,8 +66,14 @@ export class TtyOutput extends PlainOutput {
         this.streamed ||= event.text.length > 0;
         this.md.push(event.text);
         return;
+      case "reasoning":
+        // Gathered while the model thinks, and shown dimmed and folded after the reply.
+        this.reasoning += event.text;
+        if (!this.streamed) this.spinner.start("Thinking");
+        return;
       case "reply":
         this.md.end();
+        if (this.reasoning.trim()) this.out(`${t.dim(terminalSafe(foldedReasoning(this.takeReasoning())))}\n`);
         if (event.finishReason === "interrupted") this.out(`${t.warn("^C")} ${t.dim("interrupted: the partial answer is kept in the chat; say \"continue\" to resume it")}\n`);
         this.out(`${t.dim(usageLine(event.usage, event.cost, this.sessionTotals, event.costKnown !== false))}\n`);
         return;

@@ -56,6 +56,8 @@ export interface ApplyInputs {
   diff(path: string, before: string, after: string): string;
   /** Plugins' onEdit hooks (none: every staged change stands). */
   hooks?: Pick<Hooks, "has" | "edit">;
+  /** Shown every file the edits would change, before the gate asks anything (an editor's cards); optional. */
+  preview?(changes: readonly { path: string; before: string | null; after: string | null }[]): void;
   /**
    * Tell the shared matcher which of `paths` hold uncommitted changes, while the edits are
    * applied (see `guardUncommitted`); returns the function that ends it.
@@ -163,6 +165,7 @@ export function editTargets(edit: Edit): string[] {
 /** Gate every path of every edit, then apply the allowed edits to one staged workspace. Writes nothing. */
 export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: GateAnswers = { edit: new Map(), config: new Map() }): Promise<AppliedReply> {
   const { files, chatFiles, readOnlyFiles, format } = inputs;
+  if (inputs.preview) await previewEdits(inputs, edits);
   const gate = answeringOnce(inputs.gate, answers);
   const outcomes: (EditOutcome | undefined)[] = new Array(edits.length);
   const allowed: { edit: Edit; index: number }[] = [];
@@ -263,6 +266,28 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
     failedOutside: [...outside].filter((p) => !landed.has(p) && done.some((o) => o.path === p && o.status === "failed")),
     restage: () => stageEdits(inputs, edits, answers),
   };
+}
+
+/**
+ * Every edit applied to a scratch workspace, ungated, to show what each file would become
+ * before anyone is asked; nothing of it is kept or written (the gated staging follows).
+ */
+async function previewEdits(inputs: ApplyInputs, edits: Edit[]): Promise<void> {
+  const { files, chatFiles, format } = inputs;
+  const paths = [...new Set([...chatFiles, ...edits.flatMap(editTargets)])];
+  const ws = files.workspace(paths);
+  let endGuard = () => {};
+  try {
+    // Under the same guard of the user's uncommitted changes as the real staging, so the card shows what it will do.
+    endGuard = (await inputs.guardUncommitted?.([...new Set(paths.map((p) => files.canonical(p)))])) ?? endGuard;
+    await guard(format, "apply", () => format.item.apply(edits, ws));
+  } catch {
+    return; // a bad path or the format's failure: the real staging reports it
+  } finally {
+    endGuard();
+  }
+  const changes = [...ws.changes()].map(([path, after]) => ({ path, before: files.read(path), after }));
+  if (changes.length) inputs.preview?.(changes);
 }
 
 /** Has a file the reply read or writes changed on disk since it was staged? */
