@@ -39,7 +39,8 @@ export async function renderServers(servers: McpServers, resources: ResourceCont
   }
   const added = resources.list();
   if (added.length) lines.push(`In the chat: ${added.map((a) => `@${a.server}:${a.uri} (${a.chars} characters)`).join(", ")}`);
-  return lines.join("\n");
+  // A server's own text (its version, a problem it printed) may end in blanks: no line does here.
+  return lines.map((line) => line.trimEnd()).join("\n");
 }
 
 /** `coder mcp list --json`: every server's state and offer, as one JSON document (absent values null). */

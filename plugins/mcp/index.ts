@@ -110,7 +110,10 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     s.warn(`unknown /mcp command "${verb}": use /mcp, /mcp add SERVER URI, /mcp drop [SERVER:URI]`);
   };
 
-  /** `coder mcp list [--json]`: the servers started, listed, and closed again. */
+  /**
+   * `coder mcp list [--json]`: the servers started, listed, and closed again. A server that
+   * failed is reported in the listing only (not again on stderr), and the exit code is 1.
+   */
   const listCommand = async (args: readonly string[], cli: SubcommandContext): Promise<number> => {
     if (args.length !== 1 || args[0] !== "list") cli.usage(`unknown command "coder mcp ${args.join(" ")}" (use \`coder mcp list\` or \`coder mcp list --json\`)`);
     const { servers, resources, problem } = session(cli.options);
@@ -119,9 +122,10 @@ export default function mcpPlugin(kit: Kit): PluginObject {
         cli.warn(problem);
         return 1;
       }
+      servers.logFailures = false;
       if (cli.json) cli.printJson(await serversJson(servers, kit.options.get(MCP_TOOLS)));
       else cli.print(await renderServers(servers, resources, kit.options.get(MCP_TOOLS)));
-      return 0;
+      return servers.states().some((s) => s.status === "failed") ? 1 : 0;
     } finally {
       await servers.closeAll();
     }

@@ -33,6 +33,11 @@ interface Entry extends ServerState {
 
 export class McpServers {
   private readonly entries = new Map<string, Entry>();
+  /**
+   * Whether a server that fails to start is also said on the log (stderr). `coder mcp list`
+   * turns it off: its listing is where the failure is reported, once.
+   */
+  logFailures = true;
   /** Resource change notifications, for the resource context. */
   onResourceUpdated: ((server: string, uri: string) => void) | null = null;
 
@@ -106,7 +111,7 @@ export class McpServers {
     } catch (error) {
       entry.status = "failed";
       entry.problem = error instanceof Error ? error.message : String(error);
-      this.kit.log.warn(entry.problem);
+      if (this.logFailures) this.kit.log.warn(entry.problem);
       throw new Error(entry.problem);
     } finally {
       entry.starting = null;
