@@ -322,6 +322,42 @@ describe("tools in the gathering step", () => {
     expect(names.some((n) => n.startsWith("ghost__") || n.startsWith("mute__"))).toBe(false);
   });
 
+  test("a server that failed to start is remembered: the next run skips it at once and says how to retry; coder mcp list tries it again", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const fake = await server([{ text: "One." }, { text: "Two." }]);
+    // Each start of the mute server leaves a line in starts.txt, then never answers initialize.
+    const starts = join(repo.root, "..", "starts.txt");
+    const config = mcpConfig(repo, { mute: { command: "sh", args: ["-c", `echo start >> ${starts}; exec sleep 600`], timeout: 1 }, everything });
+    const startsSoFar = () => (existsSync(starts) ? readFileSync(starts, "utf8").split("\n").filter(Boolean).length : 0);
+
+    const first = await runCoder(repo, fake, ["--mcp-config", config, "-m", "Hello"]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain("did not start: no answer to initialize within 1 s");
+    expect(startsSoFar()).toBe(1);
+    const remembered = JSON.parse(readFileSync(join(repo.root, ".coder/cache/mcp/failures.json"), "utf8"));
+    expect(Object.keys(remembered).map((k) => k.split(":")[0])).toEqual(["mute"]);
+
+    // The next run does not start it again: it is skipped, with why and how to try again.
+    const second = await runCoder(repo, fake, ["--mcp-config", config, "-m", "Again"]);
+    expect(second.code).toBe(0);
+    expect(startsSoFar()).toBe(1);
+    const skipped = second.stderr.split("\n").filter((l) => l.includes("MCP server mute"));
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatch(/MCP server mute skipped, as it failed to start (less than a minute|\d+ min) ago: MCP server mute \(sh -c .*\) did not start: no answer to initialize within 1 s.*\. It is skipped for \d+ min more; \/mcp or `coder mcp list` tries it again now$/);
+    expect(second.stderr).not.toContain("starting MCP server mute");
+    const names = toolNames(mainRequests(fake)[1]);
+    expect(names.some((n) => n.startsWith("everything__"))).toBe(true);
+    expect(names.some((n) => n.startsWith("mute__"))).toBe(false);
+
+    // coder mcp list tries it again (and it fails again: exit 1, its own timeout reported).
+    const list = await runCoder(repo, fake, ["mcp", "list", "--mcp-config", config]);
+    expect(list.code).toBe(1);
+    expect(startsSoFar()).toBe(2);
+    expect(list.stdout).toMatch(/mute {2}failed/);
+    expect(list.stdout).toContain("no answer to initialize within 1 s");
+    expect(list.stdout).not.toContain("skipped");
+  });
+
   test("a tool that returns 5 MB: the model gets the first 40,000 characters and a note; the event keeps the full size", async () => {
     const repo = makeRepo({ "a.txt": "a\n" });
     const big = "0123456789abcdef\n".repeat(Math.ceil((5 * 1024 * 1024) / 17));

@@ -63,7 +63,8 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     const mode = kit.options.get(MCP_TOOLS);
     if (mode === "off" || !configured(turn.options)) return [];
     const { servers } = session(turn.options);
-    // Servers whose tools are not known yet (no cache) start now, together.
+    // Servers that failed to start recently are skipped (said once); those whose tools are not known yet (no cache) start now, together.
+    servers.skipRecentFailures();
     const unknown = servers.enabled().filter((n) => servers.knownTools(n) === null);
     if (unknown.length) {
       kit.log.info(`starting MCP server${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")} to list ${unknown.length === 1 ? "its" : "their"} tools`);
@@ -149,7 +150,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
           if (!configured(options)) return [];
           const { servers, problem } = session(options);
           if (problem) return [{ name: "config", ok: false, detail: problem }];
-          await servers.startAll();
+          await servers.startAll(servers.enabled(), true);
           const rows = servers.states().map((s) => {
             const o = s.offer;
             if (s.status === "disabled") return { name: s.config.name, ok: true, detail: "disabled" };
