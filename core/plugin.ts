@@ -349,6 +349,13 @@ export interface ContextProvider {
    * },
    */
   onMessage?(message: string, session: Session): Promise<void> | void;
+  /**
+   * A few words for the REPL's start-up banner, or null to say nothing. Optional.
+   *
+   * @example
+   * banner: ({ options }) => (options.mapTokens === 0 ? "repo map: off" : "repo map: on")
+   */
+  banner?(context: Pick<TurnContext, "model" | "options" | "chatFiles">): string | null;
 }
 
 export interface ContextBlock {
@@ -554,8 +561,13 @@ export interface Session {
   addFiles(paths: string[]): Promise<string[]>;
   addReadOnly(paths: string[]): Promise<string[]>;
   dropFiles(paths: string[]): string[];
-  /** Send a request through the turn loop, optionally with another edit format for this one request. */
-  send(message: string, editFormat?: string): Promise<void>;
+  /**
+   * Send a request through the turn loop, optionally with another edit format for this one
+   * request. `options.typed`: what the user typed, when `message` wraps it in more text (e.g.
+   * `/help QUESTION` sends the question over the documentation): context providers'
+   * `onMessage` (URL offers, ...) see only that.
+   */
+  send(message: string, editFormat?: string, options?: { typed?: string }): Promise<void>;
   setModel(name: string): void;
   setEditFormat(name: string): void;
   clearHistory(): void;
@@ -612,8 +624,12 @@ export interface Session {
   settings?(): readonly { key: string; value: unknown; source: string }[];
   /** Every model the adapters' tables know (and config `models`), for `/models`. */
   listModels?(): readonly ModelInfo[];
-  /** Check files as after an edit, but whole: the syntax check, then the lint command(s). */
-  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string }>;
+  /**
+   * Check files as after an edit, but whole: the syntax check, then the lint command(s).
+   * `failed`: the files with problems (named in a failing command's output, or every file the
+   * command checked when it names none).
+   */
+  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed?: string[] }>;
   /** The last error the session reported (a failed request, a command's problem), or null. */
   lastError?(): string | null;
   /**

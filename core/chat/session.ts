@@ -170,11 +170,11 @@ export class CoderSession implements Session {
     return dropped;
   }
 
-  async send(message: string, editFormat?: string): Promise<void> {
+  async send(message: string, editFormat?: string, options: { typed?: string } = {}): Promise<void> {
     const previous = this.coder.format;
     if (editFormat) this.coder.setEditFormat(editFormat);
     try {
-      await this.coder.runOne(message);
+      await this.coder.runOne(message, options);
     } finally {
       this.coder.format = previous;
     }
@@ -216,13 +216,14 @@ export class CoderSession implements Session {
   }
 
   /** `/lint`: whole files, so every syntax problem counts; then the lint command(s). */
-  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string }> {
+  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed: string[] }> {
     const { files, app, out } = this.services;
     const texts = paths.map((path) => ({ path, before: null, after: files.read(path) }));
-    const syntax = await syntaxCheck(texts, false);
+    const failed: string[] = [];
+    const syntax = await syntaxCheck(texts, false, failed);
     if (syntax) onOutput?.(`${syntax}\n`);
-    const lint = await runLinters(app.kit, out, app.settings.options.lintCmd, texts.filter((t) => t.after !== null).map((t) => t.path), onOutput);
-    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n") };
+    const lint = await runLinters(app.kit, out, app.settings.options.lintCmd, texts.filter((t) => t.after !== null).map((t) => t.path), onOutput, failed);
+    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n"), failed: [...new Set(failed)] };
   }
 
 

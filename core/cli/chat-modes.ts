@@ -18,7 +18,8 @@ import { TerminalPrompter } from "../term/confirm.ts";
 import { diffsShown, type Output, type Totals } from "../chat/events.ts";
 import { JsonOutput } from "../term/json-output.ts";
 import { PlainOutput } from "../term/render.ts";
-import { wantsColour, type Theme } from "../term/style.ts";
+import { colourlessTheme, wantsColour, type Theme } from "../term/style.ts";
+import type { LiveBox } from "../term/live-box.ts";
 import { setTracing, trace } from "../trace.ts";
 import type { Coder } from "../chat/coder.ts";
 
@@ -67,7 +68,7 @@ export async function runCoder(app: App): Promise<number> {
       },
       prompter: ({ transcript, out: recorded }) =>
         app.interactive
-          ? new TerminalPrompter({ theme: screen.theme, settled: screen.settled, interrupted: (question) => transcript.note(`${question} No (Ctrl-C)`) })
+          ? new TerminalPrompter({ theme: screen.theme, settled: screen.settled, interrupted: (question) => transcript.note(`${question} No (Ctrl-C)`), live: screen.live })
           : new NonInteractivePrompter((text) => recorded.warn(text)),
     });
     trace("runCoder: coder ready");
@@ -90,7 +91,7 @@ export async function runCoder(app: App): Promise<number> {
       const { runRepl } = await (replModule ?? import("../term/repl.ts"));
       trace("runCoder: repl loaded");
       const watch = o.watchFiles ? await startWatch(app, coder, out) : null;
-      exitCode = await runRepl({ app, coder, out: coder.services.out, theme: screen.theme, settled: screen.settled, inputHistoryPath: inputHistoryPath(app), watch, terminatedBy: () => terminatedBy });
+      exitCode = await runRepl({ app, coder, out: coder.services.out, front: out instanceof PlainOutput ? out : null, screen, inputHistoryPath: inputHistoryPath(app), watch, terminatedBy: () => terminatedBy });
     }
   } catch (error) {
     exitCode = error instanceof Interrupted ? (terminatedBy ?? 130) : exitCodeFor(error);
@@ -98,9 +99,8 @@ export async function runCoder(app: App): Promise<number> {
       // Typed errors are the user's news; anything else is a bug, with its stack under --verbose.
       if (o.verbose && error instanceof Error && !("exitCode" in error) && error.stack) process.stderr.write(`${error.stack}\n`);
       out.emit({ type: "error", message: messageOf(error), code: exitCode });
-    } else {
-      out.warn("Interrupted.");
-    }
+    } else if (out instanceof PlainOutput) out.stopped();
+    else out.warn("Interrupted.");
   } finally {
     for (const signal of HANDLED_SIGNALS) process.off(signal, onSignal);
     coder?.cancelPings();
@@ -118,6 +118,10 @@ export interface Screen {
   theme: Theme | null;
   /** Resolves once everything emitted is on the screen. */
   settled: () => Promise<void>;
+  /** The REPL's input box while the model answers (a terminal that moves its cursor); null otherwise. */
+  live: LiveBox | null;
+  /** The REPL reads with the line editor (menu, Ctrl-R search), with or without colours. */
+  lineEditor: boolean;
 }
 
 /**
@@ -127,12 +131,25 @@ export interface Screen {
 async function chooseOutput(app: App): Promise<Screen> {
   const o = app.settings.options;
   const settled = () => Promise.resolve();
-  if (o.json) return { out: new JsonOutput(), theme: null, settled };
+  if (o.json) return { out: new JsonOutput(), theme: null, settled, live: null, lineEditor: false };
   const showDiffs = diffsShown(o, app.interactive);
-  if (!wantsColour(app.env, o.pretty, Boolean(process.stdout.isTTY))) return { out: new PlainOutput(undefined, undefined, undefined, { showDiffs }), theme: null, settled };
+  const interactive = app.interactive;
+  // The line editor (and the live box while the model answers) needs a terminal that moves its cursor.
+  const lineEditor = interactive && Boolean(process.stdin.isTTY && process.stdout.isTTY) && app.env.TERM !== "dumb";
+  let live: LiveBox | null = null;
+  const out = (t: string) => (live ? live.write(t) : process.stdout.write(t));
+  // Warnings go to stderr; on the same terminal they pass the box like the rest.
+  const err = (t: string) => (live && process.stderr.isTTY ? live.write(t) : process.stderr.write(t));
+  const liveHooks = { show: () => live?.show(), hide: () => live?.hide() };
+  if (!wantsColour(app.env, o.pretty, Boolean(process.stdout.isTTY))) {
+    const plain = lineEditor ? new PlainOutput(out, err, true, { showDiffs, interactive, live: liveHooks }) : new PlainOutput(undefined, undefined, undefined, { showDiffs, interactive });
+    if (lineEditor) live = new (await import("../term/live-box.ts")).LiveBox(colourlessTheme());
+    return { out: plain, theme: null, settled, live, lineEditor };
+  }
   const { TtyOutput } = await import("../term/tty-output.ts");
-  const tty = new TtyOutput({ showDiffs, light: o.lightMode && !o.darkMode, codeTheme: o.codeTheme });
-  return { out: tty, theme: tty.theme, settled: () => tty.settled() };
+  const tty = new TtyOutput({ showDiffs, interactive, light: o.lightMode && !o.darkMode, codeTheme: o.codeTheme, ...(lineEditor ? { out, err, live: liveHooks } : {}) });
+  if (lineEditor) live = new (await import("../term/live-box.ts")).LiveBox(tty.theme);
+  return { out: tty, theme: tty.theme, settled: () => tty.settled(), live, lineEditor };
 }
 
 /** The message of a one-shot run (`--message`, `--message-file`, or piped stdin); null for the REPL. */

@@ -88,6 +88,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands" | "tools"
     stability: { kind: "enum", values: ["static", "session", "turn"] },
     provide: { kind: "function" },
     onMessage: { kind: "function", optional: true },
+    banner: { kind: "function", optional: true },
   },
   models: {
     name: { kind: "string" },

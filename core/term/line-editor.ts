@@ -77,6 +77,20 @@ export class LineEditor {
     this.vi = opts.vim ? new ViKeys() : null;
   }
 
+  /** Ctrl-R's search is open. */
+  searching(): boolean {
+    return this.search.active;
+  }
+
+  /** The text being typed (in the prompt, or in the box while the model answers). */
+  get draft(): string {
+    return this.editor.getText();
+  }
+
+  set draft(text: string) {
+    this.editor.setText(text);
+  }
+
   /** Offer `text` at the next prompt (a message composed in $EDITOR). */
   prefillNext(text: string): void {
     this.prefill = text;
@@ -106,7 +120,8 @@ export class LineEditor {
     return this.remember(lines.join("\n"));
   }
 
-  private remember(text: string): string {
+  /** Keep a sent message in the history (Up recalls it, the file keeps it). */
+  remember(text: string): string {
     if (!text.trim()) return text;
     if (this.history[0] !== text) {
       this.history.unshift(text);
@@ -176,6 +191,11 @@ export class LineEditor {
       return undefined;
     }
     if (matchesKey(data, "ctrl+d") && empty) return null;
+    // As in Claude Code: `?` on an empty prompt lists the keys (a message may still start with `?` once text is there).
+    if (data === "?" && empty && this.session) {
+      echo(SHORTCUTS);
+      return undefined;
+    }
     // A lone line feed is Enter too: Ctrl-J, or a line typed ahead before the prompt (the terminal was not raw then).
     if (data === "\n") data = "\r";
     const enter = matchesKey(data, "enter") || data === "\r";
@@ -260,6 +280,16 @@ export class LineEditor {
   }
 }
 
+/** What `?` on an empty prompt shows. */
+export const SHORTCUTS = [
+  "Keys:",
+  "  Enter sends · Alt-Enter inserts a newline · { … } on lines of their own: one message",
+  "  Tab completes commands and files · Up/Down recall messages · Ctrl-R searches them",
+  "  Esc or Ctrl-C stops a reply · typing while it streams goes to the box below it; Enter there queues",
+  "  Ctrl-C clears the line (twice on an empty line leaves) · Ctrl-D leaves",
+  "  Ctrl-L clears the screen · Ctrl-Z suspends (fg resumes) · !cmd runs cmd · /help lists the commands",
+].join("\n");
+
 /** readOne's answer when Ctrl-C dropped a `{` … `}` block. */
 const CANCELLED = "\u0000cancelled";
 
@@ -307,6 +337,8 @@ class PromptSession {
       this.left.push(data);
       return;
     }
+    if (matchesKey(data, "ctrl+l")) return this.clearScreen();
+    if (matchesKey(data, "ctrl+z")) return this.suspend();
     this.keys.push(data);
     if (!this.pumping) this.pump();
   }
@@ -332,6 +364,38 @@ class PromptSession {
     setImmediate(() => this.pump());
   }
 
+  /** Ctrl-L: the screen is cleared and the prompt drawn at its top. */
+  private clearScreen(): void {
+    process.stdout.write("\x1b[H\x1b[2J");
+    this.cursorRow = 0;
+    this.cursorCol = 0;
+    this.drawn = [];
+    this.render();
+  }
+
+  /**
+   * Ctrl-Z: the terminal is given back and the process stops, as a shell's job; after `fg`
+   * the prompt is drawn again where the shell left the cursor.
+   */
+  private suspend(): void {
+    this.clear();
+    process.stdout.write("\x1b[?2004l\x1b[?25h");
+    process.stdin.setRawMode?.(false);
+    let resumed = false;
+    const resume = () => {
+      if (resumed || this.done) return;
+      resumed = true;
+      process.off("SIGCONT", resume);
+      process.stdin.setRawMode?.(true);
+      process.stdout.write("\x1b[?2004h\x1b[?25l");
+      this.render();
+    };
+    process.on("SIGCONT", resume);
+    process.kill(process.pid, "SIGTSTP");
+    // Where stopping is refused (no job control: an orphaned process group), the prompt comes back at once.
+    setTimeout(resume, 100);
+  }
+
   /** A note under the prompt (Ctrl-C's hint): the prompt moves below it. */
   private note(text: string): void {
     this.clear();
@@ -346,8 +410,25 @@ class PromptSession {
   }
 
   private clear(): void {
-    process.stdout.write(`${this.cursorRow > 0 ? `\x1b[${this.cursorRow}A` : ""}\r\x1b[J`);
+    const up = this.rowsAboveCursor();
+    process.stdout.write(`${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`);
     this.cursorRow = 0;
+    this.cursorCol = 0;
+  }
+
+  /** Widths of the lines drawn last, and the cursor's column: a resize re-wraps them. */
+  private drawn: number[] = [];
+  private cursorCol = 0;
+
+  /**
+   * Rows from the top of the drawn region to the cursor at today's width: a narrower window
+   * wraps each line drawn at the old width over several rows (moving up by the old count left ghosts).
+   */
+  private rowsAboveCursor(): number {
+    const cols = process.stdout.columns || 80;
+    let rows = 0;
+    for (let i = 0; i < this.cursorRow; i++) rows += Math.max(1, Math.ceil((this.drawn[i] ?? 0) / cols));
+    return rows + Math.floor(this.cursorCol / cols);
   }
 
   private draw(final: boolean): void {
@@ -360,15 +441,19 @@ class PromptSession {
       cursor = { row: withMarker, col: textWidth(stripAnsi(line.slice(0, line.indexOf(CURSOR_MARKER)))) };
       lines[withMarker] = line.replace(CURSOR_MARKER, "");
     }
-    let out = `${this.cursorRow > 0 ? `\x1b[${this.cursorRow}A` : ""}\r\x1b[J${lines.join("\r\n")}`;
+    const up = this.rowsAboveCursor();
+    let out = `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J${lines.join("\r\n")}`;
+    this.drawn = lines.map((l) => textWidth(stripAnsi(l)));
     if (final) {
       out += "\r\n\x1b[?25h";
       this.cursorRow = 0;
+      this.cursorCol = 0;
     } else {
       const up = lines.length - 1 - cursor.row;
       if (up > 0) out += `\x1b[${up}A`;
       out += `\r${cursor.col > 0 ? `\x1b[${cursor.col}C` : ""}`;
       this.cursorRow = cursor.row;
+      this.cursorCol = cursor.col;
     }
     process.stdout.write(out);
   }

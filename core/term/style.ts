@@ -222,6 +222,36 @@ export function makeTheme(choice: ThemeChoice = {}): Theme {
   };
 }
 
+/** No colour at all (NO_COLOR, --no-pretty): the line editor keeps its menu and search, in plain text. */
+export function colourlessTheme(): Theme {
+  const none = plain;
+  return {
+    name: "none",
+    bold: none,
+    dim: none,
+    italic: none,
+    underline: none,
+    strike: none,
+    heading: [none, none, none, none],
+    link: none,
+    inlineCode: none,
+    quoteBar: none,
+    quote: none,
+    bullet: none,
+    rule: none,
+    marker: none,
+    ok: none,
+    bad: none,
+    warn: none,
+    diffAdd: none,
+    diffDel: none,
+    diffHunk: none,
+    diffHeader: none,
+    code: {},
+    codePlain: none,
+  };
+}
+
 /** The colour of one highlight capture: its own, else that of its shorter name ("function.call" → "function"). */
 export function codePaint(theme: Theme, capture: string): Paint {
   let name = capture;

@@ -7,7 +7,7 @@ import { usageLine } from "../chat/events.ts";
 import { highlighterFor } from "./highlight.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./progress.ts";
-import { appliedVerb, checkLine, commandLine, firstLine, foldedToolResult, type HumanOutputOptions, PlainOutput, type Write } from "./render.ts";
+import { appliedVerb, checkLine, stopLine, commandLine, firstLine, foldedToolResult, type HumanOutputOptions, PlainOutput, type Write } from "./render.ts";
 import { terminalSafe } from "./safe.ts";
 import { makeTheme, type Theme, type ThemeChoice } from "./style.ts";
 
@@ -60,7 +60,7 @@ export class TtyOutput extends PlainOutput {
         super.emit(event);
         this.md.end();
         this.waitingFor = `Waiting for ${event.model.replace(/^[^/]+\//, "")}`;
-        this.spinner.start(this.waitingFor);
+        this.spinner.start(this.waitingFor, this.options.live ? "esc to stop" : "ctrl-c to stop");
         return;
       case "delta":
         this.streamed ||= event.text.length > 0;
@@ -68,12 +68,13 @@ export class TtyOutput extends PlainOutput {
         return;
       case "reply":
         this.md.end();
-        if (event.finishReason === "interrupted") this.out(`${t.warn("^C")} ${t.dim("interrupted: the partial answer is kept in the chat; say \"continue\" to resume it")}\n`);
+        if (event.finishReason === "interrupted") return this.out(`${t.warn(this.stoppedReply(event))}\n`);
         this.out(`${t.dim(usageLine(event.usage, event.cost, this.sessionTotals, event.costKnown !== false))}\n`);
         return;
       case "edit":
         this.md.end();
         if (event.status === "applied") {
+          this.appliedThisTurn++;
           this.out(`${t.ok("✓")} ${appliedVerb(event)} ${terminalSafe(event.path)}\n`);
           if (event.diff && this.options.showDiffs) this.out(`${renderDiff(event.diff.replace(/^=+\n/, ""), t, DIFF_FOLD_LINES)}\n`);
         } else {
@@ -91,6 +92,7 @@ export class TtyOutput extends PlainOutput {
       case "command":
         this.md.end();
         this.commandShown = false;
+        if (event.purpose === "run") this.options.live?.hide();
         this.out(`${t.dim(terminalSafe(commandLine(event)))}\n`);
         return;
       case "lint":
@@ -104,7 +106,7 @@ export class TtyOutput extends PlainOutput {
         this.md.end();
         if (this.streamed) this.out(`${t.warn(`— ${event.reason}, retrying (attempt ${event.attempt}); the text above is void —`)}\n`);
         else this.err(`${t.warn("warning:")} ${terminalSafe(`${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt})`)}\n`);
-        if (waiting || this.streamed) this.spinner.start(this.waitingFor);
+        if (waiting || this.streamed) this.spinner.start(this.waitingFor, this.options.live ? "esc to stop" : "ctrl-c to stop");
         this.streamed = false;
         return;
       case "error":
@@ -140,6 +142,13 @@ export class TtyOutput extends PlainOutput {
   override flush(): void {
     this.spinner.stop();
     this.md.end();
+  }
+
+  override stopped(): void {
+    if (this.stopSaid) return;
+    this.stopSaid = true;
+    this.flush();
+    this.out(`${this.theme.warn(stopLine(null, this.appliedThisTurn, false))}\n`);
   }
 
   /** Resolves once everything emitted is on the screen (a code block may wait for its grammar). */

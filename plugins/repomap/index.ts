@@ -235,7 +235,17 @@ export default ((kit: Kit): PluginObject => {
   return {
     apiVersion: 1,
     name: "repomap",
-    context: [{ name: "repomap", stability: "session", provide: (turn) => service.provide(turn) }],
+    context: [
+      {
+        name: "repomap",
+        stability: "session",
+        provide: (turn) => service.provide(turn),
+        banner: ({ options, model, chatFiles }) => {
+          const budget = mapBudget(options, model.contextWindow, chatFiles.length);
+          return budget === null ? "repo map: off" : `repo map: ${budget.toLocaleString("en-US")} tokens${chatFiles.length ? "" : " (grown: no files in the chat)"}`;
+        },
+      },
+    ],
     commands: [
       {
         name: "map",
