@@ -388,6 +388,20 @@ export interface TurnContext {
 
 // ─── Model adapters ──────────────────────────────────────────────────────────
 
+/** A provider of `ModelAdapter.providers`: the prefix of its models, where it answers, the key it takes. */
+export interface ProviderSetup {
+  /** The prefix of `--model provider/model`. */
+  name: string;
+  /** Its OpenAI-compatible base URL; absent when the user must give one (a custom server). */
+  baseUrl?: string;
+  /** Environment variables that may hold its key (the first is where set-up saves one). */
+  keyEnv: readonly string[];
+  /** Answers without a key (a local server). */
+  keyOptional?: boolean;
+  /** Environment variables that may hold its base URL (the first is where set-up saves one). */
+  baseEnv?: readonly string[];
+}
+
 /** Talks to one family of model endpoints. */
 export interface ModelAdapter {
   name: string;
@@ -408,6 +422,14 @@ export interface ModelAdapter {
   defaultModel?(env: Readonly<Record<string, string | undefined>>): string | null;
   /** The variables `defaultModel` looks for, named in the warning when no adapter finds a key. */
   defaultModelKeys?: readonly string[];
+  /**
+   * The providers a person may pick in guided set-up (`coder init`, a first run without a key),
+   * and how the kernel tells whether a model's key is missing. Optional.
+   *
+   * @example
+   * providers: () => [{ name: "my", baseUrl: "https://api.my.dev/v1", keyEnv: ["MY_API_KEY"] }]
+   */
+  providers?(): ProviderSetup[];
   /** Stream one reply. Throws an Error with a one-line message when the request finally fails. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
   /**

@@ -5,6 +5,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import { readOnlyPath } from "./chat-files.ts";
 import { expandAlias } from "../config/aliases.ts";
 import { chooseEditor } from "./architect.ts";
+import { missingKeyLine } from "./create.ts";
 import { runLinters, syntaxCheck } from "./checks.ts";
 import { blockMessages } from "./chunks.ts";
 import { coerce } from "../config/argv.ts";
@@ -184,6 +185,9 @@ export class CoderSession implements Session {
     const model = expandAlias(name, this.services.app.settings.options.aliases);
     this.services.app.registry.adapterFor(model);
     this.coder.setModel(model);
+    // Said now, not at the first request that would fail.
+    const missing = missingKeyLine(this.services.app, model);
+    if (missing) this.warn(missing);
   }
 
   modelFor(role: "main" | "weak" | "editor"): string {

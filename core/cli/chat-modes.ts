@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { App } from "../kernel.ts";
 import { exitCodeFor, Interrupted, UsageError } from "../errors.ts";
-import { chatHistoryPath, createCoder } from "../chat/create.ts";
+import { chatHistoryPath, chooseModel, createCoder, missingKeyLine } from "../chat/create.ts";
 import { loadTranscript } from "../chat/history.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
@@ -58,6 +58,7 @@ export async function runCoder(app: App): Promise<number> {
     // The REPL and its line editor load only now (one-shot and --json runs never pay for them),
     // while the coder is built.
     const replModule = message === null && !step && !watchOnly ? import("../term/repl.ts") : null;
+    await ensureKey(app, screen, { step, watchOnly, message });
     trace("runCoder: start");
     coder = await createCoder(app, {
       out,
@@ -109,6 +110,27 @@ export async function runCoder(app: App): Promise<number> {
   out.emit({ type: "end", exitCode, totals });
   trace("runCoder: done");
   return exitCode;
+}
+
+/**
+ * The chosen model needs a key that is not there: the REPL offers guided set-up (core/cli/init.ts,
+ * loaded only then); a run nobody can answer exits 2 with the one line saying what to set.
+ * Slash commands and --apply ask no model, so they need no key.
+ */
+async function ensureKey(app: App, screen: Screen, run: { step: boolean; watchOnly: boolean; message: string | null }): Promise<void> {
+  const o = app.settings.options;
+  if (o.apply !== undefined || run.message?.trimStart().startsWith("/")) return;
+  let noKeyAtAll: string | null = null;
+  const model = o.model ?? chooseModel(app, (text) => (noKeyAtAll = text));
+  const missing = missingKeyLine(app, model);
+  if (!missing) return;
+  if (app.interactive && screen.lineEditor && !run.step && !run.watchOnly && run.message === null) {
+    const { guidedSetup } = await import("./init.ts");
+    const reason = noKeyAtAll ? "No API key found (environment, the repository's .env, an earlier set-up)." : `No API key for ${model}.`;
+    if (await guidedSetup(app, `${reason} Pick a provider and paste its key.`, false)) return;
+    throw new UsageError(missing);
+  }
+  throw new UsageError(noKeyAtAll ?? missing);
 }
 
 /** Where the engine's events go, and what the terminal needs to ask questions below them. */

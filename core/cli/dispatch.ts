@@ -55,6 +55,11 @@ export async function runMain(input: RunInput): Promise<number> {
     return runDoctor(loaded, () => assembleApp(loaded, input.builtins));
   }
   const app = await assembleApp(loaded, input.builtins);
+  if (subcommand === "init") {
+    if (rest.length) throw new UsageError(`coder init takes no arguments, got ${rest.join(" ")}`);
+    const { runInit } = await import("./init.ts");
+    return runInit(app);
+  }
   switch (subcommand) {
     case "plugins": {
       if (rest.length) throw new UsageError(`unknown command "coder plugins ${rest.join(" ")}" (use \`coder plugins\` or \`coder plugins pin\`)`);

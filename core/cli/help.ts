@@ -3,6 +3,7 @@
 import { OPTION_SPECS, type OptionSpec, flagName } from "../config/options.ts";
 
 const SUBCOMMANDS: [string, string][] = [
+  ["init", "guided set-up: provider, key (checked, saved with mode 600 in the global config folder), default model, .coder.json"],
   ["plugins", "list registered formats, context providers, model adapters, commands and tool providers, and their origin"],
   ["plugins pin", "write sha256 pins for the plugins listed in .coder.json"],
   ["plugin new NAME --kind K", "write a typed template plugin (K: format, context, model, command, tool) and coder-plugin.d.ts"],

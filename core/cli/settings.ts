@@ -7,7 +7,7 @@ import { resolve } from "node:path";
 import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { ConfigProblem, Loaded } from "../kernel.ts";
 import { type ParsedArgv, readEnvOptions } from "../config/argv.ts";
-import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys } from "../config/config.ts";
+import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys, savedKeys } from "../config/config.ts";
 import { expandModelAliases } from "../config/aliases.ts";
 import { checkStateDir } from "../edit/state.ts";
 import type { Logger } from "../plugin.ts";
@@ -102,7 +102,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const envFile = settings.options.envFile === undefined ? undefined : resolve(cwd, settings.options.envFile);
   if (envFile && !existsSync(envFile)) log.warn(`--env-file ${settings.options.envFile}: no such file (${settings.provenance.envFile}); no API keys read from it`);
   const own = envFile ? readDotenv(root, envFile) : { keys: {}, bases: {} };
-  const env: Record<string, string | undefined> = { ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
+  const env: Record<string, string | undefined> = { ...savedKeys(processEnv), ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
   return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors };
 }
 

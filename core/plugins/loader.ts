@@ -98,6 +98,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands" | "tools"
     stream: { kind: "function" },
     defaultModel: { kind: "function", optional: true },
     defaultModelKeys: { kind: "array", optional: true },
+    providers: { kind: "function", optional: true },
     transcribe: { kind: "function", optional: true },
   },
   commands: {

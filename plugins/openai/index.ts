@@ -6,7 +6,7 @@
 import type { Kit, ModelAdapter, ModelEvent, ModelInfo, ModelRequest, Plugin, PluginObject } from "../../core/plugin.ts";
 import { ModelRequestAborted, ModelRequestError } from "./errors.ts";
 import { infoForResolved, listModels, resolveModel } from "./lookup.ts";
-import { resolveEndpoint, type Endpoint } from "./providers.ts";
+import { PROVIDERS, resolveEndpoint, type Endpoint } from "./providers.ts";
 import { transcribe } from "./speech.ts";
 import { backoffDelay, classifyError, DEFAULT_RETRY, displayUrl, oneLine, redact, type AttemptFailure, type RetryPolicy } from "./retry.ts";
 import { ChunkReader, completionEvents, toWireParams } from "./wire.ts";
@@ -227,6 +227,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
     stream,
     defaultModel: (env) => DEFAULT_MODELS.find((d) => d.keys.some((k) => env[k]?.trim()))?.model ?? null,
     defaultModelKeys: DEFAULT_MODELS.flatMap((d) => d.keys),
+    providers: () => PROVIDERS.map((p) => ({ name: p.name, baseUrl: p.baseUrl, keyEnv: p.keyEnv, keyOptional: p.keyOptional, baseEnv: p.baseEnv })),
     transcribe,
   };
 }
