@@ -86,8 +86,14 @@ export async function runCoder(app: App): Promise<number> {
       // CLI.md: a message that starts with / runs that slash command in every mode.
       exitCode = await new CoderSession(coder).runOneShotCommand(message);
     } else if (message !== null) {
-      const result = await coder.runOne(message);
-      exitCode = result.ok ? 0 : 1;
+      // On a terminal, Esc or Ctrl-C are keys: the stop is said in one line, with no ^C echoed into the reply.
+      const unwatch = watchStopKeys(() => onSignal("SIGINT"));
+      try {
+        const result = await coder.runOne(message);
+        exitCode = result.ok ? 0 : 1;
+      } finally {
+        unwatch();
+      }
     } else {
       const { runRepl } = await (replModule ?? import("../term/repl.ts"));
       trace("runCoder: repl loaded");
@@ -131,6 +137,29 @@ async function ensureKey(app: App, screen: Screen, run: { step: boolean; watchOn
     throw new UsageError(missing);
   }
   throw new UsageError(noKeyAtAll ?? missing);
+}
+
+/** While a one-shot request runs on a terminal: Esc and Ctrl-C stop it, Ctrl-Z suspends. Returns the undo. */
+function watchStopKeys(stop: () => void): () => void {
+  const stdin = process.stdin;
+  if (!stdin.isTTY || !process.stdout.isTTY) return () => {};
+  const onData = (data: string) => {
+    if (data === "\x03" || data === "\x1b") stop();
+    else if (data === "\x1a") {
+      stdin.setRawMode(false);
+      process.kill(process.pid, "SIGTSTP");
+      setTimeout(() => stdin.setRawMode(true), 100);
+    }
+  };
+  stdin.setRawMode(true);
+  stdin.setEncoding("utf8");
+  stdin.on("data", onData);
+  stdin.resume();
+  return () => {
+    stdin.off("data", onData);
+    stdin.setRawMode(false);
+    stdin.pause();
+  };
 }
 
 /** Where the engine's events go, and what the terminal needs to ask questions below them. */

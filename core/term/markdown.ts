@@ -208,6 +208,8 @@ export class MarkdownStream {
   /** Write the unfinished line's finished words, once its kind is known and no inline markup is open. */
   private streamWords(): void {
     if (!this.pending || this.fence || this.table.length) return;
+    // A line's first word waits for the next space: a lone word to the line's end may be a path line.
+    if (!this.line && !/\S\s/.test(this.pending)) return;
     if (!this.line) {
       const kind = this.knownStart(this.pending);
       if (!kind) return;

@@ -17,6 +17,8 @@ export interface ScreenOptions {
   env?: Record<string, string>;
   cols?: number;
   rows?: number;
+  /** Only `args`: no test model, key or server flags (a first run without a key). */
+  bare?: boolean;
 }
 
 export interface Screen {
@@ -42,7 +44,7 @@ export interface Screen {
 export function startScreen(opts: ScreenOptions): Screen {
   const cols = opts.cols ?? 120;
   const rows = opts.rows ?? 45;
-  const argv = [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", opts.server.url, "--api-key", "sk-test", ...opts.args];
+  const argv = opts.bare ? [BINARY, ...opts.args] : [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", opts.server.url, "--api-key", "sk-test", ...opts.args];
   const command = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   const proc = Bun.spawn([SCRIPT as string, "-qfec", `stty cols ${cols} rows ${rows}; exec ${command}`, "/dev/null"], {
     cwd: opts.cwd,
