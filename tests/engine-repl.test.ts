@@ -72,7 +72,7 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL (dist/coder in a pseudo-te
     repl.type("slow question");
     await s.waitForChat(1);
     repl.key("\x03");
-    await repl.waitFor("Interrupted");
+    await repl.waitFor("stopped before the reply began");
     await repl.waitFor("> ");
     repl.type("next question");
     await repl.waitFor("Second answer.");
