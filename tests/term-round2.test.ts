@@ -6,7 +6,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeServer } from "./support/fake-server.ts";
-import { SCRIPT, type Screen, startScreen } from "./support/screen.ts";
+import { coderArgv, SCRIPT, type Screen, startScreen } from "./support/screen.ts";
 import { BINARY, block, lastUser, mainRequests, makeRepo, removeRepos, type Repo, serverWith } from "./engine-harness.ts";
 
 const servers: FakeServer[] = [];
@@ -264,6 +264,62 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("the terminal, round 2 (dist/cod
     await screen.waitFor("Got it.");
     const firstNonEmpty = screen.lines().find((l) => l.trim());
     expect(firstNonEmpty).toBe("> half typed and more");
+    await leave(screen);
+  });
+
+  test("13. Ctrl-Z suspends coder as a shell job; after fg the prompt is back with what was typed, and keys reach it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const server = await serverWith([{ model: "gpt-4.1", text: "Resumed fine." }]);
+    servers.push(server);
+    const bash = Bun.which("bash");
+    if (!bash) return;
+    const screen = startScreen({ cwd: repo.root, home: repo.home, server, args: [], command: [bash, "--norc", "--noprofile", "-i"], env: { PS1: "shell$ " } });
+    screens.push(screen);
+    await screen.waitFor("shell$");
+    const command = coderArgv({ server, args: ["--map-tokens", "0", "a.py"] }).map((a) => `'${a}'`).join(" ");
+    screen.type(command);
+    await screen.waitFor("/help for commands");
+    await screen.waitForPrompt();
+    screen.send("half typed");
+    await screen.waitFor("> half typed");
+    screen.send("\x1a");
+    await screen.waitFor("Stopped");
+    await screen.waitFor(/shell\$ $/m);
+    screen.type("fg");
+    await screen.waitFor(/^> half typed/m);
+    screen.send(" and more\r");
+    await screen.waitFor("Resumed fine.");
+    expect(lastUser(mainRequests(server)[0])).toContain("half typed and more");
+    await screen.waitForPrompt();
+    screen.type("/exit");
+    await screen.waitFor("pick it up again");
+    screen.type("exit");
+    expect(await screen.exited).toBe(0);
+  });
+
+  test("13. a resize redraws the multi-line input at the new width, with no ghost copies", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const { screen } = await open(repo, [{ model: "gpt-4.1", text: "Sized." }], ["a.py"]);
+    // Three lines a narrower window wraps.
+    const first = `first ${"c".repeat(90)}`;
+    const second = `second ${"a".repeat(90)}`;
+    const third = `third ${"b".repeat(90)}`;
+    screen.send(first);
+    screen.send("\x1b\r");
+    screen.send(second);
+    screen.send("\x1b\r");
+    screen.send(third);
+    // Every key drawn before the window changes (xterm parses what was written at the old width first).
+    await screen.waitFor(third);
+    screen.resize(60, 45);
+    // Redrawn at 60 columns: the editor wraps each long word under its first word.
+    await screen.waitFor(/^ {2}third$/m);
+    screen.send("Z");
+    await screen.waitFor(/b+Z/);
+    expect(screen.lines().filter((l) => l.startsWith("> first"))).toHaveLength(1);
+    expect(screen.text().match(/second/g)).toHaveLength(1);
+    screen.send("\r");
+    await screen.waitFor("Sized.");
     await leave(screen);
   });
 

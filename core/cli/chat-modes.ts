@@ -143,12 +143,17 @@ async function ensureKey(app: App, screen: Screen, run: { step: boolean; watchOn
 function watchStopKeys(stop: () => void): () => void {
   const stdin = process.stdin;
   if (!stdin.isTTY || !process.stdout.isTTY) return () => {};
+  let active = true;
   const onData = (data: string) => {
     if (data === "\x03" || data === "\x1b") stop();
     else if (data === "\x1a") {
-      stdin.setRawMode(false);
       process.kill(process.pid, "SIGTSTP");
-      setTimeout(() => stdin.setRawMode(true), 100);
+      // Back from `fg` (or never stopped): the shell may have left its own mode; raw again.
+      setTimeout(() => {
+        if (!active) return;
+        stdin.setRawMode(false);
+        stdin.setRawMode(true);
+      }, 50);
     }
   };
   stdin.setRawMode(true);
@@ -156,6 +161,7 @@ function watchStopKeys(stop: () => void): () => void {
   stdin.on("data", onData);
   stdin.resume();
   return () => {
+    active = false;
     stdin.off("data", onData);
     stdin.setRawMode(false);
     stdin.pause();

@@ -295,12 +295,12 @@ const CANCELLED = "\u0000cancelled";
 
 /**
  * One prompt on the terminal: raw mode and bracketed paste while it is open, the editor
- * drawn in the lines below the output (moving up over its own lines only, never above).
+ * drawn in the lines below the output. Between draws the terminal's cursor (hidden: the
+ * editor draws its own) waits at the start of the region's last line, where terminals expect
+ * a cursor when they re-wrap lines on a resize; the rows above it are counted at the new width.
  */
 class PromptSession {
   private readonly buffer = new StdinBuffer({ timeout: 10 });
-  /** Rows of the drawn region above the cursor's row. */
-  private cursorRow = 0;
   private done = false;
   private left: string[] = [];
   private readonly onData = (data: string | Buffer) => this.buffer.process(data);
@@ -367,25 +367,24 @@ class PromptSession {
   /** Ctrl-L: the screen is cleared and the prompt drawn at its top. */
   private clearScreen(): void {
     process.stdout.write("\x1b[H\x1b[2J");
-    this.cursorRow = 0;
-    this.cursorCol = 0;
     this.drawn = [];
     this.render();
   }
 
   /**
-   * Ctrl-Z: the terminal is given back and the process stops, as a shell's job; after `fg`
-   * the prompt is drawn again where the shell left the cursor.
+   * Ctrl-Z: the process stops, as a shell's job (the shell keeps and restores the terminal's
+   * modes across the stop); after `fg` the prompt is drawn again where the shell left the cursor.
    */
   private suspend(): void {
     this.clear();
     process.stdout.write("\x1b[?2004l\x1b[?25h");
-    process.stdin.setRawMode?.(false);
     let resumed = false;
     const resume = () => {
       if (resumed || this.done) return;
       resumed = true;
       process.off("SIGCONT", resume);
+      // The shell may hand the terminal back in its own (cooked) mode: raw again, for real.
+      process.stdin.setRawMode?.(false);
       process.stdin.setRawMode?.(true);
       process.stdout.write("\x1b[?2004h\x1b[?25l");
       this.render();
@@ -400,7 +399,6 @@ class PromptSession {
   private note(text: string): void {
     this.clear();
     process.stdout.write(`${text}\r\n`);
-    this.cursorRow = 0;
     this.render();
   }
 
@@ -410,51 +408,24 @@ class PromptSession {
   }
 
   private clear(): void {
-    const up = this.rowsAboveCursor();
-    process.stdout.write(`${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`);
-    this.cursorRow = 0;
-    this.cursorCol = 0;
+    process.stdout.write(`${this.backToTop()}\r\x1b[J`);
+    this.drawn = [];
   }
 
-  /** Widths of the lines drawn last, and the cursor's column: a resize re-wraps them. */
+  /** Visible widths of the lines drawn last. */
   private drawn: number[] = [];
-  private cursorCol = 0;
 
-  /**
-   * Rows from the top of the drawn region to the cursor at today's width: a narrower window
-   * wraps each line drawn at the old width over several rows (moving up by the old count left ghosts).
-   */
-  private rowsAboveCursor(): number {
-    const cols = process.stdout.columns || 80;
-    let rows = 0;
-    for (let i = 0; i < this.cursorRow; i++) rows += Math.max(1, Math.ceil((this.drawn[i] ?? 0) / cols));
-    return rows + Math.floor(this.cursorCol / cols);
+  /** Up to the region's first row from the start of its last line, at today's width. */
+  private backToTop(): string {
+    const up = rowsAbove(this.drawn, process.stdout.columns || 80);
+    return up > 0 ? `\x1b[${up}A` : "";
   }
 
   private draw(final: boolean): void {
     const width = process.stdout.columns || 80;
-    const lines = this.owner.compose(this.prompt, width, final);
-    let cursor = { row: lines.length - 1, col: textWidth(stripAnsi(lines.at(-1) ?? "")) };
-    const withMarker = lines.findIndex((l) => l.includes(CURSOR_MARKER));
-    if (withMarker >= 0 && !final) {
-      const line = lines[withMarker] as string;
-      cursor = { row: withMarker, col: textWidth(stripAnsi(line.slice(0, line.indexOf(CURSOR_MARKER)))) };
-      lines[withMarker] = line.replace(CURSOR_MARKER, "");
-    }
-    const up = this.rowsAboveCursor();
-    let out = `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J${lines.join("\r\n")}`;
-    this.drawn = lines.map((l) => textWidth(stripAnsi(l)));
-    if (final) {
-      out += "\r\n\x1b[?25h";
-      this.cursorRow = 0;
-      this.cursorCol = 0;
-    } else {
-      const up = lines.length - 1 - cursor.row;
-      if (up > 0) out += `\x1b[${up}A`;
-      out += `\r${cursor.col > 0 ? `\x1b[${cursor.col}C` : ""}`;
-      this.cursorRow = cursor.row;
-      this.cursorCol = cursor.col;
-    }
+    const lines = this.owner.compose(this.prompt, width, final).map((l) => l.replace(CURSOR_MARKER, ""));
+    const out = `${this.backToTop()}\r\x1b[J${lines.join("\r\n")}${final ? "\r\n\x1b[?25h" : "\r"}`;
+    this.drawn = final ? [] : lines.map((l) => textWidth(l));
     process.stdout.write(out);
   }
 
@@ -481,6 +452,12 @@ class PromptSession {
   }
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what this removes
-const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b_[^\x07]*\x07/g, "");
-
+/**
+ * Rows from a region's first row down to the start of its last line, once the terminal shows
+ * the lines (of these visible widths) at `cols` columns: a line wider than the window wraps.
+ */
+export function rowsAbove(widths: readonly number[], cols: number): number {
+  let rows = 0;
+  for (const w of widths.slice(0, -1)) rows += Math.max(1, Math.ceil(w / cols));
+  return rows;
+}

@@ -4,7 +4,7 @@
 // the renderer passes through here: while the box is shown, the box (and the unfinished
 // last line of output above it) is erased, the text written, and both drawn again.
 import { StdinBuffer, matchesKey } from "@mariozechner/pi-tui";
-import type { LineEditor } from "./line-editor.ts";
+import { type LineEditor, rowsAbove } from "./line-editor.ts";
 import { textWidth, type Theme } from "./style.ts";
 
 /** What the box needs from the REPL while a line is handled. */
@@ -22,8 +22,6 @@ export class LiveBox {
   private shown = false;
   /** The unfinished last line of output, redrawn above the box. */
   private tail = "";
-  /** Rows of the drawn region; the cursor sits on its last one. */
-  private rows = 0;
   private buffer: StdinBuffer | null = null;
   /** Messages sent with Enter while the model answered, oldest first. */
   readonly queued: string[] = [];
@@ -114,10 +112,7 @@ export class LiveBox {
     }
     if (matchesKey(data, "ctrl+d")) return;
     if (matchesKey(data, "ctrl+l")) {
-      this.stdout.write(`\x1b[2J\x1b[3J\x1b[H${this.tail}`);
-      this.rows = this.tail ? 1 : 0;
-      this.tail = "";
-      this.stdout.write(this.regionText());
+      this.stdout.write(`\x1b[H\x1b[2J${this.regionText()}`);
       return;
     }
     const sent = editor.handleKey(data, () => {});
@@ -129,34 +124,33 @@ export class LiveBox {
     if (this.shown) this.stdout.write(`${this.eraseSequence()}${this.regionText()}`);
   }
 
-  /** Back to the region's first row, erased to the end of the screen. */
+  /** Visible widths of the region's lines as drawn (the unfinished output line first). */
+  private drawn: number[] = [];
+
+  /**
+   * The region erased to the end of the screen. Between draws the (hidden) cursor waits at the
+   * start of the region's last line; the rows above it are counted at today's width, so a resize
+   * that re-wrapped the region strands no copy of it.
+   */
   private eraseSequence(): string {
-    const up = this.rows > 1 ? `\x1b[${this.rows - 1}A` : "";
-    this.rows = 0;
-    return `${up}\r\x1b[J`;
+    const up = rowsAbove(this.drawn, this.stdout.columns || 80);
+    this.drawn = [];
+    return `${up > 0 ? `\x1b[${up}A` : ""}\r\x1b[J`;
   }
 
-  /** The unfinished output line, then the box; counts the rows drawn. */
+  /** The unfinished output line, then the box; the cursor waits at the start of the last line. */
   private regionText(): string {
     const width = this.stdout.columns || 80;
     const t = this.theme;
-    const lines: string[] = [];
-    let rows = 0;
-    if (this.tail) {
-      lines.push(this.tail);
-      rows += Math.max(1, Math.ceil(textWidth(this.tail) / width));
-    }
+    const lines: string[] = this.tail ? [this.tail] : [];
     const box: string[] = [t.dim("─".repeat(Math.max(10, width - 1)))];
     box.push(...(this.editor?.compose("> ", width, false) ?? []));
     for (const message of this.queued.slice(0, MAX_QUEUED_SHOWN)) box.push(t.dim(`  queued: ${message.split("\n")[0]}`));
     if (this.queued.length > MAX_QUEUED_SHOWN) box.push(t.dim(`  … and ${this.queued.length - MAX_QUEUED_SHOWN} more queued`));
     box.push(t.dim(this.queued.length ? "  esc to stop · queued messages are sent when the reply ends" : "  esc to stop · enter queues a message for when the reply ends"));
-    for (const line of box) {
-      lines.push(fit(line, width - 1));
-      rows++;
-    }
-    this.rows = rows;
-    return lines.join("\r\n");
+    lines.push(...box.map((line) => fit(line, width - 1)));
+    this.drawn = lines.map((l) => textWidth(l));
+    return `${lines.join("\r\n")}\r`;
   }
 }
 
