@@ -604,6 +604,8 @@ export interface Session {
   warn(text: string): void;
   commands(): readonly SlashCommand[];
   formats(): readonly string[];
+  /** Each registered edit format with its one-line summary (for `/edit-format`). Optional. */
+  formatSummaries?(): readonly { name: string; summary: string }[];
   exit(): void;
   /**
    * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under

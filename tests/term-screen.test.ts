@@ -275,7 +275,9 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("the terminal (dist/coder, scree
     servers.push(server);
     const screen = startScreen({ cwd: repo.root, home: repo.home, server, args: ["--map-tokens", "0", "a.py"] });
     screens.push(screen);
-    await screen.waitFor("(it runs code on this machine). Trust");
+    // The question shows the command that would run, not only the key's name.
+    await screen.waitFor("(it runs code on this machine):");
+    await screen.waitFor(/lintCmd: true\n?\s*Trust/);
     await screen.waitFor(/\? \(Y\)es\/\(N\)o \[No\n?\]: ?$/m);
     screen.send("y");
     await screen.waitForPrompt();

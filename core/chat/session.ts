@@ -294,6 +294,10 @@ export class CoderSession implements Session {
     return [...this.services.app.registry.formats.keys()];
   }
 
+  formatSummaries(): readonly { name: string; summary: string }[] {
+    return [...this.services.app.registry.formats.values()].map((f) => ({ name: f.item.name, summary: f.item.summary }));
+  }
+
   exit(): void {
     this.exiting = true;
   }
@@ -375,7 +379,8 @@ export class CoderSession implements Session {
     }
     if (!entry) {
       if (typed === "help") return this.print(this.help());
-      return this.warn(`Unknown command /${typed}. Type /help for the list.`);
+      const near = nearestNames(typed, [...commands.keys(), "exit"]);
+      return this.warn(`Unknown command /${typed}.${near.length ? ` Did you mean ${near.map((n) => `/${n}`).join(" or ")}?` : ""} Type /help for the list.`);
     }
     const found = entry;
     try {
@@ -401,4 +406,27 @@ export class CoderSession implements Session {
     if (!this.services.app.registry.commands.has("exit")) rows.push(`${"/exit".padEnd(15)} leave coder`);
     return rows.sort().join("\n");
   }
+}
+
+/** The names closest to a mistyped one (at most two edits away, or a third of its length), nearest first. */
+export function nearestNames(typed: string, names: readonly string[]): string[] {
+  const limit = Math.max(2, Math.floor(typed.length / 3));
+  const scored = [...new Set(names)].map((name) => ({ name, d: editDistance(typed.toLowerCase(), name.toLowerCase()) })).filter((x) => x.d <= limit);
+  const best = Math.min(...scored.map((x) => x.d));
+  return scored.filter((x) => x.d === best).map((x) => x.name).sort().slice(0, 3);
+}
+
+/** Levenshtein distance, with a swap of two neighbours counting as one edit (`/comit`, `/dorp`). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((d[i - 1] as number[])[j]! + 1, row[j - 1]! + 1, (d[i - 1] as number[])[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, (d[i - 2] as number[])[j - 2]! + 1);
+    }
+  }
+  return (d[a.length] as number[])[b.length]!;
 }

@@ -34,7 +34,8 @@ function stderrLogger(verbose: () => boolean, quiet = false): Logger {
   return {
     debug: (m) => verbose() && write("coder: debug: ", m),
     info: (m) => !quiet && write("coder: ", m),
-    warn: (m) => write("coder: warning: ", m),
+    // The same prefix as the session's warnings (core/term/render.ts).
+    warn: (m) => write("warning: ", m),
     error: (m) => write("coder: error: ", m),
   };
 }

@@ -312,7 +312,7 @@ class PromptSession {
     private readonly finish: (value: string | null) => void,
   ) {
     this.buffer.on("data", (sequence) => this.key(sequence));
-    this.buffer.on("paste", (content) => this.key(`\x1b[200~${content}\x1b[201~`));
+    this.buffer.on("paste", (content) => this.key(pasteKey(content)));
   }
 
   start(typeahead: string[]): void {
@@ -460,4 +460,12 @@ export function rowsAbove(widths: readonly number[], cols: number): number {
   let rows = 0;
   for (const w of widths.slice(0, -1)) rows += Math.max(1, Math.ceil(w / cols));
   return rows;
+}
+
+/**
+ * A bracketed paste as the editor takes it. The line break that ends a copied block is
+ * dropped: it would count as one more line ("+31 lines" for 30) and mean nothing in a message.
+ */
+export function pasteKey(content: string): string {
+  return `\x1b[200~${content.replace(/\r?\n$/, "")}\x1b[201~`;
 }

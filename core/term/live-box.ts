@@ -4,7 +4,7 @@
 // the renderer passes through here: while the box is shown, the box (and the unfinished
 // last line of output above it) is erased, the text written, and both drawn again.
 import { StdinBuffer, matchesKey } from "@mariozechner/pi-tui";
-import { type LineEditor, rowsAbove } from "./line-editor.ts";
+import { type LineEditor, pasteKey, rowsAbove } from "./line-editor.ts";
 import { textWidth, type Theme } from "./style.ts";
 
 /** What the box needs from the REPL while a line is handled. */
@@ -66,7 +66,7 @@ export class LiveBox {
     this.shown = true;
     this.buffer = new StdinBuffer({ timeout: 10 });
     this.buffer.on("data", (sequence) => this.key(sequence));
-    this.buffer.on("paste", (content) => this.key(`\x1b[200~${content}\x1b[201~`));
+    this.buffer.on("paste", (content) => this.key(pasteKey(content)));
     this.stdin.setRawMode?.(true);
     this.stdin.setEncoding("utf8");
     this.stdin.on("data", this.onData);

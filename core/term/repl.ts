@@ -166,10 +166,10 @@ export function terminalCommands(app: App, editor: LineEditor | null, out: Outpu
     ...["editor", "edit"].map(
       (name): SlashCommand => ({
         name,
-        summary: "write the next message in $VISUAL / $EDITOR (text after the command starts it)",
+        summary: "write the next message in $VISUAL / $EDITOR, else vi (text after the command starts it)",
         run: (arg, s) => {
           const text = composeInEditor(arg, app.env);
-          if (text === null) return s.warn("No editor: set $VISUAL or $EDITOR (e.g. export EDITOR=vim).");
+          if (text === null) return s.warn("No editor: $VISUAL and $EDITOR are unset and vi is not installed; set one (e.g. export EDITOR=nano).");
           if (!text.trim()) return s.print("The editor left the message empty; nothing to send.");
           if (editor) {
             editor.prefillNext(text.trimEnd());
@@ -187,9 +187,9 @@ function registerTerminalCommands(app: App, editor: LineEditor | null, out: Outp
   app.registry.register({ apiVersion: 1, name: "terminal", commands }, "built-in (core/term)");
 }
 
-/** Run $VISUAL / $EDITOR on a temporary file holding `initial`; its text, or null when no editor is set. */
+/** Run $VISUAL / $EDITOR (else vi, as git does) on a temporary file holding `initial`; its text, or null when there is no editor. */
 function composeInEditor(initial: string, env: Record<string, string | undefined>): string | null {
-  const editor = env.VISUAL || env.EDITOR;
+  const editor = env.VISUAL || env.EDITOR || (Bun.which("vi", { PATH: env.PATH ?? "" }) ? "vi" : null);
   if (!editor) return null;
   const dir = mkdtempSync(join(tmpdir(), "coder-message-"));
   const file = join(dir, "message.md");

@@ -273,6 +273,28 @@ export function wantsColour(env: Record<string, string | undefined>, pretty: boo
   return pretty ?? isTTY;
 }
 
+/**
+ * A status line for the terminal: broken between words at `width` columns, each continuation
+ * indented by `hang` columns (under the text after a "warning: " prefix). Lines already in the
+ * text are kept.
+ */
+export function wrapStatus(text: string, width: number, hang: number): string {
+  const room = Math.max(20, width - 1);
+  const out: string[] = [];
+  for (const source of text.split("\n")) {
+    let line = "";
+    for (const word of source.split(" ")) {
+      const indent = out.length && !line ? hang : 0;
+      if (line && textWidth(line) + 1 + textWidth(word) > room) {
+        out.push(line);
+        line = `${" ".repeat(hang)}${word}`;
+      } else line = line ? `${line} ${word}` : `${" ".repeat(indent)}${word}`;
+    }
+    out.push(line);
+  }
+  return out.join("\n");
+}
+
 /** Visible width of text on a terminal (escape sequences take none, wide characters two). */
 export function textWidth(text: string): number {
   return Bun.stringWidth(text);

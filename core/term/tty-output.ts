@@ -9,7 +9,7 @@ import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./progress.ts";
 import { appliedVerb, checkLine, stopLine, commandLine, firstLine, foldedToolResult, type HumanOutputOptions, PlainOutput, type Write } from "./render.ts";
 import { terminalSafe } from "./safe.ts";
-import { makeTheme, type Theme, type ThemeChoice } from "./style.ts";
+import { makeTheme, type Theme, type ThemeChoice, wrapStatus } from "./style.ts";
 
 export interface TtyOutputOptions extends HumanOutputOptions, ThemeChoice {
   out?: Write;
@@ -24,6 +24,8 @@ export class TtyOutput extends PlainOutput {
   readonly theme: Theme;
   /** The spinner's label for the request in flight ("Waiting for gpt-4.1"). */
   private waitingFor = "Waiting";
+  /** Columns of the terminal, read per line. */
+  private readonly width: () => number;
   /** Writes waiting for the markdown renderer (a grammar loading), in order. */
   private readonly queue: (() => void)[] = [];
 
@@ -32,6 +34,7 @@ export class TtyOutput extends PlainOutput {
     super(out, options.err ?? ((t: string) => process.stderr.write(t)), true, options);
     this.theme = makeTheme(options);
     const width = options.width ?? (() => process.stdout.columns || 80);
+    this.width = width;
     this.md = new MarkdownStream(out, { theme: this.theme, width, highlighter: highlighterFor });
     this.spinner = new Spinner(out, this.theme.dim);
   }
@@ -115,7 +118,8 @@ export class TtyOutput extends PlainOutput {
         return;
       case "warning":
         this.md.end();
-        this.err(`${t.warn("warning:")} ${terminalSafe(event.message)}\n`);
+        // Wrapped between words, under the message (the terminal would break words).
+        this.err(`${t.warn("warning:")}${wrapStatus(`warning: ${terminalSafe(event.message)}`, this.width(), "warning: ".length).slice("warning:".length)}\n`);
         return;
       default:
         super.emit(event);

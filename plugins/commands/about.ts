@@ -20,7 +20,9 @@ export function settingsText(s: Session): string {
 export function reportText(s: Session, version: string): string {
   const error = s.lastError?.() ?? null;
   return [
-    "## Bug report (paste into an issue; coder has sent nothing)",
+    "## Bug report",
+    "",
+    "(Paste this into a new issue on the issue tracker of the project you installed coder from, with the steps filled in. coder has sent nothing anywhere; check that the text holds nothing private.)",
     "",
     `- coder: ${version}`,
     `- platform: ${platform()} ${release()} ${arch()}, Bun ${Bun.version}`,

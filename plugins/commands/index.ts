@@ -121,7 +121,8 @@ export default function commandsPlugin(kit: Kit): PluginObject {
     run(arg, s) {
       const name = arg.trim();
       if (!name) {
-        s.print(s.formats().map((f) => `${f === s.editFormat ? "*" : " "} ${f}`).join("\n"));
+        const summaries = new Map((s.formatSummaries?.() ?? []).map((f) => [f.name, f.summary]));
+        s.print(twoColumns(s.formats().map((f) => [`${f === s.editFormat ? "*" : " "} ${f}`, summaries.get(f) ?? ""] as const), outputWidth() - 1));
         return;
       }
       if (!s.formats().includes(name)) return s.warn(`Unknown edit format "${name}". Known: ${s.formats().join(", ")}.`);
