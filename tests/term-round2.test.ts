@@ -203,6 +203,8 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("the terminal, round 2 (dist/cod
     // The list is sorted: fake-model, gpt-4.1.
     screen.send("\x1b[B");
     screen.send("\r");
+    await screen.waitFor("Write a .coder.json for this project");
+    screen.send("n");
     await screen.waitFor("/help for commands");
     await screen.waitForPrompt();
     screen.type("hello");
@@ -215,6 +217,35 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("the terminal, round 2 (dist/cod
     expect(server.requests.some((r) => r.path.endsWith("/models") && r.headers.authorization === "Bearer sk-pasted-key-42")).toBe(true);
     expect(mainRequests(server)[0].model).toBe("gpt-4.1");
     expect(repo.git("status", "--porcelain")).toBe("");
+  });
+
+  test("11. coder init: provider, key, model, then the project's .coder.json with commands guessed from pyproject.toml", async () => {
+    const repo = makeRepo({ "pyproject.toml": "[project]\nname = 'x'\n\n[tool.ruff]\nline-length = 100\n" });
+    const server = await serverWith([]);
+    servers.push(server);
+    const screen = startScreen({ cwd: repo.root, home: repo.home, server, bare: true, args: ["init"], env: { OPENAI_BASE_URL: server.url } });
+    screens.push(screen);
+    await screen.waitFor("Which provider?");
+    screen.send("\r");
+    await screen.waitFor("API key (OPENAI_API_KEY)");
+    screen.send("sk-init-key\r");
+    await screen.waitFor("Default model");
+    screen.send("\r"); // fake-model, the first listed
+    await screen.waitFor("Write a .coder.json for this project");
+    screen.send("y");
+    await screen.waitFor("Commands guessed from pyproject.toml");
+    await screen.waitFor("Edit format");
+    screen.send("\r"); // the model's default
+    await screen.waitFor("Lint command");
+    await screen.waitFor("ruff check");
+    screen.send("\r");
+    await screen.waitFor("Test command");
+    screen.send("\r");
+    await screen.waitFor("Ready: openai/fake-model");
+    expect(await screen.exited).toBe(0);
+    expect(JSON.parse(repo.read(".coder.json"))).toEqual({ model: "openai/fake-model", lintCmd: "ruff check", testCmd: "pytest" });
+    expect(readFileSync(join(repo.home, ".config", "coder", "keys.env"), "utf8")).toBe("OPENAI_API_KEY=sk-init-key\n");
+    expect(repo.read(".coder.json")).not.toContain("sk-init-key");
   });
 
   test("11. without a terminal nothing is asked: exit 2 with the one line saying what to set", async () => {

@@ -3,7 +3,7 @@
 // line editor (pi-tui) when colours are on and a plain readline prompt otherwise.
 import { writeFileSync, readFileSync, rmSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { isAbsolute, join, relative } from "node:path";
 import { chatHistoryPath } from "../chat/create.ts";
 import type { App } from "../kernel.ts";
 import { exitCodeFor, Interrupted } from "../errors.ts";
@@ -209,6 +209,22 @@ function completionSource(app: App, coder: Coder, session: CoderSession) {
     (all) => (files = all),
     () => {},
   );
+  let seeded: { key: string; words: Set<string> } | null = null;
+  const chatIdentifiers = (): Set<string> => {
+    const paths = [...coder.chat.editable, ...coder.chat.readOnly.filter((p) => !isAbsolute(p))];
+    const key = paths.join("\0");
+    if (seeded?.key !== key) {
+      const texts = paths.map((p) => {
+        try {
+          return coder.services.files.read(p) ?? "";
+        } catch {
+          return "";
+        }
+      });
+      seeded = { key, words: identifiersIn(texts) };
+    }
+    return seeded.words;
+  };
   return {
     commands: () => [...[...app.registry.commands.values()].map((c) => ({ name: c.item.name, summary: c.item.summary })), { name: "exit", summary: "leave coder" }, { name: "help", summary: "list the commands" }],
     argument: (command: string, arg: string) => {
@@ -221,6 +237,8 @@ function completionSource(app: App, coder: Coder, session: CoderSession) {
     *words() {
       yield* files;
       yield* files.map((f) => f.split("/").pop() ?? f);
+      // Before the first request, the chat files' own identifiers (read once per set of files).
+      if (!coder.lastPrompt.length) yield* chatIdentifiers();
       yield* identifiersIn(coder.lastPrompt.map((m) => (typeof m.content === "string" ? m.content : "")));
     },
   };
