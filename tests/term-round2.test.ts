@@ -383,3 +383,89 @@ test("--apply needs no model and warns about no missing key", async () => {
   expect(await new Response(proc.stderr).text()).not.toContain("API key");
   expect(repo.read("a.py")).toBe("x = 3\n");
 });
+
+describe.skipIf(!existsSync(BINARY) || !SCRIPT)("the smaller findings of issue 25 (dist/coder in a pseudo-terminal)", () => {
+  test("an unknown command gets a suggestion; /chat-mode describes the formats; /model warns at once about a missing key; /report says where it goes", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const server = await serverWith([]);
+    servers.push(server);
+    // The key in the environment, not --api-key (which would serve any provider).
+    const screen = startScreen({ cwd: repo.root, home: repo.home, server, bare: true, args: ["--model", "openai/gpt-4.1", "--api-base", server.url, "--map-tokens", "0", "a.py"], env: { OPENAI_API_KEY: "sk-test" } });
+    screens.push(screen);
+    await screen.waitFor("/help for commands");
+    await screen.waitForPrompt();
+    screen.type("/comit");
+    await screen.waitFor("Unknown command /comit. Did you mean /commit?");
+    await screen.waitForPrompt();
+    screen.type("/chat-mode");
+    await screen.waitFor(/\* diff\s+\S+/);
+    expect(screen.text()).toMatch(/ {2}whole\s+\S+/);
+    await screen.waitForPrompt();
+    screen.type("/model anthropic/claude-sonnet-4-5");
+    await screen.waitFor("no API key for anthropic/claude-sonnet-4-5: set ANTHROPIC_API_KEY");
+    await screen.waitForPrompt();
+    screen.type("/report");
+    await screen.waitFor("Paste this into a new issue on the issue tracker");
+    await screen.waitForPrompt();
+    await leave(screen);
+  });
+
+  test("a 30-line paste is folded as +30 lines; the chat files' identifiers complete before the first request", async () => {
+    const repo = makeRepo({ "a.py": "def compute_invoice_total(items):\n    return sum(items)\n" });
+    const { screen } = await open(repo, [], ["a.py"]);
+    screen.paste(`${Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join("\n")}\n`);
+    await screen.waitFor("[paste #1 +30 lines]");
+    screen.send("\x15");
+    await screen.waitForPrompt();
+    screen.send("fix compute_inv");
+    await screen.waitFor("compute_invoice_total");
+    screen.send("\x15");
+    screen.send("\x1b");
+    await screen.waitForPrompt();
+    await leave(screen);
+  });
+
+  test("/editor without $VISUAL or $EDITOR uses vi", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const bin = join(repo.home, "bin");
+    await Bun.write(join(bin, "vi"), "#!/bin/sh\nprintf 'written in vi\\n' > \"$1\"\n");
+    Bun.spawnSync(["chmod", "+x", join(bin, "vi")]);
+    const { screen } = await open(repo, [], ["a.py"], { env: { PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}` } });
+    screen.type("/editor");
+    await screen.waitFor("The message is in the prompt");
+    await screen.waitFor("> written in vi");
+    screen.send("\x15");
+    await screen.waitForPrompt();
+    await leave(screen);
+  });
+
+  test("/copy with no clipboard tool sends the reply to the terminal by OSC 52", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const bin = join(repo.home, "bin");
+    for (const tool of ["git", "sh"]) {
+      const found = Bun.which(tool);
+      if (found) Bun.spawnSync(["sh", "-c", `mkdir -p '${bin}' && ln -s '${found}' '${join(bin, tool)}'`]);
+    }
+    const { screen } = await open(repo, [{ model: "gpt-4.1", text: "Copy me." }], ["a.py"], { env: { PATH: bin } });
+    screen.type("hello");
+    await screen.waitFor("Copy me.");
+    await screen.waitForPrompt();
+    screen.type("/copy");
+    await screen.waitFor("by OSC 52");
+    expect(screen.raw).toContain(`\x1b]52;c;${Buffer.from("Copy me.").toString("base64")}\x07`);
+    await leave(screen);
+  });
+});
+
+test("--test on a pipe keeps a test runner's progress dots on one line, and prints its output once", async () => {
+  if (!existsSync(BINARY)) return;
+  const repo = makeRepo({ "a.py": "x = 1\n" });
+  const server = await serverWith([]);
+  servers.push(server);
+  const proc = Bun.spawn([BINARY, "--model", "openai/gpt-4.1", "--api-key", "x", "--api-base", server.url, "--test", "--test-cmd", "printf .; sleep 0.1; printf .; sleep 0.1; printf .; echo ' 3 passed'"], { cwd: repo.root, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config") }, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
+  expect(await proc.exited).toBe(0);
+  const stdout = await new Response(proc.stdout).text();
+  expect(stdout).toContain("\n... 3 passed\n");
+  expect(stdout.match(/^\.\.\. 3 passed$/gm)).toHaveLength(1);
+  expect(stdout).toContain("Tests passed.");
+});
