@@ -132,8 +132,8 @@ async function ensureKey(app: App, screen: Screen, run: { step: boolean; watchOn
   if (!missing) return;
   if (app.interactive && screen.lineEditor && !run.step && !run.watchOnly && run.message === null) {
     const { guidedSetup } = await import("./init.ts");
-    const reason = noKeyAtAll ? "No API key found (environment, the repository's .env, an earlier set-up)." : `No API key for ${model}.`;
-    if (await guidedSetup(app, `${reason} Pick a provider and paste its key.`, true)) return;
+    const reason = noKeyAtAll ? "No API key found (environment, .env, an earlier set-up)." : `No API key for ${model}.`;
+    if (await guidedSetup(app, `${reason}\nPick a provider and paste its key.`, true)) return;
     throw new UsageError(missing);
   }
   throw new UsageError(noKeyAtAll ?? missing);

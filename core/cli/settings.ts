@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { ConfigProblem, Loaded } from "../kernel.ts";
 import { type ParsedArgv, readEnvOptions } from "../config/argv.ts";
+import { wrapStatus } from "../term/style.ts";
 import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys, savedKeys } from "../config/config.ts";
 import { expandModelAliases } from "../config/aliases.ts";
 import { checkStateDir } from "../edit/state.ts";
@@ -30,7 +31,9 @@ export interface RunInput {
 
 /** Warnings and errors on stderr, one line each; debug only with --verbose. */
 function stderrLogger(verbose: () => boolean, quiet = false): Logger {
-  const write = (prefix: string, message: string) => process.stderr.write(`${prefix}${message}\n`);
+  // On a terminal, long lines break between words, under the message.
+  const write = (prefix: string, message: string) =>
+    process.stderr.write(`${process.stderr.isTTY ? wrapStatus(`${prefix}${message}`, process.stderr.columns || 80, prefix.length) : `${prefix}${message}`}\n`);
   return {
     debug: (m) => verbose() && write("coder: debug: ", m),
     info: (m) => !quiet && write("coder: ", m),

@@ -31,12 +31,13 @@ export function wrapWords(text: string, width: number): string[] {
 
 /**
  * Rows of (name, description) in two columns fitted to `width`: the name column is as wide as
- * the names up to a third of the width; a longer name takes its own line, with its description
- * under it. Below 50 columns, every description goes under its name.
+ * the names up to 28 columns (or a third of the width); a longer name takes its own line, with
+ * its description under it. Below 50 columns, every description goes under its name.
  */
 export function twoColumns(rows: readonly (readonly [string, string])[], width: number): string {
   const narrow = width < 50;
-  const cap = Math.max(12, Math.floor(width / 3));
+  // Names past this take a line of their own, so one long name does not squeeze every description.
+  const cap = Math.max(12, Math.min(28, Math.floor(width / 3)));
   const nameWidth = narrow ? 0 : Math.min(cap, Math.max(0, ...rows.map(([name]) => name.length).filter((n) => n <= cap)));
   const indent = narrow ? 4 : nameWidth + 2;
   const room = Math.max(20, width - indent - 1);
