@@ -32,7 +32,7 @@ async function leave(screen: Screen): Promise<void> {
   expect(await screen.exited).toBe(0);
 }
 
-const LONG = `The first part of a long answer. ${"More words follow here. ".repeat(40)}The end.\n`;
+const LONG = `The first part of a long answer. ${"More words follow here. ".repeat(16)}The end.\n`;
 const slow = (text = LONG) => ({ model: "gpt-4.1", text, chunkDelayMs: 80, chunkChars: 6 });
 
 describe.skipIf(!existsSync(BINARY) || !SCRIPT)("the terminal, round 2 (dist/coder, screen read through xterm)", () => {
