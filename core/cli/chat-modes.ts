@@ -82,15 +82,13 @@ export async function runCoder(app: App): Promise<number> {
       exitCode = await runSteps(app, coder, out);
     } else if (watchOnly) {
       await (await startWatch(app, coder, out)).runForever();
-    } else if (message !== null && message.trimStart().startsWith("/")) {
-      // CLI.md: a message that starts with / runs that slash command in every mode.
-      exitCode = await new CoderSession(coder).runOneShotCommand(message);
     } else if (message !== null) {
       // On a terminal, Esc or Ctrl-C are keys: the stop is said in one line, with no ^C echoed into the reply.
       const unwatch = watchStopKeys(() => onSignal("SIGINT"));
       try {
-        const result = await coder.runOne(message);
-        exitCode = result.ok ? 0 : 1;
+        // CLI.md: a message that starts with / runs that slash command in every mode.
+        if (message.trimStart().startsWith("/")) exitCode = await new CoderSession(coder).runOneShotCommand(message);
+        else exitCode = (await coder.runOne(message)).ok ? 0 : 1;
       } finally {
         unwatch();
       }

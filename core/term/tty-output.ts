@@ -63,7 +63,7 @@ export class TtyOutput extends PlainOutput {
         super.emit(event);
         this.md.end();
         this.waitingFor = `Waiting for ${event.model.replace(/^[^/]+\//, "")}`;
-        this.spinner.start(this.waitingFor, this.options.live ? "esc to stop" : "ctrl-c to stop");
+        this.spinner.start(this.waitingFor, this.stopHint());
         return;
       case "delta":
         this.streamed ||= event.text.length > 0;
@@ -109,7 +109,7 @@ export class TtyOutput extends PlainOutput {
         this.md.end();
         if (this.streamed) this.out(`${t.warn(`— ${event.reason}, retrying (attempt ${event.attempt}); the text above is void —`)}\n`);
         else this.err(`${t.warn("warning:")} ${terminalSafe(`${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt})`)}\n`);
-        if (waiting || this.streamed) this.spinner.start(this.waitingFor, this.options.live ? "esc to stop" : "ctrl-c to stop");
+        if (waiting || this.streamed) this.spinner.start(this.waitingFor, this.stopHint());
         this.streamed = false;
         return;
       case "error":
@@ -124,6 +124,11 @@ export class TtyOutput extends PlainOutput {
       default:
         super.emit(event);
     }
+  }
+
+  /** How to stop the reply: Esc where keys reach coder (the REPL's box, a one-shot run on a terminal), else Ctrl-C. */
+  private stopHint(): string {
+    return this.options.live || (!this.options.interactive && process.stdin.isTTY) ? "esc to stop" : "ctrl-c to stop";
   }
 
   /** Human text; a unified diff (`/diff`, `/git diff`) is coloured. */
