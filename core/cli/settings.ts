@@ -31,14 +31,15 @@ export interface RunInput {
 
 /** Warnings and errors on stderr, one line each; debug only with --verbose. */
 function stderrLogger(verbose: () => boolean, quiet = false): Logger {
-  // On a terminal, long lines break between words, under the message.
-  const write = (prefix: string, message: string) =>
-    process.stderr.write(`${process.stderr.isTTY ? wrapStatus(`${prefix}${message}`, process.stderr.columns || 80, prefix.length) : `${prefix}${message}`}\n`);
+  const write = (prefix: string, message: string) => process.stderr.write(`${prefix}${message}\n`);
+  // A warning on a terminal breaks between words, under the message (the terminal would break words).
+  const warning = (message: string) =>
+    process.stderr.write(`${process.stderr.isTTY ? wrapStatus(`warning: ${message}`, process.stderr.columns || 80, "warning: ".length) : `warning: ${message}`}\n`);
   return {
     debug: (m) => verbose() && write("coder: debug: ", m),
     info: (m) => !quiet && write("coder: ", m),
     // The same prefix as the session's warnings (core/term/render.ts).
-    warn: (m) => write("warning: ", m),
+    warn: warning,
     error: (m) => write("coder: error: ", m),
   };
 }

@@ -3,8 +3,7 @@
 // line editor (pi-tui) when colours are on and a plain readline prompt otherwise.
 import { writeFileSync, readFileSync, rmSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, relative } from "node:path";
-import { chatHistoryPath } from "../chat/create.ts";
+import { isAbsolute, join } from "node:path";
 import type { App } from "../kernel.ts";
 import { exitCodeFor, Interrupted } from "../errors.ts";
 import type { SlashCommand } from "../plugin.ts";
@@ -74,7 +73,7 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
       out.print(`${prompt}${queued}`);
     }
     const typed = queued ?? (await input.read(prompt, { initial: session.takeInput(), signal: watching.signal }));
-    if (typed === null) return farewell(app, coder, out);
+    if (typed === null) return farewell(coder, out);
     if (opts.watch?.action) {
       await runWatched(opts.watch, out);
       continue;
@@ -89,7 +88,7 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
       if (line.trimStart().startsWith("/")) {
         coder.services.transcript.note(line.trim());
         await session.runCommand(line);
-        if (session.exitRequested) return farewell(app, coder, out);
+        if (session.exitRequested) return farewell(coder, out);
       } else {
         await coder.runOne(line);
       }
@@ -110,11 +109,11 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
   }
 }
 
-/** The last line: where the chat is kept and how to pick it up again. */
-function farewell(app: App, coder: Coder, out: Output): number {
-  const saved = relative(app.cwd, chatHistoryPath(app)) || chatHistoryPath(app);
-  if (coder.history.done.length) out.print(`The chat is saved in ${saved}; pick it up again with: coder --restore-chat-history`);
-  else out.print(`Nothing was said this time; earlier chats are in ${saved} (coder --restore-chat-history reloads the last).`);
+/** The last line: how to pick the chat up again. */
+function farewell(coder: Coder, out: Output): number {
+  // Short enough for one line of a narrow terminal; /settings and the README say where the transcript is.
+  if (coder.history.done.length) out.print("Chat saved; pick it up again with: coder --restore-chat-history");
+  else out.print("Nothing was said this time; coder --restore-chat-history reloads the last chat.");
   return 0;
 }
 
