@@ -1,6 +1,7 @@
 // The interactive loop: a message is a request, `/name` a command, `!cmd` runs cmd;
-// Ctrl-C stops a request, Ctrl-D leaves. Loaded only in interactive mode, with the
-// line editor (pi-tui) when colours are on and a plain readline prompt otherwise.
+// Esc or Ctrl-C stops a request, Ctrl-D leaves. Loaded only in interactive mode, with the
+// line editor (pi-tui) and, while the model answers, the live box below the reply, on any
+// terminal that moves its cursor (colours or not); a plain readline prompt on TERM=dumb.
 import { writeFileSync, readFileSync, rmSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
