@@ -185,14 +185,14 @@ export default function mcpPlugin(kit: Kit): PluginObject {
       {
         name: "mcp",
         summary: "MCP servers: their status, tools, prompts and resources; /mcp add SERVER URI adds a resource",
-        usage: "[list | add SERVER URI | drop [SERVER:URI]]",
+        usage: "/mcp [list|add|drop]",
         complete: (arg, s) => completeMcp(arg, session(s.options).servers),
         run: mcpCommand,
       },
       {
         name: "mcp-prompt",
         summary: "run an MCP server's prompt: /server:prompt arg… (see /mcp for the list)",
-        usage: "SERVER:PROMPT [ARG…]",
+        usage: "/SERVER:PROMPT [ARG…]",
         matches: (name, s) => {
           const colon = name.indexOf(":");
           return colon > 0 && configured(s.options) && session(s.options).servers.has(name.slice(0, colon));
