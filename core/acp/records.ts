@@ -1,10 +1,8 @@
 // What `session/load` restores: one JSON file per ACP session under the repository's
 // .coder/acp/ (chat files, model, edit format, history, "allow always" answers),
 // rewritten after every prompt turn.
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ChatMessage } from "../plugin.ts";
-import { replaceRecord } from "../edit/state.ts";
+import { foreignOrigin, readState, recordOrigin, writeState } from "../edit/state.ts";
 
 export interface SessionRecord {
   version: 1;
@@ -24,22 +22,36 @@ export interface SessionRecord {
 /** Session ids are ours (UUIDs): anything else names no file. */
 const ID = /^[0-9a-f-]{36}$/;
 
-function recordPath(root: string, id: string): string {
-  return join(root, ".coder", "acp", `${id}.json`);
+/** Where a session's record is kept, under .coder/. */
+function recordPath(id: string): string {
+  return `acp/${id}.json`;
 }
 
+/** Past this a record is no session coder saved (a long history is a few MB). */
+const RECORD_MAX_BYTES = 256 * 1024 * 1024;
+
+/** Save `record`, with the machine and repository that wrote it (a record planted or copied from elsewhere is not loaded). */
 export function saveRecord(root: string, record: SessionRecord): void {
-  replaceRecord(recordPath(root, record.id), `${JSON.stringify(record)}\n`);
+  writeState(root, recordPath(record.id), `${JSON.stringify({ ...record, origin: recordOrigin(root) })}\n`);
 }
 
-/** The saved session `id` of the repository at `root`, or null when there is none (or it is unreadable). */
-export function loadRecord(root: string, id: string): SessionRecord | null {
+/**
+ * The saved session `id` of the repository at `root`, or null when there is none, it is
+ * unreadable, or coder did not write it on this machine for this repository (then `ignored`
+ * hears why).
+ */
+export function loadRecord(root: string, id: string, ignored?: (why: string) => void): SessionRecord | null {
   if (!ID.test(id)) return null;
-  const path = recordPath(root, id);
-  if (!existsSync(path)) return null;
+  const bytes = readState(root, recordPath(id), RECORD_MAX_BYTES);
+  if (!bytes) return null;
   try {
-    const data = JSON.parse(readFileSync(path, "utf8")) as Partial<SessionRecord>;
+    const data = JSON.parse(bytes.toString("utf8")) as Partial<SessionRecord> & { origin?: unknown };
     if (data.version !== 1 || data.id !== id || !Array.isArray(data.messages)) return null;
+    const foreign = foreignOrigin(root, data.origin);
+    if (foreign) {
+      ignored?.(`.coder/${recordPath(id)} was ignored: ${foreign}, so it is not a session coder saved here`);
+      return null;
+    }
     return {
       version: 1,
       id,

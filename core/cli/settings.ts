@@ -9,7 +9,9 @@ import type { ConfigProblem, Loaded } from "../kernel.ts";
 import { type ParsedArgv, readEnvOptions } from "../config/argv.ts";
 import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys } from "../config/config.ts";
 import { expandModelAliases } from "../config/aliases.ts";
-import { checkStateDir } from "../edit/state.ts";
+import { checkStateDir, STATE_DIR, stateDirOf, trackedStateProblem } from "../edit/state.ts";
+import { trackedStateFiles } from "../git/git.ts";
+import { ConfigError } from "../errors.ts";
 import type { Logger } from "../plugin.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { decideTrust, projectConfigHash, rememberedTrust } from "../config/trust.ts";
@@ -46,7 +48,12 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const gitRoot = findGitRoot(cwd);
   const root = gitRoot ?? cwd;
   // Before anything writes a record: a cloned repository must not point .coder/ elsewhere (doctor reports it instead).
-  if (input.subcommand !== "doctor") checkStateDir(root);
+  if (input.subcommand !== "doctor") {
+    checkStateDir(root);
+    // Anything git tracks under .coder/ came with the repository (coder keeps the folder out of git).
+    const tracked = gitRoot && existsSync(stateDirOf(root)) ? trackedStateProblem(await trackedStateFiles(root)) : null;
+    if (tracked) throw new ConfigError(`cannot use this repository's ${STATE_DIR} folder: ${tracked}`);
+  }
   const envValues = readEnvOptions(processEnv);
   const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
   const files = lookupConfigFiles(root, processEnv, explicit, cwd);
