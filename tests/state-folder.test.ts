@@ -11,6 +11,9 @@ import { Database } from "bun:sqlite";
 import { isolateGitEnv, log, makeRepo, sh, write } from "./git-helpers.ts";
 import { BIN, block, engineReadiness, MODEL, runOnce } from "./safety-harness.ts";
 import { startFakeServer } from "./support/fake-server.ts";
+import * as acp from "@agentclientprotocol/sdk";
+import { type AcpTestClient, startAcp } from "./support/acp-client.ts";
+import { makeRepo as makeE2eRepo, serverPerTest } from "./engine-harness.ts";
 
 setDefaultTimeout(60_000);
 isolateGitEnv();
@@ -219,5 +222,34 @@ describe("B. the write lock", () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe("A. a saved ACP session is loaded only where coder saved it", () => {
+  const server = serverPerTest();
+  const clients: AcpTestClient[] = [];
+  afterAll(async () => {
+    for (const c of clients.splice(0)) await c.close();
+  });
+
+  test("a session record copied in from another repository is ignored on session/load, saying why", async () => {
+    const first = makeE2eRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ text: "The answer is 42.", repeat: true }]);
+    const one = startAcp(first.root, s, { home: first.home });
+    clients.push(one);
+    await one.initialize();
+    const { sessionId } = await one.agent.request(acp.methods.agent.session.new, { cwd: first.root, mcpServers: [] });
+    await one.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "what is the answer?" }] });
+    await one.close();
+    // The record travels with a repository (a tarball, a copied folder): its "allow always" answers and history must not.
+    const second = makeE2eRepo({ "a.py": "x = 1\n" });
+    mkdirSync(join(second.root, ".coder", "acp"), { recursive: true });
+    writeFileSync(join(second.root, ".coder", "acp", `${sessionId}.json`), readFileSync(join(first.root, ".coder", "acp", `${sessionId}.json`)));
+    const two = startAcp(second.root, s, { home: second.home });
+    clients.push(two);
+    await two.initialize();
+    const refused = await two.agent.request(acp.methods.agent.session.load, { sessionId, cwd: second.root, mcpServers: [] }).catch((e: unknown) => e);
+    expect((refused as acp.RequestError).code).toBe(-32002);
+    expect((refused as acp.RequestError).message).toContain(`.coder/acp/${sessionId}.json was ignored: it was written for ${first.root}`);
   });
 });
