@@ -48,12 +48,10 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const gitRoot = findGitRoot(cwd);
   const root = gitRoot ?? cwd;
   // Before anything writes a record: a cloned repository must not point .coder/ elsewhere (doctor reports it instead).
-  if (input.subcommand !== "doctor") {
-    checkStateDir(root);
-    // Anything git tracks under .coder/ came with the repository (coder keeps the folder out of git).
-    const tracked = gitRoot && existsSync(stateDirOf(root)) ? trackedStateProblem(await trackedStateFiles(root)) : null;
-    if (tracked) throw new ConfigError(`cannot use this repository's ${STATE_DIR} folder: ${tracked}`);
-  }
+  if (input.subcommand !== "doctor") checkStateDir(root);
+  // Anything git tracks under .coder/ came with the repository (coder keeps the folder out of git).
+  // Asked of git now, while the config files are read; answered before anything is decided or written.
+  const tracked = input.subcommand !== "doctor" && gitRoot && existsSync(stateDirOf(root)) ? trackedStateFiles(root) : null;
   const envValues = readEnvOptions(processEnv);
   const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
   const files = lookupConfigFiles(root, processEnv, explicit, cwd);
@@ -89,6 +87,9 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   let trusted = trustKeys.length === 0 || options.trust === true;
   // Reading or showing the config needs no trust; everything that loads plugins or runs a chat does.
   const needsDecision = input.subcommand !== "config" && input.subcommand !== "doctor" && !(input.subcommand === "plugins" && input.rest[0] === "pin");
+  // Before the trust question: a repository coder refuses is not worth one.
+  const trackedProblem = tracked && trackedStateProblem(await tracked);
+  if (trackedProblem) throw new ConfigError(`cannot use this repository's ${STATE_DIR} folder: ${trackedProblem}`);
   if (needsDecision) {
     trusted = await decideTrust({
       root,
