@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { currentOwner, ownerRunning, processStartTime, RepoLock } from "./lock.ts";
@@ -93,4 +93,38 @@ describe("RepoLock", () => {
     stale.release();
     expect(JSON.parse(readFileSync(lockFile(root), "utf8")).token).toBe("successor");
   });
+});
+
+/** A 64 KiB tmpfs for the length of `body` (root on Linux only); false when none can be mounted. */
+async function onTinyDisk(body: (dir: string) => Promise<void>): Promise<boolean> {
+  const dir = mkdtempSync(join(tmpdir(), "coder-full-"));
+  made.push(dir);
+  if (Bun.spawnSync(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", dir]).exitCode !== 0) return false;
+  try {
+    await body(dir);
+  } finally {
+    Bun.spawnSync(["umount", dir]);
+  }
+  return true;
+}
+
+test.skipIf(process.platform !== "linux" || process.getuid?.() !== 0)("on a full disk the lock is not taken and nothing is left behind (no empty lock to block later edits)", async () => {
+  const mounted = await onTinyDisk(async (root) => {
+    mkdirSync(join(root, ".coder"));
+    // Fill the disk to its last block.
+    const filler = join(root, "filler");
+    writeFileSync(filler, "");
+    try {
+      for (;;) appendFileSync(filler, Buffer.alloc(4096, 1));
+    } catch {
+      // full
+    }
+    await expect(new RepoLock(root).acquire(0)).rejects.toThrow("ENOSPC");
+    expect(readdirSync(join(root, ".coder"))).toEqual([]);
+    rmSync(filler);
+    const lock = new RepoLock(root);
+    expect(await lock.acquire(0)).toBe("held");
+    lock.release();
+  });
+  if (!mounted) console.warn("skipped: no tmpfs could be mounted here");
 });
