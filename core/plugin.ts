@@ -746,7 +746,10 @@ export interface Kit {
     options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void },
   ): Promise<{ code: number; stdout: string; stderr: string }>;
   log: Logger;
-  /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never through a link). */
+  /**
+   * A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never
+   * through a link). Write files there with `state.write("cache/<plugin>/...", data)`.
+   */
   cacheDir(plugin: string): string;
   /**
    * coder's folder in the repository, `.coder/`. A cloned repository decides what is in it, so
