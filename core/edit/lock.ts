@@ -262,8 +262,9 @@ export class RepoLock {
     const aside = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.stale`;
     try {
       renameSync(this.file, aside);
-    } catch {
-      return; // gone already
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return; // gone already
+      throw error;
     }
     // What was moved aside is a coder lock other than the one judged: a fresh one, put back.
     const now = readState(this.root, basename(aside), 64 * 1024)?.toString("utf8") ?? null;
