@@ -734,17 +734,42 @@ export interface Kit {
     list(): Promise<string[]>;
     /** Repository-relative path → absolute path (refuses paths outside the repository). */
     absolute(path: string): string;
+    /**
+     * Bytes of a file (relative to the root, or absolute: read-only files may live anywhere) through
+     * coder's one capped reader: a regular file only (a link to /dev/zero, a FIFO or a device is
+     * refused before a byte is read), at most `maxBytes` (default `--max-file-size`). A refusal is
+     * a value whose `problem` names the file and what is wrong. Optional (additive to API version 1).
+     *
+     * @example
+     * const r = kit.files.readBytes?.("logo.png");
+     * if (r && !r.ok) session.warn(r.problem);
+     */
+    readBytes?(path: string, options?: { maxBytes?: number }): { ok: true; bytes: Uint8Array } | { ok: false; missing: boolean; problem: string };
   };
   diff: {
     /** A unified diff of one file's change, for showing. */
     unified(path: string, before: string, after: string): string;
   };
-  /** Run a command without a shell (argv) or through the shell (string), in the repository root. */
-  /** `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal. */
+  /**
+   * Run a command without a shell (argv) or through the shell (string), in the repository root,
+   * through `spawn`: a timeout ends the command's whole process group, not just the shell.
+   * `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal.
+   */
   run(
     command: string[] | string,
     options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void },
   ): Promise<{ code: number; stdout: string; stderr: string }>;
+  /**
+   * Run argv (no shell) in its own process group: a timeout or an abort sends SIGTERM to the whole
+   * group (the command and every process it started), then SIGKILL after `graceMs` (default 2 s).
+   * `inheritStdin` keeps the command in coder's group so it can read the terminal. Never throws.
+   * Optional (additive to API version 1).
+   *
+   * @example
+   * const r = await kit.spawn?.(["npm", "test"], { timeoutMs: 600_000, signal });
+   * if (r?.timedOut) kit.log.warn("npm test timed out; it and its children were stopped");
+   */
+  spawn?(argv: string[], options?: SpawnOptions): Promise<SpawnResult>;
   log: Logger;
   /**
    * A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never
@@ -780,6 +805,33 @@ export interface Kit {
    * the environment's keys apply). Throws an Error with a one-line message when it cannot.
    */
   transcribe(request: Omit<TranscriptionRequest, "env">, signal?: AbortSignal): Promise<string>;
+}
+
+/** How `kit.spawn` runs a command. */
+export interface SpawnOptions {
+  /** Where (default: the repository root). */
+  cwd?: string;
+  /** The whole environment (default: coder's). */
+  env?: Record<string, string | undefined>;
+  /** Written to stdin, which is then closed. */
+  input?: string | Uint8Array;
+  /** Read the terminal instead (the command then stays in coder's process group). */
+  inheritStdin?: boolean;
+  timeoutMs?: number;
+  /** Between SIGTERM and SIGKILL (default 2 s). */
+  graceMs?: number;
+  signal?: AbortSignal;
+  /** Each chunk of stdout and stderr as it arrives. */
+  onOutput?: (text: string) => void;
+}
+
+/** What `kit.spawn` returns: 124 after a timeout, 130 after an abort, 127 when it could not start. */
+export interface SpawnResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
 }
 
 export interface Reports {

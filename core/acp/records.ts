@@ -45,7 +45,7 @@ export function loadRecord(root: string, id: string, ignored?: (why: string) => 
   const bytes = readState(root, recordPath(id), RECORD_MAX_BYTES);
   if (!bytes) return null;
   try {
-    const data = JSON.parse(bytes.toString("utf8")) as Partial<SessionRecord> & { origin?: unknown };
+    const data = JSON.parse(new TextDecoder().decode(bytes)) as Partial<SessionRecord> & { origin?: unknown };
     if (data.version !== 1 || data.id !== id || !Array.isArray(data.messages)) return null;
     const foreign = foreignOrigin(root, data.origin);
     if (foreign) {

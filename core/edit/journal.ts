@@ -61,7 +61,7 @@ export function readJournal(root: string, ignored?: (why: string) => void): Jour
   if (!bytes) return null;
   let data: Journal;
   try {
-    data = JSON.parse(bytes.toString("utf8")) as Journal;
+    data = JSON.parse(new TextDecoder().decode(bytes)) as Journal;
   } catch {
     return null;
   }

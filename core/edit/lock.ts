@@ -240,7 +240,7 @@ export class RepoLock {
     if (stat.isDirectory()) throw new StateFileError(`.coder/${LOCK} is a folder; coder keeps its write lock there (delete it)`);
     const bytes = readState(this.root, LOCK, 64 * 1024);
     if (!bytes) return this.exists() ? { raw: `unreadable:${stat.size}:${stat.mtimeMs}`, record: null } : null;
-    const raw = bytes.toString("utf8");
+    const raw = new TextDecoder().decode(bytes);
     return { raw, record: parseLock(raw) };
   }
 
@@ -267,7 +267,8 @@ export class RepoLock {
       throw error;
     }
     // What was moved aside is a coder lock other than the one judged: a fresh one, put back.
-    const now = readState(this.root, basename(aside), 64 * 1024)?.toString("utf8") ?? null;
+    const bytes = readState(this.root, basename(aside), 64 * 1024);
+    const now = bytes ? new TextDecoder().decode(bytes) : null;
     if (now !== null && now !== found.raw && parseLock(now)) {
       try {
         linkSync(aside, this.file);

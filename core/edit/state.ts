@@ -4,10 +4,11 @@
 // the one writer below, which never follows a link: a linked `.coder`, folder
 // or record would let the repository point coder's writes (model text, web
 // pages, clipboard images included) at any file the user can write.
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ConfigError } from "../errors.ts";
+import { readCapped } from "./read.ts";
 
 export const STATE_DIR = ".coder";
 
@@ -277,27 +278,9 @@ export function foreignOrigin(root: string, origin: unknown): string | null {
  * The bytes of `root/.coder/<rel>` when it is a regular file (not a link, a device or a
  * fifo) of at most `maxBytes`; null when it is absent or anything else.
  */
-export function readState(root: string, rel: string, maxBytes: number): Buffer | null {
-  let fd: number;
-  try {
-    fd = openSync(stateRecordPath(root, rel), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile() || stat.size > maxBytes) return null;
-    const bytes = Buffer.alloc(stat.size);
-    let off = 0;
-    while (off < bytes.length) {
-      const n = readSync(fd, bytes, off, bytes.length - off, off);
-      if (n === 0) break;
-      off += n;
-    }
-    return bytes.subarray(0, off);
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
+export function readState(root: string, rel: string, maxBytes: number): Uint8Array | null {
+  const file = stateRecordPath(root, rel);
+  if (lstatOrNull(file)?.isSymbolicLink() !== false) return null;
+  const read = readCapped(file, { maxBytes });
+  return read.ok ? read.bytes : null;
 }
