@@ -795,6 +795,12 @@ export interface Kit {
      * @example new Database(kit.state.file("cache/my-plugin/db.sqlite", ["-wal", "-shm", "-journal"]), { create: true })
      */
     file(path: string, siblings?: readonly string[]): string;
+    /**
+     * The bytes of `.coder/<path>` when it is a plain file (not a link, device or pipe) of at
+     * most `maxBytes` (default 16 MiB); null otherwise, or when it is missing.
+     * @example const cached = kit.state.read("cache/my-plugin/index.json")
+     */
+    read(path: string, maxBytes?: number): Uint8Array | null;
   };
   /** Model info for any model name, from the adapters and config (defaults for unknown models). */
   modelInfo(model: string): ModelInfo;

@@ -274,6 +274,9 @@ export function foreignOrigin(root: string, origin: unknown): string | null {
   return null;
 }
 
+/** What a plugin reads of one state file by default (`kit.state.read`). */
+export const STATE_READ_BYTES = 16 * 1024 * 1024;
+
 /**
  * The bytes of `root/.coder/<rel>` when it is a regular file (not a link, a device or a
  * fifo) of at most `maxBytes`; null when it is absent or anything else.

@@ -3,8 +3,6 @@
 // chat. Tool lists are kept in .coder/cache/mcp, keyed by the server's entry, so a request
 // can offer a server's tools without starting it: it starts when a tool is called.
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Kit } from "../../core/plugin.ts";
 import { describeServer, type ServerConfig } from "./config.ts";
 import type { McpConnection, ServerOffer, ToolInfo } from "./connection.ts";
@@ -134,9 +132,6 @@ export class McpServers {
 
   private static readonly CACHE = "cache/mcp/tools.json";
 
-  private cacheFile(): string {
-    return join(this.kit.root, ".coder", McpServers.CACHE);
-  }
 
   private cacheKey(config: ServerConfig): string {
     const { source: _source, ...entry } = config;
@@ -145,7 +140,8 @@ export class McpServers {
 
   private readCache(): Record<string, ToolInfo[]> {
     try {
-      return JSON.parse(readFileSync(this.cacheFile(), "utf8")) as Record<string, ToolInfo[]>;
+      const bytes = this.kit.state.read(McpServers.CACHE);
+      return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as Record<string, ToolInfo[]>) : {};
     } catch {
       return {};
     }
