@@ -4,11 +4,11 @@
 // linked into place, so a full disk or a kill leaves no empty lock behind. A lock is
 // honoured only while its holder runs; one whose holder is gone, or that coder did not
 // write (planted, empty, another machine's), is taken over.
-import { linkSync, lstatSync, readFileSync, readlinkSync, renameSync, unlinkSync } from "node:fs";
+import { linkSync, lstatSync, readFileSync, readlinkSync, renameSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join } from "node:path";
 import { randomUUID } from "node:crypto";
-import { bootId, ensureStateDir, readState, StateFileError, stateDirOf, writeTempBeside } from "./state.ts";
+import { bootId, ensureStateDir, readState, removeQuietly, StateFileError, stateDirOf, writeTempBeside } from "./state.ts";
 
 const LOCK = "write.lock";
 
@@ -189,12 +189,7 @@ export class RepoLock {
     if (token === null) return;
     this.token = null;
     // Only our own lock: one taken over meanwhile (we were thought gone) is its new holder's.
-    if (this.read()?.record?.token !== token) return;
-    try {
-      unlinkSync(this.file);
-    } catch {
-      // already gone
-    }
+    if (this.read()?.record?.token === token) removeQuietly(this.file);
   }
 
   /** Make the lock from a complete temp file; false when one is there already. */
@@ -288,11 +283,3 @@ function readlinkOrEmpty(path: string): string {
   }
 }
 
-
-function removeQuietly(file: string): void {
-  try {
-    unlinkSync(file);
-  } catch {
-    // already gone
-  }
-}

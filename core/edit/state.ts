@@ -155,7 +155,8 @@ export function writeTempBeside(file: string, data: string | Uint8Array, mode = 
   return tmp;
 }
 
-function removeQuietly(file: string): void {
+/** Remove `file` if it is there (a link itself, never its target). */
+export function removeQuietly(file: string): void {
   try {
     unlinkSync(file);
   } catch {
