@@ -30,7 +30,8 @@ export class StateFileError extends Error {}
 
 /**
  * Why coder may not keep records in `root/.coder`, or null. `.coder` must be a
- * real folder (or absent), and nothing in it or in `cache/` may be a symlink.
+ * real folder (or absent), and nothing in it or in `cache/` may be a symlink or
+ * a file with other hard links.
  * (Deeper links are refused by the writer when something would be written there.)
  */
 export function stateDirProblem(root: string): string | null {
@@ -47,9 +48,10 @@ export function stateDirProblem(root: string): string | null {
       continue;
     }
     for (const name of names) {
-      if (lstatOrNull(join(folder, name))?.isSymbolicLink()) {
-        return `${relative(root, join(folder, name))} is a symlink; coder never writes its records through a link (delete it)`;
-      }
+      const entry = lstatOrNull(join(folder, name));
+      if (entry?.isSymbolicLink()) return `${relative(root, join(folder, name))} is a symlink; coder never writes its records through a link (delete it)`;
+      // A hard link (a tarball can carry one) would take appends to another name: ~/.bashrc, say.
+      if (entry?.isFile() && entry.nlink > 1) return `${relative(root, join(folder, name))} has other hard links; coder does not write its records into a file shared with another name (delete it)`;
     }
   }
   return null;
