@@ -19,7 +19,7 @@ export function version(): string {
   }
 }
 
-const SUBCOMMANDS = new Set(["plugins", "plugin", "config", "models", "map", "doctor", "acp", "mcp"]);
+const SUBCOMMANDS = new Set(["plugins", "plugin", "config", "models", "map", "prompts", "doctor", "acp", "mcp"]);
 
 export async function main(argv: string[]): Promise<number> {
   const v = version();

@@ -314,6 +314,13 @@ export interface MatchFailure {
   reason: MatchFailureReason;
   /** Closest regions (not-found) or every matching location (ambiguous). */
   candidates: MatchCandidate[];
+  /**
+   * Set when the SEARCH text quotes a file as last committed (or saved, under an editor's
+   * unsaved buffer), and those lines have changed since (the user's edit): the current lines,
+   * 1-based, of `path`. Such a
+   * SEARCH never lands approximately; `explain` asks for the current lines instead.
+   */
+  userChange?: { path: string; startLine: number; endLine: number; text: string; committedLine: number; was?: "committed" | "saved" };
 }
 
 export type MatchResult = MatchSuccess | MatchFailure;
@@ -491,6 +498,29 @@ export interface ModelInfo {
   encoding?: string;
   /** True when the model was not in any table and defaults were used. */
   unknown?: boolean;
+  /** How the prompt is shaped for this model (absent: the defaults). Optional (additive to API version 1). */
+  prompting?: PromptSettings;
+}
+
+/**
+ * Per-model prompt settings, from the model table or a config's `models` entry.
+ *
+ * @example
+ * // .coder.json: send gpt-4.1 the reminder as a system message, and the "lazy" addendum
+ * { "models": { "openai/gpt-4.1": { "prompting": { "reminder": "system", "addendum": "lazy" } } } }
+ */
+export interface PromptSettings {
+  /**
+   * Where the format's reminder goes: `user` (default) appends it to the last user message;
+   * `system` sends it as a system message after the current request (models that weigh
+   * system messages more; a user message for models without a system role).
+   */
+  reminder?: "user" | "system";
+  /**
+   * A sentence added to the system message: `lazy` for models that elide code ("... rest
+   * unchanged") or stop halfway; `overeager` for models that change more than was asked.
+   */
+  addendum?: "lazy" | "overeager";
 }
 
 /**

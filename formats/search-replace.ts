@@ -20,6 +20,8 @@ export interface SearchReplaceEdit extends Edit {
   hints?: PlacementHints;
   /** Set when the block holds several divider-shaped lines: the file decides which one divides it. */
   splits?: readonly SplitReading[];
+  /** Set when the file was not in the chat as the model wrote the edit: it has not seen the content. */
+  unseen?: boolean;
 }
 
 /** Ambiguous matches the matcher lists in full (it reports one more when there are more). */
@@ -78,6 +80,11 @@ interface Applied<E extends Edit> {
   endLine?: number;
 }
 
+/** Why an empty SEARCH on an existing file the model never saw is refused. */
+function existsUnseen(path: string): string {
+  return `${path} already exists, but it was not in the chat, so you have not seen its content: a block with an empty SEARCH would add its REPLACE text to the end of it. Nothing was written to ${path}. If you meant a new file, choose a path that does not exist; to change ${path}, base your edits on its content.`;
+}
+
 function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace, previousEnd: number | null): Applied<E> {
   const { path, search, replace } = edit;
   const refused = ws.check?.(path);
@@ -89,6 +96,8 @@ function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace,
   if (search.trim() === "") {
     if (refused) return { outcome: { status: "failed", edit, path, reason: "refused", detail: refused } };
     if (content === null || content === "") return { outcome: stageWrite(edit, ws, path, withFinalNewline(replace), content === null ? "created" : "filled") };
+    // "Creating" a file that exists but was never shown to the model must not append to it.
+    if (edit.unseen) return { outcome: { status: "failed", edit, path, reason: "invalid", detail: existsUnseen(path) } };
     const r = kit.matcher.replace(content, search, replace);
     return r.status === "applied" ? landed(path, r, "appended") : failed(r);
   }

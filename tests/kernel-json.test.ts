@@ -77,7 +77,7 @@ describe("coder models --json", () => {
     const { models } = oneDocument<{ models: ModelJson[] }>(all.stdout);
     expect(models.length).toBeGreaterThan(5);
     for (const m of models) {
-      expect(Object.keys(m).sort()).toEqual(["capabilities", "contextWindow", "editFormat", "editorFormat", "editorModel", "encoding", "imageRules", "maxOutput", "name", "prices", "weakModel"]);
+      expect(Object.keys(m).sort()).toEqual(["capabilities", "contextWindow", "editFormat", "editorFormat", "editorModel", "encoding", "imageRules", "maxOutput", "name", "prices", "prompting", "weakModel"]);
       expect(typeof m.capabilities.images).toBe("boolean");
       expect(typeof m.contextWindow).toBe("number");
       expect(typeof m.prices.input).toBe("number");

@@ -106,7 +106,8 @@ async function kernelModules(): Promise<KernelModules> {
     import("../edit/files.ts"),
   ]);
   return {
-    matcher: matcher.matcher,
+    // One per kit: it learns the user's uncommitted changes while a reply is staged.
+    matcher: new matcher.SharedMatcher(),
     reports: reports.reports,
     countTokens: tokens.countTokens,
     setTokenCacheDir: tokens.setTokenCacheDir,

@@ -28,6 +28,8 @@ export interface ChunkInputs {
   /** The current turn: the request and its reflections so far. */
   current: readonly ChatMessage[];
   reminder: string;
+  /** Where the reminder goes: appended to the last user message (default), or a system message after the request. */
+  reminderRole?: "user" | "system";
   /** The model takes a `system` role (else the system text travels as a user message). */
   systemRole: boolean;
   /** Mark cache breakpoints (providers with explicit breakpoints). */
@@ -79,7 +81,10 @@ export function assembleChunks(inputs: ChunkInputs): Chunk[] {
 
   const current = inputs.current.map((m) => ({ ...m }));
   const lastUser = current.findLastIndex((m) => m.role === "user");
-  if (inputs.reminder && lastUser >= 0) {
+  // A system-role reminder follows the request; a model without a system role gets it in the request.
+  const asSystem = inputs.reminderRole === "system" && inputs.systemRole;
+  if (inputs.reminder && lastUser >= 0 && asSystem) current.push({ role: "system", content: inputs.reminder });
+  else if (inputs.reminder && lastUser >= 0) {
     const m = current[lastUser] as ChatMessage;
     const reminded: ChatMessage = { ...m, content: `${m.content}\n\n${inputs.reminder}` };
     if (m.parts) reminded.parts = [...m.parts, { type: "text", text: inputs.reminder }];
@@ -162,15 +167,31 @@ export function renderFileListing(path: string, content: string, fence: Fence): 
   return `${path}\n${fence[0]}\n${body}${fence[1]}\n`;
 }
 
-/** The chat files' block; a null content is a file that does not exist yet. */
-export function chatFilesBlock(files: readonly { path: string; content: string | null }[], fence: Fence): ContextText | null {
-  if (!files.length) return null;
+/** What a format does with the chat files, for the words around them. */
+export type ChatFilesUse = "edit" | "read";
+
+/**
+ * The chat files' block (a null content is a file that does not exist yet); with no chat
+ * files, a note saying so and what to do instead, so the model never guesses at content.
+ */
+export function chatFilesBlock(files: readonly { path: string; content: string | null }[], fence: Fence, use: ChatFilesUse = "edit"): ContextText {
+  if (!files.length) {
+    return {
+      label: "chat files: none",
+      text:
+        use === "edit"
+          ? "No files are in the chat yet, so you have not seen the content of any file. To create a new file, just write it. To change an existing file, name it by its full path and ask the user to add it to the chat; never edit a file you have not seen."
+          : "No files are in the chat yet. If you need to see a file's content, name it by its full path and ask the user to add it to the chat.",
+    };
+  }
   return {
     label: `chat files: ${files.map((f) => f.path).join(", ")}`,
     text: [
-      "These files are in the chat. You may edit them; this is their current content (trust it over anything earlier in the conversation):",
+      use === "edit"
+        ? "These files are in the chat. You may edit them; this is their current content (trust it over anything earlier in the conversation):"
+        : "These files are in the chat; this is their current content (trust it over anything earlier in the conversation):",
       "",
-      ...files.map((f) => (f.content === null ? `${f.path}\n(does not exist yet: create it with an edit)\n` : renderFileListing(f.path, f.content, fence))),
+      ...files.map((f) => (f.content === null ? `${f.path}\n(does not exist yet${use === "edit" ? ": create it with an edit" : ""})\n` : renderFileListing(f.path, f.content, fence))),
     ].join("\n"),
   };
 }
@@ -183,11 +204,9 @@ export function readOnlyBlock(path: string, content: string, fence: Fence): Cont
 }
 
 /** The kernel's part of the system message: the format's rules, then platform facts and the fence note. */
-export function systemText(formatRules: string, platform: string, fence: Fence): string {
-  return [
-    formatRules.trimEnd(),
-    "",
-    `Platform: ${platform}.`,
-    `File listings in this conversation are wrapped in ${fence[0]} ... ${fence[1]}; use the same fence when you write file content.`,
-  ].join("\n");
+export function systemText(formatRules: string, platform: string, fence: Fence, toolCalls = false): string {
+  const note = toolCalls
+    ? `File listings in this conversation are wrapped in ${fence[0]} ... ${fence[1]}; the fence is not part of the file, and tool arguments carry the file's text without it.`
+    : `File listings in this conversation are wrapped in ${fence[0]} ... ${fence[1]}; use the same fence when you write file content.`;
+  return [formatRules.trimEnd(), "", `Platform: ${platform}.`, note].join("\n");
 }

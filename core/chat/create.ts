@@ -42,6 +42,8 @@ export interface FrontEnd {
   bell?: () => void;
   /** An editor's view of the files (ACP's fs methods): reads prefer its buffers, writes go through it. */
   editor?: EditorFiles;
+  /** Inspect only (`coder prompts`): no transcript is written. */
+  inspectOnly?: boolean;
 }
 
 /** Build the services and the main coder: file store, git, gate, chat files, read-only files. */
@@ -53,8 +55,8 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
   // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
   let rules: IgnoreRules | null = null;
   const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
-  const files = new FileStore(root, { cwd: app.cwd, isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor });
-  const transcript = new Transcript(chatHistoryPath(app));
+  const files = new FileStore(root, { cwd: app.cwd, isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor, beforeWriting: () => git?.freezeIgnored() });
+  const transcript = new Transcript(front.inspectOnly ? null : chatHistoryPath(app));
   // The transcript hears edits, commits and answers too, not only the conversation.
   const out = recordingOutput(front.out, transcript);
   const totals = front.totals;

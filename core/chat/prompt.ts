@@ -34,7 +34,7 @@ export function platformLine(env: Readonly<Record<string, string | undefined>>):
 
 /**
  * The chunks of the next request. `turn` gives the TurnContext for the context providers;
- * an editor coder asks none of them (nor shows read-only files).
+ * an editor coder asks none of them (it sees the read-only files, though).
  */
 export async function buildChunks(src: PromptSource, turn: () => Promise<TurnContext>, providers: ContextProviders): Promise<{ chunks: Chunk[]; fence: Fence }> {
   const { app, files } = src.services;
@@ -46,7 +46,8 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
 
   const platform = platformLine(app.env);
   const prompts = formatPrompts(src, fence, chatFiles, platform);
-  const staticBlocks: ContextText[] = src.setup.editor ? [] : readOnly.filter((f) => f.content !== null).map((f) => readOnlyBlock(f.path, f.content as string, fence));
+  // Read-only files (conventions, AGENTS.md) reach the editor step too: its edits must follow them.
+  const staticBlocks: ContextText[] = readOnly.filter((f) => f.content !== null).map((f) => readOnlyBlock(f.path, f.content as string, fence));
   const sessionBlocks: ContextText[] = [];
   const turnBlocks: ContextText[] = [];
   if (!src.setup.editor) {
@@ -59,22 +60,32 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
     }
   }
   const language = src.options.chatLanguage?.trim();
-  const rules = language ? `${prompts.system}\n\nAlways reply to the user in ${language}.` : prompts.system;
+  const mode = src.format.item.mode ?? "edit";
+  const addendum = mode === "edit" || mode === "editor" ? ADDENDA[src.modelInfo.prompting?.addendum ?? "none"] : "";
+  const rules = [prompts.system, addendum, language ? `Always reply to the user in ${language}.` : ""].filter(Boolean).join("\n\n");
   const chunks = assembleChunks({
-    system: systemText(rules, platform, fence),
+    system: systemText(rules, platform, fence, (src.format.item.tools?.length ?? 0) > 0),
     examples: prompts.examples,
     staticBlocks,
     sessionBlocks,
     history: src.history.done,
-    chatFiles: chatFilesBlock(fileTexts, fence),
+    chatFiles: chatFilesBlock(fileTexts, fence, mode === "edit" ? "edit" : "read"),
     turnBlocks,
     current: src.history.cur,
     reminder: prompts.reminder,
+    reminderRole: src.modelInfo.prompting?.reminder ?? "user",
     systemRole: src.modelInfo.capabilities.systemPrompt,
     breakpoints: src.modelInfo.capabilities.cache === "breakpoints",
   });
   return { chunks, fence };
 }
+
+/** The per-model addenda (ModelInfo.prompting.addendum), added to the system message of formats that change code. */
+export const ADDENDA: Record<"lazy" | "overeager" | "none", string> = {
+  lazy: "Write every change in full. Never leave a comment such as \"rest of the code here\" or \"... unchanged\" in place of code, and never stop before the change is complete.",
+  overeager: "Change only what the request asks for. Do not reformat, rename, refactor, fix or comment on other code, even where you see room for improvement: mention it in a sentence instead.",
+  none: "",
+};
 
 function formatPrompts(src: PromptSource, fence: Fence, chatFiles: readonly string[], platform: string) {
   const { format, setup } = src;

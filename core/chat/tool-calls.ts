@@ -117,7 +117,8 @@ export class ToolGathering {
     if (typeof args === "string") return report("not-run", `Not run: ${args}`);
     if ((offered.tool.confirm ?? "ask") === "ask") {
       const shown = call.arguments.length > 400 ? `${call.arguments.slice(0, 399)}…` : call.arguments;
-      const yes = await this.deps.gate.confirm(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, { key: `tool:${call.name}` });
+      // --yes-always does not answer a tool call (gate.toolPermission): it is asked, or declined with nobody to ask.
+      const yes = await this.deps.gate.toolPermission(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, `tool:${call.name}`);
       if (!yes) return report("declined", "Not run: the user declined this call. Do without it, or ask the user.");
     }
     try {

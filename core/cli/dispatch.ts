@@ -66,6 +66,10 @@ export async function runMain(input: RunInput): Promise<number> {
       const { listModels } = await import("./subcommands.ts");
       return listModels(app, rest[0]);
     }
+    case "prompts": {
+      const { printPrompts } = await import("./prompts.ts");
+      return printPrompts(app, rest);
+    }
     case "map": {
       const { printRepoMap } = await import("./subcommands.ts");
       return printRepoMap(app, rest);

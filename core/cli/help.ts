@@ -12,6 +12,7 @@ const SUBCOMMANDS: [string, string][] = [
   ["config import-aider [FILE]", "write .coder.json from .aider.conf.yml (and .env's AIDER_*), listing what did not map"],
   ["models [FILTER]", "the model table: context window, default edit format, prices"],
   ["map [FILE ...]", "print the repo map (same as --show-repo-map)"],
+  ["prompts [FILE ...]", "print the messages a request would carry (with --edit-format, --model, -m), each with its token count; sends nothing"],
   ["doctor", "version, config files and their trust, plugins, MCP servers, embedded grammars"],
   ["acp", "run as an Agent Client Protocol agent on stdin/stdout (for Zed, JetBrains, Neovim, Emacs)"],
   ["mcp list", "each MCP server's status, tools, prompts and resources (as /mcp)"],

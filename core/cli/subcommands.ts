@@ -92,6 +92,7 @@ export function modelJson(m: ModelInfo) {
     prices: { input: m.prices.input, output: m.prices.output, cacheRead: m.prices.cacheRead ?? null, cacheWrite: m.prices.cacheWrite ?? null },
     capabilities: { ...m.capabilities, images: m.capabilities.images ?? false, pdf: m.capabilities.pdf ?? false },
     imageRules: m.imageRules ?? null,
+    prompting: m.prompting ?? null,
   };
 }
 

@@ -23,6 +23,7 @@ const modelOverrideSchema = z
     editorModel: z.string(),
     editorFormat: z.string(),
     encoding: z.string(),
+    prompting: z.object({ reminder: z.enum(["user", "system"]), addendum: z.enum(["lazy", "overeager"]) }).partial().strict(),
     capabilities: z
       .object({
         tools: z.boolean(),
@@ -99,7 +100,7 @@ function expectedText(spec: OptionSpec | undefined): string | undefined {
     case "enum":
       return `one of ${spec.values?.map((v) => `"${v}"`).join(", ")}`;
     case "models":
-      return "an object of model name → { contextWindow, maxOutput, prices, editFormat, ... }";
+      return "an object of model name → { contextWindow, maxOutput, prices, editFormat, prompting, ... }";
     case "plugins":
       return 'a list of "./path.ts" or { "path": "./path.ts", "sha256": "<hex>" }';
     case "command-map":

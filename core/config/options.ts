@@ -74,7 +74,7 @@ export const OPTIONS = [
   { key: "autoAcceptArchitect", type: "boolean", default: false, negatable: true, group: "Editing", help: "hand architect's plan to the editor without asking \"Edit the files?\"" },
   { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
   { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },
-  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell)" },
+  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell; tool calls are still asked, see --mcp-tools)" },
   { key: "allowShell", type: "boolean", default: false, configOnly: true, needsTrust: "runs code", safeValue: false, group: "Editing", help: "let --yes-always run shell commands the model suggests" },
   { key: "lintCmd", type: "command-map", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "linter to run on edited files, or \"LANG: CMD\" for one language (repeatable); failures go back to the model" },
   { key: "autoLint", type: "boolean", default: true, negatable: true, group: "Editing", help: "check the syntax of edited files, and run --lint-cmd, after every applied edit" },
@@ -155,7 +155,7 @@ export const OPTIONS = [
   { key: "plugins", type: "plugins", configOnly: true, needsTrust: "runs code", group: "Plugins and config", help: "plugins to load: \"./path.ts\" or { \"path\": \"./path.ts\", \"sha256\": \"<hex>\" }" },
   { key: "mcpServers", type: "mcp-servers", configOnly: true, needsTrust: "runs code", group: "Plugins and config", help: "MCP servers: name → { \"command\", \"args\", \"env\", \"cwd\" } or { \"url\", \"headers\" }, as other tools write them" },
   { key: "mcpConfig", type: "string", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "add the MCP servers of FILE (a JSON file with \"mcpServers\") for this run" },
-  { key: "mcpTools", type: "enum", values: ["ask", "auto", "off"], default: "ask", arg: "MODE", needsTrust: "weakens your protections", group: "Plugins and config", help: "offer MCP servers' tools to the model: ask before each call, run them without asking, or off" },
+  { key: "mcpTools", type: "enum", values: ["ask", "auto", "off"], default: "ask", arg: "MODE", needsTrust: "weakens your protections", group: "Plugins and config", help: "offer MCP servers' tools to the model: ask before each call (also under --yes-always), run them without asking, or off" },
   { key: "maxToolCalls", type: "number", arg: "N", default: 10, group: "Request", help: "tool calls the model may make to gather information per request; then it must answer" },
   { key: "coder", type: "string", configOnly: true, group: "Plugins and config", help: "semver range of coder versions this project works with" },
   { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, mcpServers, lintCmd, testCmd, allowShell, yesAlways, verify: false) for this run" },
@@ -170,7 +170,8 @@ export type OptionKey = (typeof OPTIONS)[number]["key"];
 // ─── The typed view of the table ─────────────────────────────────────────────
 
 /** A config `models` entry: overrides merged over an adapter's model info. */
-export type ModelOverride = Partial<Omit<ModelInfo, "name" | "prices" | "capabilities">> & {
+export type ModelOverride = Partial<Omit<ModelInfo, "name" | "prices" | "capabilities" | "prompting">> & {
+  prompting?: Partial<NonNullable<ModelInfo["prompting"]>>;
   prices?: Partial<ModelInfo["prices"]>;
   capabilities?: Partial<ModelInfo["capabilities"]>;
 };

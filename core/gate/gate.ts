@@ -84,10 +84,24 @@ export type EditPermission = { ok: true } | { ok: false; reason: string; decline
  */
 export const PROTECTED_FILES: readonly string[] = [PROJECT_FILE, LOCAL_FILE, ".coderignore"];
 
-/** Is `rel` one of coder's config files at the repository root (any letter case, for case-insensitive disks)? */
+/**
+ * Files at any depth that decide what git ignores, and so which files coder may edit and
+ * commit: protected like coder's config (a model that un-ignores `.env` could then write it).
+ */
+const PROTECTED_NAMES: readonly string[] = [".gitignore"];
+
+/** Is `rel` one of coder's config files at the repository root, or a `.gitignore` (any letter case, for case-insensitive disks)? */
 export function isProtectedFile(rel: string): boolean {
   const norm = posix.normalize(rel.replaceAll("\\", "/")).toLowerCase();
-  return PROTECTED_FILES.some((f) => f.toLowerCase() === norm);
+  return PROTECTED_FILES.some((f) => f.toLowerCase() === norm) || PROTECTED_NAMES.includes(posix.basename(norm));
+}
+
+/** What a protected file is, for its question ("the reply changes X, <what>") and notice ("a change to <short>"). */
+function protectedRole(rel: string): { what: string; short: string } {
+  if (PROTECTED_NAMES.includes(posix.basename(rel.toLowerCase()))) {
+    return { what: "which decides what git ignores (and so which files coder may edit and commit)", short: "what git ignores" };
+  }
+  return { what: "coder's own config for this repository", short: "coder's own config" };
 }
 
 const STATE_FILE = "gate.json";
@@ -157,11 +171,11 @@ export class Gate {
    */
   async protectedChange(rel: string, detail: string): Promise<EditPermission> {
     if (!isProtectedFile(rel)) return { ok: true };
-    const question = `The reply changes ${rel}, coder's own config for this repository. Allow it?`;
+    const question = `The reply changes ${rel}, ${protectedRole(rel).what}. Allow it?`;
     const key = `config:${rel}`;
     if (this.isRemembered(key)) return this.decline(rel, `changing ${rel} was not allowed (remembered answer)`);
     if (!this.opts.prompter.interactive) {
-      this.notice(`Not changing ${rel}: a change to coder's own config needs an explicit yes in an interactive session (--yes-always does not cover it).`);
+      this.notice(`Not changing ${rel}: a change to ${protectedRole(rel).short} needs an explicit yes in an interactive session (--yes-always does not cover it).`);
       return this.decline(rel, `changing ${rel} needs an explicit yes in an interactive session`);
     }
     if (await this.ask(question, { key, detail })) return { ok: true };
@@ -183,6 +197,21 @@ export class Gate {
     }
     // Running code is the one question whose Enter means No.
     return this.ask(question, { key, group, default: "no" });
+  }
+
+  /**
+   * May coder run a tool call the model made (a tool whose provider asks, as MCP tools do under
+   * `"mcpTools": "ask"`)? Asked like any question, but `--yes-always` does not answer it: a tool
+   * can change things outside the repository (a filesystem server's `write_file`), so, as for
+   * shell commands, a run with nobody to ask declines it. `"mcpTools": "auto"` runs MCP tools unasked.
+   */
+  async toolPermission(question: string, key: string): Promise<boolean> {
+    if (this.isRemembered(key)) return this.answered(question, false, "remembered");
+    if (this.opts.yesAlways && !this.opts.prompter.interactive) {
+      this.notice(`Not running tool ${key.replace(/^tool:/, "")}: --yes-always does not answer tool calls (set "mcpTools": "auto" to run MCP tools without asking).`);
+      return this.answered(question, false, "yes-always");
+    }
+    return this.ask(question, { key });
   }
 
   /**

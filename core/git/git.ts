@@ -240,6 +240,23 @@ async function walkFiles(root: string): Promise<string[]> {
   return out.sort();
 }
 
+/** `git ls-files --ignored --directory` output: files, and folders (ending in "/") ignored whole. */
+class IgnoredPaths {
+  private readonly files = new Set<string>();
+  private readonly folders: string[] = [];
+
+  constructor(entries: readonly string[]) {
+    for (const e of entries) {
+      if (e.endsWith("/")) this.folders.push(e);
+      else this.files.add(e);
+    }
+  }
+
+  has(rel: string): boolean {
+    return this.files.has(rel) || this.folders.some((f) => rel.startsWith(f));
+  }
+}
+
 // ─── The repository ──────────────────────────────────────────────────────────
 
 /** How coder marks its commits (`--attribution`). */
@@ -334,10 +351,45 @@ export class GitRepo {
     return { code: r.code, output: (r.stdout + r.stderr).replace(/\n$/, "") };
   }
 
-  /** Is `rel` ignored by git (`git check-ignore`; tracked files are never ignored)? Synchronous for the file store. */
+  /**
+   * Is `rel` ignored by git (`git check-ignore`; tracked files are never ignored)? A file git
+   * ignored before coder's first write of the run (`freezeIgnored`) stays ignored for the whole
+   * run, whatever a `.gitignore` says later: un-ignoring `.env` never makes it writable or
+   * committable. Synchronous for the file store.
+   */
   isIgnored(rel: string): boolean {
     if (!rel || rel.startsWith("../")) return false;
+    if (this.ignoredSnapshot?.has(rel)) return true;
     return runGitSync(this.root, ["check-ignore", "-q", "--", rel]).code === 0;
+  }
+
+  private ignoredSnapshot: IgnoredPaths | null = null;
+
+  /**
+   * Remember the untracked files and folders git ignores now, for the rest of the run (one
+   * `git ls-files`). The file store calls it before it writes anything, so no change coder
+   * makes to a `.gitignore` can un-ignore a file; until then the rules on disk are the run's.
+   */
+  freezeIgnored(): void {
+    if (this.ignoredSnapshot) return;
+    const r = runGitSync(this.root, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]);
+    this.ignoredSnapshot = new IgnoredPaths(r.code === 0 ? r.stdout.split("\0").filter(Boolean) : []);
+  }
+
+  /**
+   * The text at HEAD of those of `paths` whose work-tree or staged content differs from it (the
+   * user's uncommitted changes), CRLF folded; empty without a commit. For the matcher's guard.
+   */
+  async committedTexts(paths: readonly string[]): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    if (paths.length === 0) return texts;
+    const changed = await runGit(this.root, ["diff", "--name-only", "--no-renames", "-z", "HEAD", "--", ...paths]);
+    if (changed.code !== 0) return texts;
+    for (const path of changed.stdout.split("\0").filter(Boolean)) {
+      const shown = await runGit(this.root, ["show", `HEAD:${path}`]);
+      if (shown.code === 0) texts.set(path, shown.stdout.replace(/\r\n/g, "\n"));
+    }
+    return texts;
   }
 
   /** Does git track `rel` (it is in the index)? */
@@ -410,7 +462,8 @@ export class GitRepo {
    * Independent of `--no-auto-commits`.
    */
   async commitDirty(paths: readonly string[], opts: { verify?: boolean } = {}): Promise<CommitOutcome> {
-    const dirty = await this.dirtyFiles(paths);
+    // A file git ignores, or ignored before coder's first write (a `.env`), is never the user's work to save.
+    const dirty = (await this.dirtyFiles(paths)).filter((p) => !this.isIgnored(p));
     if (dirty.length === 0) return { status: "nothing", message: "no pending changes in those files" };
     const stats = await this.stagedStats(dirty);
     const names = dirty.length === 1 ? dirty[0]! : `${dirty.length} files`;

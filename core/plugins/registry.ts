@@ -43,7 +43,7 @@ const KIND_NOUN: Record<ItemKind, string> = {
   tools: "tool provider",
 };
 
-/** Model info for a model no adapter knows: conservative defaults. */
+/** Model info for a model no adapter knows: conservative defaults (`diff`, the format that fails safest: see plugins/openai/index.ts). */
 export function defaultModelInfo(name: string): ModelInfo {
   return {
     name,
@@ -64,6 +64,7 @@ function mergeModelInfo(base: ModelInfo, over: ModelOverride | undefined): Model
     name: base.name,
     prices: { ...base.prices, ...over.prices },
     capabilities: { ...base.capabilities, ...over.capabilities },
+    ...(base.prompting || over.prompting ? { prompting: { ...base.prompting, ...over.prompting } } : {}),
     unknown: false,
   } as ModelInfo;
 }

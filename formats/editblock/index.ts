@@ -11,13 +11,14 @@ export type EditBlock = SearchReplaceEdit;
 
 /** Blocks of a reply as edits (paths resolved) plus shell suggestions; a malformed reply throws kit.FormatError. */
 export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: ModelReply, ctx: ParseContext): ParsedReply<EditBlock> {
-  const raw = parseOrFormatError(kit, BlockSyntaxError, () => parseEditBlocks(reply.text, ctx.fence, ctx.chatFiles));
+  const raw = parseOrFormatError(kit, BlockSyntaxError, () => parseEditBlocks(reply.text, ctx.fence, ctx.chatFiles, variant));
   const lines = reply.text.replace(/\r\n/g, "\n").split("\n");
   const edits = raw.blocks.map((b, k): EditBlock => {
     const path = ctx.resolvePath(b.filename) || b.filename;
     // The prose since the previous block says where this one goes, should SEARCH match several places.
     const prose = lines.slice(k > 0 ? raw.blocks[k - 1]!.end + 1 : 0, b.line).join("\n");
     const edit: EditBlock = { path, search: b.search, replace: b.replace, hints: hintsFromProse(prose), source: block(variant, ctx.fence, path, "", b.search, b.replace) };
+    if (b.search.trim() === "" && !ctx.chatFiles.includes(path)) edit.unseen = true;
     if (!b.splits) return edit;
     // Echo a block with several divider-shaped lines as written: how it splits is the question.
     const asWritten = lines.slice(b.line, b.end + 1).join("\n") + "\n";

@@ -4,7 +4,7 @@
 // merge-conflict example) keeps every way to split it: the file decides at apply.
 // Shell-tagged fences that are not followed by a block are shell suggestions.
 import type { Fence } from "../../core/plugin.ts";
-import { isShellFence } from "../shell.ts";
+import { isShellFence, readShellBlock } from "../shell.ts";
 
 export const HEAD = /^<{5,9} SEARCH>?\s*$/;
 export const DIVIDER = /^={5,9}\s*$/;
@@ -129,7 +129,8 @@ function splitsOf(body: readonly string[]): BlockSplit[] {
  * Every SEARCH/REPLACE block and shell suggestion of `text`, in order. Throws
  * BlockSyntaxError (message written for the model) on a missing filename or marker.
  */
-export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly string[] = []): RawParse {
+export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly string[] = [], variant: "diff" | "diff-fenced" = "diff"): RawParse {
+  const where = variant === "diff" ? `alone on the line before the opening fence ${fence[0]}` : `alone on the line after the opening fence ${fence[0]}`;
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   const blocks: RawBlock[] = [];
   const shell: string[] = [];
@@ -139,12 +140,9 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
     const line = lines[i]!;
     const nextIsBlock = [1, 2].some((k) => i + k < lines.length && HEAD.test(lines[i + k]!.trim()));
     if (isShellFence(line) && !nextIsBlock) {
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && !lines[i]!.trim().startsWith(TRIPLE)) body.push(lines[i++]!);
-      if (i < lines.length) i++;
-      const command = body.join("\n").trim();
+      const { command, next } = readShellBlock(lines, i);
       if (command) shell.push(command);
+      i = next;
       continue;
     }
     if (!HEAD.test(line.trim())) {
@@ -156,13 +154,13 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
     const bogus = notAPath(before, fence);
     if (bogus !== null) {
       throw new BlockSyntaxError(
-        syntaxMessage(lines, start, start, `\`${bogus}\` is not a file path: write the one file's path alone on the line before the opening fence ${fence[0]} of each SEARCH/REPLACE block (no wildcards).`),
+        syntaxMessage(variant, lines, start, start, `\`${bogus}\` is not a file path: write the one file's path ${where} of each SEARCH/REPLACE block (no wildcards).`),
       );
     }
     const filename: string | null = findFilename(before, fence, chatFiles) ?? current;
     if (!filename) {
       throw new BlockSyntaxError(
-        syntaxMessage(lines, start, start, `Bad or missing filename: the file path must be alone on the line before the opening fence ${fence[0]} of each SEARCH/REPLACE block.`),
+        syntaxMessage(variant, lines, start, start, `Bad or missing filename: the file path must be ${where} of each SEARCH/REPLACE block.`),
       );
     }
     current = filename;
@@ -173,11 +171,11 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
     const splits = splitsOf(body);
     if (splits.length === 0) {
       const at = start + 1 + body.findIndex((l) => HEAD.test(l.trim()) || UPDATED.test(l.trim()));
-      throw new BlockSyntaxError(syntaxMessage(lines, start, Math.min(at > start ? at : end, lines.length - 1), "Expected `=======` after the SEARCH section."));
+      throw new BlockSyntaxError(syntaxMessage(variant, lines, start, Math.min(at > start ? at : end, lines.length - 1), "Expected `=======` after the SEARCH section."));
     }
     if (end >= lines.length || !UPDATED.test(lines[end]!.trim())) {
       throw new BlockSyntaxError(
-        syntaxMessage(lines, start, Math.min(end, lines.length) - 1, "Expected `>>>>>>> REPLACE` to end the REPLACE section: every `<<<<<<< SEARCH` needs one `=======` and one `>>>>>>> REPLACE`, in that order (the reply may have been cut off)."),
+        syntaxMessage(variant, lines, start, Math.min(end, lines.length) - 1, "Expected `>>>>>>> REPLACE` to end the REPLACE section: every `<<<<<<< SEARCH` needs one `=======` and one `>>>>>>> REPLACE`, in that order (the reply may have been cut off)."),
       );
     }
     const preferred = splits.find((sp) => sp.divider === CANONICAL_DIVIDER) ?? splits[0]!;
@@ -187,7 +185,7 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
   return { blocks, shell };
 }
 
-function syntaxMessage(lines: readonly string[], start: number, at: number, reason: string): string {
+function syntaxMessage(variant: "diff" | "diff-fenced", lines: readonly string[], start: number, at: number, reason: string): string {
   const shown = excerpt(lines, Math.max(start - 3, at - 12), at);
   return [
     "Your reply has a malformed SEARCH/REPLACE block, so none of its edits were applied.",
@@ -198,6 +196,6 @@ function syntaxMessage(lines: readonly string[], start: number, at: number, reas
     shown,
     "^^^ " + reason,
     "",
-    "Each block is: the file path alone on a line, the opening fence, `<<<<<<< SEARCH`, the exact existing lines, `=======`, the new lines, `>>>>>>> REPLACE`, the closing fence. Send all the blocks again, complete.",
+    `Each block is: ${variant === "diff" ? "the file path alone on a line, the opening fence" : "the opening fence, the file path alone on the next line"}, \`<<<<<<< SEARCH\`, the exact existing lines, \`=======\`, the new lines, \`>>>>>>> REPLACE\`, the closing fence. Send all the blocks again, complete.`,
   ].join("\n");
 }

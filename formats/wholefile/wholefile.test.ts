@@ -23,10 +23,15 @@ describe("whole", () => {
     expect(readFileSync(join(repo.root, "a.txt"), "utf8")).toBe("keep\n");
   });
 
-  test("no path and several chat files: a FormatError naming the rule", async () => {
-    const repo = tempRepo({ "a.txt": "a\n", "b.txt": "b\n" });
+  test("no path and several chat files: the one block lands on the chat file it plausibly is, else it is read as an example", async () => {
+    const repo = tempRepo({ "a.txt": "a1\na2\na3\n", "b.txt": "b1\nb2\nb3\n" });
     const fmt = await loadFormat(plugin, "whole", repo.kit);
-    expect(() => fmt.parse(textReply("```\nx\n```\n"), repo.ctx)).toThrow("path alone on the line just before");
+    const snippet = await runReply(fmt, textReply("Like this?\n\n```\nx\n```\n"), repo);
+    expect(snippet.outcomes.map((o) => o.status)).toEqual(["skipped"]);
+    const whole = await runReply(fmt, textReply("Done:\n\n```\nb1\nB2\nb3\n```\n"), repo);
+    expect(whole.outcomes.map((o) => [o.status, o.path])).toEqual([["applied", "b.txt"]]);
+    expect(readFileSync(join(repo.root, "a.txt"), "utf8")).toBe("a1\na2\na3\n");
+    expect(readFileSync(join(repo.root, "b.txt"), "utf8")).toBe("b1\nB2\nb3\n");
   });
 
   test("editor variant and examples parse back", async () => {

@@ -55,7 +55,10 @@ export default function mcpPlugin(kit: Kit): PluginObject {
         call: async (args: Record<string, unknown>, signal: AbortSignal) => {
           try {
             const connection = await servers.connect(server);
-            return await connection.callTool(tool.name, args, signal, timeoutMs(turn.options));
+            const result = await connection.callTool(tool.name, args, signal, timeoutMs(turn.options));
+            // A call may change the server's tools (it says so before it answers): the cache follows first.
+            await servers.toolsSettled(server);
+            return result;
           } catch (error) {
             const s = servers.state(server);
             const why = s?.status === "stopped" && s.problem ? s.problem : error instanceof Error ? error.message : String(error);

@@ -3,6 +3,8 @@
 // chat. Tool lists are kept in .coder/cache/mcp, keyed by the server's entry, so a request
 // can offer a server's tools without starting it: it starts when a tool is called.
 import { createHash } from "node:crypto";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Kit } from "../../core/plugin.ts";
 import { describeServer, type ServerConfig } from "./config.ts";
 import type { McpConnection, ServerOffer, ToolInfo } from "./connection.ts";
@@ -25,7 +27,8 @@ interface Entry extends ServerState {
   connection: McpConnection | null;
   starting: Promise<McpConnection> | null;
   restarts: number;
-  /** Called with a resource URI the server says changed. */
+  /** The tool list being fetched again after the server said it changed. */
+  refreshing: Promise<void> | null;
 }
 
 export class McpServers {
@@ -38,7 +41,7 @@ export class McpServers {
     configs: readonly ServerConfig[],
   ) {
     for (const config of configs) {
-      this.entries.set(config.name, { config, status: config.disabled ? "disabled" : "not started", problem: null, offer: null, connection: null, starting: null, restarts: 0 });
+      this.entries.set(config.name, { config, status: config.disabled ? "disabled" : "not started", problem: null, offer: null, connection: null, starting: null, restarts: 0, refreshing: null });
     }
   }
 
@@ -92,6 +95,12 @@ export class McpServers {
         this.kit.log.warn(entry.problem);
       };
       connection.onResourceUpdated = (uri) => this.onResourceUpdated?.(name, uri);
+      // The list can change while the server runs: the session and the cache follow it.
+      connection.onToolsChanged = () => {
+        entry.refreshing = this.refreshTools(entry, connection);
+      };
+      const cached = this.cachedTools(entry.config);
+      if (cached && JSON.stringify(cached) !== JSON.stringify(entry.offer.tools)) this.kit.log.info(`MCP server ${name} offers other tools than it did when they were cached; the cache now holds the new list`);
       this.saveTools(entry.config, entry.offer.tools);
       return connection;
     } catch (error) {
@@ -102,6 +111,23 @@ export class McpServers {
     } finally {
       entry.starting = null;
     }
+  }
+
+  /** Fetch the tools again (the server said they changed), for the rest of the session and the cache. */
+  private async refreshTools(entry: Entry, connection: McpConnection): Promise<void> {
+    try {
+      const tools = await connection.listTools();
+      if (entry.offer) entry.offer = { ...entry.offer, tools };
+      this.saveTools(entry.config, tools);
+      this.kit.log.info(`MCP server ${entry.config.name} changed its tools: ${tools.length} now (${tools.map((t) => t.name).join(", ")})`);
+    } catch (error) {
+      this.kit.log.warn(`MCP server ${entry.config.name} changed its tools, but they could not be listed again: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** Resolves once the server's tool list is fetched again, when it said it changed (at once otherwise). */
+  async toolsSettled(name: string): Promise<void> {
+    await this.entries.get(name)?.refreshing;
   }
 
   /** Start these servers (default: every enabled one) in parallel; failures are reported, not thrown. */
@@ -132,10 +158,10 @@ export class McpServers {
 
   private static readonly CACHE = "cache/mcp/tools.json";
 
-
+  /** The entry and the files it runs (a changed server script lists its tools again). */
   private cacheKey(config: ServerConfig): string {
     const { source: _source, ...entry } = config;
-    return `${config.name}:${createHash("sha256").update(JSON.stringify(entry)).digest("hex").slice(0, 16)}`;
+    return `${config.name}:${createHash("sha256").update(JSON.stringify(entry)).update(scriptStamp(config)).digest("hex").slice(0, 16)}`;
   }
 
   private readCache(): Record<string, ToolInfo[]> {
@@ -162,4 +188,21 @@ export class McpServers {
       this.kit.log.warn(`the MCP tool cache was not saved: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
+}
+
+/** Size and time of each file a local server's command and arguments name (resolved against its cwd). */
+function scriptStamp(config: ServerConfig): string {
+  if (config.transport !== "stdio") return "";
+  const cwd = config.cwd ?? process.cwd();
+  const stamps: string[] = [];
+  for (const word of [config.command, ...config.args]) {
+    if (word === "" || word.startsWith("-")) continue;
+    try {
+      const stat = statSync(resolve(cwd, word));
+      if (stat.isFile()) stamps.push(`${word}:${stat.size}:${stat.mtimeMs}`);
+    } catch {
+      // Not a file (a program on PATH, a flag's value): nothing to stamp.
+    }
+  }
+  return stamps.join("\n");
 }

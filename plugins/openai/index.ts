@@ -22,6 +22,12 @@ export { ModelRequestAborted, ModelRequestError };
 
 const FALLBACK_CAPS: ModelInfo["capabilities"] = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" };
 
+/**
+ * A model the table lacks gets `diff`, the format that fails safest: over a weak model's usual
+ * deviations (elided code, lines retyped from memory, a listing that stops early) a SEARCH that
+ * does not match is a repair message, where a whole-file listing is a silent wrong write
+ * (formats/unknown-default.test.ts: whole 3 of 6, diff 0).
+ */
 function fallbackInfo(name: string): ModelInfo {
   return { name, contextWindow: 128_000, maxOutput: 8_192, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: FALLBACK_CAPS, unknown: true };
 }

@@ -9,7 +9,7 @@ import { clearJournal, sha256, writeJournal } from "../../edit/journal.ts";
 import { RepoLock } from "../../edit/lock.ts";
 import type { ChatMessage, EditOutcome, Kit } from "../../plugin.ts";
 import { messageOf } from "../../plugins/registry.ts";
-import { type AppliedReply, isStale, outcomeDetail } from "./apply.ts";
+import { type AppliedReply, editTargets, isStale, outcomeDetail } from "./apply.ts";
 import { failureSummary } from "../failures.ts";
 import { trace } from "../../trace.ts";
 import { diffsShown } from "../events.ts";
@@ -212,7 +212,9 @@ async function writeChanges(services: CoderServices, staged: AppliedReply, opera
     if (outcome.status === "committed") out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
     else if (outcome.status === "failed") out.warn(`Could not commit the pending changes first: ${outcome.message}`);
   }
-  return services.files.writeAll(staged.changes, { dryRun: false, expected: staged.before, beforeWrite: journal });
+  // Each edit's paths (a move's destination and source) are written together or not at all.
+  const together = staged.outcomes.flatMap((o) => (o.status === "applied" && editTargets(o.edit).length > 1 ? [editTargets(o.edit).map((p) => services.files.canonical(p))] : []));
+  return services.files.writeAll(staged.changes, { dryRun: false, expected: staged.before, beforeWrite: journal, together });
 }
 
 /** The weak model's commit message for these changes; null (git's deterministic summary) when it fails. */
