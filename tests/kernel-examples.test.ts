@@ -12,7 +12,7 @@ setDefaultTimeout(60_000);
 
 beforeAll(requireBinary);
 
-const EXAMPLE_FILES = ["toy-format.ts", "git-branch.ts", "echo-model.ts", "hello-command.ts"];
+const EXAMPLE_FILES = ["toy-format.ts", "git-branch.ts", "echo-model.ts", "hello-command.ts", "ticket-flag.ts", "commit-trailer.ts", "redact-secrets.ts"];
 
 /** dist/coder and the example plugins copied alone beside an empty git repository. */
 function lone() {
@@ -34,6 +34,10 @@ describe("example plugins in the lone binary", () => {
       "git-branch.ts": /git-branch\s+git-branch/,
       "echo-model.ts": /echo\s+echo-model/,
       "hello-command.ts": /\/hello\s+hello-command/,
+      // API version 2: a subcommand, and plugins of hooks only (listed among the plugins).
+      "ticket-flag.ts": /ticket\s+ticket-flag/,
+      "commit-trailer.ts": /^\s+commit-trailer\s+\S+commit-trailer\.ts$/m,
+      "redact-secrets.ts": /^\s+redact-secrets\s+\S+redact-secrets\.ts$/m,
     };
     for (const [file, pattern] of Object.entries(expected)) {
       const r = await coder(["--plugin", s.plugin(file), "plugins"], { cwd: s.repo, env: s.env, bin: s.bin });

@@ -176,7 +176,7 @@ describe("coder plugins --json", () => {
       summary: "say hello",
       stability: null,
     });
-    expect(new Set(doc.items.map((i) => i.kind))).toEqual(new Set(["format", "context", "model", "command", "tool"]));
+    expect(new Set(doc.items.map((i) => i.kind))).toEqual(new Set(["format", "context", "model", "command", "tool", "subcommand"]));
     expect(doc.plugins.find((p) => p.name === "mine")).toEqual({ name: "mine", origin: join(s.repo, "mine.ts"), sha256: sha256(body), override: false });
     expect(doc.plugins.find((p) => p.name === "editblock")?.sha256).toBeNull();
     expect(doc.failures).toHaveLength(1);

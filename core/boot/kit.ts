@@ -9,6 +9,7 @@ import { fittedSize, mediaTokens, mediaTypeOfFile } from "../chat/parts.ts";
 import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "../plugin.ts";
 import type { Registry } from "../plugins/registry.ts";
 import { ReplyAssembler } from "../chat/stream.ts";
+import type { App } from "../kernel.ts";
 import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup } from "../proc/spawn.ts";
@@ -37,13 +38,19 @@ export interface KitDeps {
   apiKey?: string;
   /** `--no-verify-ssl`: false, for `complete` too (commit messages, summaries). */
   verifySsl?: boolean;
+  /** An option's effective value by key; throws (a one-line message) when the key is not in the option table or options are not settled yet. */
+  readOption(key: string): unknown;
+  /** Who answers `kit.ui` questions (App.ui); absent or unset: nobody, every answer no. */
+  ui?: App["ui"];
 }
 
 export function createKit(deps: KitDeps): Kit {
   const { root } = deps;
   return {
-    apiVersion: 1,
+    apiVersion: 2,
     version: deps.version,
+    options: { get: (spec) => deps.readOption(spec.key) as never },
+    ui: { confirm: async (question, options) => (deps.ui?.confirm ? deps.ui.confirm(question, options ?? {}) : false) },
     root,
     cwd: deps.cwd ?? root,
     matcher: deps.matcher,

@@ -5,7 +5,7 @@ import { arch, platform } from "node:os";
 import { basename, isAbsolute } from "node:path";
 import type { ChatFiles } from "./chat-files.ts";
 import { assembleChunks, chatFilesBlock, type Chunk, type ContextText, contextOverflow, readOnlyBlock, systemText, tokenRows } from "./chunks.ts";
-import { Interrupted, PluginError, RuntimeFailure } from "../errors.ts";
+import { Interrupted, RuntimeFailure } from "../errors.ts";
 import { chooseFence } from "../edit/fence.ts";
 import type { ChatHistory } from "./history.ts";
 import { fileMentions, identMentions } from "./mentions.ts";
@@ -14,6 +14,7 @@ import { mediaTokens } from "./parts.ts";
 import type { ChatMessage, ContextBlock, EditFormat, Fence, ModelInfo, TurnContext } from "../plugin.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
+import { untilAborted } from "./abortable.ts";
 import type { CoderServices, CoderSetup } from "./types.ts";
 
 /** What a prompt is made of: one coder's services, setup, history, format and model. */
@@ -89,11 +90,7 @@ export const ADDENDA: Record<"lazy" | "overeager" | "none", string> = {
 
 function formatPrompts(src: PromptSource, fence: Fence, chatFiles: readonly string[], platform: string) {
   const { format, setup } = src;
-  try {
-    return format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor && src.options.suggestShellCommands });
-  } catch (error) {
-    throw new PluginError(format.plugin, format.origin, `prompts failed: ${messageOf(error)}`);
-  }
+  return guard(format, "prompts", () => format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor && src.options.suggestShellCommands }));
 }
 
 /** Asks the context providers for their blocks; a failing provider is warned about once per coder, then skipped quietly. */
@@ -104,7 +101,7 @@ export class ContextProviders {
 
   async provide(entry: Registered<{ name: string; provide: (t: TurnContext) => unknown }>, turn: TurnContext): Promise<ContextText | null> {
     try {
-      const block = (await guard(entry, "provide", () => entry.item.provide(turn))) as ContextBlock | null;
+      const block = (await untilAborted(Promise.resolve(guard(entry, "provide", () => entry.item.provide(turn))), turn.signal)) as ContextBlock | null;
       if (!block || !block.text) return null;
       const text: ContextText = { label: block.label ?? entry.item.name, text: block.text };
       if (block.parts?.length) text.parts = block.parts;

@@ -75,7 +75,8 @@ export interface WriteReport {
   /** Written (or, in a dry run, that would be written). */
   written: FileWrite[];
   /** Not written, with the reason (unsafe path, unencodable text, I/O error). */
-  refused: { path: string; reason: string }[];
+  /** `declined`: the editor's user refused the write (an `EditorFiles` write threw `WriteDeclined`). */
+  refused: { path: string; reason: string; declined?: boolean }[];
   /** Staged but identical to the disk. */
   unchanged: string[];
 }
@@ -110,10 +111,18 @@ export interface FileStoreOptions {
 export interface EditorFiles {
   /** The editor's text of a repository file (an unsaved buffer), or undefined to read the disk. */
   text(rel: string): string | undefined;
-  /** Write through the editor instead of the disk; absent or false: the store writes the disk. */
+  /**
+   * Write through the editor instead of the disk; absent or false: the store writes the disk.
+   * Throws `WriteDeclined` when the editor's user refused the write.
+   */
   write?(rel: string, text: string): Promise<boolean>;
   /** The store deleted the file: the editor's text of it is no longer what is there. */
   removed?(rel: string): void;
+}
+
+/** An editor refused a write (its user said no): the message is the editor's reason. */
+export class WriteDeclined extends Error {
+  override name = "WriteDeclined";
 }
 
 /** The default cap on the size of a file coder reads into a chat or edits. */
@@ -439,7 +448,8 @@ export class FileStore {
         this.mixedEndings.delete(p.write.path);
         report.written.push(p.write);
       } catch (err) {
-        report.refused.push({ path: p.write.path, reason: `could not write ${p.write.path}: ${(err as Error).message}` });
+        if (err instanceof WriteDeclined) report.refused.push({ path: p.write.path, reason: err.message, declined: true });
+        else report.refused.push({ path: p.write.path, reason: `could not write ${p.write.path}: ${(err as Error).message}` });
       }
     }
     if (report.written.length) for (const listener of this.writeListeners) listener(report.written);

@@ -5,7 +5,7 @@
 
 import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
-import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
+import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject, withTrailers } from "./commit-message.ts";
 import { replaceRecord, STATE_DIR } from "../edit/state.ts";
 import { spawnGroup } from "../proc/spawn.ts";
 import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
@@ -283,7 +283,9 @@ export interface CoderCommit {
 export type CommitOutcome =
   | { status: "committed"; commit: CoderCommit; hooks: string }
   | { status: "nothing"; message: string }
-  | { status: "failed"; message: string };
+  | { status: "failed"; message: string }
+  /** `review` refused it: the files stay as they are, uncommitted. */
+  | { status: "refused"; message: string };
 
 export interface CommitEditsOptions {
   /** The message (e.g. from the weak model, already cleaned); absent or null: the deterministic fallback. */
@@ -295,6 +297,8 @@ export interface CommitEditsOptions {
   attribution?: Attribution;
   /** Run commit hooks (false: `--no-verify`). Default true. */
   verify?: boolean;
+  /** The final say on the message (plugins' onCommit): the message to use, or why not to commit. */
+  review?: (message: string, files: readonly string[]) => Promise<{ message: string; trailers: readonly string[] } | { refused: string }>;
 }
 
 export interface GitRepoOptions {
@@ -481,8 +485,15 @@ export class GitRepo {
     const files = [...new Set(paths.map((p) => posix.normalize(p)))];
     const stats = await this.stagedStats(files);
     if (stats.length === 0) return { status: "nothing", message: "the edits left every file as it was" };
-    const message = (opts.message && cleanCommitMessage(opts.message)) || fallbackCommitMessage(files, stats, opts.request ?? "");
-    return this.commit(message, { kind: "edit", verify: opts.verify ?? true, attribution: opts.attribution ?? "trailer", model: opts.model, stats });
+    let message = (opts.message && cleanCommitMessage(opts.message)) || fallbackCommitMessage(files, stats, opts.request ?? "");
+    let trailers: readonly string[] = [];
+    if (opts.review) {
+      const verdict = await opts.review(message, files);
+      if ("refused" in verdict) return { status: "refused", message: verdict.refused };
+      message = verdict.message;
+      trailers = verdict.trailers;
+    }
+    return this.commit(message, { trailers, kind: "edit", verify: opts.verify ?? true, attribution: opts.attribution ?? "trailer", model: opts.model, stats });
   }
 
   /**
@@ -548,12 +559,13 @@ export class GitRepo {
   /** Commit the files of `how.stats` (staged by stagedStats) with `message`. */
   private async commit(
     message: string,
-    how: { kind: CoderCommit["kind"] | "user"; verify: boolean; attribution: Attribution; model?: string; stats: DiffStat[] },
+    how: { kind: CoderCommit["kind"] | "user"; verify: boolean; attribution: Attribution; model?: string; stats: DiffStat[]; trailers?: readonly string[] },
   ): Promise<CommitOutcome> {
     const paths = how.stats.map((s) => s.path);
     if (paths.length === 0) return { status: "nothing", message: "nothing to commit in those files" };
     const env = await this.identityEnv(how.attribution);
-    const body = how.attribution === "trailer" && how.model ? `${message}\n\nCo-authored-by: ${CODER_NAME} (${how.model}) <${CODER_EMAIL}>` : message;
+    const attribution = how.attribution === "trailer" && how.model ? [`Co-authored-by: ${CODER_NAME} (${how.model}) <${CODER_EMAIL}>`] : [];
+    const body = withTrailers(message, [...(how.trailers ?? []), ...attribution]);
     const hooks = await this.hookReport(how.verify);
     const args = ["commit", "-q", "--no-edit", "-m", body, ...(how.verify ? [] : ["--no-verify"]), "--", ...paths];
     const r = await runGit(this.root, args, env, { timeoutMs: this.opts.commitTimeoutMs ?? 120_000 });

@@ -157,7 +157,9 @@ export class AiCommentWatch {
       this.out.print(`AI comments in ${[...marked.keys()].join(", ")}: ${action === "!" ? "asking for the change" : "asking the question"}.`);
       const request = watchRequest(action, marked, (p) => this.coder.services.files.read(p));
       const previous = this.coder.format;
-      if (action === "?") this.coder.setEditFormat("ask");
+      // A question is answered by a format that only answers (its `mode` says so), whichever plugin gives it.
+      const answering = [...this.coder.services.app.registry.formats.values()].find((e) => e.item.mode === "none")?.item.name;
+      if (action === "?" && answering) this.coder.setEditFormat(answering);
       // A change takes the comments out in its own commit (after the comment's own dirty commit, as Aider).
       if (action === "!") this.coder.amendReply = (_changes, read) => withoutComments(marked, read, stripped);
       try {

@@ -42,6 +42,26 @@ export async function renderServers(servers: McpServers, resources: ResourceCont
   return lines.join("\n");
 }
 
+/** `coder mcp list --json`: every server's state and offer, as one JSON document (absent values null). */
+export async function serversJson(servers: McpServers, toolsMode: string) {
+  await servers.startAll();
+  return {
+    tools: toolsMode,
+    servers: servers.states().map((s) => ({
+      name: s.config.name,
+      status: s.status,
+      transport: s.offer?.transport ?? s.config.transport,
+      target: describeServer(s.config),
+      source: s.config.source,
+      problem: s.problem ?? null,
+      version: s.offer?.version || null,
+      tools: s.offer ? s.offer.tools.map((t) => toolName(s.config.name, t.name)) : null,
+      prompts: s.offer ? s.offer.prompts.map((p) => p.name) : null,
+      resources: s.offer ? s.offer.resources.map((r) => r.uri) : null,
+    })),
+  };
+}
+
 /** `/mcp add SERVER URI` completion: server names, then the server's resource URIs (of started servers). */
 export function completeMcp(arg: string, servers: McpServers): string[] {
   const words = arg.split(/\s+/);

@@ -6,7 +6,7 @@
 import type { Kit, ModelAdapter, ModelEvent, ModelInfo, ModelRequest, Plugin, PluginObject } from "../../core/plugin.ts";
 import { ModelRequestAborted, ModelRequestError } from "./errors.ts";
 import { infoForResolved, listModels, resolveModel } from "./lookup.ts";
-import { resolveEndpoint, type Endpoint } from "./providers.ts";
+import { EndpointConfigError, PROVIDERS, resolveEndpoint, type Endpoint } from "./providers.ts";
 import { transcribe } from "./speech.ts";
 import { backoffDelay, classifyError, DEFAULT_RETRY, displayUrl, oneLine, redact, type AttemptFailure, type RetryPolicy } from "./retry.ts";
 import { ChunkReader, completionEvents, toWireParams } from "./wire.ts";
@@ -233,6 +233,19 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
     stream,
     defaultModel: (env) => DEFAULT_MODELS.find((d) => d.keys.some((k) => env[k]?.trim()))?.model ?? null,
     defaultModelKeys: DEFAULT_MODELS.flatMap((d) => d.keys),
+    // Without any key, coder still starts on OpenAI's model (and says which keys to set).
+    fallbackModel: "openai/gpt-4.1",
+    missingKey: (model, env) => {
+      const resolved = resolveModel(model);
+      if (!resolved) return null;
+      try {
+        resolveEndpoint(resolved.provider, { env });
+        return null;
+      } catch (error) {
+        return error instanceof EndpointConfigError && /no API key/.test(error.message) ? error.message : null;
+      }
+    },
+    providers: () => PROVIDERS.map((p) => ({ name: p.name, baseUrl: p.baseUrl, keyEnv: p.keyEnv, keyOptional: p.keyOptional, baseEnv: p.baseEnv })),
     transcribe,
   };
 }

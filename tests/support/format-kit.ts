@@ -17,8 +17,10 @@ import { readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from 
 export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))): Kit {
   const store = new FileStore(root);
   return {
-    apiVersion: 1,
+    apiVersion: 2,
     version: "0.0.0-test",
+    options: { get: (spec) => spec.default as never },
+    ui: { confirm: async () => false },
     root,
     cwd: root,
     matcher,

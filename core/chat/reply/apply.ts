@@ -9,6 +9,7 @@ import type { Edit, EditFormat, EditOutcome, Fence, Matcher, ModelReply, ParsedR
 import { SharedMatcher } from "../../edit/matcher.ts";
 import type { CommittedFile } from "../../edit/uncommitted.ts";
 import { guard, messageOf, type Registered } from "../../plugins/registry.ts";
+import type { Hooks } from "../../plugins/hooks.ts";
 
 /** The staged workspace the file store hands out: a Workspace that can list its changes. */
 export interface StagedWorkspace extends Workspace {
@@ -53,6 +54,10 @@ export interface ApplyInputs {
   gate: GateLike;
   /** A unified diff of one file's change, shown when a change needs a person's yes. */
   diff(path: string, before: string, after: string): string;
+  /** Plugins' onEdit hooks (none: every staged change stands). */
+  hooks?: Pick<Hooks, "has" | "edit">;
+  /** Shown every file the edits would change, before the gate asks anything (an editor's cards); optional. */
+  preview?(changes: readonly { path: string; before: string | null; after: string | null }[]): void;
   /**
    * Tell the shared matcher which of `paths` hold uncommitted changes, while the edits are
    * applied (see `guardUncommitted`); returns the function that ends it.
@@ -102,14 +107,12 @@ export type ParseResult = { ok: true; parsed: ParsedReply } | { ok: false; error
 export function parseReply(inputs: Pick<ApplyInputs, "format" | "reply" | "fence" | "chatFiles" | "resolvePath"> & { repoFiles?: readonly string[] }): ParseResult {
   const { format } = inputs;
   try {
-    const parsed = format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath, ...(inputs.repoFiles ? { repoFiles: inputs.repoFiles } : {}) });
+    const parsed = guard(format, "parse", () => format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath, ...(inputs.repoFiles ? { repoFiles: inputs.repoFiles } : {}) }));
     return { ok: true, parsed };
   } catch (error) {
-    // kit.FormatError, or a plugin's own error class of that name: the text is for the model.
-    if (error instanceof FormatError || (error instanceof Error && error.name === "FormatError")) {
-      return { ok: false, error: error.message, pluginError: false };
-    }
-    return { ok: false, error: new PluginError(format.plugin, format.origin, `parse failed: ${messageOf(error)}`).message, pluginError: true };
+    // kit.FormatError, or a plugin's own error class of that name (the guard lets both through): the text is for the model.
+    if (error instanceof FormatError || (error instanceof Error && error.name === "FormatError")) return { ok: false, error: error.message, pluginError: false };
+    return { ok: false, error: messageOf(error), pluginError: true };
   }
 }
 
@@ -162,6 +165,7 @@ export function editTargets(edit: Edit): string[] {
 /** Gate every path of every edit, then apply the allowed edits to one staged workspace. Writes nothing. */
 export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: GateAnswers = { edit: new Map(), config: new Map() }): Promise<AppliedReply> {
   const { files, chatFiles, readOnlyFiles, format } = inputs;
+  if (inputs.preview) await previewEdits(inputs, edits);
   const gate = answeringOnce(inputs.gate, answers);
   const outcomes: (EditOutcome | undefined)[] = new Array(edits.length);
   const allowed: { edit: Edit; index: number }[] = [];
@@ -251,6 +255,7 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
       staged.set(path, text);
     }
   }
+  if (inputs.hooks?.has("onEdit")) changes = await pluginVerdicts(inputs, inputs.hooks, changes, before, done);
 
   const landed = new Set(done.filter((o) => o.status === "applied").map((o) => o.path));
   return {
@@ -261,6 +266,28 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
     failedOutside: [...outside].filter((p) => !landed.has(p) && done.some((o) => o.path === p && o.status === "failed")),
     restage: () => stageEdits(inputs, edits, answers),
   };
+}
+
+/**
+ * Every edit applied to a scratch workspace, ungated, to show what each file would become
+ * before anyone is asked; nothing of it is kept or written (the gated staging follows).
+ */
+async function previewEdits(inputs: ApplyInputs, edits: Edit[]): Promise<void> {
+  const { files, chatFiles, format } = inputs;
+  const paths = [...new Set([...chatFiles, ...edits.flatMap(editTargets)])];
+  const ws = files.workspace(paths);
+  let endGuard = () => {};
+  try {
+    // Under the same guard of the user's uncommitted changes as the real staging, so the card shows what it will do.
+    endGuard = (await inputs.guardUncommitted?.([...new Set(paths.map((p) => files.canonical(p)))])) ?? endGuard;
+    await guard(format, "apply", () => format.item.apply(edits, ws));
+  } catch {
+    return; // a bad path or the format's failure: the real staging reports it
+  } finally {
+    endGuard();
+  }
+  const changes = [...ws.changes()].map(([path, after]) => ({ path, before: files.read(path), after }));
+  if (changes.length) inputs.preview?.(changes);
 }
 
 /** Has a file the reply read or writes changed on disk since it was staged? */
@@ -302,6 +329,27 @@ async function confirmProtectedChanges(inputs: ApplyInputs, changes: Map<string,
     });
   }
   for (const path of changes.keys()) if (dropped.has(normalizePath(path))) kept.delete(path);
+  return kept;
+}
+
+/**
+ * Plugins' onEdit: each staged file in turn, its new content changed or refused. A refused file
+ * is not written, and the edits that wrote it fail as "refused" with the plugin's reason (the user
+ * sees it with the outcome, the model in the repair report).
+ */
+async function pluginVerdicts(inputs: ApplyInputs, hooks: Pick<Hooks, "edit">, changes: Map<string, string | null>, before: Map<string, string | null>, outcomes: EditOutcome[]): Promise<Map<string, string | null>> {
+  const kept = new Map<string, string | null>();
+  for (const [path, after] of changes) {
+    const verdict = await hooks.edit({ path, before: before.get(path) ?? null, after, format: inputs.format.item.name });
+    if ("after" in verdict) {
+      kept.set(path, verdict.after);
+      continue;
+    }
+    const detail = `plugin ${verdict.plugin} refused the change to ${path}: ${verdict.veto}`;
+    outcomes.forEach((o, i) => {
+      if (o.status === "applied" && editTargets(o.edit).map(normalizePath).includes(normalizePath(path))) outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
+    });
+  }
   return kept;
 }
 

@@ -115,6 +115,7 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
       try {
         // Another session (or an editor) wrote a file while this reply was computed: apply it to the new content.
         if (isStale(staged, services.files)) staged = await staged.restage();
+        out.writing?.([...staged.changes.keys()]);
         ({ written, commitError } = await writeThenCommit(author, staged, signal, announce));
       } finally {
         lock.release();
@@ -148,9 +149,10 @@ function showApproximateMatches(services: CoderServices, staged: AppliedReply, w
 }
 
 /** Turn the applied outcomes that `affected` selects into failures with `detail`. */
-function failApplied(outcomes: EditOutcome[], affected: (o: EditOutcome) => boolean, detail: string): void {
+function failApplied(outcomes: EditOutcome[], affected: (o: EditOutcome) => boolean, detail: string, declined = false): void {
   outcomes.forEach((o, i) => {
-    if (o.status === "applied" && affected(o)) outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
+    if (o.status !== "applied" || !affected(o)) return;
+    outcomes[i] = declined ? { status: "skipped", edit: o.edit, path: o.path, detail } : { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
   });
 }
 
@@ -179,7 +181,8 @@ async function writeThenCommit(
   const written = report.written.map((w) => w.path);
   if (written.length) services.lastReply = { files: report.written.map(({ path, before, after }) => ({ path, before, after })), commit: null };
   // A write the store refused fails every edit of that file, with the store's reason.
-  for (const refusal of report.refused) failApplied(staged.outcomes, (o) => files.canonical(o.path) === refusal.path, refusal.reason);
+  // One the editor declined (its user said no) is the user's decision, like a declined question: not a failure to repair.
+  for (const refusal of report.refused) failApplied(staged.outcomes, (o) => files.canonical(o.path) === refusal.path, refusal.reason, refusal.declined);
   announce(staged, written);
   if (!written.length) {
     clearJournal(root);
@@ -238,7 +241,19 @@ async function commitReply(author: CommitAuthor, paths: string[], message: strin
   const { git, out } = author.services;
   const options = author.services.app.settings.options;
   if (!git || !options.autoCommits) return { hash: null, error: null };
-  const outcome = await git.commitEdits(paths, { message, request: author.request, model: author.model, attribution: options.attribution, verify: options.verify });
+  const { hooks } = author.services.app.registry;
+  // Plugins' onCommit have the last word on the message: trailers, a new message, or a refusal.
+  const review = hooks.has("onCommit")
+    ? async (text: string, files: readonly string[]) => {
+        const verdict = await hooks.commit({ message: text, files });
+        return "veto" in verdict ? { refused: `plugin ${verdict.plugin} refused the commit: ${verdict.veto}` } : verdict;
+      }
+    : undefined;
+  const outcome = await git.commitEdits(paths, { message, request: author.request, model: author.model, attribution: options.attribution, verify: options.verify, review });
+  if (outcome.status === "refused") {
+    out.warn(`${outcome.message}; the edits are written but not committed.`);
+    return { hash: null, error: null };
+  }
   if (outcome.status === "committed") {
     out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
     return { hash: outcome.commit.hash, error: null };
