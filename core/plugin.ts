@@ -1101,7 +1101,10 @@ export interface Kit {
    */
   spawn?(argv: string[], options?: SpawnOptions): Promise<SpawnResult>;
   log: Logger;
-  /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never through a link). */
+  /**
+   * A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never
+   * through a link). Write files there with `state.write("cache/<plugin>/...", data)`.
+   */
   cacheDir(plugin: string): string;
   /**
    * coder's folder in the repository, `.coder/`. A cloned repository decides what is in it, so
@@ -1122,6 +1125,12 @@ export interface Kit {
      * @example new Database(kit.state.file("cache/my-plugin/db.sqlite", ["-wal", "-shm", "-journal"]), { create: true })
      */
     file(path: string, siblings?: readonly string[]): string;
+    /**
+     * The bytes of `.coder/<path>` when it is a plain file (not a link, device or pipe) of at
+     * most `maxBytes` (default 16 MiB); null otherwise, or when it is missing.
+     * @example const cached = kit.state.read("cache/my-plugin/index.json")
+     */
+    read(path: string, maxBytes?: number): Uint8Array | null;
   };
   /** Model info for any model name, from the adapters and config (defaults for unknown models). */
   modelInfo(model: string): ModelInfo;

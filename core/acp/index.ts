@@ -238,8 +238,9 @@ class CoderAgent {
 
   async loadSession(params: acp.LoadSessionRequest, client: acp.AgentContext): Promise<acp.LoadSessionResponse> {
     const app = await this.sessionApp(params.cwd);
-    const record = loadRecord(app.root, params.sessionId);
-    if (!record) throw new acp.RequestError(-32002, `no saved coder session ${params.sessionId} in ${app.root} (.coder/acp/)`);
+    let ignored: string | null = null;
+    const record = loadRecord(app.root, params.sessionId, (why) => (ignored = why));
+    if (!record) throw new acp.RequestError(-32002, ignored ?? `no saved coder session ${params.sessionId} in ${app.root} (.coder/acp/)`);
     await this.sessions.get(params.sessionId)?.close();
     const session = await this.open(params.sessionId, params, client, record);
     session.output.open();

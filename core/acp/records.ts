@@ -1,10 +1,9 @@
 // What `session/load` restores: one JSON file per ACP session under the repository's
 // .coder/acp/ (chat files, model, edit format, history, "allow always" answers),
 // rewritten after every prompt turn.
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import type { ChatMessage } from "../plugin.ts";
-import { replaceRecord } from "../edit/state.ts";
+import { join } from "node:path";
+import { foreignOrigin, readState, recordOrigin, stateDirOf, writeState } from "../edit/state.ts";
 
 /**
  * The "allow always" answers a record keeps: edits and new files inside the repository.
@@ -45,22 +44,40 @@ export interface ReplayCard {
 /** Session ids are ours (UUIDs): anything else names no file. */
 const ID = /^[0-9a-f-]{36}$/;
 
+/** Where a session's record is kept, under .coder/. */
+function recordRel(id: string): string {
+  return `acp/${id}.json`;
+}
+
 export function recordPath(root: string, id: string): string {
-  return join(root, ".coder", "acp", `${id}.json`);
+  return join(stateDirOf(root), recordRel(id));
 }
 
+/** Past this a record is no session coder saved (a long history is a few MB). */
+const RECORD_MAX_BYTES = 256 * 1024 * 1024;
+
+/** Save `record`, with the machine and repository that wrote it (a record planted or copied from elsewhere is not loaded). */
 export function saveRecord(root: string, record: SessionRecord): void {
-  replaceRecord(recordPath(root, record.id), `${JSON.stringify({ ...record, allowed: record.allowed.filter(persistentAllowance) })}\n`);
+  writeState(root, recordRel(record.id), `${JSON.stringify({ ...record, allowed: record.allowed.filter(persistentAllowance), origin: recordOrigin(root) })}\n`);
 }
 
-/** The saved session `id` of the repository at `root`, or null when there is none (or it is unreadable). */
-export function loadRecord(root: string, id: string): SessionRecord | null {
+/**
+ * The saved session `id` of the repository at `root`, or null when there is none, it is
+ * unreadable, or coder did not write it on this machine for this repository (then `ignored`
+ * hears why).
+ */
+export function loadRecord(root: string, id: string, ignored?: (why: string) => void): SessionRecord | null {
   if (!ID.test(id)) return null;
-  const path = recordPath(root, id);
-  if (!existsSync(path)) return null;
+  const bytes = readState(root, recordRel(id), RECORD_MAX_BYTES);
+  if (!bytes) return null;
   try {
-    const data = JSON.parse(readFileSync(path, "utf8")) as Partial<SessionRecord>;
+    const data = JSON.parse(new TextDecoder().decode(bytes)) as Partial<SessionRecord> & { origin?: unknown };
     if (data.version !== 1 || data.id !== id || !Array.isArray(data.messages)) return null;
+    const foreign = foreignOrigin(root, data.origin);
+    if (foreign) {
+      ignored?.(`.coder/${recordRel(id)} was ignored: ${foreign}, so it is not a session coder saved here`);
+      return null;
+    }
     return {
       version: 1,
       id,

@@ -12,7 +12,7 @@ import { createCoder } from "../chat/create.ts";
 import { Interrupted, exitCodeFor } from "../errors.ts";
 import { type EditorFiles, WriteDeclined } from "../edit/files.ts";
 import { mediaTypeOfFile, sniffMedia } from "../chat/parts.ts";
-import { replaceRecord } from "../edit/state.ts";
+import { writeState } from "../edit/state.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
 import type { Totals } from "../chat/events.ts";
@@ -418,10 +418,8 @@ export class AcpSession {
       return null;
     }
     const name = `acp-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}.${ext}`;
-    const path = join(this.root, ".coder", "pastes", name);
     // Like every file under .coder/: never written through a link a cloned repository planted.
-    replaceRecord(path, bytes);
-    return path;
+    return writeState(this.root, `pastes/${name}`, bytes);
   }
 
   /** The repository path of an absolute path inside the repository, or null. */

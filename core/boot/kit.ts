@@ -13,7 +13,7 @@ import type { App } from "../kernel.ts";
 import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup } from "../proc/spawn.ts";
-import { stateFolder, statePath, writeState } from "../edit/state.ts";
+import { readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
 
 export interface KitDeps {
   version: string;
@@ -67,6 +67,7 @@ export function createKit(deps: KitDeps): Kit {
     state: {
       write: (path, data) => writeState(root, path, data),
       file: (path, siblings) => statePath(root, path, siblings),
+      read: (path, maxBytes) => readState(root, path, maxBytes ?? STATE_READ_BYTES),
     },
     modelInfo: (model) => deps.registry.modelInfo(model),
     complete: (request, signal) =>

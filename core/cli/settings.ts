@@ -11,7 +11,9 @@ import type { OptionTable } from "../config/options.ts";
 import { wrapStatus } from "../term/style.ts";
 import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys, savedKeys } from "../config/config.ts";
 import { expandModelAliases } from "../config/aliases.ts";
-import { checkStateDir } from "../edit/state.ts";
+import { checkStateDir, STATE_DIR, stateDirOf, trackedStateProblem } from "../edit/state.ts";
+import { trackedStateFiles } from "../git/git.ts";
+import { ConfigError } from "../errors.ts";
 import type { Logger } from "../plugin.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { decideTrust, projectConfigHash, rememberedTrust } from "../config/trust.ts";
@@ -56,6 +58,9 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const root = gitRoot ?? cwd;
   // Before anything writes a record: a cloned repository must not point .coder/ elsewhere (doctor reports it instead).
   if (input.subcommand !== "doctor") checkStateDir(root);
+  // Anything git tracks under .coder/ came with the repository (coder keeps the folder out of git).
+  // Asked of git now, while the config files are read; answered before anything is decided or written.
+  const tracked = input.subcommand !== "doctor" && gitRoot && existsSync(stateDirOf(root)) ? trackedStateFiles(root) : null;
   const table = input.table;
   const envValues = readEnvOptions(processEnv, table.specs);
   const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
@@ -94,6 +99,9 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   let trusted = trustKeys.length === 0 || options.trust === true;
   // Reading or showing the config needs no trust; everything that loads plugins or runs a chat does.
   const needsDecision = input.subcommand !== "config" && input.subcommand !== "doctor" && !(input.subcommand === "plugins" && input.rest[0] === "pin");
+  // Before the trust question: a repository coder refuses is not worth one.
+  const trackedProblem = tracked && trackedStateProblem(await tracked);
+  if (trackedProblem) throw new ConfigError(`cannot use this repository's ${STATE_DIR} folder: ${trackedProblem}`);
   if (needsDecision) {
     trusted = await decideTrust({
       root,

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { appendState, removeState, stateFolder, statePath, StateFileError, writeState } from "./state.ts";
+import { appendState, readState, removeState, stateFolder, statePath, StateFileError, writeState } from "./state.ts";
 
 const made: string[] = [];
 afterAll(() => {
@@ -86,5 +86,17 @@ describe("the one writer under .coder/", () => {
     removeState(root, "write.lock");
     expect(() => lstatSync(join(root, ".coder/write.lock"))).toThrow();
     expect(readFileSync(victim, "utf8")).toBe("mine\n");
+  });
+
+  test("reading gives a plain file's bytes, never a link's target, a device's endless bytes or a file over the cap", () => {
+    const { root, victim } = planted();
+    writeState(root, "cache/p/list.json", "[1]");
+    expect(new TextDecoder().decode(readState(root, "cache/p/list.json", 100)!)).toBe("[1]");
+    expect(readState(root, "cache/p/list.json", 2)).toBeNull();
+    expect(readState(root, "cache/p/none.json", 100)).toBeNull();
+    symlinkSync(victim, join(root, ".coder/cache/p/linked.json"));
+    expect(readState(root, "cache/p/linked.json", 100)).toBeNull();
+    symlinkSync("/dev/zero", join(root, ".coder/cache/p/zero.json"));
+    expect(readState(root, "cache/p/zero.json", 100)).toBeNull();
   });
 });

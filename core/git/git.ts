@@ -6,7 +6,7 @@
 import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject, withTrailers } from "./commit-message.ts";
-import { replaceRecord } from "../edit/state.ts";
+import { replaceRecord, STATE_DIR } from "../edit/state.ts";
 import { spawnGroup } from "../proc/spawn.ts";
 import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
 import { UsageError } from "../errors.ts";
@@ -117,6 +117,19 @@ export async function gitProblem(root: string): Promise<string | null> {
   }
   if (r.code === 0 && r.stdout.trim()) return null;
   return (r.stderr || r.stdout).trim().replace(/\n+/g, " ") || `git rev-parse exited ${r.code}`;
+}
+
+/**
+ * Files under `.coder/` that git tracks in the repository at `root`: coder keeps that folder
+ * out of git, so any there were put there by someone else. Empty when git cannot say.
+ */
+export async function trackedStateFiles(root: string): Promise<string[]> {
+  try {
+    const r = await runGit(root, ["ls-files", "-z", "--", STATE_DIR]);
+    return r.code === 0 ? r.stdout.split("\0").filter(Boolean) : [];
+  } catch {
+    return []; // no git binary
+  }
 }
 
 /** Create a repository in `dir` (interactive mode offers this when there is none). */

@@ -6,8 +6,8 @@
 // the next runs skip it at once, saying so, instead of waiting its start-up timeout again;
 // `/mcp`, `coder mcp list` and `coder doctor` try it again.
 import { createHash } from "node:crypto";
-import { readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { Kit } from "../../core/plugin.ts";
 import { describeServer, type ServerConfig } from "./config.ts";
 import type { McpConnection, ServerOffer, ToolInfo } from "./connection.ts";
@@ -254,10 +254,6 @@ export class McpServers {
 
   private static readonly CACHE = "cache/mcp/tools.json";
 
-  private cacheFile(): string {
-    return join(this.kit.root, ".coder", McpServers.CACHE);
-  }
-
   /** The entry and the files it runs (a changed server script lists its tools again). */
   private cacheKey(config: ServerConfig): string {
     const { source: _source, ...entry } = config;
@@ -266,7 +262,8 @@ export class McpServers {
 
   private readCache(): Record<string, ToolInfo[]> {
     try {
-      return JSON.parse(readFileSync(this.cacheFile(), "utf8")) as Record<string, ToolInfo[]>;
+      const bytes = this.kit.state.read(McpServers.CACHE);
+      return bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as Record<string, ToolInfo[]>) : {};
     } catch {
       return {};
     }

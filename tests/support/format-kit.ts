@@ -11,7 +11,7 @@ import { fittedSize, mediaTokens, mediaTypeOfFile } from "../../core/chat/parts.
 import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } from "../../core/plugin.ts";
 import { resolveModelPath } from "../../core/edit/paths.ts";
 import { reports } from "../../core/edit/reports.ts";
-import { stateFolder, statePath, writeState } from "../../core/edit/state.ts";
+import { readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../../core/edit/state.ts";
 
 /** A kit over `root` (a fresh temp dir by default). */
 export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))): Kit {
@@ -38,7 +38,11 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     run: async () => ({ code: 0, stdout: "", stderr: "" }),
     log: { debug() {}, info() {}, warn() {}, error() {} },
     cacheDir: (plugin) => stateFolder(root, `cache/${plugin}`),
-    state: { write: (path, data) => writeState(root, path, data), file: (path, siblings) => statePath(root, path, siblings) },
+    state: {
+      write: (path, data) => writeState(root, path, data),
+      file: (path, siblings) => statePath(root, path, siblings),
+      read: (path, maxBytes) => readState(root, path, maxBytes ?? STATE_READ_BYTES),
+    },
     modelInfo: () => {
       throw new Error("no models in format tests");
     },

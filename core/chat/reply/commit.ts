@@ -5,7 +5,8 @@ import { Interrupted } from "../../errors.ts";
 import type { WriteOptions, WriteReport } from "../../edit/files.ts";
 import { type CommitStyle, styleCommitPrompt } from "../../git/commit-message.ts";
 import { commitMessagePrompt, type GitOperation } from "../../git/git.ts";
-import { clearJournal, RepoLock, sha256, writeJournal } from "../../edit/journal.ts";
+import { clearJournal, sha256, writeJournal } from "../../edit/journal.ts";
+import { RepoLock } from "../../edit/lock.ts";
 import type { ChatMessage, EditOutcome, Kit } from "../../plugin.ts";
 import { messageOf } from "../../plugins/registry.ts";
 import { type AppliedReply, editTargets, isStale, outcomeDetail } from "./apply.ts";
@@ -91,10 +92,24 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
     out.print(`Dry run (--dry-run): nothing was written or committed (${staged.changes.size} file${staged.changes.size === 1 ? "" : "s"} would change).`);
   } else if (staged.changes.size) {
     const lock = new RepoLock(services.app.root);
-    const waiting = setTimeout(() => out.print("Waiting for another coder session to finish writing in this repository…"), 1000);
-    const locked = await lock.acquire(LOCK_WAIT_MS).finally(() => clearTimeout(waiting));
-    if (!locked) {
-      failApplied(staged.outcomes, () => true, "another coder session held this repository's write lock (.coder/write.lock) for 3 minutes; nothing was written");
+    let locked: Awaited<ReturnType<RepoLock["acquire"]>> | Error;
+    try {
+      locked = await lock.acquire(LOCK_WAIT_MS, {
+        signal,
+        onWait: ({ pid, ageMs }) => out.print(`Waiting for coder pid ${pid} (started ${Math.round(ageMs / 1000)} s ago) to finish writing in this repository…`),
+        onTakeOver: (why) => out.warn(why),
+      });
+    } catch (error) {
+      locked = error instanceof Error ? error : new Error(String(error));
+    }
+    if (locked !== "held") {
+      const why =
+        locked === "busy"
+          ? "another coder session held this repository's write lock (.coder/write.lock) for 3 minutes; nothing was written"
+          : locked === "aborted"
+            ? "interrupted while waiting for this repository's write lock (.coder/write.lock); nothing was written"
+            : `could not take this repository's write lock (.coder/write.lock): ${locked.message}; nothing was written`;
+      failApplied(staged.outcomes, () => true, why);
       announce(staged, []);
     } else {
       try {
