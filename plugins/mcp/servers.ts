@@ -201,7 +201,8 @@ export class McpServers {
 
   private readFailures(): Record<string, Failure> {
     try {
-      const data = JSON.parse(readFileSync(join(this.kit.root, ".coder", McpServers.FAILURES), "utf8")) as unknown;
+      const bytes = this.kit.state.read(McpServers.FAILURES);
+      const data = bytes ? (JSON.parse(new TextDecoder().decode(bytes)) as unknown) : null;
       return data && typeof data === "object" && !Array.isArray(data) ? (data as Record<string, Failure>) : {};
     } catch {
       return {};
