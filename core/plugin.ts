@@ -555,6 +555,72 @@ export interface Matcher {
   explain(failure: MatchFailure, search: string, replace: string, path: string): string;
 }
 
+// ─── Format helpers: what the built-in formats share ────────────────────────
+
+/** What a reply says about where one edit goes (consulted only when SEARCH matches several places). */
+export interface PlacementHints {
+  /** Line numbers the model gave (1-based), e.g. "around line 42" or a hunk's `@@ -42,7`. */
+  lines?: readonly number[];
+  /** Names the model gave as the edit's enclosing scope, e.g. `Wishlist` from "in `Wishlist.total`". */
+  scopes?: readonly string[];
+}
+
+/** The place chosen (its first line, 1-based) and the clue that chose it, for the edit's note. */
+export interface Placement {
+  at: number;
+  why: string;
+}
+
+/** One way to read a block with several divider-shaped lines: SEARCH and REPLACE on either side of one. */
+export interface SplitReading {
+  search: string;
+  replace: string;
+  /** The divider line, trimmed. */
+  divider: string;
+}
+
+/** An edit that replaces the whole lines `search` by `replace` in `path` (empty `search`: create or fill the file). */
+export interface SearchReplaceEdit extends Edit {
+  search: string;
+  replace: string;
+  /** Clues to where the edit goes, consulted only when SEARCH matches several places. */
+  hints?: PlacementHints;
+  /** Set when the block holds several divider-shaped lines: the file decides which one divides it. */
+  splits?: readonly SplitReading[];
+  /** Set when the file was not in the chat as the model wrote the edit: it has not seen the content. */
+  unseen?: boolean;
+}
+
+/**
+ * The helpers the built-in formats share, for a user's format to reuse (`kit.formats`).
+ *
+ * @example
+ * // A format whose parser yields SearchReplaceEdits applies them as `diff` does:
+ * apply: (edits, ws) => kit.formats.applySearchReplace(edits, ws),
+ */
+export interface FormatHelpers {
+  /**
+   * Apply SEARCH/REPLACE edits in order to the staged workspace through `kit.matcher` (its whole
+   * ladder, and its guard: a SEARCH quoting lines the user has changed since the last commit never
+   * lands approximately). A SEARCH found in several places lands where the edit's `hints` (or the
+   * previous edit of the same file) point to exactly one; a SEARCH not in the named file is tried
+   * in the other chat files; an empty SEARCH creates (or fills an empty) file. One outcome per
+   * edit, never throws for a mismatch.
+   */
+  applySearchReplace<E extends SearchReplaceEdit>(edits: E[], ws: Workspace): EditOutcome<E>[];
+  /** Write `content` to `path` in the workspace: an applied outcome, or a refused one with the workspace's reason. */
+  stage<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string): EditOutcome<E>;
+  /** Placement clues in the prose a reply puts before an edit ("around line 42", "in `Cart.total`"). */
+  hintsFromProse(prose: string): PlacementHints;
+  /** Placement clues of a diff hunk's `@@ -40,7 +40,8 @@ class Cart:` line. */
+  hintsFromHunkHeader(header: string): PlacementHints;
+  /**
+   * The one candidate of an ambiguous match the clues support, or null when none does or they
+   * disagree. `previousEnd`: the last line of the previous edit of the same file, or null.
+   */
+  choosePlace(candidates: readonly MatchCandidate[], content: string, hints: PlacementHints, previousEnd: number | null): Placement | null;
+}
+
 // ─── Context providers ───────────────────────────────────────────────────────
 
 /**
@@ -1001,6 +1067,8 @@ export interface Kit {
   matcher: Matcher;
   /** Standard failure reports, so formats render them alike. */
   reports: Reports;
+  /** The helpers the built-in formats share: SEARCH/REPLACE application, placement hints. */
+  formats: FormatHelpers;
   /** Throw this from `parse` for a malformed reply; its message goes to the model. */
   FormatError: new (message: string) => Error;
   tokens: {

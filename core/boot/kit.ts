@@ -14,6 +14,7 @@ import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup } from "../proc/spawn.ts";
 import { stateFolder, statePath, writeState } from "../edit/state.ts";
+import { formatHelpers } from "../edit/search-replace.ts";
 
 export interface KitDeps {
   version: string;
@@ -55,6 +56,7 @@ export function createKit(deps: KitDeps): Kit {
     cwd: deps.cwd ?? root,
     matcher: deps.matcher,
     reports: deps.reports,
+    formats: formatHelpers(deps.matcher),
     FormatError,
     tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base") },
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },

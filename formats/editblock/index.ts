@@ -1,9 +1,7 @@
 // The SEARCH/REPLACE edit formats: `diff` (path line before the fence) and
 // `diff-fenced` (path inside the fence). One parser reads both spellings.
-import type { EditFormat, Kit, ModelReply, ParseContext, ParsedReply, Plugin, PluginObject } from "../../core/plugin.ts";
+import type { EditFormat, Kit, ModelReply, ParseContext, ParsedReply, Plugin, PluginObject, SearchReplaceEdit } from "../../core/plugin.ts";
 import { parseOrFormatError } from "../format-error.ts";
-import { hintsFromProse } from "../placement.ts";
-import { applySearchReplaceEdits, type SearchReplaceEdit } from "../search-replace.ts";
 import { BlockSyntaxError, parseEditBlocks } from "./parse.ts";
 import { block, editBlockPrompts } from "./prompts.ts";
 
@@ -17,7 +15,7 @@ export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: Mod
     const path = ctx.resolvePath(b.filename) || b.filename;
     // The prose since the previous block says where this one goes, should SEARCH match several places.
     const prose = lines.slice(k > 0 ? raw.blocks[k - 1]!.end + 1 : 0, b.line).join("\n");
-    const edit: EditBlock = { path, search: b.search, replace: b.replace, hints: hintsFromProse(prose), source: block(variant, ctx.fence, path, "", b.search, b.replace) };
+    const edit: EditBlock = { path, search: b.search, replace: b.replace, hints: kit.formats.hintsFromProse(prose), source: block(variant, ctx.fence, path, "", b.search, b.replace) };
     if (b.search.trim() === "" && !ctx.chatFiles.includes(path)) edit.unseen = true;
     if (!b.splits) return edit;
     // Echo a block with several divider-shaped lines as written: how it splits is the question.
@@ -36,7 +34,7 @@ function editBlockFormat(kit: Kit, variant: "diff" | "diff-fenced"): EditFormat<
         : "SEARCH/REPLACE blocks, the file path inside the fence",
     prompts: (ctx) => editBlockPrompts(variant, ctx),
     parse: (reply, ctx) => parseReply(kit, variant, reply, ctx),
-    apply: (edits, ws) => applySearchReplaceEdits(kit, edits, ws),
+    apply: (edits, ws) => kit.formats.applySearchReplace(edits, ws),
     report: (outcomes, ctx) => kit.reports.failedEdits(outcomes, ctx),
   };
 }
