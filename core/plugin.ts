@@ -1055,9 +1055,20 @@ export interface Kit {
    *
    * @example
    * if (await kit.ui.confirm("Upload the diff to the review tool?", { key: "review-upload" })) await upload();
+   *
+   * `select` and `input` ask for one of `choices` or a line of text. They return the person's
+   * answer (null when they cancel, or answer with nothing and no default is declared); under
+   * --yes-always, when nobody can answer, and in a front end that cannot ask such a question,
+   * they return `default` (null without one) without asking.
+   *
+   * @example
+   * const level = await kit.ui.select("Review depth?", ["quick", "thorough"] as const, { default: "quick" });
+   * const title = await kit.ui.input("Title of the pull request?", { default: "Update" });
    */
   ui: {
     confirm(question: string, options?: { key?: string; detail?: string }): Promise<boolean>;
+    select<const T extends string>(question: string, choices: readonly T[], options?: { default?: T; detail?: string }): Promise<T | null>;
+    input(question: string, options?: { default?: string; detail?: string }): Promise<string | null>;
   };
   /** Repository root (or the current directory without git). */
   root: string;

@@ -51,7 +51,12 @@ export function createKit(deps: KitDeps): Kit {
     apiVersion: 2,
     version: deps.version,
     options: { get: (spec) => deps.readOption(spec.key) as never },
-    ui: { confirm: async (question, options) => (deps.ui?.confirm ? deps.ui.confirm(question, options ?? {}) : false) },
+    ui: {
+      confirm: async (question, options) => (deps.ui?.confirm ? deps.ui.confirm(question, options ?? {}) : false),
+      select: async <const T extends string>(question: string, choices: readonly T[], options?: { default?: T; detail?: string }) =>
+        (deps.ui?.select ? deps.ui.select(question, choices, options ?? {}) : (options?.default ?? null)) as Promise<T | null> | T | null,
+      input: async (question, options) => (deps.ui?.input ? deps.ui.input(question, options ?? {}) : (options?.default ?? null)),
+    },
     root,
     cwd: deps.cwd ?? root,
     matcher: deps.matcher,

@@ -21,7 +21,7 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     apiVersion: 2,
     version: "0.0.0-test",
     options: { get: (spec) => spec.default as never },
-    ui: { confirm: async () => false },
+    ui: { confirm: async () => false, select: async (_q, _c, o) => o?.default ?? null, input: async (_q, o) => o?.default ?? null },
     root,
     cwd: root,
     matcher,
