@@ -591,6 +591,27 @@ export interface SearchReplaceEdit extends Edit {
   unseen?: boolean;
 }
 
+/** One SEARCH/REPLACE block as `kit.formats.parseBlocks` read it from a reply. */
+export interface SearchReplaceBlock {
+  /** The path as the model wrote it (decoration stripped; resolve it with `ParseContext.resolvePath`). */
+  filename: string;
+  /** The preferred split's texts (the first at a canonical `=======`, else the first). */
+  search: string;
+  replace: string;
+  /** 0-based line of the SEARCH marker. */
+  line: number;
+  /** 0-based line of the `>>>>>>> REPLACE` marker. */
+  end: number;
+  /** Every way to split the block, when it holds more than one divider-shaped line (pass them on as `SearchReplaceEdit.splits`). */
+  splits?: SplitReading[];
+}
+
+/** What `kit.formats.parseBlocks` reads from a reply: its blocks, and the commands of its shell-tagged fences. */
+export interface SearchReplaceBlocks {
+  blocks: SearchReplaceBlock[];
+  shell: string[];
+}
+
 /**
  * The helpers the built-in formats share, for a user's format to reuse (`kit.formats`).
  *
@@ -608,6 +629,19 @@ export interface FormatHelpers {
    * edit, never throws for a mismatch.
    */
   applySearchReplace<E extends SearchReplaceEdit>(edits: E[], ws: Workspace): EditOutcome<E>[];
+  /**
+   * Fence parsing of SEARCH/REPLACE blocks as `diff` (the path on the line before the opening
+   * fence) or `diff-fenced` (the path inside it) reads them: markers of 5-9 characters, the path
+   * matched against `chatFiles`, shell-tagged fences as commands. Throws `kit.FormatError`,
+   * written for the model, on a missing path or marker.
+   */
+  parseBlocks(text: string, fence: Fence, chatFiles?: readonly string[], variant?: "diff" | "diff-fenced"): SearchReplaceBlocks;
+  /** The commands of every fence of `text` tagged with a shell language (```bash, ````sh, ...). */
+  shellBlocks(text: string): string[];
+  /** Is `line` a fence opening tagged with a shell language? */
+  isShellFence(line: string): boolean;
+  /** The command of the shell fence opening at `lines[at]`, and the index of the line after its closing fence. */
+  readShellBlock(lines: readonly string[], at: number): { command: string; next: number };
   /** Write `content` to `path` in the workspace: an applied outcome, or a refused one with the workspace's reason. */
   stage<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string): EditOutcome<E>;
   /** Placement clues in the prose a reply puts before an edit ("around line 42", "in `Cart.total`"). */

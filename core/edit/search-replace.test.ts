@@ -1,6 +1,7 @@
 // kit.formats: the SEARCH/REPLACE application the built-in formats share, as a user's
 // format gets it, over a real SharedMatcher (and so under its uncommitted-change guard).
 import { describe, expect, test } from "bun:test";
+import { FormatError } from "../errors.ts";
 import type { SearchReplaceEdit, Workspace } from "../plugin.ts";
 import { SharedMatcher } from "./matcher.ts";
 import { formatHelpers } from "./search-replace.ts";
@@ -79,5 +80,36 @@ describe("kit.formats.applySearchReplace", () => {
     const e = edit("../x", "", "y");
     expect(f.stage(e, ws, "../x", "y\n")).toEqual({ status: "failed", edit: e, path: "../x", reason: "refused", detail: "../x is outside the repository" });
     expect(f.hintsFromHunkHeader("@@ -40,7 +40,8 @@ class Cart:")).toEqual({ lines: [40], scopes: ["Cart"] });
+  });
+});
+
+describe("kit.formats fence parsing", () => {
+  const f = formatHelpers(new SharedMatcher());
+
+  test("parseBlocks reads diff and diff-fenced blocks and shell fences, the path matched to a chat file", () => {
+    const reply = "Rename it.\n\napp.py\n```python\n<<<<<<< SEARCH\nold()\n=======\nnew()\n>>>>>>> REPLACE\n```\n\n```bash\npython app.py\n```\n";
+    expect(f.parseBlocks(reply, ["```", "```"], ["src/app.py"])).toEqual({
+      blocks: [{ filename: "src/app.py", search: "old()\n", replace: "new()\n", line: 4, end: 8 }],
+      shell: ["python app.py"],
+    });
+    const fenced = "```\nsrc/app.py\n<<<<<<< SEARCH\nold()\n=======\nnew()\n>>>>>>> REPLACE\n```\n";
+    expect(f.parseBlocks(fenced, ["```", "```"], [], "diff-fenced").blocks[0]).toMatchObject({ filename: "src/app.py", search: "old()\n" });
+    // A block with two divider-shaped lines keeps both readings for the file to decide.
+    const twice = "a.md\n```\n<<<<<<< SEARCH\nTitle\n=======\n=======\nTitle\n>>>>>>> REPLACE\n```\n";
+    expect(f.parseBlocks(twice, ["```", "```"]).blocks[0]!.splits?.length).toBe(2);
+  });
+
+  test("a malformed block is a FormatError whose message tells the model what is missing", () => {
+    const cut = "app.py\n```\n<<<<<<< SEARCH\nold()\n=======\nnew()\n";
+    expect(() => f.parseBlocks(cut, ["```", "```"])).toThrow(FormatError);
+    expect(() => f.parseBlocks(cut, ["```", "```"])).toThrow("Expected `>>>>>>> REPLACE`");
+    expect(() => f.parseBlocks("<<<<<<< SEARCH\na\n=======\nb\n>>>>>>> REPLACE\n", ["```", "```"])).toThrow("Bad or missing filename");
+  });
+
+  test("shell fences: tagged ones only, any backtick run", () => {
+    expect(f.shellBlocks("```python\nx = 1\n```\n````sh\nnpm test\n````\n```bash\n\n```\n")).toEqual(["npm test"]);
+    expect(f.isShellFence("```console")).toBe(true);
+    expect(f.isShellFence("```ts")).toBe(false);
+    expect(f.readShellBlock(["```bash", "ls", "pwd", "```", "after"], 0)).toEqual({ command: "ls\npwd", next: 4 });
   });
 });

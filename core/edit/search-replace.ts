@@ -4,7 +4,10 @@
 // file it names (never for an empty SEARCH). A SEARCH that matches several places
 // lands only where the reply's clues point to one.
 import type { Edit, EditOutcome, FormatHelpers, Matcher, MatchResult, MatchRung, SearchReplaceEdit, Workspace } from "../plugin.ts";
+import { FormatError } from "../errors.ts";
+import { BlockSyntaxError, parseEditBlocks } from "./blocks.ts";
 import { choosePlace, hintsFromHunkHeader, hintsFromProse } from "./placement.ts";
+import { isShellFence, readShellBlock, shellBlocks } from "./shell-fence.ts";
 
 /** Ambiguous matches the matcher lists in full (it reports one more when there are more). */
 const MAX_PLACES = 12;
@@ -132,10 +135,20 @@ export function stageWrite<E extends Edit>(edit: E, ws: Workspace, path: string,
   return { status: "applied", edit, path, ...(rung ? { rung } : {}), ...(note ? { note } : {}) };
 }
 
-/** `kit.formats`: the helpers above bound to the kit's matcher (and so to its uncommitted-change guard). */
+/** `kit.formats`: the helpers above (and the block and shell-fence parsers) bound to the kit's matcher (and so to its uncommitted-change guard). */
 export function formatHelpers(matcher: Matcher): FormatHelpers {
   return {
     applySearchReplace: (edits, ws) => applySearchReplaceEdits(matcher, edits, ws),
+    parseBlocks: (text, fence, chatFiles, variant) => {
+      try {
+        return parseEditBlocks(text, fence, chatFiles, variant);
+      } catch (err) {
+        throw err instanceof BlockSyntaxError ? new FormatError(err.message) : err;
+      }
+    },
+    shellBlocks,
+    isShellFence,
+    readShellBlock,
     stage: (edit, ws, path, content, note) => stageWrite(edit, ws, path, content, note),
     hintsFromProse,
     hintsFromHunkHeader,

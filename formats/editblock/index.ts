@@ -1,15 +1,13 @@
 // The SEARCH/REPLACE edit formats: `diff` (path line before the fence) and
 // `diff-fenced` (path inside the fence). One parser reads both spellings.
 import type { EditFormat, Kit, ModelReply, ParseContext, ParsedReply, Plugin, PluginObject, SearchReplaceEdit } from "../../core/plugin.ts";
-import { parseOrFormatError } from "../format-error.ts";
-import { BlockSyntaxError, parseEditBlocks } from "./parse.ts";
 import { block, editBlockPrompts } from "./prompts.ts";
 
 export type EditBlock = SearchReplaceEdit;
 
 /** Blocks of a reply as edits (paths resolved) plus shell suggestions; a malformed reply throws kit.FormatError. */
 export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: ModelReply, ctx: ParseContext): ParsedReply<EditBlock> {
-  const raw = parseOrFormatError(kit, BlockSyntaxError, () => parseEditBlocks(reply.text, ctx.fence, ctx.chatFiles, variant));
+  const raw = kit.formats.parseBlocks(reply.text, ctx.fence, ctx.chatFiles, variant);
   const lines = reply.text.replace(/\r\n/g, "\n").split("\n");
   const edits = raw.blocks.map((b, k): EditBlock => {
     const path = ctx.resolvePath(b.filename) || b.filename;

@@ -3,7 +3,7 @@
 // its call id so the engine can answer every call with a tool message.
 import type { ChatMessage, EditFormat, EditOutcome, Kit, Plugin, PromptContext, SearchReplaceEdit, ToolCall, ToolSpec, Workspace } from "../../core/plugin.ts";
 import { editableClause, filesRule } from "../prompting.ts";
-import { shellBlocks, shellRule } from "../shell.ts";
+import { shellRule } from "../shell.ts";
 
 export interface ToolEdit extends SearchReplaceEdit {
   kind: "edit" | "create";
@@ -202,7 +202,7 @@ const plugin: Plugin = (kit: Kit) => {
       examples: examples(ctx),
       reminder: `Reminder: make every change with edit_file / create_file calls; \`search\` copied exactly and matching one place; no fences in the arguments. ${editableClause(ctx)}${ctx.editorOnly ? " No text besides the calls." : ""}`,
     }),
-    parse: (reply, ctx) => ({ edits: parseCalls(kit, reply.toolCalls, ctx.resolvePath, ctx.chatFiles), shell: shellBlocks(reply.text).map((command) => ({ command })) }),
+    parse: (reply, ctx) => ({ edits: parseCalls(kit, reply.toolCalls, ctx.resolvePath, ctx.chatFiles), shell: kit.formats.shellBlocks(reply.text).map((command) => ({ command })) }),
     apply(edits, ws) {
       // Creates and edits keep their order: a later edit sees an earlier create.
       const out: EditOutcome<ToolEdit>[] = [];

@@ -3,7 +3,7 @@
 import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, MatchRung, ModelReply, PlacementHints, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
 import { hunkTexts, loosest, rewordForHunks } from "../hunk-texts.ts";
 import { ESCAPED_TEXT, filesRule, formatPrompts } from "../prompting.ts";
-import { shellBlocks, shellRule } from "../shell.ts";
+import { shellRule } from "../shell.ts";
 import { changeRuns, parseUnifiedDiffs, type RawHunk, runWithContext } from "./parse.ts";
 
 export interface UdiffEdit extends Edit {
@@ -163,7 +163,7 @@ const plugin: Plugin = (kit: Kit) => {
         const header = `--- ${h.created ? "/dev/null" : path}\n+++ ${h.deleted ? "/dev/null" : path}\n@@ ... @@\n`;
         return { path, lines: h.lines, created: h.created, deleted: h.deleted, hints: kit.formats.hintsFromHunkHeader(h.header), source: header + h.lines.join("\n") + "\n" };
       });
-      return { edits, shell: shellBlocks(reply.text).map((command) => ({ command })) };
+      return { edits, shell: kit.formats.shellBlocks(reply.text).map((command) => ({ command })) };
     },
     apply(edits, ws) {
       // Where the previous hunk of each file ended: a clue for the next hunk of the same file.
