@@ -1223,6 +1223,8 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Each chunk of stdout and stderr as it arrives. */
   onOutput?: (text: string) => void;
+  /** Keep stdout's bytes as they came too (`SpawnResult.stdoutBytes`): an image, or other output that is not text. */
+  bytes?: boolean;
 }
 
 /** What `kit.spawn` returns: 124 after a timeout, 130 after an abort, 127 when it could not start. */
@@ -1234,6 +1236,8 @@ export interface SpawnResult {
   aborted: boolean;
   /** Why the command could not start (not found, not executable); code is then 127. */
   startError?: string;
+  /** stdout's bytes, with `bytes: true`. */
+  stdoutBytes?: Uint8Array;
 }
 
 export interface Reports {
