@@ -7,7 +7,7 @@ import type { Kit, Logger } from "./plugin.ts";
 import type { Registry } from "./plugins/registry.ts";
 
 /** The command line's own subcommands (`coder NAME`); a plugin's subcommand may not take these names. */
-export const KERNEL_SUBCOMMANDS: readonly string[] = ["plugins", "plugin", "config", "models", "prompts", "doctor", "acp"];
+export const KERNEL_SUBCOMMANDS: readonly string[] = ["plugins", "plugin", "config", "models", "prompts", "init", "doctor", "acp"];
 
 export interface App {
   version: string;

@@ -677,6 +677,13 @@ export interface ContextProvider {
    * },
    */
   onMessage?(message: string, session: Session): Promise<void> | void;
+  /**
+   * A few words for the REPL's start-up banner, or null to say nothing. Optional.
+   *
+   * @example
+   * banner: ({ options }) => (options.mapTokens === 0 ? "repo map: off" : "repo map: on")
+   */
+  banner?(context: Pick<TurnContext, "model" | "options" | "chatFiles">): string | null;
 }
 
 export interface ContextBlock {
@@ -709,6 +716,20 @@ export interface TurnContext {
 
 // ─── Model adapters ──────────────────────────────────────────────────────────
 
+/** A provider of `ModelAdapter.providers`: the prefix of its models, where it answers, the key it takes. */
+export interface ProviderSetup {
+  /** The prefix of `--model provider/model`. */
+  name: string;
+  /** Its OpenAI-compatible base URL; absent when the user must give one (a custom server). */
+  baseUrl?: string;
+  /** Environment variables that may hold its key (the first is where set-up saves one). */
+  keyEnv: readonly string[];
+  /** Answers without a key (a local server). */
+  keyOptional?: boolean;
+  /** Environment variables that may hold its base URL (the first is where set-up saves one). */
+  baseEnv?: readonly string[];
+}
+
 /** Talks to one family of model endpoints. */
 export interface ModelAdapter {
   name: string;
@@ -739,6 +760,14 @@ export interface ModelAdapter {
    * missingKey: (model, env) => (env.MY_API_KEY ? null : "no API key: set MY_API_KEY")
    */
   missingKey?(model: string, env: Readonly<Record<string, string | undefined>>): string | null;
+  /**
+   * The providers a person may pick in guided set-up (`coder init`, a first run without a key),
+   * and how the kernel tells whether a model's key is missing. Optional.
+   *
+   * @example
+   * providers: () => [{ name: "my", baseUrl: "https://api.my.dev/v1", keyEnv: ["MY_API_KEY"] }]
+   */
+  providers?(): ProviderSetup[];
   /** Stream one reply. Throws an Error with a one-line message when the request finally fails. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
   /**
@@ -917,8 +946,13 @@ export interface Session {
   addFiles(paths: string[]): Promise<string[]>;
   addReadOnly(paths: string[]): Promise<string[]>;
   dropFiles(paths: string[]): string[];
-  /** Send a request through the turn loop, optionally with another edit format for this one request. */
-  send(message: string, editFormat?: string): Promise<void>;
+  /**
+   * Send a request through the turn loop, optionally with another edit format for this one
+   * request. `options.typed`: what the user typed, when `message` wraps it in more text (e.g.
+   * `/help QUESTION` sends the question over the documentation): context providers'
+   * `onMessage` (URL offers, ...) see only that.
+   */
+  send(message: string, editFormat?: string, options?: { typed?: string }): Promise<void>;
   setModel(name: string): void;
   setEditFormat(name: string): void;
   clearHistory(): void;
@@ -933,6 +967,8 @@ export interface Session {
   warn(text: string): void;
   commands(): readonly SlashCommand[];
   formats(): readonly string[];
+  /** Each registered edit format with its one-line summary (for `/edit-format`). Optional. */
+  formatSummaries?(): readonly { name: string; summary: string }[];
   exit(): void;
   /**
    * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under
@@ -975,8 +1011,12 @@ export interface Session {
   settings?(): readonly { key: string; value: unknown; source: string }[];
   /** Every model the adapters' tables know (and config `models`), for `/models`. */
   listModels?(): readonly ModelInfo[];
-  /** Check files as after an edit, but whole: the syntax check, then the lint command(s). */
-  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string }>;
+  /**
+   * Check files as after an edit, but whole: the syntax check, then the lint command(s).
+   * `failed`: the files with problems (named in a failing command's output, or every file the
+   * command checked when it names none).
+   */
+  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed?: string[] }>;
   /** The last error the session reported (a failed request, a command's problem), or null. */
   lastError?(): string | null;
   /**

@@ -388,6 +388,31 @@ describe("coder acp", () => {
     expect(said[0]).toStartWith("Warning: ");
   });
 
+  test("an MCP server that failed to start is remembered: after a restart it is skipped at once, said once in the thread with how to retry", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    const starts = join(repo.root, "..", "starts.txt");
+    writeFileSync(config, JSON.stringify({ mcpServers: { broken: { command: "sh", args: ["-c", `echo start >> '${starts}'; exit 1`] } } }));
+    const s = await server([{ text: "Here." }, { text: "After the restart." }, { text: "Again." }]);
+    const first = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await first.initialize();
+    const one = await session(first, repo.root);
+    await prompt(first, one.sessionId, "hello");
+    await first.close();
+    expect(readFileSync(starts, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
+
+    const second = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await second.initialize();
+    const { sessionId } = await session(second, repo.root);
+    expect((await prompt(second, sessionId, "hello")).stopReason).toBe("end_turn");
+    expect((await prompt(second, sessionId, "hello again")).stopReason).toBe("end_turn");
+    // Not started again: one start in all.
+    expect(readFileSync(starts, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
+    const said = second.text(sessionId).split("\n").filter((l) => l.includes("MCP server broken"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^Warning: MCP server broken skipped, as it failed to start (less than a minute|\d+ min) ago: .*\/mcp or `coder mcp list` tries it again now/);
+  });
+
   test("session/cancel while an MCP server is still starting: the prompt ends cancelled at once, and no request is sent", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const config = join(repo.root, "..", "mcp.json");

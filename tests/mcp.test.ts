@@ -89,7 +89,7 @@ afterAll(() => {
 });
 
 describe("coder mcp list", () => {
-  test("lists each server's status, tools, prompts and resources; a server that cannot start is one line and the rest go on", async () => {
+  test("lists each server's status, tools, prompts and resources; a server that cannot start is reported once, the rest go on, and the exit code is 1", async () => {
     const repo = makeRepo({ "a.txt": "a\n" });
     const fake = await server([]);
     const config = mcpConfig(repo, {
@@ -102,9 +102,11 @@ describe("coder mcp list", () => {
       guess: { url: sseUrl },
     });
     const r = await runCoder(repo, fake, ["mcp", "list", "--mcp-config", config]);
-    expect(r.code).toBe(0);
+    // CLI.md: non-zero exit if a server failed to start.
+    expect(r.code).toBe(1);
     const out = r.stdout;
     expect(out).toContain("MCP servers (7)");
+    expect(out.split("\n").filter((l) => /\s$/.test(l))).toEqual([]);
     // Legacy SSE, named or found by falling back from Streamable HTTP.
     expect(out).toMatch(/legacy {2}running {2}sse: http:\/\/127\.0\.0\.1:\d+\/sse/);
     expect(out).toMatch(/guess {2}running {2}sse: http:\/\/127\.0\.0\.1:\d+\/sse/);
@@ -120,9 +122,29 @@ describe("coder mcp list", () => {
     expect(out).toMatch(/missing {2}failed/);
     expect(out).toContain("MCP server missing (no-such-mcp-server-binary --x) did not start");
     expect(out).toMatch(/resting {2}disabled/);
-    // The failure is also said once on stderr, in one line.
-    expect(r.stderr.split("\n").filter((l) => l.includes("MCP server missing"))).toHaveLength(1);
+    // The failure is said once: in the listing, not again on stderr.
+    expect(out.split("\n").filter((l) => l.includes("MCP server missing"))).toHaveLength(1);
+    expect(r.stderr).not.toContain("MCP server missing");
     expect(fake.chatBodies()).toHaveLength(0);
+  });
+
+  test("--json: the failed server's problem is in the document only, and the exit code is 1; with every server running it is 0", async () => {
+    const repo = makeRepo({});
+    const fake = await server([]);
+    const failing = mcpConfig(repo, { everything, missing: { command: "no-such-mcp-server-binary" } });
+    const r = await runCoder(repo, fake, ["mcp", "list", "--json", "--mcp-config", failing]);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.servers.map((s: any) => [s.name, s.status])).toEqual([
+      ["everything", "running"],
+      ["missing", "failed"],
+    ]);
+    expect(doc.servers[1].problem).toContain("MCP server missing (no-such-mcp-server-binary) did not start");
+    expect(r.stderr).not.toContain("MCP server missing");
+    const fine = mcpConfig(repo, { everything });
+    const ok = await runCoder(repo, fake, ["mcp", "list", "--mcp-config", fine]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/everything {2}running/);
   });
 
   test("a bad entry is named with its key and the fix", async () => {
@@ -298,6 +320,42 @@ describe("tools in the gathering step", () => {
     const names = toolNames(mainRequests(fake)[0]);
     expect(names.some((n) => n.startsWith("everything__"))).toBe(true);
     expect(names.some((n) => n.startsWith("ghost__") || n.startsWith("mute__"))).toBe(false);
+  });
+
+  test("a server that failed to start is remembered: the next run skips it at once and says how to retry; coder mcp list tries it again", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const fake = await server([{ text: "One." }, { text: "Two." }]);
+    // Each start of the mute server leaves a line in starts.txt, then never answers initialize.
+    const starts = join(repo.root, "..", "starts.txt");
+    const config = mcpConfig(repo, { mute: { command: "sh", args: ["-c", `echo start >> ${starts}; exec sleep 600`], timeout: 1 }, everything });
+    const startsSoFar = () => (existsSync(starts) ? readFileSync(starts, "utf8").split("\n").filter(Boolean).length : 0);
+
+    const first = await runCoder(repo, fake, ["--mcp-config", config, "-m", "Hello"]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain("did not start: no answer to initialize within 1 s");
+    expect(startsSoFar()).toBe(1);
+    const remembered = JSON.parse(readFileSync(join(repo.root, ".coder/cache/mcp/failures.json"), "utf8"));
+    expect(Object.keys(remembered).map((k) => k.split(":")[0])).toEqual(["mute"]);
+
+    // The next run does not start it again: it is skipped, with why and how to try again.
+    const second = await runCoder(repo, fake, ["--mcp-config", config, "-m", "Again"]);
+    expect(second.code).toBe(0);
+    expect(startsSoFar()).toBe(1);
+    const skipped = second.stderr.split("\n").filter((l) => l.includes("MCP server mute"));
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatch(/MCP server mute skipped, as it failed to start (less than a minute|\d+ min) ago: MCP server mute \(sh -c .*\) did not start: no answer to initialize within 1 s.*\. It is skipped for \d+ min more; \/mcp or `coder mcp list` tries it again now$/);
+    expect(second.stderr).not.toContain("starting MCP server mute");
+    const names = toolNames(mainRequests(fake)[1]);
+    expect(names.some((n) => n.startsWith("everything__"))).toBe(true);
+    expect(names.some((n) => n.startsWith("mute__"))).toBe(false);
+
+    // coder mcp list tries it again (and it fails again: exit 1, its own timeout reported).
+    const list = await runCoder(repo, fake, ["mcp", "list", "--mcp-config", config]);
+    expect(list.code).toBe(1);
+    expect(startsSoFar()).toBe(2);
+    expect(list.stdout).toMatch(/mute {2}failed/);
+    expect(list.stdout).toContain("no answer to initialize within 1 s");
+    expect(list.stdout).not.toContain("skipped");
   });
 
   test("a tool that returns 5 MB: the model gets the first 40,000 characters and a note; the event keeps the full size", async () => {

@@ -52,7 +52,7 @@ export function warmSyntaxCheck(paths: readonly string[]): void {
  * Syntax problems in these files, as one report; null when there are none. With `before`,
  * only the problems the edit introduced count.
  */
-export async function syntaxCheck(files: readonly EditedFile[], compare: boolean): Promise<string | null> {
+export async function syntaxCheck(files: readonly EditedFile[], compare: boolean, failed?: string[]): Promise<string | null> {
   const reports: string[] = [];
   for (const file of files) {
     if (file.after === null) continue;
@@ -70,7 +70,10 @@ export async function syntaxCheck(files: readonly EditedFile[], compare: boolean
       const old = await syntax.syntaxProblems(loader, file.path, file.before).catch(() => null);
       problems = syntax.introducedProblems(file.after, problems, file.before, old?.problems ?? []);
     }
-    if (problems.length) reports.push(syntax.renderSyntaxReport(file.path, found.language, file.after, problems));
+    if (problems.length) {
+      reports.push(syntax.renderSyntaxReport(file.path, found.language, file.after, problems));
+      failed?.push(file.path);
+    }
   }
   return reports.length ? reports.join("\n\n") : null;
 }
@@ -89,7 +92,7 @@ export function lintCommands(lintCmd: CheckOptions["lintCmd"], paths: readonly s
 }
 
 /** Run each lint command on its files; the combined output of the failing ones. */
-export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["lintCmd"], paths: readonly string[], onOutput?: (text: string) => void, signal?: AbortSignal): Promise<CheckResult> {
+export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["lintCmd"], paths: readonly string[], onOutput?: (text: string) => void, signal?: AbortSignal, failed?: string[]): Promise<CheckResult> {
   const { languageFor } = await import("../../grammars/languages.ts");
   const failures: string[] = [];
   for (const [lint, files] of lintCommands(lintCmd, paths, (p) => languageFor(p)?.name ?? null)) {
@@ -100,7 +103,12 @@ export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["l
     out.emit({ type: "lint", ok: r.code === 0, command, output });
     // Cancelled: the run was stopped, which is no finding to report.
     if (signal?.aborted) return { ok: true, output: "" };
-    if (r.code !== 0) failures.push(`\`${command}\` reports:\n\n${clip(output)}`);
+    if (r.code !== 0) {
+      failures.push(`\`${command}\` reports:\n\n${clip(output)}`);
+      // The files the output names have problems; a linter that names none failed on all it checked.
+      const named = files.filter((f) => output.includes(f));
+      failed?.push(...(named.length ? named : files));
+    }
   }
   return { ok: failures.length === 0, output: failures.join("\n\n") };
 }

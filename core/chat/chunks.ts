@@ -127,6 +127,8 @@ export function countMessageTokens(messages: readonly ChatMessage[], count: (tex
 export interface TokenRow {
   label: string;
   tokens: number;
+  /** A chat or read-only file this row is: `/tokens` offers `/drop PATH` for it. */
+  file?: string;
 }
 
 /** Tokens per chunk (the `/tokens` view and the context-window check). */
@@ -134,14 +136,26 @@ export function tokenRows(chunks: readonly Chunk[], count: (text: string) => num
   return chunks.map((c) => ({ label: c.label, tokens: countMessageTokens(c.messages, count, imageRules) }));
 }
 
-export function renderTokenReport(rows: readonly TokenRow[], contextWindow: number): string {
+/**
+ * `/tokens`: a table with a row per part of the next request (each chat file its own row, with
+ * a `/drop` hint), tokens, and the cost of sending it when the model's prices are known.
+ */
+export function renderTokenReport(rows: readonly TokenRow[], contextWindow: number, pricePerMillion: number | null = null): string {
   const total = rows.reduce((s, r) => s + r.tokens, 0);
   const remaining = Math.max(0, contextWindow - total);
-  const width = Math.max(...rows.map((r) => String(r.tokens).length), String(total).length, String(remaining).length);
-  const lines = rows.map((r) => `${String(r.tokens).padStart(width)}  ${r.label}`);
-  lines.push(`${"=".repeat(width)}`);
-  lines.push(`${String(total).padStart(width)}  tokens total`);
-  lines.push(`${String(remaining).padStart(width)}  tokens remaining of ${contextWindow}`);
+  const cost = (tokens: number) => (pricePerMillion === null ? "" : `$${((tokens * pricePerMillion) / 1_000_000).toFixed(4)}`);
+  const width = Math.max("tokens".length, ...[...rows.map((r) => r.tokens), total, remaining].map((n) => n.toLocaleString("en-US").length));
+  const costWidth = pricePerMillion === null ? 0 : Math.max("cost".length, cost(total).length);
+  const labelWidth = Math.max("part".length, ...rows.map((r) => r.label.length), "total".length);
+  const line = (tokens: string, price: string, label: string, hint = "") =>
+    `${tokens.padStart(width)}  ${costWidth ? `${price.padStart(costWidth)}  ` : ""}${hint ? label.padEnd(labelWidth) : label}${hint ? `  ${hint}` : ""}`.trimEnd();
+  const n = (x: number) => x.toLocaleString("en-US");
+  const lines = [line("tokens", costWidth ? "cost" : "", "part")];
+  for (const r of rows) lines.push(line(n(r.tokens), cost(r.tokens), r.label, r.file ? `/drop ${r.file}` : ""));
+  lines.push(`${"─".repeat(width)}  ${costWidth ? `${"─".repeat(costWidth)}  ` : ""}${"─".repeat(labelWidth)}`);
+  lines.push(line(n(total), cost(total), "total"));
+  lines.push(line(n(remaining), "", `remaining of the ${n(contextWindow)}-token context window`));
+  if (pricePerMillion === null) lines.push("(cost unknown: the model table has no prices for this model)");
   return lines.join("\n");
 }
 
@@ -191,9 +205,14 @@ export function chatFilesBlock(files: readonly { path: string; content: string |
         ? "These files are in the chat. You may edit them; this is their current content (trust it over anything earlier in the conversation):"
         : "These files are in the chat; this is their current content (trust it over anything earlier in the conversation):",
       "",
-      ...files.map((f) => (f.content === null ? `${f.path}\n(does not exist yet${use === "edit" ? ": create it with an edit" : ""})\n` : renderFileListing(f.path, f.content, fence))),
+      ...files.map((f) => chatFileEntry(f, fence, use)),
     ].join("\n"),
   };
+}
+
+/** One file's entry in the chat files' block (`/tokens` counts each on its own row). */
+export function chatFileEntry(file: { path: string; content: string | null }, fence: Fence, use: ChatFilesUse = "edit"): string {
+  return file.content === null ? `${file.path}\n(does not exist yet${use === "edit" ? ": create it with an edit" : ""})\n` : renderFileListing(file.path, file.content, fence);
 }
 
 export function readOnlyBlock(path: string, content: string, fence: Fence): ContextText {

@@ -4,7 +4,7 @@
 // (core/chat/reply/offers.ts) or hands an architect's plan to an editor (core/chat/architect.ts);
 // whatever needs the model's attention comes back as the reflection, the next user message.
 import { chooseEditor, runEditor } from "./architect.ts";
-import { type Chunk, chunkMessages, countMessageTokens, renderTokenReport, tokenRows } from "./chunks.ts";
+import { type Chunk, chatFileEntry, chunkMessages, countMessageTokens, renderTokenReport, type TokenRow, tokenRows } from "./chunks.ts";
 import { lintAndTest, warmSyntaxCheck } from "./checks.ts";
 import { Interrupted, UsageError } from "../errors.ts";
 import { chooseFence } from "../edit/fence.ts";
@@ -112,11 +112,14 @@ export class Coder {
 
   private stopRequested = false;
 
-  /** One user request with its reflections, within the budget. */
-  async runOne(message: string): Promise<TurnResult> {
+  /**
+   * One user request with its reflections, within the budget. `options.typed`: the part of
+   * `message` the user typed (what context providers' `onMessage` sees), when it differs.
+   */
+  async runOne(message: string, options: { typed?: string } = {}): Promise<TurnResult> {
     this.cancelPings();
     this.stopRequested = false;
-    if (!this.setup.editor) await this.offerContext(message);
+    if (!this.setup.editor) await this.offerContext(options.typed ?? message);
     this.turnRequest = message;
     this.gathering = null;
     this.services.transcript.user(message);
@@ -322,16 +325,28 @@ export class Coder {
     return this.fileList;
   }
 
-  /** `/tokens`: exact token use of the next request, per chunk. */
+  /** `/tokens`: exact token use of the next request, per chunk, and per file for the chat's files. */
   async tokenReport(): Promise<string> {
     this.fileList = null;
     const signal = new AbortController().signal;
-    const { chunks } = await this.buildChunks("", signal);
-    const rows = tokenRows(chunks, this.countTokens, this.modelInfo.imageRules);
+    const { chunks, fence } = await this.buildChunks("", signal);
+    const rows: TokenRow[] = [];
+    for (const chunk of chunks) {
+      const [row] = tokenRows([chunk], this.countTokens, this.modelInfo.imageRules) as [TokenRow];
+      if (chunk.name === "chat-files" && this.chat.editable.length) {
+        const files = this.chat.editable.map((path) => ({ label: path, file: path, tokens: this.countTokens(chatFileEntry({ path, content: this.services.files.read(path) }, fence)) }));
+        const framing = row.tokens - files.reduce((s, f) => s + f.tokens, 0);
+        if (framing > 0) rows.push({ label: "chat files: framing", tokens: framing });
+        rows.push(...files);
+      } else if (chunk.name === "static" && chunk.label.startsWith("read-only: ")) rows.push({ ...row, file: chunk.label.slice("read-only: ".length) });
+      else rows.push(row);
+    }
     // Tool providers' tools go with every request too (their results are in the history rows).
     const tools = await this.offerTools("", signal);
     if (tools.length) rows.push({ label: `tools offered (${tools.length})`, tokens: this.countTokens(JSON.stringify(tools)) });
-    return renderTokenReport(rows, this.modelInfo.contextWindow);
+    const { prices, unknown } = this.modelInfo;
+    const priced = !unknown && (prices.input > 0 || prices.output > 0);
+    return `Context of the next request to ${this.model}:\n${renderTokenReport(rows, this.modelInfo.contextWindow, priced ? prices.input : null)}`;
   }
 
   /**

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import type { App } from "../kernel.ts";
+import type { ProviderSetup } from "../plugin.ts";
 import { UsageError } from "../errors.ts";
 import { type EditorFiles, FileStore, shapeOptions } from "../edit/files.ts";
 import type { IgnoreRules } from "../edit/ignore-rules.ts";
@@ -60,7 +61,8 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
   const out = recordingOutput(front.out, transcript);
   const totals = front.totals;
   const prompter = front.prompter({ transcript, out });
-  const model = chooseModel(app, (text) => out.warn(text));
+  // --apply asks no model: a missing key is nothing to warn about.
+  const model = chooseModel(app, (text) => (o.apply === undefined ? out.warn(text) : undefined));
   const gate = new Gate({
     root,
     yesAlways: o.yesAlways,
@@ -196,6 +198,24 @@ export function chooseModel(app: App, warn: (text: string) => void): string {
   const fallback = adapters.find((a) => a.fallbackModel)?.fallbackModel;
   if (!fallback) throw new UsageError("no model: no model adapter finds an API key or names a fallback; choose one with --model");
   return fallback;
+}
+
+/** Every provider the model adapters offer for guided set-up (`coder init`). */
+export function setupProviders(app: App): ProviderSetup[] {
+  return [...app.registry.models.values()].flatMap((entry) => entry.item.providers?.() ?? []);
+}
+
+/**
+ * The line to show when `model` cannot run for want of a key (the variable to set), or null
+ * when it has one, needs none, or no adapter says how its keys are found.
+ */
+export function missingKeyLine(app: App, model: string): string | null {
+  if (app.settings.options.apiKey) return null;
+  const prefix = model.slice(0, Math.max(0, model.indexOf("/")));
+  const provider = setupProviders(app).find((p) => p.name === prefix);
+  if (!provider || provider.keyOptional || !provider.keyEnv.length) return null;
+  if (provider.keyEnv.some((k) => app.env[k]?.trim())) return null;
+  return `no API key for ${model}: set ${provider.keyEnv[0]} (in the environment or the repository's .env), pass --api-key, or run \`coder init\``;
 }
 
 export function chatHistoryPath(app: App): string {

@@ -78,6 +78,11 @@ export async function runMain(input: RunInput): Promise<number> {
 
 /** A subcommand or a chat mode over the assembled kernel. */
 async function runAssembled(app: App, subcommand: string | undefined, rest: string[]): Promise<number> {
+  if (subcommand === "init") {
+    if (rest.length) throw new UsageError(`coder init takes no arguments, got ${rest.join(" ")}`);
+    const { runInit } = await import("./init.ts");
+    return runInit(app);
+  }
   switch (subcommand) {
     case "plugins": {
       if (rest.length) throw new UsageError(`unknown command "coder plugins ${rest.join(" ")}" (use \`coder plugins\` or \`coder plugins pin\`)`);

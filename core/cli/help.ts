@@ -4,6 +4,7 @@ import { type OptionSpec, type OptionTable, flagName } from "../config/options.t
 import type { Subcommand } from "../plugin.ts";
 
 const SUBCOMMANDS: [string, string][] = [
+  ["init", "guided set-up: provider, key (checked, saved with mode 600 in the global config folder), default model, .coder.json"],
   ["plugins", "list registered formats, context providers, model adapters, commands and tool providers, and their origin"],
   ["plugins pin", "write sha256 pins for the plugins listed in .coder.json"],
   ["plugin new NAME --kind K", "write a typed template plugin (K: format, context, model, command, tool) and coder-plugin.d.ts"],

@@ -8,7 +8,8 @@ import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { ConfigProblem, Loaded } from "../kernel.ts";
 import { type ParsedArgv, readEnvOptions } from "../config/argv.ts";
 import type { OptionTable } from "../config/options.ts";
-import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys } from "../config/config.ts";
+import { wrapStatus } from "../term/style.ts";
+import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys, savedKeys } from "../config/config.ts";
 import { expandModelAliases } from "../config/aliases.ts";
 import { checkStateDir } from "../edit/state.ts";
 import type { Logger } from "../plugin.ts";
@@ -35,10 +36,14 @@ export interface RunInput {
 /** Warnings and errors on stderr, one line each; debug only with --verbose. */
 function stderrLogger(verbose: () => boolean, quiet = false): Logger {
   const write = (prefix: string, message: string) => process.stderr.write(`${prefix}${message}\n`);
+  // A warning on a terminal breaks between words, under the message (the terminal would break words).
+  const warning = (message: string) =>
+    process.stderr.write(`${process.stderr.isTTY ? wrapStatus(`warning: ${message}`, process.stderr.columns || 80, "warning: ".length) : `warning: ${message}`}\n`);
   return {
     debug: (m) => verbose() && write("coder: debug: ", m),
     info: (m) => !quiet && write("coder: ", m),
-    warn: (m) => write("coder: warning: ", m),
+    // The same prefix as the session's warnings (core/term/render.ts).
+    warn: warning,
     error: (m) => write("coder: error: ", m),
   };
 }
@@ -111,7 +116,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   if (envFile && !existsSync(envFile)) log.warn(`--env-file ${settings.options.envFile}: no such file (${settings.provenance.envFile}); no API keys read from it`);
   const own = envFile ? readDotenv(root, envFile) : { keys: {}, bases: {} };
   if ("problem" in own && own.problem) log.warn(`--env-file: ${own.problem}`);
-  const env: Record<string, string | undefined> = { ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
+  const env: Record<string, string | undefined> = { ...savedKeys(processEnv), ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
   return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors, args: input.args, subcommand: input.subcommand };
 }
 

@@ -57,6 +57,17 @@ export function globalConfigDir(env: Readonly<Record<string, string | undefined>
   return join(xdg && isAbsolute(xdg) ? xdg : join(home, ".config"), "coder");
 }
 
+/** The file guided set-up (`coder init`) keeps keys and custom base URLs in, in the global folder: `NAME=value` lines, mode 0600. */
+export const KEYS_FILE = "keys.env";
+
+/** The keys and base URLs set-up saved: the user's own file, so they apply as given (below the environment and .env). */
+export function savedKeys(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const file = join(globalConfigDir(env), KEYS_FILE);
+  if (!isFile(file)) return {};
+  const { keys, bases } = readDotenv("", file);
+  return { ...keys, ...bases };
+}
+
 /** The nearest folder at or above `cwd` holding `.git` (a folder or a worktree file). */
 export function findGitRoot(cwd: string): string | null {
   let dir = resolve(cwd);

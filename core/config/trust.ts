@@ -257,10 +257,26 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
       `this repository's config sets ${what}, and the repository is not trusted; run with --trust (or CODER_TRUST=1) to trust it, or once interactively to remember it`,
     );
   }
-  const yes = await input.ask(`This repository's config sets ${what}. Trust ${input.root}?`);
+  // The commands and values themselves, not just the keys: what would run is what the user judges.
+  const shown = trustedValues(input.layers, input.keys);
+  const yes = await input.ask(`This repository's config sets ${what}${shown.length ? ":" : "."}\n${shown.map((l) => `  ${l}`).join("\n")}${shown.length ? "\n" : ""}Trust ${input.root}?`);
   rememberTrust(input.configDir, input.root, hash, yes);
   if (!yes) input.warn(`ignoring ${keys} from this repository's config`);
   return yes;
+}
+
+/** Each trust key with the value the project's config gives it ("lintCmd: ruff check"). */
+function trustedValues(layers: readonly ConfigLayer[], keys: readonly string[]): string[] {
+  const lines: string[] = [];
+  for (const key of keys) {
+    if (isDotenvKey(key)) continue;
+    const layer = [...layers].reverse().find((l) => isProjectLayer(l.kind) && key in l.values);
+    if (!layer) continue;
+    const value = layer.values[key];
+    const text = typeof value === "string" ? value : key === "plugins" && Array.isArray(value) ? value.map((p) => (typeof p === "string" ? p : String((p as PluginRef).path))).join(", ") : JSON.stringify(value);
+    lines.push(`${key}: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`);
+  }
+  return lines;
 }
 
 /** The words trust could not follow, for the question: what runs there is not covered by the answer. */

@@ -134,6 +134,7 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     stability: { kind: "enum", values: ["static", "session", "turn"] },
     provide: { kind: "function" },
     onMessage: { kind: "function", optional: true },
+    banner: { kind: "function", optional: true },
   },
   models: {
     name: { kind: "string" },
@@ -144,6 +145,7 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     defaultModel: { kind: "function", optional: true },
     defaultModelKeys: { kind: "array", optional: true },
     fallbackModel: { kind: "string", optional: true },
+    providers: { kind: "function", optional: true },
     transcribe: { kind: "function", optional: true },
     missingKey: { kind: "function", optional: true },
   },

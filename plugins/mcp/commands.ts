@@ -19,10 +19,10 @@ function names(items: readonly string[]): string {
   return items.length > LISTED ? `${shown}, … and ${items.length - LISTED} more` : shown;
 }
 
-/** The `/mcp` listing: starts every enabled server first (in parallel). */
+/** The `/mcp` listing: starts every enabled server first (in parallel), trying failed ones again. */
 export async function renderServers(servers: McpServers, resources: ResourceContext, toolsMode: string): Promise<string> {
   if (!servers.names().length) return 'No MCP servers are configured. Add them under "mcpServers" in a config file, or pass --mcp-config FILE.';
-  await servers.startAll();
+  await servers.startAll(servers.enabled(), true);
   const lines = [`MCP servers (${servers.names().length}); tools: ${{ ask: "offered, asked before each call", auto: "offered, run without asking", off: "not offered (mcpTools off)" }[toolsMode] ?? toolsMode}`];
   for (const s of servers.states()) {
     const c = s.config;
@@ -39,12 +39,13 @@ export async function renderServers(servers: McpServers, resources: ResourceCont
   }
   const added = resources.list();
   if (added.length) lines.push(`In the chat: ${added.map((a) => `@${a.server}:${a.uri} (${a.chars} characters)`).join(", ")}`);
-  return lines.join("\n");
+  // A server's own text (its version, a problem it printed) may end in blanks: no line does here.
+  return lines.map((line) => line.trimEnd()).join("\n");
 }
 
 /** `coder mcp list --json`: every server's state and offer, as one JSON document (absent values null). */
 export async function serversJson(servers: McpServers, toolsMode: string) {
-  await servers.startAll();
+  await servers.startAll(servers.enabled(), true);
   return {
     tools: toolsMode,
     servers: servers.states().map((s) => ({

@@ -63,7 +63,8 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     const mode = kit.options.get(MCP_TOOLS);
     if (mode === "off" || !configured(turn.options)) return [];
     const { servers } = session(turn.options);
-    // Servers whose tools are not known yet (no cache) start now, together.
+    // Servers that failed to start recently are skipped (said once); those whose tools are not known yet (no cache) start now, together.
+    servers.skipRecentFailures();
     const unknown = servers.enabled().filter((n) => servers.knownTools(n) === null);
     if (unknown.length) {
       kit.log.info(`starting MCP server${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")} to list ${unknown.length === 1 ? "its" : "their"} tools`);
@@ -110,7 +111,10 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     s.warn(`unknown /mcp command "${verb}": use /mcp, /mcp add SERVER URI, /mcp drop [SERVER:URI]`);
   };
 
-  /** `coder mcp list [--json]`: the servers started, listed, and closed again. */
+  /**
+   * `coder mcp list [--json]`: the servers started, listed, and closed again. A server that
+   * failed is reported in the listing only (not again on stderr), and the exit code is 1.
+   */
   const listCommand = async (args: readonly string[], cli: SubcommandContext): Promise<number> => {
     if (args.length !== 1 || args[0] !== "list") cli.usage(`unknown command "coder mcp ${args.join(" ")}" (use \`coder mcp list\` or \`coder mcp list --json\`)`);
     const { servers, resources, problem } = session(cli.options);
@@ -119,9 +123,10 @@ export default function mcpPlugin(kit: Kit): PluginObject {
         cli.warn(problem);
         return 1;
       }
+      servers.logFailures = false;
       if (cli.json) cli.printJson(await serversJson(servers, kit.options.get(MCP_TOOLS)));
       else cli.print(await renderServers(servers, resources, kit.options.get(MCP_TOOLS)));
-      return 0;
+      return servers.states().some((s) => s.status === "failed") ? 1 : 0;
     } finally {
       await servers.closeAll();
     }
@@ -145,7 +150,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
           if (!configured(options)) return [];
           const { servers, problem } = session(options);
           if (problem) return [{ name: "config", ok: false, detail: problem }];
-          await servers.startAll();
+          await servers.startAll(servers.enabled(), true);
           const rows = servers.states().map((s) => {
             const o = s.offer;
             if (s.status === "disabled") return { name: s.config.name, ok: true, detail: "disabled" };
@@ -180,14 +185,14 @@ export default function mcpPlugin(kit: Kit): PluginObject {
       {
         name: "mcp",
         summary: "MCP servers: their status, tools, prompts and resources; /mcp add SERVER URI adds a resource",
-        usage: "[list | add SERVER URI | drop [SERVER:URI]]",
+        usage: "/mcp [list|add|drop]",
         complete: (arg, s) => completeMcp(arg, session(s.options).servers),
         run: mcpCommand,
       },
       {
         name: "mcp-prompt",
         summary: "run an MCP server's prompt: /server:prompt arg… (see /mcp for the list)",
-        usage: "SERVER:PROMPT [ARG…]",
+        usage: "/SERVER:PROMPT [ARG…]",
         matches: (name, s) => {
           const colon = name.indexOf(":");
           return colon > 0 && configured(s.options) && session(s.options).servers.has(name.slice(0, colon));

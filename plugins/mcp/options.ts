@@ -35,4 +35,4 @@ export const MCP_TOOLS = {
 export const MCP_OPTIONS: readonly PluginOption[] = [MCP_SERVERS, MCP_CONFIG, MCP_TOOLS];
 
 /** `coder mcp list [--json]`. */
-export const MCP_SUBCOMMAND = { name: "mcp", usage: "list [--json]", summary: "each MCP server's status, tools, prompts and resources (as /mcp)" } as const satisfies Omit<Subcommand, "run">;
+export const MCP_SUBCOMMAND = { name: "mcp", usage: "list [--json]", summary: "each MCP server's status, tools, prompts and resources (as /mcp); exit 1 if one failed to start" } as const satisfies Omit<Subcommand, "run">;

@@ -133,6 +133,13 @@ export default function mediaPlugin(kit: Kit): PluginObject {
       return true;
     } catch (error) {
       if (!(error instanceof ClipboardError)) throw error;
+      // No clipboard tool (a server over SSH, a container): ask the terminal itself, by OSC 52.
+      const osc = osc52(text);
+      if (process.stdout.isTTY && osc) {
+        process.stdout.write(osc);
+        s.print("No clipboard tool here: the text went to the terminal's clipboard by OSC 52 (most terminals take it, over SSH too; in tmux, `set -g set-clipboard on`).");
+        return true;
+      }
       s.warn(error.message);
       return false;
     }
@@ -205,4 +212,13 @@ export default function mediaPlugin(kit: Kit): PluginObject {
   };
 
   return { apiVersion: 2, name: "media", options: MEDIA_OPTIONS, context: [media], commands: [paste, web, copy, copyContext, voice] };
+}
+
+/** Terminals cap what an OSC 52 sequence may carry; past this the copy goes no further. */
+const OSC52_MAX_BASE64 = 100_000;
+
+/** The OSC 52 sequence that puts `text` on the terminal's clipboard, or null when it is too long for terminals to take. */
+export function osc52(text: string): string | null {
+  const data = Buffer.from(text, "utf8").toString("base64");
+  return data.length > OSC52_MAX_BASE64 ? null : `\x1b]52;c;${data}\x07`;
 }

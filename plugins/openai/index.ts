@@ -6,7 +6,7 @@
 import type { Kit, ModelAdapter, ModelEvent, ModelInfo, ModelRequest, Plugin, PluginObject } from "../../core/plugin.ts";
 import { ModelRequestAborted, ModelRequestError } from "./errors.ts";
 import { infoForResolved, listModels, resolveModel } from "./lookup.ts";
-import { EndpointConfigError, resolveEndpoint, type Endpoint } from "./providers.ts";
+import { EndpointConfigError, PROVIDERS, resolveEndpoint, type Endpoint } from "./providers.ts";
 import { transcribe } from "./speech.ts";
 import { backoffDelay, classifyError, DEFAULT_RETRY, displayUrl, oneLine, redact, type AttemptFailure, type RetryPolicy } from "./retry.ts";
 import { ChunkReader, completionEvents, toWireParams } from "./wire.ts";
@@ -245,6 +245,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
         return error instanceof EndpointConfigError && /no API key/.test(error.message) ? error.message : null;
       }
     },
+    providers: () => PROVIDERS.map((p) => ({ name: p.name, baseUrl: p.baseUrl, keyEnv: p.keyEnv, keyOptional: p.keyOptional, baseEnv: p.baseEnv })),
     transcribe,
   };
 }

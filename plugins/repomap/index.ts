@@ -253,7 +253,17 @@ export default ((kit: Kit): PluginObject => {
     name: "repomap",
     options: REPOMAP_OPTIONS,
     subcommands: [{ ...MAP_SUBCOMMAND, run: (files, cli) => printMap(service, kit, files, cli) }],
-    context: [{ name: "repomap", stability: "session", provide: (turn) => service.provide(turn) }],
+    context: [
+      {
+        name: "repomap",
+        stability: "session",
+        provide: (turn) => service.provide(turn),
+        banner: ({ options, model, chatFiles }) => {
+          const budget = mapBudget({ mapTokens: kit.options.get(MAP_TOKENS), mapMultiplierNoFiles: kit.options.get(MAP_MULTIPLIER_NO_FILES) }, model.contextWindow, chatFiles.length);
+          return budget === null ? "repo map: off" : `repo map: ${budget.toLocaleString("en-US")} tokens${chatFiles.length ? "" : " (grown: no files in the chat)"}`;
+        },
+      },
+    ],
     commands: [
       {
         name: "map",
