@@ -27,8 +27,12 @@ export interface App {
   interactive: boolean;
   /** A chat that outlives one request without a terminal (`coder acp`): history is summarised and the cache kept warm as in the REPL. */
   persistent?: boolean;
-  /** Who answers `kit.ui`: the chat's gate once one is created (core/chat/create.ts); until then nobody (no). */
-  ui: { confirm: ((question: string, options: { key?: string; detail?: string }) => Promise<boolean>) | null };
+  /** Who answers `kit.ui`: the chat's gate once one is created (core/chat/create.ts); until then nobody (no, or the declared default). */
+  ui: {
+    confirm: ((question: string, options: { key?: string; detail?: string }) => Promise<boolean>) | null;
+    select?: ((question: string, choices: readonly string[], options: { default?: string; detail?: string }) => Promise<string | null>) | null;
+    input?: ((question: string, options: { default?: string; detail?: string }) => Promise<string | null>) | null;
+  };
 }
 
 /** Everything known before plugins load. */

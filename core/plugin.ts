@@ -555,6 +555,106 @@ export interface Matcher {
   explain(failure: MatchFailure, search: string, replace: string, path: string): string;
 }
 
+// ─── Format helpers: what the built-in formats share ────────────────────────
+
+/** What a reply says about where one edit goes (consulted only when SEARCH matches several places). */
+export interface PlacementHints {
+  /** Line numbers the model gave (1-based), e.g. "around line 42" or a hunk's `@@ -42,7`. */
+  lines?: readonly number[];
+  /** Names the model gave as the edit's enclosing scope, e.g. `Wishlist` from "in `Wishlist.total`". */
+  scopes?: readonly string[];
+}
+
+/** The place chosen (its first line, 1-based) and the clue that chose it, for the edit's note. */
+export interface Placement {
+  at: number;
+  why: string;
+}
+
+/** One way to read a block with several divider-shaped lines: SEARCH and REPLACE on either side of one. */
+export interface SplitReading {
+  search: string;
+  replace: string;
+  /** The divider line, trimmed. */
+  divider: string;
+}
+
+/** An edit that replaces the whole lines `search` by `replace` in `path` (empty `search`: create or fill the file). */
+export interface SearchReplaceEdit extends Edit {
+  search: string;
+  replace: string;
+  /** Clues to where the edit goes, consulted only when SEARCH matches several places. */
+  hints?: PlacementHints;
+  /** Set when the block holds several divider-shaped lines: the file decides which one divides it. */
+  splits?: readonly SplitReading[];
+  /** Set when the file was not in the chat as the model wrote the edit: it has not seen the content. */
+  unseen?: boolean;
+}
+
+/** One SEARCH/REPLACE block as `kit.formats.parseBlocks` read it from a reply. */
+export interface SearchReplaceBlock {
+  /** The path as the model wrote it (decoration stripped; resolve it with `ParseContext.resolvePath`). */
+  filename: string;
+  /** The preferred split's texts (the first at a canonical `=======`, else the first). */
+  search: string;
+  replace: string;
+  /** 0-based line of the SEARCH marker. */
+  line: number;
+  /** 0-based line of the `>>>>>>> REPLACE` marker. */
+  end: number;
+  /** Every way to split the block, when it holds more than one divider-shaped line (pass them on as `SearchReplaceEdit.splits`). */
+  splits?: SplitReading[];
+}
+
+/** What `kit.formats.parseBlocks` reads from a reply: its blocks, and the commands of its shell-tagged fences. */
+export interface SearchReplaceBlocks {
+  blocks: SearchReplaceBlock[];
+  shell: string[];
+}
+
+/**
+ * The helpers the built-in formats share, for a user's format to reuse (`kit.formats`).
+ *
+ * @example
+ * // A format whose parser yields SearchReplaceEdits applies them as `diff` does:
+ * apply: (edits, ws) => kit.formats.applySearchReplace(edits, ws),
+ */
+export interface FormatHelpers {
+  /**
+   * Apply SEARCH/REPLACE edits in order to the staged workspace through `kit.matcher` (its whole
+   * ladder, and its guard: a SEARCH quoting lines the user has changed since the last commit never
+   * lands approximately). A SEARCH found in several places lands where the edit's `hints` (or the
+   * previous edit of the same file) point to exactly one; a SEARCH not in the named file is tried
+   * in the other chat files; an empty SEARCH creates (or fills an empty) file. One outcome per
+   * edit, never throws for a mismatch.
+   */
+  applySearchReplace<E extends SearchReplaceEdit>(edits: E[], ws: Workspace): EditOutcome<E>[];
+  /**
+   * Fence parsing of SEARCH/REPLACE blocks as `diff` (the path on the line before the opening
+   * fence) or `diff-fenced` (the path inside it) reads them: markers of 5-9 characters, the path
+   * matched against `chatFiles`, shell-tagged fences as commands. Throws `kit.FormatError`,
+   * written for the model, on a missing path or marker.
+   */
+  parseBlocks(text: string, fence: Fence, chatFiles?: readonly string[], variant?: "diff" | "diff-fenced"): SearchReplaceBlocks;
+  /** The commands of every fence of `text` tagged with a shell language (```bash, ````sh, ...). */
+  shellBlocks(text: string): string[];
+  /** Is `line` a fence opening tagged with a shell language? */
+  isShellFence(line: string): boolean;
+  /** The command of the shell fence opening at `lines[at]`, and the index of the line after its closing fence. */
+  readShellBlock(lines: readonly string[], at: number): { command: string; next: number };
+  /** Write `content` to `path` in the workspace: an applied outcome, or a refused one with the workspace's reason. */
+  stage<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string): EditOutcome<E>;
+  /** Placement clues in the prose a reply puts before an edit ("around line 42", "in `Cart.total`"). */
+  hintsFromProse(prose: string): PlacementHints;
+  /** Placement clues of a diff hunk's `@@ -40,7 +40,8 @@ class Cart:` line. */
+  hintsFromHunkHeader(header: string): PlacementHints;
+  /**
+   * The one candidate of an ambiguous match the clues support, or null when none does or they
+   * disagree. `previousEnd`: the last line of the previous edit of the same file, or null.
+   */
+  choosePlace(candidates: readonly MatchCandidate[], content: string, hints: PlacementHints, previousEnd: number | null): Placement | null;
+}
+
 // ─── Context providers ───────────────────────────────────────────────────────
 
 /**
@@ -1029,9 +1129,20 @@ export interface Kit {
    *
    * @example
    * if (await kit.ui.confirm("Upload the diff to the review tool?", { key: "review-upload" })) await upload();
+   *
+   * `select` and `input` ask for one of `choices` or a line of text. They return the person's
+   * answer (null when they cancel, or answer with nothing and no default is declared); under
+   * --yes-always, when nobody can answer, and in a front end that cannot ask such a question,
+   * they return `default` (null without one) without asking.
+   *
+   * @example
+   * const level = await kit.ui.select("Review depth?", ["quick", "thorough"] as const, { default: "quick" });
+   * const title = await kit.ui.input("Title of the pull request?", { default: "Update" });
    */
   ui: {
     confirm(question: string, options?: { key?: string; detail?: string }): Promise<boolean>;
+    select<const T extends string>(question: string, choices: readonly T[], options?: { default?: T; detail?: string }): Promise<T | null>;
+    input(question: string, options?: { default?: string; detail?: string }): Promise<string | null>;
   };
   /** Repository root (or the current directory without git). */
   root: string;
@@ -1041,6 +1152,8 @@ export interface Kit {
   matcher: Matcher;
   /** Standard failure reports, so formats render them alike. */
   reports: Reports;
+  /** The helpers the built-in formats share: SEARCH/REPLACE application, placement hints. */
+  formats: FormatHelpers;
   /** Throw this from `parse` for a malformed reply; its message goes to the model. */
   FormatError: new (message: string) => Error;
   tokens: {
@@ -1159,6 +1272,8 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Each chunk of stdout and stderr as it arrives. */
   onOutput?: (text: string) => void;
+  /** Keep stdout's bytes as they came too (`SpawnResult.stdoutBytes`): an image, or other output that is not text. */
+  bytes?: boolean;
 }
 
 /** What `kit.spawn` returns: 124 after a timeout, 130 after an abort, 127 when it could not start. */
@@ -1170,6 +1285,8 @@ export interface SpawnResult {
   aborted: boolean;
   /** Why the command could not start (not found, not executable); code is then 127. */
   startError?: string;
+  /** stdout's bytes, with `bytes: true`. */
+  stdoutBytes?: Uint8Array;
 }
 
 export interface Reports {

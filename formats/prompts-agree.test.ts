@@ -12,7 +12,7 @@ import type { EditFormat, Fence, ModelReply, Plugin, PromptContext } from "../co
 import { loadFormat, runReply, tempRepo, textReply } from "../tests/support/format-kit.ts";
 import editblock from "./editblock/index.ts";
 import patch from "./patch/index.ts";
-import { shellBlocks } from "./shell.ts";
+import { shellBlocks } from "../core/edit/shell-fence.ts";
 import tool from "./tool/index.ts";
 import udiff from "./udiff/index.ts";
 import wholefile from "./wholefile/index.ts";

@@ -213,4 +213,29 @@ describe("kit.ui", () => {
       await server.stop();
     }
   });
+
+  test("select and input answer the declared default (or null) under --yes-always and when nobody can answer", async () => {
+    const picking = `export default (kit) => ({ apiVersion: 2, name: "picker", onRequest: async () => {
+  const depth = await kit.ui.select("Depth?", ["quick", "thorough"], { default: "thorough" });
+  const none = await kit.ui.select("Colour?", ["red", "blue"]);
+  const title = await kit.ui.input("Title?", { default: "Update" });
+  const free = await kit.ui.input("Anything else?");
+  kit.log.warn("answers: " + JSON.stringify([depth, none, title, free]));
+} });\n`;
+    const s = setup({ "picker.ts": picking });
+    const server = await startFakeServer({ steps: [], whenEmpty: { text: "Hello." } });
+    try {
+      const yes = await coder(["--plugin", s.plugin("picker.ts"), ...model(server), "--edit-format", "ask", "--yes-always", "-m", "hi"], { cwd: s.repo, env: s.env });
+      expect(yes.stderr).toContain('answers: ["thorough",null,"Update",null]');
+      expect(yes.stdout + yes.stderr).not.toContain("Depth? ->");
+      const nobody = await coder(["--plugin", s.plugin("picker.ts"), ...model(server), "--edit-format", "ask", "-m", "hi"], { cwd: s.repo, env: s.env });
+      expect(nobody.code).toBe(0);
+      expect(nobody.stderr).toContain('answers: ["thorough",null,"Update",null]');
+      // Each unanswerable question is said with the answer it got.
+      expect(nobody.stdout + nobody.stderr).toContain('Depth? -> "thorough" (not interactive: nobody to ask; the default)');
+      expect(nobody.stdout + nobody.stderr).toContain("Anything else? -> no answer");
+    } finally {
+      await server.stop();
+    }
+  });
 });

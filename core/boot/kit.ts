@@ -14,6 +14,7 @@ import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup } from "../proc/spawn.ts";
 import { readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
+import { formatHelpers } from "../edit/search-replace.ts";
 
 export interface KitDeps {
   version: string;
@@ -50,11 +51,17 @@ export function createKit(deps: KitDeps): Kit {
     apiVersion: 2,
     version: deps.version,
     options: { get: (spec) => deps.readOption(spec.key) as never },
-    ui: { confirm: async (question, options) => (deps.ui?.confirm ? deps.ui.confirm(question, options ?? {}) : false) },
+    ui: {
+      confirm: async (question, options) => (deps.ui?.confirm ? deps.ui.confirm(question, options ?? {}) : false),
+      select: async <const T extends string>(question: string, choices: readonly T[], options?: { default?: T; detail?: string }) =>
+        (deps.ui?.select ? deps.ui.select(question, choices, options ?? {}) : (options?.default ?? null)) as Promise<T | null> | T | null,
+      input: async (question, options) => (deps.ui?.input ? deps.ui.input(question, options ?? {}) : (options?.default ?? null)),
+    },
     root,
     cwd: deps.cwd ?? root,
     matcher: deps.matcher,
     reports: deps.reports,
+    formats: formatHelpers(deps.matcher),
     FormatError,
     tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base") },
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },

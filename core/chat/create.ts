@@ -74,6 +74,8 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
   });
   // Plugins' questions (kit.ui) go through this chat's gate and front end.
   app.ui.confirm = (question, options) => gate.confirm(question, options);
+  app.ui.select = (question, choices, options) => gate.select(question, choices, options);
+  app.ui.input = (question, options) => gate.input(question, options);
   const gitOptions: GitRepoOptions = {
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,

@@ -230,6 +230,38 @@ export class Gate {
     return this.ask(question, { ...opts, key });
   }
 
+  /**
+   * One of `choices` (a plugin's `kit.ui.select`): the person's pick, or null when they cancel.
+   * Under --yes-always, with nobody to ask, or a front end that cannot offer choices: the
+   * declared default (null without one), not asked; said out loud unless --yes-always.
+   */
+  async select(question: string, choices: readonly string[], options: { default?: string; detail?: string } = {}): Promise<string | null> {
+    const fallback = options.default ?? null;
+    if (fallback !== null && !choices.includes(fallback)) throw new Error(`kit.ui.select("${question}"): the default "${fallback}" is not one of the choices (${choices.join(", ")})`);
+    if (choices.length === 0) return null;
+    const prompter = this.opts.prompter;
+    if (this.opts.yesAlways || !prompter.interactive || !prompter.select) return this.unasked(question, fallback, prompter.interactive && !prompter.select);
+    const answer = await prompter.select(question, choices, options.detail, fallback ?? undefined);
+    return answer !== null && choices.includes(answer) ? answer : null;
+  }
+
+  /** A line of text (a plugin's `kit.ui.input`): as `select`, the default (or null) when it cannot be asked. */
+  async input(question: string, options: { default?: string; detail?: string } = {}): Promise<string | null> {
+    const fallback = options.default ?? null;
+    const prompter = this.opts.prompter;
+    if (this.opts.yesAlways || !prompter.interactive || !prompter.input) return this.unasked(question, fallback, prompter.interactive && !prompter.input);
+    return prompter.input(question, options.detail, fallback ?? undefined);
+  }
+
+  /** The default of a question not asked; said (as an unanswerable confirmation is) unless --yes-always chose it. */
+  private unasked(question: string, fallback: string | null, cannot: boolean): string | null {
+    if (!this.opts.yesAlways) {
+      const answer = fallback === null ? "no answer" : JSON.stringify(fallback);
+      this.notice(`${question} -> ${answer} (${cannot ? "this front end cannot ask it" : "not interactive: nobody to ask"}; the default)`);
+    }
+    return fallback;
+  }
+
   /** Every remembered "Don't ask again" of this repository. */
   remembered(): RememberedAnswer[] {
     return readState(this.stateDir);

@@ -5,7 +5,7 @@ import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchCandidate,
 import { parseOrFormatError } from "../format-error.ts";
 import { hunkTexts, loosest, rewordForHunks } from "../hunk-texts.ts";
 import { ESCAPED_TEXT, filesRule, formatPrompts } from "../prompting.ts";
-import { shellBlocks, shellRule } from "../shell.ts";
+import { shellRule } from "../shell.ts";
 import { type PatchChunk, type PatchOp, PatchSyntaxError, parsePatches } from "./parse.ts";
 
 export type PatchEdit = Edit & PatchOp;
@@ -175,7 +175,7 @@ const plugin: Plugin = (kit: Kit) => {
         const path = ctx.resolvePath(op.path) || op.path;
         return op.op === "update" && op.moveTo && op.moveTo !== path ? { ...op, path, paths: [path, op.moveTo] } : { ...op, path };
       });
-      const shell = shellBlocks(reply.text.replace(/\*\*\* Begin Patch[\s\S]*?\*\*\* End Patch/g, ""));
+      const shell = kit.formats.shellBlocks(reply.text.replace(/\*\*\* Begin Patch[\s\S]*?\*\*\* End Patch/g, ""));
       return { edits, shell: shell.map((command) => ({ command })) };
     },
     apply: (edits, ws) => edits.map((e) => applyOp(kit, e, ws)),

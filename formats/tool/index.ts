@@ -1,10 +1,9 @@
 // The `tool` edit format: the same edits as `diff`, carried by native tool calls
 // (edit_file, create_file) and applied through the same matcher. Each edit keeps
 // its call id so the engine can answer every call with a tool message.
-import type { ChatMessage, EditFormat, EditOutcome, Kit, Plugin, PromptContext, ToolCall, ToolSpec, Workspace } from "../../core/plugin.ts";
+import type { ChatMessage, EditFormat, EditOutcome, Kit, Plugin, PromptContext, SearchReplaceEdit, ToolCall, ToolSpec, Workspace } from "../../core/plugin.ts";
 import { editableClause, filesRule } from "../prompting.ts";
-import { applySearchReplaceEdits, type SearchReplaceEdit, stageWrite, withFinalNewline } from "../search-replace.ts";
-import { shellBlocks, shellRule } from "../shell.ts";
+import { shellRule } from "../shell.ts";
 
 export interface ToolEdit extends SearchReplaceEdit {
   kind: "edit" | "create";
@@ -181,7 +180,7 @@ function parseCalls(kit: Kit, calls: readonly ToolCall[], resolve: (raw: string)
   return edits;
 }
 
-function applyCreate(edit: ToolEdit, ws: Workspace): EditOutcome<ToolEdit> {
+function applyCreate(kit: Kit, edit: ToolEdit, ws: Workspace): EditOutcome<ToolEdit> {
   const { path } = edit;
   const refused = ws.check?.(path);
   if (refused) return { status: "failed", edit, path, reason: "refused", detail: refused };
@@ -189,7 +188,8 @@ function applyCreate(edit: ToolEdit, ws: Workspace): EditOutcome<ToolEdit> {
   if (before !== null && before !== "" && !ws.chatFiles.includes(path)) {
     return { status: "failed", edit, path, reason: "invalid", detail: `${path} already exists and is not in the chat. Use edit_file to change it, or ask the user to add it to the chat first.` };
   }
-  return stageWrite(edit, ws, path, withFinalNewline(edit.replace), before === null ? "created" : "replaced");
+  const text = edit.replace === "" || edit.replace.endsWith("\n") ? edit.replace : `${edit.replace}\n`;
+  return kit.formats.stage(edit, ws, path, text, before === null ? "created" : "replaced");
 }
 
 const plugin: Plugin = (kit: Kit) => {
@@ -202,11 +202,11 @@ const plugin: Plugin = (kit: Kit) => {
       examples: examples(ctx),
       reminder: `Reminder: make every change with edit_file / create_file calls; \`search\` copied exactly and matching one place; no fences in the arguments. ${editableClause(ctx)}${ctx.editorOnly ? " No text besides the calls." : ""}`,
     }),
-    parse: (reply, ctx) => ({ edits: parseCalls(kit, reply.toolCalls, ctx.resolvePath, ctx.chatFiles), shell: shellBlocks(reply.text).map((command) => ({ command })) }),
+    parse: (reply, ctx) => ({ edits: parseCalls(kit, reply.toolCalls, ctx.resolvePath, ctx.chatFiles), shell: kit.formats.shellBlocks(reply.text).map((command) => ({ command })) }),
     apply(edits, ws) {
       // Creates and edits keep their order: a later edit sees an earlier create.
       const out: EditOutcome<ToolEdit>[] = [];
-      for (const e of edits) out.push(e.kind === "create" ? applyCreate(e, ws) : applySearchReplaceEdits(kit, [asMeant(e, ws)], ws)[0]!);
+      for (const e of edits) out.push(e.kind === "create" ? applyCreate(kit, e, ws) : kit.formats.applySearchReplace([asMeant(e, ws)], ws)[0]!);
       return out;
     },
     report: (outcomes, ctx) => kit.reports.failedEdits(outcomes, ctx),

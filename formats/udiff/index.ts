@@ -1,10 +1,9 @@
 // The `udiff` edit format: unified diffs in ```diff fences, hunks located by
 // their text (line numbers ignored) through kit.matcher; new files via /dev/null.
-import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, MatchRung, ModelReply, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
+import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, MatchRung, ModelReply, PlacementHints, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
 import { hunkTexts, loosest, rewordForHunks } from "../hunk-texts.ts";
-import { choosePlace, hintsFromHunkHeader, type PlacementHints } from "../placement.ts";
 import { ESCAPED_TEXT, filesRule, formatPrompts } from "../prompting.ts";
-import { shellBlocks, shellRule } from "../shell.ts";
+import { shellRule } from "../shell.ts";
 import { changeRuns, parseUnifiedDiffs, type RawHunk, runWithContext } from "./parse.ts";
 
 export interface UdiffEdit extends Edit {
@@ -65,7 +64,7 @@ function applyHunk(kit: Kit, content: string, edit: UdiffEdit, previousEnd: numb
   const { before, after } = hunkTexts(lines);
   const whole = kit.matcher.replace(content, before, after);
   if (whole.status === "failed" && whole.reason === "ambiguous" && whole.candidates.length <= 12) {
-    const place = choosePlace(whole.candidates, content, edit.hints, previousEnd);
+    const place = kit.formats.choosePlace(whole.candidates, content, edit.hints, previousEnd);
     const placed = place ? kit.matcher.replace(content, before, after, { at: place.at }) : null;
     if (placed?.status === "applied") return { ...placed, note: `the hunk matches ${whole.candidates.length} places; used lines ${placed.startLine}-${placed.endLine}: ${place!.why}` };
   }
@@ -162,9 +161,9 @@ const plugin: Plugin = (kit: Kit) => {
         last = raw;
         const path = ctx.resolvePath(raw) || raw;
         const header = `--- ${h.created ? "/dev/null" : path}\n+++ ${h.deleted ? "/dev/null" : path}\n@@ ... @@\n`;
-        return { path, lines: h.lines, created: h.created, deleted: h.deleted, hints: hintsFromHunkHeader(h.header), source: header + h.lines.join("\n") + "\n" };
+        return { path, lines: h.lines, created: h.created, deleted: h.deleted, hints: kit.formats.hintsFromHunkHeader(h.header), source: header + h.lines.join("\n") + "\n" };
       });
-      return { edits, shell: shellBlocks(reply.text).map((command) => ({ command })) };
+      return { edits, shell: kit.formats.shellBlocks(reply.text).map((command) => ({ command })) };
     },
     apply(edits, ws) {
       // Where the previous hunk of each file ended: a clue for the next hunk of the same file.

@@ -120,7 +120,7 @@ const plugin: Plugin = (kit: Kit) => {
     summary: "the complete new content of each changed file",
     prompts,
     parse(reply, ctx) {
-      const parsed = parseOrFormatError(kit, ListingSyntaxError, () => parseListings(reply.text, ctx.fence, ctx.chatFiles, ctx.repoFiles));
+      const parsed = parseOrFormatError(kit, ListingSyntaxError, () => parseListings(reply.text, ctx.fence, ctx.chatFiles, kit.formats, ctx.repoFiles));
       if (parsed.prose.pathlike) {
         throw new kit.FormatError(
           `Your reply has several code blocks without a file path before their opening fence; one follows \`${parsed.prose.pathlike.slice(0, 80)}\`, which looks like a file name but is not a path coder can take. Nothing was written. Put each file's path alone on the line before its opening fence and send the listings again.`,

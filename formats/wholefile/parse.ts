@@ -5,8 +5,10 @@
 // files, and the apply step keeps it only where it plausibly is the whole file. A line
 // before a fence that is neither a path nor prose, or text glued to a closing fence,
 // means a fence inside the content closed the listing early: the reply is refused.
-import type { Fence } from "../../core/plugin.ts";
-import { isShellFence, readShellBlock } from "../shell.ts";
+import type { Fence, FormatHelpers } from "../../core/plugin.ts";
+
+/** How shell-tagged fences are read (kit.formats). */
+export type ShellFences = Pick<FormatHelpers, "isShellFence" | "readShellBlock">;
 
 export interface RawListing {
   filename: string;
@@ -141,6 +143,7 @@ export function parseListings(
   text: string,
   fence: Fence,
   chatFiles: readonly string[],
+  shellFences: ShellFences,
   repoFiles?: readonly string[],
 ): { listings: RawListing[]; shell: string[]; prose: ProseBlocks } {
   const facts: PathFacts = { chatFiles, repoFiles };
@@ -184,8 +187,8 @@ export function parseListings(
       }
       justClosed = null;
       const path = kind.kind === "path" ? kind.name : null;
-      if (!path && isShellFence(line)) {
-        const { command, next } = readShellBlock(lines, i);
+      if (!path && shellFences.isShellFence(line)) {
+        const { command, next } = shellFences.readShellBlock(lines, i);
         if (command) shell.push(command);
         i = next - 1;
         continue;

@@ -5,6 +5,7 @@ import { FormatError } from "../../core/errors.ts";
 import { loadFormat, runReply, tempRepo, textReply } from "../../tests/support/format-kit.ts";
 import plugin from "./index.ts";
 import { classifyLine, ListingSyntaxError, parseListings } from "./parse.ts";
+import * as shellFences from "../../core/edit/shell-fence.ts";
 
 describe("whole", () => {
   test("named listings replace files; a new path creates one; CRLF kept", async () => {
@@ -49,7 +50,7 @@ describe("whole: a listing closed early by a bare fence in its content", () => {
   test("a URL after the early close is text, not a file name: the reply is refused, nothing written (mime-db's README)", () => {
     const content = "# db\n\nDownload it:\n\n```\nhttps://cdn.example.net/db.json\n```\n\n## Usage\n\n```js\nvar db = require('db')\n```\n";
     const reply = `README.md\n\`\`\`markdown\n${content}\`\`\`\n`;
-    expect(() => parseListings(reply, ["```", "```"], ["README.md"])).toThrow(ListingSyntaxError);
+    expect(() => parseListings(reply, ["```", "```"], ["README.md"], shellFences)).toThrow(ListingSyntaxError);
     expect(classifyLine("https://cdn.example.net/db.json", { chatFiles: [] })).toEqual({ kind: "prose" });
   });
 });

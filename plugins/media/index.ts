@@ -87,7 +87,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     async run(arg, s) {
       let content: Awaited<ReturnType<typeof readClipboard>>;
       try {
-        content = await readClipboard(findClipboard(kit.run));
+        content = await readClipboard(findClipboard(kit));
       } catch (error) {
         if (error instanceof ClipboardError) return s.warn(error.message);
         throw error;
@@ -129,7 +129,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
   /** Write `text` to the clipboard; false (with the reason warned) when there is no way to. */
   const copyText = async (s: Session, text: string): Promise<boolean> => {
     try {
-      await findClipboard(kit.run).writeText(text);
+      await findClipboard(kit).writeText(text);
       return true;
     } catch (error) {
       if (!(error instanceof ClipboardError)) throw error;
@@ -192,7 +192,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
         let file = wav;
         if (format !== "wav") {
           file = join(folder, `recording.${format}`);
-          const problem = await convert(wav, file);
+          const problem = await convert(kit, wav, file);
           if (problem) return s.warn(problem);
         }
         s.print("Transcribing ...");

@@ -11,6 +11,7 @@ import { fittedSize, mediaTokens, mediaTypeOfFile } from "../../core/chat/parts.
 import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } from "../../core/plugin.ts";
 import { resolveModelPath } from "../../core/edit/paths.ts";
 import { reports } from "../../core/edit/reports.ts";
+import { formatHelpers } from "../../core/edit/search-replace.ts";
 import { readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../../core/edit/state.ts";
 
 /** A kit over `root` (a fresh temp dir by default). */
@@ -20,11 +21,12 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     apiVersion: 2,
     version: "0.0.0-test",
     options: { get: (spec) => spec.default as never },
-    ui: { confirm: async () => false },
+    ui: { confirm: async () => false, select: async (_q, _c, o) => o?.default ?? null, input: async (_q, o) => o?.default ?? null },
     root,
     cwd: root,
     matcher,
     reports,
+    formats: formatHelpers(matcher),
     FormatError,
     tokens: { count: (text) => Math.ceil(text.length / 4) },
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },

@@ -3,8 +3,9 @@
 // must pair up. A block with several divider-shaped lines (a setext title, a
 // merge-conflict example) keeps every way to split it: the file decides at apply.
 // Shell-tagged fences that are not followed by a block are shell suggestions.
-import type { Fence } from "../../core/plugin.ts";
-import { isShellFence, readShellBlock } from "../shell.ts";
+// kit.formats.parseBlocks hands it to any format; `diff` and `diff-fenced` use it.
+import type { Fence, SearchReplaceBlock, SearchReplaceBlocks, SplitReading } from "../plugin.ts";
+import { isShellFence, readShellBlock } from "./shell-fence.ts";
 
 export const HEAD = /^<{5,9} SEARCH>?\s*$/;
 export const DIVIDER = /^={5,9}\s*$/;
@@ -12,32 +13,8 @@ export const UPDATED = /^>{5,9} REPLACE\s*$/;
 
 const TRIPLE = "```";
 
-/** One way to read a block: SEARCH and REPLACE on either side of one divider-shaped line. */
-export interface BlockSplit {
-  search: string;
-  replace: string;
-  /** The divider line as written, trimmed (`=======` is the canonical one). */
-  divider: string;
-}
-
-export interface RawBlock {
-  /** The path as the model wrote it (decoration stripped by the filename rules). */
-  filename: string;
-  /** The preferred split's texts (the first at a canonical `=======`, else the first). */
-  search: string;
-  replace: string;
-  /** 0-based line of the SEARCH marker. */
-  line: number;
-  /** 0-based line of the `>>>>>>> REPLACE` marker. */
-  end: number;
-  /** Every way to split the block, when it holds more than one divider-shaped line. */
-  splits?: BlockSplit[];
-}
-
-export interface RawParse {
-  blocks: RawBlock[];
-  shell: string[];
-}
+export type RawBlock = SearchReplaceBlock;
+export type RawParse = SearchReplaceBlocks;
 
 /** A malformed reply: `message` is for the model. */
 export class BlockSyntaxError extends Error {}
@@ -112,7 +89,7 @@ function notAPath(before: readonly string[], fence: Fence): string | null {
 }
 
 /** The ways to split a block's lines (between its markers) at each divider-shaped line. */
-function splitsOf(body: readonly string[]): BlockSplit[] {
+function splitsOf(body: readonly string[]): SplitReading[] {
   const dividers = body.flatMap((l, k) => (DIVIDER.test(l.trim()) ? [k] : []));
   const last = dividers[dividers.length - 1];
   return dividers.map((d) => {
