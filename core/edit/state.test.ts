@@ -24,6 +24,21 @@ function planted(): { root: string; victim: string } {
 }
 
 describe("the one writer under .coder/", () => {
+  test("a .coder folder it makes ignores itself: git add -A in the repository tracks nothing under it", () => {
+    const root = temp();
+    const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
+    git("init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    writeState(root, "cache/repomap/tags.sqlite", "x");
+    git("add", "-A");
+    const tracked = new TextDecoder().decode(git("ls-files").stdout).trim().split("\n");
+    expect(tracked).toEqual(["a.txt"]);
+    // An existing .gitignore there (the user's, or one coder made before) is left as it is.
+    writeFileSync(join(root, ".coder", ".gitignore"), "mine\n");
+    writeState(root, "web/page.md", "# page\n");
+    expect(readFileSync(join(root, ".coder", ".gitignore"), "utf8")).toBe("mine\n");
+  });
+
   test("writes text and bytes atomically, making the folders, leaving no temp file", () => {
     const root = temp();
     const file = writeState(root, "web/page.md", "# page\n");

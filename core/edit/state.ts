@@ -105,6 +105,7 @@ function checkedRecordPath(file: string, use: RecordUse): string | null {
     if (!stat) {
       try {
         mkdirSync(dir, 0o755);
+        if (name === STATE_DIR) ignoreItself(dir);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
@@ -119,6 +120,21 @@ function checkedRecordPath(file: string, use: RecordUse): string | null {
   if (stat && !stat.isFile()) throw new StateFileError(`${shown(abs)} is not a regular file; coder keeps one of its records there (delete it)`);
   if (use === "in-place" && stat && stat.nlink > 1) throw new StateFileError(`${shown(abs)} has other hard links; coder does not write its records into a file shared with another name (delete it)`);
   return abs;
+}
+
+/**
+ * A `.coder` folder coder has just made holds a `.gitignore` of `*`, so git leaves all of it
+ * out whatever the repository's own .gitignore says (`git add -A` after `coder map` must not
+ * track the cache, which coder would then refuse as planted). Made exclusively in the folder
+ * coder itself created: nothing is followed or replaced.
+ */
+function ignoreItself(dir: string): void {
+  try {
+    const fd = openSync(join(dir, ".gitignore"), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    writeAll(fd, "# coder's state: never committed\n*\n");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
 }
 
 /** `.coder/<rel>` of `root`, refusing a path that leaves `.coder/`. */
