@@ -1,6 +1,9 @@
 // The one way coder starts a command that may start others (git and its hooks, lint and test
 // commands, /run, plugins' commands): in its own process group, so a timeout, an abort or
 // coder's own exit ends the whole group (SIGTERM, then SIGKILL), not just the first process.
+import type { SpawnOptions as PluginSpawnOptions, SpawnResult } from "../plugin.ts";
+
+export type { SpawnResult };
 
 /** How long a group gets between SIGTERM and SIGKILL. */
 export const DEFAULT_GRACE_MS = 2_000;
@@ -8,40 +11,9 @@ export const DEFAULT_GRACE_MS = 2_000;
 /** After the first process exits, how long coder waits for the output pipes that a left-behind process still holds. */
 const PIPE_DRAIN_MS = 1_000;
 
-export interface SpawnOptions {
+/** `kit.spawn`'s options (core/plugin.ts), with the folder always given. */
+export interface SpawnOptions extends PluginSpawnOptions {
   cwd: string;
-  /** The child's whole environment (default: coder's). */
-  env?: Record<string, string | undefined>;
-  /** Text written to stdin, then closed (ignored with `inheritStdin`). */
-  input?: string | Uint8Array;
-  /**
-   * The command reads the terminal (`/run` in the REPL). It then stays in coder's process group,
-   * so Ctrl-C reaches it as on a shell; a timeout or abort still ends it and its group's children.
-   */
-  inheritStdin?: boolean;
-  /** End the group after this long; the result says `timedOut`. */
-  timeoutMs?: number;
-  /** Between SIGTERM and SIGKILL (default 2 s). */
-  graceMs?: number;
-  /** Ending the group on abort, like a timeout. */
-  signal?: AbortSignal;
-  /** Each chunk of stdout and stderr as it arrives (the result still holds all of it). */
-  onOutput?: (text: string) => void;
-  /** Keep stdout's bytes as they came too (`stdoutBytes`): an image, or other output that is not text. */
-  bytes?: boolean;
-}
-
-export interface SpawnResult {
-  /** The exit code; 124 after a timeout, 130 after an abort, 127 when the command could not start. */
-  code: number;
-  stdout: string;
-  stderr: string;
-  timedOut: boolean;
-  aborted: boolean;
-  /** Why the command could not start (not found, not executable); code is then 127. */
-  startError?: string;
-  /** stdout's bytes, with `bytes: true`. */
-  stdoutBytes?: Uint8Array;
 }
 
 /** Process groups still running, ended with SIGKILL when coder exits however it exits. */
