@@ -1,30 +1,17 @@
 // End-to-end attacks on `coder acp` by a hostile client or a planted session record
 // (issue 21, item F): each drives dist/coder with the SDK's own client and checks that
 // nothing ran, nothing was trusted, and the agent kept serving.
-import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { BINARY, type AcpTestClient, startAcp } from "./support/acp-client.ts";
+import { BINARY, type AcpTestClient, acpClientsPerTest } from "./support/acp-client.ts";
 import { mainRequests, makeRepo, serverPerTest } from "./engine-harness.ts";
 
 setDefaultTimeout(120_000);
 
-beforeAll(() => {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
-});
-
+const start = acpClientsPerTest();
 const server = serverPerTest();
-const clients: AcpTestClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-});
-
-function start(...args: Parameters<typeof startAcp>): AcpTestClient {
-  const c = startAcp(...args);
-  clients.push(c);
-  return c;
-}
 
 const newSession = (c: AcpTestClient, cwd: string) => c.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
 const prompt = (c: AcpTestClient, sessionId: string, blocks: acp.ContentBlock[]) => c.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: blocks });

@@ -2,13 +2,13 @@
 // client side against the fake OpenAI-compatible server. Each test checks what an
 // editor would see (responses, session/updates, permission requests, fs calls) and
 // what coder did to the repository (files, commits).
-import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { png } from "../plugins/media/testdata/make.ts";
-import { BINARY, type AcpTestClient, startAcp } from "./support/acp-client.ts";
+import { BINARY, type AcpTestClient, acpClientsPerTest } from "./support/acp-client.ts";
 import { block, mainRequests, makeRepo, serverPerTest } from "./engine-harness.ts";
 
 setDefaultTimeout(120_000);
@@ -16,21 +16,8 @@ setDefaultTimeout(120_000);
 const EVERYTHING = join(import.meta.dir, "..", "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const NODE = Bun.which("node") ?? process.execPath;
 
-beforeAll(() => {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
-});
-
+const start = acpClientsPerTest();
 const server = serverPerTest();
-const clients: AcpTestClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-});
-
-function start(...args: Parameters<typeof startAcp>): AcpTestClient {
-  const c = startAcp(...args);
-  clients.push(c);
-  return c;
-}
 
 const session = (c: AcpTestClient, cwd: string) => c.agent.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
 const prompt = (c: AcpTestClient, sessionId: string, text: string, extra: acp.ContentBlock[] = []) =>

@@ -2,22 +2,14 @@
 // `reasoning_content`, OpenRouter's `reasoning`): `reasoning` events with --json, folded
 // after the reply in plain output, and `agent_thought_chunk`s in `coder acp`. Never part
 // of the reply, the history or an edit.
-import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync } from "node:fs";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import * as acp from "@agentclientprotocol/sdk";
-import { BINARY, type AcpTestClient, startAcp } from "./support/acp-client.ts";
+import { acpClientsPerTest } from "./support/acp-client.ts";
 import { mainRequests, makeRepo, runCoder, serverPerTest } from "./engine-harness.ts";
 
 setDefaultTimeout(90_000);
-beforeAll(() => {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
-});
-
+const start = acpClientsPerTest();
 const server = serverPerTest();
-const clients: AcpTestClient[] = [];
-afterEach(async () => {
-  for (const c of clients.splice(0)) await c.close();
-});
 
 const THOUGHT = "First, look at x.\nIt is 1.\nThe user wants to know.\nSo the answer is one.";
 
@@ -46,8 +38,7 @@ describe("reasoning", () => {
   test("coder acp: the reasoning streams as agent_thought_chunks before the reply's message chunks", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ reasoning: THOUGHT, text: "x is one." }, { text: "Still one." }]);
-    const c = startAcp(repo.root, s, { home: repo.home, args: ["--edit-format", "ask"] });
-    clients.push(c);
+    const c = start(repo.root, s, { home: repo.home, args: ["--edit-format", "ask"] });
     await c.initialize();
     const { sessionId } = await c.agent.request(acp.methods.agent.session.new, { cwd: repo.root, mcpServers: [] });
     await c.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "what is x?" }] });

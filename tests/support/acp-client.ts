@@ -2,7 +2,8 @@
 // (`client()` over `ndJsonStream`) connected to dist/coder's stdin/stdout. It records
 // every session/update, answers permission requests from a script, and can offer
 // fs.readTextFile / fs.writeTextFile (recording the calls, writing the disk as an editor would).
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { afterEach, beforeAll } from "bun:test";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { FakeServer } from "./fake-server.ts";
@@ -125,5 +126,24 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
       const exited = await Promise.race([proc.exited, Bun.sleep(10_000).then(() => null)]);
       if (exited === null) proc.kill("SIGKILL");
     },
+  };
+}
+
+/**
+ * For a test file that drives `coder acp`: it stops at once without dist/coder, and the
+ * returned `start` is `startAcp` whose clients are closed after each test.
+ */
+export function acpClientsPerTest(): (...args: Parameters<typeof startAcp>) => AcpTestClient {
+  beforeAll(() => {
+    if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
+  });
+  const clients: AcpTestClient[] = [];
+  afterEach(async () => {
+    for (const c of clients.splice(0)) await c.close();
+  });
+  return (...args) => {
+    const c = startAcp(...args);
+    clients.push(c);
+    return c;
   };
 }
