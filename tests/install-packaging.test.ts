@@ -1,0 +1,175 @@
+// The package-manager channels: the npm wrapper and this machine's platform package, filled
+// from a release directory by scripts/package-npm.ts, packed with `npm pack` and installed from
+// the tarballs offline, run `coder --version` through the shim; the Homebrew formula carries
+// each binary's URL and sha256; and every copy of the repository's name agrees.
+import { describe, expect, test } from "bun:test";
+import { readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { HOMEBREW_TAP } from "../scripts/package-homebrew.ts";
+import { GITHUB_REPO, NPM_PACKAGE, assetName } from "../scripts/release-lib.ts";
+import { BIN, REPO, requireBinary, tempDir } from "./support/kernel.ts";
+import { VERSION, hostPlatform } from "./support/release-server.ts";
+
+const platform = hostPlatform();
+
+function run(command: string[], options: { cwd?: string; env?: Record<string, string> } = {}) {
+  const result = Bun.spawnSync(command, {
+    cwd: options.cwd ?? REPO,
+    env: { ...process.env, ...options.env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
+}
+
+/** A release directory holding dist/coder as this machine's asset, and its SHA256SUMS. */
+function hostRelease(): string {
+  requireBinary();
+  const dir = tempDir("coder-release-");
+  const asset = assetName(VERSION, `bun-${platform!.suffix}`);
+  symlinkSync(BIN, join(dir, asset));
+  const sha = new Bun.CryptoHasher("sha256").update(readFileSync(BIN)).digest("hex");
+  writeFileSync(join(dir, "SHA256SUMS"), `${sha}  ${asset}\n`);
+  return dir;
+}
+
+/** npm, offline, with a private cache, never touching the user's config or the registry. */
+function npm(args: string[], cwd: string, cache: string) {
+  return run(["npm", ...args, "--offline", "--no-audit", "--no-fund", "--cache", cache, "--loglevel", "error"], {
+    cwd,
+    env: { npm_config_userconfig: join(cache, "npmrc"), npm_config_update_notifier: "false" },
+  });
+}
+
+describe.skipIf(!platform)("npm packages", () => {
+  test(
+    "the wrapper and this machine's platform package, packed and installed from tarballs, run coder --version through the shim",
+    () => {
+      const release = hostRelease();
+      const out = tempDir("coder-npm-");
+      const fill = run([process.execPath, "scripts/package-npm.ts", "--from", release, "--out", out, "--only", platform!.suffix]);
+      expect(fill.stderr).toBe("");
+      expect(fill.code).toBe(0);
+      expect(readdirSync(out).sort()).toEqual(["coder", `coder-${platform!.suffix}`]);
+
+      const wrapper = JSON.parse(readFileSync(join(out, "coder", "package.json"), "utf8"));
+      expect(wrapper.name).toBe(NPM_PACKAGE);
+      expect(wrapper.version).toBe(VERSION);
+      expect(wrapper.bin).toEqual({ coder: "bin/coder.js" });
+      expect(Object.keys(wrapper.optionalDependencies)).toHaveLength(7);
+      expect(wrapper.optionalDependencies[`${NPM_PACKAGE}-${platform!.suffix}`]).toBe(VERSION);
+      const native = JSON.parse(readFileSync(join(out, `coder-${platform!.suffix}`, "package.json"), "utf8"));
+      expect(native).toMatchObject({ name: `${NPM_PACKAGE}-${platform!.suffix}`, version: VERSION, os: [platform!.os], cpu: [platform!.arch] });
+
+      const work = tempDir("coder-npm-work-");
+      const cache = join(work, "cache");
+      const packed = npm(["pack", join(out, "coder"), join(out, `coder-${platform!.suffix}`), "--pack-destination", work], work, cache);
+      expect(packed.code).toBe(0);
+      const tarballs = readdirSync(work).filter((name) => name.endsWith(".tgz")).map((name) => join(work, name));
+      expect(tarballs).toHaveLength(2);
+
+      // The other platforms' packages are not published here: npm skips those optional dependencies.
+      const prefix = join(work, "prefix");
+      const installed = npm(["install", "--prefix", prefix, ...tarballs], work, cache);
+      expect(installed.code).toBe(0);
+      const shim = join(prefix, "node_modules", ".bin", "coder");
+      const version = run([shim, "--version"], { cwd: work });
+      expect(version).toEqual({ code: 0, stdout: `coder ${VERSION}\n`, stderr: "" });
+      // Arguments and the exit status pass through unchanged.
+      const direct = run([BIN, "--no-such-option"], { cwd: work });
+      const viaShim = run([shim, "--no-such-option"], { cwd: work });
+      expect(direct.code).not.toBe(0);
+      expect(viaShim).toEqual(direct);
+
+      // Without the platform package (optional dependencies omitted) the shim says what is missing.
+      const bare = join(work, "bare");
+      expect(npm(["install", "--prefix", bare, tarballs.find((path) => !path.includes(platform!.suffix))!], work, cache).code).toBe(0);
+      const missing = run([join(bare, "node_modules", ".bin", "coder"), "--version"], { cwd: work });
+      expect(missing.code).toBe(1);
+      expect(missing.stdout).toBe("");
+      expect(missing.stderr).toBe(
+        `coder: the package ${NPM_PACKAGE}-${platform!.suffix} (coder's binary for ${platform!.suffix}) is not installed. ` +
+          `npm skips it when optional dependencies are omitted: reinstall ${NPM_PACKAGE} without --omit=optional or --no-optional.\n`,
+      );
+    },
+    300_000,
+  );
+
+  test("the fill script refuses a binary that does not match SHA256SUMS, and a release missing a platform", () => {
+    const release = tempDir("coder-release-");
+    const asset = assetName(VERSION, `bun-${platform!.suffix}`);
+    writeFileSync(join(release, asset), "not the released binary\n");
+    writeFileSync(join(release, "SHA256SUMS"), `${"a".repeat(64)}  ${asset}\n`);
+    const out = tempDir("coder-npm-");
+    const tampered = run([process.execPath, "scripts/package-npm.ts", "--from", release, "--out", out, "--only", platform!.suffix]);
+    expect(tampered.code).toBe(1);
+    expect(tampered.stderr).toMatch(new RegExp(`^package-npm: .*/${asset} does not match SHA256SUMS \\(sha256 [0-9a-f]{64}, expected a{64}\\)\\n$`));
+    const all = run([process.execPath, "scripts/package-npm.ts", "--from", release, "--out", out]);
+    expect(all.code).toBe(1);
+    expect(all.stderr).toMatch(/^package-npm: coder-[^ ]+ is not listed in .*SHA256SUMS\n$/);
+  });
+});
+
+describe("Homebrew formula", () => {
+  const suffixes = ["linux-x64", "linux-arm64", "linux-x64-musl", "linux-arm64-musl", "darwin-x64", "darwin-arm64", "windows-x64"];
+  const sums = new Map(suffixes.map((suffix, index) => [assetName(VERSION, `bun-${suffix}`), String(index + 1).repeat(64)]));
+  const sumsText = [...sums].map(([name, sha]) => `${sha}  ${name}`).join("\n") + "\n";
+
+  test("carries each macOS and Linux binary's release URL and its sha256 from SHA256SUMS", () => {
+    const dir = tempDir("coder-brew-");
+    writeFileSync(join(dir, "SHA256SUMS"), sumsText);
+    const out = join(dir, "formula", "coder.rb");
+    const fill = run([process.execPath, "scripts/package-homebrew.ts", "--sums", join(dir, "SHA256SUMS"), "--out", out]);
+    expect(fill.code).toBe(0);
+    const formula = readFileSync(out, "utf8");
+    expect(formula).not.toContain("{{");
+    expect(formula).toContain(`version "${VERSION}"`);
+    const pairs = [...formula.matchAll(/url "([^"]+)"\n\s+sha256 "([0-9a-f]{64})"/g)].map((match) => [match[1], match[2]]);
+    expect(pairs).toEqual(
+      ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64"].map((suffix) => {
+        const asset = assetName(VERSION, `bun-${suffix}`);
+        return [`https://github.com/${GITHUB_REPO}/releases/download/v${VERSION}/${asset}`, sums.get(asset)];
+      }),
+    );
+    if (Bun.which("ruby")) {
+      expect(run(["ruby", "-c", out])).toMatchObject({ code: 0, stdout: "Syntax OK\n" });
+    } else {
+      console.log("skipped the formula's Ruby syntax check: ruby is not installed here");
+    }
+  });
+
+  test("refuses SHA256SUMS without a binary the formula needs", () => {
+    const dir = tempDir("coder-brew-");
+    const incomplete = sumsText
+      .split("\n")
+      .filter((line) => !line.endsWith("-darwin-arm64"))
+      .join("\n");
+    writeFileSync(join(dir, "SHA256SUMS"), incomplete);
+    const fill = run([process.execPath, "scripts/package-homebrew.ts", "--sums", join(dir, "SHA256SUMS"), "--out", join(dir, "coder.rb")]);
+    expect(fill.code).toBe(1);
+    expect(fill.stderr).toBe(
+      `package-homebrew: SHA256SUMS has no ${assetName(VERSION, "bun-darwin-arm64")}: the formula needs every macOS and Linux (glibc) binary\n`,
+    );
+  });
+});
+
+test("install.sh, install.ps1 and README name the repository, tap and npm package that scripts/release-lib.ts defines", () => {
+  const installSh = readFileSync(join(REPO, "install.sh"), "utf8");
+  const installPs1 = readFileSync(join(REPO, "install.ps1"), "utf8");
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  expect(installSh).toContain(`\nCODER_GITHUB_REPO="${GITHUB_REPO}"\n`);
+  expect(installPs1).toContain(`\n$CoderGitHubRepo = '${GITHUB_REPO}'\n`);
+  for (const [name, text] of [
+    ["install.sh", installSh],
+    ["install.ps1", installPs1],
+    ["README.md", readme],
+  ] as const) {
+    const repos = [...text.matchAll(/github\.com\/([\w.-]+\/[\w.-]+)\/releases\//g)].map((match) => match[1]);
+    expect(repos.length).toBeGreaterThan(0);
+    expect({ name, repos: [...new Set(repos)] }).toEqual({ name, repos: [GITHUB_REPO] });
+  }
+  expect(readme).toContain(`https://github.com/${GITHUB_REPO}/releases/latest/download/install.sh | sh`);
+  expect(readme).toContain(`npm install -g ${NPM_PACKAGE}`);
+  expect(readme).toContain(`brew install ${HOMEBREW_TAP}/coder`);
+  expect(readme).toContain("`scripts/release-lib.ts`");
+});
