@@ -104,6 +104,9 @@ describe.skipIf(!platform)("npm packages", () => {
     const tampered = run([process.execPath, "scripts/package-npm.ts", "--from", release, "--out", out, "--only", platform!.suffix]);
     expect(tampered.code).toBe(1);
     expect(tampered.stderr).toMatch(new RegExp(`^package-npm: .*/${asset} does not match SHA256SUMS \\(sha256 [0-9a-f]{64}, expected a{64}\\)\\n$`));
+    // This platform's binary now matches; the other six are missing.
+    const sha = new Bun.CryptoHasher("sha256").update("not the released binary\n").digest("hex");
+    writeFileSync(join(release, "SHA256SUMS"), `${sha}  ${asset}\n`);
     const all = run([process.execPath, "scripts/package-npm.ts", "--from", release, "--out", out]);
     expect(all.code).toBe(1);
     expect(all.stderr).toMatch(/^package-npm: coder-[^ ]+ is not listed in .*SHA256SUMS\n$/);

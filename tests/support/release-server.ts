@@ -49,7 +49,7 @@ export function startReleaseServer(platform: ReleasePlatform): ReleaseServer {
   const sums = `${sha256}  ${asset}\n${"0".repeat(64)}  ${assetName(VERSION, `bun-${other}`)}\n`;
   // Same size, one byte changed (built in memory: a Blob of a file slice serves truncated here).
   const tampered = new Uint8Array(bytes);
-  tampered[tampered.length - 1] ^= 0xff;
+  tampered[tampered.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
   const files = new Map<string, Blob | Uint8Array | string>([
     [`/releases/download/v${VERSION}/SHA256SUMS`, sums],
     [`/releases/download/v${VERSION}/${asset}`, binary],
