@@ -35,7 +35,8 @@ function hostRelease(): string {
 
 /** npm, offline, with a private cache, never touching the user's config or the registry. */
 function npm(args: string[], cwd: string, cache: string) {
-  return run(["npm", ...args, "--offline", "--no-audit", "--no-fund", "--cache", cache, "--loglevel", "error"], {
+  const [command, ...rest] = args;
+  return run(["npm", command!, "--offline", "--no-audit", "--no-fund", "--cache", cache, "--loglevel", "error", ...rest], {
     cwd,
     env: { npm_config_userconfig: join(cache, "npmrc"), npm_config_update_notifier: "false" },
   });
@@ -80,6 +81,10 @@ describe.skipIf(!platform)("npm packages", () => {
       const viaShim = run([shim, "--no-such-option"], { cwd: work });
       expect(direct.code).not.toBe(0);
       expect(viaShim).toEqual(direct);
+
+      // npx (npm exec) from the same tarballs: the way to run coder on a machine with only Node.
+      const npx = npm(["exec", "--yes", ...tarballs.map((path) => `--package=${path}`), "--", "coder", "--version"], work, cache);
+      expect(npx).toMatchObject({ code: 0, stdout: `coder ${VERSION}\n` });
 
       // Without the platform package (optional dependencies omitted) the shim says what is missing.
       const bare = join(work, "bare");
