@@ -3,6 +3,7 @@
 // the tarballs offline, run `coder --version` through the shim; the Homebrew formula carries
 // each binary's URL and sha256; and every copy of the repository's name agrees.
 import { describe, expect, test } from "bun:test";
+import { Language, Parser, type Node } from "web-tree-sitter";
 import { readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMEBREW_TAP } from "../scripts/package-homebrew.ts";
@@ -180,4 +181,32 @@ test("install.sh, install.ps1 and README name the repository, tap and npm packag
   expect(readme).toContain(`npm install -g ${NPM_PACKAGE}`);
   expect(readme).toContain(`brew install ${HOMEBREW_TAP}/coder`);
   expect(readme).toContain("`scripts/release-lib.ts`");
+});
+
+// No PowerShell runs here, so install.ps1 is checked by parsing it with PowerShell's
+// tree-sitter grammar: a syntax error is an ERROR or MISSING node.
+test("install.ps1 parses as PowerShell and reads the same settings as install.sh", async () => {
+  await Parser.init();
+  const language = await Language.load(join(REPO, "node_modules", "tree-sitter-powershell", "tree-sitter-powershell.wasm"));
+  const parser = new Parser();
+  parser.setLanguage(language);
+  const problems = (source: string): string[] => {
+    const found: string[] = [];
+    const walk = (node: Node) => {
+      if (node.isError || node.isMissing) found.push(`${node.startPosition.row + 1}: ${node.type} ${node.text.split("\n")[0]}`);
+      for (const child of node.children) if (child) walk(child);
+    };
+    walk(parser.parse(source)!.rootNode);
+    return found;
+  };
+  const script = readFileSync(join(REPO, "install.ps1"), "utf8");
+  expect(problems(script)).toEqual([]);
+  // The check can fail: the same script with an if's closing parenthesis removed does not parse.
+  expect(problems(script.replace("if ($actual -ne $expected) {", "if ($actual -ne $expected {")).length).toBeGreaterThan(0);
+  for (const setting of ["CODER_VERSION", "CODER_INSTALL_DIR", "CODER_DOWNLOAD_BASE"]) {
+    expect(script).toContain(`$env:${setting}`);
+    expect(readFileSync(join(REPO, "install.sh"), "utf8")).toContain(`\${${setting}`);
+  }
+  expect(script).toContain('$asset = "coder-$version-$platform.exe"');
+  expect(script).toContain("$base/v$version/SHA256SUMS");
 });
