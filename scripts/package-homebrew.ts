@@ -3,7 +3,7 @@
 //   bun scripts/package-homebrew.ts [--sums dist/release/SHA256SUMS] [--out dist/homebrew/coder.rb]
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
-import { GITHUB_REPO, RELEASES_BASE, assetName, fillTemplate, parseSha256Sums } from "./release-lib.ts";
+import { GITHUB_REPO, argvOption, RELEASES_BASE, assetName, fillTemplate, parseSha256Sums } from "./release-lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 export const FORMULA_TEMPLATE = join(ROOT, "packaging", "homebrew", "coder.rb");
@@ -31,18 +31,10 @@ export function homebrewFormula(sumsText: string): string {
   return fillTemplate(FORMULA_TEMPLATE, readFileSync(FORMULA_TEMPLATE, "utf8"), values);
 }
 
-function option(name: string): string | undefined {
-  const index = process.argv.indexOf(name);
-  if (index < 0) return undefined;
-  const value = process.argv[index + 1];
-  if (!value || value.startsWith("--")) throw new Error(`${name} needs a value`);
-  return value;
-}
-
 if (import.meta.main) {
   try {
-    const sums = option("--sums") ?? join(ROOT, "dist", "release", "SHA256SUMS");
-    const out = option("--out") ?? join(ROOT, "dist", "homebrew", "coder.rb");
+    const sums = argvOption("--sums") ?? join(ROOT, "dist", "release", "SHA256SUMS");
+    const out = argvOption("--out") ?? join(ROOT, "dist", "homebrew", "coder.rb");
     if (!existsSync(sums)) throw new Error(`${sums} is missing: run \`npm run release\` first`);
     const formula = homebrewFormula(readFileSync(sums, "utf8"));
     mkdirSync(dirname(out), { recursive: true });

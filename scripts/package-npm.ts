@@ -7,7 +7,7 @@
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { RELEASE_TARGETS } from "./build.ts";
-import { GITHUB_REPO, NPM_PACKAGE, assetName, fillTemplate, parseSha256Sums, releasePlatform, type ReleasePlatform } from "./release-lib.ts";
+import { GITHUB_REPO, argvOption, NPM_PACKAGE, assetName, fillTemplate, parseSha256Sums, releasePlatform, type ReleasePlatform } from "./release-lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -105,20 +105,12 @@ function writeJson(path: string, value: unknown): void {
   writeFileSync(path, `${JSON.stringify(value, null, 2)}\n`);
 }
 
-function option(name: string): string | undefined {
-  const index = process.argv.indexOf(name);
-  if (index < 0) return undefined;
-  const value = process.argv[index + 1];
-  if (!value || value.startsWith("--")) throw new Error(`${name} needs a value`);
-  return value;
-}
-
 if (import.meta.main) {
   try {
-    const only = option("--only");
+    const only = argvOption("--only");
     const written = fillNpmPackages({
-      from: option("--from") ?? join(ROOT, "dist", "release"),
-      out: option("--out") ?? join(ROOT, "dist", "npm"),
+      from: argvOption("--from") ?? join(ROOT, "dist", "release"),
+      out: argvOption("--out") ?? join(ROOT, "dist", "npm"),
       ...(only ? { only: only.split(",") } : {}),
     });
     for (const dir of written) console.log(`filled ${relative(process.cwd(), dir) || "."}`);

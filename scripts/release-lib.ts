@@ -66,3 +66,12 @@ export function fillTemplate(name: string, text: string, values: Record<string, 
   if (unused.length > 0) throw new Error(`${name}: the template has no {{${unused.join("}}, {{")}}}`);
   return filled;
 }
+
+/** The value after `name` in the command line (`--from dist/release`), or undefined when absent. */
+export function argvOption(name: string, argv: string[] = process.argv): string | undefined {
+  const index = argv.indexOf(name);
+  if (index < 0) return undefined;
+  const value = argv[index + 1];
+  if (!value || value.startsWith("--")) throw new Error(`${name} needs a value`);
+  return value;
+}
