@@ -734,20 +734,65 @@ export interface Kit {
     list(): Promise<string[]>;
     /** Repository-relative path → absolute path (refuses paths outside the repository). */
     absolute(path: string): string;
+    /**
+     * Bytes of a file (relative to the root, or absolute: read-only files may live anywhere) through
+     * coder's one capped reader: a regular file only (a link to /dev/zero, a FIFO or a device is
+     * refused before a byte is read), at most `maxBytes` (default `--max-file-size`). A refusal is
+     * a value whose `problem` names the file and what is wrong. Optional (additive to API version 1).
+     *
+     * @example
+     * const r = kit.files.readBytes?.("logo.png");
+     * if (r && !r.ok) session.warn(r.problem);
+     */
+    readBytes?(path: string, options?: { maxBytes?: number }): { ok: true; bytes: Uint8Array } | { ok: false; missing: boolean; problem: string };
   };
   diff: {
     /** A unified diff of one file's change, for showing. */
     unified(path: string, before: string, after: string): string;
   };
-  /** Run a command without a shell (argv) or through the shell (string), in the repository root. */
-  /** `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal. */
+  /**
+   * Run a command without a shell (argv) or through the shell (string), in the repository root,
+   * through `spawn`: a timeout ends the command's whole process group, not just the shell.
+   * `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal.
+   */
   run(
     command: string[] | string,
     options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void },
   ): Promise<{ code: number; stdout: string; stderr: string }>;
+  /**
+   * Run argv (no shell) in its own process group: a timeout or an abort sends SIGTERM to the whole
+   * group (the command and every process it started), then SIGKILL after `graceMs` (default 2 s).
+   * `inheritStdin` keeps the command in coder's group so it can read the terminal. Never throws.
+   * Optional (additive to API version 1).
+   *
+   * @example
+   * const r = await kit.spawn?.(["npm", "test"], { timeoutMs: 600_000, signal });
+   * if (r?.timedOut) kit.log.warn("npm test timed out; it and its children were stopped");
+   */
+  spawn?(argv: string[], options?: SpawnOptions): Promise<SpawnResult>;
   log: Logger;
-  /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand. */
+  /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never through a link). */
   cacheDir(plugin: string): string;
+  /**
+   * coder's folder in the repository, `.coder/`. A cloned repository decides what is in it, so
+   * write there only through these: they check every folder on the way and the file itself,
+   * and never write through a link (a planted one is refused with an Error naming it).
+   */
+  state: {
+    /**
+     * Replace `.coder/<path>` with `data` (text as UTF-8, or bytes) atomically: an exclusive
+     * new temp file, then a rename. Returns the absolute path written.
+     * @example kit.state.write("cache/my-plugin/index.json", JSON.stringify(index))
+     */
+    write(path: string, data: string | Uint8Array): string;
+    /**
+     * The checked absolute path of `.coder/<path>`, for a file that other code opens and writes
+     * in place (a SQLite database): its folders are made and are real folders; the file, and the
+     * same name with each of `siblings` appended, are absent or plain files without other links.
+     * @example new Database(kit.state.file("cache/my-plugin/db.sqlite", ["-wal", "-shm", "-journal"]), { create: true })
+     */
+    file(path: string, siblings?: readonly string[]): string;
+  };
   /** Model info for any model name, from the adapters and config (defaults for unknown models). */
   modelInfo(model: string): ModelInfo;
   /** Stream a request through the registered adapters (for plugins that call a model themselves). */
@@ -757,6 +802,33 @@ export interface Kit {
    * the environment's keys apply). Throws an Error with a one-line message when it cannot.
    */
   transcribe(request: Omit<TranscriptionRequest, "env">, signal?: AbortSignal): Promise<string>;
+}
+
+/** How `kit.spawn` runs a command. */
+export interface SpawnOptions {
+  /** Where (default: the repository root). */
+  cwd?: string;
+  /** The whole environment (default: coder's). */
+  env?: Record<string, string | undefined>;
+  /** Written to stdin, which is then closed. */
+  input?: string | Uint8Array;
+  /** Read the terminal instead (the command then stays in coder's process group). */
+  inheritStdin?: boolean;
+  timeoutMs?: number;
+  /** Between SIGTERM and SIGKILL (default 2 s). */
+  graceMs?: number;
+  signal?: AbortSignal;
+  /** Each chunk of stdout and stderr as it arrives. */
+  onOutput?: (text: string) => void;
+}
+
+/** What `kit.spawn` returns: 124 after a timeout, 130 after an abort, 127 when it could not start. */
+export interface SpawnResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  timedOut: boolean;
+  aborted: boolean;
 }
 
 export interface Reports {

@@ -7,7 +7,7 @@ import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { App, Loaded } from "../kernel.ts";
 import { displayPath } from "../config/config.ts";
 import { fileScope, inSubtree } from "../edit/subtree.ts";
-import { createKit } from "./kit.ts";
+import { capReader, createKit } from "./kit.ts";
 import { type PluginSource, loadPlugins, userSources } from "../plugins/loader.ts";
 import type { Kit, Logger } from "../plugin.ts";
 import { Registry, messageOf } from "../plugins/registry.ts";
@@ -77,7 +77,7 @@ async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
       if (encoding === undefined && options.model) encoding = registry.modelInfo(options.model).encoding ?? "o200k_base";
       return encoding;
     },
-    files: deps.files(root, list),
+    files: deps.files(root, list, options.maxFileSize * 1024 * 1024),
     registry,
     log,
     env: loaded.env,
@@ -93,7 +93,7 @@ interface KernelModules {
   countTokens: (text: string, encoding?: string) => number;
   setTokenCacheDir: (dir: string | null) => void;
   listRepoFiles: (root: string, opts?: { git?: boolean; ignoreFile?: string }) => Promise<string[]>;
-  files: (root: string, list: () => Promise<string[]>) => Kit["files"];
+  files: (root: string, list: () => Promise<string[]>, maxBytes: number) => Kit["files"];
 }
 
 /** The other kernel modules the kit is made of, loaded on demand. */
@@ -111,11 +111,12 @@ async function kernelModules(): Promise<KernelModules> {
     countTokens: tokens.countTokens,
     setTokenCacheDir: tokens.setTokenCacheDir,
     listRepoFiles: git.listRepoFiles,
-    files: (root, list) => {
-      const store = new files.FileStore(root);
+    files: (root, list, maxBytes) => {
+      const store = new files.FileStore(root, { maxBytes });
       return {
         list,
         read: async (path) => store.read(path),
+        readBytes: capReader(root, maxBytes),
         absolute: (path) => join(store.root, store.toRelative(path, store.root)),
       };
     },

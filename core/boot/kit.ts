@@ -1,14 +1,18 @@
 // The kit: the capabilities handed to every plugin (built-in or user). main.ts
 // injects the real implementations (matcher, reports, tokens, file store,
 // registry); plugins reach coder only through this object.
-import { mkdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "../errors.ts";
 import { fittedSize, mediaTokens, mediaTypeOfFile } from "../chat/parts.ts";
 import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "../plugin.ts";
-import { type Registry, messageOf } from "../plugins/registry.ts";
+import type { Registry } from "../plugins/registry.ts";
 import { ReplyAssembler } from "../chat/stream.ts";
+import { readCapped } from "../edit/read.ts";
+import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
+import { shellArgv, spawnGroup } from "../proc/spawn.ts";
+import { stateFolder, statePath, writeState } from "../edit/state.ts";
 
 export interface KitDeps {
   version: string;
@@ -50,12 +54,12 @@ export function createKit(deps: KitDeps): Kit {
     files: deps.files,
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
     run: (command, options) => runCommand(command, { ...options, cwd: options?.cwd ?? root }),
+    spawn: (argv, options) => spawnGroup(argv, { ...options, cwd: options?.cwd ?? root }),
     log: deps.log,
-    cacheDir(plugin) {
-      const safe = plugin.replace(/[^A-Za-z0-9._-]/g, "_");
-      const dir = join(root, ".coder", "cache", safe);
-      mkdirSync(dir, { recursive: true });
-      return dir;
+    cacheDir: (plugin) => stateFolder(root, `cache/${plugin.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+$/, "_")}`),
+    state: {
+      write: (path, data) => writeState(root, path, data),
+      file: (path, siblings) => statePath(root, path, siblings),
     },
     modelInfo: (model) => deps.registry.modelInfo(model),
     complete: (request, signal) =>
@@ -98,40 +102,25 @@ export interface RunCommandOptions {
   inheritStdin?: boolean;
   /** Each chunk of stdout and stderr as it arrives (the result still holds all of it). */
   onOutput?: (text: string) => void;
+  signal?: AbortSignal;
 }
 
-/** Run argv directly, or a string through the platform shell; never throws for a non-zero exit. */
+/**
+ * Run argv directly, or a string through the platform shell, in its own process group (a
+ * timeout ends the command and all it started); never throws for a non-zero exit.
+ */
 export async function runCommand(command: string[] | string, options: RunCommandOptions): Promise<{ code: number; stdout: string; stderr: string }> {
-  const argv = typeof command === "string" ? (process.platform === "win32" ? ["cmd", "/c", command] : ["sh", "-c", command]) : command;
-  let proc: ReturnType<typeof Bun.spawn<"pipe" | "inherit", "pipe", "pipe">>;
-  try {
-    proc = Bun.spawn(argv, { cwd: options.cwd, stdin: options.inheritStdin ? "inherit" : "pipe", stdout: "pipe", stderr: "pipe" });
-  } catch (error) {
-    return { code: 127, stdout: "", stderr: messageOf(error) };
-  }
-  if (proc.stdin && typeof proc.stdin !== "number") {
-    if (options.input !== undefined) proc.stdin.write(options.input);
-    await proc.stdin.end();
-  }
-  const timer = options.timeoutMs ? setTimeout(() => proc.kill(), options.timeoutMs) : undefined;
-  const read = options.onOutput ? (stream: ReadableStream<Uint8Array>) => readLive(stream, options.onOutput!) : (stream: ReadableStream<Uint8Array>) => new Response(stream).text();
-  const [stdout, stderr, code] = await Promise.all([read(proc.stdout), read(proc.stderr), proc.exited]);
-  if (timer) clearTimeout(timer);
-  return { code, stdout, stderr };
+  const r = await spawnGroup(typeof command === "string" ? shellArgv(command) : command, options);
+  const note = r.timedOut ? `timed out after ${Math.round((options.timeoutMs ?? 0) / 1000)} s; the command and the processes it started were stopped\n` : "";
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr + note };
 }
 
-/** A stream's text, each decoded chunk also handed to `onText` as it arrives. */
-async function readLive(stream: ReadableStream<Uint8Array>, onText: (text: string) => void): Promise<string> {
-  const decoder = new TextDecoder();
-  let all = "";
-  for await (const chunk of stream) {
-    const text = decoder.decode(chunk, { stream: true });
-    if (text) onText(text);
-    all += text;
-  }
-  const rest = decoder.decode();
-  if (rest) onText(rest);
-  return all + rest;
+/** `kit.files.readBytes`: any file (relative to `root`, or absolute) through the one capped reader. */
+export function capReader(root: string, maxBytes: number): NonNullable<Kit["files"]["readBytes"]> {
+  return (path, options) => {
+    const r = readCapped(resolve(root, path), { maxBytes: options?.maxBytes ?? maxBytes, name: path, capName: options?.maxBytes === undefined ? "--max-file-size" : undefined });
+    return r.ok ? { ok: true, bytes: r.bytes } : { ok: false, missing: r.reason === "missing", problem: r.message };
+  };
 }
 
 /**
@@ -139,7 +128,7 @@ async function readLive(stream: ReadableStream<Uint8Array>, onText: (text: strin
  * (tests, tools): refuses paths outside `root`, returns null for missing or
  * binary files.
  */
-export function plainFiles(root: string, list: () => Promise<string[]>): Kit["files"] {
+export function plainFiles(root: string, list: () => Promise<string[]>, maxBytes: number = DEFAULT_MAX_FILE_BYTES): Kit["files"] {
   const absolute = (path: string) => {
     const full = resolve(root, path);
     const rel = relative(root, full);
@@ -149,15 +138,16 @@ export function plainFiles(root: string, list: () => Promise<string[]>): Kit["fi
   return {
     absolute,
     list,
+    readBytes: capReader(root, maxBytes),
     async read(path) {
       try {
         const full = absolute(path);
         const real = realpathSync(full);
         const realRel = relative(realpathSync(root), real);
-        if (realRel.startsWith("..") || isAbsolute(realRel) || !statSync(real).isFile()) return null;
-        const bytes = readFileSync(real);
-        if (bytes.subarray(0, 8000).includes(0)) return null;
-        return bytes.toString("utf8");
+        if (realRel.startsWith("..") || isAbsolute(realRel)) return null;
+        const r = readCapped(real, { maxBytes, name: path });
+        if (!r.ok || r.bytes.subarray(0, 8000).includes(0)) return null;
+        return new TextDecoder().decode(r.bytes);
       } catch {
         return null;
       }

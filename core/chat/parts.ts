@@ -1,7 +1,7 @@
 // Message parts beyond text: which files are images or PDFs (by their first bytes),
 // what an image or a document costs in prompt tokens by the provider's published
 // rules, and whether a model takes the parts of a request. Pure but for one file read.
-import { closeSync, openSync, readSync } from "node:fs";
+import { readHead } from "../edit/read.ts";
 import { UsageError } from "../errors.ts";
 import type { ChatMessage, ContentPart, ImageMediaType, ImageRules, ModelInfo } from "../plugin.ts";
 
@@ -28,17 +28,8 @@ export function sniffMedia(head: Uint8Array): MediaType | null {
 
 /** The media type of the file at `abs` (read from its first bytes), or null when it is none or unreadable. */
 export function mediaTypeOfFile(abs: string): MediaType | null {
-  let fd: number | null = null;
-  try {
-    fd = openSync(abs, "r");
-    const head = new Uint8Array(16);
-    const n = readSync(fd, head, 0, head.length, 0);
-    return sniffMedia(head.subarray(0, n));
-  } catch {
-    return null;
-  } finally {
-    if (fd !== null) closeSync(fd);
-  }
+  const head = readHead(abs, 16);
+  return head ? sniffMedia(head) : null;
 }
 
 /** The size the provider scales an image to before it looks at it (never larger than the original). */

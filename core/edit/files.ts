@@ -21,6 +21,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { canHold, decodeBytes, type Encoding, encodeText, type FileShape, SNIFF_BYTES } from "./encoding.ts";
 import { UsageError } from "../errors.ts";
 import { normalizeRel } from "./paths.ts";
+import { readCapped, readHead } from "./read.ts";
 import type { Workspace } from "../plugin.ts";
 
 export type { Encoding, FileShape } from "./encoding.ts";
@@ -265,14 +266,21 @@ export class FileStore {
    * it is missing, not a regular file, binary or over the size cap. Nothing is ever written there.
    */
   readOutside(abs: string): string | null {
-    try {
-      const stat = statSync(abs);
-      if (!stat.isFile() || stat.size > this.maxBytes) return null;
-      const decoded = decodeBytes(readFileSync(abs));
-      return decoded ? decoded.text.replace(/\r\n/g, "\n") : null;
-    } catch {
-      return null;
-    }
+    const file = readCapped(abs, { maxBytes: this.maxBytes, name: abs, capName: "--max-file-size" });
+    if (!file.ok) return null;
+    const decoded = decodeBytes(file.bytes);
+    return decoded ? decoded.text.replace(/\r\n/g, "\n") : null;
+  }
+
+  /**
+   * Why a file coder was asked to read (a chat or read-only file, relative to the root or
+   * absolute) cannot be read: not a regular file (a link to /dev/zero, a FIFO), over
+   * `--max-file-size`, unreadable; null when it reads or does not exist.
+   */
+  readProblem(path: string): string | null {
+    const abs = looksAbsolute(path) ? path : join(this.root, normalizeRel(path));
+    const r = readCapped(abs, { maxBytes: this.maxBytes, name: path, capName: "--max-file-size" });
+    return r.ok || r.reason === "missing" ? null : r.message;
   }
 
   /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
@@ -286,7 +294,11 @@ export class FileStore {
   textProblem(rel: string, text: string): string | null {
     const norm = normalizeRel(rel);
     const shape = existsSync(join(this.root, norm)) ? this.shape(norm) : newFileShape(this.opts);
-    return text.includes("\0") || !canHold(text, shape) ? textProblem(norm, text, shape) : null;
+    if (text.includes("\0") || !canHold(text, shape)) return textProblem(norm, text, shape);
+    // UTF-8's length bounds every encoding's but UTF-16's (at most twice the UTF-16 code units).
+    const size = shape.encoding.startsWith("utf-16") ? text.length * 2 : Buffer.byteLength(text, "utf8");
+    if (size > this.maxBytes) return `the new text of ${norm} is ${megabytes(size)}, over the ${megabytes(this.maxBytes)} limit for files coder writes (--max-file-size)`;
+    return null;
   }
 
   /** A staged view for one reply's edits. */
@@ -321,7 +333,13 @@ export class FileStore {
         report.unchanged.push(rel);
         continue;
       }
-      const old = this.rawBytes(rel);
+      let old: Uint8Array | null;
+      try {
+        old = this.rawBytes(rel);
+      } catch (err) {
+        report.refused.push({ path: rel, reason: (err as Error).message });
+        continue;
+      }
       if (wanted === null) {
         if (before !== null) planned.push({ write: { path: rel, action: "delete", before, after: null }, old, bytes: null, mode: null, text: "" });
         continue;
@@ -332,6 +350,10 @@ export class FileStore {
       const bytes = after.includes("\0") ? null : encodeText(after, shape);
       if (!bytes) {
         report.refused.push({ path: rel, reason: textProblem(rel, wanted, shape) });
+        continue;
+      }
+      if (bytes.length > this.maxBytes) {
+        report.refused.push({ path: rel, reason: `the new text of ${rel} is ${megabytes(bytes.length)}, over the ${megabytes(this.maxBytes)} limit for files coder writes (--max-file-size); it was not written` });
         continue;
       }
       planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after: wanted }, old, bytes, mode: shape.mode, text: after });
@@ -384,13 +406,15 @@ export class FileStore {
     }
   }
 
-  /** The file's bytes as they are on disk now, or null when it does not exist. */
+  /**
+   * The file's bytes as they are on disk now, or null when it does not exist. Throws when it
+   * exists but cannot be read as a regular file under the cap (it is then not a file to write over).
+   */
   rawBytes(rel: string): Uint8Array | null {
-    try {
-      return readFileSync(join(this.root, rel));
-    } catch {
-      return null;
-    }
+    const r = readCapped(join(this.root, rel), { maxBytes: this.maxBytes, name: rel, capName: "--max-file-size" });
+    if (r.ok) return r.bytes;
+    if (r.reason === "missing") return null;
+    throw new Error(r.message);
   }
 
   // ─── internals ─────────────────────────────────────────────────────────────
@@ -460,31 +484,16 @@ export class FileStore {
 
   /** A NUL byte in the first few KB (and no UTF-16 byte-order mark): binary. Reads only the head. */
   private looksBinary(abs: string): boolean {
-    let fd: number | null = null;
-    try {
-      fd = openSync(abs, "r");
-      const head = new Uint8Array(SNIFF_BYTES);
-      const n = readSync(fd, head, 0, SNIFF_BYTES, 0);
-      const bytes = head.subarray(0, n);
-      if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return false;
-      return bytes.includes(0);
-    } catch {
-      return false;
-    } finally {
-      if (fd !== null) closeSync(fd);
-    }
+    const bytes = readHead(abs, SNIFF_BYTES);
+    if (bytes === null) return false;
+    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return false;
+    return bytes.includes(0);
   }
 
-  /** A regular file's bytes and permission bits (one stat serves both), or null. */
+  /** A regular file's bytes and permission bits, through the one capped reader, or null. */
   private readBytes(norm: string): { bytes: Uint8Array; mode: number } | null {
-    try {
-      const abs = join(this.root, norm);
-      const stat = statSync(abs);
-      if (!stat.isFile() || stat.size > this.maxBytes) return null;
-      return { bytes: readFileSync(abs), mode: stat.mode & 0o7777 };
-    } catch {
-      return null;
-    }
+    const r = readCapped(join(this.root, norm), { maxBytes: this.maxBytes, name: norm, capName: "--max-file-size" });
+    return r.ok ? r : null;
   }
 
   private decode(norm: string): { text: string } | null {

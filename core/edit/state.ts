@@ -1,10 +1,11 @@
 // coder's own folder in a repository, `.coder/` (transcript, input history,
-// remembered answers, commit records, the write journal, caches). A cloned
-// repository decides what is in it, so nothing here is ever written through a
-// symlink: a linked `.coder` or record would let the repository point coder's
-// writes (model text included) at any file the user can write.
+// remembered answers, commit records, the write journal, caches, pages, pastes).
+// A cloned repository decides what is in it, so every write there goes through
+// the one writer below, which never follows a link: a linked `.coder`, folder
+// or record would let the repository point coder's writes (model text, web
+// pages, clipboard images included) at any file the user can write.
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { basename, dirname, join, relative } from "node:path";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ConfigError } from "../errors.ts";
 
 export const STATE_DIR = ".coder";
@@ -22,9 +23,13 @@ function lstatOrNull(path: string): ReturnType<typeof lstatSync> | null {
   }
 }
 
+/** A record coder will not write: a link or something else planted in `.coder/`. The message names it and the fix. */
+export class StateFileError extends Error {}
+
 /**
  * Why coder may not keep records in `root/.coder`, or null. `.coder` must be a
  * real folder (or absent), and nothing in it or in `cache/` may be a symlink.
+ * (Deeper links are refused by the writer when something would be written there.)
  */
 export function stateDirProblem(root: string): string | null {
   const dir = stateDirOf(root);
@@ -54,26 +59,67 @@ export function checkStateDir(root: string): void {
   if (problem) throw new ConfigError(`cannot use this repository's ${STATE_DIR} folder: ${problem}`);
 }
 
-/** Make the folder of `file`; a link in its place is refused. */
-function ensureRecordFolder(file: string): void {
-  const dir = dirname(file);
-  mkdirSync(dir, { recursive: true });
-  if (lstatOrNull(dir)?.isSymbolicLink()) throw new Error(`${dir} is a symlink; coder does not write its records through a link`);
+type RecordUse = "replace" | "in-place" | "remove" | "folder";
+
+/**
+ * The absolute path of `file` after checking every component from the last
+ * `.coder` folder in it down: each folder is a real folder (made when missing,
+ * never through a link), and the file itself is absent or a regular file, not a
+ * link. For "in-place" use (the file is appended to or opened by a database, not
+ * replaced) a file with other hard links is refused too. A path with no `.coder`
+ * folder in it (a transcript the user placed elsewhere, the global trust store)
+ * is the user's own: only its last component is guarded, by the writers. For
+ * "remove" nothing is made, and null means a folder on the way is missing; for
+ * "folder" the path itself is a folder to check (and make).
+ */
+function checkedRecordPath(file: string, use: RecordUse): string | null {
+  const abs = resolve(file);
+  const parts = abs.split(sep);
+  const at = parts.lastIndexOf(STATE_DIR, use === "folder" ? parts.length - 1 : parts.length - 2);
+  if (at <= 0) {
+    if (use !== "remove") mkdirSync(use === "folder" ? abs : dirname(abs), { recursive: true });
+    return abs;
+  }
+  const base = parts.slice(0, at).join(sep) || sep;
+  const shown = (path: string) => relative(base, path);
+  let dir = base;
+  for (const name of parts.slice(at, use === "folder" ? undefined : -1)) {
+    dir = join(dir, name);
+    let stat = lstatOrNull(dir);
+    if (!stat && use === "remove") return null;
+    if (!stat) {
+      try {
+        mkdirSync(dir, 0o755);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      stat = lstatOrNull(dir);
+    }
+    if (stat?.isSymbolicLink()) throw new StateFileError(`${shown(dir)} is a symlink; coder never writes its records through a link (delete it and coder makes a plain folder)`);
+    if (!stat?.isDirectory()) throw new StateFileError(`${shown(dir)} is not a folder; coder keeps its records there (delete it and coder makes the folder)`);
+  }
+  if (use === "remove" || use === "folder") return abs;
+  const stat = lstatOrNull(abs);
+  if (stat?.isSymbolicLink()) throw new StateFileError(`${shown(abs)} is a symlink; coder never writes its records through a link (delete it)`);
+  if (stat && !stat.isFile()) throw new StateFileError(`${shown(abs)} is not a regular file; coder keeps one of its records there (delete it)`);
+  if (use === "in-place" && stat && stat.nlink > 1) throw new StateFileError(`${shown(abs)} has other hard links; coder does not write its records into a file shared with another name (delete it)`);
+  return abs;
 }
 
-/** Make `root/.coder` (a real folder) when it is missing. */
+/** `.coder/<rel>` of `root`, refusing a path that leaves `.coder/`. */
+function stateRecordPath(root: string, rel: string): string {
+  const parts = rel.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
+  if (!parts.length || isAbsolute(rel) || parts.includes("..")) throw new StateFileError(`${rel} is not a path inside ${STATE_DIR}/`);
+  return join(stateDirOf(root), ...parts);
+}
+
+/** Make `root/.coder` (a real folder) when it is missing; a link or file in its place is refused. */
 export function ensureStateDir(root: string): void {
-  ensureRecordFolder(join(stateDirOf(root), "record"));
-}
-
-/** Append `text` to one of coder's record files, creating it; never follows a symlink at `file`. */
-export function appendRecord(file: string, text: string): void {
-  ensureRecordFolder(file);
-  writeText(openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644), text);
+  checkedRecordPath(stateDirOf(root), "folder");
 }
 
 /** Write all of `data` (text as UTF-8) to `fd`, then close it. */
-function writeText(fd: number, data: string | Uint8Array): void {
+function writeAll(fd: number, data: string | Uint8Array): void {
   try {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     let off = 0;
@@ -83,24 +129,81 @@ function writeText(fd: number, data: string | Uint8Array): void {
   }
 }
 
-/**
- * Replace `file` (one of coder's own records, e.g. `.coder/commits.json`) with `data`
- * through a new temp file and a rename, so a reader never sees half of it. The temp
- * file is created exclusively (an existing file or link of that name is never
- * opened), and a rename replaces a link at `file` rather than writing through it.
- */
-export function replaceRecord(file: string, data: string | Uint8Array, mode = 0o644): void {
-  ensureRecordFolder(file);
-  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 8)}.tmp`);
-  writeText(openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode), data);
+/** A temp file beside `file`, created exclusively (an existing file or link of that name is never opened), holding `data`. */
+export function writeTempBeside(file: string, data: string | Uint8Array, mode = 0o644): string {
+  const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
   try {
-    renameSync(tmp, file);
+    writeAll(fd, data);
   } catch (error) {
-    try {
-      unlinkSync(tmp);
-    } catch {
-      // already gone
-    }
+    removeQuietly(tmp);
     throw error;
   }
+  return tmp;
+}
+
+function removeQuietly(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
+
+/**
+ * Replace `file` (one of coder's records, e.g. `.coder/commits.json`) with `data` through
+ * a new temp file and a rename, so a reader never sees half of it. Under `.coder/` every
+ * folder on the way and the file itself are checked first (see checkedRecordPath): a
+ * planted link is refused with a StateFileError naming it, never written through.
+ */
+export function replaceRecord(file: string, data: string | Uint8Array, mode = 0o644): void {
+  const abs = checkedRecordPath(file, "replace")!;
+  const tmp = writeTempBeside(abs, data, mode);
+  try {
+    renameSync(tmp, abs);
+  } catch (error) {
+    removeQuietly(tmp);
+    throw error;
+  }
+}
+
+/** Append `text` to one of coder's record files, creating it; never through a link (nor a hard-linked file under `.coder/`). */
+export function appendRecord(file: string, text: string): void {
+  const abs = checkedRecordPath(file, "in-place")!;
+  writeAll(openSync(abs, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644), text);
+}
+
+/** Replace `root/.coder/<rel>` with `data` (text or bytes): the one writer for everything under `.coder/`. Returns the absolute path. */
+export function writeState(root: string, rel: string, data: string | Uint8Array, mode = 0o644): string {
+  const file = stateRecordPath(root, rel);
+  replaceRecord(file, data, mode);
+  return file;
+}
+
+/** Append `text` to `root/.coder/<rel>`. */
+export function appendState(root: string, rel: string, text: string): void {
+  appendRecord(stateRecordPath(root, rel), text);
+}
+
+/**
+ * The checked absolute path of `root/.coder/<rel>` for a file that is opened and written
+ * in place by someone else (a SQLite database): its folders are made and are real
+ * folders, and the file and any `siblings` (suffixes such as `-wal`, `-shm`, `-journal`)
+ * are absent or plain regular files with no other hard links. Throws a StateFileError.
+ */
+export function statePath(root: string, rel: string, siblings: readonly string[] = []): string {
+  const file = checkedRecordPath(stateRecordPath(root, rel), "in-place")!;
+  for (const suffix of siblings) checkedRecordPath(file + suffix, "in-place");
+  return file;
+}
+
+/** The checked absolute path of the folder `root/.coder/<rel>`, made when missing. */
+export function stateFolder(root: string, rel: string): string {
+  return checkedRecordPath(stateRecordPath(root, rel), "folder")!;
+}
+
+/** Remove `root/.coder/<rel>` if it is there (a link is removed, never followed). */
+export function removeState(root: string, rel: string): void {
+  const file = checkedRecordPath(stateRecordPath(root, rel), "remove");
+  if (file) removeQuietly(file);
 }

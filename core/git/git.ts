@@ -7,6 +7,7 @@ import { existsSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync,
 import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
 import { replaceRecord } from "../edit/state.ts";
+import { spawnGroup } from "../proc/spawn.ts";
 import type { ChatMessage } from "../plugin.ts";
 
 export { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage } from "./commit-message.ts";
@@ -52,30 +53,28 @@ export async function runGit(cwd: string, args: string[], env?: Record<string, s
 }
 
 async function runGitOnce(cwd: string, args: string[], env: Record<string, string> | undefined, opts: RunGitOptions): Promise<GitResult> {
-  const proc = Bun.spawn(["git", ...args], {
-    cwd,
-    env: { ...process.env, ...(opts.user ? { GIT_TERMINAL_PROMPT: "0" } : INTERNAL_ENV), ...env },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-    detached: opts.timeoutMs !== undefined,
-  });
-  let timedOut = false;
-  const timer =
-    opts.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          try {
-            process.kill(-proc.pid, "SIGKILL");
-          } catch {
-            proc.kill("SIGKILL");
-          }
-        }, opts.timeoutMs);
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
-  if (timer) clearTimeout(timer);
-  if (timedOut) return { code: code || 124, stdout, stderr: `${stderr}timed out after ${Math.round((opts.timeoutMs ?? 0) / 1000)} s (--commit-timeout)\n` };
-  return { code, stdout, stderr };
+  const childEnv = { ...process.env, ...(opts.user ? { GIT_TERMINAL_PROMPT: "0" } : INTERNAL_ENV), ...env };
+  // A git killed for its time leaves its index.lock behind: note whether one was there before.
+  const lock = opts.timeoutMs === undefined ? null : indexLockOf(cwd);
+  const lockedBefore = lock !== null && existsSync(lock);
+  const r = await spawnGroup(["git", ...args], { cwd, env: childEnv, timeoutMs: opts.timeoutMs });
+  if (!r.timedOut) return { code: r.code, stdout: r.stdout, stderr: r.stderr };
+  let note = "";
+  if (lock && !lockedBefore && existsSync(lock)) {
+    try {
+      unlinkSync(lock);
+      note = "; the index.lock it left was removed";
+    } catch {
+      note = `; remove ${lock} before the next git command`;
+    }
+  }
+  return { code: r.code, stdout: r.stdout, stderr: `${r.stderr}timed out after ${Math.round((opts.timeoutMs ?? 0) / 1000)} s (--commit-timeout); git and its hooks were stopped${note}\n` };
+}
+
+/** Where git keeps the index lock of the repository at `cwd` (worktrees have their own), or null. */
+function indexLockOf(cwd: string): string | null {
+  const r = runGitSync(cwd, ["rev-parse", "--path-format=absolute", "--git-path", "index.lock"]);
+  return r.code === 0 && r.stdout.trim() ? r.stdout.trim() : null;
 }
 
 function runGitSync(cwd: string, args: string[]): GitResult {

@@ -3,7 +3,7 @@
 // chat. Tool lists are kept in .coder/cache/mcp, keyed by the server's entry, so a request
 // can offer a server's tools without starting it: it starts when a tool is called.
 import { createHash } from "node:crypto";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Kit } from "../../core/plugin.ts";
 import { describeServer, type ServerConfig } from "./config.ts";
@@ -132,8 +132,10 @@ export class McpServers {
 
   // ─── The tool cache ──────────────────────────────────────────────────────
 
+  private static readonly CACHE = "cache/mcp/tools.json";
+
   private cacheFile(): string {
-    return join(this.kit.cacheDir("mcp"), "tools.json");
+    return join(this.kit.root, ".coder", McpServers.CACHE);
   }
 
   private cacheKey(config: ServerConfig): string {
@@ -158,9 +160,10 @@ export class McpServers {
       const cache = this.readCache();
       for (const key of Object.keys(cache)) if (key.startsWith(`${config.name}:`)) delete cache[key];
       cache[this.cacheKey(config)] = tools;
-      writeFileSync(this.cacheFile(), JSON.stringify(cache));
+      // Through the kit's state writer: a tools.json a cloned repository linked elsewhere is refused, never written through.
+      this.kit.state.write(McpServers.CACHE, JSON.stringify(cache));
     } catch (error) {
-      this.kit.log.debug(`could not write the MCP tool cache: ${error instanceof Error ? error.message : String(error)}`);
+      this.kit.log.warn(`the MCP tool cache was not saved: ${error instanceof Error ? error.message : String(error)}`);
     }
   }
 }

@@ -2,7 +2,7 @@
 // context provider), /paste takes the clipboard's image or text, /web adds a page as
 // Markdown (and --detect-urls offers the pages a message names), /voice dictates, and
 // /copy and /copy-context fill the clipboard. Heavy libraries load on first use only.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { ContentPart, ContextProvider, Kit, PluginObject, Session, SlashCommand, TurnContext } from "../../core/plugin.ts";
@@ -99,11 +99,14 @@ export default function mediaPlugin(kit: Kit): PluginObject {
         const lines = content.text.replace(/\n$/, "").split("\n").length;
         return s.print(`Added the clipboard's text to the chat (${lines} line${lines === 1 ? "" : "s"}, ${kit.tokens.count(content.text)} tokens).`);
       }
-      const folder = join(kit.root, ".coder", "pastes");
-      mkdirSync(folder, { recursive: true });
       const name = pasteName(arg);
-      const file = join(folder, name);
-      writeFileSync(file, content.png);
+      let file: string;
+      try {
+        // Through the kit's state writer: never through a link a cloned repository planted under .coder/pastes/.
+        file = kit.state.write(`pastes/${name}`, content.png);
+      } catch (error) {
+        return s.warn(`The clipboard's image was not saved: ${error instanceof Error ? error.message : String(error)}`);
+      }
       const size = await imageDimensions(content.png);
       await s.addReadOnly([file]);
       s.print(`Pasted the clipboard's image as .coder/pastes/${name}${size ? ` (${size.width}×${size.height})` : ""}; it is in the chat, read-only.`);

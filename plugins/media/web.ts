@@ -1,8 +1,6 @@
 // /web and --detect-urls: a page fetched (fetch.ts), turned into Markdown (markdown.ts),
 // saved under .coder/web/ and added to the chat read-only, so /ls lists it, /drop removes
 // it, and its token count is known before the next request.
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
 import type { Kit, Session } from "../../core/plugin.ts";
 import { fetchPage, httpUrl } from "./fetch.ts";
 import { htmlToMarkdown } from "./markdown.ts";
@@ -64,10 +62,14 @@ export async function addWebPage(kit: Kit, session: Session, url: string, option
     return false;
   }
   const text = `${title ? `# ${title}\n\n` : ""}Source: ${fetched.url}\n\n${markdown}\n`;
-  const folder = join(kit.root, ".coder", "web");
-  mkdirSync(folder, { recursive: true });
-  const file = join(folder, pageFileName(fetched.url));
-  writeFileSync(file, text);
+  let file: string;
+  try {
+    // Through the kit's state writer: a page file a cloned repository linked elsewhere is refused, never written through.
+    file = kit.state.write(`web/${pageFileName(fetched.url)}`, text);
+  } catch (error) {
+    session.warn(`${fetched.url} was not saved: ${error instanceof Error ? error.message : String(error)}`);
+    return false;
+  }
   const added = await session.addReadOnly([file]);
   const rel = added[0] ?? `.coder/web/${pageFileName(fetched.url)}`;
   const tokens = kit.tokens.count(text);

@@ -2,11 +2,14 @@
 // per file keyed by path + mtime + size + grammar version, and finished maps keyed
 // by the repository state. A corrupt cache is rebuilt and a locked one bypassed
 // (in memory), each with one warning: never a crash.
-import { Database } from "bun:sqlite";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { join } from "node:path";
+import { constants, Database } from "bun:sqlite";
+import { rmSync } from "node:fs";
 
 const SCHEMA = 6;
+
+/** The cache's path under `.coder/`, and the files SQLite keeps beside it (each checked like the cache itself). */
+export const TAG_CACHE = "cache/repomap/tags.sqlite";
+export const SQLITE_SIBLINGS = ["-wal", "-shm", "-journal"] as const;
 
 export interface CachedFile {
   path: string;
@@ -46,12 +49,14 @@ export class TagCache {
     this.location = location;
   }
 
-  /** Opens (or creates) the cache in `dir`; warns and falls back rather than throwing. */
-  static open(dir: string | null, warn: (message: string) => void, busyTimeoutMs = 2000): TagCache {
-    if (dir === null) return TagCache.memory();
-    const file = join(dir, "tags.sqlite");
+  /**
+   * Opens (or creates) the cache at `file`, a path the kit checked (a plain file or none, never
+   * a link); warns and falls back rather than throwing.
+   */
+  static open(file: string | null, warn: (message: string) => void, busyTimeoutMs = 2000): TagCache {
+    if (file === null) return TagCache.memory();
     try {
-      return TagCache.#openFile(dir, file, busyTimeoutMs);
+      return TagCache.#openFile(file, busyTimeoutMs);
     } catch (first) {
       if (isLocked(first)) {
         warn(`repo map: the tag cache ${file} is locked by another process; using a temporary one for this run`);
@@ -59,8 +64,8 @@ export class TagCache {
       }
       warn(`repo map: the tag cache ${file} is unreadable (${describe(first)}); rebuilding it`);
       try {
-        for (const suffix of ["", "-wal", "-shm"]) rmSync(file + suffix, { force: true });
-        return TagCache.#openFile(dir, file, busyTimeoutMs);
+        for (const suffix of ["", ...SQLITE_SIBLINGS]) rmSync(file + suffix, { force: true });
+        return TagCache.#openFile(file, busyTimeoutMs);
       } catch (second) {
         warn(`repo map: cannot rebuild the tag cache (${describe(second)}); using a temporary one for this run`);
         return TagCache.memory();
@@ -74,9 +79,9 @@ export class TagCache {
     return new TagCache(db, ":memory:");
   }
 
-  static #openFile(dir: string, file: string, busyTimeoutMs: number): TagCache {
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
-    const db = new Database(file, { create: true });
+  static #openFile(file: string, busyTimeoutMs: number): TagCache {
+    // NOFOLLOW as well as the kit's check: SQLite itself refuses a link in the file's place.
+    const db = new Database(file, constants.SQLITE_OPEN_READWRITE | constants.SQLITE_OPEN_CREATE | constants.SQLITE_OPEN_NOFOLLOW);
     try {
       db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
       db.exec("PRAGMA journal_mode = WAL");

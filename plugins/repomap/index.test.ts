@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Kit, ModelInfo, TurnContext } from "../../core/plugin.ts";
 import { countTokens } from "../../core/chat/tokens.ts";
+import { statePath } from "../../core/edit/state.ts";
 import plugin, { RepoMapService, mapBudget } from "./index.ts";
 
 const dirs: string[] = [];
@@ -34,11 +35,7 @@ function setup(): { root: string; kit: Kit; warnings: string[] } {
     tokens: { count: (text: string) => countTokens(text) },
     files: { list: async () => Object.keys(FILES), read: async () => null, absolute: (p: string) => join(root, p) },
     log: { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) },
-    cacheDir: (name: string) => {
-      const dir = join(root, ".coder", "cache", name);
-      mkdirSync(dir, { recursive: true });
-      return dir;
-    },
+    state: { file: (path: string, siblings?: readonly string[]) => statePath(root, path, siblings) },
   } as unknown as Kit;
   return { root, kit, warnings };
 }

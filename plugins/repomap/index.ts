@@ -2,7 +2,7 @@
 // /map-refresh. It needs no model: `coder map` and --show-repo-map call it too.
 import type { ContextBlock, Kit, Plugin, PluginObject, Session, TurnContext } from "../../core/plugin.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
-import { TagCache } from "./cache.ts";
+import { SQLITE_SIBLINGS, TAG_CACHE, TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
 import { MapMemory } from "./memory.ts";
 import { reparseInBackground, type BackgroundReparse } from "./scan.ts";
@@ -67,13 +67,13 @@ export class RepoMapService {
 
   #openCache(): TagCache {
     if (!this.#cache) {
-      let dir: string | null = null;
+      let file: string | null = null;
       try {
-        dir = this.#kit.cacheDir("repomap");
+        file = this.#kit.state.file(TAG_CACHE, SQLITE_SIBLINGS);
       } catch (error) {
-        this.#kit.log.warn(`repo map: no cache folder (${error instanceof Error ? error.message : String(error)}); caching in memory`);
+        this.#kit.log.warn(`repo map: no cache file (${error instanceof Error ? error.message : String(error)}); caching in memory`);
       }
-      this.#cache = TagCache.open(dir, (m) => this.#kit.log.warn(m));
+      this.#cache = TagCache.open(file, (m) => this.#kit.log.warn(m));
     }
     return this.#cache;
   }

@@ -78,20 +78,20 @@ test("chat files are left out of the map and pull up what they reference", async
 test("warm runs reuse the map; a changed file is reparsed alone and shows up", async () => {
   const root = repo(SOURCES);
   const dir = join(root, ".coder", "cache", "repomap");
-  const first = await buildRepoMap(input(root, TagCache.open(dir, () => {})));
+  const first = await buildRepoMap(input(root, TagCache.open(tagFile(dir), () => {})));
   expect(first.fromCache).toBe(false);
-  const warm = await buildRepoMap(input(root, TagCache.open(dir, () => {})));
+  const warm = await buildRepoMap(input(root, TagCache.open(tagFile(dir), () => {})));
   expect(warm.fromCache).toBe(true);
   expect(warm.stats.parsed).toBe(0);
   expect(warm.text).toBe(first.text);
   // Lines move (a comment on top) but names stay: ranking is reused, lines are right.
   writeFileSync(join(root, "lib/total.py"), "# totals\n" + SOURCES["lib/total.py"]);
-  const moved = await buildRepoMap(input(root, TagCache.open(dir, () => {})));
+  const moved = await buildRepoMap(input(root, TagCache.open(tagFile(dir), () => {})));
   expect(moved.stats.parsed).toBe(1);
   expect(moved.text).toContain("lib/total.py:\n⋮\n│def compute_total(store):");
   // A new definition.
   writeFileSync(join(root, "lib/total.py"), SOURCES["lib/total.py"] + "\ndef compute_discount(store):\n    return 0\n");
-  const added = await buildRepoMap(input(root, TagCache.open(dir, () => {})));
+  const added = await buildRepoMap(input(root, TagCache.open(tagFile(dir), () => {})));
   expect(added.stats.parsed).toBe(1);
   expect(added.text).toContain("│def compute_discount(store):");
 });
@@ -115,23 +115,23 @@ test("a corrupt cache is rebuilt with a warning", async () => {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "tags.sqlite"), "this is not a database".repeat(100));
   const warnings: string[] = [];
-  const cache = TagCache.open(dir, (m) => warnings.push(m));
+  const cache = TagCache.open(tagFile(dir), (m) => warnings.push(m));
   expect(warnings.join("\n")).toContain("rebuilding");
   const result = await buildRepoMap(input(root, cache, {}, warnings));
   expect(result.text).toContain("class Store");
-  const warm = await buildRepoMap(input(root, TagCache.open(dir, (m) => warnings.push(m))));
+  const warm = await buildRepoMap(input(root, TagCache.open(tagFile(dir), (m) => warnings.push(m))));
   expect(warm.fromCache).toBe(true);
 });
 
 test("a locked cache is bypassed with a warning, never a crash", async () => {
   const root = repo(SOURCES);
   const dir = join(root, ".coder", "cache", "repomap");
-  TagCache.open(dir, () => {}).close();
+  TagCache.open(tagFile(dir), () => {}).close();
   const holder = new Database(join(dir, "tags.sqlite"));
   holder.exec("BEGIN EXCLUSIVE");
   try {
     const warnings: string[] = [];
-    const cache = TagCache.open(dir, (m) => warnings.push(m), 50);
+    const cache = TagCache.open(tagFile(dir), (m) => warnings.push(m), 50);
     const result = await buildRepoMap(input(root, cache, {}, warnings));
     expect(result.text).toContain("class Store");
     expect(warnings.length).toBeGreaterThan(0);
@@ -368,3 +368,9 @@ test("after a warm-up the session's tagger parses an edited file (its grammar co
   expect(after.stats.parsed).toBe(1);
   expect(after.stats.workers).toBe(0);
 });
+
+/** The cache file in `dir` (made), as the kit's `state.file` hands it to the plugin. */
+function tagFile(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  return join(dir, "tags.sqlite");
+}

@@ -55,8 +55,9 @@ async function benchInput(root: string, listFile: string | null, cache: TagCache
 }
 
 async function openCache(root: string): Promise<TagCache> {
-  const { TagCache } = await import("../../plugins/repomap/cache.ts");
-  return TagCache.open(join(root, ".coder", "cache", "repomap"), (m) => console.error(m));
+  const { SQLITE_SIBLINGS, TAG_CACHE, TagCache } = await import("../../plugins/repomap/cache.ts");
+  const { statePath } = await import("../../core/edit/state.ts");
+  return TagCache.open(statePath(root, TAG_CACHE, SQLITE_SIBLINGS), (m) => console.error(m));
 }
 
 /** One map build in this process (the `--run` mode of this file); prints its stats as JSON. */

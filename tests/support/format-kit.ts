@@ -10,6 +10,7 @@ import { fittedSize, mediaTokens, mediaTypeOfFile } from "../../core/chat/parts.
 import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } from "../../core/plugin.ts";
 import { resolveModelPath } from "../../core/edit/paths.ts";
 import { reports } from "../../core/edit/reports.ts";
+import { stateFolder, statePath, writeState } from "../../core/edit/state.ts";
 
 /** A kit over `root` (a fresh temp dir by default). */
 export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))): Kit {
@@ -32,7 +33,8 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     diff: { unified: (path, before, after) => `--- ${path}\n+++ ${path}\n-${before}\n+${after}\n` },
     run: async () => ({ code: 0, stdout: "", stderr: "" }),
     log: { debug() {}, info() {}, warn() {}, error() {} },
-    cacheDir: (plugin) => join(root, ".coder", "cache", plugin),
+    cacheDir: (plugin) => stateFolder(root, `cache/${plugin}`),
+    state: { write: (path, data) => writeState(root, path, data), file: (path, siblings) => statePath(root, path, siblings) },
     modelInfo: () => {
       throw new Error("no models in format tests");
     },

@@ -1,0 +1,58 @@
+import { expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { spawnGroup } from "./spawn.ts";
+
+/** True while the process is alive. */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 200 && alive(pid); i++) await Bun.sleep(25);
+  return !alive(pid);
+}
+
+test("a timeout ends the command's children too, even one that ignores SIGTERM", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "coder-spawn-"));
+  const script = `trap '' TERM; sh -c 'trap "" TERM; echo $$ > ${dir}/child; while :; do sleep 1; done' & echo started; wait`;
+  const r = await spawnGroup(["sh", "-c", script], { cwd: dir, timeoutMs: 300, graceMs: 200 });
+  expect(r.timedOut).toBe(true);
+  expect(r.code).toBe(124);
+  expect(r.stdout).toContain("started");
+  const child = Number(readFileSync(join(dir, "child"), "utf8"));
+  expect(await gone(child)).toBe(true);
+});
+
+test("an abort ends the group like a timeout", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "coder-spawn-"));
+  const controller = new AbortController();
+  const run = spawnGroup(["sh", "-c", `sleep 300 & echo $! > ${dir}/child; wait`], { cwd: dir, signal: controller.signal });
+  for (let i = 0; i < 200 && !existsSync(join(dir, "child")); i++) await Bun.sleep(10);
+  controller.abort();
+  const r = await run;
+  expect(r.aborted).toBe(true);
+  expect(await gone(Number(readFileSync(join(dir, "child"), "utf8")))).toBe(true);
+});
+
+test("a background process holding the output pipe does not keep the result waiting", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "coder-spawn-"));
+  const r = await spawnGroup(["sh", "-c", `setsid sleep 30 & echo $! > ${dir}/child; echo done`], { cwd: dir });
+  expect(r.code).toBe(0);
+  expect(r.stdout).toContain("done");
+  process.kill(Number(readFileSync(join(dir, "child"), "utf8")), "SIGKILL");
+});
+
+test("input reaches stdin; output is streamed and kept; a missing program is code 127", async () => {
+  const seen: string[] = [];
+  const r = await spawnGroup(["sh", "-c", "cat; echo err >&2; exit 3"], { cwd: tmpdir(), input: "hello\n", onOutput: (t) => seen.push(t) });
+  expect(r).toMatchObject({ code: 3, stdout: "hello\n", stderr: "err\n", timedOut: false });
+  expect(seen.join("")).toContain("hello");
+  expect((await spawnGroup(["/no/such/program"], { cwd: tmpdir() })).code).toBe(127);
+});
