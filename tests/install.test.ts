@@ -34,7 +34,7 @@ async function install(env: Record<string, string>, options: { shell?: string[];
     stdin: options.stdin ? Bun.file(INSTALL_SH) : "ignore",
     stdout: "pipe",
     stderr: "pipe",
-  });
+  }, SLOW);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -66,6 +66,9 @@ function pathWith(commands: string[]): string {
 // Every external command install.sh may run on Linux, bar the downloaders and hashers.
 const BASE_TOOLS = ["uname", "mktemp", "rm", "sed", "head", "awk", "mkdir", "cp", "chmod", "mv", "basename", "grep", "ldd"];
 
+// Each install copies and hashes the whole binary (~180 MB) a few times: allow for a busy machine.
+const SLOW = 180_000;
+
 describe.skipIf(!platform)("install.sh", () => {
   test("installs this machine's binary from the latest GitHub release, runs it, and says how to put it on PATH", async () => {
     const dir = join(tempDir(), "home", ".local", "bin");
@@ -86,7 +89,7 @@ describe.skipIf(!platform)("install.sh", () => {
     expect(statSync(join(dir, "coder")).mode & 0o777).toBe(0o755);
     const version = Bun.spawnSync([join(dir, "coder"), "--version"]);
     expect(version.stdout.toString().trim()).toBe(`coder ${VERSION}`);
-  });
+  }, SLOW);
 
   test("from a mirror (latest read from <base>/latest/SHA256SUMS) it replaces an older binary in a directory on PATH", async () => {
     const dir = tempDir();
@@ -107,7 +110,7 @@ describe.skipIf(!platform)("install.sh", () => {
     ]);
     expect(readdirSync(dir)).toEqual(["coder"]);
     expect(sha256(join(dir, "coder"))).toBe(server.sha256);
-  });
+  }, SLOW);
 
   test("a tampered asset is refused in one line, and nothing is installed or replaced", async () => {
     const fresh = join(tempDir(), "bin");
@@ -125,7 +128,7 @@ describe.skipIf(!platform)("install.sh", () => {
     );
     expect(readdirSync(existing)).toEqual(["coder"]);
     expect(readFileSync(join(existing, "coder"), "utf8")).toBe("#!/bin/sh\necho coder 0.0.1\n");
-  });
+  }, SLOW);
 
   test("an unknown version fails cleanly", async () => {
     const dir = join(tempDir(), "bin");
@@ -139,7 +142,7 @@ describe.skipIf(!platform)("install.sh", () => {
       /CODER_VERSION=\.\.\/\.\.\/etc is not a version such as 0\.1\.0/,
     );
     expect(existsSync(dir)).toBe(false);
-  });
+  }, SLOW);
 
   test("a release without this platform's build, and an unknown platform, fail in one line", async () => {
     const dir = join(tempDir(), "bin");
@@ -162,7 +165,7 @@ describe.skipIf(!platform)("install.sh", () => {
     expectRefusal(await install(env), /run install\.ps1 in PowerShell instead/);
     expect(existsSync(dir)).toBe(false);
     expect(server.requests.length).toBe(requested); // refused before any download
-  });
+  }, SLOW);
 
   test("a pinned version (v prefix allowed) works with wget and shasum when curl and sha256sum are absent; no downloader is refused", async () => {
     if (!Bun.which("wget") || !Bun.which("shasum")) {
@@ -187,7 +190,7 @@ describe.skipIf(!platform)("install.sh", () => {
       /neither curl nor wget is installed/,
     );
     expect(existsSync(none)).toBe(false);
-  });
+  }, SLOW);
 
   // dash is the strictest common /bin/sh (Debian's, Ubuntu's); posh and busybox also run it when present.
   test("runs under dash, fed on stdin as `curl ... | sh` does (and under posh and busybox sh where installed)", async () => {
@@ -211,5 +214,5 @@ describe.skipIf(!platform)("install.sh", () => {
       );
       expect(existsSync(tampered)).toBe(false);
     }
-  });
+  }, SLOW);
 });
