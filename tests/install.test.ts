@@ -34,7 +34,7 @@ async function install(env: Record<string, string>, options: { shell?: string[];
     stdin: options.stdin ? Bun.file(INSTALL_SH) : "ignore",
     stdout: "pipe",
     stderr: "pipe",
-  }, SLOW);
+  });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
