@@ -34,13 +34,20 @@ function hostRelease(): string {
   return dir;
 }
 
-/** npm, offline, with a private cache, never touching the user's config or the registry. */
+/**
+ * npm, offline, with a private cache, never touching the user's config or the registry; without
+ * the npm_* variables of an enclosing `npm test`, which would point it at this repository.
+ */
 function npm(args: string[], cwd: string, cache: string) {
   const [command, ...rest] = args;
-  return run(["npm", command!, "--offline", "--no-audit", "--no-fund", "--cache", cache, "--loglevel", "error", ...rest], {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key))) as Record<string, string>;
+  const result = Bun.spawnSync(["npm", command!, "--offline", "--no-audit", "--no-fund", "--cache", cache, "--loglevel", "error", ...rest], {
     cwd,
-    env: { npm_config_userconfig: join(cache, "npmrc"), npm_config_update_notifier: "false" },
+    env: { ...env, npm_config_userconfig: join(cache, "npmrc"), npm_config_update_notifier: "false" },
+    stdout: "pipe",
+    stderr: "pipe",
   });
+  return { code: result.exitCode, stdout: result.stdout.toString(), stderr: result.stderr.toString() };
 }
 
 describe.skipIf(!platform)("npm packages", () => {
