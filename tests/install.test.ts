@@ -216,3 +216,13 @@ describe.skipIf(!platform)("install.sh", () => {
     }
   }, SLOW);
 });
+
+test("install.sh passes shellcheck as POSIX sh (where shellcheck is installed)", () => {
+  if (!Bun.which("shellcheck")) {
+    console.log("skipped: shellcheck is not installed here (apt-get install shellcheck)");
+    return;
+  }
+  const result = Bun.spawnSync(["shellcheck", "--shell=sh", "--severity=warning", INSTALL_SH], { stdout: "pipe", stderr: "pipe" });
+  expect(result.stdout.toString() + result.stderr.toString()).toBe("");
+  expect(result.exitCode).toBe(0);
+});
