@@ -144,7 +144,7 @@ describe.skipIf(!platform)("install.sh", () => {
     expect(existsSync(dir)).toBe(false);
   }, SLOW);
 
-  test("a release without this platform's build, and an unknown platform, fail in one line", async () => {
+  test("a release without this platform's build (musl detected too), and an unknown platform, fail in one line", async () => {
     const dir = join(tempDir(), "bin");
     expectRefusal(
       await install({ CODER_DOWNLOAD_BASE: `${server.origin}/other-platforms`, CODER_INSTALL_DIR: dir, CODER_VERSION: VERSION }),
@@ -165,6 +165,18 @@ describe.skipIf(!platform)("install.sh", () => {
     expectRefusal(await install(env), /run install\.ps1 in PowerShell instead/);
     expect(existsSync(dir)).toBe(false);
     expect(server.requests.length).toBe(requested); // refused before any download
+
+    // musl is detected (here through ldd, as on a musl system without /lib/ld-musl-*): the
+    // musl build is asked for, which this release's SHA256SUMS does not list.
+    if (platform!.os === "linux" && !platform!.musl) {
+      const musl = tempDir("coder-fake-ldd-");
+      writeFileSync(join(musl, "ldd"), "#!/bin/sh\necho 'musl libc (x86_64)' >&2\necho 'Version 1.2.5' >&2\nexit 1\n");
+      chmodSync(join(musl, "ldd"), 0o755);
+      expectRefusal(
+        await install({ ...env, PATH: `${musl}:${process.env.PATH}`, CODER_VERSION: VERSION }),
+        new RegExp(`has no coder build for ${platform!.suffix}-musl \\(coder-${VERSION.replace(/\./g, "\\.")}-${platform!.suffix}-musl is not in its SHA256SUMS\\)`),
+      );
+    }
   }, SLOW);
 
   test("a pinned version (v prefix allowed) works with wget and shasum when curl and sha256sum are absent; no downloader is refused", async () => {
