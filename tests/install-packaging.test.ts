@@ -8,7 +8,9 @@ import { readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { HOMEBREW_TAP } from "../scripts/package-homebrew.ts";
 import { GITHUB_REPO, NPM_PACKAGE, assetName } from "../scripts/release-lib.ts";
+import { makeRepo, removeRepos, serverWith } from "./engine-harness.ts";
 import { BIN, REPO, requireBinary, tempDir } from "./support/kernel.ts";
+import { SCRIPT, inTerminal } from "./support/pty.ts";
 import { VERSION, hostPlatform } from "./support/release-server.ts";
 
 const platform = hostPlatform();
@@ -53,7 +55,7 @@ function npm(args: string[], cwd: string, cache: string) {
 describe.skipIf(!platform)("npm packages", () => {
   test(
     "the wrapper and this machine's platform package, packed and installed from tarballs, run coder --version through the shim",
-    () => {
+    async () => {
       const release = hostRelease();
       const out = tempDir("coder-npm-");
       const fill = run([process.execPath, "scripts/package-npm.ts", "--from", release, "--out", out, "--only", platform!.suffix]);
@@ -89,6 +91,39 @@ describe.skipIf(!platform)("npm packages", () => {
       const viaShim = run([shim, "--no-such-option"], { cwd: work });
       expect(direct.code).not.toBe(0);
       expect(viaShim).toEqual(direct);
+
+      // In a terminal, Ctrl-C reaches coder (which aborts the request in flight) and the shim
+      // outlives it: the session goes on to a second answer and exits 0.
+      if (SCRIPT) {
+        const repo = makeRepo({ "a.py": "x = 1\n" });
+        const server = await serverWith([
+          { model: "gpt-4.1", text: "too late", delayMs: 30_000 },
+          { model: "gpt-4.1", text: "Second answer." },
+        ]);
+        try {
+          const args = ["--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", server.url, "--api-key", "sk-test"];
+          const terminal = inTerminal([shim, ...args, "--yes-always", "--map-tokens", "0", "a.py"], {
+            cwd: repo.root,
+            env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), TERM: "dumb", GIT_CONFIG_NOSYSTEM: "1" },
+          });
+          await terminal.waitFor("> ");
+          terminal.send("slow question\r");
+          await server.waitForChat(1);
+          terminal.send("\x03");
+          await terminal.waitFor("Interrupted");
+          await terminal.waitFor("> ");
+          terminal.send("next question\r");
+          await terminal.waitFor("Second answer.");
+          await terminal.waitFor("> ");
+          terminal.send("/exit\r");
+          expect(await terminal.proc.exited).toBe(0);
+        } finally {
+          await server.stop();
+          removeRepos();
+        }
+      } else {
+        console.log("skipped the shim's Ctrl-C check: util-linux script is not installed here");
+      }
 
       // npx (npm exec) from the same tarballs: the way to run coder on a machine with only Node.
       const npx = npm(["exec", "--yes", ...tarballs.map((path) => `--package=${path}`), "--", "coder", "--version"], work, cache);
