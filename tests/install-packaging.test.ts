@@ -222,6 +222,8 @@ test("install.sh, install.ps1 and README name the repository, tap and npm packag
   expect(readme).toContain(`https://github.com/${GITHUB_REPO}/releases/latest/download/install.sh | sh`);
   expect(readme).toContain(`npm install -g ${NPM_PACKAGE}`);
   expect(readme).toContain(`brew install ${HOMEBREW_TAP}/coder`);
+  expect([...readme.matchAll(/--repo ([\w.-]+\/[\w.-]+)/g)].map((match) => match[1])).toEqual([GITHUB_REPO]);
+  expect([...readme.matchAll(/([\w.-]+)\/homebrew-tap/g)].map((match) => match[1])).toEqual([HOMEBREW_TAP.split("/")[0]]);
   expect(readme).toContain("`scripts/release-lib.ts`");
 });
 
