@@ -757,7 +757,7 @@ export interface Kit {
    */
   run(
     command: string[] | string,
-    options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void },
+    options?: { cwd?: string; timeoutMs?: number; input?: string; inheritStdin?: boolean; onOutput?: (text: string) => void; signal?: AbortSignal },
   ): Promise<{ code: number; stdout: string; stderr: string }>;
   /**
    * Run argv (no shell) in its own process group: a timeout or an abort sends SIGTERM to the whole
@@ -829,6 +829,8 @@ export interface SpawnResult {
   stderr: string;
   timedOut: boolean;
   aborted: boolean;
+  /** Why the command could not start (not found, not executable); code is then 127. */
+  startError?: string;
 }
 
 export interface Reports {

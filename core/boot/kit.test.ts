@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { existsSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { completeRequest, plainFiles, runCommand } from "./kit.ts";
@@ -47,4 +47,34 @@ test("plainFiles refuses paths outside the root and symlinks out", async () => {
   expect(await files.read("link")).toBeNull();
   expect(() => files.absolute("../x")).toThrow("outside the repository");
   expect(existsSync(files.absolute("a.txt"))).toBe(true);
+});
+
+test("runCommand: a timeout ends the shell's children too, and says so", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "coder-kit-run-"));
+  const r = await runCommand(`sleep 300 & echo $! > ${dir}/child; wait`, { cwd: dir, timeoutMs: 300 });
+  expect(r.code).toBe(124);
+  expect(r.stderr).toContain("timed out after 0.3 s; the command and the processes it started were stopped");
+  const child = Number(readFileSync(join(dir, "child"), "utf8"));
+  let alive = true;
+  for (let i = 0; i < 200 && alive; i++) {
+    try {
+      process.kill(child, 0);
+      alive = !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${child}/stat`, "utf8"));
+    } catch {
+      alive = false;
+    }
+    if (alive) await Bun.sleep(10);
+  }
+  expect(alive).toBe(false);
+});
+
+test("kit.files.readBytes: the capped reader, refusing a link to /dev/zero and a file over the cap", () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "coder-kit-")));
+  writeFileSync(join(root, "a.bin"), "12345");
+  symlinkSync("/dev/zero", join(root, "zero"));
+  const files = plainFiles(root, async () => [], 4);
+  expect(files.readBytes!("a.bin", { maxBytes: 5 })).toMatchObject({ ok: true });
+  expect(files.readBytes!("a.bin")).toMatchObject({ ok: false, missing: false, problem: "a.bin is 5 bytes, over the 4 bytes limit (--max-file-size) for files coder reads" });
+  expect(files.readBytes!("zero")).toMatchObject({ ok: false, problem: "zero is a character device, not a regular file; coder reads only regular files" });
+  expect(files.readBytes!("nope")).toMatchObject({ ok: false, missing: true });
 });

@@ -111,7 +111,11 @@ export interface RunCommandOptions {
  */
 export async function runCommand(command: string[] | string, options: RunCommandOptions): Promise<{ code: number; stdout: string; stderr: string }> {
   const r = await spawnGroup(typeof command === "string" ? shellArgv(command) : command, options);
-  const note = r.timedOut ? `timed out after ${Math.round((options.timeoutMs ?? 0) / 1000)} s; the command and the processes it started were stopped\n` : "";
+  const note = r.timedOut
+    ? `timed out after ${Number(((options.timeoutMs ?? 0) / 1000).toFixed(1))} s; the command and the processes it started were stopped\n`
+    : r.aborted
+      ? "interrupted; the command and the processes it started were stopped\n"
+      : "";
   return { code: r.code, stdout: r.stdout, stderr: r.stderr + note };
 }
 

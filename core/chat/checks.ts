@@ -89,13 +89,13 @@ export function lintCommands(lintCmd: CheckOptions["lintCmd"], paths: readonly s
 }
 
 /** Run each lint command on its files; the combined output of the failing ones. */
-export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["lintCmd"], paths: readonly string[], onOutput?: (text: string) => void): Promise<CheckResult> {
+export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["lintCmd"], paths: readonly string[], onOutput?: (text: string) => void, signal?: AbortSignal): Promise<CheckResult> {
   const { languageFor } = await import("../../grammars/languages.ts");
   const failures: string[] = [];
   for (const [lint, files] of lintCommands(lintCmd, paths, (p) => languageFor(p)?.name ?? null)) {
     const command = `${lint} ${files.map(shellQuote).join(" ")}`;
     out.emit({ type: "command", command, purpose: "lint" });
-    const r = await kit.run(command, { timeoutMs: 300_000, onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })) });
+    const r = await kit.run(command, { timeoutMs: 300_000, signal, onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "lint", ok: r.code === 0, command, output });
     if (r.code !== 0) failures.push(`\`${command}\` reports:\n\n${clip(output)}`);
@@ -103,20 +103,20 @@ export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["l
   return { ok: failures.length === 0, output: failures.join("\n\n") };
 }
 
-/** Lint the edited files (syntax first), then run the tests; the reflection text of the first failure, or null. */
-export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited: readonly EditedFile[]): Promise<string | null> {
+/** Lint the edited files (syntax first), then run the tests; the reflection text of the first failure, or null. Ctrl-C (`signal`) ends a running command's whole process group. */
+export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited: readonly EditedFile[], signal?: AbortSignal): Promise<string | null> {
   if (o.autoLint) {
     const syntax = await syntaxCheck(edited, true);
     if (syntax) {
       out.emit({ type: "lint", ok: false, command: "syntax check", output: syntax });
       return `Your edit left syntax errors. Fix them:\n\n${syntax}`;
     }
-    const lint = await runLinters(kit, out, o.lintCmd, edited.filter((f) => f.after !== null).map((f) => f.path));
+    const lint = await runLinters(kit, out, o.lintCmd, edited.filter((f) => f.after !== null).map((f) => f.path), undefined, signal);
     if (!lint.ok) return `The linter reports problems in the files you edited. Fix them:\n\n${lint.output}`;
   }
   if (o.testCmd && o.autoTest) {
     out.emit({ type: "command", command: o.testCmd, purpose: "test" });
-    const r = await kit.run(o.testCmd, { timeoutMs: 900_000, onOutput: (text) => out.emit({ type: "output", text }) });
+    const r = await kit.run(o.testCmd, { timeoutMs: 900_000, signal, onOutput: (text) => out.emit({ type: "output", text }) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "test", ok: r.code === 0, command: o.testCmd, output });
     if (r.code !== 0) return `The tests (\`${o.testCmd}\`) fail after your edits. Fix the code so they pass:\n\n${clip(output)}`;

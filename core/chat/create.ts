@@ -153,7 +153,7 @@ function addReadOnlyFiles(app: App, files: FileStore, chat: ChatFiles, isIgnored
     const path = readOnlyPath(files, typed);
     const readable = (p: string) => (isAbsolute(p) ? files.readOutside(p) : files.read(p)) !== null || mediaTypeOfFile(resolve(app.root, p)) !== null;
     if (path === null || !readable(path)) {
-      out.warn(`${shown} ${typed}: not found, not a text file, or over the --max-file-size limit`);
+      out.warn(`${shown} ${typed} is left out: ${path === null ? "not found" : files.unreadable(path)}`);
       continue;
     }
     if (fromProject && !isAbsolute(path) && isIgnored(files.canonical(path))) {

@@ -81,7 +81,7 @@ export class CoderSession implements Session {
         // A read-only file may live outside the repository: it is sent, never written.
         const outside = readOnly ? readOnlyPath(files, typed) : null;
         if (outside && isAbsolute(outside) && files.readOutside(outside) !== null) done.push(outside);
-        else out.warn(outside ? `Cannot add ${typed}: not found, not a text file, or over the --max-file-size limit` : messageOf(error));
+        else out.warn(outside ? `Cannot add ${typed}: ${files.unreadable(outside)}` : messageOf(error));
         continue;
       }
       if (!all.includes(rel) && !existsSync(isAbsolute(typed) ? typed : resolve(this.services.app.cwd, typed))) {

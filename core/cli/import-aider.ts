@@ -11,6 +11,7 @@ import { coerce } from "../config/argv.ts";
 import { displayPath, findGitRoot, PROJECT_FILE, parseDotenv } from "../config/config.ts";
 import { describeTrustKeys } from "../config/trust.ts";
 import { ConfigError, UsageError } from "../errors.ts";
+import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
 import { OPTION_BY_KEY } from "../config/options.ts";
 import { messageOf } from "../plugins/registry.ts";
 
@@ -196,7 +197,9 @@ export function importAider(file: string | undefined, cwd: string, home = homedi
     fromYaml = (parsed ?? {}) as Record<string, unknown>;
   }
   const envFile = join(root, ".env");
-  const fromEnv = existsSync(envFile) ? aiderEnvSettings(readFileSync(envFile, "utf8")) : {};
+  const envRead = readCappedText(envFile, { maxBytes: SMALL_FILE_BYTES, name: ".env" });
+  if (envRead.problem) throw new UsageError(`${envRead.problem}; AIDER_* settings are not read from it`);
+  const fromEnv = envRead.text === null ? {} : aiderEnvSettings(envRead.text);
   if (!source && !Object.keys(fromEnv).length) {
     throw new UsageError(`no Aider settings found: no .aider.conf.yml in ${displayPath(root, cwd) || "."} (or the current folder, or ${home}), and no AIDER_* entries in .env; name the file: coder config import-aider FILE`);
   }

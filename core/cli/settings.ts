@@ -75,6 +75,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const configDir = globalConfigDir(processEnv);
   // A base URL in the repository's .env needs trust like a config key: it could send the user's key elsewhere.
   const dotenv = readDotenv(root);
+  if (dotenv.problem) log.warn(dotenv.problem);
   const trustKeys = [...keysNeedingTrust(layers), ...dotenvTrustKeys(dotenv.bases)];
   // Questions on the terminal only in a conversation: not with --message, --message-file or --json.
   const conversational = !options.message && !options.messageFile && !options.json;
@@ -102,6 +103,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const envFile = settings.options.envFile === undefined ? undefined : resolve(cwd, settings.options.envFile);
   if (envFile && !existsSync(envFile)) log.warn(`--env-file ${settings.options.envFile}: no such file (${settings.provenance.envFile}); no API keys read from it`);
   const own = envFile ? readDotenv(root, envFile) : { keys: {}, bases: {} };
+  if ("problem" in own && own.problem) log.warn(`--env-file: ${own.problem}`);
   const env: Record<string, string | undefined> = { ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
   return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors };
 }

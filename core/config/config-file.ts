@@ -1,11 +1,11 @@
 // One config file: JSONC parsing and validation against the zod schema derived
 // from the option table, with errors naming file, line, key path and what was
 // expected; and the JSON Schema that `coder config schema` prints.
-import { readFileSync } from "node:fs";
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
 import { z } from "zod";
 import { type ConfigLayer, type LayerKind, displayPath, isProjectLayer } from "./config.ts";
 import { ConfigError } from "../errors.ts";
+import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
 import { OPTION_BY_KEY, type OptionSpec, type PluginRef, configKeys } from "./options.ts";
 
 // Zod's compiled fast path costs more to build than it saves on a few small files.
@@ -257,12 +257,7 @@ function toPluginRef(entry: string | { path: string; sha256?: string }, file: st
 
 /** Read and validate a config file; messages show its path relative to `cwd` (where coder runs). */
 export function readConfigFile(file: string, kind: LayerKind, cwd: string): ConfigLayer {
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new ConfigError(`${displayPath(file, cwd)}: cannot read config file (${code === "ENOENT" ? "not found" : code ?? String(error)})`);
-  }
-  return parseConfigText(text, file, kind, cwd);
+  const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES, name: displayPath(file, cwd) });
+  if (read.text === null) throw new ConfigError(read.problem ? `${read.problem}: cannot use it as a config file` : `${displayPath(file, cwd)}: cannot read config file (not found)`);
+  return parseConfigText(read.text, file, kind, cwd);
 }

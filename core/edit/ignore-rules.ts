@@ -2,7 +2,8 @@
 // every `.gitignore` from the root down, and `.git/info/exclude`, read with the
 // `ignore` library's gitignore semantics. The file store refuses ignored files and
 // the file listing skips them, so `--no-git` never opens a secret like `.env`.
-import { readFileSync } from "node:fs";
+import { readCappedText, SMALL_FILE_BYTES } from "./read.ts";
+import { UsageError } from "../errors.ts";
 import { join } from "node:path";
 import ignore, { type Ignore } from "ignore";
 
@@ -47,10 +48,9 @@ export class IgnoreRules {
   }
 }
 
+/** An ignore file's text ("" when missing); one that is not a small regular file is refused, naming it. */
 function readOrEmpty(file: string): string {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return "";
-  }
+  const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
+  if (read.problem) throw new UsageError(`${read.problem}; coder cannot tell which files it ignores (make it a regular file)`);
+  return read.text ?? "";
 }

@@ -100,11 +100,11 @@ export function readCapped(path: string, options: CappedReadOptions): CappedRead
   }
 }
 
-/** `readCapped` as UTF-8 text (a BOM dropped), or null when missing; other failures come back as the message. */
-export function readCappedText(path: string, options: CappedReadOptions): { text: string } | { text: null; problem: string | null } {
+/** `readCapped` as UTF-8 text (a BOM dropped); `text` null when missing or refused, `problem` the refusal (null when missing). */
+export function readCappedText(path: string, options: CappedReadOptions): { text: string; problem: null } | { text: null; problem: string | null } {
   const r = readCapped(path, options);
   if (!r.ok) return { text: null, problem: r.reason === "missing" ? null : r.message };
-  return { text: new TextDecoder().decode(r.bytes) };
+  return { text: new TextDecoder().decode(r.bytes), problem: null };
 }
 
 /** The first `n` bytes of a regular file (for sniffing a type), or null when it is none or unreadable. Never blocks on a FIFO. */

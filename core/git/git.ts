@@ -3,11 +3,13 @@
 // own), a record of them in `.coder/commits.json`, and an /undo that refuses
 // whenever reverting could lose someone's work.
 
-import { existsSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
 import { replaceRecord } from "../edit/state.ts";
 import { spawnGroup } from "../proc/spawn.ts";
+import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
+import { UsageError } from "../errors.ts";
 import type { ChatMessage } from "../plugin.ts";
 
 export { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage } from "./commit-message.ts";
@@ -58,6 +60,7 @@ async function runGitOnce(cwd: string, args: string[], env: Record<string, strin
   const lock = opts.timeoutMs === undefined ? null : indexLockOf(cwd);
   const lockedBefore = lock !== null && existsSync(lock);
   const r = await spawnGroup(["git", ...args], { cwd, env: childEnv, timeoutMs: opts.timeoutMs });
+  if (r.startError !== undefined) throw new Error(`git could not be started: ${r.startError}`);
   if (!r.timedOut) return { code: r.code, stdout: r.stdout, stderr: r.stderr };
   let note = "";
   if (lock && !lockedBefore && existsSync(lock)) {
@@ -189,9 +192,12 @@ function fileStamp(path: string): string {
 }
 
 async function applyCoderignore(file: string, files: string[]): Promise<string[]> {
-  if (!existsSync(file)) return files;
+  const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
+  // Fail closed: listing every file when the ignore file cannot be read would show what it hides.
+  if (read.problem) throw new UsageError(`${read.problem}; it lists the files coder leaves alone, so coder stops here (make it a regular file)`);
+  if (read.text === null) return files;
   const { default: ignore } = await import("ignore");
-  const ig = ignore().add(readFileSync(file, "utf8"));
+  const ig = ignore().add(read.text);
   return files.filter((f) => !ig.ignores(f));
 }
 
@@ -636,7 +642,13 @@ export class GitRepo {
     if (this.isIgnored(".coder/commits.json")) return "present";
     if (!(await ask("Add .coder/ (coder's history and caches) to .gitignore?"))) return "declined";
     const file = join(this.root, ".gitignore");
-    const before = existsSync(file) ? readFileSync(file, "utf8") : "";
+    // git does not follow a symlinked .gitignore, and coder never appends through one: it may lead anywhere.
+    if (lstatSync(file, { throwIfNoEntry: false })?.isSymbolicLink()) {
+      throw new UsageError(`.gitignore is a symlink; coder does not write through it to add .coder/ (add ".coder/" to .git/info/exclude, or make .gitignore a regular file)`);
+    }
+    const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES, name: ".gitignore" });
+    if (read.problem) throw new UsageError(`${read.problem}; coder cannot add .coder/ to it (make it a regular file)`);
+    const before = read.text ?? "";
     appendFileSync(file, `${before && !before.endsWith("\n") ? "\n" : ""}.coder/\n`);
     return "added";
   }

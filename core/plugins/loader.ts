@@ -2,7 +2,7 @@
 // `--plugin PATH`, all through one door. The default export is validated
 // strictly (unknown keys are errors, not silently ignored); a plugin that
 // throws while loading is reported by name and skipped.
-import { readFileSync } from "node:fs";
+import { readCapped } from "../edit/read.ts";
 import { dirname, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { displayPath } from "../config/config.ts";
@@ -40,13 +40,14 @@ export function sha256Hex(bytes: Uint8Array | string): string {
 }
 
 /** sha256 of a plugin file; a missing file is a UsageError naming it (and who named it). */
+/** A plugin (one bundled file) larger than this is refused. */
+const MAX_PLUGIN_BYTES = 64 * 1024 * 1024;
+
 export function hashPluginFile(path: string, namedBy: string): string {
-  try {
-    return sha256Hex(readFileSync(path));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    throw new UsageError(`plugin file ${path} (from ${namedBy}) cannot be read: ${code === "ENOENT" ? "not found" : messageOf(error)}`);
-  }
+  // Through the capped reader: a plugin named as /dev/zero or a pipe is refused, not read without end.
+  const read = readCapped(path, { maxBytes: MAX_PLUGIN_BYTES, name: `plugin file ${path}` });
+  if (read.ok) return sha256Hex(read.bytes);
+  throw new UsageError(read.reason === "missing" ? `plugin file ${path} (from ${namedBy}) cannot be read: not found` : `${read.message} (from ${namedBy})`);
 }
 
 /** A plugin file as a source; `pin` is the sha256 it must have (mismatch: ConfigError with both hashes). */

@@ -36,6 +36,8 @@ export interface SpawnResult {
   stderr: string;
   timedOut: boolean;
   aborted: boolean;
+  /** Why the command could not start (not found, not executable); code is then 127. */
+  startError?: string;
 }
 
 /** Process groups still running, ended with SIGKILL when coder exits however it exits. */
@@ -83,7 +85,7 @@ export async function endGroup(pid: number, exited: Promise<unknown>, graceMs: n
  * if (r.timedOut) warn("tests timed out");
  */
 export async function spawnGroup(argv: string[], options: SpawnOptions): Promise<SpawnResult> {
-  if (argv.length === 0) return { code: 127, stdout: "", stderr: "an empty command", timedOut: false, aborted: false };
+  if (argv.length === 0) return { code: 127, stdout: "", stderr: "an empty command", timedOut: false, aborted: false, startError: "an empty command" };
   installExitHook();
   const ownGroup = !options.inheritStdin && process.platform !== "win32";
   let proc: ReturnType<typeof Bun.spawn<"pipe" | "inherit", "pipe", "pipe">>;
@@ -97,7 +99,8 @@ export async function spawnGroup(argv: string[], options: SpawnOptions): Promise
       detached: ownGroup,
     });
   } catch (error) {
-    return { code: 127, stdout: "", stderr: error instanceof Error ? error.message : String(error), timedOut: false, aborted: false };
+    const why = error instanceof Error ? error.message : String(error);
+    return { code: 127, stdout: "", stderr: why, timedOut: false, aborted: false, startError: why };
   }
   const pid = proc.pid;
   if (ownGroup) liveGroups.add(pid);

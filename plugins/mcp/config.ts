@@ -4,6 +4,7 @@
 // (the option `mcpServers`, trust already applied) and from `--mcp-config FILE`.
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
+import type { Kit } from "../../core/plugin.ts";
 
 interface Common {
   name: string;
@@ -111,14 +112,21 @@ export function parseServer(name: string, raw: unknown, source: string, env: Rea
 }
 
 /** The servers of `--mcp-config FILE`: a JSON file whose "mcpServers" object holds the entries (as .mcp.json files do). */
-export function readServerFile(file: string, cwd: string): { entries: Record<string, unknown>; source: string; baseDir: string } {
+export function readServerFile(file: string, cwd: string, readBytes?: Kit["files"]["readBytes"]): { entries: Record<string, unknown>; source: string; baseDir: string } {
   const path = resolve(cwd, file);
   const source = `--mcp-config ${file}`;
   let text: string;
-  try {
-    text = readFileSync(path, "utf8");
-  } catch (error) {
-    throw new McpConfigError(`cannot read ${source}: ${error instanceof Error ? error.message : String(error)}`);
+  if (readBytes) {
+    // The kit's capped reader: a regular file of at most 1 MB (not a link to /dev/zero or a pipe).
+    const read = readBytes(path, { maxBytes: 1024 * 1024 });
+    if (!read.ok) throw new McpConfigError(`cannot read ${source}: ${read.missing ? "no such file" : read.problem}`);
+    text = new TextDecoder().decode(read.bytes);
+  } else {
+    try {
+      text = readFileSync(path, "utf8");
+    } catch (error) {
+      throw new McpConfigError(`cannot read ${source}: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
   let value: unknown;
   try {
@@ -135,12 +143,18 @@ export function readServerFile(file: string, cwd: string): { entries: Record<str
  * Every configured server: the config files' (already merged by name, trust applied by the
  * kernel) then `--mcp-config`'s, which win a name clash for this run.
  */
-export function configuredServers(options: Readonly<Record<string, unknown>>, env: Readonly<Record<string, string | undefined>>, root: string, cwd: string): ServerConfig[] {
+export function configuredServers(
+  options: Readonly<Record<string, unknown>>,
+  env: Readonly<Record<string, string | undefined>>,
+  root: string,
+  cwd: string,
+  readBytes?: Kit["files"]["readBytes"],
+): ServerConfig[] {
   const found = new Map<string, ServerConfig>();
   const fromConfig = (options.mcpServers ?? {}) as Record<string, unknown>;
   for (const [name, raw] of Object.entries(fromConfig)) found.set(name, parseServer(name, raw, "config", env, root));
   if (typeof options.mcpConfig === "string") {
-    const file = readServerFile(options.mcpConfig, cwd);
+    const file = readServerFile(options.mcpConfig, cwd, readBytes);
     for (const [name, raw] of Object.entries(file.entries)) found.set(name, parseServer(name, raw, file.source, env, file.baseDir));
   }
   return [...found.values()];

@@ -25,7 +25,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
     if (state) return state;
     let configs: ReturnType<typeof configuredServers> = [];
     try {
-      configs = configuredServers(options, process.env, kit.root, kit.cwd);
+      configs = configuredServers(options, process.env, kit.root, kit.cwd, kit.files.readBytes);
     } catch (error) {
       if (!(error instanceof McpConfigError)) throw error;
       configProblem = error.message;

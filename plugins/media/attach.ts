@@ -1,11 +1,17 @@
 // The chat's images and PDFs as message parts: read from disk, measured, downscaled to
 // what the model's provider keeps (jimp, pure JavaScript, loaded on first need), and
 // cached per file (path, size, mtime) and provider rules.
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import type { DocumentPart, ImageMediaType, ImagePart, ImageRules, Kit } from "../../core/plugin.ts";
 
 /** The largest PDF sent inline (OpenAI's and Gemini's request limits are near this). */
 export const MAX_PDF_BYTES = 32_000_000;
+/**
+ * The most pixels an image may have: it is refused, from its header, before anything decodes
+ * it (a small PNG can claim 20,000 × 20,000 pixels, gigabytes once decoded). 50 MP covers
+ * today's largest phone photos.
+ */
+export const MAX_IMAGE_PIXELS = 50_000_000;
 /** JPEG quality when a downscaled image is still too large as PNG. */
 const JPEG_QUALITY = 80;
 
@@ -51,6 +57,8 @@ export async function fitImage(
 ): Promise<{ ok: true; bytes: Uint8Array; mediaType: ImageMediaType; width: number; height: number; note?: string } | { ok: false; problem: string }> {
   const size = await imageDimensions(bytes);
   if (!size) return { ok: false, problem: `${name} is not a readable ${mediaType.slice(6).toUpperCase()} image` };
+  const tooMany = pixelProblem(name, size);
+  if (tooMany) return { ok: false, problem: tooMany };
   const maxBytes = rules?.maxBytes ?? 20_000_000;
   const target = kit.media.fit(size.width, size.height, rules);
   const tooLarge = target.width < size.width || target.height < size.height;
@@ -77,6 +85,13 @@ export async function fitImage(
   if (out.length > maxBytes) return { ok: false, problem: `${name} is still ${byteSize(out.length)} after shrinking, more than the ${byteSize(maxBytes)} the model takes` };
   const note = `${name}: ${size.width}×${size.height} downscaled to ${image.bitmap.width}×${image.bitmap.height} for the model`;
   return { ok: true, bytes: out, mediaType: finalType, width: image.bitmap.width, height: image.bitmap.height, note };
+}
+
+/** Why an image of this size is refused before decoding (over MAX_IMAGE_PIXELS), or null. */
+export function pixelProblem(name: string, size: { width: number; height: number }): string | null {
+  const pixels = size.width * size.height;
+  if (pixels <= MAX_IMAGE_PIXELS) return null;
+  return `${name} is ${size.width}×${size.height} pixels (${Math.round(pixels / 1e6)} megapixels), over the ${MAX_IMAGE_PIXELS / 1e6} megapixel limit coder decodes; scale it down first`;
 }
 
 /** "3.2 MB", "240 kB" below a megabyte, "38 bytes" below a kilobyte. */
@@ -119,7 +134,11 @@ export class MediaParts {
   private async read(abs: string, name: string, rules: ImageRules | undefined | null): Promise<Attached> {
     const type = this.kit.media.typeOf(abs);
     if (!type) return { ok: false, problem: `${name} is not an image or a PDF` };
-    const bytes = new Uint8Array(readFileSync(abs));
+    // Through the kit's capped reader: a regular file within --max-file-size, or a reason.
+    const read = this.kit.files.readBytes?.(abs);
+    if (!read) return { ok: false, problem: `${name} cannot be read: this coder has no capped file reader (kit.files.readBytes)` };
+    if (!read.ok) return { ok: false, problem: read.missing ? `${name} no longer exists` : read.problem.replace(abs, name) };
+    const bytes = read.bytes;
     if (type === "application/pdf") {
       if (bytes.length > MAX_PDF_BYTES) return { ok: false, problem: `${name} is ${byteSize(bytes.length)}, more than the ${byteSize(MAX_PDF_BYTES)} a request can carry` };
       const part: DocumentPart = { type: "document", mediaType: type, data: Buffer.from(bytes).toString("base64"), name };
@@ -129,6 +148,8 @@ export class MediaParts {
     }
     if (rules === null) {
       const size = await imageDimensions(bytes);
+      const tooMany = size && pixelProblem(name, size);
+      if (tooMany) return { ok: false, problem: tooMany };
       return { ok: true, part: { type: "image", mediaType: type, data: Buffer.from(bytes).toString("base64"), ...size, name } };
     }
     const fitted = await fitImage(this.kit, bytes, type, name, rules);

@@ -91,3 +91,13 @@ describe("URLs in a message", () => {
     expect(pageFileName("http://127.0.0.1:8080/")).toBe("127.0.0.1-8080.md");
   });
 });
+
+describe("private addresses", () => {
+  test("loopback, private, link-local and unique-local addresses are recognised; public ones are not", async () => {
+    const { privateRange } = await import("./fetch.ts");
+    for (const a of ["127.0.0.1", "127.9.8.7", "10.1.2.3", "172.16.0.1", "172.31.255.255", "192.168.1.1", "169.254.169.254", "::1", "fc00::1", "fd12:3456::1", "fe80::1", "::ffff:127.0.0.1", "0.0.0.0"]) {
+      expect({ a, range: privateRange(a) !== null }).toEqual({ a, range: true });
+    }
+    for (const a of ["8.8.8.8", "172.32.0.1", "192.169.0.1", "2001:db8::1", "example.com"]) expect({ a, range: privateRange(a) }).toEqual({ a, range: null });
+  });
+});

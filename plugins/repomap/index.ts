@@ -102,6 +102,7 @@ export class RepoMapService {
       mentionedIdents: turn.mentionedIdents,
       budget,
       countTokens: (text) => this.#kit.tokens.count(text),
+      read: this.#kit.files.readBytes ? (path) => textOf(this.#kit.files.readBytes!(path)) : undefined,
       cache: this.#openCache(),
       assets: loadAssets,
       warn: (m) => this.#kit.log.warn(m),
@@ -213,6 +214,11 @@ function progressBar(): ((done: number, total: number) => void) | undefined {
     const filled = Math.round((done / total) * width);
     process.stderr.write(`\r\x1b[2Krepo map: [${"#".repeat(filled)}${" ".repeat(width - filled)}] ${done}/${total} files`);
   };
+}
+
+/** The text of a capped read, or null when it was refused. */
+function textOf(read: { ok: true; bytes: Uint8Array } | { ok: false }): string | null {
+  return read.ok ? new TextDecoder().decode(read.bytes) : null;
 }
 
 function turnFromSession(session: Session): TurnContext {

@@ -42,6 +42,8 @@ export interface RepoMapInput {
   poolThreshold?: number;
   /** What the session keeps between builds (memory.ts); absent: everything is read from the cache. */
   memory?: MapMemory;
+  /** A file's text through the kit's capped reader (a tracked link to /dev/zero is not read); default: the disk. */
+  read?: (path: string) => string | null;
   /** Aborts a build (it rejects with the signal's reason). */
   signal?: AbortSignal;
   /**
@@ -192,7 +194,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
 
   const renderStart = performance.now();
   const renderer = new MapRenderer({
-    text: (path) => readText(input.root, path),
+    text: (path) => (input.read ? input.read(path) : readText(input.root, path)),
     definitions: definitionsOf,
   });
   const fitted = fitToBudget(ordered, input.budget, (prefix) => renderer.render(prefix, chat), input.countTokens);
@@ -224,7 +226,7 @@ function chatImports(input: RepoMapInput, files: readonly string[], scan: ScanRe
       imports.set(chat, stored);
       continue;
     }
-    resolver ??= new ImportResolver({ files, read: (path) => readText(input.root, path) });
+    resolver ??= new ImportResolver({ files, read: (path) => (input.read ? input.read(path) : readText(input.root, path)) });
     const found = resolver.importsOf(chat);
     imports.set(chat, found);
     if (!deferred.has(chat) && sig) input.cache.putImports(chat, sig, encodeImports(found));

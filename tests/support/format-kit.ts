@@ -4,7 +4,8 @@ import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { FormatError } from "../../core/errors.ts";
-import { FileStore } from "../../core/edit/files.ts";
+import { DEFAULT_MAX_FILE_BYTES, FileStore } from "../../core/edit/files.ts";
+import { capReader } from "../../core/boot/kit.ts";
 import { matcher } from "../../core/edit/matcher.ts";
 import { fittedSize, mediaTokens, mediaTypeOfFile } from "../../core/chat/parts.ts";
 import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } from "../../core/plugin.ts";
@@ -29,6 +30,7 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
       read: async (path) => store.read(path),
       list: async () => [],
       absolute: (path) => join(root, path),
+      readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES),
     },
     diff: { unified: (path, before, after) => `--- ${path}\n+++ ${path}\n-${before}\n+${after}\n` },
     run: async () => ({ code: 0, stdout: "", stderr: "" }),

@@ -23,6 +23,8 @@ export interface FileStoreLike {
   read(rel: string): string | null;
   /** A read-only file outside the repository, by absolute path (never written). */
   readOutside(abs: string): string | null;
+  /** Why a file does not read into the chat (not a regular file, over --max-file-size, not found, not text). */
+  unreadable(path: string): string;
   workspace(chatFiles: readonly string[]): StagedWorkspace;
   writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions): Promise<WriteReport>;
 }
