@@ -1,10 +1,11 @@
 // Entry: parse argv, answer --version/--help at once, otherwise load settings,
 // assemble the kernel (registry, kit, plugins) and run a subcommand or a chat
-// mode (core/cli/dispatch.ts). Only the option table is imported statically: everything
-// else, node:util included, is imported when a path needs it, so the cheap
-// paths stay cheap.
+// mode (core/cli/dispatch.ts). Only the help text is imported statically; the option
+// table with what the built-ins declare to the command line comes next, and everything
+// else, node:util included, is imported when a path needs it, so the cheap paths stay cheap.
 import { RuntimeFailure, exitCodeFor } from "./core/errors.ts";
 import { helpText } from "./core/cli/help.ts";
+import { KERNEL_SUBCOMMANDS } from "./core/kernel.ts";
 
 declare const CODER_VERSION: string | undefined;
 
@@ -19,20 +20,26 @@ export function version(): string {
   }
 }
 
-const SUBCOMMANDS = new Set(["plugins", "plugin", "config", "models", "map", "doctor", "acp", "mcp"]);
-
 export async function main(argv: string[]): Promise<number> {
   const v = version();
   // `coder --version` / `coder --help` alone: no argv parser, nothing else loaded.
   if (argv.length === 1 && argv[0] === "--version") return print(`coder ${v}`);
-  if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return print(helpText(v));
+  // What the built-ins declare to the command line (their small options.ts files), not their code.
+  const { BUILTINS, builtinSubcommands, builtinTable } = await import("./builtins.ts");
+  if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return print(helpText(v, builtinTable(), builtinSubcommands()));
   const { parseArgv } = await import("./core/config/argv.ts");
-  const args = parseArgv(argv);
+  const table = builtinTable();
+  // A flag nobody knows yet may be a --plugin file's or a config plugin's: parsed again once they load.
+  const args = parseArgv(argv, table, { lenient: true });
+  const plugins = (args.values.plugin as string[] | undefined)?.length ?? 0;
   if (args.values.version) return print(`coder ${v}`);
-  if (args.values.help) return print(helpText(v));
+  if (args.values.help && plugins === 0) {
+    if (args.unknown.length) parseArgv(argv, table);
+    return print(helpText(v, table, builtinSubcommands()));
+  }
   const [first, ...rest] = args.positionals;
-  const subcommand = first !== undefined && SUBCOMMANDS.has(first) ? first : undefined;
-  const input = { version: v, args, subcommand, rest: subcommand ? rest : args.positionals, builtins: async () => (await import("./builtins.ts")).BUILTINS };
+  const subcommand = first !== undefined && KERNEL_SUBCOMMANDS.includes(first) ? first : undefined;
+  const input = { version: v, args, table, subcommand, rest: subcommand ? rest : args.positionals, builtins: async () => BUILTINS };
   // Two front ends: the editor's agent protocol (`coder acp`), and the command line (everything else).
   if (subcommand === "acp") return (await import("./core/acp/index.ts")).runAcp(input);
   const { runMain } = await import("./core/cli/dispatch.ts");

@@ -1,9 +1,13 @@
 // The kernel's two shapes: what is known before plugins load (Loaded: settings
 // with provenance, the environment with the repository's API keys, trust), and
 // the assembled kernel a front end runs (App: plus the plugin registry and the kit).
+import type { ParsedArgv } from "./config/argv.ts";
 import type { ConfigLayer, LayerKind, Settings } from "./config/config.ts";
 import type { Kit, Logger } from "./plugin.ts";
 import type { Registry } from "./plugins/registry.ts";
+
+/** The command line's own subcommands (`coder NAME`); a plugin's subcommand may not take these names. */
+export const KERNEL_SUBCOMMANDS: readonly string[] = ["plugins", "plugin", "config", "models", "prompts", "init", "doctor", "acp"];
 
 export interface App {
   version: string;
@@ -23,6 +27,12 @@ export interface App {
   interactive: boolean;
   /** A chat that outlives one request without a terminal (`coder acp`): history is summarised and the cache kept warm as in the REPL. */
   persistent?: boolean;
+  /** Who answers `kit.ui`: the chat's gate once one is created (core/chat/create.ts); until then nobody (no, or the declared default). */
+  ui: {
+    confirm: ((question: string, options: { key?: string; detail?: string }) => Promise<boolean>) | null;
+    select?: ((question: string, choices: readonly string[], options: { default?: string; detail?: string }) => Promise<string | null>) | null;
+    input?: ((question: string, options: { default?: string; detail?: string }) => Promise<string | null>) | null;
+  };
 }
 
 /** Everything known before plugins load. */
@@ -41,6 +51,10 @@ export interface Loaded {
   log: Logger;
   /** `coder doctor` only: config files left out because they could not be used (the error each would have thrown). */
   configErrors?: ConfigProblem[];
+  /** The command line as first parsed (before plugins declared their flags). */
+  args: ParsedArgv;
+  /** The kernel's subcommand named on the command line, if any. */
+  subcommand?: string;
 }
 
 export interface ConfigProblem {

@@ -2,8 +2,12 @@
 // Types only: nothing here exists at run time, so a plugin file imports it with
 // `import type` and needs neither coder's sources nor node_modules to run.
 
-/** The plugin API version this kernel implements. A plugin declares the version it was written for. */
-export type ApiVersion = 1;
+/**
+ * The plugin API versions this kernel loads. A plugin declares the version it was written for:
+ * 1 (formats, context, models, commands, tools) or 2 (adds options, subcommands; see the README's
+ * table). A version 1 plugin loads unchanged.
+ */
+export type ApiVersion = 1 | 2;
 
 /**
  * What a plugin module's default export is: a plugin object, or a function of the
@@ -35,6 +39,223 @@ export interface PluginObject {
   commands?: SlashCommand[];
   /** Read-only tools the model may call to gather information before it answers (see `ToolProvider`). */
   tools?: ToolProvider[];
+  /**
+   * Options this plugin reads (apiVersion 2): each becomes a flag, a CODER_* variable and a config
+   * key, shown in `--help`, the config schema, `coder config show` and `/settings` like the
+   * kernel's. Read them with `kit.options.get(spec)`.
+   */
+  options?: readonly PluginOption[];
+  /** `coder NAME ...` commands this plugin answers (apiVersion 2), e.g. `coder map`. */
+  subcommands?: Subcommand[];
+  /**
+   * Once every plugin has loaded and options are settled, before any request (apiVersion 2):
+   * start what the plugin needs. A throw is reported and the plugin's hooks still run.
+   */
+  setup?(): void | Promise<void>;
+  /**
+   * At exit, also on SIGTERM, SIGINT and SIGHUP (apiVersion 2): close what `setup` or later work
+   * opened (servers, files, timers). Every plugin's `dispose` runs at once, within a time limit
+   * of 3 seconds; one that takes longer is reported and left behind.
+   */
+  dispose?(): void | Promise<void>;
+  /** Before each request goes out, sequential (apiVersion 2): change the messages sent (not the chat's history). */
+  onRequest?: Hook<(event: RequestEvent) => HookResult<RequestChange>>;
+  /** After each reply has streamed, in parallel (apiVersion 2): observe it. */
+  onReply?: Hook<(event: ReplyEvent) => void | Promise<void>>;
+  /** Before each edited file is written, sequential (apiVersion 2): refuse it with a reason the user sees, or change its new content. */
+  onEdit?: Hook<(event: EditEvent) => HookResult<EditVerdict>>;
+  /** Before coder commits a reply's changes, sequential (apiVersion 2): change the message, add trailers, or refuse the commit. */
+  onCommit?: Hook<(event: CommitEvent) => HookResult<CommitChange>>;
+  /** Before a tool call the model made is run, sequential (apiVersion 2): refuse it with a reason the model hears. */
+  onToolCall?: Hook<(event: ToolCallEvent) => HookResult<ToolCallVerdict>>;
+}
+
+// ─── Hooks ───────────────────────────────────────────────────────────────────
+
+/**
+ * A hook: its handler, or `{ order, handler }`. Plugins' handlers of one hook run in load order
+ * (built-ins, config plugins, then --plugin files); `order: "pre"` ones first, `"post"` ones last.
+ * Sequential hooks see the previous handler's result; a throwing handler is reported with the
+ * plugin's name and the hook, counts as "no change", and never stops the session.
+ *
+ * @example
+ * onCommit: { order: "post", handler: ({ message }) => ({ trailers: ["Reviewed-by: bot"] }) },
+ */
+export type Hook<H> = H | { order?: "pre" | "post"; handler: H };
+
+/** What a sequential handler returns: its change, or nothing for none. */
+export type HookResult<T> = T | void | undefined | Promise<T | void | undefined>;
+
+/** The names of the hooks, for messages and the kernel's runner. */
+export type HookName = "onRequest" | "onReply" | "onEdit" | "onCommit" | "onToolCall";
+
+export interface RequestEvent {
+  model: string;
+  /** The messages about to be sent (as changed by earlier handlers). */
+  messages: readonly ChatMessage[];
+}
+
+export interface RequestChange {
+  /** The messages to send instead. */
+  messages?: ChatMessage[];
+}
+
+export interface ReplyEvent {
+  model: string;
+  text: string;
+  toolCalls: readonly ToolCall[];
+  finishReason: FinishReason;
+}
+
+export interface EditEvent {
+  /** Repository-relative path. */
+  path: string;
+  /** The file's text now; null for a new file. */
+  before: string | null;
+  /** Its text after the edit (as changed by earlier handlers); null when the edit deletes it. */
+  after: string | null;
+  /** The edit format the reply used. */
+  format: string;
+}
+
+/** `veto`: the file is not written, and the user (and the model, in the repair report) hears why. `content`: write this instead. */
+export type EditVerdict = { veto: string } | { content: string };
+
+export interface CommitEvent {
+  /** The commit message (as changed by earlier handlers). */
+  message: string;
+  /** Repository-relative paths committed. */
+  files: readonly string[];
+}
+
+export interface CommitChange {
+  message?: string;
+  /** Lines such as "Refs: JIRA-12", added to the message's trailer block. */
+  trailers?: string[];
+  /** Refuse the commit: the files stay written and uncommitted, and the user hears why. */
+  veto?: string;
+}
+
+export interface ToolCallEvent {
+  name: string;
+  /** The raw JSON arguments, as the model produced them. */
+  arguments: string;
+  /** Where the tool comes from, e.g. "MCP server docs". */
+  origin: string;
+}
+
+export type ToolCallVerdict = { veto: string };
+
+// ─── Options ─────────────────────────────────────────────────────────────────
+
+/**
+ * One option a plugin declares. The key is the config-file key (camelCase); the flag is its
+ * kebab-case form (`--map-tokens`), the environment variable `CODER_<SNAKE>` (`CODER_MAP_TOKENS`).
+ * Declare it `as const` so `kit.options.get` infers its value's type.
+ *
+ * @example
+ * const TICKET = { key: "ticketPrefix", type: "string", default: "JIRA", arg: "PREFIX", help: "prefix of ticket ids in commit trailers" } as const satisfies PluginOption;
+ * // later, in a hook: const prefix: string = kit.options.get(TICKET);
+ */
+export interface PluginOption {
+  key: string;
+  /** `object`: config only, any JSON object (the plugin checks its entries). */
+  type: "boolean" | "string" | "number" | "list" | "enum" | "object";
+  /** Allowed values for `enum`. */
+  values?: readonly string[];
+  default?: boolean | string | number | readonly string[];
+  /** One line for `--help`, the schema and `/settings`. */
+  help: string;
+  /** Value placeholder in `--help`, e.g. "N". */
+  arg?: string;
+  /** The `--help` heading (default: "Plugin NAME"). */
+  group?: string;
+  /** Booleans: accept `--no-<flag>`. */
+  negatable?: boolean;
+  /** Only on the command line (and env), not a config key. */
+  cliOnly?: boolean;
+  /** Only in config files, not a flag. */
+  configOnly?: boolean;
+  /** No CODER_* environment variable. */
+  noEnv?: boolean;
+  /**
+   * Set in the repository's own config, it takes effect only in a trusted repository, because it
+   * runs code on the user's machine or weakens coder's protections.
+   */
+  needsTrust?: "runs code" | "weakens your protections";
+  /** With `needsTrust`: this value (the safe one) needs no trust. */
+  safeValue?: boolean;
+  /** The repository's own config may never set it (secrets, endpoints, paths coder writes). */
+  notInProject?: boolean;
+  /** Numbers: 0 makes no sense (a time bound, a size cap); the unit names it in errors. */
+  positive?: "seconds" | "megabytes";
+  /** Shown masked in `coder config show` and `/settings`. */
+  secret?: boolean;
+  /** `object`: entries from several config files add up by key (a later file's entry winning) instead of replacing. */
+  merge?: "by-key";
+  /** With `needsTrust: "runs code"`: the command lines a value runs, so trust also covers the scripts outside the repository they name. */
+  runs?(value: unknown): string[];
+}
+
+/** The type of an option's value, from its declaration. */
+export type OptionValue<S extends PluginOption> = S extends { type: "boolean" }
+  ? boolean
+  : S extends { type: "number" }
+    ? number
+    : S extends { type: "list" }
+      ? string[]
+      : S extends { type: "enum"; values: readonly (infer V)[] }
+        ? V
+        : S extends { type: "object" }
+          ? Record<string, unknown>
+          : string;
+
+/** What `kit.options.get` returns: the value, or undefined for an option without a default that nothing set. */
+export type OptionRead<S extends PluginOption> = S extends { default: unknown } | { type: "list" | "object" } ? OptionValue<S> : OptionValue<S> | undefined;
+
+// ─── Subcommands ─────────────────────────────────────────────────────────────
+
+/**
+ * `coder NAME [ARG ...]`: a command of the command line (not of the chat). It runs once
+ * settings, trust and every plugin are in place, and its return value is the exit code.
+ *
+ * @example
+ * const stats: Subcommand = {
+ *   name: "stats", usage: "[--json]", summary: "count the repository's files",
+ *   run: async (args, cli) => {
+ *     const n = (await kit.files.list()).length;
+ *     cli.json ? cli.printJson({ files: n }) : cli.print(`${n} files`);
+ *     return 0;
+ *   },
+ * };
+ */
+export interface Subcommand {
+  name: string;
+  /** One line for `--help`. */
+  summary: string;
+  /** Its arguments as `--help` shows them after the name, e.g. "list [--json]". */
+  usage?: string;
+  /** A boolean option (declared by the same plugin) that also runs this command, e.g. `showRepoMap` for `--show-repo-map`. */
+  flag?: string;
+  run(args: readonly string[], cli: SubcommandContext): Promise<number> | number;
+}
+
+/** What a subcommand gets besides its arguments. */
+export interface SubcommandContext {
+  /** Effective options (read-only). */
+  readonly options: Readonly<Record<string, unknown>>;
+  /** `--json` was given: print one JSON document (`printJson`) instead of text. */
+  readonly json: boolean;
+  /** A line (or lines) of text on stdout. */
+  print(text: string): void;
+  /** One JSON document on stdout. */
+  printJson(value: unknown): void;
+  /** A warning on stderr. */
+  warn(text: string): void;
+  /** Stop with a usage error (exit 2): the message says what was wrong and what to type instead. */
+  usage(message: string): never;
+  /** The context a provider gets for these chat files (typed paths, relative to where coder runs), outside any request (`coder map`). */
+  turn(chatFiles: readonly string[]): TurnContext;
 }
 
 // ─── Messages ────────────────────────────────────────────────────────────────
@@ -314,6 +535,13 @@ export interface MatchFailure {
   reason: MatchFailureReason;
   /** Closest regions (not-found) or every matching location (ambiguous). */
   candidates: MatchCandidate[];
+  /**
+   * Set when the SEARCH text quotes a file as last committed (or saved, under an editor's
+   * unsaved buffer), and those lines have changed since (the user's edit): the current lines,
+   * 1-based, of `path`. Such a
+   * SEARCH never lands approximately; `explain` asks for the current lines instead.
+   */
+  userChange?: { path: string; startLine: number; endLine: number; text: string; committedLine: number; was?: "committed" | "saved" };
 }
 
 export type MatchResult = MatchSuccess | MatchFailure;
@@ -325,6 +553,106 @@ export interface Matcher {
   replace(content: string, search: string, replace: string, options?: MatchOptions): MatchResult;
   /** Render a failure as text for the model: the rule broken and "did you mean these lines". */
   explain(failure: MatchFailure, search: string, replace: string, path: string): string;
+}
+
+// ─── Format helpers: what the built-in formats share ────────────────────────
+
+/** What a reply says about where one edit goes (consulted only when SEARCH matches several places). */
+export interface PlacementHints {
+  /** Line numbers the model gave (1-based), e.g. "around line 42" or a hunk's `@@ -42,7`. */
+  lines?: readonly number[];
+  /** Names the model gave as the edit's enclosing scope, e.g. `Wishlist` from "in `Wishlist.total`". */
+  scopes?: readonly string[];
+}
+
+/** The place chosen (its first line, 1-based) and the clue that chose it, for the edit's note. */
+export interface Placement {
+  at: number;
+  why: string;
+}
+
+/** One way to read a block with several divider-shaped lines: SEARCH and REPLACE on either side of one. */
+export interface SplitReading {
+  search: string;
+  replace: string;
+  /** The divider line, trimmed. */
+  divider: string;
+}
+
+/** An edit that replaces the whole lines `search` by `replace` in `path` (empty `search`: create or fill the file). */
+export interface SearchReplaceEdit extends Edit {
+  search: string;
+  replace: string;
+  /** Clues to where the edit goes, consulted only when SEARCH matches several places. */
+  hints?: PlacementHints;
+  /** Set when the block holds several divider-shaped lines: the file decides which one divides it. */
+  splits?: readonly SplitReading[];
+  /** Set when the file was not in the chat as the model wrote the edit: it has not seen the content. */
+  unseen?: boolean;
+}
+
+/** One SEARCH/REPLACE block as `kit.formats.parseBlocks` read it from a reply. */
+export interface SearchReplaceBlock {
+  /** The path as the model wrote it (decoration stripped; resolve it with `ParseContext.resolvePath`). */
+  filename: string;
+  /** The preferred split's texts (the first at a canonical `=======`, else the first). */
+  search: string;
+  replace: string;
+  /** 0-based line of the SEARCH marker. */
+  line: number;
+  /** 0-based line of the `>>>>>>> REPLACE` marker. */
+  end: number;
+  /** Every way to split the block, when it holds more than one divider-shaped line (pass them on as `SearchReplaceEdit.splits`). */
+  splits?: SplitReading[];
+}
+
+/** What `kit.formats.parseBlocks` reads from a reply: its blocks, and the commands of its shell-tagged fences. */
+export interface SearchReplaceBlocks {
+  blocks: SearchReplaceBlock[];
+  shell: string[];
+}
+
+/**
+ * The helpers the built-in formats share, for a user's format to reuse (`kit.formats`).
+ *
+ * @example
+ * // A format whose parser yields SearchReplaceEdits applies them as `diff` does:
+ * apply: (edits, ws) => kit.formats.applySearchReplace(edits, ws),
+ */
+export interface FormatHelpers {
+  /**
+   * Apply SEARCH/REPLACE edits in order to the staged workspace through `kit.matcher` (its whole
+   * ladder, and its guard: a SEARCH quoting lines the user has changed since the last commit never
+   * lands approximately). A SEARCH found in several places lands where the edit's `hints` (or the
+   * previous edit of the same file) point to exactly one; a SEARCH not in the named file is tried
+   * in the other chat files; an empty SEARCH creates (or fills an empty) file. One outcome per
+   * edit, never throws for a mismatch.
+   */
+  applySearchReplace<E extends SearchReplaceEdit>(edits: E[], ws: Workspace): EditOutcome<E>[];
+  /**
+   * Fence parsing of SEARCH/REPLACE blocks as `diff` (the path on the line before the opening
+   * fence) or `diff-fenced` (the path inside it) reads them: markers of 5-9 characters, the path
+   * matched against `chatFiles`, shell-tagged fences as commands. Throws `kit.FormatError`,
+   * written for the model, on a missing path or marker.
+   */
+  parseBlocks(text: string, fence: Fence, chatFiles?: readonly string[], variant?: "diff" | "diff-fenced"): SearchReplaceBlocks;
+  /** The commands of every fence of `text` tagged with a shell language (```bash, ````sh, ...). */
+  shellBlocks(text: string): string[];
+  /** Is `line` a fence opening tagged with a shell language? */
+  isShellFence(line: string): boolean;
+  /** The command of the shell fence opening at `lines[at]`, and the index of the line after its closing fence. */
+  readShellBlock(lines: readonly string[], at: number): { command: string; next: number };
+  /** Write `content` to `path` in the workspace: an applied outcome, or a refused one with the workspace's reason. */
+  stage<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string): EditOutcome<E>;
+  /** Placement clues in the prose a reply puts before an edit ("around line 42", "in `Cart.total`"). */
+  hintsFromProse(prose: string): PlacementHints;
+  /** Placement clues of a diff hunk's `@@ -40,7 +40,8 @@ class Cart:` line. */
+  hintsFromHunkHeader(header: string): PlacementHints;
+  /**
+   * The one candidate of an ambiguous match the clues support, or null when none does or they
+   * disagree. `previousEnd`: the last line of the previous edit of the same file, or null.
+   */
+  choosePlace(candidates: readonly MatchCandidate[], content: string, hints: PlacementHints, previousEnd: number | null): Placement | null;
 }
 
 // ─── Context providers ───────────────────────────────────────────────────────
@@ -349,6 +677,13 @@ export interface ContextProvider {
    * },
    */
   onMessage?(message: string, session: Session): Promise<void> | void;
+  /**
+   * A few words for the REPL's start-up banner, or null to say nothing. Optional.
+   *
+   * @example
+   * banner: ({ options }) => (options.mapTokens === 0 ? "repo map: off" : "repo map: on")
+   */
+  banner?(context: Pick<TurnContext, "model" | "options" | "chatFiles">): string | null;
 }
 
 export interface ContextBlock {
@@ -381,6 +716,20 @@ export interface TurnContext {
 
 // ─── Model adapters ──────────────────────────────────────────────────────────
 
+/** A provider of `ModelAdapter.providers`: the prefix of its models, where it answers, the key it takes. */
+export interface ProviderSetup {
+  /** The prefix of `--model provider/model`. */
+  name: string;
+  /** Its OpenAI-compatible base URL; absent when the user must give one (a custom server). */
+  baseUrl?: string;
+  /** Environment variables that may hold its key (the first is where set-up saves one). */
+  keyEnv: readonly string[];
+  /** Answers without a key (a local server). */
+  keyOptional?: boolean;
+  /** Environment variables that may hold its base URL (the first is where set-up saves one). */
+  baseEnv?: readonly string[];
+}
+
 /** Talks to one family of model endpoints. */
 export interface ModelAdapter {
   name: string;
@@ -401,6 +750,24 @@ export interface ModelAdapter {
   defaultModel?(env: Readonly<Record<string, string | undefined>>): string | null;
   /** The variables `defaultModel` looks for, named in the warning when no adapter finds a key. */
   defaultModelKeys?: readonly string[];
+  /** The model to use when no adapter's `defaultModel` found a key and nothing names one (the first adapter's that says). Optional. */
+  fallbackModel?: string;
+  /**
+   * Why `model` cannot be used for want of an API key in `env` (naming what to set), or null when
+   * its key is there or it needs none. Lets an editor offer a sign-in before the first request.
+   *
+   * @example
+   * missingKey: (model, env) => (env.MY_API_KEY ? null : "no API key: set MY_API_KEY")
+   */
+  missingKey?(model: string, env: Readonly<Record<string, string | undefined>>): string | null;
+  /**
+   * The providers a person may pick in guided set-up (`coder init`, a first run without a key),
+   * and how the kernel tells whether a model's key is missing. Optional.
+   *
+   * @example
+   * providers: () => [{ name: "my", baseUrl: "https://api.my.dev/v1", keyEnv: ["MY_API_KEY"] }]
+   */
+  providers?(): ProviderSetup[];
   /** Stream one reply. Throws an Error with a one-line message when the request finally fails. */
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelEvent>;
   /**
@@ -450,6 +817,8 @@ export interface ModelRequest {
 
 export type ModelEvent =
   | { type: "text"; text: string }
+  /** The model's reasoning as it streams (`reasoning_content` / `reasoning` deltas): shown, never part of the reply. */
+  | { type: "reasoning"; text: string }
   | { type: "tool-call"; index: number; id?: string; name?: string; argumentsDelta: string }
   | { type: "usage"; promptTokens: number; completionTokens: number; cachedTokens: number; cacheWriteTokens?: number }
   | { type: "finish"; reason: FinishReason }
@@ -491,6 +860,29 @@ export interface ModelInfo {
   encoding?: string;
   /** True when the model was not in any table and defaults were used. */
   unknown?: boolean;
+  /** How the prompt is shaped for this model (absent: the defaults). Optional (additive to API version 1). */
+  prompting?: PromptSettings;
+}
+
+/**
+ * Per-model prompt settings, from the model table or a config's `models` entry.
+ *
+ * @example
+ * // .coder.json: send gpt-4.1 the reminder as a system message, and the "lazy" addendum
+ * { "models": { "openai/gpt-4.1": { "prompting": { "reminder": "system", "addendum": "lazy" } } } }
+ */
+export interface PromptSettings {
+  /**
+   * Where the format's reminder goes: `user` (default) appends it to the last user message;
+   * `system` sends it as a system message after the current request (models that weigh
+   * system messages more; a user message for models without a system role).
+   */
+  reminder?: "user" | "system";
+  /**
+   * A sentence added to the system message: `lazy` for models that elide code ("... rest
+   * unchanged") or stop halfway; `overeager` for models that change more than was asked.
+   */
+  addendum?: "lazy" | "overeager";
 }
 
 /**
@@ -554,8 +946,13 @@ export interface Session {
   addFiles(paths: string[]): Promise<string[]>;
   addReadOnly(paths: string[]): Promise<string[]>;
   dropFiles(paths: string[]): string[];
-  /** Send a request through the turn loop, optionally with another edit format for this one request. */
-  send(message: string, editFormat?: string): Promise<void>;
+  /**
+   * Send a request through the turn loop, optionally with another edit format for this one
+   * request. `options.typed`: what the user typed, when `message` wraps it in more text (e.g.
+   * `/help QUESTION` sends the question over the documentation): context providers'
+   * `onMessage` (URL offers, ...) see only that.
+   */
+  send(message: string, editFormat?: string, options?: { typed?: string }): Promise<void>;
   setModel(name: string): void;
   setEditFormat(name: string): void;
   clearHistory(): void;
@@ -570,6 +967,8 @@ export interface Session {
   warn(text: string): void;
   commands(): readonly SlashCommand[];
   formats(): readonly string[];
+  /** Each registered edit format with its one-line summary (for `/edit-format`). Optional. */
+  formatSummaries?(): readonly { name: string; summary: string }[];
   exit(): void;
   /**
    * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under
@@ -612,8 +1011,12 @@ export interface Session {
   settings?(): readonly { key: string; value: unknown; source: string }[];
   /** Every model the adapters' tables know (and config `models`), for `/models`. */
   listModels?(): readonly ModelInfo[];
-  /** Check files as after an edit, but whole: the syntax check, then the lint command(s). */
-  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string }>;
+  /**
+   * Check files as after an edit, but whole: the syntax check, then the lint command(s).
+   * `failed`: the files with problems (named in a failing command's output, or every file the
+   * command checked when it names none).
+   */
+  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed?: string[] }>;
   /** The last error the session reported (a failed request, a command's problem), or null. */
   lastError?(): string | null;
   /**
@@ -701,9 +1104,46 @@ export interface ToolResult {
 // ─── The kit: capabilities handed to plugins ─────────────────────────────────
 
 export interface Kit {
+  /** The newest plugin API version this kernel implements. */
   apiVersion: ApiVersion;
   /** coder's version. */
   version: string;
+  /**
+   * Options: a declared option's effective value, typed from its declaration. Read it when you
+   * use it (in a provider, a command, a hook), not while the plugin loads: flags and config
+   * files are settled once every plugin has declared its options, and `/settings` may change
+   * them during the session.
+   *
+   * @example
+   * const MAX = { key: "todoMax", type: "number", default: 20, arg: "N", help: "most TODOs listed" } as const satisfies PluginOption;
+   * const max: number = kit.options.get(MAX);
+   */
+  options: {
+    get<const S extends PluginOption>(spec: S): OptionRead<S>;
+  };
+  /**
+   * Ask the user from anywhere (a provider, a tool, a hook), through the gate and the front end
+   * in use: the REPL's one-key prompt, an ACP permission request, yes under --yes-always, no when
+   * nobody can answer (one-shot, --json, a subcommand). "Don't ask again" is remembered under
+   * `key` (default: the question).
+   *
+   * @example
+   * if (await kit.ui.confirm("Upload the diff to the review tool?", { key: "review-upload" })) await upload();
+   *
+   * `select` and `input` ask for one of `choices` or a line of text. They return the person's
+   * answer (null when they cancel, or answer with nothing and no default is declared); under
+   * --yes-always, when nobody can answer, and in a front end that cannot ask such a question,
+   * they return `default` (null without one) without asking.
+   *
+   * @example
+   * const level = await kit.ui.select("Review depth?", ["quick", "thorough"] as const, { default: "quick" });
+   * const title = await kit.ui.input("Title of the pull request?", { default: "Update" });
+   */
+  ui: {
+    confirm(question: string, options?: { key?: string; detail?: string }): Promise<boolean>;
+    select<const T extends string>(question: string, choices: readonly T[], options?: { default?: T; detail?: string }): Promise<T | null>;
+    input(question: string, options?: { default?: string; detail?: string }): Promise<string | null>;
+  };
   /** Repository root (or the current directory without git). */
   root: string;
   /** The directory coder was started in (for ACP, the session's folder): paths the user types are relative to it. */
@@ -712,6 +1152,8 @@ export interface Kit {
   matcher: Matcher;
   /** Standard failure reports, so formats render them alike. */
   reports: Reports;
+  /** The helpers the built-in formats share: SEARCH/REPLACE application, placement hints. */
+  formats: FormatHelpers;
   /** Throw this from `parse` for a malformed reply; its message goes to the model. */
   FormatError: new (message: string) => Error;
   tokens: {
@@ -753,7 +1195,8 @@ export interface Kit {
   /**
    * Run a command without a shell (argv) or through the shell (string), in the repository root,
    * through `spawn`: a timeout ends the command's whole process group, not just the shell.
-   * `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal.
+   * `onOutput` sees stdout and stderr as they arrive; `inheritStdin` lets the command read the terminal;
+   * an abort of `signal` ends the process group as a timeout does.
    */
   run(
     command: string[] | string,
@@ -771,7 +1214,10 @@ export interface Kit {
    */
   spawn?(argv: string[], options?: SpawnOptions): Promise<SpawnResult>;
   log: Logger;
-  /** A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never through a link). */
+  /**
+   * A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never
+   * through a link). Write files there with `state.write("cache/<plugin>/...", data)`.
+   */
   cacheDir(plugin: string): string;
   /**
    * coder's folder in the repository, `.coder/`. A cloned repository decides what is in it, so
@@ -792,6 +1238,12 @@ export interface Kit {
      * @example new Database(kit.state.file("cache/my-plugin/db.sqlite", ["-wal", "-shm", "-journal"]), { create: true })
      */
     file(path: string, siblings?: readonly string[]): string;
+    /**
+     * The bytes of `.coder/<path>` when it is a plain file (not a link, device or pipe) of at
+     * most `maxBytes` (default 16 MiB); null otherwise, or when it is missing.
+     * @example const cached = kit.state.read("cache/my-plugin/index.json")
+     */
+    read(path: string, maxBytes?: number): Uint8Array | null;
   };
   /** Model info for any model name, from the adapters and config (defaults for unknown models). */
   modelInfo(model: string): ModelInfo;
@@ -820,6 +1272,8 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Each chunk of stdout and stderr as it arrives. */
   onOutput?: (text: string) => void;
+  /** Keep stdout's bytes as they came too (`SpawnResult.stdoutBytes`): an image, or other output that is not text. */
+  bytes?: boolean;
 }
 
 /** What `kit.spawn` returns: 124 after a timeout, 130 after an abort, 127 when it could not start. */
@@ -831,6 +1285,8 @@ export interface SpawnResult {
   aborted: boolean;
   /** Why the command could not start (not found, not executable); code is then 127. */
   startError?: string;
+  /** stdout's bytes, with `bytes: true`. */
+  stdoutBytes?: Uint8Array;
 }
 
 export interface Reports {

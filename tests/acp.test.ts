@@ -13,6 +13,9 @@ import { block, mainRequests, makeRepo, serverPerTest } from "./engine-harness.t
 
 setDefaultTimeout(120_000);
 
+const EVERYTHING = join(import.meta.dir, "..", "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const NODE = Bun.which("node") ?? process.execPath;
+
 beforeAll(() => {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
 });
@@ -100,6 +103,133 @@ describe("coder acp", () => {
     expect(usage && usage.sessionUpdate === "usage_update" ? usage.used : 0).toBeGreaterThan(100);
   });
 
+  test("one edit is one tool call through its life: pending with the diff, the permission on it, in_progress, completed with the commit line", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", "notes.txt": "one\ntwo\nthree\n" });
+    const s = await server([{ text: block("notes.txt", "three\n", "THREE\n") }]);
+    const c = start(repo.root, s, { home: repo.home, answers: ["allow"] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "shout the last line");
+    expect(repo.read("notes.txt")).toBe("one\ntwo\nTHREE\n");
+    const updates = c.updatesOf(sessionId);
+    const [card] = toolCalls(updates).filter((t) => t.kind === "edit");
+    const id = card!.toolCallId;
+    const path = join(repo.root, "notes.txt");
+    const diff = { type: "diff" as const, path, oldText: "one\ntwo\nthree\n", newText: "one\ntwo\nTHREE\n" };
+    expect(card).toMatchObject({ status: "pending", title: "Edit notes.txt", locations: [{ path, line: 3 }], content: [diff] });
+    // Asked before anything was written, about the same card.
+    const cardAt = updates.indexOf(card!);
+    expect(c.askedAt[0]).toBeGreaterThan(c.updates.findIndex((n) => n.update === card));
+    expect(c.permissions[0]!.toolCall.toolCallId).toBe(id);
+    const later = toolUpdates(updates.slice(cardAt), id);
+    expect(later.map((u) => u.status ?? null)).toEqual(["in_progress", "completed"]);
+    const commit = repo.git("log", "-1", "--format=%h: %s").trim();
+    expect(later[1]!.content).toEqual([diff, { type: "content", content: { type: "text", text: `Committed ${commit}` } }]);
+  });
+
+  test("a write the editor refuses fails its card with the editor's reason, and the model is not asked to fix it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ text: block("a.py", "x = 1\n", "x = 2\n") }, { text: "should not be asked" }]);
+    const c = start(repo.root, s, { home: repo.home, fs: true, refuseWrites: { message: "User refused the write", data: "the file is locked by the user" } });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    const result = await prompt(c, sessionId, "set x to 2", [{ type: "resource_link", uri: fileUri(repo.root, "a.py"), name: "a.py" }]);
+    expect(result.stopReason).toBe("end_turn");
+    expect(repo.read("a.py")).toBe("x = 1\n");
+    expect(mainRequests(s)).toHaveLength(1);
+    const [card] = toolCalls(c.updatesOf(sessionId)).filter((t) => t.kind === "edit");
+    const last = toolUpdates(c.updatesOf(sessionId), card!.toolCallId).at(-1)!;
+    expect(last.status).toBe("failed");
+    expect(JSON.stringify(last.content)).toContain("the editor refused to write a.py: User refused the write (the file is locked by the user)");
+    expect(c.text(sessionId)).not.toContain("Internal error");
+  });
+
+  test("a failed model answers session/prompt with a JSON-RPC error: auth_required for a 401, the provider's message for a 500", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ status: 401, errorMessage: "invalid api key", match: "first" }, { status: 500, errorMessage: "the backend fell over", match: "second", repeat: true }, { text: "Fine now." }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--timeout", "3"] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    const unauthorized = (await prompt(c, sessionId, "first").catch((e: unknown) => e)) as acp.RequestError;
+    expect(unauthorized).toBeInstanceOf(acp.RequestError);
+    expect(unauthorized.code).toBe(-32000);
+    expect(unauthorized.message).toContain("401 unauthorized: invalid api key");
+    const broken = (await prompt(c, sessionId, "second").catch((e: unknown) => e)) as acp.RequestError;
+    expect(broken.code).toBe(-32603);
+    expect(broken.message).toContain("500");
+    expect(broken.message).toContain("the backend fell over");
+    expect(broken.message).not.toContain("sk-test");
+    // The agent keeps serving.
+    expect((await prompt(c, sessionId, "third")).stopReason).toBe("end_turn");
+  });
+
+  test("initialize with a model chosen but no key for it: the API-key auth method names the variable", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const proc = Bun.spawn([BINARY, "acp", "--model", "anthropic/claude-sonnet-4"], {
+      timeout: 60_000,
+      killSignal: "SIGKILL",
+      cwd: repo.root,
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, GIT_CONFIG_NOSYSTEM: "1" },
+      stdin: "pipe",
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const connection = acp.client({ name: "t" }).connect(acp.ndJsonStream(sinkStream(proc.stdin as import("bun").FileSink), proc.stdout as ReadableStream<Uint8Array>));
+    const init = await connection.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
+    expect(init.authMethods).toHaveLength(1);
+    expect(init.authMethods?.[0]).toMatchObject({ id: "api-key", name: "API key" });
+    expect(init.authMethods?.[0]?.description).toContain("ANTHROPIC_API_KEY");
+    connection.close();
+    (proc.stdin as import("bun").FileSink).end();
+    await proc.exited;
+  });
+
+  test("MCP tool calls are cards: under ask pending with the arguments, the permission on it, in_progress, completed with the result; under auto no question", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, "stdio"] } } }));
+    const echo = { toolCalls: [{ name: "everything__echo", arguments: { message: "hello from mcp" } }] };
+    const s = await server([echo, { text: "It echoed." }, echo, { text: "Echoed again." }]);
+    const c = start(repo.root, s, { home: repo.home, answers: ["allow"], args: ["--mcp-config", config] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "echo something");
+    const updates = c.updatesOf(sessionId);
+    const [card] = toolCalls(updates).filter((t) => t.title?.startsWith("everything__echo"));
+    expect(card).toMatchObject({ title: "everything__echo (MCP server everything)", kind: "other", status: "pending", rawInput: { message: "hello from mcp" } });
+    expect(c.permissions[0]!.toolCall.toolCallId).toBe(card!.toolCallId);
+    const later = toolUpdates(updates, card!.toolCallId);
+    expect(later.map((u) => u.status)).toEqual(["in_progress", "completed"]);
+    expect(JSON.stringify(later[1]!.content)).toContain("hello from mcp");
+
+    const auto = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config, "--mcp-tools", "auto"] });
+    await auto.initialize();
+    const second = await session(auto, repo.root);
+    await prompt(auto, second.sessionId, "echo again");
+    expect(auto.permissions).toHaveLength(0);
+    const autoUpdates = auto.updatesOf(second.sessionId);
+    const [ran] = toolCalls(autoUpdates).filter((t) => t.title?.startsWith("everything__echo"));
+    expect(ran).toMatchObject({ status: "in_progress", rawInput: { message: "hello from mcp" } });
+    expect(toolUpdates(autoUpdates, ran!.toolCallId).map((u) => u.status)).toEqual(["completed"]);
+  });
+
+  test("the model list keeps the configured model after a switch, though the model table does not know it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const c = start(repo.root, await server([]), { home: repo.home, args: ["--model", "openai/my-local-model"] });
+    await c.initialize();
+    const { sessionId, configOptions } = await session(c, repo.root);
+    const values = (options: acp.SessionConfigOption[] | null | undefined) => {
+      const model = options?.find((o) => o.id === "model");
+      return model && model.type === "select" ? (model.options as acp.SessionConfigSelectOption[]).map((o) => o.value) : [];
+    };
+    expect(values(configOptions)).toContain("openai/my-local-model");
+    const changed = await c.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "openai/gpt-4o" });
+    expect(changed.configOptions.find((o) => o.id === "model")?.currentValue).toBe("openai/gpt-4o");
+    expect(values(changed.configOptions)).toContain("openai/my-local-model");
+    const back = await c.agent.request(acp.methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "openai/my-local-model" });
+    expect(back.configOptions.find((o) => o.id === "model")?.currentValue).toBe("openai/my-local-model");
+  });
+
   test("a permission request the client answers cancelled counts as No", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n", "notes.txt": "old\n" });
     const s = await server([{ text: block("notes.txt", "old\n", "new\n") }]);
@@ -127,7 +257,15 @@ describe("coder acp", () => {
     expect(c.permissions).toHaveLength(1);
     const asked = c.permissions[0]!;
     expect(asked.sessionId).toBe(sessionId);
-    expect(asked.toolCall.title).toBe("Allow edits to notes.txt, which is not in the chat?");
+    // The question is about the edit's card: the same tool call, with its diff and the line it starts at.
+    const card = toolCalls(c.updatesOf(sessionId)).find((t) => t.kind === "edit")!;
+    expect(asked.toolCall.toolCallId).toBe(card.toolCallId);
+    expect(asked.toolCall.title).toBe("Edit notes.txt");
+    expect(asked.toolCall.content).toEqual([
+      { type: "diff", path: join(repo.root, "notes.txt"), oldText: "old\n", newText: "new\n" },
+      { type: "content", content: { type: "text", text: "Allow edits to notes.txt, which is not in the chat?" } },
+    ]);
+    expect(asked.toolCall.locations).toEqual([{ path: join(repo.root, "notes.txt"), line: 1 }]);
     expect(asked.toolCall.kind).toBe("edit");
     expect(asked.options.map((o) => o.kind)).toEqual(["allow_once", "allow_always", "reject_once", "reject_always"]);
     // The question comes after the reply that raised it has streamed in full.
@@ -164,13 +302,18 @@ describe("coder acp", () => {
     const { sessionId } = await session(c, repo.root);
     await prompt(c, sessionId, "how do I say hi?");
     expect(c.permissions).toHaveLength(2);
-    expect(c.permissions[0]!.toolCall.title).toBe("Run shell command: echo hi-from-shell");
+    expect(c.permissions[0]!.toolCall.title).toBe("echo hi-from-shell");
+    expect(c.permissions[0]!.toolCall.content).toEqual([{ type: "content", content: { type: "text", text: "Run shell command: echo hi-from-shell" } }]);
     expect(c.permissions[0]!.toolCall.kind).toBe("execute");
     expect(c.permissions[0]!.options.map((o) => o.kind)).not.toContain("allow_always");
-    // It ran, as an execute tool call with its output.
+    // The question is about the run's own card, which goes on to run with its output.
     const run = toolCalls(c.updatesOf(sessionId)).find((t) => t.kind === "execute");
-    expect(run?.title).toBe("echo hi-from-shell");
-    expect(JSON.stringify(toolUpdates(c.updatesOf(sessionId), run!.toolCallId))).toContain("hi-from-shell");
+    expect(run).toMatchObject({ title: "echo hi-from-shell", status: "pending" });
+    expect(c.permissions[0]!.toolCall.toolCallId).toBe(run!.toolCallId);
+    const later = toolUpdates(c.updatesOf(sessionId), run!.toolCallId);
+    expect(later[0]!.status).toBe("in_progress");
+    expect(later.at(-1)!.status).toBe("completed");
+    expect(JSON.stringify(later)).toContain("hi-from-shell");
   });
 
   test("lint and test runs are execute tool calls with their output; a failing test goes back to the model", async () => {
@@ -214,6 +357,104 @@ describe("coder acp", () => {
     expect(c.text(sessionId, from)).toContain("Still here.");
     // The interrupted reply stays in the history, marked.
     expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("(interrupted by the user)");
+  });
+
+  test("an MCP server slow to start is said in the thread, once it has taken a second", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: "sh", args: ["-c", `sleep 2; exec '${NODE}' '${EVERYTHING}' stdio`] } } }));
+    const s = await server([{ text: "Here." }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    expect((await prompt(c, sessionId, "hello")).stopReason).toBe("end_turn");
+    const text = c.text(sessionId);
+    expect(text).toContain("Waiting for the tools of mcp (starting)…\n");
+    expect(text.indexOf("Waiting for the tools")).toBeLessThan(text.indexOf("Here."));
+  });
+
+  test("an MCP server that fails to start is said in the thread, once per session", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { broken: { command: "false" } } }));
+    const s = await server([{ text: "Here." }, { text: "Again." }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "hello");
+    await prompt(c, sessionId, "hello again");
+    const said = c.text(sessionId).split("\n").filter((l) => l.includes("MCP server broken") && l.includes("did not start"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toStartWith("Warning: ");
+  });
+
+  test("an MCP server that failed to start is remembered: after a restart it is skipped at once, said once in the thread with how to retry", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    const starts = join(repo.root, "..", "starts.txt");
+    writeFileSync(config, JSON.stringify({ mcpServers: { broken: { command: "sh", args: ["-c", `echo start >> '${starts}'; exit 1`] } } }));
+    const s = await server([{ text: "Here." }, { text: "After the restart." }, { text: "Again." }]);
+    const first = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await first.initialize();
+    const one = await session(first, repo.root);
+    await prompt(first, one.sessionId, "hello");
+    await first.close();
+    expect(readFileSync(starts, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
+
+    const second = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await second.initialize();
+    const { sessionId } = await session(second, repo.root);
+    expect((await prompt(second, sessionId, "hello")).stopReason).toBe("end_turn");
+    expect((await prompt(second, sessionId, "hello again")).stopReason).toBe("end_turn");
+    // Not started again: one start in all.
+    expect(readFileSync(starts, "utf8").split("\n").filter(Boolean)).toHaveLength(1);
+    const said = second.text(sessionId).split("\n").filter((l) => l.includes("MCP server broken"));
+    expect(said).toHaveLength(1);
+    expect(said[0]).toMatch(/^Warning: MCP server broken skipped, as it failed to start (less than a minute|\d+ min) ago: .*\/mcp or `coder mcp list` tries it again now/);
+  });
+
+  test("session/cancel while an MCP server is still starting: the prompt ends cancelled at once, and no request is sent", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    // A server that never answers initialize, with a start-up timeout longer than this test's.
+    writeFileSync(config, JSON.stringify({ mcpServers: { slow: { command: "sleep", args: ["1000"], timeout: 600 } } }));
+    const s = await server([{ text: "never asked" }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--mcp-config", config] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    const turn = prompt(c, sessionId, "hello");
+    await Bun.sleep(1000);
+    await c.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    expect(mainRequests(s)).toHaveLength(0);
+  }, 60_000);
+
+  test("session/cancel during the tests: the test run's process group is stopped, its card fails, and the prompt ends cancelled", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ text: block("a.py", "x = 1\n", "x = 2\n") }]);
+    const c = start(repo.root, s, { home: repo.home, args: ["--test-cmd", "echo $$ > test.pid; exec sleep 1000", "--auto-test"] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    const turn = prompt(c, sessionId, "set x to 2", [{ type: "resource_link", uri: fileUri(repo.root, "a.py"), name: "a.py" }]);
+    const pidFile = join(repo.root, "test.pid");
+    while (!existsSync(pidFile) || !readFileSync(pidFile, "utf8").trim()) await Bun.sleep(20);
+    const pid = Number(readFileSync(pidFile, "utf8").trim());
+    await c.agent.notify(acp.methods.agent.session.cancel, { sessionId });
+    expect((await turn).stopReason).toBe("cancelled");
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    let alive = true;
+    for (let i = 0; i < 100 && alive; i++) {
+      try {
+        process.kill(pid, 0);
+        await Bun.sleep(50);
+      } catch {
+        alive = false;
+      }
+    }
+    expect(alive).toBe(false);
+    const run = toolCalls(c.updatesOf(sessionId)).find((t) => t.title === "Test: echo $$ > test.pid; exec sleep 1000")!;
+    expect(toolUpdates(c.updatesOf(sessionId), run.toolCallId).at(-1)?.status).toBe("failed");
+    expect(mainRequests(s)).toHaveLength(1);
   });
 
   test("SIGTERM from the editor mid-stream stops the turn like Ctrl-C and exits 143", async () => {
@@ -270,6 +511,38 @@ describe("coder acp", () => {
 
     const unknown = await second.agent.request(acp.methods.agent.session.load, { sessionId: "00000000-0000-0000-0000-000000000000", cwd: repo.root, mcpServers: [] }).catch((e: unknown) => e);
     expect((unknown as acp.RequestError).code).toBe(-32002);
+  });
+
+  test("session/list shows saved sessions with titles; session/load replays the edit as a card with its diff and commit line; session/delete removes it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ text: `Changing it.\n\n${block("a.py", "x = 1\n", "x = 2\n")}` }]);
+    const first = start(repo.root, s, { home: repo.home });
+    const init = await first.initialize();
+    expect(init.agentCapabilities?.sessionCapabilities).toEqual({ list: {}, close: {}, delete: {} });
+    const { sessionId } = await session(first, repo.root);
+    await prompt(first, sessionId, "set x to 2\nand nothing else", [{ type: "resource_link", uri: fileUri(repo.root, "a.py"), name: "a.py" }]);
+    const live = toolCalls(first.updatesOf(sessionId)).find((t) => t.kind === "edit")!;
+    const liveDone = toolUpdates(first.updatesOf(sessionId), live.toolCallId).at(-1)!;
+    await first.close();
+
+    const second = start(repo.root, s, { home: repo.home });
+    await second.initialize();
+    const listed = await second.agent.request(acp.methods.agent.session.list, { cwd: repo.root });
+    expect(listed.sessions).toHaveLength(1);
+    expect(listed.sessions[0]).toMatchObject({ sessionId, cwd: repo.root, title: "set x to 2" });
+    expect(Date.parse(listed.sessions[0]!.updatedAt ?? "")).toBeGreaterThan(0);
+    await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: repo.root, mcpServers: [] });
+    const replay = second.updatesOf(sessionId).filter((u) => u.sessionUpdate !== "available_commands_update");
+    expect(kinds(replay)).toEqual(["user_message_chunk", "agent_message_chunk", "tool_call"]);
+    const card = replay[2] as Extract<acp.SessionUpdate, { sessionUpdate: "tool_call" }>;
+    expect(card).toMatchObject({ title: "Edit a.py", kind: "edit", status: "completed", locations: live.locations });
+    expect(card.content).toEqual(liveDone.content ?? []);
+    expect(JSON.stringify(card.content)).toContain(`Committed ${repo.git("log", "-1", "--format=%h").trim()}`);
+
+    await second.agent.request(acp.methods.agent.session.delete, { sessionId });
+    expect((await second.agent.request(acp.methods.agent.session.list, { cwd: repo.root })).sessions).toEqual([]);
+    const gone = await second.agent.request(acp.methods.agent.session.load, { sessionId, cwd: repo.root, mcpServers: [] }).catch((e: unknown) => e);
+    expect((gone as acp.RequestError).code).toBe(-32002);
   });
 
   test("two sessions in one process, each on its own repository, prompted at the same time", async () => {

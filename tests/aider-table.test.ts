@@ -8,6 +8,7 @@ import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgv } from "../core/config/argv.ts";
+import { builtinTable } from "../builtins.ts";
 import { BINARY } from "./engine-harness.ts";
 
 const DOC = readFileSync(join(import.meta.dir, "..", "docs", "aider.md"), "utf8");
@@ -50,7 +51,7 @@ describe("every flag the table says coder takes is taken (has, or renamed but st
         // A wrong value ("x" for a number) is fine here: only an unknown flag fails.
         const problems = [[spelling], [spelling, "x"]].map((args) => {
           try {
-            parseArgv(args);
+            parseArgv(args, builtinTable());
             return "";
           } catch (e) {
             return String(e);

@@ -21,17 +21,24 @@ function watchRun(repo: Repo, s: FakeServer, args: string[] = []) {
     stderr: "pipe",
   });
   let stdout = "";
+  let stderr = "";
   const reading = (async () => {
     for await (const chunk of proc.stdout) stdout += new TextDecoder().decode(chunk);
+  })();
+  const readingErrors = (async () => {
+    for await (const chunk of proc.stderr) stderr += new TextDecoder().decode(chunk);
   })();
   return {
     get stdout() {
       return stdout;
     },
+    get stderr() {
+      return stderr;
+    },
     async stop() {
       proc.kill("SIGTERM");
       await proc.exited;
-      await reading;
+      await Promise.all([reading, readingErrors]);
     },
   };
 }
@@ -69,20 +76,22 @@ describe("--watch-files", () => {
     expect(repo.git("status", "--porcelain").trim()).toBe("");
   });
 
-  test("a comment the model leaves in is removed by coder, and the removal committed", async () => {
+  test("a comment the model leaves in is removed by coder in the change's own commit: 2 commits, as Aider", async () => {
     const repo = makeRepo({ "app.py": APP });
     const s = await server([{ text: block("app.py", "    return sum(items)\n", "    return sum(items) if items else 0\n") }]);
     const run = watchRun(repo, s);
     try {
       await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
       appendFileSync(join(repo.root, "app.py"), "# return 0 for an empty list AI!\n");
-      await until("the cleanup", () => run.stdout.includes("Removed the AI comments left in app.py"), () => run.stdout);
-      await until("its commit", () => repo.git("log", "-1", "--format=%s").includes("remove the AI comments"), () => run.stdout);
+      await until("the cleanup", () => run.stdout.includes("Removed the AI comments from app.py with the change, in its commit"), () => run.stdout);
     } finally {
       await run.stop();
     }
     expect(readFileSync(join(repo.root, "app.py"), "utf8")).toBe("def total(items):\n    return sum(items) if items else 0\n");
     expect(repo.git("status", "--porcelain").trim()).toBe("");
+    // The comment's own dirty commit, then the change with the comment gone.
+    expect(repo.git("log", "--format=%s").trim().split("\n")).toEqual(["feat: apply the requested change", "chore: save pending changes to app.py before coder edits", "initial"]);
+    expect(repo.git("show", "HEAD", "--format=")).toContain("-# return 0 for an empty list AI!");
   });
 
   test("an AI? comment is answered in ask mode, edits nothing, and does not fire again", async () => {
@@ -124,5 +133,77 @@ describe("--watch-files", () => {
     expect(text).not.toContain("build/out.py");
     expect(text).not.toContain("change this AI!");
     expect(text).not.toContain("scratch.py");
+  });
+});
+
+describe("--watch-files under a model that writes AI comments, and a user who saves meanwhile (issue 21 G)", () => {
+  test("one AI! comment is one request and 2 commits, even when the change writes new AI! comments", async () => {
+    const repo = makeRepo({ "app.py": APP, "other.py": "X = 1\n" });
+    // The reply keeps the user's comment and adds one of its own: coder's own write never asks again.
+    const change = block("app.py", "    return sum(items)\n# return 0 for an empty list AI!\n", "    return sum(items) if items else 0\n# return 0 for an empty list AI!\n# also handle None AI!\n");
+    const s = await server([
+      { text: change, match: "return 0 for an empty list AI!" },
+      { text: "X is one.", match: "what is X? AI?" },
+      { text: "Noted.", repeat: true },
+    ]);
+    const run = watchRun(repo, s);
+    try {
+      await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
+      appendFileSync(join(repo.root, "app.py"), "# return 0 for an empty list AI!\n");
+      await until("the change, committed", () => !repo.read("app.py").includes("empty list AI!") && repo.git("status", "--porcelain") === "", () => run.stdout);
+      // The next request is the user's next comment, not one the model wrote.
+      appendFileSync(join(repo.root, "other.py"), "# what is X? AI?\n");
+      await until("the answer", () => run.stdout.includes("X is one."), () => run.stdout);
+    } finally {
+      await run.stop();
+    }
+    const requests = mainRequests(s).map(lastUser);
+    expect(requests).toHaveLength(2);
+    expect(requests[0]).toContain("return 0 for an empty list AI!");
+    expect(requests[1]).toContain("what is X? AI?");
+    expect(requests[1]).not.toContain("also handle None");
+    expect(repo.read("app.py")).toBe("def total(items):\n    return sum(items) if items else 0\n# also handle None AI!\n");
+    expect(repo.git("log", "--format=%s").trim().split("\n")).toEqual(["feat: apply the requested change", "chore: save pending changes to app.py before coder edits", "initial"]);
+  });
+
+  test("an AI! comment saved while a request runs is acted on once it is done", async () => {
+    const repo = makeRepo({ "app.py": APP, "other.py": "X = 1\n" });
+    const s = await server([
+      { text: block("app.py", "    return sum(items)\n", "    return sum(items) if items else 0\n"), match: "return 0 for an empty list AI!", delayMs: 1500 },
+      { text: block("other.py", "X = 1\n", "Y = 1\n"), match: "rename X to Y AI!" },
+      { text: "Noted.", repeat: true },
+    ]);
+    const run = watchRun(repo, s);
+    try {
+      await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
+      appendFileSync(join(repo.root, "app.py"), "# return 0 for an empty list AI!\n");
+      await until("the first request to be in flight", () => mainRequests(s).length === 1, () => run.stdout);
+      appendFileSync(join(repo.root, "other.py"), "# rename X to Y AI!\n");
+      await until("the second change", () => repo.read("other.py") === "Y = 1\n", () => run.stdout);
+    } finally {
+      await run.stop();
+    }
+    expect(repo.read("app.py")).toBe("def total(items):\n    return sum(items) if items else 0\n");
+    expect(mainRequests(s).map(lastUser)[1]).toContain("rename X to Y AI!");
+  });
+
+  test("the same AI! comment put back again and again is sent at most 3 times in a row, and coder says so", async () => {
+    const repo = makeRepo({ "app.py": APP });
+    const s = await server([{ text: "Noted.", repeat: true }]);
+    const run = watchRun(repo, s);
+    const comment = "# return 0 for an empty list AI!";
+    const capped = () => run.stderr.includes("Not asking again about the AI comments in app.py");
+    try {
+      await until("the watcher to start", () => run.stdout.includes("Watching"), () => run.stdout);
+      // A tool (a sync, an editor's restore) puts the comment back each time coder removes it.
+      for (let round = 0; round < 6 && !capped(); round++) {
+        appendFileSync(join(repo.root, "app.py"), `${comment}\n`);
+        await until("the comment removed, or the cap", () => capped() || !repo.read("app.py").includes(comment), () => run.stdout + run.stderr);
+      }
+    } finally {
+      await run.stop();
+    }
+    expect(run.stderr).toContain("coder sent them 3 times in a row already");
+    expect(mainRequests(s)).toHaveLength(3);
   });
 });

@@ -8,7 +8,8 @@ import { FormatError } from "../core/errors.ts";
 import { matcher } from "../core/edit/matcher.ts";
 import type { Fence } from "../core/plugin.ts";
 import editblock from "../formats/editblock/index.ts";
-import { findFilename, parseEditBlocks } from "../formats/editblock/parse.ts";
+import { findFilename, parseEditBlocks } from "../core/edit/blocks.ts";
+import * as shellFences from "../core/edit/shell-fence.ts";
 import { loadFormat, runReply, tempRepo, textReply } from "./support/format-kit.ts";
 import { parseUnifiedDiffs } from "../formats/udiff/parse.ts";
 import wholefile from "../formats/wholefile/index.ts";
@@ -82,7 +83,7 @@ describe.skipIf(absent)("parity with Aider's fixtures", () => {
         case "strip_quoted_wrapping": {
           let ok = false;
           try {
-            const r = parseListings(c.text, fence, [c.fname ?? "the-only-chat-file.txt"]);
+            const r = parseListings(c.text, fence, [c.fname ?? "the-only-chat-file.txt"], shellFences);
             ok = r.listings.length === 1 && r.listings[0]!.content === c.expect;
           } catch {
             ok = false;

@@ -21,10 +21,10 @@ const BASE64_README = real("base64-js/README.md");
 const SESSIONS = real("openai/src/resources/beta/chatkit/sessions.ts");
 /** openai's content provenance checks: two interfaces that open with near-identical lines. */
 const PROVENANCE = real("openai/src/resources/content-provenance-checks.ts");
-/** graphology-indices README: a bare ``` fence (no language) around a command. */
-const INDICES_README = real("graphology-indices/README.md");
-/** mnemonist's BK-tree typings: TypeScript without a final newline. */
-const BKTREE = real("mnemonist/bk-tree.d.ts");
+/** js-tiktoken's README: a bare ``` fence (no language) around a command. */
+const INDICES_README = real("js-tiktoken/README.md");
+/** hono's Accept-header typings (through the MCP SDK): TypeScript without a final newline. */
+const BKTREE = real("hono/dist/types/utils/accept.d.ts");
 
 type Files = Record<string, string>;
 
@@ -123,14 +123,14 @@ describe("17.3 a divider-shaped line in the new content", () => {
 
 describe("17.4 a listing whose content holds a bare fence line", () => {
   test("a Markdown README with a bare ``` example, in a ``` listing: refused, no stray file, told to use a longer fence", async () => {
-    const reply = `README.md\n\`\`\`markdown\n${INDICES_README.replace("# Graphology Indices", "# graphology-indices")}\`\`\`\n`;
+    const reply = `README.md\n\`\`\`markdown\n${INDICES_README.replace("# ⏳ js-tiktoken", "# js-tiktoken")}\`\`\`\n`;
     const message = await refused(wholefile, "whole", { "README.md": INDICES_README }, reply);
-    expect(message).toContain("npm install graphology-indices");
+    expect(message).toContain("npm install js-tiktoken");
     expect(message).toContain("longer fence (````)");
   });
 
   test("the same README in a ```` listing is written byte for byte", async () => {
-    const next = INDICES_README.replace("# Graphology Indices", "# graphology-indices");
+    const next = INDICES_README.replace("# ⏳ js-tiktoken", "# js-tiktoken");
     const r = await run(wholefile, "whole", { "README.md": INDICES_README }, `README.md\n\`\`\`\`markdown\n${next}\`\`\`\`\n`);
     expect(r.outcomes[0]).toMatchObject({ status: "applied" });
     expect(r.read("README.md")).toBe(next);
@@ -225,15 +225,16 @@ describe("17.5 patch chunks out of order, with a near-copy further down", () => 
 });
 
 describe("17.6 a file without a final newline rewritten whole", () => {
-  test("its last line survives: still no final newline (mnemonist bk-tree.d.ts)", async () => {
+  test("its last line survives: still no final newline (hono's accept.d.ts)", async () => {
     expect(BKTREE.endsWith("\n")).toBe(false);
-    const next = BKTREE.replace("  size: number;", "  readonly size: number;");
+    const next = BKTREE.replace("  q: number;", "  readonly q: number;");
+    expect(next).not.toBe(BKTREE);
     const r = await run(wholefile, "whole", { "bk-tree.d.ts": BKTREE }, `bk-tree.d.ts\n\`\`\`ts\n${next}\n\`\`\`\n`);
     expect(r.read("bk-tree.d.ts")).toBe(next);
   });
 
   test("its last line changes: the listing's final newline is written", async () => {
-    const next = `${BKTREE}\n\nexport type Distance = number;\n`;
+    const next = `${BKTREE}\n\nexport type Quality = number;\n`;
     const r = await run(wholefile, "whole", { "bk-tree.d.ts": BKTREE }, `bk-tree.d.ts\n\`\`\`ts\n${next}\`\`\`\n`);
     expect(r.read("bk-tree.d.ts")).toBe(next);
   });

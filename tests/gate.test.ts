@@ -206,3 +206,62 @@ describe("containmentProblem", () => {
     expect(containmentProblem(root, "dangling.txt")).not.toBeNull();
   });
 });
+
+describe("select and input (a plugin's kit.ui.select / kit.ui.input)", () => {
+  /** A person who picks `pick` and types `typed`, recording what each question offered. */
+  const person = (pick: string | null, typed: string | null) => {
+    const seen: { question: string; choices?: readonly string[]; fallback?: string; detail?: string }[] = [];
+    const p: Prompter = {
+      interactive: true,
+      choose: async () => "no",
+      select: async (question, choices, detail, fallback) => (seen.push({ question, choices: [...choices], fallback, detail }), pick),
+      input: async (question, detail, fallback) => (seen.push({ question, fallback, detail }), typed),
+    };
+    return { p, seen };
+  };
+
+  test("a person's pick and text are returned; a pick that is not a choice is null", async () => {
+    const { p, seen } = person("thorough", "Fix the cart");
+    const { g } = gate(tempRoot(), p);
+    expect(await g.select("Depth?", ["quick", "thorough"], { default: "quick", detail: "how hard to look" })).toBe("thorough");
+    expect(await g.input("Title?", { default: "Update" })).toBe("Fix the cart");
+    expect(seen).toEqual([
+      { question: "Depth?", choices: ["quick", "thorough"], fallback: "quick", detail: "how hard to look" },
+      { question: "Title?", fallback: "Update", detail: undefined },
+    ]);
+    const { g: g2 } = gate(tempRoot(), person("rm -rf", null).p);
+    expect(await g2.select("Depth?", ["quick", "thorough"])).toBeNull();
+    expect(await g2.input("Title?")).toBeNull();
+  });
+
+  test("--yes-always answers the declared default (null without one) without asking or saying it", async () => {
+    const { p, seen } = person("thorough", "typed");
+    const { g, events } = gate(tempRoot(), p, { yesAlways: true });
+    expect(await g.select("Depth?", ["quick", "thorough"], { default: "quick" })).toBe("quick");
+    expect(await g.select("Depth?", ["quick", "thorough"])).toBeNull();
+    expect(await g.input("Title?", { default: "Update" })).toBe("Update");
+    expect(await g.input("Title?")).toBeNull();
+    expect(seen).toEqual([]);
+    expect(events).toEqual([]);
+  });
+
+  test("nobody to ask, or a front end that cannot ask: the default, and the question said", async () => {
+    const said: string[] = [];
+    const { g, events } = gate(tempRoot(), new NonInteractivePrompter((t) => said.push(t)));
+    expect(await g.select("Depth?", ["quick", "thorough"], { default: "thorough" })).toBe("thorough");
+    expect(await g.input("Title?")).toBeNull();
+    expect(events).toEqual([
+      { type: "notice", text: 'Depth? -> "thorough" (not interactive: nobody to ask; the default)' },
+      { type: "notice", text: "Title? -> no answer (not interactive: nobody to ask; the default)" },
+    ]);
+    // An interactive front end with only yes/no questions (no select/input).
+    const { g: g2, events: e2 } = gate(tempRoot(), { interactive: true, choose: async () => "yes" });
+    expect(await g2.select("Depth?", ["quick", "thorough"], { default: "quick" })).toBe("quick");
+    expect(e2).toEqual([{ type: "notice", text: 'Depth? -> "quick" (this front end cannot ask it; the default)' }]);
+  });
+
+  test("a default that is not one of the choices is the plugin's error, named", async () => {
+    const { g } = gate(tempRoot(), person("quick", null).p);
+    await expect(g.select("Depth?", ["quick"], { default: "deep" })).rejects.toThrow('the default "deep" is not one of the choices (quick)');
+  });
+});

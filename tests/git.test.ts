@@ -201,6 +201,32 @@ describe("commits", () => {
     expect((await repo.commitDirty(["m.py"])).status).toBe("nothing");
   });
 
+  test("a file ignored before coder's first write stays ignored after .gitignore changes, and no dirty commit saves it", async () => {
+    const root = makeRepo({ "a.py": "a\n", ".gitignore": ".env\nbuild/\n" });
+    write(root, ".env", "SECRET=1\n");
+    write(root, "build/out.js", "x\n");
+    const repo = await open(root);
+    expect(repo.isIgnored(".env")).toBe(true);
+    repo.freezeIgnored(); // what the file store does before its first write
+    // The rules change (the model's edit, allowed): what was ignored at the start stays so.
+    write(root, ".gitignore", "");
+    expect(repo.isIgnored(".env")).toBe(true);
+    expect(repo.isIgnored("build/out.js")).toBe(true);
+    expect(repo.isIgnored("a.py")).toBe(false);
+    write(root, ".env", "SECRET=1\nDEBUG=1\n");
+    const dirty = await repo.commitDirty([".env", "build/out.js"]);
+    expect(dirty.status).toBe("nothing");
+    expect(sh(root, ["log", "--all", "-p"])).not.toContain("SECRET");
+  });
+
+  test("committedTexts gives HEAD's text of the files with uncommitted changes only", async () => {
+    const root = makeRepo({ "a.py": "x = 30\n", "b.py": "y = 1\n" });
+    const repo = await open(root);
+    write(root, "a.py", "x = 60\n");
+    write(root, "new.py", "z\n");
+    expect([...(await repo.committedTexts(["a.py", "b.py", "new.py"]))]).toEqual([["a.py", "x = 30\n"]]);
+  });
+
   test("without an identity: says so once and commits with a local fallback, config untouched", async () => {
     const root = makeRepo({ "a.txt": "a\n" });
     const saved = { ...process.env };

@@ -12,7 +12,7 @@ setDefaultTimeout(60_000);
 
 beforeAll(requireBinary);
 
-const EXAMPLE_FILES = ["toy-format.ts", "git-branch.ts", "echo-model.ts", "hello-command.ts"];
+const EXAMPLE_FILES = ["toy-format.ts", "git-branch.ts", "echo-model.ts", "hello-command.ts", "ticket-flag.ts", "commit-trailer.ts", "redact-secrets.ts", "find-replace-format.ts"];
 
 /** dist/coder and the example plugins copied alone beside an empty git repository. */
 function lone() {
@@ -34,6 +34,11 @@ describe("example plugins in the lone binary", () => {
       "git-branch.ts": /git-branch\s+git-branch/,
       "echo-model.ts": /echo\s+echo-model/,
       "hello-command.ts": /\/hello\s+hello-command/,
+      // API version 2: a subcommand, and plugins of hooks only (listed among the plugins).
+      "ticket-flag.ts": /ticket\s+ticket-flag/,
+      "commit-trailer.ts": /^\s+commit-trailer\s+\S+commit-trailer\.ts$/m,
+      "redact-secrets.ts": /^\s+redact-secrets\s+\S+redact-secrets\.ts$/m,
+      "find-replace-format.ts": /find-replace\s+find-replace-format/,
     };
     for (const [file, pattern] of Object.entries(expected)) {
       const r = await coder(["--plugin", s.plugin(file), "plugins"], { cwd: s.repo, env: s.env, bin: s.bin });
@@ -57,6 +62,30 @@ describe("example plugins in the lone binary", () => {
     expect(readFileSync(join(s.repo, "hello.txt"), "utf8")).toBe("Hello from echo\n");
     expect(git(s.repo, ["status", "--porcelain", "hello.txt"], s.env)).toBe("");
     expect(git(s.repo, ["log", "--oneline"], s.env).trim().split("\n").length).toBe(2);
+  });
+
+  test("the find-replace example format applies a saved reply through kit.formats (--apply): a re-indented FIND lands, hints pick the place", async () => {
+    const s = lone();
+    const app = "class Cart:\n    def total(self):\n        return 0\n\nclass Wish:\n    def total(self):\n        return 0\n";
+    writeFiles(s.repo, { "app.py": app });
+    git(s.repo, ["add", "."], s.env);
+    git(s.repo, ["commit", "-qm", "start"], s.env);
+    // FIND is written without the file's indentation and matches both classes: the prose names `Wish`.
+    const reply = "In class `Wish`, total sums the items.\n\nFILE app.py\nFIND\ndef total(self):\n    return 0\nWITH\ndef total(self):\n    return sum(self.items)\nEND\n";
+    writeFileSync(join(s.dir, "reply.md"), reply);
+    const r = await coder(["--plugin", s.plugin("find-replace-format.ts"), "--edit-format", "find-replace", "--apply", join(s.dir, "reply.md"), "app.py"], { cwd: s.repo, env: s.env, bin: s.bin });
+    expect(r.stderr).not.toContain("Error");
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(s.repo, "app.py"), "utf8")).toBe(app.replace(/return 0\n$/, "return sum(self.items)\n"));
+    expect(git(s.repo, ["status", "--porcelain", "app.py"], s.env)).toBe("");
+    expect(git(s.repo, ["log", "--oneline"], s.env).trim().split("\n").length).toBe(2);
+
+    // A FIND that is nowhere in the file writes nothing and exits 1, the file named.
+    writeFileSync(join(s.dir, "miss.md"), "FILE app.py\nFIND\nreturn 42\nWITH\nreturn 43\nEND\n");
+    const miss = await coder(["--plugin", s.plugin("find-replace-format.ts"), "--edit-format", "find-replace", "--apply", join(s.dir, "miss.md"), "app.py"], { cwd: s.repo, env: s.env, bin: s.bin });
+    expect(miss.code).toBe(1);
+    expect(miss.stdout + miss.stderr).toContain("app.py");
+    expect(readFileSync(join(s.repo, "app.py"), "utf8")).toBe(app.replace(/return 0\n$/, "return sum(self.items)\n"));
   });
 
   test("--json one-shot with the echo model emits start ... end events", async () => {

@@ -77,7 +77,7 @@ describe("coder models --json", () => {
     const { models } = oneDocument<{ models: ModelJson[] }>(all.stdout);
     expect(models.length).toBeGreaterThan(5);
     for (const m of models) {
-      expect(Object.keys(m).sort()).toEqual(["capabilities", "contextWindow", "editFormat", "editorFormat", "editorModel", "encoding", "imageRules", "maxOutput", "name", "prices", "weakModel"]);
+      expect(Object.keys(m).sort()).toEqual(["capabilities", "contextWindow", "editFormat", "editorFormat", "editorModel", "encoding", "imageRules", "maxOutput", "name", "prices", "prompting", "weakModel"]);
       expect(typeof m.capabilities.images).toBe("boolean");
       expect(typeof m.contextWindow).toBe("number");
       expect(typeof m.prices.input).toBe("number");
@@ -176,7 +176,7 @@ describe("coder plugins --json", () => {
       summary: "say hello",
       stability: null,
     });
-    expect(new Set(doc.items.map((i) => i.kind))).toEqual(new Set(["format", "context", "model", "command", "tool"]));
+    expect(new Set(doc.items.map((i) => i.kind))).toEqual(new Set(["format", "context", "model", "command", "tool", "subcommand"]));
     expect(doc.plugins.find((p) => p.name === "mine")).toEqual({ name: "mine", origin: join(s.repo, "mine.ts"), sha256: sha256(body), override: false });
     expect(doc.plugins.find((p) => p.name === "editblock")?.sha256).toBeNull();
     expect(doc.failures).toHaveLength(1);

@@ -365,7 +365,9 @@ describe("plugins", () => {
     writeFiles(s.repo, {
       "unknown.ts": plugin("u", "formatz: []"),
       "noapi.ts": 'export default { name: "n" };\n',
-      "newer.ts": 'export default { apiVersion: 2, name: "n" };\n',
+      "newer.ts": 'export default { apiVersion: 3, name: "n" };\n',
+      "v1options.ts": plugin("o", 'options: [{ key: "x", type: "boolean", help: "x" }]'),
+      "badoption.ts": 'export default { apiVersion: 2, name: "b", options: [{ key: "x", type: "enum", help: "x" }] };\n',
       "shape.ts": plugin("s", 'commands: [{ name: "c", summary: "x", run: "not a function" }]'),
       "itemkey.ts": plugin("k", 'commands: [{ name: "c", summary: "x", run() {}, rnu() {} }]'),
       "nodefault.ts": "export const plugin = {};\n",
@@ -373,7 +375,9 @@ describe("plugins", () => {
     const cases: [string, string][] = [
       ["unknown.ts", 'unknown key "formatz"'],
       ["noapi.ts", '"apiVersion" is missing'],
-      ["newer.ts", "plugin API version 2"],
+      ["newer.ts", "plugin API version 3"],
+      ["v1options.ts", 'key "options" is plugin API version 2; declare `apiVersion: 2`'],
+      ["badoption.ts", 'options[0] ("x"): values: an enum needs a list of its values'],
       ["shape.ts", 'commands[0] ("c").run'],
       ["itemkey.ts", 'unknown key "commands[0] ("c").rnu"'],
       ["nodefault.ts", "no default export"],

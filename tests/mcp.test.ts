@@ -2,7 +2,8 @@
 // write (the reference `everything` server over stdio and Streamable HTTP, the reference
 // `filesystem` server on a temp folder) and the fake OpenAI-compatible model: listing,
 // resources as context, prompts as commands, the gathering step with its gate and budget,
-// and servers that crash, never start, or return 5 MB; trust and process groups.
+// and servers that crash, never start, or return 5 MB; trust, the tool cache, and process
+// groups on every exit path (a helper the server forked never outlives coder).
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
@@ -17,6 +18,7 @@ const ROOT = join(import.meta.dir, "..");
 const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
 const FILESYSTEM = join(ROOT, "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
 const CRASH_PROXY = join(import.meta.dir, "support/mcp-crash-proxy.ts");
+const MORPH = join(import.meta.dir, "support/mcp-morph-server.ts");
 const NODE = Bun.which("node") ?? process.execPath;
 const server = serverPerTest();
 
@@ -87,7 +89,7 @@ afterAll(() => {
 });
 
 describe("coder mcp list", () => {
-  test("lists each server's status, tools, prompts and resources; a server that cannot start is one line and the rest go on", async () => {
+  test("lists each server's status, tools, prompts and resources; a server that cannot start is reported once, the rest go on, and the exit code is 1", async () => {
     const repo = makeRepo({ "a.txt": "a\n" });
     const fake = await server([]);
     const config = mcpConfig(repo, {
@@ -100,9 +102,11 @@ describe("coder mcp list", () => {
       guess: { url: sseUrl },
     });
     const r = await runCoder(repo, fake, ["mcp", "list", "--mcp-config", config]);
-    expect(r.code).toBe(0);
+    // CLI.md: non-zero exit if a server failed to start.
+    expect(r.code).toBe(1);
     const out = r.stdout;
     expect(out).toContain("MCP servers (7)");
+    expect(out.split("\n").filter((l) => /\s$/.test(l))).toEqual([]);
     // Legacy SSE, named or found by falling back from Streamable HTTP.
     expect(out).toMatch(/legacy {2}running {2}sse: http:\/\/127\.0\.0\.1:\d+\/sse/);
     expect(out).toMatch(/guess {2}running {2}sse: http:\/\/127\.0\.0\.1:\d+\/sse/);
@@ -118,9 +122,29 @@ describe("coder mcp list", () => {
     expect(out).toMatch(/missing {2}failed/);
     expect(out).toContain("MCP server missing (no-such-mcp-server-binary --x) did not start");
     expect(out).toMatch(/resting {2}disabled/);
-    // The failure is also said once on stderr, in one line.
-    expect(r.stderr.split("\n").filter((l) => l.includes("MCP server missing"))).toHaveLength(1);
+    // The failure is said once: in the listing, not again on stderr.
+    expect(out.split("\n").filter((l) => l.includes("MCP server missing"))).toHaveLength(1);
+    expect(r.stderr).not.toContain("MCP server missing");
     expect(fake.chatBodies()).toHaveLength(0);
+  });
+
+  test("--json: the failed server's problem is in the document only, and the exit code is 1; with every server running it is 0", async () => {
+    const repo = makeRepo({});
+    const fake = await server([]);
+    const failing = mcpConfig(repo, { everything, missing: { command: "no-such-mcp-server-binary" } });
+    const r = await runCoder(repo, fake, ["mcp", "list", "--json", "--mcp-config", failing]);
+    expect(r.code).toBe(1);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.servers.map((s: any) => [s.name, s.status])).toEqual([
+      ["everything", "running"],
+      ["missing", "failed"],
+    ]);
+    expect(doc.servers[1].problem).toContain("MCP server missing (no-such-mcp-server-binary) did not start");
+    expect(r.stderr).not.toContain("MCP server missing");
+    const fine = mcpConfig(repo, { everything });
+    const ok = await runCoder(repo, fake, ["mcp", "list", "--mcp-config", fine]);
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/everything {2}running/);
   });
 
   test("a bad entry is named with its key and the fix", async () => {
@@ -180,7 +204,7 @@ describe("tools in the gathering step", () => {
       { match: "Echo: hello from mcp", text: block("note.txt", "old\n", "Echo: hello from mcp\n") },
     ]);
     const config = mcpConfig(repo, { everything });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--json", "-m", "Put the echo in note.txt", "note.txt"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "--json", "-m", "Put the echo in note.txt", "note.txt"]);
     expect(r.code).toBe(0);
     expect(repo.read("note.txt")).toBe("Echo: hello from mcp\n");
     const [first, second] = mainRequests(fake);
@@ -214,12 +238,24 @@ describe("tools in the gathering step", () => {
       { match: "Echo: via tools", toolCalls: [{ name: "edit_file", arguments: { path: "note.txt", search: "old\n", replace: "Echo: via tools\n" } }] },
     ]);
     const config = mcpConfig(repo, { everything });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--edit-format", "tool", "--yes-always", "-m", "Echo into note.txt", "note.txt"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--edit-format", "tool", "--mcp-tools", "auto", "-m", "Echo into note.txt", "note.txt"]);
     expect(r.code).toBe(0);
     expect(repo.read("note.txt")).toBe("Echo: via tools\n");
     const names = toolNames(mainRequests(fake)[0]);
     expect(names.slice(0, 2)).toEqual(["edit_file", "create_file"]);
     expect(names).toContain("everything__echo");
+  });
+
+  test("--yes-always does not answer a tool call: with nobody to ask it is declined, and coder says how to run tools unasked", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const fake = await server([{ toolCalls: [{ name: "everything__echo", arguments: { message: "secret" } }] }, { match: "declined", text: "I will do without it." }]);
+    const config = mcpConfig(repo, { everything });
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--json", "-m", "Echo something"]);
+    expect(r.code).toBe(0);
+    const all = events(r.stdout);
+    expect(all.find((e) => e.type === "tool")).toMatchObject({ name: "everything__echo", status: "declined" });
+    expect(all.some((e) => e.type === "warning" && e.message.includes('--yes-always does not answer tool calls (set "mcpTools": "auto"'))).toBe(true);
+    expect(toolMessages(mainRequests(fake)[1])[0].content).toContain("the user declined this call");
   });
 
   test("a gated tool answered No is not run; the model hears it was declined and answers", async () => {
@@ -243,7 +279,7 @@ describe("tools in the gathering step", () => {
     // A model that never stops calling tools.
     const fake = await server([{ toolCalls: [{ name: "everything__echo", arguments: { message: "again" } }], repeat: true }]);
     const config = mcpConfig(repo, { everything });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--max-tool-calls", "2", "--json", "-m", "Loop"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "--max-tool-calls", "2", "--json", "-m", "Loop"]);
     expect(r.code).toBe(0);
     const requests = mainRequests(fake);
     expect(requests).toHaveLength(3);
@@ -257,7 +293,7 @@ describe("tools in the gathering step", () => {
     const repo = makeRepo({ "a.txt": "a\n" });
     const fake = await server([{ toolCalls: [{ name: "shaky__echo", arguments: { message: "x" } }] }, { match: "The call failed", text: "The server broke; nothing to do." }]);
     const config = mcpConfig(repo, { shaky: { command: process.execPath, args: [CRASH_PROXY, NODE, EVERYTHING, "stdio"] } });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--json", "-m", "Echo"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "--json", "-m", "Echo"]);
     expect(r.code).toBe(0);
     const tool = events(r.stdout).find((e) => e.type === "tool");
     expect(tool.status).toBe("error");
@@ -286,6 +322,42 @@ describe("tools in the gathering step", () => {
     expect(names.some((n) => n.startsWith("ghost__") || n.startsWith("mute__"))).toBe(false);
   });
 
+  test("a server that failed to start is remembered: the next run skips it at once and says how to retry; coder mcp list tries it again", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const fake = await server([{ text: "One." }, { text: "Two." }]);
+    // Each start of the mute server leaves a line in starts.txt, then never answers initialize.
+    const starts = join(repo.root, "..", "starts.txt");
+    const config = mcpConfig(repo, { mute: { command: "sh", args: ["-c", `echo start >> ${starts}; exec sleep 600`], timeout: 1 }, everything });
+    const startsSoFar = () => (existsSync(starts) ? readFileSync(starts, "utf8").split("\n").filter(Boolean).length : 0);
+
+    const first = await runCoder(repo, fake, ["--mcp-config", config, "-m", "Hello"]);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain("did not start: no answer to initialize within 1 s");
+    expect(startsSoFar()).toBe(1);
+    const remembered = JSON.parse(readFileSync(join(repo.root, ".coder/cache/mcp/failures.json"), "utf8"));
+    expect(Object.keys(remembered).map((k) => k.split(":")[0])).toEqual(["mute"]);
+
+    // The next run does not start it again: it is skipped, with why and how to try again.
+    const second = await runCoder(repo, fake, ["--mcp-config", config, "-m", "Again"]);
+    expect(second.code).toBe(0);
+    expect(startsSoFar()).toBe(1);
+    const skipped = second.stderr.split("\n").filter((l) => l.includes("MCP server mute"));
+    expect(skipped).toHaveLength(1);
+    expect(skipped[0]).toMatch(/MCP server mute skipped, as it failed to start (less than a minute|\d+ min) ago: MCP server mute \(sh -c .*\) did not start: no answer to initialize within 1 s.*\. It is skipped for \d+ min more; \/mcp or `coder mcp list` tries it again now$/);
+    expect(second.stderr).not.toContain("starting MCP server mute");
+    const names = toolNames(mainRequests(fake)[1]);
+    expect(names.some((n) => n.startsWith("everything__"))).toBe(true);
+    expect(names.some((n) => n.startsWith("mute__"))).toBe(false);
+
+    // coder mcp list tries it again (and it fails again: exit 1, its own timeout reported).
+    const list = await runCoder(repo, fake, ["mcp", "list", "--mcp-config", config]);
+    expect(list.code).toBe(1);
+    expect(startsSoFar()).toBe(2);
+    expect(list.stdout).toMatch(/mute {2}failed/);
+    expect(list.stdout).toContain("no answer to initialize within 1 s");
+    expect(list.stdout).not.toContain("skipped");
+  });
+
   test("a tool that returns 5 MB: the model gets the first 40,000 characters and a note; the event keeps the full size", async () => {
     const repo = makeRepo({ "a.txt": "a\n" });
     const big = "0123456789abcdef\n".repeat(Math.ceil((5 * 1024 * 1024) / 17));
@@ -293,7 +365,7 @@ describe("tools in the gathering step", () => {
     await Bun.write(join(folder, "big.txt"), big);
     const fake = await server([{ toolCalls: [{ name: "files__read_text_file", arguments: { path: join(folder, "big.txt") } }] }, { match: "Output cut", text: "It is big." }]);
     const config = mcpConfig(repo, { files: { command: NODE, args: [FILESYSTEM, folder] } });
-    const r = await runCoder(repo, fake, ["--mcp-config", config, "--yes-always", "--json", "-m", "Read it"]);
+    const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "--json", "-m", "Read it"]);
     expect(r.code).toBe(0);
     const tool = events(r.stdout).find((e) => e.type === "tool");
     expect(tool.status).toBe("ok");
@@ -414,6 +486,20 @@ describe("trust and lifetime", () => {
     expect(alive(pid)).toBe(false);
   });
 
+  test("the tool cache follows a server whose tools change (tools/list_changed): the next run offers the new list", async () => {
+    const repo = makeRepo({ "a.txt": "a\n" });
+    const config = mcpConfig(repo, { morph: { command: process.execPath, args: [MORPH] } });
+    const fake = await server([{ toolCalls: [{ name: "morph__first", arguments: {} }] }, { match: "first ran", text: "Done." }, { text: "Second run." }]);
+    const first = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "-m", "Call first"]);
+    expect(first.code).toBe(0);
+    // The second run starts no server: its tools come from the cache, which must hold the change.
+    const second = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "-m", "Again"]);
+    expect(second.code).toBe(0);
+    const offered = toolNames(mainRequests(fake)[2]);
+    expect(offered).toContain("morph__second");
+    expect(offered).not.toContain("morph__first");
+  });
+
   test("with the tool list cached, a request that uses no tool starts no server", async () => {
     const repo = makeRepo({ "a.txt": "a\n" });
     const marker = join(repo.root, "..", "starts");
@@ -426,4 +512,76 @@ describe("trust and lifetime", () => {
     // The second request still offered the server's tools, from the cache.
     expect(toolNames(mainRequests(fake)[1])).toContain("counted__echo");
   });
+});
+
+// ─── Process groups on every exit path (issue 21 G) ─────────────────────────
+
+/**
+ * An --mcp-config whose one server's shell forks `sleep 1000` (its pid in the returned file),
+ * then runs `serve`. `quiet`: the helper's output goes to /dev/null, so it holds none of the
+ * server's pipes.
+ */
+function forkingServer(repo: Repo, serve: string, quiet = false): { config: string; pidFile: string } {
+  const pidFile = join(repo.root, "..", "helper.pid");
+  const config = join(repo.root, "..", "mcp.json");
+  const helper = quiet ? "sleep 1000 </dev/null >/dev/null 2>&1 &" : "sleep 1000 &";
+  writeFileSync(config, JSON.stringify({ mcpServers: { forks: { command: "sh", args: ["-c", `${helper} echo $! > ${pidFile}; exec ${serve}`] } } }));
+  return { config, pidFile };
+}
+
+/** The helper's pid, once it has written it. */
+async function helperPid(pidFile: string): Promise<number> {
+  for (let i = 0; i < 200; i++) {
+    try {
+      const pid = Number(readFileSync(pidFile, "utf8").trim());
+      if (pid > 0) return pid;
+    } catch {
+      // not yet
+    }
+    await Bun.sleep(50);
+  }
+  throw new Error(`the MCP server never wrote ${pidFile}`);
+}
+
+/** After coder exited: the helper must be gone (a killed process can take a moment to be reaped). */
+async function expectGone(pid: number): Promise<void> {
+  for (let i = 0; i < 50 && alive(pid); i++) await Bun.sleep(100);
+  const left = alive(pid);
+  if (left) process.kill(pid, "SIGKILL");
+  expect(left).toBe(false);
+}
+
+describe("an MCP server's helper process never outlives coder", () => {
+  for (const signal of ["SIGTERM", "SIGHUP", "SIGINT"] as const) {
+    test(`coder stopped by ${signal} mid-request`, async () => {
+      const repo = makeRepo({ "a.txt": "a\n" });
+      const { config, pidFile } = forkingServer(repo, `${NODE} ${EVERYTHING} stdio`);
+      // The model takes its time: the signal arrives while the request waits for it.
+      const fake = await server([{ text: "slow", delayMs: 20_000 }]);
+      let pid = 0;
+      const r = await runCoder(repo, fake, ["--mcp-config", config, "-m", "Hello"], {
+        onStart: (proc) => {
+          void (async () => {
+            pid = await helperPid(pidFile);
+            for (let i = 0; i < 400 && mainRequests(fake).length === 0; i++) await Bun.sleep(50);
+            proc.kill(signal);
+          })();
+        },
+      });
+      expect(r.code).toBe({ SIGTERM: 143, SIGHUP: 129, SIGINT: 130 }[signal]);
+      await expectGone(pid);
+    });
+  }
+
+  for (const quiet of [true, false]) {
+    test(`the server dies on its own mid-call: its helper (${quiet ? "output elsewhere" : "holding the server's pipes"}) goes too, and the run goes on`, async () => {
+      const repo = makeRepo({ "a.txt": "a\n" });
+      const { config, pidFile } = forkingServer(repo, `${process.execPath} ${CRASH_PROXY} ${NODE} ${EVERYTHING} stdio`, quiet);
+      const fake = await server([{ toolCalls: [{ name: "forks__echo", arguments: { message: "x" } }] }, { match: "The call failed", text: "The server broke." }]);
+      const r = await runCoder(repo, fake, ["--mcp-config", config, "--mcp-tools", "auto", "-m", "Echo"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("The server broke.");
+      await expectGone(await helperPid(pidFile));
+    });
+  }
 });

@@ -293,7 +293,8 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL as a person uses it (dist/
     repl.send("\x04");
     expect(await repl.proc.exited).toBe(0);
     await repl.reading;
-    expect(repl.output).toMatch(/> \r*\n$/);
+    // The prompt's line ends, then one line says where the chat is kept.
+    expect(repl.output).toMatch(/> \r*\nNothing was said this time[^\n]*\r*\n$/);
   });
 
   test("Ctrl-C at an edit confirmation stops the request: nothing written, no reflection sent", async () => {
@@ -309,7 +310,7 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("REPL as a person uses it (dist/
     await repl.waitFor("which is not in the chat?");
     await repl.waitFor("(D)on't ask again [Yes]: ");
     repl.send("\x03");
-    await repl.waitFor("Interrupted");
+    await repl.waitFor("stopped; nothing applied");
     await repl.waitFor("> ");
     repl.type("next");
     await repl.waitFor("Next answer.");

@@ -3,7 +3,7 @@
 // against the fake model server over HTTP. Nothing here changes directory.
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
-import { BUILTINS } from "../builtins.ts";
+import { BUILTINS, builtinTable } from "../builtins.ts";
 import { createCoder } from "../core/chat/create.ts";
 import type { CoderEvent, Output, Totals } from "../core/chat/events.ts";
 import { loadSettings } from "../core/cli/settings.ts";
@@ -29,8 +29,9 @@ async function openChat(repo: Repo, model: string, url: string) {
   const argv = ["--model", model, "--weak-model", "openai/weak-model", "--api-base", url, "--api-key", "sk-test", "--yes-always", "--map-tokens", "0", "a.py"];
   // Each session has its own environment: its own home, so its own global config and trust store.
   const env = { PATH: process.env.PATH, HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), XDG_CACHE_HOME: join(repo.home, ".cache") };
-  const args = parseArgv(argv);
-  const loaded = await loadSettings({ version: "0.0.0-test", args, rest: args.positionals, builtins: async () => BUILTINS, cwd: repo.root, env });
+  const table = builtinTable();
+  const args = parseArgv(argv, table);
+  const loaded = await loadSettings({ version: "0.0.0-test", args, table, rest: args.positionals, builtins: async () => BUILTINS, cwd: repo.root, env });
   const app = await assembleApp(loaded, async () => BUILTINS);
   const out = recorder();
   const totals: Totals = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, requests: 0 };

@@ -7,12 +7,15 @@ import { existsSync, statSync } from "node:fs";
 import { isAbsolute } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
 import type { App } from "../kernel.ts";
+import type { Logger } from "../plugin.ts";
 import { chooseModel } from "../chat/create.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { type RunInput, loadSettings } from "../cli/settings.ts";
 import { assembleApp } from "../boot/assemble.ts";
 import { trace } from "../trace.ts";
+import { MAX_MESSAGE_BYTES, leadingId, limitLines } from "./limit.ts";
 import { type SessionRecord, loadRecord } from "./records.ts";
+import { deleteSession, listSessions } from "./saved.ts";
 import { AcpSession } from "./session.ts";
 
 type Log = (level: "info" | "warn" | "error", text: string) => void;
@@ -29,23 +32,33 @@ const CLOSE_WAIT_MS = 30_000;
 /** Serve ACP until the client closes stdin; the exit code. */
 export async function runAcp(input: RunInput): Promise<number> {
   trace("acp: start");
-  const protocol = takeStdout();
+  const { protocol, writeLine } = takeStdout();
   const verbose = input.args.values.verbose === true || /^(1|true|yes|on)$/i.test(process.env.CODER_VERBOSE ?? "");
   const log: Log = (level, text) => {
     if (level === "info" && !verbose) return;
     process.stderr.write(`coder acp: ${level === "info" ? "" : `${level}: `}${text}\n`);
   };
   const agent = new CoderAgent(input, log);
+  // A message over the limit is answered (when it has an id) and the agent keeps serving.
+  const oversized = (bytes: number, head: Uint8Array) => {
+    const id = leadingId(head);
+    const message = `message of more than ${bytes} bytes refused: coder reads messages of up to ${MAX_MESSAGE_BYTES / 1024 / 1024} MiB (send large files as resource links, not embedded text)`;
+    log("warn", message);
+    writeLine(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32600, message } }));
+  };
   const connection = acp.agent({ name: "coder" })
     .onRequest(acp.methods.agent.initialize, ({ params }) => agent.initialize(params))
     .onRequest(acp.methods.agent.authenticate, ({ params }) => agent.authenticate(params))
     .onRequest(acp.methods.agent.session.new, ({ params, client }) => agent.newSession(params, client))
     .onRequest(acp.methods.agent.session.load, ({ params, client }) => agent.loadSession(params, client))
+    .onRequest(acp.methods.agent.session.list, ({ params }) => agent.listSessions(params))
+    .onRequest(acp.methods.agent.session.close, ({ params }) => agent.closeSession(params))
+    .onRequest(acp.methods.agent.session.delete, ({ params }) => agent.deleteSession(params))
     .onRequest(acp.methods.agent.session.prompt, ({ params }) => agent.prompt(params))
     .onRequest(acp.methods.agent.session.setMode, ({ params }) => agent.setMode(params))
     .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => agent.setConfigOption(params))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => agent.cancel(params))
-    .connect(acp.ndJsonStream(protocol, Bun.stdin.stream()));
+    .connect(acp.ndJsonStream(protocol, limitLines(Bun.stdin.stream(), MAX_MESSAGE_BYTES, oversized), { maxMessageBytes: MAX_MESSAGE_BYTES }));
   // The warm-up: the kernel for the folder coder was started in loads while the client sends `initialize`.
   agent.warm();
   trace("acp: serving");
@@ -64,20 +77,40 @@ export async function runAcp(input: RunInput): Promise<number> {
   return signalled ?? 0;
 }
 
+/**
+ * The editor's MCP servers as `mcpServers` entries (what a config file holds): stdio servers
+ * with their environment, http and sse ones with their headers. A name is made a valid server
+ * name (letters, digits, _ and -), as it prefixes the server's tools.
+ */
+export function clientServers(servers: readonly acp.McpServer[]): Record<string, unknown> {
+  const pairs = (list: readonly { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map((p) => [p.name, p.value]));
+  const entries: Record<string, unknown> = {};
+  for (const server of servers) {
+    const name = server.name.replace(/[^A-Za-z0-9_-]/g, "_") || "editor";
+    if ("command" in server) entries[name] = { command: server.command, args: server.args, env: pairs(server.env) };
+    else entries[name] = { url: server.url, type: server.type, headers: pairs(server.headers) };
+  }
+  return entries;
+}
+
 const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
 /**
  * stdout belongs to the protocol: a stray write (a plugin's console.log, a library's
  * notice) goes to stderr instead, and the protocol stream keeps the real one.
  */
-function takeStdout(): WritableStream<Uint8Array> {
-  const write = process.stdout.write.bind(process.stdout) as (chunk: Uint8Array, done: (error?: Error | null) => void) => boolean;
+function takeStdout(): { protocol: WritableStream<Uint8Array>; writeLine: (line: string) => void } {
+  const write = process.stdout.write.bind(process.stdout) as (chunk: Uint8Array | string, done: (error?: Error | null) => void) => boolean;
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
   console.log = console.error;
   console.info = console.error;
-  return new WritableStream<Uint8Array>({
-    write: (chunk) => new Promise<void>((resolve, reject) => void write(chunk, (error) => (error ? reject(error) : resolve()))),
-  });
+  return {
+    protocol: new WritableStream<Uint8Array>({
+      write: (chunk) => new Promise<void>((resolve, reject) => void write(chunk, (error) => (error ? reject(error) : resolve()))),
+    }),
+    // One whole line in one write: it never lands inside a message the SDK is writing.
+    writeLine: (line) => void write(`${line}\n`, () => {}),
+  };
 }
 
 class CoderAgent {
@@ -98,12 +131,34 @@ class CoderAgent {
   private appFor(cwd: string): Promise<App> {
     let app = this.apps.get(cwd);
     if (!app) {
-      app = loadSettings({ ...this.input, cwd, rest: [] }).then((loaded) => assembleApp(loaded, this.input.builtins));
+      app = loadSettings({ ...this.input, cwd, rest: [] }).then((loaded) => assembleApp({ ...loaded, log: this.toSessions(loaded.log, cwd) }, this.input.builtins));
       app.then(() => trace(`acp: kernel ready for ${cwd}`), () => {});
       this.apps.set(cwd, app);
       app.catch(() => this.apps.delete(cwd));
     }
     return app;
+  }
+
+  /**
+   * The folder's log, whose warnings and errors (an MCP server that did not start, a plugin's
+   * failure) also reach the thread of each session prompting there, once per session.
+   */
+  private toSessions(log: Logger, cwd: string): Logger {
+    const tell = (text: string) => {
+      for (const session of this.sessions.values()) if (session.cwd === cwd) session.notice(text);
+    };
+    return {
+      debug: (text) => log.debug(text),
+      info: (text) => log.info(text),
+      warn: (text) => {
+        log.warn(text);
+        tell(text);
+      },
+      error: (text) => {
+        log.error(text);
+        tell(text);
+      },
+    };
   }
 
   /** A kernel for one session: the folder's registry and kit, its own copy of the settings. */
@@ -127,8 +182,15 @@ class CoderAgent {
   /** The variables to set when no API key is found (the CLI's warning), or null when a model is usable. */
   private async missingKey(cwd: string): Promise<string | null> {
     let warning: string | null = null;
-    chooseModel(await this.appFor(cwd), (text) => (warning = text));
-    return warning;
+    const app = await this.appFor(cwd);
+    const model = chooseModel(app, (text) => (warning = text));
+    if (warning || app.settings.options.apiKey) return warning;
+    // A model is chosen (--model, CODER_MODEL, a config): is its own key there?
+    try {
+      return app.registry.adapterFor(model).missingKey?.(model, app.env) ?? null;
+    } catch {
+      return null; // an unknown provider is reported by the first request
+    }
   }
 
   async initialize(params: acp.InitializeRequest): Promise<acp.InitializeResponse> {
@@ -146,7 +208,9 @@ class CoderAgent {
       agentInfo: { name: "coder", title: "coder", version: this.input.version },
       agentCapabilities: {
         loadSession: true,
+        sessionCapabilities: { list: {}, close: {}, delete: {} },
         promptCapabilities: { image: true, audio: false, embeddedContext: true },
+        mcpCapabilities: { http: true, sse: true },
       },
       authMethods: missing ? [{ id: API_KEY_METHOD, name: "API key", description: missing }] : [],
     };
@@ -174,8 +238,9 @@ class CoderAgent {
 
   async loadSession(params: acp.LoadSessionRequest, client: acp.AgentContext): Promise<acp.LoadSessionResponse> {
     const app = await this.sessionApp(params.cwd);
-    const record = loadRecord(app.root, params.sessionId);
-    if (!record) throw new acp.RequestError(-32002, `no saved coder session ${params.sessionId} in ${app.root} (.coder/acp/)`);
+    let ignored: string | null = null;
+    const record = loadRecord(app.root, params.sessionId, (why) => (ignored = why));
+    if (!record) throw new acp.RequestError(-32002, ignored ?? `no saved coder session ${params.sessionId} in ${app.root} (.coder/acp/)`);
     await this.sessions.get(params.sessionId)?.close();
     const session = await this.open(params.sessionId, params, client, record);
     session.output.open();
@@ -186,9 +251,44 @@ class CoderAgent {
     return { modes: session.modes(), configOptions: session.configOptions() };
   }
 
+  /** `session/list`: the saved sessions of the repository at `cwd` (the folder coder started in by default). */
+  async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
+    const cwd = params.cwd ?? this.input.cwd ?? process.cwd();
+    if (!isAbsolute(cwd) || !existsSync(cwd)) throw new acp.RequestError(-32602, `cwd ${JSON.stringify(cwd)} is not an absolute path to a folder`);
+    const app = await this.appFor(cwd).catch((error: unknown) => {
+      throw new acp.RequestError(-32603, `cannot read the sessions of ${cwd}: ${messageOf(error)}`);
+    });
+    return { sessions: listSessions(app.root) };
+  }
+
+  /** `session/close`: the turn under way stops (its writes finished and committed) and the session is forgotten; its record stays. */
+  async closeSession(params: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
+    const session = this.session(params.sessionId);
+    this.sessions.delete(params.sessionId);
+    await session.close();
+    return {};
+  }
+
+  /** `session/delete`: closed if open, and its saved record removed. */
+  async deleteSession(params: acp.DeleteSessionRequest): Promise<acp.DeleteSessionResponse> {
+    const open = this.sessions.get(params.sessionId);
+    const root = open?.root ?? (await this.appFor(this.input.cwd ?? process.cwd())).root;
+    if (open) {
+      this.sessions.delete(params.sessionId);
+      await open.close();
+    }
+    if (!deleteSession(root, params.sessionId) && !open) throw new acp.RequestError(-32002, `no saved coder session ${params.sessionId} in ${root} (.coder/acp/)`);
+    return {};
+  }
+
   private async open(id: string, params: acp.NewSessionRequest, client: acp.AgentContext, record?: SessionRecord): Promise<AcpSession> {
     const app = await this.sessionApp(params.cwd);
-    if (params.mcpServers.length) this.log("warn", `session ${id}: ${params.mcpServers.length} MCP server(s) offered; coder does not use MCP servers yet, so they are ignored`);
+    // The editor's own MCP servers are the user's choice: they join this session's servers without the trust a project's need.
+    if (params.mcpServers?.length) {
+      const options = app.settings.options as Record<string, unknown>;
+      options.mcpServers = { ...((options.mcpServers as Record<string, unknown> | undefined) ?? {}), ...clientServers(params.mcpServers) };
+      this.log("info", `session ${id}: MCP servers from the editor: ${params.mcpServers.map((s) => s.name).join(", ")}`);
+    }
     let session: AcpSession;
     try {
       session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, log: this.log, ...(record ? { record } : {}) });

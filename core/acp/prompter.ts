@@ -4,12 +4,18 @@
 // conflicts are never allowed "always" (they keep their stricter rule).
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Choice, ChooseOptions, Prompter } from "../gate/prompter.ts";
+import type { CardView } from "./output.ts";
 
 /** Sends one permission request to the client. */
 export type AskClient = (request: Omit<acp.RequestPermissionRequest, "sessionId">) => Promise<acp.RequestPermissionResponse>;
 
 /** Questions about these keys are asked every time: no "allow always". */
 const ASK_EVERY_TIME = ["shell:", "config:", "conflict:"];
+
+/** May an "allow always" for this key be remembered (for the session, and in its saved record)? */
+export function mayAllowAlways(key: string): boolean {
+  return !ASK_EVERY_TIME.some((prefix) => key.startsWith(prefix));
+}
 
 const OPTION_OF: Record<Choice, acp.PermissionOption> = {
   yes: { optionId: "allow", name: "Allow", kind: "allow_once" },
@@ -34,6 +40,10 @@ export class AcpPrompter implements Prompter {
     private readonly log: (text: string) => void,
     /** Resolves once the updates sent before the question are out (the question must not overtake the reply). */
     private readonly settled: () => Promise<void> = () => Promise.resolve(),
+    /** The tool call a question is about (an edit's pending card, with its diff), when there is one. */
+    private readonly cardFor: (key: string) => CardView | null = () => null,
+    /** A question about `key` was answered No (its card, if any, closes). */
+    private readonly declined: (key: string) => void = () => {},
   ) {}
 
   /** A prompt turn starts: questions go to the client until it ends or is cancelled. */
@@ -52,6 +62,12 @@ export class AcpPrompter implements Prompter {
   }
 
   async choose(question: string, choices: readonly Choice[], detail?: string, options: ChooseOptions = {}): Promise<Choice> {
+    const choice = await this.askClient(question, choices, detail, options);
+    if (choice !== "yes" && choice !== "all") this.declined(options.key ?? question);
+    return choice;
+  }
+
+  private async askClient(question: string, choices: readonly Choice[], detail: string | undefined, options: ChooseOptions): Promise<Choice> {
     const no: Choice = choices.includes("no") ? "no" : "skip-all";
     // Outside a prompt turn (while a session is set up) the client knows no session to show a question in.
     if (!this.active || this.cancelled) {
@@ -59,15 +75,20 @@ export class AcpPrompter implements Prompter {
       return no;
     }
     const key = options.key ?? question;
-    if (this.allowed.has(key) && choices.includes("yes")) return "yes";
+    if (this.allowed.has(key) && mayAllowAlways(key) && choices.includes("yes")) return "yes";
     const offered = choices.map((c) => OPTION_OF[c]);
-    if (choices.includes("yes") && !ASK_EVERY_TIME.some((prefix) => key.startsWith(prefix))) offered.splice(1, 0, ALLOW_ALWAYS);
+    if (choices.includes("yes") && mayAllowAlways(key)) offered.splice(1, 0, ALLOW_ALWAYS);
+    // The question is about a card the editor already shows (an edit, with its diff): the same tool call.
+    const card = this.cardFor(key);
+    const said: acp.ToolCallContent[] = [{ type: "content", content: { type: "text", text: question } }];
+    if (detail && !card) said.push({ type: "content", content: { type: "text", text: detail } });
     const toolCall: acp.ToolCallUpdate = {
-      toolCallId: `coder-ask-${this.nextId++}`,
-      title: question,
+      toolCallId: card?.toolCallId ?? `coder-ask-${this.nextId++}`,
+      title: card?.title ?? titleOf(question),
       kind: kindOf(key),
       status: "pending",
-      ...(detail ? { content: [{ type: "content", content: { type: "text", text: detail } }] } : {}),
+      content: [...(card?.content ?? []), ...said],
+      ...(card ? { locations: card.locations } : {}),
       rawInput: { question, key },
     };
     let response: acp.RequestPermissionResponse;
@@ -80,12 +101,22 @@ export class AcpPrompter implements Prompter {
     }
     if (this.cancelled || response.outcome.outcome !== "selected") return no;
     const picked = response.outcome.optionId;
+    // Only an option this question offered counts: "allow always" for a shell command was never offered.
+    if (!offered.some((o) => o.optionId === picked)) {
+      this.log(`${question} -> no (the client answered "${picked}", which was not offered)`);
+      return no;
+    }
     if (picked === ALLOW_ALWAYS.optionId) {
       this.allowed.add(key);
       return "yes";
     }
     return choices.find((c) => OPTION_OF[c].optionId === picked) ?? no;
   }
+}
+
+/** A question as a tool call's title: a statement of what would happen ("Allow edits to a.py?" reads twice as "Allow Allow ..." in clients). */
+function titleOf(question: string): string {
+  return question.replace(/\?\s*$/, "");
 }
 
 function kindOf(key: string): acp.ToolKind {

@@ -10,9 +10,9 @@ import * as acp from "@agentclientprotocol/sdk";
 import type { App } from "../kernel.ts";
 import { createCoder } from "../chat/create.ts";
 import { Interrupted, exitCodeFor } from "../errors.ts";
-import type { EditorFiles } from "../edit/files.ts";
-import { mediaTypeOfFile } from "../chat/parts.ts";
-import { replaceRecord } from "../edit/state.ts";
+import { type EditorFiles, WriteDeclined } from "../edit/files.ts";
+import { mediaTypeOfFile, sniffMedia } from "../chat/parts.ts";
+import { writeState } from "../edit/state.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
 import type { Totals } from "../chat/events.ts";
@@ -20,11 +20,14 @@ import type { Coder } from "../chat/coder.ts";
 import { trace } from "../trace.ts";
 import { AcpOutput } from "./output.ts";
 import { AcpPrompter } from "./prompter.ts";
-import { type SessionRecord, saveRecord } from "./records.ts";
+import { type ReplayCard, type SessionRecord, saveRecord } from "./records.ts";
 
-/** Edit formats that do not edit: the "code" mode never picks them. */
-const NOT_EDITING = new Set(["ask", "architect", "context"]);
 const CODE_FALLBACK_FORMAT = "diff";
+
+/** The "code" mode picks only a format that edits files itself (its `mode` says so), never one that answers, plans or picks files. */
+const editsItself = (format: { mode?: string } | undefined): boolean => format !== undefined && (format.mode === undefined || format.mode === "edit");
+/** The most finished cards a session's record keeps for `session/load`. */
+const MAX_KEPT_CARDS = 200;
 
 const IMAGE_EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
 
@@ -79,7 +82,12 @@ class EditorBuffers implements EditorFiles {
     this.texts.delete(rel);
     if (!this.setup.fs.write) return false;
     const path = join(this.root, rel);
-    await this.setup.client.request(acp.methods.client.fs.writeTextFile, { sessionId: this.setup.id, path, content: text });
+    try {
+      await this.setup.client.request(acp.methods.client.fs.writeTextFile, { sessionId: this.setup.id, path, content: text });
+    } catch (error) {
+      // The editor said no (or could not): its reason goes on the edit's card, and the model is not asked to "fix" it.
+      throw new WriteDeclined(`the editor refused to write ${rel}: ${clientReason(error)}`);
+    }
     this.texts.set(rel, text);
     // git commits what is on disk: an editor that only changed its buffer leaves the disk to the store.
     try {
@@ -124,12 +132,17 @@ export class AcpSession {
   private turn: Promise<acp.StopReason> | null = null;
   /** A prompt has come: warming up is no longer worth it. */
   private prompted = false;
+  /** The session's finished cards, for its record (the newest MAX_KEPT_CARDS). */
+  private cards: ReplayCard[] = [];
+  /** Every model configured or used in this session: the model list keeps them, table or not. */
+  private readonly usedModels = new Set<string>();
 
   private constructor(private readonly setup: SessionSetup) {
     const { client, id, log } = setup;
     this.output = new AcpOutput((update) => client.notify(acp.methods.client.session.update, { sessionId: id, update }), {
       root: setup.app.root,
       written: (path) => this.written(path),
+      canonical: (path) => this.coder.services.files.canonical(path),
       planning: () => this.coder.format.item.mode === "editor",
       usage: () => ({ size: this.coder.modelInfo.contextWindow, cost: this.totals.costUnknown ? null : this.totals.cost }),
       log: (level, text) => (level !== "info" || setup.app.settings.options.verbose) && log(level, text),
@@ -138,6 +151,8 @@ export class AcpSession {
       (request) => client.request(acp.methods.client.session.requestPermission, { sessionId: id, ...request }),
       (text) => log("info", text),
       () => this.output.drained(),
+      (key) => this.output.cardFor(key),
+      (key) => this.output.declined(key),
     );
     this.buffers = new EditorBuffers(setup.app.root, setup);
   }
@@ -156,13 +171,29 @@ export class AcpSession {
     return this.setup.app.root;
   }
 
+  get cwd(): string {
+    return this.setup.cwd;
+  }
+
+  /** Warnings of the folder's plugins said while this session prompts (each once per session). */
+  private readonly noticed = new Set<string>();
+
+  /** A warning from the folder's log (an MCP server that failed to start): said in the thread during a turn, once. */
+  notice(text: string): void {
+    if (!this.running || this.noticed.has(text)) return;
+    this.noticed.add(text);
+    this.output.warn(text, true);
+  }
+
   private async start(): Promise<void> {
     const { app, record } = this.setup;
     this.coder = await createCoder(app, { out: this.output, totals: this.totals, prompter: () => this.prompter, editor: this.buffers });
     this.commands = new CoderSession(this.coder);
+    for (const name of [app.settings.options.model, app.settings.options.weakModel, app.settings.options.editorModel, this.coder.model]) if (typeof name === "string" && name) this.usedModels.add(name);
     if (record) this.restore(record);
+    this.usedModels.add(this.coder.model);
     const start = this.coder.format.item.name;
-    this.codeFormat = [record?.editFormat ?? "", start, this.coder.modelInfo.editFormat].find((f) => f && !NOT_EDITING.has(f) && app.registry.formats.has(f)) ?? CODE_FALLBACK_FORMAT;
+    this.codeFormat = [record?.editFormat ?? "", start, this.coder.modelInfo.editFormat].find((f) => f && editsItself(app.registry.formats.get(f)?.item)) ?? CODE_FALLBACK_FORMAT;
   }
 
   private restore(record: SessionRecord): void {
@@ -178,9 +209,17 @@ export class AcpSession {
     if (record.editFormat && registry.formats.has(record.editFormat)) this.coder.setEditFormat(record.editFormat);
     const { files } = this.coder.services;
     for (const rel of record.editable) if (files.check(rel) === null) this.coder.chat.add(rel);
-    for (const path of record.readOnly) this.coder.chat.addReadOnly(path);
+    // A record is not trusted with files outside the repository: those are named, not read.
+    const outside: string[] = [];
+    for (const path of record.readOnly) {
+      const rel = this.inside(isAbsolute(path) ? path : join(this.root, path));
+      if (rel !== null && files.read(rel) !== null) this.coder.chat.addReadOnly(rel);
+      else if (rel === null) outside.push(path);
+    }
+    if (outside.length) this.output.warn(`Read-only files outside the repository are not reopened with a saved session; add them again to use them: ${outside.join(", ")}`);
     this.coder.history.done = [...record.messages];
     for (const key of record.allowed) this.prompter.allowed.add(key);
+    this.cards = [...(record.cards ?? [])];
   }
 
   /**
@@ -197,13 +236,34 @@ export class AcpSession {
     );
   }
 
-  /** The saved conversation, sent back as `session/update`s (`session/load`). */
+  /** The saved conversation, sent back as `session/update`s (`session/load`): its messages, and its tool calls as finished cards. */
   replay(): void {
-    for (const m of this.coder.history.done) {
-      if (m.role !== "user" && m.role !== "assistant") continue;
+    const messages = this.coder.history.done.filter((m) => m.role === "user" || m.role === "assistant");
+    let next = 1;
+    const cardsWhere = (placed: (after: number) => boolean) => {
+      for (const card of this.cards) {
+        if (!placed(card.after)) continue;
+        this.output.update({
+          sessionUpdate: "tool_call",
+          toolCallId: `coder-replay-${next++}`,
+          title: card.title,
+          kind: card.kind as acp.ToolKind,
+          status: card.status,
+          content: card.content as acp.ToolCallContent[],
+          ...(card.locations ? { locations: card.locations as acp.ToolCallLocation[] } : {}),
+        });
+      }
+    };
+    cardsWhere((after) => after <= 0 && messages.length > 0);
+    messages.forEach((m, i) => {
       const sessionUpdate = m.role === "user" ? "user_message_chunk" : "agent_message_chunk";
       this.output.update({ sessionUpdate, content: { type: "text", text: m.content } });
-    }
+      // A card follows the turn it came from; one whose turn a history summary folded away comes last.
+      const shown = i + 1;
+      cardsWhere((after) => (shown < messages.length ? after === shown : after >= shown));
+    });
+    if (!messages.length) cardsWhere(() => true);
+    for (const card of this.cards) if (card.after > messages.length) card.after = messages.length;
   }
 
   modes(): acp.SessionModeState {
@@ -224,7 +284,7 @@ export class AcpSession {
 
   /** The model, as a session config option (where the protocol lets a client choose it). */
   configOptions(): acp.SessionConfigOption[] {
-    const names = new Set([this.coder.model, ...this.setup.app.registry.listModels().map((m) => m.name)]);
+    const names = new Set([this.coder.model, ...this.usedModels, ...this.setup.app.registry.listModels().map((m) => m.name)]);
     return [{ id: "model", name: "Model", category: "model", type: "select", currentValue: this.coder.model, options: [...names].map((value) => ({ value, name: value })) }];
   }
 
@@ -235,6 +295,7 @@ export class AcpSession {
     } catch (error) {
       throw new acp.RequestError(-32602, messageOf(error));
     }
+    this.usedModels.add(this.coder.model);
     this.save();
   }
 
@@ -262,29 +323,33 @@ export class AcpSession {
     this.output.beginTurn();
     this.prompter.begin();
     let stop: acp.StopReason = "end_turn";
+    let failure: unknown = null;
     try {
       this.buffers.forget();
-      const text = this.takeContent(blocks);
+      const { text, command } = this.takeContent(blocks);
       trace("acp: prompt content taken");
       const { chat } = this.coder;
       await this.buffers.refresh([...chat.editable, ...chat.readOnly.filter((p) => !isAbsolute(p))]);
       trace("acp: buffers read");
       if (this.cancelled) stop = "cancelled";
       else if (!text.trim()) this.output.print("The prompt had no request: the files it named are in the chat now.");
-      else if (text.trimStart().startsWith("/")) await this.commands.runCommand(text.trim());
+      else if (command !== null) await this.commands.runCommand(command);
       else await this.coder.runOne(text);
       if (stop !== "cancelled") stop = this.cancelled ? "cancelled" : stopReasonOf(this.output.lastFinish);
     } catch (error) {
       if (error instanceof Interrupted || this.cancelled) stop = "cancelled";
-      else this.output.emit({ type: "error", message: messageOf(error), code: exitCodeFor(error) });
+      else failure = error;
     } finally {
       this.prompter.end();
       this.running = false;
     }
+    this.usedModels.add(this.coder.model); // a /model command may have switched
     await this.output.endTurn(stop === "end_turn");
     if (this.modeId() !== modeBefore) this.output.update({ sessionUpdate: "current_mode_update", currentModeId: this.modeId() });
     this.save();
     await this.output.drained();
+    // A failed turn (the model unreachable, refused, no key) is an error answer, not a finished turn.
+    if (failure !== null) throw turnError(failure);
     return stop;
   }
 
@@ -300,11 +365,15 @@ export class AcpSession {
    * The prompt's text; its resource links and embedded resources join the chat (editable
    * inside the repository, read-only outside). Other resources are quoted in the text.
    */
-  private takeContent(blocks: readonly acp.ContentBlock[]): string {
+  private takeContent(blocks: readonly acp.ContentBlock[]): { text: string; command: string | null } {
     const parts: string[] = [];
+    const typed: string[] = [];
     const added: string[] = [];
     for (const block of blocks) {
-      if (block.type === "text") parts.push(block.text);
+      if (block.type === "text") {
+        parts.push(block.text);
+        typed.push(block.text);
+      }
       else if (block.type === "resource_link") {
         const path = filePath(block.uri);
         if (path) added.push(...this.addPath(path));
@@ -325,7 +394,10 @@ export class AcpSession {
       } else this.output.warn(`coder does not take ${block.type} content in a prompt; it was left out.`);
     }
     if (added.length) this.output.print(`Added to the chat: ${added.join(", ")}`);
-    return parts.join("");
+    // A slash command is what the user typed, never what a resource or a file's text says.
+    const own = typed.join("").trim();
+    const command = own.startsWith("/") ? own : null;
+    return { text: parts.join(""), command };
   }
 
   /**
@@ -339,11 +411,15 @@ export class AcpSession {
       return null;
     }
     const bytes = Buffer.from(data, "base64");
+    // The bytes decide, not the label: anything else saved as .png would join the chat as an editable text file.
+    const actual = sniffMedia(bytes.subarray(0, 16));
+    if (actual !== mimeType) {
+      this.output.warn(`The prompt's image, labelled ${mimeType}, ${actual ? `is ${actual}` : "is not an image"}; it was left out.`);
+      return null;
+    }
     const name = `acp-${createHash("sha256").update(bytes).digest("hex").slice(0, 12)}.${ext}`;
-    const path = join(this.root, ".coder", "pastes", name);
     // Like every file under .coder/: never written through a link a cloned repository planted.
-    replaceRecord(path, bytes);
-    return path;
+    return writeState(this.root, `pastes/${name}`, bytes);
   }
 
   /** The repository path of an absolute path inside the repository, or null. */
@@ -360,7 +436,8 @@ export class AcpSession {
     const { chat, services } = this.coder;
     const rel = this.inside(path);
     if (rel !== null && (chat.editable.includes(rel) || chat.readOnly.includes(rel))) return [];
-    if (rel !== null && !mediaTypeOfFile(path)) {
+    // coder's own state folder is never edited through the chat.
+    if (rel !== null && !mediaTypeOfFile(path) && !rel.startsWith(".coder/")) {
       const problem = services.files.check(rel);
       if (problem === null) return chat.add(rel) ? [rel] : [];
       this.output.warn(`${rel} joins the chat read-only: ${problem}`);
@@ -385,6 +462,14 @@ export class AcpSession {
     return files.find((f) => f.path === canonical || f.path === path);
   }
 
+  /** The session's finished cards, with those of the last turn placed after its messages. */
+  private keptCards(): ReplayCard[] {
+    const after = this.coder.history.done.filter((m) => m.role === "user" || m.role === "assistant").length;
+    for (const card of this.output.takeFinished()) this.cards.push({ after, ...card });
+    this.cards = this.cards.slice(-MAX_KEPT_CARDS);
+    return this.cards;
+  }
+
   save(): void {
     const { chat, history } = this.coder;
     try {
@@ -399,6 +484,7 @@ export class AcpSession {
         messages: history.done.filter((m) => m.role === "user" || m.role === "assistant").map((m) => ({ role: m.role, content: m.content })),
         allowed: [...this.prompter.allowed],
         updatedAt: new Date().toISOString(),
+        cards: this.keptCards(),
       });
     } catch (error) {
       this.setup.log("warn", `could not save session ${this.id}: ${messageOf(error)}`);
@@ -411,6 +497,23 @@ export class AcpSession {
     this.coder.cancelPings();
     await this.turn?.catch(() => undefined);
   }
+}
+
+/**
+ * The JSON-RPC error a failed turn answers with: `auth_required` when the key is missing or
+ * refused (the editor can offer its sign-in), else the failure's own one-line message.
+ */
+export function turnError(error: unknown): acp.RequestError {
+  const message = messageOf(error);
+  if (/\bno API key\b|: 40[13] (unauthorized|forbidden)\b/i.test(message)) return acp.RequestError.authRequired({ exitCode: exitCodeFor(error) }, message);
+  return new acp.RequestError(-32603, message, { exitCode: exitCodeFor(error) });
+}
+
+/** What a client's error says: its message and, when it sent any, its data. */
+function clientReason(error: unknown): string {
+  if (!(error instanceof acp.RequestError)) return messageOf(error);
+  const data = error.data === undefined ? "" : typeof error.data === "string" ? error.data : JSON.stringify(error.data);
+  return data && !error.message.includes(data) ? `${error.message} (${data})` : error.message;
 }
 
 function filePath(uri: string): string | null {

@@ -11,19 +11,30 @@ import { capReader, createKit } from "./kit.ts";
 import { type PluginSource, loadPlugins, userSources } from "../plugins/loader.ts";
 import type { Kit, Logger } from "../plugin.ts";
 import { Registry, messageOf } from "../plugins/registry.ts";
+import { settleOptions } from "./settle.ts";
 
 /** Registry, kit and every plugin (built-ins first, then config plugins, then --plugin). */
 export async function assembleApp(loaded: Loaded, builtins: () => Promise<BuiltinPlugin[]>): Promise<App> {
   const { settings, root, log } = loaded;
   const options = settings.options;
   const registry = new Registry({ modelOverrides: options.models, log });
-  const kit = await createRealKit(loaded, registry);
+  // Options are read from the settled settings: not before every plugin has declared its own.
+  let settled = false;
+  const readOption = (key: string): unknown => {
+    if (!settled) throw new Error(`option "${key}" was read while plugins were loading; read options when they are used (in a provider, a command or a hook)`);
+    if (!settings.table.byKey.has(key)) throw new Error(`option "${key}" is not declared by any plugin nor by coder (declare it in the plugin's \`options\`)`);
+    return (settings.options as Record<string, unknown>)[key];
+  };
+  const ui: App["ui"] = { confirm: null };
+  const kit = await createRealKit(loaded, registry, readOption, ui);
   const sources: PluginSource[] = (await builtins()).map((b) => ({ origin: b.origin, load: b.load }));
   sources.push(...userSources(options.plugins, options.plugin, loaded.cwd, (f) => displayPath(f, loaded.cwd)));
   await loadPlugins(registry, sources, kit, log);
   for (const plugin of registry.plugins.values()) {
     if (plugin.sha256) log.debug(`plugin ${plugin.name} from ${displayPath(plugin.origin, loaded.cwd)} sha256:${plugin.sha256}`);
   }
+  await settleOptions(loaded, registry);
+  settled = true;
   guardBackgroundErrors(registry, log);
   return {
     version: loaded.version,
@@ -36,6 +47,7 @@ export async function assembleApp(loaded: Loaded, builtins: () => Promise<Builti
     env: loaded.env,
     trusted: loaded.trusted,
     interactive: loaded.interactive,
+    ui,
   };
 }
 
@@ -57,7 +69,7 @@ function guardBackgroundErrors(registry: Registry, log: Logger): void {
 }
 
 /** The kit with the real matcher, reports, tokens and file store. */
-async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
+async function createRealKit(loaded: Loaded, registry: Registry, readOption: (key: string) => unknown, ui: App["ui"]): Promise<Kit> {
   const { root, settings, log } = loaded;
   const options = settings.options;
   const deps = await kernelModules();
@@ -84,6 +96,8 @@ async function createRealKit(loaded: Loaded, registry: Registry): Promise<Kit> {
     apiBase: options.apiBase,
     apiKey: options.apiKey,
     verifySsl: options.verifySsl,
+    readOption,
+    ui,
   });
 }
 
@@ -106,7 +120,8 @@ async function kernelModules(): Promise<KernelModules> {
     import("../edit/files.ts"),
   ]);
   return {
-    matcher: matcher.matcher,
+    // One per kit: it learns the user's uncommitted changes while a reply is staged.
+    matcher: new matcher.SharedMatcher(),
     reports: reports.reports,
     countTokens: tokens.countTokens,
     setTokenCacheDir: tokens.setTokenCacheDir,

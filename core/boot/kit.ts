@@ -9,10 +9,12 @@ import { fittedSize, mediaTokens, mediaTypeOfFile } from "../chat/parts.ts";
 import type { Kit, Logger, Matcher, ModelEvent, ModelReply, ModelRequest, Reports } from "../plugin.ts";
 import type { Registry } from "../plugins/registry.ts";
 import { ReplyAssembler } from "../chat/stream.ts";
+import type { App } from "../kernel.ts";
 import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup } from "../proc/spawn.ts";
-import { stateFolder, statePath, writeState } from "../edit/state.ts";
+import { readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
+import { formatHelpers } from "../edit/search-replace.ts";
 
 export interface KitDeps {
   version: string;
@@ -37,17 +39,29 @@ export interface KitDeps {
   apiKey?: string;
   /** `--no-verify-ssl`: false, for `complete` too (commit messages, summaries). */
   verifySsl?: boolean;
+  /** An option's effective value by key; throws (a one-line message) when the key is not in the option table or options are not settled yet. */
+  readOption(key: string): unknown;
+  /** Who answers `kit.ui` questions (App.ui); absent or unset: nobody, every answer no. */
+  ui?: App["ui"];
 }
 
 export function createKit(deps: KitDeps): Kit {
   const { root } = deps;
   return {
-    apiVersion: 1,
+    apiVersion: 2,
     version: deps.version,
+    options: { get: (spec) => deps.readOption(spec.key) as never },
+    ui: {
+      confirm: async (question, options) => (deps.ui?.confirm ? deps.ui.confirm(question, options ?? {}) : false),
+      select: async <const T extends string>(question: string, choices: readonly T[], options?: { default?: T; detail?: string }) =>
+        (deps.ui?.select ? deps.ui.select(question, choices, options ?? {}) : (options?.default ?? null)) as Promise<T | null> | T | null,
+      input: async (question, options) => (deps.ui?.input ? deps.ui.input(question, options ?? {}) : (options?.default ?? null)),
+    },
     root,
     cwd: deps.cwd ?? root,
     matcher: deps.matcher,
     reports: deps.reports,
+    formats: formatHelpers(deps.matcher),
     FormatError,
     tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base") },
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
@@ -60,6 +74,7 @@ export function createKit(deps: KitDeps): Kit {
     state: {
       write: (path, data) => writeState(root, path, data),
       file: (path, siblings) => statePath(root, path, siblings),
+      read: (path, maxBytes) => readState(root, path, maxBytes ?? STATE_READ_BYTES),
     },
     modelInfo: (model) => deps.registry.modelInfo(model),
     complete: (request, signal) =>

@@ -52,7 +52,7 @@ export function warmSyntaxCheck(paths: readonly string[]): void {
  * Syntax problems in these files, as one report; null when there are none. With `before`,
  * only the problems the edit introduced count.
  */
-export async function syntaxCheck(files: readonly EditedFile[], compare: boolean): Promise<string | null> {
+export async function syntaxCheck(files: readonly EditedFile[], compare: boolean, failed?: string[]): Promise<string | null> {
   const reports: string[] = [];
   for (const file of files) {
     if (file.after === null) continue;
@@ -70,7 +70,10 @@ export async function syntaxCheck(files: readonly EditedFile[], compare: boolean
       const old = await syntax.syntaxProblems(loader, file.path, file.before).catch(() => null);
       problems = syntax.introducedProblems(file.after, problems, file.before, old?.problems ?? []);
     }
-    if (problems.length) reports.push(syntax.renderSyntaxReport(file.path, found.language, file.after, problems));
+    if (problems.length) {
+      reports.push(syntax.renderSyntaxReport(file.path, found.language, file.after, problems));
+      failed?.push(file.path);
+    }
   }
   return reports.length ? reports.join("\n\n") : null;
 }
@@ -89,7 +92,7 @@ export function lintCommands(lintCmd: CheckOptions["lintCmd"], paths: readonly s
 }
 
 /** Run each lint command on its files; the combined output of the failing ones. */
-export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["lintCmd"], paths: readonly string[], onOutput?: (text: string) => void, signal?: AbortSignal): Promise<CheckResult> {
+export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["lintCmd"], paths: readonly string[], onOutput?: (text: string) => void, signal?: AbortSignal, failed?: string[]): Promise<CheckResult> {
   const { languageFor } = await import("../../grammars/languages.ts");
   const failures: string[] = [];
   for (const [lint, files] of lintCommands(lintCmd, paths, (p) => languageFor(p)?.name ?? null)) {
@@ -98,7 +101,14 @@ export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["l
     const r = await kit.run(command, { timeoutMs: 300_000, signal, onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "lint", ok: r.code === 0, command, output });
-    if (r.code !== 0) failures.push(`\`${command}\` reports:\n\n${clip(output)}`);
+    // Cancelled: the run was stopped, which is no finding to report.
+    if (signal?.aborted) return { ok: true, output: "" };
+    if (r.code !== 0) {
+      failures.push(`\`${command}\` reports:\n\n${clip(output)}`);
+      // The files the output names have problems; a linter that names none failed on all it checked.
+      const named = files.filter((f) => output.includes(f));
+      failed?.push(...(named.length ? named : files));
+    }
   }
   return { ok: failures.length === 0, output: failures.join("\n\n") };
 }
@@ -112,6 +122,7 @@ export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited
       return `Your edit left syntax errors. Fix them:\n\n${syntax}`;
     }
     const lint = await runLinters(kit, out, o.lintCmd, edited.filter((f) => f.after !== null).map((f) => f.path), undefined, signal);
+    if (signal?.aborted) return null;
     if (!lint.ok) return `The linter reports problems in the files you edited. Fix them:\n\n${lint.output}`;
   }
   if (o.testCmd && o.autoTest) {
@@ -119,6 +130,7 @@ export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited
     const r = await kit.run(o.testCmd, { timeoutMs: 900_000, signal, onOutput: (text) => out.emit({ type: "output", text }) });
     const output = `${r.stdout}${r.stderr}`.trim();
     out.emit({ type: "test", ok: r.code === 0, command: o.testCmd, output });
+    if (signal?.aborted) return null;
     if (r.code !== 0) return `The tests (\`${o.testCmd}\`) fail after your edits. Fix the code so they pass:\n\n${clip(output)}`;
   }
   return null;

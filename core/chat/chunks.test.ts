@@ -69,12 +69,18 @@ test("contextOverflow names what takes the room", () => {
   expect(msg).toContain("/drop");
 });
 
-test("the /tokens report aligns every figure, the remaining tokens included", () => {
-  const report = renderTokenReport([{ label: "system", tokens: 635 }, { label: "chat files", tokens: 56 }], 1_047_576);
-  const lines = report.split("\n").filter((l) => !l.startsWith("="));
-  expect(lines.at(-1)).toBe("1046885  tokens remaining of 1047576");
-  expect(new Set(lines.map((l) => /^\s*\d+/.exec(l)?.[0].length)).size).toBe(1);
-  expect(lines.length).toBe(4);
+test("the /tokens report is a table: every figure aligned, a /drop hint per file, the cost when prices are known", () => {
+  const rows = [{ label: "system", tokens: 635 }, { label: "a.py", tokens: 56, file: "a.py" }];
+  const report = renderTokenReport(rows, 1_047_576, 2);
+  const lines = report.split("\n").filter((l) => !l.startsWith("─"));
+  expect(lines[0]).toMatch(/^\s*tokens\s+cost\s+part$/);
+  expect(lines.find((l) => l.includes("a.py"))).toMatch(/^\s+56\s+\$0\.0001\s+a\.py\s+\/drop a\.py$/);
+  expect(lines.at(-1)).toBe("1,046,885           remaining of the 1,047,576-token context window");
+  const figures = lines.slice(1).map((l) => /^\s*[\d,]+/.exec(l)?.[0].length);
+  expect(new Set(figures).size).toBe(1);
+  const unpriced = renderTokenReport(rows, 1_047_576, null);
+  expect(unpriced).not.toContain("$");
+  expect(unpriced).toContain("cost unknown");
 });
 
 describe("blocks with images and documents", () => {

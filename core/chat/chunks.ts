@@ -28,6 +28,8 @@ export interface ChunkInputs {
   /** The current turn: the request and its reflections so far. */
   current: readonly ChatMessage[];
   reminder: string;
+  /** Where the reminder goes: appended to the last user message (default), or a system message after the request. */
+  reminderRole?: "user" | "system";
   /** The model takes a `system` role (else the system text travels as a user message). */
   systemRole: boolean;
   /** Mark cache breakpoints (providers with explicit breakpoints). */
@@ -79,7 +81,10 @@ export function assembleChunks(inputs: ChunkInputs): Chunk[] {
 
   const current = inputs.current.map((m) => ({ ...m }));
   const lastUser = current.findLastIndex((m) => m.role === "user");
-  if (inputs.reminder && lastUser >= 0) {
+  // A system-role reminder follows the request; a model without a system role gets it in the request.
+  const asSystem = inputs.reminderRole === "system" && inputs.systemRole;
+  if (inputs.reminder && lastUser >= 0 && asSystem) current.push({ role: "system", content: inputs.reminder });
+  else if (inputs.reminder && lastUser >= 0) {
     const m = current[lastUser] as ChatMessage;
     const reminded: ChatMessage = { ...m, content: `${m.content}\n\n${inputs.reminder}` };
     if (m.parts) reminded.parts = [...m.parts, { type: "text", text: inputs.reminder }];
@@ -122,6 +127,8 @@ export function countMessageTokens(messages: readonly ChatMessage[], count: (tex
 export interface TokenRow {
   label: string;
   tokens: number;
+  /** A chat or read-only file this row is: `/tokens` offers `/drop PATH` for it. */
+  file?: string;
 }
 
 /** Tokens per chunk (the `/tokens` view and the context-window check). */
@@ -129,14 +136,26 @@ export function tokenRows(chunks: readonly Chunk[], count: (text: string) => num
   return chunks.map((c) => ({ label: c.label, tokens: countMessageTokens(c.messages, count, imageRules) }));
 }
 
-export function renderTokenReport(rows: readonly TokenRow[], contextWindow: number): string {
+/**
+ * `/tokens`: a table with a row per part of the next request (each chat file its own row, with
+ * a `/drop` hint), tokens, and the cost of sending it when the model's prices are known.
+ */
+export function renderTokenReport(rows: readonly TokenRow[], contextWindow: number, pricePerMillion: number | null = null): string {
   const total = rows.reduce((s, r) => s + r.tokens, 0);
   const remaining = Math.max(0, contextWindow - total);
-  const width = Math.max(...rows.map((r) => String(r.tokens).length), String(total).length, String(remaining).length);
-  const lines = rows.map((r) => `${String(r.tokens).padStart(width)}  ${r.label}`);
-  lines.push(`${"=".repeat(width)}`);
-  lines.push(`${String(total).padStart(width)}  tokens total`);
-  lines.push(`${String(remaining).padStart(width)}  tokens remaining of ${contextWindow}`);
+  const cost = (tokens: number) => (pricePerMillion === null ? "" : `$${((tokens * pricePerMillion) / 1_000_000).toFixed(4)}`);
+  const width = Math.max("tokens".length, ...[...rows.map((r) => r.tokens), total, remaining].map((n) => n.toLocaleString("en-US").length));
+  const costWidth = pricePerMillion === null ? 0 : Math.max("cost".length, cost(total).length);
+  const labelWidth = Math.max("part".length, ...rows.map((r) => r.label.length), "total".length);
+  const line = (tokens: string, price: string, label: string, hint = "") =>
+    `${tokens.padStart(width)}  ${costWidth ? `${price.padStart(costWidth)}  ` : ""}${hint ? label.padEnd(labelWidth) : label}${hint ? `  ${hint}` : ""}`.trimEnd();
+  const n = (x: number) => x.toLocaleString("en-US");
+  const lines = [line("tokens", costWidth ? "cost" : "", "part")];
+  for (const r of rows) lines.push(line(n(r.tokens), cost(r.tokens), r.label, r.file ? `/drop ${r.file}` : ""));
+  lines.push(`${"─".repeat(width)}  ${costWidth ? `${"─".repeat(costWidth)}  ` : ""}${"─".repeat(labelWidth)}`);
+  lines.push(line(n(total), cost(total), "total"));
+  lines.push(line(n(remaining), "", `remaining of the ${n(contextWindow)}-token context window`));
+  if (pricePerMillion === null) lines.push("(cost unknown: the model table has no prices for this model)");
   return lines.join("\n");
 }
 
@@ -162,17 +181,38 @@ export function renderFileListing(path: string, content: string, fence: Fence): 
   return `${path}\n${fence[0]}\n${body}${fence[1]}\n`;
 }
 
-/** The chat files' block; a null content is a file that does not exist yet. */
-export function chatFilesBlock(files: readonly { path: string; content: string | null }[], fence: Fence): ContextText | null {
-  if (!files.length) return null;
+/** What a format does with the chat files, for the words around them. */
+export type ChatFilesUse = "edit" | "read";
+
+/**
+ * The chat files' block (a null content is a file that does not exist yet); with no chat
+ * files, a note saying so and what to do instead, so the model never guesses at content.
+ */
+export function chatFilesBlock(files: readonly { path: string; content: string | null }[], fence: Fence, use: ChatFilesUse = "edit"): ContextText {
+  if (!files.length) {
+    return {
+      label: "chat files: none",
+      text:
+        use === "edit"
+          ? "No files are in the chat yet, so you have not seen the content of any file. To create a new file, just write it. To change an existing file, name it by its full path and ask the user to add it to the chat; never edit a file you have not seen."
+          : "No files are in the chat yet. If you need to see a file's content, name it by its full path and ask the user to add it to the chat.",
+    };
+  }
   return {
     label: `chat files: ${files.map((f) => f.path).join(", ")}`,
     text: [
-      "These files are in the chat. You may edit them; this is their current content (trust it over anything earlier in the conversation):",
+      use === "edit"
+        ? "These files are in the chat. You may edit them; this is their current content (trust it over anything earlier in the conversation):"
+        : "These files are in the chat; this is their current content (trust it over anything earlier in the conversation):",
       "",
-      ...files.map((f) => (f.content === null ? `${f.path}\n(does not exist yet: create it with an edit)\n` : renderFileListing(f.path, f.content, fence))),
+      ...files.map((f) => chatFileEntry(f, fence, use)),
     ].join("\n"),
   };
+}
+
+/** One file's entry in the chat files' block (`/tokens` counts each on its own row). */
+export function chatFileEntry(file: { path: string; content: string | null }, fence: Fence, use: ChatFilesUse = "edit"): string {
+  return file.content === null ? `${file.path}\n(does not exist yet${use === "edit" ? ": create it with an edit" : ""})\n` : renderFileListing(file.path, file.content, fence);
 }
 
 export function readOnlyBlock(path: string, content: string, fence: Fence): ContextText {
@@ -183,11 +223,9 @@ export function readOnlyBlock(path: string, content: string, fence: Fence): Cont
 }
 
 /** The kernel's part of the system message: the format's rules, then platform facts and the fence note. */
-export function systemText(formatRules: string, platform: string, fence: Fence): string {
-  return [
-    formatRules.trimEnd(),
-    "",
-    `Platform: ${platform}.`,
-    `File listings in this conversation are wrapped in ${fence[0]} ... ${fence[1]}; use the same fence when you write file content.`,
-  ].join("\n");
+export function systemText(formatRules: string, platform: string, fence: Fence, toolCalls = false): string {
+  const note = toolCalls
+    ? `File listings in this conversation are wrapped in ${fence[0]} ... ${fence[1]}; the fence is not part of the file, and tool arguments carry the file's text without it.`
+    : `File listings in this conversation are wrapped in ${fence[0]} ... ${fence[1]}; use the same fence when you write file content.`;
+  return [formatRules.trimEnd(), "", `Platform: ${platform}.`, note].join("\n");
 }

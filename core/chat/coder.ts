@@ -4,13 +4,13 @@
 // (core/chat/reply/offers.ts) or hands an architect's plan to an editor (core/chat/architect.ts);
 // whatever needs the model's attention comes back as the reflection, the next user message.
 import { chooseEditor, runEditor } from "./architect.ts";
-import { type Chunk, chunkMessages, countMessageTokens, renderTokenReport, tokenRows } from "./chunks.ts";
+import { type Chunk, chatFileEntry, chunkMessages, countMessageTokens, renderTokenReport, type TokenRow, tokenRows } from "./chunks.ts";
 import { lintAndTest, warmSyntaxCheck } from "./checks.ts";
-import { Interrupted, PluginError, UsageError } from "../errors.ts";
+import { Interrupted, UsageError } from "../errors.ts";
 import { chooseFence } from "../edit/fence.ts";
 import { ChatHistory, historyBudget, summariseHistory, summaryPrompt } from "./history.ts";
 import { CacheKeepalive } from "./keepalive.ts";
-import { fileMentions } from "./mentions.ts";
+import { fileMentions, withoutNegatedClauses } from "./mentions.ts";
 import { notifyReplyDone } from "./notify.ts";
 import { resolveModelPath } from "../edit/paths.ts";
 import { checkModelTakesParts } from "./parts.ts";
@@ -18,7 +18,7 @@ import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelIn
 import * as prompt from "./prompt.ts";
 import { unsupportedReasoning } from "./reasoning.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
-import { editTargets, parseReply, stageEdits } from "./reply/apply.ts";
+import { editTargets, guardUncommitted, parseReply, type ReplyAmendment, stageEdits } from "./reply/apply.ts";
 import { lastReplyDiff, writeAndCommit } from "./reply/commit.ts";
 import { offerMentions, runShellSuggestion } from "./reply/offers.ts";
 import type { ChatFiles } from "./chat-files.ts";
@@ -28,6 +28,9 @@ import type { CoderServices, CoderSetup, SendResult, TurnResult } from "./types.
 import { trace } from "../trace.ts";
 import { answerDanglingToolCalls, answerToolCalls } from "./tool-answers.ts";
 import { ToolGathering } from "./tool-calls.ts";
+
+/** How long the tool offer may take before a front end that shows progress is told (`Output.waiting`). */
+const SLOW_TOOLS_MS = 1000;
 
 export class Coder {
   readonly history = new ChatHistory();
@@ -49,6 +52,8 @@ export class Coder {
    * not depend on the commands.
    */
   openSession: ((coder: Coder) => Session) | null = null;
+  /** Changes a front end adds to each reply that changes files, in the same commit (watch mode's comment removal). */
+  amendReply: ReplyAmendment | null = null;
   /** Tool providers' tools and the calls made for the current user request (core/chat/tool-calls.ts). */
   private gathering: ToolGathering | null = null;
   /** The repository's files, listed once per request (each listing costs a git call). */
@@ -107,11 +112,14 @@ export class Coder {
 
   private stopRequested = false;
 
-  /** One user request with its reflections, within the budget. */
-  async runOne(message: string): Promise<TurnResult> {
+  /**
+   * One user request with its reflections, within the budget. `options.typed`: the part of
+   * `message` the user typed (what context providers' `onMessage` sees), when it differs.
+   */
+  async runOne(message: string, options: { typed?: string } = {}): Promise<TurnResult> {
     this.cancelPings();
     this.stopRequested = false;
-    if (!this.setup.editor) await this.offerContext(message);
+    if (!this.setup.editor) await this.offerContext(options.typed ?? message);
     this.turnRequest = message;
     this.gathering = null;
     this.services.transcript.user(message);
@@ -214,8 +222,16 @@ export class Coder {
       if (!this.noticed.has(text)) this.services.out.warn(text);
       this.noticed.add(text);
     };
-    this.gathering ??= new ToolGathering({ out: this.services.out, gate: this.services.gate, warn }, this.options.maxToolCalls);
-    return this.gathering.offer(providers, await this.turnContext(message, signal), this.format.item.tools ?? []);
+    this.gathering ??= new ToolGathering({ out: this.services.out, gate: this.services.gate, warn, hooks: this.services.app.registry.hooks }, this.options.maxToolCalls);
+    const turn = await this.turnContext(message, signal);
+    // A provider may be starting its servers (MCP): a front end that shows progress hears of it after a second.
+    const { out } = this.services;
+    const slow = out.waiting ? setTimeout(() => out.waiting?.(`Waiting for the tools of ${providers.map((p) => p.item.name).join(", ")} (starting)…`), SLOW_TOOLS_MS) : null;
+    try {
+      return await this.gathering.offer(providers, turn, this.format.item.tools ?? []);
+    } finally {
+      if (slow) clearTimeout(slow);
+    }
   }
 
   /**
@@ -243,14 +259,18 @@ export class Coder {
   private async stream(request: ModelRequest, signal: AbortSignal, promptEstimate: number): Promise<{ text: string; toolCalls: ToolCall[]; finishReason: FinishReason }> {
     const { out } = this.services;
     const adapter = this.services.app.registry.adapterFor(this.model);
+    const { hooks } = this.services.app.registry;
+    // Plugins may change what is sent (e.g. mask secrets); the history keeps what the chat said.
+    const sent = hooks.has("onRequest") ? { ...request, messages: await hooks.request(this.model, request.messages) } : request;
     let reply: Awaited<ReturnType<typeof streamReply>>;
     try {
-      reply = await streamReply(adapter, request, signal, out, this.modelInfo);
+      reply = await streamReply(adapter, sent, signal, out, this.modelInfo);
     } catch (error) {
       if (error instanceof InterruptedReply) this.keepInterrupted(error, promptEstimate);
       throw error;
     }
     this.countReply(reply, promptEstimate, reply.finishReason);
+    if (hooks.has("onReply")) await hooks.reply({ model: this.model, text: reply.text, toolCalls: reply.toolCalls, finishReason: reply.finishReason });
     return reply;
   }
 
@@ -305,16 +325,43 @@ export class Coder {
     return this.fileList;
   }
 
-  /** `/tokens`: exact token use of the next request, per chunk. */
+  /** `/tokens`: exact token use of the next request, per chunk, and per file for the chat's files. */
   async tokenReport(): Promise<string> {
     this.fileList = null;
     const signal = new AbortController().signal;
-    const { chunks } = await this.buildChunks("", signal);
-    const rows = tokenRows(chunks, this.countTokens, this.modelInfo.imageRules);
+    const { chunks, fence } = await this.buildChunks("", signal);
+    const rows: TokenRow[] = [];
+    for (const chunk of chunks) {
+      const [row] = tokenRows([chunk], this.countTokens, this.modelInfo.imageRules) as [TokenRow];
+      if (chunk.name === "chat-files" && this.chat.editable.length) {
+        const files = this.chat.editable.map((path) => ({ label: path, file: path, tokens: this.countTokens(chatFileEntry({ path, content: this.services.files.read(path) }, fence)) }));
+        const framing = row.tokens - files.reduce((s, f) => s + f.tokens, 0);
+        if (framing > 0) rows.push({ label: "chat files: framing", tokens: framing });
+        rows.push(...files);
+      } else if (chunk.name === "static" && chunk.label.startsWith("read-only: ")) rows.push({ ...row, file: chunk.label.slice("read-only: ".length) });
+      else rows.push(row);
+    }
     // Tool providers' tools go with every request too (their results are in the history rows).
     const tools = await this.offerTools("", signal);
     if (tools.length) rows.push({ label: `tools offered (${tools.length})`, tokens: this.countTokens(JSON.stringify(tools)) });
-    return renderTokenReport(rows, this.modelInfo.contextWindow);
+    const { prices, unknown } = this.modelInfo;
+    const priced = !unknown && (prices.input > 0 || prices.output > 0);
+    return `Context of the next request to ${this.model}:\n${renderTokenReport(rows, this.modelInfo.contextWindow, priced ? prices.input : null)}`;
+  }
+
+  /**
+   * The messages a request for `message` would carry (system, examples, context, chat files,
+   * the request with its reminder) and the format's tools, without sending it (`coder prompts`).
+   */
+  async previewRequest(message: string): Promise<{ chunks: Chunk[]; tools: ToolSpec[] }> {
+    this.fileList = null;
+    this.history.cur.push({ role: "user", content: message });
+    try {
+      const { chunks } = await this.buildChunks(message, new AbortController().signal);
+      return { chunks, tools: this.format.item.tools ?? [] };
+    } finally {
+      this.history.cur.pop();
+    }
   }
 
   /** The chunks of the next request as plugins see them (`/copy-context`). */
@@ -384,6 +431,10 @@ export class Coder {
         files: this.services.files,
         gate: this.services.gate,
         diff: (path, before, after) => app.kit.diff.unified(path, before, after),
+        hooks: app.registry.hooks,
+        guardUncommitted: (paths) => guardUncommitted({ matcher: app.kit.matcher, git: this.services.git, files: this.services.files }, paths),
+        ...(this.amendReply ? { amend: this.amendReply } : {}),
+        ...(out.staged ? { preview: (changes) => out.staged?.(changes) } : {}),
       },
       edits,
     );
@@ -451,7 +502,7 @@ export class Coder {
   private async addNamedFiles(text: string): Promise<SendResult> {
     const chat = this.chat;
     const candidates = (await this.repoFiles()).filter((f) => !chat.editable.includes(f));
-    const named = fileMentions(text, candidates, chat.editable, chat.readOnly);
+    const named = fileMentions(withoutNegatedClauses(text), candidates, chat.editable, chat.readOnly);
     const added = named.filter((path) => this.services.files.check(path) === null && chat.add(path));
     this.services.out.print(added.length ? `Added to the chat: ${added.join(", ")}` : "The reply named no repository file that is not in the chat already.");
     return { reflection: null, failing: false };
@@ -460,9 +511,9 @@ export class Coder {
   private failureReport(outcomes: EditOutcome[], fence: Fence): string {
     const appliedCount = outcomes.filter((o) => o.status === "applied").length;
     try {
-      return this.format.item.report(outcomes, { fence, appliedCount });
+      return guard(this.format, "report", () => this.format.item.report(outcomes, { fence, appliedCount }));
     } catch (error) {
-      this.services.out.warn(new PluginError(this.format.plugin, this.format.origin, `report failed: ${messageOf(error)}`).message);
+      this.services.out.warn(messageOf(error));
       return this.services.app.kit.reports.failedEdits(outcomes, { fence, appliedCount });
     }
   }

@@ -5,6 +5,7 @@
 import { existsSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
 import type { App } from "../kernel.ts";
+import type { ProviderSetup } from "../plugin.ts";
 import { UsageError } from "../errors.ts";
 import { type EditorFiles, FileStore, shapeOptions } from "../edit/files.ts";
 import type { IgnoreRules } from "../edit/ignore-rules.ts";
@@ -28,7 +29,6 @@ import type { CoderServices } from "./types.ts";
 export const DEFAULT_READ_ONLY = ["AGENTS.md", "CONVENTIONS.md"];
 
 /** The model when neither flags, config nor env name one. */
-export const FALLBACK_MODEL = "openai/gpt-4.1";
 
 /** What the front end hands the engine: where events go, who answers the gate, an editor's buffers. */
 export interface FrontEnd {
@@ -42,6 +42,8 @@ export interface FrontEnd {
   bell?: () => void;
   /** An editor's view of the files (ACP's fs methods): reads prefer its buffers, writes go through it. */
   editor?: EditorFiles;
+  /** Inspect only (`coder prompts`): no transcript is written. */
+  inspectOnly?: boolean;
 }
 
 /** Build the services and the main coder: file store, git, gate, chat files, read-only files. */
@@ -53,13 +55,14 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
   // Without git (--no-git, or no repository) the .gitignore files still say what is never edited or sent.
   let rules: IgnoreRules | null = null;
   const isIgnored = (rel: string) => (git ? git.isIgnored(rel) : (rules as IgnoreRules).isIgnored(rel));
-  const files = new FileStore(root, { cwd: app.cwd, isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor });
-  const transcript = new Transcript(chatHistoryPath(app));
+  const files = new FileStore(root, { cwd: app.cwd, isIgnored, readOnly: () => chat.readOnly, maxBytes: o.maxFileSize * 1024 * 1024, submoduleOf: (rel) => git?.submoduleOf(rel) ?? null, ...shapeOptions(o), editor: front.editor, beforeWriting: () => git?.freezeIgnored() });
+  const transcript = new Transcript(front.inspectOnly ? null : chatHistoryPath(app));
   // The transcript hears edits, commits and answers too, not only the conversation.
   const out = recordingOutput(front.out, transcript);
   const totals = front.totals;
   const prompter = front.prompter({ transcript, out });
-  const model = chooseModel(app, (text) => out.warn(text));
+  // --apply asks no model: a missing key is nothing to warn about.
+  const model = chooseModel(app, (text) => (o.apply === undefined ? out.warn(text) : undefined));
   const gate = new Gate({
     root,
     yesAlways: o.yesAlways,
@@ -69,6 +72,10 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
     check: (rel) => files.check(rel),
     conflicted: (rel) => git?.unmergedFiles().has(files.canonical(rel)) ?? false,
   });
+  // Plugins' questions (kit.ui) go through this chat's gate and front end.
+  app.ui.confirm = (question, options) => gate.confirm(question, options);
+  app.ui.select = (question, choices, options) => gate.select(question, choices, options);
+  app.ui.input = (question, options) => gate.input(question, options);
   const gitOptions: GitRepoOptions = {
     notify: (level, text) => (level === "warn" ? out.warn(text) : out.print(text)),
     verify: o.verify,
@@ -174,7 +181,7 @@ function weakModelOf(app: App, model: string): string {
 
 /**
  * `--model`, else the model the API keys present point at (the model adapters know which
- * key means which provider), else FALLBACK_MODEL with a warning naming the keys to set.
+ * key means which provider), else the first adapter's `fallbackModel` with a warning naming the keys to set.
  */
 export function chooseModel(app: App, warn: (text: string) => void): string {
   const o = app.settings.options;
@@ -188,7 +195,27 @@ export function chooseModel(app: App, warn: (text: string) => void): string {
     const keys = [...new Set(adapters.flatMap((a) => a.defaultModelKeys ?? []))];
     if (keys.length) warn(`no API key found: set ${keys.join(", ")} (in the environment or the repository's .env), or choose a model with --model (e.g. ollama/qwen2.5-coder)`);
   }
-  return FALLBACK_MODEL;
+  const fallback = adapters.find((a) => a.fallbackModel)?.fallbackModel;
+  if (!fallback) throw new UsageError("no model: no model adapter finds an API key or names a fallback; choose one with --model");
+  return fallback;
+}
+
+/** Every provider the model adapters offer for guided set-up (`coder init`). */
+export function setupProviders(app: App): ProviderSetup[] {
+  return [...app.registry.models.values()].flatMap((entry) => entry.item.providers?.() ?? []);
+}
+
+/**
+ * The line to show when `model` cannot run for want of a key (the variable to set), or null
+ * when it has one, needs none, or no adapter says how its keys are found.
+ */
+export function missingKeyLine(app: App, model: string): string | null {
+  if (app.settings.options.apiKey) return null;
+  const prefix = model.slice(0, Math.max(0, model.indexOf("/")));
+  const provider = setupProviders(app).find((p) => p.name === prefix);
+  if (!provider || provider.keyOptional || !provider.keyEnv.length) return null;
+  if (provider.keyEnv.some((k) => app.env[k]?.trim())) return null;
+  return `no API key for ${model}: set ${provider.keyEnv[0]} (in the environment or the repository's .env), pass --api-key, or run \`coder init\``;
 }
 
 export function chatHistoryPath(app: App): string {

@@ -21,6 +21,8 @@ export type CoderEvent =
   /** `estimated`: counted as characters/4 because the prompt clearly fits (the exact count is in `reply.usage`). */
   | { type: "request"; model: string; promptTokens: number; estimated: boolean }
   | { type: "delta"; text: string }
+  /** The model's reasoning as it streams (from servers that send it); never part of the reply. */
+  | { type: "reasoning"; text: string }
   /**
    * `costKnown: false`: the model has no prices (its cost counts as 0). `finishReason`
    * "interrupted": Ctrl-C stopped the reply; `text` is what arrived (kept in the history).
@@ -61,6 +63,24 @@ export interface Output {
   warn(text: string): void;
   /** Flush anything buffered (the markdown renderer's last line). */
   flush(): void;
+  /**
+   * Optional, for a front end that shows each change before it happens (an editor's tool-call
+   * cards): every file a reply's edits would change, before anyone is asked or anything written.
+   */
+  staged?(changes: readonly StagedChange[]): void;
+  /** Optional: these files of the reply are being written now. */
+  writing?(paths: readonly string[]): void;
+  /** Optional: the request waits on something slow (tool providers starting their servers): said once it has taken a second. */
+  waiting?(what: string): void;
+  /** Optional: a tool call the model made is about to be asked about ("pending") or run ("running"); its `tool` event ends it. */
+  toolCall?(call: { name: string; origin: string; arguments: string }, phase: "pending" | "running"): void;
+}
+
+/** One file a reply would change: its repository path and its text before and after (null: absent). */
+export interface StagedChange {
+  path: string;
+  before: string | null;
+  after: string | null;
 }
 
 

@@ -11,6 +11,11 @@ export function failureSummary(outcome: EditOutcome): string | null {
   const path = outcome.path;
   if (outcome.status === "skipped") return `Skipped the edit to ${path}: ${firstLine(outcome.detail)}`;
   const best = outcome.match?.candidates[0];
+  const changed = outcome.match?.userChange;
+  if (changed) {
+    const where = changed.startLine === changed.endLine ? `line ${changed.startLine}` : `lines ${changed.startLine}–${changed.endLine}`;
+    return `Did not edit ${path}: the edit quotes ${changed.path} as last ${changed.was ?? "committed"}, and your ${changed.was === "saved" ? "unsaved" : "uncommitted"} change to ${where} would have been undone; the model was shown the current lines.`;
+  }
   switch (outcome.reason) {
     case "not-found": {
       if (!best) return `Could not find the SEARCH text in ${path}.`;

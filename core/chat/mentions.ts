@@ -64,3 +64,26 @@ export function identMentions(text: string): string[] {
   }
   return [...idents];
 }
+
+/** A clause that says a file is not to be changed: "no need to touch", "doesn't need changes", "leave it as is", "unchanged". */
+const NOT_TO_CHANGE = [
+  /\b(?:no need to|needn't|need not|won't|never|not|(?:does|do|did|should|will|would|must|can)\s*(?:n't|not)(?:\s+need)?(?:\s+to)?)\s+(?:\w+\s+){0,2}?(?:touch|chang|edit|modif|updat)\w*/i,
+  /\b(?:unchanged|untouched|as[- ]is|stays the same|no changes?(?: are| is)? (?:needed|required|necessary))\b/i,
+  /\bleave\b.*\b(?:alone|unchanged)\b/i,
+];
+
+/**
+ * `text` without the clauses that name a file only to say it needs no change ("No need to
+ * touch `README.md`"): a reply listing the files to change names others in passing.
+ */
+export function withoutNegatedClauses(text: string): string {
+  return text
+    .split("\n")
+    .map((line) =>
+      line
+        .split(/(?<=[.;!?])\s+|\s+(?:but|while|whereas)\s+|,\s+(?=(?:and\s+)?(?:no|not|leave|there's no)\b)/i)
+        .filter((clause) => !NOT_TO_CHANGE.some((re) => re.test(clause)))
+        .join(" "),
+    )
+    .join("\n");
+}

@@ -5,7 +5,7 @@ import { arch, platform } from "node:os";
 import { basename, isAbsolute } from "node:path";
 import type { ChatFiles } from "./chat-files.ts";
 import { assembleChunks, chatFilesBlock, type Chunk, type ContextText, contextOverflow, readOnlyBlock, systemText, tokenRows } from "./chunks.ts";
-import { Interrupted, PluginError, RuntimeFailure } from "../errors.ts";
+import { Interrupted, RuntimeFailure } from "../errors.ts";
 import { chooseFence } from "../edit/fence.ts";
 import type { ChatHistory } from "./history.ts";
 import { fileMentions, identMentions } from "./mentions.ts";
@@ -14,6 +14,7 @@ import { mediaTokens } from "./parts.ts";
 import type { ChatMessage, ContextBlock, EditFormat, Fence, ModelInfo, TurnContext } from "../plugin.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
+import { untilAborted } from "./abortable.ts";
 import type { CoderServices, CoderSetup } from "./types.ts";
 
 /** What a prompt is made of: one coder's services, setup, history, format and model. */
@@ -34,7 +35,7 @@ export function platformLine(env: Readonly<Record<string, string | undefined>>):
 
 /**
  * The chunks of the next request. `turn` gives the TurnContext for the context providers;
- * an editor coder asks none of them (nor shows read-only files).
+ * an editor coder asks none of them (it sees the read-only files, though).
  */
 export async function buildChunks(src: PromptSource, turn: () => Promise<TurnContext>, providers: ContextProviders): Promise<{ chunks: Chunk[]; fence: Fence }> {
   const { app, files } = src.services;
@@ -46,7 +47,8 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
 
   const platform = platformLine(app.env);
   const prompts = formatPrompts(src, fence, chatFiles, platform);
-  const staticBlocks: ContextText[] = src.setup.editor ? [] : readOnly.filter((f) => f.content !== null).map((f) => readOnlyBlock(f.path, f.content as string, fence));
+  // Read-only files (conventions, AGENTS.md) reach the editor step too: its edits must follow them.
+  const staticBlocks: ContextText[] = readOnly.filter((f) => f.content !== null).map((f) => readOnlyBlock(f.path, f.content as string, fence));
   const sessionBlocks: ContextText[] = [];
   const turnBlocks: ContextText[] = [];
   if (!src.setup.editor) {
@@ -59,30 +61,36 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
     }
   }
   const language = src.options.chatLanguage?.trim();
-  const rules = language ? `${prompts.system}\n\nAlways reply to the user in ${language}.` : prompts.system;
+  const mode = src.format.item.mode ?? "edit";
+  const addendum = mode === "edit" || mode === "editor" ? ADDENDA[src.modelInfo.prompting?.addendum ?? "none"] : "";
+  const rules = [prompts.system, addendum, language ? `Always reply to the user in ${language}.` : ""].filter(Boolean).join("\n\n");
   const chunks = assembleChunks({
-    system: systemText(rules, platform, fence),
+    system: systemText(rules, platform, fence, (src.format.item.tools?.length ?? 0) > 0),
     examples: prompts.examples,
     staticBlocks,
     sessionBlocks,
     history: src.history.done,
-    chatFiles: chatFilesBlock(fileTexts, fence),
+    chatFiles: chatFilesBlock(fileTexts, fence, mode === "edit" ? "edit" : "read"),
     turnBlocks,
     current: src.history.cur,
     reminder: prompts.reminder,
+    reminderRole: src.modelInfo.prompting?.reminder ?? "user",
     systemRole: src.modelInfo.capabilities.systemPrompt,
     breakpoints: src.modelInfo.capabilities.cache === "breakpoints",
   });
   return { chunks, fence };
 }
 
+/** The per-model addenda (ModelInfo.prompting.addendum), added to the system message of formats that change code. */
+export const ADDENDA: Record<"lazy" | "overeager" | "none", string> = {
+  lazy: "Write every change in full. Never leave a comment such as \"rest of the code here\" or \"... unchanged\" in place of code, and never stop before the change is complete.",
+  overeager: "Change only what the request asks for. Do not reformat, rename, refactor, fix or comment on other code, even where you see room for improvement: mention it in a sentence instead.",
+  none: "",
+};
+
 function formatPrompts(src: PromptSource, fence: Fence, chatFiles: readonly string[], platform: string) {
   const { format, setup } = src;
-  try {
-    return format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor && src.options.suggestShellCommands });
-  } catch (error) {
-    throw new PluginError(format.plugin, format.origin, `prompts failed: ${messageOf(error)}`);
-  }
+  return guard(format, "prompts", () => format.item.prompts({ fence, editorOnly: setup.editor, platform, chatFiles, shellSuggestions: !setup.editor && src.options.suggestShellCommands }));
 }
 
 /** Asks the context providers for their blocks; a failing provider is warned about once per coder, then skipped quietly. */
@@ -93,7 +101,7 @@ export class ContextProviders {
 
   async provide(entry: Registered<{ name: string; provide: (t: TurnContext) => unknown }>, turn: TurnContext): Promise<ContextText | null> {
     try {
-      const block = (await guard(entry, "provide", () => entry.item.provide(turn))) as ContextBlock | null;
+      const block = (await untilAborted(Promise.resolve(guard(entry, "provide", () => entry.item.provide(turn))), turn.signal)) as ContextBlock | null;
       if (!block || !block.text) return null;
       const text: ContextText = { label: block.label ?? entry.item.name, text: block.text };
       if (block.parts?.length) text.parts = block.parts;

@@ -19,6 +19,10 @@ export function recordingOutput(out: Output, transcript: NoteSink): Output {
     print: (text) => out.print(text),
     warn: (text) => out.warn(text),
     flush: () => out.flush(),
+    ...(out.staged ? { staged: (changes) => out.staged?.(changes) } : {}),
+    ...(out.writing ? { writing: (paths) => out.writing?.(paths) } : {}),
+    ...(out.toolCall ? { toolCall: (call, phase) => out.toolCall?.(call, phase) } : {}),
+    ...(out.waiting ? { waiting: (what) => out.waiting?.(what) } : {}),
   };
 }
 

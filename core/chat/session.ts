@@ -5,12 +5,13 @@ import { isAbsolute, join, resolve } from "node:path";
 import { readOnlyPath } from "./chat-files.ts";
 import { expandAlias } from "../config/aliases.ts";
 import { chooseEditor } from "./architect.ts";
+import { missingKeyLine } from "./create.ts";
 import { runLinters, syntaxCheck } from "./checks.ts";
 import { blockMessages } from "./chunks.ts";
 import { coerce } from "../config/argv.ts";
 import { configShowRows } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
-import { OPTION_BY_KEY, flagName } from "../config/options.ts";
+import { flagName } from "../config/options.ts";
 import { fileMentions } from "./mentions.ts";
 import { mediaTypeOfFile } from "./parts.ts";
 import type { ModelInfo, PromptChunk, Session, SessionGit, SlashCommand } from "../plugin.ts";
@@ -170,11 +171,11 @@ export class CoderSession implements Session {
     return dropped;
   }
 
-  async send(message: string, editFormat?: string): Promise<void> {
+  async send(message: string, editFormat?: string, options: { typed?: string } = {}): Promise<void> {
     const previous = this.coder.format;
     if (editFormat) this.coder.setEditFormat(editFormat);
     try {
-      await this.coder.runOne(message);
+      await this.coder.runOne(message, options);
     } finally {
       this.coder.format = previous;
     }
@@ -184,6 +185,9 @@ export class CoderSession implements Session {
     const model = expandAlias(name, this.services.app.settings.options.aliases);
     this.services.app.registry.adapterFor(model);
     this.coder.setModel(model);
+    // Said now, not at the first request that would fail.
+    const missing = missingKeyLine(this.services.app, model);
+    if (missing) this.warn(missing);
   }
 
   modelFor(role: "main" | "weak" | "editor"): string {
@@ -195,7 +199,7 @@ export class CoderSession implements Session {
 
   /** A setting changed for this session: checked as its flag would be; model names through aliases and the adapters. */
   setOption(key: string, value: string | undefined, where = `--${flagName(key)}`): void {
-    const spec = OPTION_BY_KEY.get(key);
+    const spec = this.services.app.settings.table.byKey.get(key);
     if (!spec || spec.configOnly || spec.cliOnly) throw new UsageError(`${key} cannot be changed during a session`);
     const { settings, registry } = this.services.app;
     let typed = value === undefined ? undefined : coerce(spec, value, where, UsageError);
@@ -216,13 +220,14 @@ export class CoderSession implements Session {
   }
 
   /** `/lint`: whole files, so every syntax problem counts; then the lint command(s). */
-  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string }> {
+  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed: string[] }> {
     const { files, app, out } = this.services;
     const texts = paths.map((path) => ({ path, before: null, after: files.read(path) }));
-    const syntax = await syntaxCheck(texts, false);
+    const failed: string[] = [];
+    const syntax = await syntaxCheck(texts, false, failed);
     if (syntax) onOutput?.(`${syntax}\n`);
-    const lint = await runLinters(app.kit, out, app.settings.options.lintCmd, texts.filter((t) => t.after !== null).map((t) => t.path), onOutput);
-    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n") };
+    const lint = await runLinters(app.kit, out, app.settings.options.lintCmd, texts.filter((t) => t.after !== null).map((t) => t.path), onOutput, undefined, failed);
+    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n"), failed: [...new Set(failed)] };
   }
 
 
@@ -287,6 +292,10 @@ export class CoderSession implements Session {
 
   formats(): readonly string[] {
     return [...this.services.app.registry.formats.keys()];
+  }
+
+  formatSummaries(): readonly { name: string; summary: string }[] {
+    return [...this.services.app.registry.formats.values()].map((f) => ({ name: f.item.name, summary: f.item.summary }));
   }
 
   exit(): void {
@@ -370,7 +379,8 @@ export class CoderSession implements Session {
     }
     if (!entry) {
       if (typed === "help") return this.print(this.help());
-      return this.warn(`Unknown command /${typed}. Type /help for the list.`);
+      const near = nearestNames(typed, [...commands.keys(), "exit"]);
+      return this.warn(`Unknown command /${typed}.${near.length ? ` Did you mean ${near.map((n) => `/${n}`).join(" or ")}?` : ""} Type /help for the list.`);
     }
     const found = entry;
     try {
@@ -396,4 +406,27 @@ export class CoderSession implements Session {
     if (!this.services.app.registry.commands.has("exit")) rows.push(`${"/exit".padEnd(15)} leave coder`);
     return rows.sort().join("\n");
   }
+}
+
+/** The names closest to a mistyped one (at most two edits away, or a third of its length), nearest first. */
+export function nearestNames(typed: string, names: readonly string[]): string[] {
+  const limit = Math.max(2, Math.floor(typed.length / 3));
+  const scored = [...new Set(names)].map((name) => ({ name, d: editDistance(typed.toLowerCase(), name.toLowerCase()) })).filter((x) => x.d <= limit);
+  const best = Math.min(...scored.map((x) => x.d));
+  return scored.filter((x) => x.d === best).map((x) => x.name).sort().slice(0, 3);
+}
+
+/** Levenshtein distance, with a swap of two neighbours counting as one edit (`/comit`, `/dorp`). */
+function editDistance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) (d[0] as number[])[j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const row = d[i] as number[];
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min((d[i - 1] as number[])[j]! + 1, row[j - 1]! + 1, (d[i - 1] as number[])[j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j]!, (d[i - 2] as number[])[j - 2]! + 1);
+    }
+  }
+  return (d[a.length] as number[])[b.length]!;
 }

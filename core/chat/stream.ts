@@ -99,6 +99,7 @@ export async function streamReply(adapter: ModelAdapter, request: ModelRequest, 
       for await (const event of adapter.stream(request, signal)) {
         reply.add(event);
         if (event.type === "text") out.emit({ type: "delta", text: event.text });
+        else if (event.type === "reasoning") out.emit({ type: "reasoning", text: event.text });
         else if (event.type === "retry") out.emit({ type: "retry", attempt: event.attempt, delayMs: event.delayMs, reason: event.reason });
       }
     } catch (error) {

@@ -3,10 +3,13 @@
 // goes back as a `tool` message, and the model is asked again, until it answers in the
 // edit format or the `--max-tool-calls` budget is spent (then it is told to answer now).
 // The turn loop (core/chat/coder.ts) asks `wants(reply)` after each reply and `answer(reply)` to run the calls.
+import { Interrupted } from "../errors.ts";
 import type { Gate } from "../gate/gate.ts";
 import type { ChatMessage, ProvidedTool, ToolCall, ToolProvider, ToolSpec, TurnContext } from "../plugin.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
+import type { Hooks } from "../plugins/hooks.ts";
+import { untilAborted } from "./abortable.ts";
 
 /** The most characters of one tool result sent to the model (about 10k tokens); the rest is cut with a note. */
 export const TOOL_OUTPUT_CAP = 40_000;
@@ -17,6 +20,8 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 interface Offered {
   tool: ProvidedTool;
   provider: string;
+  /** The plugin that offered it, for the guard. */
+  owner: { plugin: string; origin: string };
 }
 
 export interface GatheringDeps {
@@ -24,6 +29,8 @@ export interface GatheringDeps {
   gate: Gate;
   /** Warnings about a provider (a failed listing, a bad tool name), said once each. */
   warn(text: string): void;
+  /** Plugins' onToolCall hooks (none: every call goes to the gate). */
+  hooks?: Pick<Hooks, "has" | "toolCall">;
 }
 
 /** One user request's gathering: the tools on offer and the calls made so far (the budget spans its reflections). */
@@ -50,8 +57,10 @@ export class ToolGathering {
     const lists = await Promise.all(
       providers.map(async (entry) => {
         try {
-          return { entry, tools: await guard(entry, "tools", () => entry.item.tools(turn)) };
+          // A server still starting is not waited for once the turn is cancelled.
+          return { entry, tools: await untilAborted(Promise.resolve(guard(entry, "tools", () => entry.item.tools(turn))), turn.signal) };
         } catch (error) {
+          if (error instanceof Interrupted || turn.signal.aborted) throw new Interrupted();
           this.deps.warn(messageOf(error));
           return { entry, tools: [] as ProvidedTool[] };
         }
@@ -62,7 +71,7 @@ export class ToolGathering {
         const name = tool.spec.name;
         if (!TOOL_NAME.test(name)) this.deps.warn(`tool provider ${entry.item.name}: tool name "${name}" is not 1-64 letters, digits, _ and -; not offered`);
         else if (taken.has(name) || this.offered.has(name)) this.deps.warn(`tool provider ${entry.item.name}: tool "${name}" is offered twice; the second is left out`);
-        else this.offered.set(name, { tool, provider: entry.item.name });
+        else this.offered.set(name, { tool, provider: entry.item.name, owner: { plugin: entry.plugin, origin: entry.origin } });
       }
     }
     return [...this.offered.values()].map((o) => o.tool.spec);
@@ -115,13 +124,23 @@ export class ToolGathering {
     this.calls++;
     const args = parseArguments(call.arguments);
     if (typeof args === "string") return report("not-run", `Not run: ${args}`);
+    const hooks = this.deps.hooks;
+    const vetoed = hooks?.has("onToolCall") ? await hooks.toolCall({ name: call.name, arguments: call.arguments, origin }) : null;
+    if (vetoed) {
+      this.deps.out.warn(`plugin ${vetoed.plugin} refused the tool call ${call.name}: ${vetoed.veto}`);
+      return report("declined", `Not run: ${vetoed.veto}`);
+    }
+    const shownCall = { name: call.name, origin, arguments: call.arguments };
     if ((offered.tool.confirm ?? "ask") === "ask") {
+      this.deps.out.toolCall?.(shownCall, "pending");
       const shown = call.arguments.length > 400 ? `${call.arguments.slice(0, 399)}…` : call.arguments;
-      const yes = await this.deps.gate.confirm(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, { key: `tool:${call.name}` });
+      // --yes-always does not answer a tool call (gate.toolPermission): it is asked, or declined with nobody to ask.
+      const yes = await this.deps.gate.toolPermission(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, `tool:${call.name}`);
       if (!yes) return report("declined", "Not run: the user declined this call. Do without it, or ask the user.");
     }
+    this.deps.out.toolCall?.(shownCall, "running");
     try {
-      const result = await offered.tool.call(args, signal);
+      const result = await guard(offered.owner, `tool ${call.name}`, () => offered.tool.call(args, signal));
       return report(result.isError ? "error" : "ok", result.text);
     } catch (error) {
       return report("error", `The tool failed: ${messageOf(error)}`);

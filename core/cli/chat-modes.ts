@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { App } from "../kernel.ts";
 import { exitCodeFor, Interrupted, UsageError } from "../errors.ts";
-import { chatHistoryPath, createCoder } from "../chat/create.ts";
+import { chatHistoryPath, chooseModel, createCoder, missingKeyLine } from "../chat/create.ts";
 import { loadTranscript } from "../chat/history.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
@@ -18,7 +18,8 @@ import { TerminalPrompter } from "../term/confirm.ts";
 import { diffsShown, type Output, type Totals } from "../chat/events.ts";
 import { JsonOutput } from "../term/json-output.ts";
 import { PlainOutput } from "../term/render.ts";
-import { wantsColour, type Theme } from "../term/style.ts";
+import { colourlessTheme, wantsColour, type Theme } from "../term/style.ts";
+import type { LiveBox } from "../term/live-box.ts";
 import { setTracing, trace } from "../trace.ts";
 import type { Coder } from "../chat/coder.ts";
 
@@ -45,7 +46,8 @@ export async function runCoder(app: App): Promise<number> {
     if (!app.interactive || signal !== "SIGINT") {
       out.flush();
       out.emit({ type: "end", exitCode: code, totals });
-      process.exit(code);
+      // Plugins close what they opened (bounded: a hung dispose cannot keep coder alive).
+      void app.registry.hooks.dispose().finally(() => process.exit(code));
     }
   };
   for (const signal of HANDLED_SIGNALS) process.on(signal, onSignal);
@@ -57,6 +59,7 @@ export async function runCoder(app: App): Promise<number> {
     // The REPL and its line editor load only now (one-shot and --json runs never pay for them),
     // while the coder is built.
     const replModule = message === null && !step && !watchOnly ? import("../term/repl.ts") : null;
+    await ensureKey(app, screen, { step, watchOnly, message });
     trace("runCoder: start");
     coder = await createCoder(app, {
       out,
@@ -67,7 +70,7 @@ export async function runCoder(app: App): Promise<number> {
       },
       prompter: ({ transcript, out: recorded }) =>
         app.interactive
-          ? new TerminalPrompter({ theme: screen.theme, settled: screen.settled, interrupted: (question) => transcript.note(`${question} No (Ctrl-C)`) })
+          ? new TerminalPrompter({ theme: screen.theme, settled: screen.settled, interrupted: (question) => transcript.note(`${question} No (Ctrl-C)`), live: screen.live })
           : new NonInteractivePrompter((text) => recorded.warn(text)),
     });
     trace("runCoder: coder ready");
@@ -80,17 +83,21 @@ export async function runCoder(app: App): Promise<number> {
       exitCode = await runSteps(app, coder, out);
     } else if (watchOnly) {
       await (await startWatch(app, coder, out)).runForever();
-    } else if (message !== null && message.trimStart().startsWith("/")) {
-      // CLI.md: a message that starts with / runs that slash command in every mode.
-      exitCode = await new CoderSession(coder).runOneShotCommand(message);
     } else if (message !== null) {
-      const result = await coder.runOne(message);
-      exitCode = result.ok ? 0 : 1;
+      // On a terminal, Esc or Ctrl-C are keys: the stop is said in one line, with no ^C echoed into the reply.
+      const unwatch = watchStopKeys(() => onSignal("SIGINT"));
+      try {
+        // CLI.md: a message that starts with / runs that slash command in every mode.
+        if (message.trimStart().startsWith("/")) exitCode = await new CoderSession(coder).runOneShotCommand(message);
+        else exitCode = (await coder.runOne(message)).ok ? 0 : 1;
+      } finally {
+        unwatch();
+      }
     } else {
       const { runRepl } = await (replModule ?? import("../term/repl.ts"));
       trace("runCoder: repl loaded");
       const watch = o.watchFiles ? await startWatch(app, coder, out) : null;
-      exitCode = await runRepl({ app, coder, out: coder.services.out, theme: screen.theme, settled: screen.settled, inputHistoryPath: inputHistoryPath(app), watch, terminatedBy: () => terminatedBy });
+      exitCode = await runRepl({ app, coder, out: coder.services.out, front: out instanceof PlainOutput ? out : null, screen, inputHistoryPath: inputHistoryPath(app), watch, terminatedBy: () => terminatedBy });
     }
   } catch (error) {
     exitCode = error instanceof Interrupted ? (terminatedBy ?? 130) : exitCodeFor(error);
@@ -98,9 +105,8 @@ export async function runCoder(app: App): Promise<number> {
       // Typed errors are the user's news; anything else is a bug, with its stack under --verbose.
       if (o.verbose && error instanceof Error && !("exitCode" in error) && error.stack) process.stderr.write(`${error.stack}\n`);
       out.emit({ type: "error", message: messageOf(error), code: exitCode });
-    } else {
-      out.warn("Interrupted.");
-    }
+    } else if (out instanceof PlainOutput) out.stopped();
+    else out.warn("Interrupted.");
   } finally {
     for (const signal of HANDLED_SIGNALS) process.off(signal, onSignal);
     coder?.cancelPings();
@@ -111,6 +117,56 @@ export async function runCoder(app: App): Promise<number> {
   return exitCode;
 }
 
+/**
+ * The chosen model needs a key that is not there: the REPL offers guided set-up (core/cli/init.ts,
+ * loaded only then); a run nobody can answer exits 2 with the one line saying what to set.
+ * Slash commands and --apply ask no model, so they need no key.
+ */
+async function ensureKey(app: App, screen: Screen, run: { step: boolean; watchOnly: boolean; message: string | null }): Promise<void> {
+  const o = app.settings.options;
+  if (o.apply !== undefined || run.message?.trimStart().startsWith("/")) return;
+  let noKeyAtAll: string | null = null;
+  const model = o.model ?? chooseModel(app, (text) => (noKeyAtAll = text));
+  const missing = missingKeyLine(app, model);
+  if (!missing) return;
+  if (app.interactive && screen.lineEditor && !run.step && !run.watchOnly && run.message === null) {
+    const { guidedSetup } = await import("./init.ts");
+    const reason = noKeyAtAll ? "No API key found (environment, .env, an earlier set-up)." : `No API key for ${model}.`;
+    if (await guidedSetup(app, `${reason}\nPick a provider and paste its key.`, true)) return;
+    throw new UsageError(missing);
+  }
+  throw new UsageError(noKeyAtAll ?? missing);
+}
+
+/** While a one-shot request runs on a terminal: Esc and Ctrl-C stop it, Ctrl-Z suspends. Returns the undo. */
+function watchStopKeys(stop: () => void): () => void {
+  const stdin = process.stdin;
+  if (!stdin.isTTY || !process.stdout.isTTY) return () => {};
+  let active = true;
+  const onData = (data: string) => {
+    if (data === "\x03" || data === "\x1b") stop();
+    else if (data === "\x1a") {
+      process.kill(process.pid, "SIGTSTP");
+      // Back from `fg` (or never stopped): the shell may have left its own mode; raw again.
+      setTimeout(() => {
+        if (!active) return;
+        stdin.setRawMode(false);
+        stdin.setRawMode(true);
+      }, 50);
+    }
+  };
+  stdin.setRawMode(true);
+  stdin.setEncoding("utf8");
+  stdin.on("data", onData);
+  stdin.resume();
+  return () => {
+    active = false;
+    stdin.off("data", onData);
+    stdin.setRawMode(false);
+    stdin.pause();
+  };
+}
+
 /** Where the engine's events go, and what the terminal needs to ask questions below them. */
 export interface Screen {
   out: Output;
@@ -118,6 +174,10 @@ export interface Screen {
   theme: Theme | null;
   /** Resolves once everything emitted is on the screen. */
   settled: () => Promise<void>;
+  /** The REPL's input box while the model answers (a terminal that moves its cursor); null otherwise. */
+  live: LiveBox | null;
+  /** The REPL reads with the line editor (menu, Ctrl-R search), with or without colours. */
+  lineEditor: boolean;
 }
 
 /**
@@ -127,12 +187,25 @@ export interface Screen {
 async function chooseOutput(app: App): Promise<Screen> {
   const o = app.settings.options;
   const settled = () => Promise.resolve();
-  if (o.json) return { out: new JsonOutput(), theme: null, settled };
+  if (o.json) return { out: new JsonOutput(), theme: null, settled, live: null, lineEditor: false };
   const showDiffs = diffsShown(o, app.interactive);
-  if (!wantsColour(app.env, o.pretty, Boolean(process.stdout.isTTY))) return { out: new PlainOutput(undefined, undefined, undefined, { showDiffs }), theme: null, settled };
+  const interactive = app.interactive;
+  // The line editor (and the live box while the model answers) needs a terminal that moves its cursor.
+  const lineEditor = interactive && Boolean(process.stdin.isTTY && process.stdout.isTTY) && app.env.TERM !== "dumb";
+  let live: LiveBox | null = null;
+  const out = (t: string) => (live ? live.write(t) : process.stdout.write(t));
+  // Warnings go to stderr; on the same terminal they pass the box like the rest.
+  const err = (t: string) => (live && process.stderr.isTTY ? live.write(t) : process.stderr.write(t));
+  const liveHooks = { show: () => live?.show(), hide: () => live?.hide() };
+  if (!wantsColour(app.env, o.pretty, Boolean(process.stdout.isTTY))) {
+    const plain = lineEditor ? new PlainOutput(out, err, true, { showDiffs, interactive, live: liveHooks }) : new PlainOutput(undefined, undefined, undefined, { showDiffs, interactive });
+    if (lineEditor) live = new (await import("../term/live-box.ts")).LiveBox(colourlessTheme());
+    return { out: plain, theme: null, settled, live, lineEditor };
+  }
   const { TtyOutput } = await import("../term/tty-output.ts");
-  const tty = new TtyOutput({ showDiffs, light: o.lightMode && !o.darkMode, codeTheme: o.codeTheme });
-  return { out: tty, theme: tty.theme, settled: () => tty.settled() };
+  const tty = new TtyOutput({ showDiffs, interactive, light: o.lightMode && !o.darkMode, codeTheme: o.codeTheme, ...(lineEditor ? { out, err, live: liveHooks } : {}) });
+  if (lineEditor) live = new (await import("../term/live-box.ts")).LiveBox(tty.theme);
+  return { out: tty, theme: tty.theme, settled: () => tty.settled(), live, lineEditor };
 }
 
 /** The message of a one-shot run (`--message`, `--message-file`, or piped stdin); null for the REPL. */

@@ -9,9 +9,18 @@ import { UsageError } from "../errors.ts";
 
 export async function runMain(input: RunInput): Promise<number> {
   const { subcommand, rest } = input;
+  const withPlugins = ((input.args.values.plugin as string[] | undefined)?.length ?? 0) > 0;
+  // --help and the schema cover what --plugin files declare: those load first.
+  if (input.args.values.help) {
+    const app = await assembleApp(await loadSettings(input), input.builtins);
+    const { helpText } = await import("./help.ts");
+    process.stdout.write(`${helpText(input.version, app.settings.table, [...app.registry.subcommands.values()].map((e) => e.item))}\n`);
+    return 0;
+  }
   if (subcommand === "config" && rest[0] === "schema") {
     const { jsonSchema } = await import("../config/config-file.ts");
-    process.stdout.write(`${JSON.stringify(jsonSchema(), null, 2)}\n`);
+    const table = withPlugins ? (await assembleApp(await loadSettings(input), input.builtins)).settings.table : input.table;
+    process.stdout.write(`${JSON.stringify(jsonSchema(table), null, 2)}\n`);
     return 0;
   }
   if (subcommand === "plugin") {
@@ -22,7 +31,7 @@ export async function runMain(input: RunInput): Promise<number> {
   if (subcommand === "config" && rest[0] === "import-aider") {
     if (rest.length > 2) throw new UsageError(`coder config import-aider takes one FILE, got ${rest.length - 1}`);
     const { importAider } = await import("./import-aider.ts");
-    return importAider(rest[1], process.cwd());
+    return importAider(rest[1], process.cwd(), input.table);
   }
   // The ACP agent loads settings per session, for the folder each session names.
   const loaded = await loadSettings(input);
@@ -34,6 +43,9 @@ export async function runMain(input: RunInput): Promise<number> {
       return 0;
     }
     if (rest[0] !== "show" && rest[0] !== undefined) throw new UsageError(`unknown command "coder config ${rest[0]}" (use \`coder config show\`, \`coder config forget [TEXT]\`, \`coder config schema\` or \`coder config import-aider [FILE]\`)`);
+    // A plugin's options are shown like the kernel's, with where each value came from: plugins other than the built-ins load first.
+    const userPlugins = withPlugins || loaded.settings.options.plugins.length > 0 || loaded.layers.some((l) => l.pending) || input.args.unknown.length > 0;
+    if (userPlugins) await assembleApp(loaded, input.builtins);
     const { rememberedAnswers, describeRemembered } = await import("../gate/gate.ts");
     if (loaded.settings.options.json) {
       const trust = { keys: loaded.trustKeys, trusted: loaded.trusted };
@@ -55,6 +67,22 @@ export async function runMain(input: RunInput): Promise<number> {
     return runDoctor(loaded, () => assembleApp(loaded, input.builtins));
   }
   const app = await assembleApp(loaded, input.builtins);
+  // Plugins start once, before the first command or request; they are disposed on the way out, whatever happens.
+  await app.registry.hooks.setup();
+  try {
+    return await runAssembled(app, subcommand, rest);
+  } finally {
+    await app.registry.hooks.dispose();
+  }
+}
+
+/** A subcommand or a chat mode over the assembled kernel. */
+async function runAssembled(app: App, subcommand: string | undefined, rest: string[]): Promise<number> {
+  if (subcommand === "init") {
+    if (rest.length) throw new UsageError(`coder init takes no arguments, got ${rest.join(" ")}`);
+    const { runInit } = await import("./init.ts");
+    return runInit(app);
+  }
   switch (subcommand) {
     case "plugins": {
       if (rest.length) throw new UsageError(`unknown command "coder plugins ${rest.join(" ")}" (use \`coder plugins\` or \`coder plugins pin\`)`);
@@ -66,25 +94,22 @@ export async function runMain(input: RunInput): Promise<number> {
       const { listModels } = await import("./subcommands.ts");
       return listModels(app, rest[0]);
     }
-    case "map": {
-      const { printRepoMap } = await import("./subcommands.ts");
-      return printRepoMap(app, rest);
+    case "prompts": {
+      const { printPrompts } = await import("./prompts.ts");
+      return printPrompts(app, rest);
     }
   }
-  if (subcommand === "mcp") {
-    if (rest.length !== 1 || rest[0] !== "list") throw new UsageError(`unknown command "coder mcp ${rest.join(" ")}" (use \`coder mcp list\`)`);
-    // The MCP plugin's /mcp command lists the servers, as in the REPL.
-    app.settings.options.message = "/mcp list";
-    return runChat({ ...app, interactive: false });
-  }
+  // A plugin's subcommand: named first on the command line, or run by its flag (`--show-repo-map`).
+  const [first, ...args] = app.settings.positionals;
+  const named = first === undefined ? undefined : app.registry.subcommands.get(first);
+  if (named) return (await import("./subcommands.ts")).runSubcommand(app, named, args);
   if (app.settings.options.listModels !== undefined) {
     const { listModels } = await import("./subcommands.ts");
     return listModels(app, app.settings.options.listModels);
   }
-  if (app.settings.options.showRepoMap) {
-    const { printRepoMap } = await import("./subcommands.ts");
-    return printRepoMap(app, app.settings.positionals);
-  }
+  const options = app.settings.options as Record<string, unknown>;
+  const flagged = [...app.registry.subcommands.values()].find((e) => e.item.flag !== undefined && options[e.item.flag] === true);
+  if (flagged) return (await import("./subcommands.ts")).runSubcommand(app, flagged, app.settings.positionals);
   return runChat(app);
 }
 

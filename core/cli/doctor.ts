@@ -7,10 +7,10 @@
 import type { App, Loaded } from "../kernel.ts";
 import { type LayerKind, displayPath, isProjectLayer } from "../config/config.ts";
 import { displayOrigin, firstLine } from "../plugins/loader.ts";
-import { gitProblem } from "../git/git.ts";
+import { gitProblem, trackedStateFiles } from "../git/git.ts";
 import { readJournal } from "../edit/journal.ts";
 import { guard, messageOf } from "../plugins/registry.ts";
-import { stateDirProblem } from "../edit/state.ts";
+import { stateDirProblem, trackedStateProblem } from "../edit/state.ts";
 
 export interface GrammarCheck {
   language: string;
@@ -134,9 +134,9 @@ async function checkRepository(loaded: Loaded): Promise<DoctorReport["repository
     const problem = await gitProblem(loaded.root);
     checks.push({ name: "git", ok: problem === null, detail: problem ?? "git serves this repository" });
   }
-  const state = stateDirProblem(loaded.root);
+  const state = stateDirProblem(loaded.root) ?? (loaded.gitRoot !== null ? trackedStateProblem(await trackedStateFiles(loaded.root)) : null);
   checks.push({ name: "state", ok: state === null, detail: state ?? ".coder/ is usable" });
-  const pending = readJournal(loaded.root);
+  const pending = readJournal(loaded.root, (why) => checks.push({ name: "pending", ok: false, detail: `${why} (delete it)` }));
   if (pending) {
     checks.push({ name: "pending", ok: false, detail: `a reply's write batch from ${pending.started} (${pending.files.map((f) => f.path).join(", ")}) was never committed: start coder to commit or restore it` });
   }

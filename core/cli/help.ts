@@ -1,8 +1,10 @@
-// The --help text, generated from the option table. Kept apart from cli.ts so
-// `coder --help` loads nothing but the table (no node:util).
-import { OPTION_SPECS, type OptionSpec, flagName } from "../config/options.ts";
+// The --help text, generated from the option table and the plugins' subcommands. Kept
+// apart from the rest of cli/ so `coder --help` loads nothing but the table (no node:util).
+import { type OptionSpec, type OptionTable, flagName } from "../config/options.ts";
+import type { Subcommand } from "../plugin.ts";
 
 const SUBCOMMANDS: [string, string][] = [
+  ["init", "guided set-up: provider, key (checked, saved with mode 600 in the global config folder), default model, .coder.json"],
   ["plugins", "list registered formats, context providers, model adapters, commands and tool providers, and their origin"],
   ["plugins pin", "write sha256 pins for the plugins listed in .coder.json"],
   ["plugin new NAME --kind K", "write a typed template plugin (K: format, context, model, command, tool) and coder-plugin.d.ts"],
@@ -11,10 +13,9 @@ const SUBCOMMANDS: [string, string][] = [
   ["config forget [TEXT]", "forget remembered \"Don't ask again\" answers (those matching TEXT)"],
   ["config import-aider [FILE]", "write .coder.json from .aider.conf.yml (and .env's AIDER_*), listing what did not map"],
   ["models [FILTER]", "the model table: context window, default edit format, prices"],
-  ["map [FILE ...]", "print the repo map (same as --show-repo-map)"],
-  ["doctor", "version, config files and their trust, plugins, MCP servers, embedded grammars"],
+  ["prompts [FILE ...]", "print the messages a request would carry (with --edit-format, --model, -m), each with its token count; sends nothing"],
+  ["doctor", "version, config files and their trust, plugins and their checks, embedded grammars"],
   ["acp", "run as an Agent Client Protocol agent on stdin/stdout (for Zed, JetBrains, Neovim, Emacs)"],
-  ["mcp list", "each MCP server's status, tools, prompts and resources (as /mcp)"],
 ];
 
 function flagLabel(spec: OptionSpec): string {
@@ -24,8 +25,9 @@ function flagLabel(spec: OptionSpec): string {
   return parts.join(" ");
 }
 
-/** The --help text, grouped as the table groups options. */
-export function helpText(version: string): string {
+/** The --help text: the kernel's commands, then the plugins', and every option, grouped as the table groups them. */
+export function helpText(version: string, table: OptionTable, subcommands: readonly Pick<Subcommand, "name" | "usage" | "summary">[]): string {
+  const commands: [string, string][] = [...SUBCOMMANDS, ...subcommands.map((c): [string, string] => [c.usage ? `${c.name} ${c.usage}` : c.name, c.summary])];
   const lines = [
     `coder ${version} — an AI pair programmer for the terminal`,
     "",
@@ -34,10 +36,10 @@ export function helpText(version: string): string {
     "       coder <command> [...]",
     "",
     "Commands:",
-    ...SUBCOMMANDS.map(([name, help]) => `  ${name.padEnd(28)}${help}`),
+    ...commands.map(([name, help]) => `  ${name.padEnd(28)}${help}`),
     "  With --json, plugins, config show, models and doctor print one JSON document instead of text.",
   ];
-  const flags = OPTION_SPECS.filter((s) => !s.configOnly);
+  const flags = table.specs.filter((s) => !s.configOnly);
   const groups = new Map<string, OptionSpec[]>();
   for (const spec of flags) {
     const list = groups.get(spec.group) ?? [];

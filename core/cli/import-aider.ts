@@ -12,7 +12,7 @@ import { displayPath, findGitRoot, PROJECT_FILE, parseDotenv } from "../config/c
 import { describeTrustKeys } from "../config/trust.ts";
 import { ConfigError, UsageError } from "../errors.ts";
 import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
-import { OPTION_BY_KEY } from "../config/options.ts";
+import type { OptionTable } from "../config/options.ts";
 import { messageOf } from "../plugins/registry.ts";
 
 /** Aider settings with no coder setting, and why. */
@@ -124,7 +124,7 @@ function attribution(flags: Record<string, unknown>): string | undefined {
 }
 
 /** Convert Aider's settings (kebab-case keys, YAML or .env values). */
-export function convertAiderSettings(aider: Record<string, unknown>): ImportResult {
+export function convertAiderSettings(aider: Record<string, unknown>, table: OptionTable): ImportResult {
   const result: ImportResult = { settings: {}, mapped: [], skipped: [] };
   const attributionValue = attribution(aider);
   if (attributionValue !== undefined) {
@@ -146,7 +146,7 @@ export function convertAiderSettings(aider: Record<string, unknown>): ImportResu
       continue;
     }
     const key = RENAMED[aiderKey] ?? camel(aiderKey);
-    const spec = OPTION_BY_KEY.get(key);
+    const spec = table.byKey.get(key);
     if (!spec) {
       result.skipped.push([aiderKey, "coder has no such setting"]);
       continue;
@@ -180,7 +180,7 @@ export function aiderEnvSettings(dotenvText: string): Record<string, unknown> {
 }
 
 /** `coder config import-aider [FILE]`: write the settings into the project's .coder.json and report. */
-export function importAider(file: string | undefined, cwd: string, home = homedir()): number {
+export function importAider(file: string | undefined, cwd: string, table: OptionTable, home = homedir()): number {
   const root = findGitRoot(cwd) ?? cwd;
   const candidates = file ? [resolve(cwd, file)] : [join(root, ".aider.conf.yml"), join(cwd, ".aider.conf.yml"), join(home, ".aider.conf.yml")];
   const source = candidates.find((f) => existsSync(f));
@@ -204,7 +204,7 @@ export function importAider(file: string | undefined, cwd: string, home = homedi
     throw new UsageError(`no Aider settings found: no .aider.conf.yml in ${displayPath(root, cwd) || "."} (or the current folder, or ${home}), and no AIDER_* entries in .env; name the file: coder config import-aider FILE`);
   }
   // As in Aider, the environment wins over the config file.
-  const result = convertAiderSettings({ ...fromYaml, ...fromEnv });
+  const result = convertAiderSettings({ ...fromYaml, ...fromEnv }, table);
   const target = join(root, PROJECT_FILE);
   writeSettings(target, result.settings);
   const lines = [`wrote ${Object.keys(result.settings).length} setting${Object.keys(result.settings).length === 1 ? "" : "s"} to ${displayPath(target, cwd)} from ${[source && displayPath(source, cwd), Object.keys(fromEnv).length ? ".env (AIDER_*)" : ""].filter(Boolean).join(" and ")}:`];
@@ -215,11 +215,11 @@ export function importAider(file: string | undefined, cwd: string, home = homedi
   }
   const trust = Object.entries(result.settings)
     .filter(([key, value]) => {
-      const spec = OPTION_BY_KEY.get(key);
+      const spec = table.byKey.get(key);
       return spec?.needsTrust && !(spec.safeValue !== undefined && value === spec.safeValue);
     })
     .map(([key]) => key);
-  if (trust.length) lines.push(`This repository's config sets ${describeTrustKeys(trust)}: coder asks whether to trust this repository before using ${trust.length === 1 ? "it" : "them"}.`);
+  if (trust.length) lines.push(`This repository's config sets ${describeTrustKeys(trust, table)}: coder asks whether to trust this repository before using ${trust.length === 1 ? "it" : "them"}.`);
   process.stdout.write(`${lines.join("\n")}\n`);
   return 0;
 }

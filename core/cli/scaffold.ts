@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
-import { OPTION_BY_KEY, type Options } from "../config/options.ts";
+import { KERNEL_TABLE, type Options } from "../config/options.ts";
 
 declare const CODER_PLUGIN_API: string | undefined;
 
@@ -22,7 +22,7 @@ export function pluginDeclarations(version: string): string {
 
 /** The template kinds: the values of the `--kind` option in the option table. */
 export type TemplateKind = NonNullable<Options["kind"]>;
-export const KINDS = OPTION_BY_KEY.get("kind")!.values as readonly TemplateKind[];
+export const KINDS = KERNEL_TABLE.byKey.get("kind")!.values as readonly TemplateKind[];
 
 export function pluginTemplate(name: string, kind: TemplateKind): string {
   const types = { format: "Edit, EditFormat, Kit, Plugin", context: "Plugin", model: "ModelInfo, Plugin", command: "Plugin", tool: "Plugin" }[kind];

@@ -7,17 +7,24 @@ import { resolve } from "node:path";
 import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { ConfigProblem, Loaded } from "../kernel.ts";
 import { type ParsedArgv, readEnvOptions } from "../config/argv.ts";
-import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys } from "../config/config.ts";
+import type { OptionTable } from "../config/options.ts";
+import { wrapStatus } from "../term/style.ts";
+import { type ConfigLayer, type LayerKind, checkVersionPins, findGitRoot, globalConfigDir, keysNeedingTrust, lookupConfigFiles, mergeSettings, readDotenv, dotenvTrustKeys, savedKeys } from "../config/config.ts";
 import { expandModelAliases } from "../config/aliases.ts";
-import { checkStateDir } from "../edit/state.ts";
+import { checkStateDir, STATE_DIR, stateDirOf, trackedStateProblem } from "../edit/state.ts";
+import { trackedStateFiles } from "../git/git.ts";
+import { ConfigError } from "../errors.ts";
 import type { Logger } from "../plugin.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { decideTrust, projectConfigHash, rememberedTrust } from "../config/trust.ts";
 
 export interface RunInput {
   version: string;
+  /** The argv parsed with `table` (leniently: a plugin may declare the flags it does not know). */
   args: ParsedArgv;
-  /** plugins, plugin, config, models, map, doctor, mcp; undefined for a chat. */
+  /** The options known before plugins load: the kernel's and the built-ins' declared ones. */
+  table: OptionTable;
+  /** The kernel's own subcommand (plugins, plugin, config, models, doctor, acp); undefined for a chat or a plugin's subcommand. */
   subcommand?: string;
   /** Positionals after the subcommand name (or all of them for a chat). */
   rest: string[];
@@ -31,10 +38,14 @@ export interface RunInput {
 /** Warnings and errors on stderr, one line each; debug only with --verbose. */
 function stderrLogger(verbose: () => boolean, quiet = false): Logger {
   const write = (prefix: string, message: string) => process.stderr.write(`${prefix}${message}\n`);
+  // A warning on a terminal breaks between words, under the message (the terminal would break words).
+  const warning = (message: string) =>
+    process.stderr.write(`${process.stderr.isTTY ? wrapStatus(`warning: ${message}`, process.stderr.columns || 80, "warning: ".length) : `warning: ${message}`}\n`);
   return {
     debug: (m) => verbose() && write("coder: debug: ", m),
     info: (m) => !quiet && write("coder: ", m),
-    warn: (m) => write("coder: warning: ", m),
+    // The same prefix as the session's warnings (core/term/render.ts).
+    warn: warning,
     error: (m) => write("coder: error: ", m),
   };
 }
@@ -47,7 +58,11 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const root = gitRoot ?? cwd;
   // Before anything writes a record: a cloned repository must not point .coder/ elsewhere (doctor reports it instead).
   if (input.subcommand !== "doctor") checkStateDir(root);
-  const envValues = readEnvOptions(processEnv);
+  // Anything git tracks under .coder/ came with the repository (coder keeps the folder out of git).
+  // Asked of git now, while the config files are read; answered before anything is decided or written.
+  const tracked = input.subcommand !== "doctor" && gitRoot && existsSync(stateDirOf(root)) ? trackedStateFiles(root) : null;
+  const table = input.table;
+  const envValues = readEnvOptions(processEnv, table.specs);
   const explicit = (input.args.values.config ?? envValues.values.config) as string | undefined;
   const files = lookupConfigFiles(root, processEnv, explicit, cwd);
   // `coder doctor` reports a config file it cannot use as a failed check and goes on without it; everything else stops at it.
@@ -65,10 +80,11 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   let layers: ConfigLayer[] = [];
   if (files.length) {
     const { readConfigFile } = await import("../config/config-file.ts");
-    for (const f of files) usable(f, () => layers.push(readConfigFile(f.file, f.kind, cwd)));
+    // A key no option knows yet waits for the plugins (boot/settle.ts), which may declare it.
+    for (const f of files) usable(f, () => layers.push(readConfigFile(f.file, f.kind, cwd, table, true)));
   }
   layers = layers.filter((layer) => usable(layer, () => checkVersionPins([layer], input.version, cwd)));
-  const merge = (drop?: Set<string>) => mergeSettings({ layers, env: envValues, argv: input.args, positionals: input.rest, drop, cwd });
+  const merge = (drop?: Set<string>) => mergeSettings({ table, layers, env: envValues, argv: input.args, positionals: input.rest, drop, cwd });
   let settings = merge();
   const options = settings.options;
   const log = stderrLogger(() => settings.options.verbose === true, options.json === true);
@@ -76,26 +92,30 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   // A base URL in the repository's .env needs trust like a config key: it could send the user's key elsewhere.
   const dotenv = readDotenv(root);
   if (dotenv.problem) log.warn(dotenv.problem);
-  const trustKeys = [...keysNeedingTrust(layers), ...dotenvTrustKeys(dotenv.bases)];
+  const trustKeys = [...keysNeedingTrust(layers, table), ...dotenvTrustKeys(dotenv.bases)];
   // Questions on the terminal only in a conversation: not with --message, --message-file or --json.
   const conversational = !options.message && !options.messageFile && !options.json;
   const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && conversational;
   let trusted = trustKeys.length === 0 || options.trust === true;
   // Reading or showing the config needs no trust; everything that loads plugins or runs a chat does.
   const needsDecision = input.subcommand !== "config" && input.subcommand !== "doctor" && !(input.subcommand === "plugins" && input.rest[0] === "pin");
+  // Before the trust question: a repository coder refuses is not worth one.
+  const trackedProblem = tracked && trackedStateProblem(await tracked);
+  if (trackedProblem) throw new ConfigError(`cannot use this repository's ${STATE_DIR} folder: ${trackedProblem}`);
   if (needsDecision) {
     trusted = await decideTrust({
       root,
       configDir,
       layers,
       keys: trustKeys,
+      table,
       trustFlag: options.trust === true,
       canAsk: Boolean(process.stdin.isTTY && process.stderr.isTTY) && conversational,
       ask: askYesNo,
       warn: log.warn,
     });
   } else if (!trusted) {
-    trusted = rememberedTrust(configDir, root, projectConfigHash(layers, root)) === "trusted";
+    trusted = rememberedTrust(configDir, root, projectConfigHash(layers, root, undefined, table)) === "trusted";
   }
   if (!trusted) settings = merge(new Set(trustKeys));
   expandModelAliases(settings.options);
@@ -104,8 +124,8 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   if (envFile && !existsSync(envFile)) log.warn(`--env-file ${settings.options.envFile}: no such file (${settings.provenance.envFile}); no API keys read from it`);
   const own = envFile ? readDotenv(root, envFile) : { keys: {}, bases: {} };
   if ("problem" in own && own.problem) log.warn(`--env-file: ${own.problem}`);
-  const env: Record<string, string | undefined> = { ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
-  return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors };
+  const env: Record<string, string | undefined> = { ...savedKeys(processEnv), ...dotenv.keys, ...(trusted ? dotenv.bases : {}), ...own.keys, ...own.bases, ...processEnv };
+  return { version: input.version, cwd, root, gitRoot, configDir, layers, settings, env, trustKeys, trusted, interactive, log, configErrors, args: input.args, subcommand: input.subcommand };
 }
 
 /** The trust question on stderr, answered on stdin (default No), in the style of every confirmation (core/term/confirm.ts). */

@@ -53,7 +53,7 @@ async function lintStep(coder: Coder, out: Output): Promise<boolean> {
     out.print("Nothing to lint: no files named and no pending changes.");
     return true;
   }
-  const first = await session.lint(paths, (text) => out.print(text.trimEnd()));
+  const first = await session.lint(paths, (text) => out.emit({ type: "output", text }));
   if (first.ok) {
     out.print(`No problems in ${paths.join(", ")}.`);
     return true;
@@ -71,7 +71,9 @@ async function testStep(app: App, coder: Coder, out: Output): Promise<boolean> {
   const command = app.settings.options.testCmd;
   if (!command) throw new UsageError("--test needs a test command: pass --test-cmd CMD (or set testCmd in .coder.json)");
   const run = async () => {
-    const r = await app.kit.run(command, { timeoutMs: 900_000, onOutput: (text) => out.print(text.trimEnd()) });
+    // The output as it comes, chunks unbroken (pytest's progress dots stay on one line).
+    out.emit({ type: "command", command, purpose: "test" });
+    const r = await app.kit.run(command, { timeoutMs: 900_000, onOutput: (text) => out.emit({ type: "output", text }) });
     out.emit({ type: "test", ok: r.code === 0, command, output: `${r.stdout}${r.stderr}`.trim() });
     return r;
   };

@@ -1,5 +1,5 @@
 // The small subcommands over an assembled kernel: `coder plugins`, `coder
-// plugins pin`, `coder models [FILTER]` and `coder map [FILE ...]`. With
+// plugins pin`, `coder models [FILTER]`, and any plugin's `coder NAME`. With
 // --json, `plugins` and `models` print one JSON document on one line instead
 // of a table.
 import { writeFileSync } from "node:fs";
@@ -7,10 +7,10 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Node } from "jsonc-parser";
 import type { App, Loaded } from "../kernel.ts";
 import { PROJECT_FILE, displayPath } from "../config/config.ts";
-import { RuntimeFailure, UsageError } from "../errors.ts";
+import { UsageError } from "../errors.ts";
 import { displayOrigin, hashPluginFile } from "../plugins/loader.ts";
-import type { ModelInfo, TurnContext } from "../plugin.ts";
-import { ITEM_KINDS, type ItemKind, defaultModelInfo, guard } from "../plugins/registry.ts";
+import type { ModelInfo, Subcommand, SubcommandContext } from "../plugin.ts";
+import { ITEM_KINDS, type ItemKind, type Registered, defaultModelInfo, guard } from "../plugins/registry.ts";
 import { reasoningColumn } from "../chat/reasoning.ts";
 
 const HEADINGS: Record<ItemKind, string> = {
@@ -19,6 +19,7 @@ const HEADINGS: Record<ItemKind, string> = {
   models: "Model adapters",
   commands: "Slash commands",
   tools: "Tool providers",
+  subcommands: "Subcommands",
 };
 
 function table(rows: string[][], indent = "  "): string[] {
@@ -27,7 +28,7 @@ function table(rows: string[][], indent = "  "): string[] {
 }
 
 /** The `kind` of an item in `coder plugins --json` (the words `coder plugin new --kind` uses). */
-const JSON_KIND: Record<ItemKind, string> = { formats: "format", context: "context", models: "model", commands: "command", tools: "tool" };
+const JSON_KIND: Record<ItemKind, string> = { formats: "format", context: "context", models: "model", commands: "command", tools: "tool", subcommands: "subcommand" };
 
 /**
  * `coder plugins --json`: `{ items, plugins, failures }`. Origins are "built-in:…"
@@ -92,6 +93,7 @@ export function modelJson(m: ModelInfo) {
     prices: { input: m.prices.input, output: m.prices.output, cacheRead: m.prices.cacheRead ?? null, cacheWrite: m.prices.cacheWrite ?? null },
     capabilities: { ...m.capabilities, images: m.capabilities.images ?? false, pdf: m.capabilities.pdf ?? false },
     imageRules: m.imageRules ?? null,
+    prompting: m.prompting ?? null,
   };
 }
 
@@ -125,28 +127,43 @@ export function repoPaths(root: string, cwd: string, files: readonly string[]): 
   });
 }
 
-/** `coder map [FILE ...]` / `--show-repo-map`: the "repomap" context provider's block for these chat files. */
-export async function printRepoMap(app: App, files: readonly string[]): Promise<number> {
-  const entry = app.registry.context.get("repomap");
-  if (!entry) throw new RuntimeFailure('no context provider named "repomap" is registered (see `coder plugins`)');
-  const options = app.settings.options;
-  const model: ModelInfo = options.model ? app.registry.modelInfo(options.model) : { ...defaultModelInfo("default"), unknown: false };
-  const turn: TurnContext = {
-    root: app.root,
-    chatFiles: repoPaths(app.root, process.cwd(), files),
-    readOnlyFiles: repoPaths(app.root, process.cwd(), options.read),
-    message: "",
-    mentionedFiles: [],
-    mentionedIdents: [],
-    model,
-    options: options as unknown as Readonly<Record<string, unknown>>,
-    interactive: false,
-    signal: new AbortController().signal,
+/**
+ * A plugin's `coder NAME [ARG ...]`: its exit code, its text or one JSON document on stdout.
+ * A throw is reported naming the plugin (exit 2 for `cli.usage`).
+ */
+export async function runSubcommand(app: App, entry: Registered<Subcommand>, args: readonly string[]): Promise<number> {
+  const options = app.settings.options as unknown as Readonly<Record<string, unknown>>;
+  let usage: UsageError | null = null;
+  const cli: SubcommandContext = {
+    options,
+    json: options.json === true,
+    print: (text) => process.stdout.write(`${text.replace(/\n*$/, "")}\n`),
+    printJson: (value) => process.stdout.write(`${JSON.stringify(value)}\n`),
+    warn: (text) => app.kit.log.warn(text),
+    usage: (message) => {
+      usage = new UsageError(message);
+      throw usage;
+    },
+    turn: (files) => ({
+      root: app.root,
+      chatFiles: repoPaths(app.root, app.cwd, files),
+      readOnlyFiles: repoPaths(app.root, app.cwd, app.settings.options.read),
+      message: "",
+      mentionedFiles: [],
+      mentionedIdents: [],
+      model: app.settings.options.model ? app.registry.modelInfo(app.settings.options.model) : { ...defaultModelInfo("default"), unknown: false },
+      options,
+      interactive: false,
+      signal: new AbortController().signal,
+    }),
   };
-  const block = await guard(entry, "provide", () => entry.item.provide(turn));
-  const off = options.mapTokens === 0 ? " (the map is off: --map-tokens is 0)" : "";
-  process.stdout.write(block?.text ? `${block.text.replace(/\n*$/, "")}\n` : `(the repo map is empty)${off}\n`);
-  return 0;
+  try {
+    const code = await guard(entry, `subcommand ${entry.item.name}`, () => entry.item.run(args, cli));
+    return typeof code === "number" && Number.isInteger(code) && code >= 0 ? code : 0;
+  } catch (error) {
+    if (usage) throw usage;
+    throw error;
+  }
 }
 
 function indentOf(text: string): { insertSpaces: boolean; tabSize: number } {
@@ -176,7 +193,7 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
   const formatting = { ...indentOf(text), eol: text.includes("\r\n") ? "\r\n" : "\n" };
   const entries = list.children.map((node: Node) => (node.type === "string" ? (node.value as string) : (findNodeAtLocation(node, ["path"])?.value as string | undefined)));
   const { projectConfigHash, rememberedTrust, rememberTrust } = await import("../config/trust.ts");
-  const before = rememberedTrust(loaded.configDir, loaded.root, projectConfigHash(loaded.layers, loaded.root));
+  const before = rememberedTrust(loaded.configDir, loaded.root, projectConfigHash(loaded.layers, loaded.root, undefined, loaded.settings.table));
   const lines: string[] = [];
   entries.forEach((path, i) => {
     if (typeof path !== "string") throw new UsageError(`${displayPath(file, process.cwd())}: plugins[${i}] has no "path"`);
@@ -187,7 +204,7 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
   writeFileSync(file, text);
   if (before === "trusted") {
     const layers = loaded.layers.map((l) => (l.file === file ? { ...l, text } : l));
-    rememberTrust(loaded.configDir, loaded.root, projectConfigHash(layers, loaded.root), true);
+    rememberTrust(loaded.configDir, loaded.root, projectConfigHash(layers, loaded.root, undefined, loaded.settings.table), true);
   }
   process.stdout.write(`pinned ${entries.length} plugin${entries.length === 1 ? "" : "s"} in ${displayPath(file, process.cwd())}:\n${lines.join("\n")}\n`);
   return 0;

@@ -3,7 +3,7 @@
 // --help text. Light on purpose: `--version` and `--help` load nothing else.
 import { parseArgs } from "node:util";
 import { ConfigError, UsageError } from "../errors.ts";
-import { OPTION_SPECS, type OptionSpec, envName, flagName } from "./options.ts";
+import { type OptionSpec, type OptionTable, envName, flagName } from "./options.ts";
 
 /** Values from one source (flags or env), keyed by option key, with where each came from. */
 export interface SourceValues {
@@ -14,6 +14,13 @@ export interface SourceValues {
 
 export interface ParsedArgv extends SourceValues {
   positionals: string[];
+  /**
+   * Flags no option of the table spells (`--x`, as typed), when parsed `lenient`ly: a plugin not
+   * loaded yet may declare them. The argv is parsed again once every plugin has (`final`).
+   */
+  unknown: string[];
+  /** The argv as typed, for that second parse. */
+  raw: readonly string[];
 }
 
 interface FlagTarget {
@@ -23,10 +30,10 @@ interface FlagTarget {
   preset?: string | boolean;
 }
 
-function flagTable(): { config: Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }>; targets: Map<string, FlagTarget> } {
+function flagTable(table: OptionTable): { config: Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }>; targets: Map<string, FlagTarget> } {
   const config: Record<string, { type: "boolean" | "string"; short?: string; multiple?: boolean }> = {};
   const targets = new Map<string, FlagTarget>();
-  for (const spec of OPTION_SPECS) {
+  for (const spec of table.specs) {
     if (spec.configOnly) continue;
     const type = spec.type === "boolean" ? "boolean" : "string";
     const multiple = spec.type === "list" || spec.type === "command-map" ? true : undefined;
@@ -89,31 +96,49 @@ export function commandEntry(raw: string): Record<string, string> {
   return m ? { [m[1]!.toLowerCase()]: m[2]!.trim() } : { "*": raw.trim() };
 }
 
-/** Parse argv with the table's flags. Unknown flags and bad values are UsageErrors. */
-export function parseArgv(argv: string[]): ParsedArgv {
-  const { config, targets } = flagTable();
+/**
+ * Parse argv with the table's flags. Bad values are UsageErrors; so are unknown flags, unless
+ * `lenient` (before plugins have declared theirs): they are then listed in `unknown`, and the
+ * positionals are provisional (an unknown flag's value may have been taken for one).
+ */
+export function parseArgv(argv: readonly string[], table: OptionTable, options: { lenient?: boolean } = {}): ParsedArgv {
+  const { config, targets } = flagTable(table);
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args: argv, options: config, strict: true, allowPositionals: true, tokens: true });
+    parsed = parseArgs({ args: [...argv], options: config, strict: true, allowPositionals: true, tokens: true });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    const ambiguous = /^Option '(-[^']+)' argument is ambiguous/.exec(message);
-    if (ambiguous) {
-      // `--max-reflections -1`, `-m "-x..."`: the value starts with a dash, so parseArgs will not take it.
-      const flag = ambiguous[1]!;
-      const value = argv[argv.indexOf(flag) + 1] ?? "";
-      const long = flag.startsWith("--") ? flag : `--${flagName(OPTION_SPECS.find((s) => s.short === flag.slice(1))?.key ?? flag.slice(1))}`;
-      throw new UsageError(`${flag} is followed by "${value}", which looks like an option; to pass it as the value, write ${long}=${value}`);
-    }
-    const first = (message.split("\n")[0] ?? message).replace(/\. To specify a positional argument.*$/, "");
-    throw new UsageError(`${first.charAt(0).toLowerCase()}${first.slice(1)} (see coder --help)`);
+    const unknown = (error as { code?: string }).code === "ERR_PARSE_ARGS_UNKNOWN_OPTION";
+    if (!(unknown && options.lenient)) throw usageOf(error, argv, table);
+    parsed = parseArgs({ args: [...argv], options: config, strict: false, allowPositionals: true, tokens: true });
   }
+  return readTokens(parsed, targets, argv);
+}
+
+function usageOf(error: unknown, argv: readonly string[], table: OptionTable): UsageError {
+  const message = error instanceof Error ? error.message : String(error);
+  const ambiguous = /^Option '(-[^']+)' argument is ambiguous/.exec(message);
+  if (ambiguous) {
+    // `--max-reflections -1`, `-m "-x..."`: the value starts with a dash, so parseArgs will not take it.
+    const flag = ambiguous[1]!;
+    const value = argv[argv.indexOf(flag) + 1] ?? "";
+    const long = flag.startsWith("--") ? flag : `--${flagName(table.specs.find((s) => s.short === flag.slice(1))?.key ?? flag.slice(1))}`;
+    return new UsageError(`${flag} is followed by "${value}", which looks like an option; to pass it as the value, write ${long}=${value}`);
+  }
+  const first = (message.split("\n")[0] ?? message).replace(/\. To specify a positional argument.*$/, "");
+  return new UsageError(`${first.charAt(0).toLowerCase()}${first.slice(1)} (see coder --help)`);
+}
+
+function readTokens(parsed: ReturnType<typeof parseArgs>, targets: Map<string, FlagTarget>, argv: readonly string[]): ParsedArgv {
   const values: Record<string, unknown> = {};
   const origin: Record<string, string> = {};
+  const unknown: string[] = [];
   for (const token of parsed.tokens ?? []) {
     if (token.kind !== "option") continue;
     const target = targets.get(token.name);
-    if (!target) continue;
+    if (!target) {
+      unknown.push(token.rawName);
+      continue;
+    }
     const { spec, negated } = target;
     const where = `flag ${token.rawName}`;
     if (target.preset !== undefined) {
@@ -136,14 +161,14 @@ export function parseArgv(argv: string[]): ParsedArgv {
     }
     origin[spec.key] = `flag ${token.rawName.startsWith("--") ? token.rawName : `${token.rawName}/--${flagName(spec.key)}`}`;
   }
-  return { values, origin, positionals: parsed.positionals };
+  return { values, origin, positionals: parsed.positionals, unknown, raw: argv };
 }
 
-/** CODER_* variables from `env`. Bad values are ConfigErrors naming the variable. */
-export function readEnvOptions(env: Readonly<Record<string, string | undefined>>): SourceValues {
+/** CODER_* variables from `env` for the given options. Bad values are ConfigErrors naming the variable. */
+export function readEnvOptions(env: Readonly<Record<string, string | undefined>>, specs: readonly OptionSpec[]): SourceValues {
   const values: Record<string, unknown> = {};
   const origin: Record<string, string> = {};
-  for (const spec of OPTION_SPECS) {
+  for (const spec of specs) {
     if (spec.configOnly && spec.type !== "boolean" && spec.type !== "string") continue;
     if (spec.noEnv) continue;
     const name = envName(spec.key);

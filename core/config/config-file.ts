@@ -6,7 +6,7 @@ import { z } from "zod";
 import { type ConfigLayer, type LayerKind, displayPath, isProjectLayer } from "./config.ts";
 import { ConfigError } from "../errors.ts";
 import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
-import { OPTION_BY_KEY, type OptionSpec, type PluginRef, configKeys } from "./options.ts";
+import { type OptionSpec, type OptionTable, type PluginRef, configKeys } from "./options.ts";
 
 // Zod's compiled fast path costs more to build than it saves on a few small files.
 z.config({ jitless: true });
@@ -23,6 +23,7 @@ const modelOverrideSchema = z
     editorModel: z.string(),
     editorFormat: z.string(),
     encoding: z.string(),
+    prompting: z.object({ reminder: z.enum(["user", "system"]), addendum: z.enum(["lazy", "overeager"]) }).partial().strict(),
     capabilities: z
       .object({
         tools: z.boolean(),
@@ -66,22 +67,22 @@ function valueSchema(spec: OptionSpec): z.ZodType {
       return z.array(pluginEntrySchema);
     case "command-map":
       return z.union([z.string(), z.record(z.string(), z.string())]);
-    case "mcp-servers":
-      // Each entry's fields are checked where servers start (plugins/mcp/config.ts), with the same words for --mcp-config.
-      return z.record(z.string().regex(/^[A-Za-z0-9_-]+$/, "a server name of letters, digits, _ and -"), z.record(z.string(), z.unknown()));
+    case "object":
+      // The entries are the declaring plugin's to check (e.g. plugins/mcp/config.ts for mcpServers).
+      return z.record(z.string(), z.unknown());
   }
 }
 
 /** The zod schema of a config file, derived from the option table. */
-export function configSchema() {
+export function configSchema(table: OptionTable) {
   const shape: Record<string, z.ZodType> = { $schema: z.string().optional().describe("JSON Schema reference (ignored)") };
-  for (const spec of configKeys()) shape[spec.key] = valueSchema(spec).optional().describe(spec.help);
+  for (const spec of configKeys(table)) shape[spec.key] = valueSchema(spec).optional().describe(spec.help);
   return z.object(shape).strict();
 }
 
-/** The JSON Schema that `coder config schema` prints. */
-export function jsonSchema(): Record<string, unknown> {
-  const schema = z.toJSONSchema(configSchema(), { target: "draft-2020-12" }) as Record<string, unknown>;
+/** The JSON Schema that `coder config schema` prints: the kernel's keys and every loaded plugin's. */
+export function jsonSchema(table: OptionTable): Record<string, unknown> {
+  const schema = z.toJSONSchema(configSchema(table), { target: "draft-2020-12" }) as Record<string, unknown>;
   return { ...schema, title: "coder config (.coder.json, .coder.local.json, $XDG_CONFIG_HOME/coder/config.json)" };
 }
 
@@ -99,13 +100,13 @@ function expectedText(spec: OptionSpec | undefined): string | undefined {
     case "enum":
       return `one of ${spec.values?.map((v) => `"${v}"`).join(", ")}`;
     case "models":
-      return "an object of model name → { contextWindow, maxOutput, prices, editFormat, ... }";
+      return "an object of model name → { contextWindow, maxOutput, prices, editFormat, prompting, ... }";
     case "plugins":
       return 'a list of "./path.ts" or { "path": "./path.ts", "sha256": "<hex>" }';
     case "command-map":
       return 'a command, or an object of language → command (e.g. { "python": "ruff check" })';
-    case "mcp-servers":
-      return 'an object of server name → { "command", "args", "env", "cwd" } or { "url", "headers" }';
+    case "object":
+      return "an object";
   }
 }
 
@@ -159,8 +160,8 @@ function pathText(path: readonly PropertyKey[]): string {
   return path.map((p, i) => (typeof p === "number" ? `[${p}]` : i === 0 ? String(p) : `.${String(p)}`)).join("");
 }
 
-function closestKey(key: string): string | undefined {
-  const keys = configKeys().map((s) => s.key);
+function closestKey(key: string, table: OptionTable): string | undefined {
+  const keys = configKeys(table).map((s) => s.key);
   const lower = key.toLowerCase().replace(/[-_]/g, "");
   return keys.find((k) => k.toLowerCase() === lower) ?? keys.find((k) => distance(k.toLowerCase(), lower) <= 2);
 }
@@ -180,10 +181,12 @@ function distance(a: string, b: string): number {
 }
 
 /**
- * Parse and validate one config file's text. Every problem becomes one line
- * `file:line: key.path: what was expected`; all lines go in one ConfigError.
+ * Parse and validate one config file's text against `table`. Every problem becomes one line
+ * `file:line: key.path: what was expected`; all lines go in one ConfigError. With `deferUnknown`
+ * (plugins not loaded yet), a top-level key the table lacks is kept in `pending` for
+ * `settlePending` instead: a plugin may declare it.
  */
-export function parseConfigText(text: string, file: string, kind: LayerKind, cwd?: string): ConfigLayer {
+export function parseConfigText(text: string, file: string, kind: LayerKind, cwd: string | undefined, table: OptionTable, deferUnknown = false): ConfigLayer {
   const shown = displayPath(file, cwd);
   const errors: ParseError[] = [];
   const tree = parseTree(text, errors, { allowTrailingComma: true, disallowComments: false, allowEmptyContent: true });
@@ -195,8 +198,9 @@ export function parseConfigText(text: string, file: string, kind: LayerKind, cwd
   }
   const raw: unknown = tree ? nodeValue(tree) : {};
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${shown}:1: a config file must hold a JSON object, got ${typeOfJson(raw)}`);
-  const result = configSchema().safeParse(raw);
+  const result = configSchema(table).safeParse(raw);
   const problems: string[] = [];
+  const pending: Record<string, { value: unknown; line: number }> = {};
   if (!result.success) {
     for (const issue of result.error.issues) {
       const path = issue.path as (string | number)[];
@@ -204,9 +208,10 @@ export function parseConfigText(text: string, file: string, kind: LayerKind, cwd
         for (const key of issue.keys) {
           const line = nodeLine(text, tree, [...path, key]);
           const where = pathText([...path, key]);
-          if (path.length === 0) {
-            const hint = closestKey(key);
-            problems.push(`${shown}:${line}: unknown key "${where}"${hint ? ` (did you mean "${hint}"?)` : ""}; expected one of the keys in \`coder config schema\``);
+          if (path.length === 0 && deferUnknown) {
+            pending[key] = { value: (raw as Record<string, unknown>)[key], line };
+          } else if (path.length === 0) {
+            problems.push(unknownKeyProblem(`${shown}:${line}`, key, table));
           } else {
             problems.push(`${shown}:${line}: unknown key "${where}"`);
           }
@@ -214,30 +219,79 @@ export function parseConfigText(text: string, file: string, kind: LayerKind, cwd
         continue;
       }
       const line = nodeLine(text, tree, path);
-      const spec = path.length === 1 ? OPTION_BY_KEY.get(String(path[0])) : undefined;
+      const spec = path.length === 1 ? table.byKey.get(String(path[0])) : undefined;
       const value = path.reduce<unknown>((v, k) => (v && typeof v === "object" ? (v as Record<string | number, unknown>)[k] : undefined), raw);
-      const expected = spec?.type === "number" && typeof value === "number" ? (spec.positive ? `a number of ${spec.positive} above 0` : "a number of 0 or more") : expectedText(spec);
-      problems.push(`${shown}:${line}: ${pathText(path)}: ${expected ? `expected ${expected}, got ${typeOfJson(value)}` : issue.message}`);
+      problems.push(valueProblem(`${shown}:${line}`, path, spec, value, issue.message));
     }
   }
-  const data = (result.success ? result.data : {}) as Record<string, unknown>;
+  const data = (result.success ? result.data : strictlyKnown(raw as Record<string, unknown>, table)) as Record<string, unknown>;
   if (isProjectLayer(kind)) {
-    for (const spec of configKeys()) {
-      if (spec.notInProject && data[spec.key] !== undefined) {
-        const where = spec.key === "apiKey" ? "the environment, the repository's .env or the global config" : "the command line, the environment or the global config";
-        problems.push(`${shown}:${nodeLine(text, tree, [spec.key])}: ${spec.key} may not be set in a project config (use ${where})`);
-      }
+    for (const spec of configKeys(table)) {
+      if (spec.notInProject && data[spec.key] !== undefined) problems.push(notInProjectProblem(`${shown}:${nodeLine(text, tree, [spec.key])}`, spec));
     }
   }
   if (problems.length) throw new ConfigError(problems.join("\n"));
   const values: Record<string, unknown> = {};
   const lines: Record<string, number> = {};
   for (const [key, value] of Object.entries(data)) {
-    if (key === "$schema" || value === undefined) continue;
+    if (key === "$schema" || value === undefined || key in pending) continue;
     values[key] = key === "plugins" ? (value as (string | { path: string; sha256?: string })[]).map((p) => toPluginRef(p, file)) : value;
     lines[key] = nodeLine(text, tree, [key]);
   }
-  return { kind, file, text, values, lines };
+  return { kind, file, text, values, lines, ...(Object.keys(pending).length ? { pending } : {}) };
+}
+
+/** The keys of a file whose only problems were deferred unknown keys: its known keys, validated. */
+function strictlyKnown(raw: Record<string, unknown>, table: OptionTable): Record<string, unknown> {
+  const known = Object.fromEntries(Object.entries(raw).filter(([key]) => key === "$schema" || table.byKey.has(key)));
+  const result = configSchema(table).safeParse(known);
+  return result.success ? (result.data as Record<string, unknown>) : {};
+}
+
+function unknownKeyProblem(where: string, key: string, table: OptionTable): string {
+  const hint = closestKey(key, table);
+  return `${where}: unknown key "${key}"${hint ? ` (did you mean "${hint}"?)` : ""}; expected one of the keys in \`coder config schema\``;
+}
+
+function valueProblem(where: string, path: readonly (string | number)[], spec: OptionSpec | undefined, value: unknown, fallback: string): string {
+  const expected = spec?.type === "number" && typeof value === "number" ? (spec.positive ? `a number of ${spec.positive} above 0` : "a number of 0 or more") : expectedText(spec);
+  return `${where}: ${pathText(path)}: ${expected ? `expected ${expected}, got ${typeOfJson(value)}` : fallback}`;
+}
+
+function notInProjectProblem(where: string, spec: OptionSpec): string {
+  const use = spec.secret ? "the environment, the repository's .env or the global config" : "the command line, the environment or the global config";
+  return `${where}: ${spec.key} may not be set in a project config (use ${use})`;
+}
+
+/**
+ * Once every plugin has declared its options: each layer's `pending` keys checked against the
+ * whole table, as `parseConfigText` checks the kernel's (value, project rule); a key nobody
+ * declares is the unknown-key error, its suggestion drawn from every option. Moves the values
+ * into the layers; throws one ConfigError listing every problem.
+ */
+export function settlePending(layers: ConfigLayer[], table: OptionTable, cwd?: string): void {
+  const problems: string[] = [];
+  for (const layer of layers) {
+    if (!layer.pending) continue;
+    const shown = displayPath(layer.file, cwd);
+    for (const [key, { value, line }] of Object.entries(layer.pending)) {
+      const spec = table.byKey.get(key);
+      const where = `${shown}:${line}`;
+      if (!spec || spec.cliOnly) {
+        problems.push(unknownKeyProblem(where, key, table));
+        continue;
+      }
+      const checked = valueSchema(spec).safeParse(value);
+      if (!checked.success) problems.push(valueProblem(where, [key], spec, value, checked.error.issues[0]?.message ?? "invalid value"));
+      else if (spec.notInProject && isProjectLayer(layer.kind)) problems.push(notInProjectProblem(where, spec));
+      else {
+        layer.values[key] = checked.data;
+        layer.lines[key] = line;
+      }
+    }
+    delete layer.pending;
+  }
+  if (problems.length) throw new ConfigError(problems.join("\n"));
 }
 
 function nodeValue(node: Node): unknown {
@@ -256,8 +310,8 @@ function toPluginRef(entry: string | { path: string; sha256?: string }, file: st
 }
 
 /** Read and validate a config file; messages show its path relative to `cwd` (where coder runs). */
-export function readConfigFile(file: string, kind: LayerKind, cwd: string): ConfigLayer {
+export function readConfigFile(file: string, kind: LayerKind, cwd: string, table: OptionTable, deferUnknown = false): ConfigLayer {
   const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES, name: displayPath(file, cwd) });
   if (read.text === null) throw new ConfigError(read.problem ? `${read.problem}: cannot use it as a config file` : `${displayPath(file, cwd)}: cannot read config file (not found)`);
-  return parseConfigText(read.text, file, kind, cwd);
+  return parseConfigText(read.text, file, kind, cwd, table, deferUnknown);
 }

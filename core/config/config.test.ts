@@ -6,8 +6,13 @@ import { parseArgv } from "./argv.ts";
 import { checkVersionPins, isSemverRange, keysNeedingTrust, mergeSettings, readDotenv, type ConfigLayer } from "./config.ts";
 import { jsonSchema, parseConfigText } from "./config-file.ts";
 import { ConfigError } from "../errors.ts";
+import { optionTable } from "./options.ts";
 
-const layer = (text: string, kind: ConfigLayer["kind"] = "project", file = "/r/.coder.json") => parseConfigText(text, file, kind);
+/** The kernel's table plus one plugin option, as a loaded plugin would declare it. */
+const TABLE = optionTable([{ plugin: "test", options: [{ key: "mapTokens", type: "number", arg: "N", help: "repo-map token budget (a plugin's)" }] }]);
+
+
+const layer = (text: string, kind: ConfigLayer["kind"] = "project", file = "/r/.coder.json") => parseConfigText(text, file, kind, undefined, TABLE);
 const noEnv = { values: {}, origin: {} };
 
 describe("parseConfigText", () => {
@@ -21,14 +26,14 @@ describe("parseConfigText", () => {
   test("every problem is reported with file and line, in one error", () => {
     let message = "";
     try {
-      layer('{\n  "mapTokens": true,\n  "editFormats": "diff",\n  "mapRefresh": "never"\n}');
+      layer('{\n  "mapTokens": true,\n  "editFormats": "diff",\n  "attribution": "never"\n}');
     } catch (error) {
       expect(error).toBeInstanceOf(ConfigError);
       message = (error as Error).message;
     }
     expect(message).toContain("/r/.coder.json:2: mapTokens: expected a number, got boolean true");
     expect(message).toContain('/r/.coder.json:3: unknown key "editFormats" (did you mean "editFormat"?)');
-    expect(message).toContain('/r/.coder.json:4: mapRefresh: expected one of "auto", "always", "files", "manual"');
+    expect(message).toContain('/r/.coder.json:4: attribution: expected one of "trailer", "author", "committer", "none"');
   });
 
   test("nested keys and bad pins name the path", () => {
@@ -53,8 +58,8 @@ describe("mergeSettings", () => {
   test("precedence, provenance, defaults, architect, plugins add up", () => {
     const g = layer('{ "mapTokens": 1, "plugins": ["./g.ts"] }', "global", "/h/config.json");
     const p = layer('{\n "mapTokens": 2, "plugins": ["./p.ts"] }');
-    const s = mergeSettings({ layers: [g, p], env: { values: { stream: false }, origin: { stream: "env CODER_STREAM" } }, argv: parseArgv(["--architect"]), positionals: [], cwd: "/elsewhere" });
-    expect(s.options.mapTokens).toBe(2);
+    const s = mergeSettings({ table: TABLE, layers: [g, p], env: { values: { stream: false }, origin: { stream: "env CODER_STREAM" } }, argv: parseArgv(["--architect"], TABLE), positionals: [], cwd: "/elsewhere" });
+    expect((s.options as Record<string, unknown>).mapTokens).toBe(2);
     expect(s.provenance.mapTokens).toBe("/r/.coder.json:2");
     expect(s.options.stream).toBe(false);
     expect(s.options.editFormat).toBe("architect");
@@ -68,8 +73,8 @@ describe("mergeSettings", () => {
   test("dropped keys of an untrusted project are ignored, the global's stay", () => {
     const g = layer('{ "lintCmd": "ok" }', "global", "/h/config.json");
     const p = layer('{ "lintCmd": "evil", "testCmd": "evil", "plugins": ["./p.ts"] }');
-    expect(keysNeedingTrust([g, p]).sort()).toEqual(["lintCmd", "plugins", "testCmd"]);
-    const s = mergeSettings({ layers: [g, p], env: noEnv, argv: parseArgv([]), positionals: [], drop: new Set(keysNeedingTrust([g, p])) });
+    expect(keysNeedingTrust([g, p], TABLE).sort()).toEqual(["lintCmd", "plugins", "testCmd"]);
+    const s = mergeSettings({ table: TABLE, layers: [g, p], env: noEnv, argv: parseArgv([], TABLE), positionals: [], drop: new Set(keysNeedingTrust([g, p], TABLE)) });
     expect(s.options.lintCmd).toBe("ok");
     expect(s.options.testCmd).toBeUndefined();
     expect(s.options.plugins).toEqual([]);
@@ -91,9 +96,9 @@ test(".env gives API keys and base URLs only", () => {
 });
 
 test("the JSON Schema is strict and documents each key", () => {
-  const schema = jsonSchema() as { properties: Record<string, { description?: string }>; additionalProperties: boolean };
+  const schema = jsonSchema(TABLE) as { properties: Record<string, { description?: string }>; additionalProperties: boolean };
   expect(schema.additionalProperties).toBe(false);
-  expect(schema.properties.mapTokens?.description).toContain("repo-map");
+  expect(schema.properties.mapTokens?.description).toContain("repo-map token budget (a plugin's)");
   expect(schema.properties.$schema).toBeDefined();
 });
 

@@ -8,13 +8,15 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ParsedArgv, SourceValues } from "./argv.ts";
 import { ConfigError } from "../errors.ts";
 import { readCapped, SMALL_FILE_BYTES } from "../edit/read.ts";
-import { OPTION_BY_KEY, OPTION_SPECS, type Options, type PluginRef } from "./options.ts";
+import { type OptionSpec, type OptionTable, type Options, type PluginRef, initialValue } from "./options.ts";
 
 
 /** The merged settings: every option with where its value came from. */
 export interface Settings {
-  /** Every option of core/config/options.ts, defaults applied; `editFormat` is "architect" with `--architect`. */
+  /** Every option of the table, defaults applied; `editFormat` is "architect" with `--architect`. Plugins' options are read through `kit.options.get`. */
   options: Options;
+  /** The options in effect: the kernel's, then every loaded plugin's. */
+  table: OptionTable;
   /** Where each effective value came from: "default", "flag --x", "env CODER_X", "<file>:<line>". */
   provenance: Record<string, string>;
   /** Command-line positionals (FILEs; after a subcommand name is removed). */
@@ -36,6 +38,8 @@ export interface ConfigLayer {
   values: Record<string, unknown>;
   /** Key → 1-based line of the key in the file. */
   lines: Record<string, number>;
+  /** Keys the table did not know when the file was read (a plugin may declare them); see config-file.ts `settlePending`. */
+  pending?: Record<string, { value: unknown; line: number }>;
 }
 
 export const PROJECT_FILE = ".coder.json";
@@ -51,6 +55,17 @@ export function globalConfigDir(env: Readonly<Record<string, string | undefined>
   const xdg = env.XDG_CONFIG_HOME;
   const home = env.HOME || env.USERPROFILE || homedir();
   return join(xdg && isAbsolute(xdg) ? xdg : join(home, ".config"), "coder");
+}
+
+/** The file guided set-up (`coder init`) keeps keys and custom base URLs in, in the global folder: `NAME=value` lines, mode 0600. */
+export const KEYS_FILE = "keys.env";
+
+/** The keys and base URLs set-up saved: the user's own file, so they apply as given (below the environment and .env). */
+export function savedKeys(env: Readonly<Record<string, string | undefined>>): Record<string, string> {
+  const file = join(globalConfigDir(env), KEYS_FILE);
+  if (!isFile(file)) return {};
+  const { keys, bases } = readDotenv("", file);
+  return { ...keys, ...bases };
 }
 
 /** The nearest folder at or above `cwd` holding `.git` (a folder or a worktree file). */
@@ -95,6 +110,9 @@ function isFile(path: string): boolean {
 // ─── Merge ───────────────────────────────────────────────────────────────────
 
 export interface MergeInput {
+  /** The options merged (all of `table` by default; after plugins load, only theirs). */
+  specs?: readonly OptionSpec[];
+  table: OptionTable;
   layers: ConfigLayer[];
   env: SourceValues;
   argv: ParsedArgv;
@@ -107,37 +125,34 @@ export interface MergeInput {
 
 /**
  * Merge defaults < config layers < env < flags, recording each value's source.
- * `plugins` lists from several config files add up (each entry keeps its file);
- * every other key is replaced by the higher source.
+ * `plugins` lists from several config files add up (each entry keeps its file), and so do
+ * `merge: "by-key"` objects (by key, a later file's entry winning); every other key is
+ * replaced by the higher source.
  */
 export function mergeSettings(input: MergeInput): Settings {
+  const specs = input.specs ?? input.table.specs;
+  const merged = new Set(specs.map((s) => s.key));
   const options: Record<string, unknown> = {};
   const provenance: Record<string, string> = {};
-  for (const spec of OPTION_SPECS) {
-    const empty = spec.type === "list" || spec.type === "plugins" ? [] : spec.type === "models" || spec.type === "mcp-servers" ? {} : undefined;
-    options[spec.key] = spec.default !== undefined ? structuredClone(spec.default) : empty;
+  for (const spec of specs) {
+    options[spec.key] = initialValue(spec);
     provenance[spec.key] = "default";
   }
-  const pluginSources: string[] = [];
-  const serverSources: string[] = [];
+  const sources = new Map<string, string[]>();
   const fromProject = new Set<string>();
   for (const layer of input.layers) {
     const shown = displayPath(layer.file, input.cwd);
     for (const [key, value] of Object.entries(layer.values)) {
+      if (!merged.has(key)) continue;
       const projectish = isProjectLayer(layer.kind);
       if (projectish && input.drop?.has(key)) continue;
-      if (key === "plugins") {
-        options.plugins = [...(options.plugins as PluginRef[]), ...(value as PluginRef[])];
-        pluginSources.push(`${shown}:${layer.lines[key]}`);
-        provenance.plugins = pluginSources.join(", ");
-        continue;
-      }
-      // MCP servers add up by name (the global config's and the project's), a later file's entry winning.
-      if (key === "mcpServers") {
-        options.mcpServers = { ...(options.mcpServers as Record<string, unknown>), ...(value as Record<string, unknown>) };
-        serverSources.push(`${shown}:${layer.lines[key]}`);
-        provenance.mcpServers = serverSources.join(", ");
-        if (projectish) fromProject.add(key);
+      const spec = input.table.byKey.get(key);
+      if (key === "plugins" || spec?.merge === "by-key") {
+        options[key] = key === "plugins" ? [...(options.plugins as PluginRef[]), ...(value as PluginRef[])] : { ...(options[key] as Record<string, unknown>), ...(value as Record<string, unknown>) };
+        const from = [...(sources.get(key) ?? []), `${shown}:${layer.lines[key]}`];
+        sources.set(key, from);
+        provenance[key] = from.join(", ");
+        if (projectish && key !== "plugins") fromProject.add(key);
         continue;
       }
       // A project config's `read` paths are relative to the repository root (its folder), not to
@@ -150,6 +165,7 @@ export function mergeSettings(input: MergeInput): Settings {
   }
   for (const source of [input.env, input.argv]) {
     for (const [key, value] of Object.entries(source.values)) {
+      if (!merged.has(key)) continue;
       options[key] = value;
       provenance[key] = source.origin[key] ?? "?";
       fromProject.delete(key);
@@ -161,6 +177,7 @@ export function mergeSettings(input: MergeInput): Settings {
   }
   return {
     options: options as Options,
+    table: input.table,
     provenance,
     positionals: input.positionals,
     configFiles: input.layers.map((l) => l.file),
@@ -172,12 +189,12 @@ export function mergeSettings(input: MergeInput): Settings {
  * Keys set by the project's own config files that run code or weaken coder's protections
  * (they need trust); a key set to its safe value (`verify: true`) needs none.
  */
-export function keysNeedingTrust(layers: ConfigLayer[]): string[] {
+export function keysNeedingTrust(layers: readonly ConfigLayer[], table: OptionTable): string[] {
   const keys = new Set<string>();
   for (const layer of layers) {
     if (!isProjectLayer(layer.kind)) continue;
     for (const [key, value] of Object.entries(layer.values)) {
-      const spec = OPTION_BY_KEY.get(key);
+      const spec = table.byKey.get(key);
       if (spec?.needsTrust && !(spec.safeValue !== undefined && value === spec.safeValue)) keys.add(key);
     }
   }
@@ -255,7 +272,6 @@ export function parseDotenv(text: string): Record<string, string> {
 
 // ─── config show ─────────────────────────────────────────────────────────────
 
-const SECRET = new Set(["apiKey"]);
 /** What a secret's value is shown as, in `config show` and `config show --json` alike. */
 export const MASKED = "********";
 
@@ -270,11 +286,11 @@ export interface ConfigShowRow {
 /** Every option `config show` lists, in table order, with secrets already masked. */
 export function configShowRows(settings: Settings): ConfigShowRow[] {
   const rows: ConfigShowRow[] = [];
-  for (const spec of OPTION_SPECS) {
+  for (const spec of settings.table.specs) {
     if (spec.key === "help" || spec.key === "version" || spec.key === "kind") continue;
-    const raw = settings.options[spec.key as keyof Options];
+    const raw = (settings.options as Record<string, unknown>)[spec.key];
     let value: unknown = raw === undefined ? undefined : JSON.parse(JSON.stringify(raw, (k, v) => (k === "source" ? undefined : v)));
-    if (SECRET.has(spec.key) && raw !== undefined) value = MASKED;
+    if (spec.secret && raw !== undefined) value = MASKED;
     rows.push({ key: spec.key, value, source: settings.provenance[spec.key] ?? "default" });
   }
   return rows;

@@ -1,22 +1,20 @@
-// The one option table: flags, `--no-` forms, short flags, CODER_* env vars,
-// config-file keys, `--help` text and the JSON Schema are all derived from it.
-import type { ModelInfo } from "../plugin.ts";
+// The kernel's option table, and the table of a running coder (the kernel's options plus
+// every loaded plugin's): flags, `--no-` forms, short flags, CODER_* env vars, config-file
+// keys, `--help` text and the JSON Schema are all derived from it. This file lists only what
+// the kernel itself uses; a plugin declares its own options (`PluginObject.options`).
+import type { ModelInfo, PluginOption } from "../plugin.ts";
 
 /**
- * `models` and `plugins` are structured config-only values with their own zod schemas in config.ts.
- * `command-map`: one command, or one per language (`{"python": "ruff check"}`; on the command line
- * `--lint-cmd "python: ruff check"`, repeatable). `mcp-servers`: the `mcpServers` object other tools use
- * (name → { command, args, env, cwd } or { url, headers }), merged by name across config files.
+ * A plugin option's types, plus the kernel's structured config-only values with their own zod
+ * schemas in config-file.ts (`models`, `plugins`). `command-map`: one command, or one per language
+ * (`{"python": "ruff check"}`; on the command line `--lint-cmd "python: ruff check"`, repeatable).
  */
-export type OptionType = "boolean" | "string" | "number" | "list" | "enum" | "models" | "plugins" | "command-map" | "mcp-servers";
+export type OptionType = PluginOption["type"] | "models" | "plugins" | "command-map";
 
-export interface OptionSpec {
-  /** The config-file key (camelCase); the flag is its kebab-case form, the env var CODER_<SNAKE>. */
-  key: string;
+export interface OptionSpec extends Omit<PluginOption, "type" | "group" | "default"> {
   type: OptionType;
-  /** Allowed values for `enum`. */
-  values?: readonly string[];
-  default?: boolean | string | number | string[];
+  default?: boolean | string | number | readonly string[];
+  group: string;
   short?: string;
   /** Extra flag spellings (Aider's), e.g. `--openai-api-base`. */
   aliases?: readonly string[];
@@ -25,29 +23,13 @@ export interface OptionSpec {
    * `--attribute-author` sets `attribution` to "author"; `negated`, when given, is what `--no-<flag>` sets.
    */
   presets?: readonly { flag: string; value: string | boolean; negated?: string | boolean }[];
-  /** Value placeholder in `--help`. */
-  arg?: string;
-  help: string;
-  group: "Model" | "Context" | "Editing" | "Git" | "Request" | "Output" | "Plugins and config";
-  /** Booleans: accept `--no-<flag>` (and show it in help). */
-  negatable?: boolean;
-  /** Only on the command line (and env): not a config key. */
-  cliOnly?: boolean;
-  /** Only in config files, not a flag. */
-  configOnly?: boolean;
-  /**
-   * In a project config it takes effect only in a trusted repository, because it runs code
-   * on the user's machine or weakens coder's protections.
-   */
-  needsTrust?: "runs code" | "weakens your protections";
-  /** With `needsTrust`: this value (the safe one, e.g. `verify: true`) needs no trust. */
-  safeValue?: boolean;
-  /** A project config may never set it: secrets, endpoints, and paths coder writes (a cloned repository must not choose where model text lands). */
-  notInProject?: boolean;
-  /** Numbers: 0 makes no sense (a time bound, a size cap); the unit names it in errors. */
-  positive?: "seconds" | "megabytes";
-  /** No CODER_* environment variable (e.g. --help, --version, subcommand-only flags). */
-  noEnv?: boolean;
+}
+
+/** A command setting's command lines: a string, or the values of a per-language map (what trust covers). */
+function commandLines(value: unknown): string[] {
+  if (typeof value === "string") return [value];
+  if (value && typeof value === "object") return Object.values(value).filter((v): v is string => typeof v === "string");
+  return [];
 }
 
 export const OPTIONS = [
@@ -57,7 +39,7 @@ export const OPTIONS = [
   { key: "editorModel", type: "string", arg: "NAME", group: "Model", help: "model for the editor step of architect mode" },
   { key: "editorEditFormat", type: "string", arg: "NAME", group: "Model", help: "edit format for the editor step of architect mode" },
   { key: "apiBase", type: "string", arg: "URL", aliases: ["openai-api-base"], group: "Model", notInProject: true, help: "base URL of an OpenAI-compatible endpoint (else OPENAI_BASE_URL, else the provider's default)" },
-  { key: "apiKey", type: "string", arg: "KEY", aliases: ["openai-api-key"], group: "Model", notInProject: true, help: "API key (else the provider's env var, e.g. OPENAI_API_KEY)" },
+  { key: "apiKey", type: "string", arg: "KEY", aliases: ["openai-api-key"], group: "Model", notInProject: true, secret: true, help: "API key (else the provider's env var, e.g. OPENAI_API_KEY)" },
   { key: "timeout", type: "number", arg: "SECONDS", default: 600, positive: "seconds", group: "Model", help: "give up on a request (all retries included) after this many seconds" },
   { key: "cacheKeepalivePings", type: "number", arg: "N", default: 0, group: "Model", help: "keep the provider's prompt cache warm with up to N pings while idle" },
   { key: "reasoningEffort", type: "enum", values: ["low", "medium", "high"], arg: "LEVEL", group: "Model", help: "reasoning effort, for the models that take it (`coder models` says which); not sent to the others" },
@@ -74,11 +56,11 @@ export const OPTIONS = [
   { key: "autoAcceptArchitect", type: "boolean", default: false, negatable: true, group: "Editing", help: "hand architect's plan to the editor without asking \"Edit the files?\"" },
   { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
   { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },
-  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell)" },
+  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell; tool calls are still asked, see --mcp-tools)" },
   { key: "allowShell", type: "boolean", default: false, configOnly: true, needsTrust: "runs code", safeValue: false, group: "Editing", help: "let --yes-always run shell commands the model suggests" },
-  { key: "lintCmd", type: "command-map", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "linter to run on edited files, or \"LANG: CMD\" for one language (repeatable); failures go back to the model" },
+  { key: "lintCmd", type: "command-map", arg: "CMD", needsTrust: "runs code", runs: commandLines, group: "Editing", help: "linter to run on edited files, or \"LANG: CMD\" for one language (repeatable); failures go back to the model" },
   { key: "autoLint", type: "boolean", default: true, negatable: true, group: "Editing", help: "check the syntax of edited files, and run --lint-cmd, after every applied edit" },
-  { key: "testCmd", type: "string", arg: "CMD", needsTrust: "runs code", group: "Editing", help: "test command; failures go back to the model" },
+  { key: "testCmd", type: "string", arg: "CMD", needsTrust: "runs code", runs: commandLines, group: "Editing", help: "test command; failures go back to the model" },
   { key: "autoTest", type: "boolean", default: false, negatable: true, group: "Editing", help: "run --test-cmd after every applied edit" },
   { key: "maxFileSize", type: "number", arg: "MB", default: 10, positive: "megabytes", group: "Editing", help: "largest file coder reads into a chat or edits, in megabytes" },
   { key: "lint", type: "boolean", cliOnly: true, group: "Editing", help: "lint the chat files (else the files with pending changes), offer to fix the problems, and exit with the result" },
@@ -90,13 +72,7 @@ export const OPTIONS = [
 
   // Context
   { key: "read", type: "list", arg: "FILE", group: "Context", help: "add a read-only file, e.g. CONVENTIONS.md (repeatable)" },
-  { key: "mapTokens", type: "number", arg: "N", group: "Context", help: "repo-map token budget (0 disables the map; default: context window/8, 1024-4096)" },
-  { key: "mapRefresh", type: "enum", values: ["auto", "always", "files", "manual"], default: "auto", arg: "MODE", group: "Context", help: "when to rebuild the repo map" },
-  { key: "mapMultiplierNoFiles", type: "number", arg: "X", default: 2, group: "Context", help: "repo-map budget multiplier when no files are in the chat" },
-  { key: "showRepoMap", type: "boolean", cliOnly: true, group: "Context", help: "print the repo map for the current chat and exit (needs no model)" },
   { key: "restoreChatHistory", type: "boolean", default: false, negatable: true, group: "Context", help: "reload the previous transcript into the history" },
-  { key: "detectUrls", type: "boolean", negatable: true, group: "Context", help: "offer to add the web pages that URLs in your messages name (default: on in the REPL)" },
-  { key: "webTimeout", type: "number", arg: "SECONDS", default: 30, group: "Context", help: "give up fetching a page for /web after this many seconds" },
   { key: "subtreeOnly", type: "boolean", default: false, group: "Context", help: "only the current directory's subtree goes into the repo map, completion and /add globs" },
   { key: "watchFiles", type: "boolean", default: false, negatable: true, group: "Context", help: "watch the repository for comments ending in AI! (make the change) or AI? (answer)" },
   { key: "chatLanguage", type: "string", arg: "LANGUAGE", group: "Context", help: "the language the model answers in (default: the language you write in)" },
@@ -129,9 +105,6 @@ export const OPTIONS = [
   // Request
   { key: "message", type: "string", short: "m", arg: "TEXT", aliases: ["msg"], cliOnly: true, group: "Request", help: "run this one request and exit" },
   { key: "messageFile", type: "string", short: "f", arg: "FILE", cliOnly: true, group: "Request", help: "run the request in FILE and exit" },
-  { key: "voiceFormat", type: "enum", values: ["wav", "mp3", "webm"], default: "wav", arg: "FORMAT", group: "Request", help: "audio format /voice sends for transcription (mp3 and webm need ffmpeg)" },
-  { key: "voiceLanguage", type: "string", arg: "LANG", group: "Request", help: "language of /voice speech as an ISO 639-1 code, e.g. en (default: detected)" },
-  { key: "voiceInputDevice", type: "string", arg: "DEVICE", group: "Request", help: "microphone /voice records from (default: the system's default input)" },
   { key: "load", type: "string", arg: "FILE", needsTrust: "runs code", group: "Request", help: "run the slash commands in FILE (as /load FILE) before the chat starts" },
 
   // Output
@@ -153,12 +126,9 @@ export const OPTIONS = [
   // Plugins and config
   { key: "plugin", type: "list", arg: "PATH", cliOnly: true, group: "Plugins and config", help: "load a plugin module (repeatable)" },
   { key: "plugins", type: "plugins", configOnly: true, needsTrust: "runs code", group: "Plugins and config", help: "plugins to load: \"./path.ts\" or { \"path\": \"./path.ts\", \"sha256\": \"<hex>\" }" },
-  { key: "mcpServers", type: "mcp-servers", configOnly: true, needsTrust: "runs code", group: "Plugins and config", help: "MCP servers: name → { \"command\", \"args\", \"env\", \"cwd\" } or { \"url\", \"headers\" }, as other tools write them" },
-  { key: "mcpConfig", type: "string", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "add the MCP servers of FILE (a JSON file with \"mcpServers\") for this run" },
-  { key: "mcpTools", type: "enum", values: ["ask", "auto", "off"], default: "ask", arg: "MODE", needsTrust: "weakens your protections", group: "Plugins and config", help: "offer MCP servers' tools to the model: ask before each call, run them without asking, or off" },
   { key: "maxToolCalls", type: "number", arg: "N", default: 10, group: "Request", help: "tool calls the model may make to gather information per request; then it must answer" },
   { key: "coder", type: "string", configOnly: true, group: "Plugins and config", help: "semver range of coder versions this project works with" },
-  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, mcpServers, lintCmd, testCmd, allowShell, yesAlways, verify: false) for this run" },
+  { key: "trust", type: "boolean", default: false, cliOnly: true, group: "Plugins and config", help: "trust this repository's config (plugins, lintCmd, testCmd, allowShell, yesAlways, verify: false, and plugins' keys that run code) for this run" },
   { key: "config", type: "string", short: "c", arg: "FILE", cliOnly: true, group: "Plugins and config", help: "use this config file instead of the usual lookup" },
   { key: "kind", type: "enum", values: ["format", "context", "model", "command", "tool"], arg: "KIND", cliOnly: true, noEnv: true, group: "Plugins and config", help: "with `coder plugin new NAME`: the kind of template to write" },
   { key: "version", type: "boolean", cliOnly: true, noEnv: true, group: "Output", help: "print the version and exit" },
@@ -170,7 +140,8 @@ export type OptionKey = (typeof OPTIONS)[number]["key"];
 // ─── The typed view of the table ─────────────────────────────────────────────
 
 /** A config `models` entry: overrides merged over an adapter's model info. */
-export type ModelOverride = Partial<Omit<ModelInfo, "name" | "prices" | "capabilities">> & {
+export type ModelOverride = Partial<Omit<ModelInfo, "name" | "prices" | "capabilities" | "prompting">> & {
+  prompting?: Partial<NonNullable<ModelInfo["prompting"]>>;
   prices?: Partial<ModelInfo["prices"]>;
   capabilities?: Partial<ModelInfo["capabilities"]>;
 };
@@ -194,24 +165,80 @@ type ValueFor<S> = S extends { type: "boolean" }
         ? V
         : S extends { type: "models" }
           ? Record<string, ModelOverride>
-          : S extends { type: "mcp-servers" }
-            ? Record<string, Record<string, unknown>>
           : S extends { type: "command-map" }
             ? string | Record<string, string>
           : S extends { type: "plugins" }
             ? PluginRef[]
             : string;
-type AlwaysSet<S> = S extends { default: unknown } ? true : S extends { type: "list" | "models" | "plugins" | "mcp-servers" } ? true : false;
+type AlwaysSet<S> = S extends { default: unknown } ? true : S extends { type: "list" | "models" | "plugins" } ? true : false;
 
-/** Every option of the table, typed; defaults applied (lists, `models` and `plugins` are never undefined). */
+/** Every option of the kernel's table, typed; defaults applied (lists, `models` and `plugins` are never undefined). Plugins' options are read through `kit.options.get`. */
 export type Options = {
   [K in OptionKey]: AlwaysSet<SpecFor<K>> extends true ? ValueFor<SpecFor<K>> : ValueFor<SpecFor<K>> | undefined;
 };
 
-/** The table as plain OptionSpecs, for code that walks every option. */
+/** The kernel's table as plain OptionSpecs. */
 export const OPTION_SPECS: readonly OptionSpec[] = OPTIONS;
 
-export const OPTION_BY_KEY: ReadonlyMap<string, OptionSpec> = new Map(OPTION_SPECS.map((o) => [o.key, o]));
+/**
+ * The options of one running coder: the kernel's, then each plugin's in load order, with the
+ * plugin that declared each (absent for the kernel's). Every consumer (argv, env, config files,
+ * `--help`, the schema, `config show`, `/settings`, trust) walks this, never the kernel's list alone.
+ */
+export interface OptionTable {
+  readonly specs: readonly OptionSpec[];
+  readonly byKey: ReadonlyMap<string, OptionSpec>;
+  /** Option key → the plugin that declared it. */
+  readonly owner: ReadonlyMap<string, string>;
+}
+
+/** A plugin's declared options, as the table takes them (`group` defaults to the plugin's name). */
+export function pluginSpecs(plugin: string, options: readonly PluginOption[]): OptionSpec[] {
+  return options.map((o) => ({ ...o, group: o.group ?? `Plugin ${plugin}` }) as OptionSpec);
+}
+
+/** The kernel's table plus plugins' options; a key declared twice is an error naming both owners. */
+export function optionTable(plugins: readonly { plugin: string; options: readonly PluginOption[] }[] = []): OptionTable {
+  const specs: OptionSpec[] = [...OPTION_SPECS];
+  const byKey = new Map(specs.map((o) => [o.key, o]));
+  const owner = new Map<string, string>();
+  const flags = new Map<string, string>();
+  for (const spec of specs) for (const f of flagSpellings(spec)) flags.set(f, "the kernel");
+  for (const { plugin, options } of plugins) {
+    for (const spec of pluginSpecs(plugin, options)) {
+      const clash = byKey.has(spec.key) ? spec.key : flagSpellings(spec).find((f) => flags.has(f));
+      if (clash !== undefined) {
+        const other = owner.get(spec.key) ?? flags.get(clash) ?? "the kernel";
+        throw new OptionClash(plugin, `option "${clash}" is already declared by ${other === "the kernel" ? "the kernel" : `plugin ${other}`}; rename it`);
+      }
+      specs.push(spec);
+      byKey.set(spec.key, spec);
+      owner.set(spec.key, plugin);
+      for (const f of flagSpellings(spec)) flags.set(f, plugin);
+    }
+  }
+  return { specs, byKey, owner };
+}
+
+/** Two declarations of one option or flag (the loader reports it as the plugin's error). */
+export class OptionClash extends Error {
+  constructor(
+    readonly plugin: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Every flag spelling of an option (without dashes): its name, aliases, `no-` forms and presets. */
+function flagSpellings(spec: OptionSpec): string[] {
+  if (spec.configOnly) return [];
+  const names = [flagName(spec.key), ...(spec.aliases ?? []), ...(spec.presets ?? []).map((p) => p.flag)];
+  return spec.type === "boolean" && spec.negatable ? [...names, ...names.map((n) => `no-${n}`)] : names;
+}
+
+/** The kernel's table alone. */
+export const KERNEL_TABLE: OptionTable = optionTable();
 
 /** `mapTokens` → `map-tokens`. */
 export function flagName(key: string): string {
@@ -224,6 +251,14 @@ export function envName(key: string): string {
 }
 
 /** Keys a config file may hold. */
-export function configKeys(): OptionSpec[] {
-  return OPTION_SPECS.filter((o) => !o.cliOnly);
+export function configKeys(table: OptionTable): OptionSpec[] {
+  return table.specs.filter((o) => !o.cliOnly);
+}
+
+/** The value an option has before any source sets it: its default, or an empty list / object. */
+export function initialValue(spec: OptionSpec): unknown {
+  if (spec.default !== undefined) return structuredClone(spec.default);
+  if (spec.type === "list" || spec.type === "plugins") return [];
+  if (spec.type === "models" || spec.type === "object") return {};
+  return undefined;
 }

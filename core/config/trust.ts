@@ -1,5 +1,5 @@
-// Trust for project configs that would run code (plugins, lintCmd, testCmd,
-// allowShell). Answers are remembered in the global config folder, keyed by
+// Trust for project configs that would run code or weaken protections (plugins,
+// lintCmd, testCmd, allowShell, and any option declaring `needsTrust`). Answers are remembered in the global config folder, keyed by
 // repository path and a hash of the project's config files, so an edited
 // config is asked about again.
 import { readFileSync, realpathSync, statSync } from "node:fs";
@@ -8,7 +8,7 @@ import { commandPaths } from "./command-words.ts";
 import { readCapped } from "../edit/read.ts";
 import { type ConfigLayer, isProjectLayer, readDotenv } from "./config.ts";
 import { ConfigError } from "../errors.ts";
-import { OPTION_BY_KEY, type PluginRef } from "./options.ts";
+import type { OptionTable, PluginRef } from "./options.ts";
 import { replaceRecord } from "../edit/state.ts";
 
 export type TrustAnswer = "trusted" | "refused" | "unknown";
@@ -36,11 +36,14 @@ export interface TrustScope {
  * as the command will resolve it (its `cwd`, `cd DIR &&`, `~`, `$VAR`), every file so named
  * (or its absence), and an MCP server's `cwd`. A change to any of them asks again.
  */
-export function projectConfigHash(layers: readonly ConfigLayer[], root: string, env: Readonly<Record<string, string | undefined>> = process.env): string {
-  return projectTrustScope(layers, root, env).hash;
+export function projectConfigHash(layers: readonly ConfigLayer[], root: string, env: Readonly<Record<string, string | undefined>> = process.env, table?: OptionTable): string {
+  return projectTrustScope(layers, root, env, table).hash;
 }
 
-export function projectTrustScope(layers: readonly ConfigLayer[], root: string, env: Readonly<Record<string, string | undefined>> = process.env): TrustScope {
+/** Keys whose commands this file resolves itself (below); any other option declaring `runs` (a plugin's) is covered through it. */
+const RESOLVED_HERE = new Set(["lintCmd", "testCmd", "mcpServers"]);
+
+export function projectTrustScope(layers: readonly ConfigLayer[], root: string, env: Readonly<Record<string, string | undefined>> = process.env, table?: OptionTable): TrustScope {
   const hasher = new Bun.CryptoHasher("sha256");
   const unresolved: string[] = [];
   const outside = new OutsideFiles(root);
@@ -63,6 +66,21 @@ export function projectTrustScope(layers: readonly ConfigLayer[], root: string, 
     for (const server of serversOf(layer.values.mcpServers, root, env)) {
       for (const note of server.unresolved) unresolved.push(`mcpServers.${server.name}: ${note}`);
       for (const entry of outside.describe(server.paths)) hasher.update(`mcpServers\0${entry}\0`);
+    }
+    // A plugin's option that runs commands says which (`runs`): resolved like lintCmd's, from the repository root.
+    for (const spec of table?.specs ?? []) {
+      if (!spec.runs || RESOLVED_HERE.has(spec.key) || layer.values[spec.key] === undefined) continue;
+      let commands: string[] = [];
+      try {
+        commands = spec.runs(layer.values[spec.key]);
+      } catch {
+        // A `runs` that cannot read the value: the config text, hashed above, still covers it.
+      }
+      for (const command of commands) {
+        const named = commandPaths(command, root, env, { home: env.HOME });
+        for (const note of named.unresolved) unresolved.push(`${spec.key}: ${note}`);
+        for (const entry of outside.describe([...named.paths, ...named.dirs])) hasher.update(`${spec.key}\0${entry}\0`);
+      }
     }
   }
   for (const [name, value] of Object.entries(readDotenv(root).bases).sort()) hasher.update(`.env\0${name}\0${value}\0`);
@@ -194,6 +212,8 @@ export interface TrustDecisionInput {
   layers: readonly ConfigLayer[];
   /** Project keys that need trust (config.ts keysNeedingTrust). */
   keys: readonly string[];
+  /** The options in effect (what each key's trust is needed for; plugins' `runs`). */
+  table: OptionTable;
   /** --trust or CODER_TRUST=1. */
   trustFlag: boolean;
   /** May we ask on the terminal? (stdin and stderr are TTYs, no --json / --message.) */
@@ -211,7 +231,7 @@ export interface TrustDecisionInput {
  */
 export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
   if (input.keys.length === 0) return true;
-  const scope = projectTrustScope(input.layers, input.root, input.env);
+  const scope = projectTrustScope(input.layers, input.root, input.env, input.table);
   const hash = scope.hash;
   // --trust is the user's explicit answer: remembered, for this config and the files it runs.
   if (input.trustFlag) {
@@ -221,7 +241,7 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
   const remembered = rememberedTrust(input.configDir, input.root, hash);
   if (remembered === "trusted") return true;
   const keys = input.keys.join(", ");
-  const what = describeTrustKeys(input.keys) + unresolvedNote(scope.unresolved);
+  const what = describeTrustKeys(input.keys, input.table) + unresolvedNote(scope.unresolved);
   // A standing "no" is the user's decision: the keys are left out, with or without a terminal.
   if (remembered === "refused") {
     input.warn(`ignoring ${keys} from this repository's config (not trusted; run with --trust to use them)`);
@@ -237,10 +257,26 @@ export async function decideTrust(input: TrustDecisionInput): Promise<boolean> {
       `this repository's config sets ${what}, and the repository is not trusted; run with --trust (or CODER_TRUST=1) to trust it, or once interactively to remember it`,
     );
   }
-  const yes = await input.ask(`This repository's config sets ${what}. Trust ${input.root}?`);
+  // The commands and values themselves, not just the keys: what would run is what the user judges.
+  const shown = trustedValues(input.layers, input.keys);
+  const yes = await input.ask(`This repository's config sets ${what}${shown.length ? ":" : "."}\n${shown.map((l) => `  ${l}`).join("\n")}${shown.length ? "\n" : ""}Trust ${input.root}?`);
   rememberTrust(input.configDir, input.root, hash, yes);
   if (!yes) input.warn(`ignoring ${keys} from this repository's config`);
   return yes;
+}
+
+/** Each trust key with the value the project's config gives it ("lintCmd: ruff check"). */
+function trustedValues(layers: readonly ConfigLayer[], keys: readonly string[]): string[] {
+  const lines: string[] = [];
+  for (const key of keys) {
+    if (isDotenvKey(key)) continue;
+    const layer = [...layers].reverse().find((l) => isProjectLayer(l.kind) && key in l.values);
+    if (!layer) continue;
+    const value = layer.values[key];
+    const text = typeof value === "string" ? value : key === "plugins" && Array.isArray(value) ? value.map((p) => (typeof p === "string" ? p : String((p as PluginRef).path))).join(", ") : JSON.stringify(value);
+    lines.push(`${key}: ${text.length > 200 ? `${text.slice(0, 199)}…` : text}`);
+  }
+  return lines;
 }
 
 /** The words trust could not follow, for the question: what runs there is not covered by the answer. */
@@ -250,10 +286,10 @@ function unresolvedNote(unresolved: readonly string[]): string {
 }
 
 /** "plugins, lintCmd (they run code on this machine) and yesAlways (it weakens your protections)". */
-export function describeTrustKeys(keys: readonly string[]): string {
+export function describeTrustKeys(keys: readonly string[], table: OptionTable): string {
   const byReason = new Map<string, string[]>();
   for (const key of keys) {
-    const reason = isDotenvKey(key) ? "sends your API key to that address" : (OPTION_BY_KEY.get(key)?.needsTrust ?? "runs code");
+    const reason = isDotenvKey(key) ? "sends your API key to that address" : (table.byKey.get(key)?.needsTrust ?? "runs code");
     byReason.set(reason, [...(byReason.get(reason) ?? []), key]);
   }
   const parts = [...byReason].map(([reason, names]) => {

@@ -173,6 +173,23 @@ describe("FileStore encodings and writes", () => {
   });
 });
 
+describe("FileStore: one edit's paths together", () => {
+  test("a move whose destination is refused keeps its source; deletions are written last", async () => {
+    const root = repo({ "cart.py": "x = 1\n", "bin.dat": new Uint8Array([1, 0, 2]) });
+    const store = new FileStore(root);
+    // The destination is a binary file (refused): the source's deletion is not written either.
+    const refused = await store.writeAll(new Map<string, string | null>([["cart.py", null], ["bin.dat", "x = 2\n"]]), { together: [["bin.dat", "cart.py"]] });
+    expect(refused.written).toEqual([]);
+    expect(refused.refused.map((r) => r.path).sort()).toEqual(["bin.dat", "cart.py"]);
+    expect(refused.refused.find((r) => r.path === "cart.py")?.reason).toContain("which the same edit writes");
+    expect(readFileSync(join(root, "cart.py"), "utf8")).toBe("x = 1\n");
+    // Allowed, the deletion comes after the destination's write, whatever the order given.
+    const moved = await store.writeAll(new Map<string, string | null>([["cart.py", null], ["shop/cart.py", "x = 2\n"]]), { together: [["shop/cart.py", "cart.py"]] });
+    expect(moved.written.map((w) => w.path)).toEqual(["shop/cart.py", "cart.py"]);
+    expect(existsSync(join(root, "cart.py"))).toBe(false);
+  });
+});
+
 describe("resolveModelPath", () => {
   const chat = ["file1.py", "file2.py", "dir/file3.py", "src/app/main.ts", "\\windows\\__init__.py"];
   test("exact, decorated, suffix, bogus prefix, close match, as written", () => {

@@ -43,6 +43,11 @@ export interface WriteOptions {
   expected?: ReadonlyMap<string, string | null>;
   /** Called once with the whole batch (bytes before, bytes after; null: absent) before the first write. */
   beforeWrite?: (batch: { path: string; before: Uint8Array | null; after: Uint8Array | null }[]) => void;
+  /**
+   * Paths written all or not at all (one edit's paths: a move's destination and its source's
+   * deletion). When one of a group is refused, the others are not written either.
+   */
+  together?: readonly (readonly string[])[];
 }
 
 interface PlannedWrite {
@@ -70,7 +75,8 @@ export interface WriteReport {
   /** Written (or, in a dry run, that would be written). */
   written: FileWrite[];
   /** Not written, with the reason (unsafe path, unencodable text, I/O error). */
-  refused: { path: string; reason: string }[];
+  /** `declined`: the editor's user refused the write (an `EditorFiles` write threw `WriteDeclined`). */
+  refused: { path: string; reason: string; declined?: boolean }[];
   /** Staged but identical to the disk. */
   unchanged: string[];
 }
@@ -94,6 +100,8 @@ export interface FileStoreOptions {
   fallbackEncoding?: "latin-1" | "windows-1252";
   /** An editor's buffers (`coder acp`): what it holds is read instead of the disk, and writes go through it. */
   editor?: EditorFiles;
+  /** Called before each batch is written (git freezes what it ignores before coder's first write). */
+  beforeWriting?: () => void;
 }
 
 /**
@@ -103,10 +111,18 @@ export interface FileStoreOptions {
 export interface EditorFiles {
   /** The editor's text of a repository file (an unsaved buffer), or undefined to read the disk. */
   text(rel: string): string | undefined;
-  /** Write through the editor instead of the disk; absent or false: the store writes the disk. */
+  /**
+   * Write through the editor instead of the disk; absent or false: the store writes the disk.
+   * Throws `WriteDeclined` when the editor's user refused the write.
+   */
   write?(rel: string, text: string): Promise<boolean>;
   /** The store deleted the file: the editor's text of it is no longer what is there. */
   removed?(rel: string): void;
+}
+
+/** An editor refused a write (its user said no): the message is the editor's reason. */
+export class WriteDeclined extends Error {
+  override name = "WriteDeclined";
 }
 
 /** The default cap on the size of a file coder reads into a chat or edits. */
@@ -158,6 +174,8 @@ export class FileStore {
   private readonly shapes = new Map<string, FileShape>();
   /** Files whose lines end in both LF and CRLF: their LF-folded text and each line's ending. */
   private readonly mixedEndings = new Map<string, { folded: string; endings: string[] }>();
+  /** Who hears of each batch the store wrote (watch mode tells its own writes from the user's). */
+  private readonly writeListeners = new Set<(written: readonly FileWrite[]) => void>();
 
   constructor(
     root: string,
@@ -268,6 +286,18 @@ export class FileStore {
   }
 
   /**
+   * What `read` would give were there no editor: the file as saved. Null when it is the same
+   * as `read` (no editor, or no unsaved change there) or the file is unreadable.
+   */
+  savedWhenUnsaved(rel: string): string | null {
+    const norm = normalizeRel(rel);
+    const buffer = this.opts.editor?.text(norm);
+    if (buffer === undefined || looksAbsolute(rel) || notInside(norm) || this.symlinkEscape(norm)) return null;
+    const saved = this.decode(norm)?.text ?? null;
+    return saved === buffer ? null : saved;
+  }
+
+  /**
    * A read-only file outside the repository (`--read ~/CONVENTIONS.md`): its text, or null when
    * it is missing, not a regular file, binary or over the size cap. Nothing is ever written there.
    */
@@ -313,6 +343,12 @@ export class FileStore {
     return new StagedWorkspace(this, chatFiles);
   }
 
+  /** Call `listener` with what each `writeAll` wrote (not dry runs), until the returned function is called. */
+  onWrite(listener: (written: readonly FileWrite[]) => void): () => void {
+    this.writeListeners.add(listener);
+    return () => void this.writeListeners.delete(listener);
+  }
+
   /**
    * Write staged changes (null = delete). Every path and encoding is validated before the
    * first write; each file is written to a temp file beside it, fsynced and renamed over.
@@ -323,6 +359,7 @@ export class FileStore {
    */
   async writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions = {}): Promise<WriteReport> {
     const report: WriteReport = { dryRun: !!opts.dryRun, written: [], refused: [], unchanged: [] };
+    if (!opts.dryRun && changes.size) this.opts.beforeWriting?.();
     const planned: PlannedWrite[] = [];
     for (const [path, wanted] of changes) {
       const rel = normalizeRel(path);
@@ -365,6 +402,27 @@ export class FileStore {
       }
       planned.push({ write: { path: rel, action: before === null ? "create" : "update", before, after: wanted }, old, bytes, mode: shape.mode, text: after });
     }
+    const groups = (opts.together ?? []).map((g) => g.map(normalizeRel)).filter((g) => g.length > 1);
+    /** A path whose group lost a member: why it is not written (null: it may be). */
+    const partnerRefused = (path: string): string | null => {
+      for (const group of groups) {
+        if (!group.includes(path)) continue;
+        const other = report.refused.find((r) => r.path !== path && group.includes(r.path));
+        if (other) return `${path} was not written because ${other.path}, which the same edit writes, was not (${other.reason})`;
+      }
+      return null;
+    };
+    // Contents first, deletions last: a move's source goes only once its destination is written.
+    planned.sort((a, b) => Number(a.bytes === null) - Number(b.bytes === null));
+    for (let dropped = groups.length > 0; dropped; ) {
+      dropped = false;
+      for (let i = planned.length - 1; i >= 0; i--) {
+        const why = partnerRefused(planned[i]!.write.path);
+        if (!why) continue;
+        report.refused.push({ path: planned.splice(i, 1)[0]!.write.path, reason: why });
+        dropped = true;
+      }
+    }
     if (report.dryRun) {
       report.written.push(...planned.map((p) => p.write));
       return report;
@@ -372,6 +430,11 @@ export class FileStore {
     if (planned.length) opts.beforeWrite?.(planned.map((p) => ({ path: p.write.path, before: p.old, after: p.bytes })));
     for (const p of planned) {
       try {
+        const why = partnerRefused(p.write.path);
+        if (why) {
+          report.refused.push({ path: p.write.path, reason: why });
+          continue;
+        }
         // Compare before rename: the bytes this write replaces must still be the ones it was planned on.
         if (!sameBytes(this.rawBytes(p.write.path), p.old)) {
           report.refused.push({ path: p.write.path, reason: changedOnDisk(p.write.path) });
@@ -385,9 +448,11 @@ export class FileStore {
         this.mixedEndings.delete(p.write.path);
         report.written.push(p.write);
       } catch (err) {
-        report.refused.push({ path: p.write.path, reason: `could not write ${p.write.path}: ${(err as Error).message}` });
+        if (err instanceof WriteDeclined) report.refused.push({ path: p.write.path, reason: err.message, declined: true });
+        else report.refused.push({ path: p.write.path, reason: `could not write ${p.write.path}: ${(err as Error).message}` });
       }
     }
+    if (report.written.length) for (const listener of this.writeListeners) listener(report.written);
     return report;
   }
 

@@ -1,15 +1,14 @@
-// The write-and-commit step's safety: a repository lock (two sessions never write
-// and commit at once) and a journal, `.coder/pending.json`, written before the
-// first file is replaced and cleared once the reply is committed. A run killed in
+// The write-and-commit step's journal, `.coder/pending.json` (its lock is lock.ts): written
+// before the first file is replaced and cleared once the reply is committed. A run killed in
 // between (SIGKILL, power loss, a hook that hung) leaves the journal, and the next
 // start offers to finish the commit or restore the old contents, instead of
 // committing a half edit later as the user's "pending changes".
-import { closeSync, constants, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { ensureStateDir, replaceRecord, stateDirOf } from "./state.ts";
+import { foreignOrigin, readState, type RecordOrigin, recordOrigin, removeState, writeState } from "./state.ts";
+import { currentOwner, type ProcessOwner } from "./lock.ts";
 
 const JOURNAL = "pending.json";
-const LOCK = "write.lock";
 
 /** One file of a reply's write batch, as the journal keeps it. */
 export interface JournalFile {
@@ -24,6 +23,10 @@ export interface JournalFile {
 export interface Journal {
   version: 1;
   pid: number;
+  /** The writing process's start time (see lock.ts), to tell it from a later process with its pid. */
+  processStart: string | null;
+  /** Which machine and repository wrote it: a journal planted or copied from elsewhere is ignored. */
+  origin: RecordOrigin;
   started: string;
   /** The user's request of the reply, for the commit message of a finished commit. */
   request: string;
@@ -36,27 +39,44 @@ export function sha256(bytes: Uint8Array): string {
 }
 
 /** Record the batch before its first write (atomically, fsynced through the rename). */
-export function writeJournal(root: string, journal: Omit<Journal, "version" | "pid" | "started">): void {
-  const full: Journal = { version: 1, pid: process.pid, started: new Date().toISOString(), ...journal };
-  replaceRecord(join(stateDirOf(root), JOURNAL), `${JSON.stringify(full)}\n`);
+export function writeJournal(root: string, journal: Omit<Journal, "version" | "pid" | "processStart" | "origin" | "started">): void {
+  const owner = currentOwner();
+  const full: Journal = { version: 1, pid: owner.pid, processStart: owner.start, origin: recordOrigin(root), started: new Date().toISOString(), ...journal };
+  writeState(root, JOURNAL, `${JSON.stringify(full)}\n`);
 }
 
 export function clearJournal(root: string): void {
-  try {
-    unlinkSync(join(stateDirOf(root), JOURNAL));
-  } catch {
-    // nothing pending
-  }
+  removeState(root, JOURNAL);
 }
 
-/** The journal a run left behind, or null (none, or unreadable: then it is not ours to act on). */
-export function readJournal(root: string): Journal | null {
+/** A journal holds every written file's old bytes; past this it is no journal coder wrote. */
+const JOURNAL_MAX_BYTES = 512 * 1024 * 1024;
+
+/**
+ * The journal a run left behind, or null: none, unreadable, or not written by coder on this
+ * machine for this repository (then `ignored` hears why, and it is not acted on).
+ */
+export function readJournal(root: string, ignored?: (why: string) => void): Journal | null {
+  const bytes = readState(root, JOURNAL, JOURNAL_MAX_BYTES);
+  if (!bytes) return null;
+  let data: Journal;
   try {
-    const data = JSON.parse(readFileSync(join(stateDirOf(root), JOURNAL), "utf8")) as Journal;
-    return data && data.version === 1 && Array.isArray(data.files) ? data : null;
+    data = JSON.parse(new TextDecoder().decode(bytes)) as Journal;
   } catch {
     return null;
   }
+  if (!data || data.version !== 1 || !Array.isArray(data.files) || typeof data.pid !== "number") return null;
+  const foreign = foreignOrigin(root, data.origin);
+  if (foreign) {
+    ignored?.(`.coder/${JOURNAL} was ignored: ${foreign}, so it is not coder's record of an unfinished write here`);
+    return null;
+  }
+  return data;
+}
+
+/** The process that wrote `journal`, as the lock describes a holder. */
+export function journalOwner(journal: Journal): ProcessOwner {
+  return { pid: journal.pid, start: journal.processStart ?? null, host: journal.origin.host, boot: journal.origin.boot };
 }
 
 /** Where each journalled file stands now. */
@@ -98,75 +118,3 @@ export function restoreJournal(root: string, journal: Journal, write: (path: str
   return written;
 }
 
-/** Is the process that wrote a lock or journal still running? */
-export function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-/** The repository's write lock: `.coder/write.lock`, created exclusively, holding the owner's pid. */
-export class RepoLock {
-  private held = false;
-
-  constructor(private readonly root: string) {}
-
-  private get file(): string {
-    return join(stateDirOf(this.root), LOCK);
-  }
-
-  /** The pid in the lock file: a number, null without a lock, NaN while its owner is still writing it. */
-  private owner(): number | null {
-    try {
-      return Number.parseInt(readFileSync(this.file, "utf8").trim(), 10);
-    } catch {
-      return null;
-    }
-  }
-
-  /**
-   * Take the lock, waiting up to `waitMs` for another session to finish its write; a lock
-   * whose owner is gone is taken over. Returns false when it stayed held.
-   */
-  async acquire(waitMs: number): Promise<boolean> {
-    ensureStateDir(this.root);
-    const deadline = Date.now() + waitMs;
-    for (let delay = 25; ; delay = Math.min(delay * 2, 500)) {
-      try {
-        const fd = openSync(this.file, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-        writeSync(fd, `${process.pid}\n`);
-        closeSync(fd);
-        this.held = true;
-        return true;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-      }
-      const owner = this.owner();
-      if (owner !== null && !Number.isNaN(owner) && !processAlive(owner)) {
-        // The owner died without releasing it: take it over.
-        try {
-          unlinkSync(this.file);
-        } catch {
-          // someone else took it over first
-        }
-        continue;
-      }
-      if (Date.now() >= deadline) return false;
-      await Bun.sleep(delay);
-    }
-  }
-
-  release(): void {
-    if (!this.held) return;
-    this.held = false;
-    try {
-      unlinkSync(this.file);
-    } catch {
-      // already gone
-    }
-  }
-}

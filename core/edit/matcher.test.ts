@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
-import { closestRegions, isElisionLine, matcher } from "./matcher.ts";
+import { closestRegions, isElisionLine, matcher, SharedMatcher } from "./matcher.ts";
+import type { MatchFailure } from "../plugin.ts";
 
 const applied = (content: string, search: string, replace: string) => {
   const r = matcher.replace(content, search, replace);
@@ -198,5 +199,41 @@ describe("matcher ladder", () => {
 
   test("closestRegions is usable on its own", () => {
     expect(closestRegions("alpha\nbeta\ngamma\n", "betta\n")[0]?.startLine).toBe(2);
+  });
+});
+
+describe("SharedMatcher: the user's uncommitted changes", () => {
+  const head = 'HOST = "localhost"\nPORT = 8080\nTIMEOUT = 30\nRETRIES = 3\nLOG_LEVEL = "info"\n';
+  const disk = head.replace("TIMEOUT = 30", "TIMEOUT = 60");
+  const stale = head;
+  const wanted = head.replace("RETRIES = 3", "RETRIES = 5");
+
+  test("without a staged reply the fuzzy rung lands as ever", () => {
+    const m = new SharedMatcher();
+    expect(m.replace(disk, stale, wanted)).toMatchObject({ status: "applied", rung: "fuzzy" });
+  });
+
+  test("a SEARCH quoting the committed lines the user changed fails with the current lines; an exact quote of them lands", () => {
+    const m = new SharedMatcher();
+    const end = m.uncommitted.begin([{ path: "config.py", head, disk }]);
+    const r = m.replace(disk, stale, wanted);
+    expect(r).toMatchObject({ status: "failed", reason: "not-found", userChange: { path: "config.py", startLine: 1, endLine: 5 } });
+    const text = m.explain(r as MatchFailure, stale, wanted, "config.py");
+    expect(text).toContain("config.py as it was last committed (from line 1)");
+    expect(text).toContain("TIMEOUT = 60");
+    // A narrower SEARCH that does not quote the changed line lands; so does an exact quote of the new text.
+    expect(m.replace(disk, "RETRIES = 3\n", "RETRIES = 5\n")).toMatchObject({ status: "applied", rung: "exact" });
+    expect(m.replace(disk, "TIMEOUT = 60\n", "TIMEOUT = 30\n")).toMatchObject({ status: "applied", rung: "exact" });
+    end();
+    expect(m.replace(disk, stale, wanted)).toMatchObject({ status: "applied", rung: "fuzzy" });
+  });
+
+  test("lines the user deleted are said to be gone", () => {
+    const m = new SharedMatcher();
+    const end = m.uncommitted.begin([{ path: "a.py", head: "a\nb\nc\nd\ne\n", disk: "a\ne\n" }]);
+    const r = m.replace("a\ne\n", "b\nc\nd\n", "B\n");
+    expect(r.status === "failed" && r.userChange).toMatchObject({ startLine: 2, text: "" });
+    expect(m.explain(r as MatchFailure, "b\nc\nd\n", "B\n", "a.py")).toContain("no longer in a.py (they were deleted after line 1)");
+    end();
   });
 });

@@ -6,6 +6,7 @@ import { fenced } from "./fence.ts";
 import { type FileLines, fromFileLines, isBlank, leadingWs, mostlyCrlf, textLines, toFileLines } from "./lines.ts";
 import type { MatchCandidate, MatchFailure, Matcher, MatchOptions, MatchResult, MatchRung } from "../plugin.ts";
 import { similarWindows, type Window } from "./similarity.ts";
+import { UncommittedChanges } from "./uncommitted.ts";
 
 export { lineSimilarity } from "./similarity.ts";
 
@@ -422,6 +423,7 @@ function differingLines(search: string[], best: MatchCandidate): string[] {
 
 /** Text for the model: what went wrong, the actual lines it probably meant, and the rule broken. */
 export function explainFailure(failure: MatchFailure, search: string, replace: string, path: string): string {
+  if (failure.userChange) return explainUserChange(failure.userChange);
   const out: string[] = [];
   switch (failure.reason) {
     case "not-found": {
@@ -463,9 +465,47 @@ export function explainFailure(failure: MatchFailure, search: string, replace: s
   return out.join("\n");
 }
 
-/** The shared matcher, as handed to plugins in `kit.matcher`. */
+/** A stale SEARCH: the lines it quotes were changed (and not committed) since the last commit. */
+function explainUserChange(change: NonNullable<MatchFailure["userChange"]>): string {
+  const where = change.startLine === change.endLine ? `line ${change.startLine}` : `lines ${change.startLine}-${change.endLine}`;
+  const now = change.text
+    ? [`They now read (${where} of ${change.path}):`, fenced(change.text)]
+    : [`Those lines are no longer in ${change.path} (they were deleted after line ${change.startLine - 1}).`];
+  return [
+    change.was === "saved"
+      ? `The SEARCH text matches ${change.path} as it was last saved (from line ${change.committedLine}), but those lines have changed since in the user's editor, not saved yet: the user is working on this file.`
+      : `The SEARCH text matches ${change.path} as it was last committed (from line ${change.committedLine}), but those lines have changed since, in an edit not committed yet (most likely the user's, who is working on this file).`,
+    "",
+    ...now,
+    "",
+    "Rule: never undo the user's uncommitted changes. Send the edit again with the SEARCH text copied from the current lines above, and keep the user's change unless they asked to undo it.",
+  ].join("\n");
+}
+
+/** The matcher alone, for tests and tools: no uncommitted changes are known to it. */
 export const matcher: Matcher = {
   rungs: RUNGS,
   replace: applySearchReplace,
   explain: explainFailure,
 };
+
+/**
+ * The shared matcher as handed to plugins in `kit.matcher`: every format's SEARCH lands
+ * through it, so the user's uncommitted changes (`uncommitted`, filled while a reply is
+ * staged) are kept here once for all of them. A SEARCH that quotes a dirty file as last
+ * committed lands only on an exact copy of the current lines; any looser match would write
+ * the committed lines back over the user's change, so it fails and says what the lines are now.
+ */
+export class SharedMatcher implements Matcher {
+  readonly rungs = RUNGS;
+  readonly uncommitted = new UncommittedChanges();
+
+  readonly replace = (content: string, search: string, replace: string, options?: MatchOptions): MatchResult => {
+    const result = applySearchReplace(content, search, replace, options);
+    if (!this.uncommitted.active) return result;
+    if (result.status === "applied" ? result.rung === "exact" : result.reason !== "not-found") return result;
+    return this.uncommitted.staleSearch(search) ?? result;
+  };
+
+  readonly explain = explainFailure;
+}

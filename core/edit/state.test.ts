@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { appendState, removeState, stateFolder, statePath, StateFileError, writeState } from "./state.ts";
+import { appendState, readState, removeState, stateFolder, statePath, StateFileError, writeState } from "./state.ts";
 
 const made: string[] = [];
 afterAll(() => {
@@ -24,6 +24,21 @@ function planted(): { root: string; victim: string } {
 }
 
 describe("the one writer under .coder/", () => {
+  test("a .coder folder it makes ignores itself: git add -A in the repository tracks nothing under it", () => {
+    const root = temp();
+    const git = (...args: string[]) => Bun.spawnSync(["git", ...args], { cwd: root, stdout: "pipe", stderr: "pipe" });
+    git("init", "-q");
+    writeFileSync(join(root, "a.txt"), "a\n");
+    writeState(root, "cache/repomap/tags.sqlite", "x");
+    git("add", "-A");
+    const tracked = new TextDecoder().decode(git("ls-files").stdout).trim().split("\n");
+    expect(tracked).toEqual(["a.txt"]);
+    // An existing .gitignore there (the user's, or one coder made before) is left as it is.
+    writeFileSync(join(root, ".coder", ".gitignore"), "mine\n");
+    writeState(root, "web/page.md", "# page\n");
+    expect(readFileSync(join(root, ".coder", ".gitignore"), "utf8")).toBe("mine\n");
+  });
+
   test("writes text and bytes atomically, making the folders, leaving no temp file", () => {
     const root = temp();
     const file = writeState(root, "web/page.md", "# page\n");
@@ -86,5 +101,17 @@ describe("the one writer under .coder/", () => {
     removeState(root, "write.lock");
     expect(() => lstatSync(join(root, ".coder/write.lock"))).toThrow();
     expect(readFileSync(victim, "utf8")).toBe("mine\n");
+  });
+
+  test("reading gives a plain file's bytes, never a link's target, a device's endless bytes or a file over the cap", () => {
+    const { root, victim } = planted();
+    writeState(root, "cache/p/list.json", "[1]");
+    expect(new TextDecoder().decode(readState(root, "cache/p/list.json", 100)!)).toBe("[1]");
+    expect(readState(root, "cache/p/list.json", 2)).toBeNull();
+    expect(readState(root, "cache/p/none.json", 100)).toBeNull();
+    symlinkSync(victim, join(root, ".coder/cache/p/linked.json"));
+    expect(readState(root, "cache/p/linked.json", 100)).toBeNull();
+    symlinkSync("/dev/zero", join(root, ".coder/cache/p/zero.json"));
+    expect(readState(root, "cache/p/zero.json", 100)).toBeNull();
   });
 });

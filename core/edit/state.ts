@@ -4,9 +4,11 @@
 // the one writer below, which never follows a link: a linked `.coder`, folder
 // or record would let the repository point coder's writes (model text, web
 // pages, clipboard images included) at any file the user can write.
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
+import { hostname } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ConfigError } from "../errors.ts";
+import { readCapped } from "./read.ts";
 
 export const STATE_DIR = ".coder";
 
@@ -28,7 +30,8 @@ export class StateFileError extends Error {}
 
 /**
  * Why coder may not keep records in `root/.coder`, or null. `.coder` must be a
- * real folder (or absent), and nothing in it or in `cache/` may be a symlink.
+ * real folder (or absent), and nothing in it or in `cache/` may be a symlink or
+ * a file with other hard links.
  * (Deeper links are refused by the writer when something would be written there.)
  */
 export function stateDirProblem(root: string): string | null {
@@ -45,12 +48,24 @@ export function stateDirProblem(root: string): string | null {
       continue;
     }
     for (const name of names) {
-      if (lstatOrNull(join(folder, name))?.isSymbolicLink()) {
-        return `${relative(root, join(folder, name))} is a symlink; coder never writes its records through a link (delete it)`;
-      }
+      const entry = lstatOrNull(join(folder, name));
+      if (entry?.isSymbolicLink()) return `${relative(root, join(folder, name))} is a symlink; coder never writes its records through a link (delete it)`;
+      // A hard link (a tarball can carry one) would take appends to another name: ~/.bashrc, say.
+      if (entry?.isFile() && entry.nlink > 1) return `${relative(root, join(folder, name))} has other hard links; coder does not write its records into a file shared with another name (delete it)`;
     }
   }
   return null;
+}
+
+/**
+ * Why `.coder/` may not be used when git tracks `tracked` (paths under it), or null when it
+ * tracks none. coder keeps `.coder/` out of git, so tracked files there came with the
+ * repository: a planted journal, lock, session record or link.
+ */
+export function trackedStateProblem(tracked: readonly string[]): string | null {
+  if (!tracked.length) return null;
+  const named = tracked.length === 1 ? tracked[0] : `${tracked[0]} (and ${tracked.length - 1} more)`;
+  return `git tracks ${named}, but coder keeps ${STATE_DIR}/ out of git, so the repository put it there; to use coder here, run \`git rm --cached -r ${STATE_DIR}\`, delete ${STATE_DIR}, and commit`;
 }
 
 /** Check `.coder` before a run writes anything there: a ConfigError (exit 2) naming the link. */
@@ -90,6 +105,7 @@ function checkedRecordPath(file: string, use: RecordUse): string | null {
     if (!stat) {
       try {
         mkdirSync(dir, 0o755);
+        if (name === STATE_DIR) ignoreItself(dir);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
       }
@@ -104,6 +120,21 @@ function checkedRecordPath(file: string, use: RecordUse): string | null {
   if (stat && !stat.isFile()) throw new StateFileError(`${shown(abs)} is not a regular file; coder keeps one of its records there (delete it)`);
   if (use === "in-place" && stat && stat.nlink > 1) throw new StateFileError(`${shown(abs)} has other hard links; coder does not write its records into a file shared with another name (delete it)`);
   return abs;
+}
+
+/**
+ * A `.coder` folder coder has just made holds a `.gitignore` of `*`, so git leaves all of it
+ * out whatever the repository's own .gitignore says (`git add -A` after `coder map` must not
+ * track the cache, which coder would then refuse as planted). Made exclusively in the folder
+ * coder itself created: nothing is followed or replaced.
+ */
+function ignoreItself(dir: string): void {
+  try {
+    const fd = openSync(join(dir, ".gitignore"), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    writeAll(fd, "# coder's state: never committed\n*\n");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+  }
 }
 
 /** `.coder/<rel>` of `root`, refusing a path that leaves `.coder/`. */
@@ -142,7 +173,8 @@ export function writeTempBeside(file: string, data: string | Uint8Array, mode = 
   return tmp;
 }
 
-function removeQuietly(file: string): void {
+/** Remove `file` if it is there (a link itself, never its target). */
+export function removeQuietly(file: string): void {
   try {
     unlinkSync(file);
   } catch {
@@ -206,4 +238,71 @@ export function stateFolder(root: string, rel: string): string {
 export function removeState(root: string, rel: string): void {
   const file = checkedRecordPath(stateRecordPath(root, rel), "remove");
   if (file) removeQuietly(file);
+}
+
+// ─── Where a record came from ────────────────────────────────────────────────
+// A record coder acts on (the write journal, the lock, an ACP session) says which machine
+// and which repository wrote it, so one planted by a repository (or copied with it from
+// another machine) is ignored rather than trusted.
+
+/** The machine, its current boot, and the repository's real path. */
+export interface RecordOrigin {
+  host: string;
+  /** Linux's /proc/sys/kernel/random/boot_id; null where there is none. */
+  boot: string | null;
+  repo: string;
+}
+
+let bootIdMemo: string | null | undefined;
+
+/** This boot's id (Linux), or null. */
+export function bootId(): string | null {
+  if (bootIdMemo === undefined) {
+    try {
+      bootIdMemo = readFileSync("/proc/sys/kernel/random/boot_id", "utf8").trim() || null;
+    } catch {
+      bootIdMemo = null;
+    }
+  }
+  return bootIdMemo;
+}
+
+function realRoot(root: string): string {
+  try {
+    return realpathSync(root);
+  } catch {
+    return resolve(root);
+  }
+}
+
+/** The origin to write into a record of the repository at `root`. */
+export function recordOrigin(root: string): RecordOrigin {
+  return { host: hostname(), boot: bootId(), repo: realRoot(root) };
+}
+
+/**
+ * Why a record claiming `origin` was not written by coder on this machine for the repository
+ * at `root` (a phrase, e.g. "it was written for /other/repo"), or null when it was. A different
+ * boot is no reason: a journal left by a power cut is exactly what it is for.
+ */
+export function foreignOrigin(root: string, origin: unknown): string | null {
+  if (!origin || typeof origin !== "object") return "it does not say where it was written";
+  const o = origin as Partial<RecordOrigin>;
+  if (o.host !== hostname()) return `it was written on another machine (${typeof o.host === "string" ? o.host : "unnamed"})`;
+  if (o.repo !== realRoot(root)) return `it was written for ${typeof o.repo === "string" ? o.repo : "another repository"}`;
+  return null;
+}
+
+/** What a plugin reads of one state file by default (`kit.state.read`). */
+export const STATE_READ_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The bytes of `root/.coder/<rel>` when it is a regular file (not a link, a device or a
+ * fifo) of at most `maxBytes`; null when it is absent or anything else.
+ */
+export function readState(root: string, rel: string, maxBytes: number): Uint8Array | null {
+  const file = stateRecordPath(root, rel);
+  if (lstatOrNull(file)?.isSymbolicLink() !== false) return null;
+  const read = readCapped(file, { maxBytes });
+  return read.ok ? read.bytes : null;
 }

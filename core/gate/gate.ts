@@ -84,10 +84,24 @@ export type EditPermission = { ok: true } | { ok: false; reason: string; decline
  */
 export const PROTECTED_FILES: readonly string[] = [PROJECT_FILE, LOCAL_FILE, ".coderignore"];
 
-/** Is `rel` one of coder's config files at the repository root (any letter case, for case-insensitive disks)? */
+/**
+ * Files at any depth that decide what git ignores, and so which files coder may edit and
+ * commit: protected like coder's config (a model that un-ignores `.env` could then write it).
+ */
+const PROTECTED_NAMES: readonly string[] = [".gitignore"];
+
+/** Is `rel` one of coder's config files at the repository root, or a `.gitignore` (any letter case, for case-insensitive disks)? */
 export function isProtectedFile(rel: string): boolean {
   const norm = posix.normalize(rel.replaceAll("\\", "/")).toLowerCase();
-  return PROTECTED_FILES.some((f) => f.toLowerCase() === norm);
+  return PROTECTED_FILES.some((f) => f.toLowerCase() === norm) || PROTECTED_NAMES.includes(posix.basename(norm));
+}
+
+/** What a protected file is, for its question ("the reply changes X, <what>") and notice ("a change to <short>"). */
+function protectedRole(rel: string): { what: string; short: string } {
+  if (PROTECTED_NAMES.includes(posix.basename(rel.toLowerCase()))) {
+    return { what: "which decides what git ignores (and so which files coder may edit and commit)", short: "what git ignores" };
+  }
+  return { what: "coder's own config for this repository", short: "coder's own config" };
 }
 
 const STATE_FILE = "gate.json";
@@ -157,11 +171,11 @@ export class Gate {
    */
   async protectedChange(rel: string, detail: string): Promise<EditPermission> {
     if (!isProtectedFile(rel)) return { ok: true };
-    const question = `The reply changes ${rel}, coder's own config for this repository. Allow it?`;
+    const question = `The reply changes ${rel}, ${protectedRole(rel).what}. Allow it?`;
     const key = `config:${rel}`;
     if (this.isRemembered(key)) return this.decline(rel, `changing ${rel} was not allowed (remembered answer)`);
     if (!this.opts.prompter.interactive) {
-      this.notice(`Not changing ${rel}: a change to coder's own config needs an explicit yes in an interactive session (--yes-always does not cover it).`);
+      this.notice(`Not changing ${rel}: a change to ${protectedRole(rel).short} needs an explicit yes in an interactive session (--yes-always does not cover it).`);
       return this.decline(rel, `changing ${rel} needs an explicit yes in an interactive session`);
     }
     if (await this.ask(question, { key, detail })) return { ok: true };
@@ -186,6 +200,21 @@ export class Gate {
   }
 
   /**
+   * May coder run a tool call the model made (a tool whose provider asks, as MCP tools do under
+   * `"mcpTools": "ask"`)? Asked like any question, but `--yes-always` does not answer it: a tool
+   * can change things outside the repository (a filesystem server's `write_file`), so, as for
+   * shell commands, a run with nobody to ask declines it. `"mcpTools": "auto"` runs MCP tools unasked.
+   */
+  async toolPermission(question: string, key: string): Promise<boolean> {
+    if (this.isRemembered(key)) return this.answered(question, false, "remembered");
+    if (this.opts.yesAlways && !this.opts.prompter.interactive) {
+      this.notice(`Not running tool ${key.replace(/^tool:/, "")}: --yes-always does not answer tool calls (set "mcpTools": "auto" to run MCP tools without asking).`);
+      return this.answered(question, false, "yes-always");
+    }
+    return this.ask(question, { key });
+  }
+
+  /**
    * Ask a yes/no question with Yes / No / All / Skip all / Don't ask again
    * (All and Skip all only when `group` holds several questions).
    * `--yes-always` answers yes; without a terminal the answer is no, said out loud.
@@ -199,6 +228,38 @@ export class Gate {
     if (opts.group?.decided != null) return this.answered(question, opts.group.decided, "group");
     if (this.opts.yesAlways) return this.answered(question, true, "yes-always");
     return this.ask(question, { ...opts, key });
+  }
+
+  /**
+   * One of `choices` (a plugin's `kit.ui.select`): the person's pick, or null when they cancel.
+   * Under --yes-always, with nobody to ask, or a front end that cannot offer choices: the
+   * declared default (null without one), not asked; said out loud unless --yes-always.
+   */
+  async select(question: string, choices: readonly string[], options: { default?: string; detail?: string } = {}): Promise<string | null> {
+    const fallback = options.default ?? null;
+    if (fallback !== null && !choices.includes(fallback)) throw new Error(`kit.ui.select("${question}"): the default "${fallback}" is not one of the choices (${choices.join(", ")})`);
+    if (choices.length === 0) return null;
+    const prompter = this.opts.prompter;
+    if (this.opts.yesAlways || !prompter.interactive || !prompter.select) return this.unasked(question, fallback, prompter.interactive && !prompter.select);
+    const answer = await prompter.select(question, choices, options.detail, fallback ?? undefined);
+    return answer !== null && choices.includes(answer) ? answer : null;
+  }
+
+  /** A line of text (a plugin's `kit.ui.input`): as `select`, the default (or null) when it cannot be asked. */
+  async input(question: string, options: { default?: string; detail?: string } = {}): Promise<string | null> {
+    const fallback = options.default ?? null;
+    const prompter = this.opts.prompter;
+    if (this.opts.yesAlways || !prompter.interactive || !prompter.input) return this.unasked(question, fallback, prompter.interactive && !prompter.input);
+    return prompter.input(question, options.detail, fallback ?? undefined);
+  }
+
+  /** The default of a question not asked; said (as an unanswerable confirmation is) unless --yes-always chose it. */
+  private unasked(question: string, fallback: string | null, cannot: boolean): string | null {
+    if (!this.opts.yesAlways) {
+      const answer = fallback === null ? "no answer" : JSON.stringify(fallback);
+      this.notice(`${question} -> ${answer} (${cannot ? "this front end cannot ask it" : "not interactive: nobody to ask"}; the default)`);
+    }
+    return fallback;
   }
 
   /** Every remembered "Don't ask again" of this repository. */

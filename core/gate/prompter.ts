@@ -37,6 +37,13 @@ export interface Prompter {
   /** True when a person answers (a terminal); false when answers are automatic. */
   readonly interactive: boolean;
   choose(question: string, choices: readonly Choice[], detail?: string, options?: ChooseOptions): Promise<Choice>;
+  /**
+   * One of `choices` (a plugin's `kit.ui.select`), null when the person cancels. `fallback` is
+   * what an empty answer picks. A front end without it: the gate answers with the default.
+   */
+  select?(question: string, choices: readonly string[], detail?: string, fallback?: string): Promise<string | null>;
+  /** A line of text (a plugin's `kit.ui.input`), null when the person cancels; an empty answer is `fallback` when given. */
+  input?(question: string, detail?: string, fallback?: string): Promise<string | null>;
 }
 
 /** Where a prompter may say things (stderr by default, so `--json` stdout stays clean). */

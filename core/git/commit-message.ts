@@ -158,3 +158,17 @@ export function fitSubject(prefix: string, summary: string): string {
   const short = (space > room / 2 ? cut.slice(0, space) : cut.slice(0, room)).replace(/[\s,;:(-]+$/, "");
   return prefix + short;
 }
+
+/**
+ * `message` with `trailers` (e.g. "Refs: JIRA-12", "Co-authored-by: …") in one trailer block, as
+ * git parses them: joined to a trailer block the message already ends with, else after a blank line.
+ */
+export function withTrailers(message: string, trailers: readonly string[]): string {
+  const body = message.replace(/\s+$/, "");
+  const lines = body.split("\n");
+  const fresh = trailers.filter((t) => !lines.includes(t));
+  if (!fresh.length) return body;
+  const lastParagraph = lines.slice(lines.lastIndexOf("") + 1);
+  const endsInBlock = lines.includes("") && lastParagraph.every((l) => /^[A-Za-z0-9-]+: \S/.test(l));
+  return `${body}${endsInBlock ? "\n" : "\n\n"}${fresh.join("\n")}`;
+}

@@ -5,8 +5,8 @@
 
 import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
-import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject } from "./commit-message.ts";
-import { replaceRecord } from "../edit/state.ts";
+import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject, withTrailers } from "./commit-message.ts";
+import { replaceRecord, STATE_DIR } from "../edit/state.ts";
 import { spawnGroup } from "../proc/spawn.ts";
 import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
 import { UsageError } from "../errors.ts";
@@ -119,6 +119,19 @@ export async function gitProblem(root: string): Promise<string | null> {
   return (r.stderr || r.stdout).trim().replace(/\n+/g, " ") || `git rev-parse exited ${r.code}`;
 }
 
+/**
+ * Files under `.coder/` that git tracks in the repository at `root`: coder keeps that folder
+ * out of git, so any there were put there by someone else. Empty when git cannot say.
+ */
+export async function trackedStateFiles(root: string): Promise<string[]> {
+  try {
+    const r = await runGit(root, ["ls-files", "-z", "--", STATE_DIR]);
+    return r.code === 0 ? r.stdout.split("\0").filter(Boolean) : [];
+  } catch {
+    return []; // no git binary
+  }
+}
+
 /** Create a repository in `dir` (interactive mode offers this when there is none). */
 export async function initRepository(dir: string): Promise<void> {
   await gitOk(dir, ["init", "-q"]);
@@ -227,6 +240,23 @@ async function walkFiles(root: string): Promise<string[]> {
   return out.sort();
 }
 
+/** `git ls-files --ignored --directory` output: files, and folders (ending in "/") ignored whole. */
+class IgnoredPaths {
+  private readonly files = new Set<string>();
+  private readonly folders: string[] = [];
+
+  constructor(entries: readonly string[]) {
+    for (const e of entries) {
+      if (e.endsWith("/")) this.folders.push(e);
+      else this.files.add(e);
+    }
+  }
+
+  has(rel: string): boolean {
+    return this.files.has(rel) || this.folders.some((f) => rel.startsWith(f));
+  }
+}
+
 // ─── The repository ──────────────────────────────────────────────────────────
 
 /** How coder marks its commits (`--attribution`). */
@@ -253,7 +283,9 @@ export interface CoderCommit {
 export type CommitOutcome =
   | { status: "committed"; commit: CoderCommit; hooks: string }
   | { status: "nothing"; message: string }
-  | { status: "failed"; message: string };
+  | { status: "failed"; message: string }
+  /** `review` refused it: the files stay as they are, uncommitted. */
+  | { status: "refused"; message: string };
 
 export interface CommitEditsOptions {
   /** The message (e.g. from the weak model, already cleaned); absent or null: the deterministic fallback. */
@@ -265,6 +297,8 @@ export interface CommitEditsOptions {
   attribution?: Attribution;
   /** Run commit hooks (false: `--no-verify`). Default true. */
   verify?: boolean;
+  /** The final say on the message (plugins' onCommit): the message to use, or why not to commit. */
+  review?: (message: string, files: readonly string[]) => Promise<{ message: string; trailers: readonly string[] } | { refused: string }>;
 }
 
 export interface GitRepoOptions {
@@ -321,10 +355,45 @@ export class GitRepo {
     return { code: r.code, output: (r.stdout + r.stderr).replace(/\n$/, "") };
   }
 
-  /** Is `rel` ignored by git (`git check-ignore`; tracked files are never ignored)? Synchronous for the file store. */
+  /**
+   * Is `rel` ignored by git (`git check-ignore`; tracked files are never ignored)? A file git
+   * ignored before coder's first write of the run (`freezeIgnored`) stays ignored for the whole
+   * run, whatever a `.gitignore` says later: un-ignoring `.env` never makes it writable or
+   * committable. Synchronous for the file store.
+   */
   isIgnored(rel: string): boolean {
     if (!rel || rel.startsWith("../")) return false;
+    if (this.ignoredSnapshot?.has(rel)) return true;
     return runGitSync(this.root, ["check-ignore", "-q", "--", rel]).code === 0;
+  }
+
+  private ignoredSnapshot: IgnoredPaths | null = null;
+
+  /**
+   * Remember the untracked files and folders git ignores now, for the rest of the run (one
+   * `git ls-files`). The file store calls it before it writes anything, so no change coder
+   * makes to a `.gitignore` can un-ignore a file; until then the rules on disk are the run's.
+   */
+  freezeIgnored(): void {
+    if (this.ignoredSnapshot) return;
+    const r = runGitSync(this.root, ["ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"]);
+    this.ignoredSnapshot = new IgnoredPaths(r.code === 0 ? r.stdout.split("\0").filter(Boolean) : []);
+  }
+
+  /**
+   * The text at HEAD of those of `paths` whose work-tree or staged content differs from it (the
+   * user's uncommitted changes), CRLF folded; empty without a commit. For the matcher's guard.
+   */
+  async committedTexts(paths: readonly string[]): Promise<Map<string, string>> {
+    const texts = new Map<string, string>();
+    if (paths.length === 0) return texts;
+    const changed = await runGit(this.root, ["diff", "--name-only", "--no-renames", "-z", "HEAD", "--", ...paths]);
+    if (changed.code !== 0) return texts;
+    for (const path of changed.stdout.split("\0").filter(Boolean)) {
+      const shown = await runGit(this.root, ["show", `HEAD:${path}`]);
+      if (shown.code === 0) texts.set(path, shown.stdout.replace(/\r\n/g, "\n"));
+    }
+    return texts;
   }
 
   /** Does git track `rel` (it is in the index)? */
@@ -397,7 +466,8 @@ export class GitRepo {
    * Independent of `--no-auto-commits`.
    */
   async commitDirty(paths: readonly string[], opts: { verify?: boolean } = {}): Promise<CommitOutcome> {
-    const dirty = await this.dirtyFiles(paths);
+    // A file git ignores, or ignored before coder's first write (a `.env`), is never the user's work to save.
+    const dirty = (await this.dirtyFiles(paths)).filter((p) => !this.isIgnored(p));
     if (dirty.length === 0) return { status: "nothing", message: "no pending changes in those files" };
     const stats = await this.stagedStats(dirty);
     const names = dirty.length === 1 ? dirty[0]! : `${dirty.length} files`;
@@ -415,8 +485,15 @@ export class GitRepo {
     const files = [...new Set(paths.map((p) => posix.normalize(p)))];
     const stats = await this.stagedStats(files);
     if (stats.length === 0) return { status: "nothing", message: "the edits left every file as it was" };
-    const message = (opts.message && cleanCommitMessage(opts.message)) || fallbackCommitMessage(files, stats, opts.request ?? "");
-    return this.commit(message, { kind: "edit", verify: opts.verify ?? true, attribution: opts.attribution ?? "trailer", model: opts.model, stats });
+    let message = (opts.message && cleanCommitMessage(opts.message)) || fallbackCommitMessage(files, stats, opts.request ?? "");
+    let trailers: readonly string[] = [];
+    if (opts.review) {
+      const verdict = await opts.review(message, files);
+      if ("refused" in verdict) return { status: "refused", message: verdict.refused };
+      message = verdict.message;
+      trailers = verdict.trailers;
+    }
+    return this.commit(message, { trailers, kind: "edit", verify: opts.verify ?? true, attribution: opts.attribution ?? "trailer", model: opts.model, stats });
   }
 
   /**
@@ -482,12 +559,13 @@ export class GitRepo {
   /** Commit the files of `how.stats` (staged by stagedStats) with `message`. */
   private async commit(
     message: string,
-    how: { kind: CoderCommit["kind"] | "user"; verify: boolean; attribution: Attribution; model?: string; stats: DiffStat[] },
+    how: { kind: CoderCommit["kind"] | "user"; verify: boolean; attribution: Attribution; model?: string; stats: DiffStat[]; trailers?: readonly string[] },
   ): Promise<CommitOutcome> {
     const paths = how.stats.map((s) => s.path);
     if (paths.length === 0) return { status: "nothing", message: "nothing to commit in those files" };
     const env = await this.identityEnv(how.attribution);
-    const body = how.attribution === "trailer" && how.model ? `${message}\n\nCo-authored-by: ${CODER_NAME} (${how.model}) <${CODER_EMAIL}>` : message;
+    const attribution = how.attribution === "trailer" && how.model ? [`Co-authored-by: ${CODER_NAME} (${how.model}) <${CODER_EMAIL}>`] : [];
+    const body = withTrailers(message, [...(how.trailers ?? []), ...attribution]);
     const hooks = await this.hookReport(how.verify);
     const args = ["commit", "-q", "--no-edit", "-m", body, ...(how.verify ? [] : ["--no-verify"]), "--", ...paths];
     const r = await runGit(this.root, args, env, { timeoutMs: this.opts.commitTimeoutMs ?? 120_000 });

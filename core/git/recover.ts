@@ -7,7 +7,8 @@ import { ConfigError } from "../errors.ts";
 import type { FileStore } from "../edit/files.ts";
 import type { Gate } from "../gate/gate.ts";
 import type { GitRepo } from "./git.ts";
-import { clearJournal, type Journal, journalState, processAlive, readJournal, restoreJournal } from "../edit/journal.ts";
+import { clearJournal, type Journal, journalOwner, journalState, readJournal, restoreJournal } from "../edit/journal.ts";
+import { ownerRunning } from "../edit/lock.ts";
 
 export interface RecoveryInput {
   root: string;
@@ -23,9 +24,9 @@ export interface RecoveryInput {
 
 /** Resolve an unfinished write batch, if one is pending; throws a ConfigError when nobody can decide. */
 export async function recoverInterruptedWrite(input: RecoveryInput): Promise<void> {
-  const journal = readJournal(input.root);
+  const journal = readJournal(input.root, input.warn);
   // A journal whose writer still runs is that session's business.
-  if (!journal || (journal.pid !== process.pid && processAlive(journal.pid))) return;
+  if (!journal || (journal.pid !== process.pid && ownerRunning(journalOwner(journal)))) return;
   const state = journalState(input.root, journal);
   if (!state.written.length) {
     clearJournal(input.root);

@@ -1,10 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, PluginError, UsageError } from "../errors.ts";
 import { createKit, plainFiles } from "../boot/kit.ts";
-import { fileSource, loadPlugins, sha256Hex, validatePluginObject } from "./loader.ts";
+import { PLUGIN_KEYS, fileSource, loadPlugins, sha256Hex, validatePluginObject } from "./loader.ts";
 import type { Kit, Logger } from "../plugin.ts";
 import { Registry } from "./registry.ts";
 
@@ -28,6 +28,7 @@ function testKit(registry: Registry): Kit {
     files: plainFiles(dir, async () => []),
     registry,
     log,
+    readOption: unavailable,
     env: {},
   });
 }
@@ -102,4 +103,12 @@ describe("loadPlugins", () => {
     const source = fileSource(write("v.ts", 'export default { apiVersion: 1, name: "v", extra: 1 };\n'), "--plugin");
     await expect(loadPlugins(registry, [source], testKit(registry), { debug() {}, info() {}, warn() {}, error() {} })).rejects.toThrow(PluginError);
   });
+});
+
+test("the README's table of the plugin object lists exactly the loader's keys, each with its API version", () => {
+  const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("**The plugin object.**"), readme.indexOf("The export is validated when it loads"));
+  const rows = [...section.matchAll(/^\| `([A-Za-z]+)` \| (\d+) \|/gm)].map((m) => [m[1], Number(m[2])]);
+  expect(Object.fromEntries(rows)).toEqual(PLUGIN_KEYS);
+  expect(rows).toHaveLength(Object.keys(PLUGIN_KEYS).length);
 });

@@ -8,18 +8,26 @@ import { pathToFileURL } from "node:url";
 import { displayPath } from "../config/config.ts";
 import { ConfigError, PluginError, UsageError } from "../errors.ts";
 import type { PluginRef } from "../config/options.ts";
-import type { Kit, Logger, Plugin, PluginObject } from "../plugin.ts";
+import type { ContextProvider, EditFormat, Kit, Logger, ModelAdapter, Plugin, PluginObject, PluginOption, SlashCommand, Subcommand, ToolProvider } from "../plugin.ts";
 import { type Registry, messageOf } from "./registry.ts";
 
-/** The plugin API version this kernel implements. */
-export const API_VERSION = 1;
+/** The newest plugin API version this kernel implements (it loads every version from 1). */
+export const API_VERSION = 2;
 
-/** One plugin to load. */
 /** A plugin shipped in the binary; main.ts hands the list (builtins.ts) to the kernel. */
 export interface BuiltinPlugin {
   /** Shown as the origin in `coder plugins`. */
   origin: string;
+  /** The plugin object's `name`. */
+  name: string;
   load: () => Promise<{ default: Plugin }>;
+  /**
+   * What the plugin declares to the command line, known without loading it, so `--help`, argv
+   * and config files need no plugin code; the loaded plugin declares the very same (a test holds
+   * each built-in to it).
+   */
+  options?: readonly PluginOption[];
+  subcommands?: readonly Pick<Subcommand, "name" | "summary" | "usage">[];
 }
 
 export interface PluginSource {
@@ -69,11 +77,48 @@ export function userSources(configPlugins: readonly PluginRef[], flagPlugins: re
   return sources;
 }
 
-const PLUGIN_KEYS = ["apiVersion", "name", "override", "formats", "context", "models", "commands", "tools"] as const;
+/** The plugin object's keys, and the API version each arrived in (the README's table is held to it by a test). */
+export const PLUGIN_KEYS: { [K in keyof Required<PluginObject>]: number } = {
+  apiVersion: 1,
+  name: 1,
+  override: 1,
+  formats: 1,
+  context: 1,
+  models: 1,
+  commands: 1,
+  tools: 1,
+  options: 2,
+  subcommands: 2,
+  setup: 2,
+  dispose: 2,
+  onRequest: 2,
+  onReply: 2,
+  onEdit: 2,
+  onCommit: 2,
+  onToolCall: 2,
+};
 
-type FieldRule = { kind: "string" | "function" | "array" | "boolean"; optional?: boolean } | { kind: "enum"; values: readonly string[]; optional?: boolean };
+/** The plugin object's hooks: a function, or `{ order?, handler }`. */
+const HOOK_KEYS = ["onRequest", "onReply", "onEdit", "onCommit", "onToolCall"] as const satisfies readonly (keyof PluginObject)[];
 
-const ITEM_RULES: Record<"formats" | "context" | "models" | "commands" | "tools", Record<string, FieldRule>> = {
+type FieldRule =
+  | { kind: "string" | "function" | "array" | "boolean" | "any"; optional?: boolean }
+  | { kind: "enum"; values: readonly string[]; optional?: boolean };
+
+/** Rules for every member of an item's interface: a member missing here is a compile error. */
+type RulesFor<T> = { [K in keyof Required<T>]: FieldRule };
+
+interface ItemTypes {
+  formats: EditFormat;
+  context: ContextProvider;
+  models: ModelAdapter;
+  commands: SlashCommand;
+  tools: ToolProvider;
+  subcommands: Subcommand;
+  options: PluginOption;
+}
+
+const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
   formats: {
     name: { kind: "string" },
     summary: { kind: "string" },
@@ -89,6 +134,7 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands" | "tools"
     stability: { kind: "enum", values: ["static", "session", "turn"] },
     provide: { kind: "function" },
     onMessage: { kind: "function", optional: true },
+    banner: { kind: "function", optional: true },
   },
   models: {
     name: { kind: "string" },
@@ -98,7 +144,10 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands" | "tools"
     stream: { kind: "function" },
     defaultModel: { kind: "function", optional: true },
     defaultModelKeys: { kind: "array", optional: true },
+    fallbackModel: { kind: "string", optional: true },
+    providers: { kind: "function", optional: true },
     transcribe: { kind: "function", optional: true },
+    missingKey: { kind: "function", optional: true },
   },
   commands: {
     name: { kind: "string" },
@@ -113,7 +162,37 @@ const ITEM_RULES: Record<"formats" | "context" | "models" | "commands" | "tools"
     tools: { kind: "function" },
     check: { kind: "function", optional: true },
   },
+  subcommands: {
+    name: { kind: "string" },
+    summary: { kind: "string" },
+    usage: { kind: "string", optional: true },
+    flag: { kind: "string", optional: true },
+    run: { kind: "function" },
+  },
+  options: {
+    key: { kind: "string" },
+    type: { kind: "enum", values: ["boolean", "string", "number", "list", "enum", "object"] },
+    values: { kind: "array", optional: true },
+    default: { kind: "any", optional: true },
+    help: { kind: "string" },
+    arg: { kind: "string", optional: true },
+    group: { kind: "string", optional: true },
+    negatable: { kind: "boolean", optional: true },
+    cliOnly: { kind: "boolean", optional: true },
+    configOnly: { kind: "boolean", optional: true },
+    noEnv: { kind: "boolean", optional: true },
+    needsTrust: { kind: "enum", values: ["runs code", "weakens your protections"], optional: true },
+    safeValue: { kind: "boolean", optional: true },
+    notInProject: { kind: "boolean", optional: true },
+    positive: { kind: "enum", values: ["seconds", "megabytes"], optional: true },
+    secret: { kind: "boolean", optional: true },
+    merge: { kind: "enum", values: ["by-key"], optional: true },
+    runs: { kind: "function", optional: true },
+  },
 };
+
+/** The kinds of items a plugin object lists, in the order `coder plugins` shows them. */
+const LISTED_KINDS = ["formats", "context", "models", "commands", "tools", "subcommands", "options"] as const satisfies readonly (keyof ItemTypes)[];
 
 function describe(value: unknown): string {
   if (value === undefined) return "nothing";
@@ -134,7 +213,9 @@ function checkField(value: unknown, rule: FieldRule): string | null {
           ? Array.isArray(value)
           : rule.kind === "boolean"
             ? typeof value === "boolean"
-            : typeof value === "string" && "values" in rule && rule.values.includes(value);
+            : rule.kind === "any"
+              ? true
+              : typeof value === "string" && "values" in rule && rule.values.includes(value);
   if (ok) return null;
   const expected = "values" in rule ? `one of ${rule.values.map((v) => `"${v}"`).join(", ")}` : rule.kind === "array" ? "a list" : `a ${rule.kind === "string" ? "non-empty string" : rule.kind}`;
   return `expected ${expected}, got ${describe(value)}`;
@@ -149,24 +230,37 @@ export function validatePluginObject(value: unknown, origin: string): PluginObje
   const fail = (message: string) => new PluginError(nameGuess, origin, message);
   if (!value || typeof value !== "object" || Array.isArray(value)) throw fail(`the default export must be a plugin object or a function returning one, got ${describe(value)}`);
   const obj = value as Record<string, unknown>;
+  const keys = Object.keys(PLUGIN_KEYS);
   for (const key of Object.keys(obj)) {
-    if (!(PLUGIN_KEYS as readonly string[]).includes(key)) throw fail(`unknown key "${key}" in the plugin object (allowed: ${PLUGIN_KEYS.join(", ")})`);
+    if (!keys.includes(key)) throw fail(`unknown key "${key}" in the plugin object (allowed: ${keys.join(", ")})`);
   }
   if (obj.apiVersion === undefined) throw fail(`key "apiVersion" is missing (this coder implements plugin API version ${API_VERSION}; add \`apiVersion: ${API_VERSION}\`)`);
   if (typeof obj.apiVersion !== "number" || !Number.isInteger(obj.apiVersion) || obj.apiVersion < 1) throw fail(`key "apiVersion": expected a positive integer, got ${describe(obj.apiVersion)}`);
   if (obj.apiVersion > API_VERSION) throw fail(`key "apiVersion": the plugin needs plugin API version ${obj.apiVersion}, this coder implements ${API_VERSION}; upgrade coder`);
+  const version = obj.apiVersion;
+  for (const key of Object.keys(obj)) {
+    const since = PLUGIN_KEYS[key as keyof PluginObject];
+    if (since > version) throw fail(`key "${key}" is plugin API version ${since}; declare \`apiVersion: ${since}\``);
+  }
   if (typeof obj.name !== "string" || !/^[A-Za-z0-9@][A-Za-z0-9@._/-]*$/.test(obj.name)) throw fail(`key "name": expected a plugin name (letters, digits, . _ - / @), got ${describe(obj.name)}`);
   if (obj.override !== undefined && typeof obj.override !== "boolean") throw fail(`key "override": expected true or false, got ${describe(obj.override)}`);
-  for (const kind of ["formats", "context", "models", "commands", "tools"] as const) {
+  for (const key of ["setup", "dispose"] as const) {
+    if (obj[key] !== undefined && typeof obj[key] !== "function") throw fail(`key "${key}": expected a function, got ${describe(obj[key])}`);
+  }
+  for (const key of HOOK_KEYS) {
+    const problem = hookProblem(obj[key]);
+    if (problem) throw fail(`key "${key}": ${problem}`);
+  }
+  for (const kind of LISTED_KINDS) {
     const list = obj[kind];
     if (list === undefined) continue;
     if (!Array.isArray(list)) throw fail(`key "${kind}": expected a list, got ${describe(list)}`);
-    const rules = ITEM_RULES[kind];
+    const rules: Record<string, FieldRule> = ITEM_RULES[kind];
     list.forEach((item: unknown, i: number) => {
       const at = `${kind}[${i}]`;
       if (!item || typeof item !== "object" || Array.isArray(item)) throw fail(`${at}: expected an object, got ${describe(item)}`);
       const fields = item as Record<string, unknown>;
-      const label = typeof fields.name === "string" ? `${at} ("${fields.name}")` : at;
+      const label = typeof fields.name === "string" ? `${at} ("${fields.name}")` : typeof fields.key === "string" ? `${at} ("${fields.key}")` : at;
       for (const key of Object.keys(fields)) {
         if (!(key in rules)) throw fail(`unknown key "${label}.${key}" (allowed: ${Object.keys(rules).join(", ")})`);
       }
@@ -174,9 +268,48 @@ export function validatePluginObject(value: unknown, origin: string): PluginObje
         const problem = checkField(fields[key], rule);
         if (problem) throw fail(`${label}.${key}: ${problem}`);
       }
+      const problem = kind === "options" ? optionProblem(fields) : kind === "subcommands" ? subcommandProblem(fields, obj.options) : null;
+      if (problem) throw fail(`${label}: ${problem}`);
     });
   }
   return obj as unknown as PluginObject;
+}
+
+/** A hook is a function, or `{ order?: "pre" | "post", handler }`. */
+function hookProblem(hook: unknown): string | null {
+  if (hook === undefined || typeof hook === "function") return null;
+  if (!hook || typeof hook !== "object" || Array.isArray(hook)) return `expected a function or { order, handler }, got ${describe(hook)}`;
+  const { order, handler, ...rest } = hook as Record<string, unknown>;
+  const extra = Object.keys(rest)[0];
+  if (extra !== undefined) return `unknown key "${extra}" (allowed: order, handler)`;
+  if (typeof handler !== "function") return `handler: expected a function, got ${describe(handler)}`;
+  if (order !== undefined && order !== "pre" && order !== "post") return `order: expected "pre" or "post", got ${describe(order)}`;
+  return null;
+}
+
+/** What the field rules cannot say about an option: the key's spelling, an enum's values, a default of the right type. */
+function optionProblem(o: Record<string, unknown>): string | null {
+  if (!/^[a-z][A-Za-z0-9]*$/.test(o.key as string)) return `key: expected a camelCase name (letters and digits, a lower-case first), got ${describe(o.key)}`;
+  if (o.type === "enum" && (!Array.isArray(o.values) || !o.values.length || !o.values.every((v) => typeof v === "string"))) return "values: an enum needs a list of its values (strings)";
+  if (o.type === "object" && !o.configOnly) return "configOnly: an object option is set in config files only (add `configOnly: true`)";
+  if (o.merge !== undefined && o.type !== "object") return 'merge: only an object option merges "by-key"';
+  if (o.default === undefined) return null;
+  const ok =
+    o.type === "boolean" ? typeof o.default === "boolean"
+    : o.type === "number" ? typeof o.default === "number"
+    : o.type === "list" ? Array.isArray(o.default) && o.default.every((v) => typeof v === "string")
+    : o.type === "enum" ? (o.values as unknown[]).includes(o.default)
+    : o.type === "object" ? false
+    : typeof o.default === "string";
+  return ok ? null : `default: ${describe(o.default)} is not a ${o.type === "enum" ? "value of the enum" : `${o.type}`}${o.type === "object" ? " option's default (an object option starts empty)" : ""}`;
+}
+
+/** A subcommand's `flag` names a boolean option the same plugin declares. */
+function subcommandProblem(c: Record<string, unknown>, options: unknown): string | null {
+  if (!/^[a-z][a-z0-9-]*$/.test(c.name as string)) return `name: expected a lower-case command name (letters, digits, -), got ${describe(c.name)}`;
+  if (c.flag === undefined) return null;
+  const declared = Array.isArray(options) ? (options as { key?: unknown; type?: unknown }[]).find((o) => o?.key === c.flag) : undefined;
+  return declared?.type === "boolean" ? null : `flag: "${String(c.flag)}" must be a boolean option this plugin declares`;
 }
 
 /** Turn a module namespace into a plugin object (calling the factory with `kit`). Throws from the plugin propagate. */

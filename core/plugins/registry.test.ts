@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { FormatError, PluginError, UsageError } from "../errors.ts";
 import type { EditFormat, Logger, ModelAdapter, ModelInfo, PluginObject } from "../plugin.ts";
-import { Registry, defaultModelInfo, guard, guardSync } from "./registry.ts";
+import { Registry, defaultModelInfo, guard } from "./registry.ts";
 
 const format = (name: string): EditFormat => ({ name, summary: "s", prompts: () => ({ system: "", examples: [], reminder: "" }), parse: () => ({ edits: [], shell: [] }), apply: () => [], report: () => "" });
 const info = (name: string): ModelInfo => ({ ...defaultModelInfo(name), unknown: false, contextWindow: 1000 });
@@ -88,14 +88,16 @@ describe("lookups", () => {
 describe("guard", () => {
   const owner = { plugin: "p", origin: "/p.ts" };
   test("a throw becomes a PluginError naming plugin, origin and hook", async () => {
-    await expect(guard(owner, "provide", () => { throw new TypeError("x is undefined"); })).rejects.toThrow("plugin p (/p.ts): provide failed: x is undefined");
-    expect(() => guardSync(owner, "parse", () => { throw new Error("bad"); })).toThrow(PluginError);
+    await expect(guard(owner, "provide", async () => { throw new TypeError("x is undefined"); })).rejects.toThrow("plugin p (/p.ts): provide failed: x is undefined");
+    // One guard for synchronous calls too: the throw comes at once, as the same PluginError.
+    expect(() => guard(owner, "parse", () => { throw new Error("bad"); })).toThrow("plugin p (/p.ts): parse failed: bad");
+    expect(guard(owner, "parse", () => 7)).toBe(7);
     expect(await guard(owner, "ok", async () => 42)).toBe(42);
   });
 
   test("FormatError and aborts pass through unchanged", async () => {
-    expect(() => guardSync(owner, "parse", () => { throw new FormatError("for the model"); })).toThrow(FormatError);
+    expect(() => guard(owner, "parse", () => { throw new FormatError("for the model"); })).toThrow(FormatError);
     const abort = new DOMException("aborted", "AbortError");
-    await expect(guard(owner, "stream", () => { throw abort; })).rejects.toBe(abort);
+    await expect(guard(owner, "stream", async () => { throw abort; })).rejects.toBe(abort);
   });
 });

@@ -2,9 +2,12 @@
 // slash command, with the plugin and file it came from. Built-ins and user
 // plugins register through the same `register` door; calls into plugin code go
 // through `guard` so a throwing plugin is reported by name, never a crash.
-import { FormatError, Interrupted, PluginError, UsageError } from "../errors.ts";
+import { PluginError, UsageError } from "../errors.ts";
+import { guard, messageOf } from "./guard.ts";
+import { Hooks } from "./hooks.ts";
 import type { ModelOverride } from "../config/options.ts";
-import type { ContextProvider, EditFormat, Logger, ModelAdapter, ModelInfo, PluginObject, SlashCommand, ToolProvider } from "../plugin.ts";
+import type { ContextProvider, EditFormat, Logger, ModelAdapter, ModelInfo, PluginObject, PluginOption, SlashCommand, Subcommand, ToolProvider } from "../plugin.ts";
+import { KERNEL_SUBCOMMANDS } from "../kernel.ts";
 
 /** A registered item and where it came from. */
 export interface Registered<T> {
@@ -22,6 +25,8 @@ export interface LoadedPlugin {
   /** sha256 of the plugin file (user plugins only). */
   sha256?: string;
   override: boolean;
+  /** The options it declares (apiVersion 2), in the option table after the kernel's. */
+  options: readonly PluginOption[];
 }
 
 /** A plugin that threw while loading: reported, skipped, the session goes on. */
@@ -31,9 +36,9 @@ export interface PluginFailure {
   message: string;
 }
 
-export type ItemKind = "formats" | "context" | "models" | "commands" | "tools";
+export type ItemKind = "formats" | "context" | "models" | "commands" | "tools" | "subcommands";
 
-export const ITEM_KINDS: readonly ItemKind[] = ["formats", "context", "models", "commands", "tools"];
+export const ITEM_KINDS: readonly ItemKind[] = ["formats", "context", "models", "commands", "tools", "subcommands"];
 
 const KIND_NOUN: Record<ItemKind, string> = {
   formats: "edit format",
@@ -41,9 +46,10 @@ const KIND_NOUN: Record<ItemKind, string> = {
   models: "model adapter",
   commands: "slash command",
   tools: "tool provider",
+  subcommands: "subcommand",
 };
 
-/** Model info for a model no adapter knows: conservative defaults. */
+/** Model info for a model no adapter knows: conservative defaults (`diff`, the format that fails safest: see plugins/openai/index.ts). */
 export function defaultModelInfo(name: string): ModelInfo {
   return {
     name,
@@ -64,6 +70,7 @@ function mergeModelInfo(base: ModelInfo, over: ModelOverride | undefined): Model
     name: base.name,
     prices: { ...base.prices, ...over.prices },
     capabilities: { ...base.capabilities, ...over.capabilities },
+    ...(base.prompting || over.prompting ? { prompting: { ...base.prompting, ...over.prompting } } : {}),
     unknown: false,
   } as ModelInfo;
 }
@@ -82,7 +89,10 @@ export class Registry {
   readonly models = new Map<string, Registered<ModelAdapter>>();
   readonly commands = new Map<string, Registered<SlashCommand>>();
   readonly tools = new Map<string, Registered<ToolProvider>>();
+  readonly subcommands = new Map<string, Registered<Subcommand>>();
   readonly plugins = new Map<string, LoadedPlugin>();
+  /** Every plugin's lifecycle and event hooks, run by kind (core/plugins/hooks.ts). */
+  readonly hooks: Hooks;
   readonly failures: PluginFailure[] = [];
   private readonly modelOverrides: Record<string, ModelOverride>;
   private readonly log: Logger;
@@ -91,6 +101,7 @@ export class Registry {
   constructor(options: RegistryOptions = {}) {
     this.modelOverrides = options.modelOverrides ?? {};
     this.log = options.log ?? silent;
+    this.hooks = new Hooks(this.log);
   }
 
   /**
@@ -115,9 +126,11 @@ export class Registry {
         seen.add(item.name);
         const taken = this.table(kind).get(item.name);
         if (taken && !override) throw clash(KIND_NOUN[kind], item.name, taken);
+        if (kind === "subcommands" && KERNEL_SUBCOMMANDS.includes(item.name)) throw new PluginError(plugin.name, origin, `subcommand "${item.name}" is one of coder's own (${KERNEL_SUBCOMMANDS.join(", ")}); rename it`);
       }
     }
-    this.plugins.set(plugin.name, { name: plugin.name, origin, sha256, override });
+    this.plugins.set(plugin.name, { name: plugin.name, origin, sha256, override, options: plugin.options ?? [] });
+    this.hooks.add(plugin, origin);
     for (const kind of ITEM_KINDS) {
       const table = this.table(kind) as Map<string, Registered<unknown>>;
       for (const item of plugin[kind] ?? []) table.set(item.name, { item, plugin: plugin.name, origin });
@@ -150,13 +163,7 @@ export class Registry {
 
   adapterEntry(model: string): Registered<ModelAdapter> {
     for (const entry of this.models.values()) {
-      let matches = false;
-      try {
-        matches = entry.item.matches(model);
-      } catch (error) {
-        this.log.error(new PluginError(entry.plugin, entry.origin, `matches("${model}") failed: ${messageOf(error)}`).message);
-      }
-      if (matches) return entry;
+      if (this.reported(entry, `matches("${model}")`, () => entry.item.matches(model), false)) return entry;
     }
     const known = [...this.models.keys()].join(", ") || "none registered";
     throw new UsageError(`no model adapter serves "${model}" (unknown provider? adapters: ${known}; see \`coder models\`)`);
@@ -170,12 +177,8 @@ export class Registry {
     const override = this.modelOverrides[model];
     let info: ModelInfo | undefined;
     for (const entry of this.models.values()) {
-      try {
-        if (!entry.item.matches(model)) continue;
-        info = entry.item.info(model);
-      } catch (error) {
-        this.log.error(new PluginError(entry.plugin, entry.origin, `info("${model}") failed: ${messageOf(error)}`).message);
-      }
+      if (!this.reported(entry, `matches("${model}")`, () => entry.item.matches(model), false)) continue;
+      info = this.reported(entry, `info("${model}")`, () => entry.item.info(model), undefined);
       break;
     }
     if (info) return mergeModelInfo(info, override);
@@ -191,12 +194,7 @@ export class Registry {
   listModels(): ModelInfo[] {
     const byName = new Map<string, ModelInfo>();
     for (const entry of this.models.values()) {
-      let listed: ModelInfo[] = [];
-      try {
-        listed = entry.item.list?.() ?? [];
-      } catch (error) {
-        this.log.error(new PluginError(entry.plugin, entry.origin, `list() failed: ${messageOf(error)}`).message);
-      }
+      const listed = this.reported(entry, "list()", () => entry.item.list?.() ?? [], [] as ModelInfo[]);
       for (const info of listed) if (!byName.has(info.name)) byName.set(info.name, mergeModelInfo(info, this.modelOverrides[info.name]));
     }
     for (const [name, over] of Object.entries(this.modelOverrides)) {
@@ -204,48 +202,16 @@ export class Registry {
     }
     return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   }
-}
 
-export function messageOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  return String(error);
-}
-
-/**
- * What `guard` rethrows for a throw from plugin code: the errors that are part of a
- * plugin's contract (FormatError, Interrupted, PluginError, an abort) unchanged,
- * anything else as a PluginError naming the plugin, its origin and `what` failed.
- */
-function guardedError(owner: { plugin: string; origin: string }, what: string, error: unknown): unknown {
-  const passesThrough =
-    error instanceof FormatError ||
-    error instanceof Interrupted ||
-    error instanceof PluginError ||
-    (error instanceof Error && error.name === "AbortError");
-  return passesThrough ? error : new PluginError(owner.plugin, owner.origin, `${what} failed: ${messageOf(error)}`);
-}
-
-/**
- * Call into plugin code. A throw (other than a FormatError, an abort or an
- * Interrupted) becomes a PluginError naming the plugin, its origin and `what`
- * was being done, for the caller to report and carry on.
- *
- * @example
- * const block = await guard(entry, "provide", () => entry.item.provide(turn));
- */
-export async function guard<T>(owner: { plugin: string; origin: string }, what: string, fn: () => T | Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw guardedError(owner, what, error);
+  /** A synchronous call into a plugin through the guard; a throw is reported and `fallback` returned. */
+  private reported<T>(owner: { plugin: string; origin: string }, what: string, fn: () => T, fallback: T): T {
+    try {
+      return guard(owner, what, fn);
+    } catch (error) {
+      this.log.error(messageOf(error));
+      return fallback;
+    }
   }
 }
 
-/** `guard` for synchronous plugin calls (e.g. `parse`, `prompts`). */
-export function guardSync<T>(owner: { plugin: string; origin: string }, what: string, fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    throw guardedError(owner, what, error);
-  }
-}
+export { guard, messageOf };

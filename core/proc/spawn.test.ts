@@ -1,4 +1,4 @@
-import { expect, test } from "bun:test";
+import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,4 +55,18 @@ test("input reaches stdin; output is streamed and kept; a missing program is cod
   expect(r).toMatchObject({ code: 3, stdout: "hello\n", stderr: "err\n", timedOut: false });
   expect(seen.join("")).toContain("hello");
   expect((await spawnGroup(["/no/such/program"], { cwd: tmpdir() })).code).toBe(127);
+});
+
+describe("spawnGroup bytes", () => {
+  test("bytes: true keeps stdout's bytes as they came (not UTF-8), beside the decoded text", async () => {
+    const raw = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0xfe, 0x00, 0x80];
+    const printf = raw.map((b) => `\\${b.toString(8).padStart(3, "0")}`).join("");
+    const r = await spawnGroup(["sh", "-c", `printf '${printf}'`], { cwd: tmpdir(), bytes: true });
+    expect(r.code).toBe(0);
+    expect([...r.stdoutBytes!]).toEqual(raw);
+    // Without it there are none (the text alone cannot give them back: 0xff is not UTF-8).
+    const plain = await spawnGroup(["sh", "-c", `printf '${printf}'`], { cwd: tmpdir() });
+    expect(plain.stdoutBytes).toBeUndefined();
+    expect([...new TextEncoder().encode(plain.stdout)]).not.toEqual(raw);
+  });
 });

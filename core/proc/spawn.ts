@@ -27,6 +27,8 @@ export interface SpawnOptions {
   signal?: AbortSignal;
   /** Each chunk of stdout and stderr as it arrives (the result still holds all of it). */
   onOutput?: (text: string) => void;
+  /** Keep stdout's bytes as they came too (`stdoutBytes`): an image, or other output that is not text. */
+  bytes?: boolean;
 }
 
 export interface SpawnResult {
@@ -38,6 +40,8 @@ export interface SpawnResult {
   aborted: boolean;
   /** Why the command could not start (not found, not executable); code is then 127. */
   startError?: string;
+  /** stdout's bytes, with `bytes: true`. */
+  stdoutBytes?: Uint8Array;
 }
 
 /** Process groups still running, ended with SIGKILL when coder exits however it exits. */
@@ -136,6 +140,7 @@ export async function spawnGroup(argv: string[], options: SpawnOptions): Promise
   const decoderOut = new TextDecoder();
   const decoderErr = new TextDecoder();
   const chunks = { out: "", err: "" };
+  const outBytes: Uint8Array[] = [];
   const pump = async (stream: ReadableStream<Uint8Array>, which: "out" | "err", decoder: TextDecoder) => {
     const reader = stream.getReader();
     stopReaders.push(() => reader.cancel().catch(() => {}));
@@ -143,6 +148,7 @@ export async function spawnGroup(argv: string[], options: SpawnOptions): Promise
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
+        if (options.bytes && which === "out") outBytes.push(value);
         const text = decoder.decode(value, { stream: true });
         if (text) {
           chunks[which] += text;
@@ -171,9 +177,20 @@ export async function spawnGroup(argv: string[], options: SpawnOptions): Promise
     if (timedOut || aborted) signalGroup(pid, "SIGKILL");
     liveGroups.delete(pid);
   }
-  if (timedOut) return { code: 124, stdout: chunks.out, stderr: chunks.err, timedOut, aborted };
-  if (aborted) return { code: 130, stdout: chunks.out, stderr: chunks.err, timedOut, aborted };
-  return { code, stdout: chunks.out, stderr: chunks.err, timedOut, aborted };
+  const bytes = options.bytes ? { stdoutBytes: concatBytes(outBytes) } : {};
+  if (timedOut) return { code: 124, stdout: chunks.out, stderr: chunks.err, timedOut, aborted, ...bytes };
+  if (aborted) return { code: 130, stdout: chunks.out, stderr: chunks.err, timedOut, aborted, ...bytes };
+  return { code, stdout: chunks.out, stderr: chunks.err, timedOut, aborted, ...bytes };
+}
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    all.set(p, at);
+    at += p.length;
+  }
+  return all;
 }
 
 /** A command in coder's own group (it reads the terminal): SIGTERM to it alone, then SIGKILL. */

@@ -16,6 +16,8 @@ export interface TerminalPrompterOptions {
   stream?: NodeJS.WriteStream;
   /** Ctrl-C answered No and is about to stop the request (the transcript records the No). */
   interrupted?: (question: string) => void;
+  /** The REPL's live input box: it gives the terminal up while the question is asked. */
+  live?: { show(): void; hide(): void } | null;
 }
 
 /**
@@ -31,6 +33,15 @@ export class TerminalPrompter implements Prompter {
 
   async choose(question: string, choices: readonly Choice[], detail?: string, options: ChooseOptions = {}): Promise<Choice> {
     await this.opts.settled?.();
+    this.opts.live?.hide();
+    try {
+      return await this.ask(question, choices, detail, options);
+    } finally {
+      this.opts.live?.show();
+    }
+  }
+
+  private async ask(question: string, choices: readonly Choice[], detail: string | undefined, options: ChooseOptions): Promise<Choice> {
     const stream = this.opts.stream ?? process.stdout;
     const fallback = options.default && choices.includes(options.default) ? options.default : choices.includes("yes") ? "yes" : (choices[0] as Choice);
     // Questions carry model-chosen text (paths, commands): no escape sequence reaches the terminal.

@@ -77,6 +77,20 @@ export class LineEditor {
     this.vi = opts.vim ? new ViKeys() : null;
   }
 
+  /** Ctrl-R's search is open. */
+  searching(): boolean {
+    return this.search.active;
+  }
+
+  /** The text being typed (in the prompt, or in the box while the model answers). */
+  get draft(): string {
+    return this.editor.getText();
+  }
+
+  set draft(text: string) {
+    this.editor.setText(text);
+  }
+
   /** Offer `text` at the next prompt (a message composed in $EDITOR). */
   prefillNext(text: string): void {
     this.prefill = text;
@@ -106,7 +120,8 @@ export class LineEditor {
     return this.remember(lines.join("\n"));
   }
 
-  private remember(text: string): string {
+  /** Keep a sent message in the history (Up recalls it, the file keeps it). */
+  remember(text: string): string {
     if (!text.trim()) return text;
     if (this.history[0] !== text) {
       this.history.unshift(text);
@@ -176,6 +191,11 @@ export class LineEditor {
       return undefined;
     }
     if (matchesKey(data, "ctrl+d") && empty) return null;
+    // As in Claude Code: `?` on an empty prompt lists the keys (a message may still start with `?` once text is there).
+    if (data === "?" && empty && this.session) {
+      echo(SHORTCUTS);
+      return undefined;
+    }
     // A lone line feed is Enter too: Ctrl-J, or a line typed ahead before the prompt (the terminal was not raw then).
     if (data === "\n") data = "\r";
     const enter = matchesKey(data, "enter") || data === "\r";
@@ -260,17 +280,27 @@ export class LineEditor {
   }
 }
 
+/** What `?` on an empty prompt shows. */
+export const SHORTCUTS = [
+  "Keys:",
+  "  Enter sends · Alt-Enter inserts a newline · { … } on lines of their own: one message",
+  "  Tab completes commands and files · Up/Down recall messages · Ctrl-R searches them",
+  "  Esc or Ctrl-C stops a reply · typing while it streams goes to the box below it; Enter there queues",
+  "  Ctrl-C clears the line (twice on an empty line leaves) · Ctrl-D leaves",
+  "  Ctrl-L clears the screen · Ctrl-Z suspends (fg resumes) · !cmd runs cmd · /help lists the commands",
+].join("\n");
+
 /** readOne's answer when Ctrl-C dropped a `{` … `}` block. */
 const CANCELLED = "\u0000cancelled";
 
 /**
  * One prompt on the terminal: raw mode and bracketed paste while it is open, the editor
- * drawn in the lines below the output (moving up over its own lines only, never above).
+ * drawn in the lines below the output. Between draws the terminal's cursor (hidden: the
+ * editor draws its own) waits at the start of the region's last line, where terminals expect
+ * a cursor when they re-wrap lines on a resize; the rows above it are counted at the new width.
  */
 class PromptSession {
   private readonly buffer = new StdinBuffer({ timeout: 10 });
-  /** Rows of the drawn region above the cursor's row. */
-  private cursorRow = 0;
   private done = false;
   private left: string[] = [];
   private readonly onData = (data: string | Buffer) => this.buffer.process(data);
@@ -282,7 +312,7 @@ class PromptSession {
     private readonly finish: (value: string | null) => void,
   ) {
     this.buffer.on("data", (sequence) => this.key(sequence));
-    this.buffer.on("paste", (content) => this.key(`\x1b[200~${content}\x1b[201~`));
+    this.buffer.on("paste", (content) => this.key(pasteKey(content)));
   }
 
   start(typeahead: string[]): void {
@@ -307,6 +337,8 @@ class PromptSession {
       this.left.push(data);
       return;
     }
+    if (matchesKey(data, "ctrl+l")) return this.clearScreen();
+    if (matchesKey(data, "ctrl+z")) return this.suspend();
     this.keys.push(data);
     if (!this.pumping) this.pump();
   }
@@ -332,11 +364,41 @@ class PromptSession {
     setImmediate(() => this.pump());
   }
 
+  /** Ctrl-L: the screen is cleared and the prompt drawn at its top. */
+  private clearScreen(): void {
+    process.stdout.write("\x1b[H\x1b[2J");
+    this.drawn = [];
+    this.render();
+  }
+
+  /**
+   * Ctrl-Z: the process stops, as a shell's job (the shell keeps and restores the terminal's
+   * modes across the stop); after `fg` the prompt is drawn again where the shell left the cursor.
+   */
+  private suspend(): void {
+    this.clear();
+    process.stdout.write("\x1b[?2004l\x1b[?25h");
+    let resumed = false;
+    const resume = () => {
+      if (resumed || this.done) return;
+      resumed = true;
+      process.off("SIGCONT", resume);
+      // The shell may hand the terminal back in its own (cooked) mode: raw again, for real.
+      process.stdin.setRawMode?.(false);
+      process.stdin.setRawMode?.(true);
+      process.stdout.write("\x1b[?2004h\x1b[?25l");
+      this.render();
+    };
+    process.on("SIGCONT", resume);
+    process.kill(process.pid, "SIGTSTP");
+    // Where stopping is refused (no job control: an orphaned process group), the prompt comes back at once.
+    setTimeout(resume, 100);
+  }
+
   /** A note under the prompt (Ctrl-C's hint): the prompt moves below it. */
   private note(text: string): void {
     this.clear();
     process.stdout.write(`${text}\r\n`);
-    this.cursorRow = 0;
     this.render();
   }
 
@@ -346,30 +408,24 @@ class PromptSession {
   }
 
   private clear(): void {
-    process.stdout.write(`${this.cursorRow > 0 ? `\x1b[${this.cursorRow}A` : ""}\r\x1b[J`);
-    this.cursorRow = 0;
+    process.stdout.write(`${this.backToTop()}\r\x1b[J`);
+    this.drawn = [];
+  }
+
+  /** Visible widths of the lines drawn last. */
+  private drawn: number[] = [];
+
+  /** Up to the region's first row from the start of its last line, at today's width. */
+  private backToTop(): string {
+    const up = rowsAbove(this.drawn, process.stdout.columns || 80);
+    return up > 0 ? `\x1b[${up}A` : "";
   }
 
   private draw(final: boolean): void {
     const width = process.stdout.columns || 80;
-    const lines = this.owner.compose(this.prompt, width, final);
-    let cursor = { row: lines.length - 1, col: textWidth(stripAnsi(lines.at(-1) ?? "")) };
-    const withMarker = lines.findIndex((l) => l.includes(CURSOR_MARKER));
-    if (withMarker >= 0 && !final) {
-      const line = lines[withMarker] as string;
-      cursor = { row: withMarker, col: textWidth(stripAnsi(line.slice(0, line.indexOf(CURSOR_MARKER)))) };
-      lines[withMarker] = line.replace(CURSOR_MARKER, "");
-    }
-    let out = `${this.cursorRow > 0 ? `\x1b[${this.cursorRow}A` : ""}\r\x1b[J${lines.join("\r\n")}`;
-    if (final) {
-      out += "\r\n\x1b[?25h";
-      this.cursorRow = 0;
-    } else {
-      const up = lines.length - 1 - cursor.row;
-      if (up > 0) out += `\x1b[${up}A`;
-      out += `\r${cursor.col > 0 ? `\x1b[${cursor.col}C` : ""}`;
-      this.cursorRow = cursor.row;
-    }
+    const lines = this.owner.compose(this.prompt, width, final).map((l) => l.replace(CURSOR_MARKER, ""));
+    const out = `${this.backToTop()}\r\x1b[J${lines.join("\r\n")}${final ? "\r\n\x1b[?25h" : "\r"}`;
+    this.drawn = final ? [] : lines.map((l) => textWidth(l));
     process.stdout.write(out);
   }
 
@@ -396,6 +452,20 @@ class PromptSession {
   }
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: escape sequences are what this removes
-const stripAnsi = (s: string) => s.replace(/\x1b\[[0-9;?]*[A-Za-z]|\x1b_[^\x07]*\x07/g, "");
+/**
+ * Rows from a region's first row down to the start of its last line, once the terminal shows
+ * the lines (of these visible widths) at `cols` columns: a line wider than the window wraps.
+ */
+export function rowsAbove(widths: readonly number[], cols: number): number {
+  let rows = 0;
+  for (const w of widths.slice(0, -1)) rows += Math.max(1, Math.ceil(w / cols));
+  return rows;
+}
 
+/**
+ * A bracketed paste as the editor takes it. The line break that ends a copied block is
+ * dropped: it would count as one more line ("+31 lines" for 30) and mean nothing in a message.
+ */
+export function pasteKey(content: string): string {
+  return `\x1b[200~${content.replace(/\r?\n$/, "")}\x1b[201~`;
+}

@@ -18,6 +18,17 @@ function colours(text: string): Set<string> {
 }
 
 describe("MarkdownStream", () => {
+  test("a lone path line (an edit block's) is written as it is, streamed in pieces or whole", () => {
+    for (const pieces of [["dotenv/__init__.py\n"], ["dot", "env/__in", "it__.py", "\n"]]) {
+      const s = stream();
+      for (const p of pieces) s.md.push(p);
+      s.md.push("a __bold__ word\n");
+      s.md.end();
+      expect(s.text()).toStartWith("dotenv/__init__.py\n");
+      expect(s.plain()).toBe("dotenv/__init__.py\na bold word\n");
+    }
+  });
+
   test("headings by level, emphasis, strikethrough, code spans and links", () => {
     const s = stream();
     s.md.push("# Title\n## Sub\nsome `code`, **bold**, *it*, ~~old~~ and [docs](https://x.dev/a)\n");

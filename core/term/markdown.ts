@@ -47,6 +47,11 @@ interface LineStart {
 const EDIT_MARKER = /^\s*(<{5,9} SEARCH|={5,9}|>{5,9} REPLACE)\s*$/;
 const FENCE = /^\s*(`{3,}|~{3,})(.*)$/;
 const LIST_ITEM = /^(\s*)([-*+]|\d{1,9}[.)])\s+(?=\S)/;
+/**
+ * A line that is a lone file path (`dotenv/__init__.py`, `src/app.ts`): the path line of an
+ * edit block. Shown as typed: `__init__` is a name, not bold.
+ */
+const PATH_LINE = /^\s*(?=[^\s]*(\/|\.\w{1,12}$))[\w.\-/\\@+~]+\s*$/;
 
 export class MarkdownStream {
   private pending = "";
@@ -139,6 +144,7 @@ export class MarkdownStream {
     if (heading) return this.writeHeading((heading[1] ?? "#").length, heading[2] ?? "");
     if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(text)) return this.writeLine(this.theme.rule("─".repeat(Math.max(3, Math.min(this.opts.width(), 80)))));
     if (!text.trim()) return this.writeLine("");
+    if (PATH_LINE.test(text)) return this.writeLine(text);
     const start = this.lineStart(text);
     this.writeInline(text.slice(start.offset), start, true);
     this.newline();
@@ -202,6 +208,8 @@ export class MarkdownStream {
   /** Write the unfinished line's finished words, once its kind is known and no inline markup is open. */
   private streamWords(): void {
     if (!this.pending || this.fence || this.table.length) return;
+    // A line's first word waits for the next space: a lone word to the line's end may be a path line.
+    if (!this.line && !/\S\s/.test(this.pending)) return;
     if (!this.line) {
       const kind = this.knownStart(this.pending);
       if (!kind) return;

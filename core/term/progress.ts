@@ -11,6 +11,7 @@ export class Spinner {
   private started = 0;
   private frame = 0;
   private label = "";
+  private hint = "";
 
   constructor(
     private readonly write: (text: string) => void,
@@ -21,10 +22,11 @@ export class Spinner {
     return this.timer !== null;
   }
 
-  /** Show `label` with the seconds since now; replaces a spinner already running. */
-  start(label: string): void {
+  /** Show `label` with the seconds since now (and `hint`, how to stop); replaces a spinner already running. */
+  start(label: string, hint = ""): void {
     this.stop();
     this.label = label;
+    this.hint = hint;
     this.started = performance.now();
     this.frame = 0;
     this.draw();
@@ -43,6 +45,6 @@ export class Spinner {
   private draw(): void {
     const seconds = Math.floor((performance.now() - this.started) / 1000);
     const glyph = FRAMES[this.frame++ % FRAMES.length];
-    this.write(`\r\x1b[2K${this.paint(`${glyph} ${this.label} · ${seconds} s`)}`);
+    this.write(`\r\x1b[2K${this.paint(`${glyph} ${this.label} · ${seconds} s${this.hint ? ` · ${this.hint}` : ""}`)}`);
   }
 }

@@ -67,3 +67,13 @@ test("PlainOutput: a retry after streamed text marks the text void; live command
   o.emit({ type: "test", ok: false, command: "npm test", output: "1 failed\n" });
   expect(out.join("")).toBe("Half a repl\n— the connection dropped, retrying (attempt 2); the text above is void —\nRunning tests… (npm test)\n1 failed\nTests failed (npm test).\n");
 });
+
+test("a long warning wraps between words, each continuation under the message", async () => {
+  const { wrapStatus } = await import("./style.ts");
+  const text = wrapStatus("warning: no API key found: set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (in the environment)", 40, 9);
+  const lines = text.split("\n");
+  expect(lines[0]).toBe("warning: no API key found: set");
+  expect(lines.slice(1).every((l) => l.startsWith("         ") && !l.startsWith("          "))).toBe(true);
+  expect(lines.every((l) => l.length < 40)).toBe(true);
+  expect(text.replace(/\s+/g, " ")).toBe("warning: no API key found: set ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY (in the environment)");
+});

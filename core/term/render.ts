@@ -15,6 +15,21 @@ const stderrWrite: Write = (t) => pipeWriter(process.stderr)(t);
 export interface HumanOutputOptions {
   /** Show the diff of each applied edit (--show-diffs; on in the REPL). */
   showDiffs?: boolean;
+  /** A person can answer (the REPL): a stopped reply may be resumed with "continue". */
+  interactive?: boolean;
+  /** The REPL's live input box (core/term/live-box.ts): shown while the model answers, hidden while a command reads the terminal. */
+  live?: { show(): void; hide(): void };
+}
+
+/**
+ * The one line a stopped reply gets: what was kept and whether anything was applied,
+ * e.g. "stopped: 212 tokens kept; nothing applied".
+ */
+export function stopLine(keptTokens: number | null, applied: number, interactive: boolean): string {
+  const done = applied ? `${applied} edit${applied === 1 ? "" : "s"} applied before it` : "nothing applied";
+  if (keptTokens === null) return `stopped; ${done}`;
+  if (keptTokens === 0) return `stopped before the reply began: nothing kept, ${done}`;
+  return `stopped: ${keptTokens.toLocaleString("en-US")} tokens kept; ${done}${interactive ? ' · say "continue" to resume' : ""}`;
 }
 
 /** The line before a command's live output: "Running tests… (npm test)", or a shell's "$ make". */
@@ -29,6 +44,12 @@ export class PlainOutput implements Output {
   protected streamed = false;
   /** The running command's output was shown live (its end need not repeat it). */
   protected commandShown = false;
+  /** The model's reasoning of the reply under way, shown folded once the reply is in. */
+  protected reasoning = "";
+  /** Edits applied since the turn began (`beginTurn`), for the line a stop gets. */
+  protected appliedThisTurn = 0;
+  /** The stop of this turn was already said (by the stopped reply's line). */
+  protected stopSaid = false;
   /** Writing to a terminal (`--no-pretty` on a TTY): the model's text goes through `terminalSafe`. */
   protected readonly safe: (text: string) => string;
   constructor(
@@ -44,6 +65,11 @@ export class PlainOutput implements Output {
     switch (event.type) {
       case "request":
         this.streamed = false;
+        this.reasoning = "";
+        this.options.live?.show();
+        return;
+      case "reasoning":
+        this.reasoning += event.text;
         return;
       case "delta":
         this.streamed ||= event.text.length > 0;
@@ -51,11 +77,13 @@ export class PlainOutput implements Output {
         return;
       case "reply":
         this.endReply();
-        if (event.finishReason === "interrupted") this.status("(interrupted: the partial answer is kept in the chat; say \"continue\" to resume it)");
+        if (this.reasoning.trim()) this.status(foldedReasoning(this.takeReasoning()));
+        if (event.finishReason === "interrupted") return this.status(this.stoppedReply(event));
         this.status(usageLine(event.usage, event.cost, this.sessionTotals, event.costKnown !== false));
         return;
       case "edit":
         if (event.status === "applied") {
+          this.appliedThisTurn++;
           this.status(`${appliedVerb(event)} ${event.path}`);
           if (event.diff && this.options.showDiffs) this.status(event.diff.replace(/^=+\n/, "").trimEnd());
         } else this.status(event.summary ?? `Edit to ${event.path} ${event.status}: ${firstLine(event.detail)}`);
@@ -72,6 +100,7 @@ export class PlainOutput implements Output {
         return;
       case "command":
         this.commandShown = false;
+        if (event.purpose === "run") this.options.live?.hide();
         this.status(commandLine(event));
         return;
       case "output":
@@ -103,6 +132,25 @@ export class PlainOutput implements Output {
     }
   }
 
+  /** A new request from the user: the stop line counts edits from here. */
+  beginTurn(): void {
+    this.appliedThisTurn = 0;
+    this.stopSaid = false;
+  }
+
+  /** The line for a reply stopped by Esc or Ctrl-C (said once per turn). */
+  protected stoppedReply(event: EventOf<"reply">): string {
+    this.stopSaid = true;
+    return stopLine(event.text.trim() ? event.usage.completionTokens : 0, this.appliedThisTurn, this.options.interactive ?? false);
+  }
+
+  /** A request was stopped: one line says so, unless the stopped reply already did. */
+  stopped(): void {
+    if (this.stopSaid) return;
+    this.stopSaid = true;
+    this.status(stopLine(null, this.appliedThisTurn, false));
+  }
+
   /** Session totals are carried by the engine; the line only needs the cost so far. */
   protected sessionTotals: Totals = { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cost: 0, requests: 0 };
   setTotals(totals: Totals): void {
@@ -131,6 +179,13 @@ export class PlainOutput implements Output {
   protected endReply(): void {
     if (this.midLine) this.out("\n");
     this.midLine = false;
+  }
+
+  /** The reasoning gathered for this reply (and forget it). */
+  protected takeReasoning(): string {
+    const text = this.reasoning;
+    this.reasoning = "";
+    return text;
   }
 
   protected status(text: string): void {
@@ -172,4 +227,12 @@ export function foldedToolResult(event: EventOf<"tool">, shown = 3): string {
   const body = lines.slice(0, shown).map((l) => `  │ ${l.length > 160 ? `${l.slice(0, 159)}…` : l}`);
   if (lines.length > shown) body.push(`  │ … ${lines.length - shown} more line${lines.length - shown === 1 ? "" : "s"}`);
   return [head, ...body].join("\n");
+}
+
+/** The model's reasoning, folded: a count and its first lines (the rest is in the `--json` stream). */
+export function foldedReasoning(text: string, shown = 3): string {
+  const lines = text.split("\n").map((l) => l.trimEnd()).filter((l) => l.trim());
+  const more = lines.length - Math.min(shown, lines.length);
+  const plural = (n: number) => `${n} line${n === 1 ? "" : "s"}`;
+  return [`Reasoning (${plural(lines.length)}):`, ...lines.slice(0, shown).map((l) => `  ${l}`), ...(more ? [`  … ${plural(more)} more`] : [])].join("\n");
 }

@@ -1,9 +1,10 @@
 // The interactive loop: a message is a request, `/name` a command, `!cmd` runs cmd;
-// Ctrl-C stops a request, Ctrl-D leaves. Loaded only in interactive mode, with the
-// line editor (pi-tui) when colours are on and a plain readline prompt otherwise.
+// Esc or Ctrl-C stops a request, Ctrl-D leaves. Loaded only in interactive mode, with the
+// line editor (pi-tui) and, while the model answers, the live box below the reply, on any
+// terminal that moves its cursor (colours or not); a plain readline prompt on TERM=dumb.
 import { writeFileSync, readFileSync, rmSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import type { App } from "../kernel.ts";
 import { exitCodeFor, Interrupted } from "../errors.ts";
 import type { SlashCommand } from "../plugin.ts";
@@ -15,17 +16,26 @@ import { CoderCompletions, identifiersIn } from "./completions.ts";
 import type { Output } from "../chat/events.ts";
 import { LineInput } from "./input.ts";
 import { LineEditor } from "./line-editor.ts";
-import type { Theme } from "./style.ts";
+import { colourlessTheme, type Theme } from "./style.ts";
+import type { LiveBox } from "./live-box.ts";
 import { trace } from "../trace.ts";
 
 export interface ReplOptions {
   app: App;
   coder: Coder;
   out: Output;
-  /** The terminal's theme when colours are on (the line editor); null: a plain line prompt. */
-  theme: Theme | null;
-  /** Waits until everything emitted is on the screen. */
-  settled: () => Promise<void>;
+  /** The renderer itself: told when a turn begins, and asked to say that a request stopped. */
+  front: { beginTurn(): void; stopped(): void } | null;
+  screen: {
+    /** The terminal's colours; null: none (NO_COLOR, --no-pretty). */
+    theme: Theme | null;
+    /** Waits until everything emitted is on the screen. */
+    settled: () => Promise<void>;
+    /** The line editor (completion menu, Ctrl-R) on a terminal that moves its cursor; else a plain line prompt. */
+    lineEditor: boolean;
+    /** The input box while the model answers. */
+    live: LiveBox | null;
+  };
   inputHistoryPath: string;
   /** --watch-files: AI comments in watched files end the prompt and run as the next request. */
   watch: AiCommentWatch | null;
@@ -41,23 +51,30 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
   const { app, coder, out } = opts;
   const session = new CoderSession(coder);
   const o = app.settings.options;
-  const editor = opts.theme
-    ? new LineEditor({ historyPath: opts.inputHistoryPath, theme: opts.theme, vim: o.vim, multiline: o.multiline, completions: new CoderCompletions(completionSource(app, coder, session)) })
+  const { live } = opts.screen;
+  const editor = opts.screen.lineEditor
+    ? new LineEditor({ historyPath: opts.inputHistoryPath, theme: opts.screen.theme ?? colourlessTheme(), vim: o.vim, multiline: o.multiline, completions: new CoderCompletions(completionSource(app, coder, session)) })
     : null;
+  if (editor) live?.attach(editor);
   const input: Prompt = editor ?? new LineInput(opts.inputHistoryPath, plainCompleter(app, session));
   registerTerminalCommands(app, editor, out);
 
-  out.print(`coder ${app.version} · ${coder.model} · ${coder.format.item.name} format · /help for commands, Ctrl-D to leave`);
-  if (coder.chat.editable.length) out.print(`Chat files: ${coder.chat.editable.join(", ")}`);
+  out.print(await bannerText(app, coder));
   for (;;) {
-    await opts.settled();
+    await opts.screen.settled();
     const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
     trace("repl: prompt");
     // Watched files may ask for something while the prompt waits: that ends the prompt.
     const watching = new AbortController();
     void opts.watch?.next().then(() => watching.abort());
-    const typed = await input.read(prompt, { initial: session.takeInput(), signal: watching.signal });
-    if (typed === null) return 0;
+    // A message queued in the box while the model answered is sent now, as if typed.
+    const queued = live?.queued.shift();
+    if (queued !== undefined) {
+      editor?.remember(queued);
+      out.print(`${prompt}${queued}`);
+    }
+    const typed = queued ?? (await input.read(prompt, { initial: session.takeInput(), signal: watching.signal }));
+    if (typed === null) return farewell(coder, out);
     if (opts.watch?.action) {
       await runWatched(opts.watch, out);
       continue;
@@ -65,26 +82,62 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
     if (!typed.trim()) continue;
     // `!cmd` is `/run cmd`, as in Aider.
     const line = typed.trimStart().startsWith("!") ? `/run ${typed.trimStart().slice(1)}` : typed;
+    opts.front?.beginTurn();
+    // While the model answers, keys go to the box below the reply; Esc or Ctrl-C there stops it.
+    live?.arm({ stop: () => coder.interrupt() });
     try {
       if (line.trimStart().startsWith("/")) {
         coder.services.transcript.note(line.trim());
         await session.runCommand(line);
-        if (session.exitRequested) return 0;
+        if (session.exitRequested) return farewell(coder, out);
       } else {
         await coder.runOne(line);
       }
     } catch (error) {
       if (error instanceof Interrupted) {
         out.flush();
-        out.warn("Interrupted.");
+        if (opts.front) opts.front.stopped();
+        else out.warn("Interrupted.");
         // SIGTERM / SIGHUP end the session once the request has stopped (its writes committed).
         const code = opts.terminatedBy();
         if (code !== null) return code;
         continue;
       }
       out.emit({ type: "error", message: messageOf(error), code: exitCodeFor(error) });
+    } finally {
+      live?.disarm();
     }
   }
+}
+
+/** The last line: how to pick the chat up again. */
+function farewell(coder: Coder, out: Output): number {
+  // Short enough for one line of a narrow terminal; /settings and the README say where the transcript is.
+  if (coder.history.done.length) out.print("Chat saved; pick it up again with: coder --restore-chat-history");
+  else out.print("Nothing was said this time; coder --restore-chat-history reloads the last chat.");
+  return 0;
+}
+
+/** What the session starts with, as Aider says it: models, edit format, the repository's size, the map's budget. */
+async function bannerText(app: App, coder: Coder): Promise<string> {
+  const weak = coder.weakModel();
+  const lines = [
+    `coder ${app.version} · /help for commands · ? for keys · Ctrl-D to leave`,
+    `Model: ${coder.model} with the ${coder.format.item.name} edit format${weak === coder.model ? "" : ` · weak model: ${weak}`}`,
+  ];
+  const context = { model: coder.modelInfo, options: app.settings.options as Readonly<Record<string, unknown>>, chatFiles: [...coder.chat.editable] };
+  const notes = [...app.registry.context.values()].map((c) => {
+    try {
+      return c.item.banner?.(context) ?? null;
+    } catch {
+      return null;
+    }
+  });
+  const files = await coder.services.listFiles().catch(() => null);
+  const where = coder.services.git ? `Git repository: ${files?.length ?? "?"} files` : `No git repository: ${files?.length ?? "?"} files`;
+  lines.push([where, ...notes.filter(Boolean)].join(" · "));
+  if (coder.chat.editable.length) lines.push(`Chat files: ${coder.chat.editable.join(", ")}`);
+  return lines.join("\n");
 }
 
 /** The REPL's turn for the watched comments; Ctrl-C stops the request, not the session. */
@@ -105,7 +158,7 @@ export function terminalCommands(app: App, editor: LineEditor | null, out: Outpu
       name: "multiline-mode",
       summary: "switch Enter and Alt-Enter: Enter inserts a newline, Alt-Enter sends (or back)",
       run: (_arg, s) => {
-        if (!editor) return s.warn("/multiline-mode needs the line editor (not with --no-pretty or NO_COLOR); use { … } blocks.");
+        if (!editor) return s.warn("/multiline-mode needs the line editor (not on a terminal without cursor movement, TERM=dumb); use { … } blocks.");
         editor.multiline = !editor.multiline;
         s.print(editor.multiline ? "Multiline mode: Enter inserts a newline, Alt-Enter sends." : "Multiline mode off: Enter sends, Alt-Enter inserts a newline.");
       },
@@ -113,10 +166,10 @@ export function terminalCommands(app: App, editor: LineEditor | null, out: Outpu
     ...["editor", "edit"].map(
       (name): SlashCommand => ({
         name,
-        summary: "write the next message in $VISUAL / $EDITOR (text after the command starts it)",
+        summary: "write the next message in $VISUAL / $EDITOR, else vi (text after the command starts it)",
         run: (arg, s) => {
           const text = composeInEditor(arg, app.env);
-          if (text === null) return s.warn("No editor: set $VISUAL or $EDITOR (e.g. export EDITOR=vim).");
+          if (text === null) return s.warn("No editor: $VISUAL and $EDITOR are unset and vi is not installed; set one (e.g. export EDITOR=nano).");
           if (!text.trim()) return s.print("The editor left the message empty; nothing to send.");
           if (editor) {
             editor.prefillNext(text.trimEnd());
@@ -134,9 +187,9 @@ function registerTerminalCommands(app: App, editor: LineEditor | null, out: Outp
   app.registry.register({ apiVersion: 1, name: "terminal", commands }, "built-in (core/term)");
 }
 
-/** Run $VISUAL / $EDITOR on a temporary file holding `initial`; its text, or null when no editor is set. */
+/** Run $VISUAL / $EDITOR (else vi, as git does) on a temporary file holding `initial`; its text, or null when there is no editor. */
 function composeInEditor(initial: string, env: Record<string, string | undefined>): string | null {
-  const editor = env.VISUAL || env.EDITOR;
+  const editor = env.VISUAL || env.EDITOR || (Bun.which("vi", { PATH: env.PATH ?? "" }) ? "vi" : null);
   if (!editor) return null;
   const dir = mkdtempSync(join(tmpdir(), "coder-message-"));
   const file = join(dir, "message.md");
@@ -156,6 +209,22 @@ function completionSource(app: App, coder: Coder, session: CoderSession) {
     (all) => (files = all),
     () => {},
   );
+  let seeded: { key: string; words: Set<string> } | null = null;
+  const chatIdentifiers = (): Set<string> => {
+    const paths = [...coder.chat.editable, ...coder.chat.readOnly.filter((p) => !isAbsolute(p))];
+    const key = paths.join("\0");
+    if (seeded?.key !== key) {
+      const texts = paths.map((p) => {
+        try {
+          return coder.services.files.read(p) ?? "";
+        } catch {
+          return "";
+        }
+      });
+      seeded = { key, words: identifiersIn(texts) };
+    }
+    return seeded.words;
+  };
   return {
     commands: () => [...[...app.registry.commands.values()].map((c) => ({ name: c.item.name, summary: c.item.summary })), { name: "exit", summary: "leave coder" }, { name: "help", summary: "list the commands" }],
     argument: (command: string, arg: string) => {
@@ -168,6 +237,8 @@ function completionSource(app: App, coder: Coder, session: CoderSession) {
     *words() {
       yield* files;
       yield* files.map((f) => f.split("/").pop() ?? f);
+      // Before the first request, the chat files' own identifiers (read once per set of files).
+      if (!coder.lastPrompt.length) yield* chatIdentifiers();
       yield* identifiersIn(coder.lastPrompt.map((m) => (typeof m.content === "string" ? m.content : "")));
     },
   };

@@ -222,6 +222,36 @@ export function makeTheme(choice: ThemeChoice = {}): Theme {
   };
 }
 
+/** No colour at all (NO_COLOR, --no-pretty): the line editor keeps its menu and search, in plain text. */
+export function colourlessTheme(): Theme {
+  const none = plain;
+  return {
+    name: "none",
+    bold: none,
+    dim: none,
+    italic: none,
+    underline: none,
+    strike: none,
+    heading: [none, none, none, none],
+    link: none,
+    inlineCode: none,
+    quoteBar: none,
+    quote: none,
+    bullet: none,
+    rule: none,
+    marker: none,
+    ok: none,
+    bad: none,
+    warn: none,
+    diffAdd: none,
+    diffDel: none,
+    diffHunk: none,
+    diffHeader: none,
+    code: {},
+    codePlain: none,
+  };
+}
+
 /** The colour of one highlight capture: its own, else that of its shorter name ("function.call" → "function"). */
 export function codePaint(theme: Theme, capture: string): Paint {
   let name = capture;
@@ -241,6 +271,28 @@ export function codePaint(theme: Theme, capture: string): Paint {
 export function wantsColour(env: Record<string, string | undefined>, pretty: boolean | undefined, isTTY: boolean): boolean {
   if (env.NO_COLOR) return false;
   return pretty ?? isTTY;
+}
+
+/**
+ * A status line for the terminal: broken between words at `width` columns, each continuation
+ * indented by `hang` columns (under the text after a "warning: " prefix). Lines already in the
+ * text are kept.
+ */
+export function wrapStatus(text: string, width: number, hang: number): string {
+  const room = Math.max(20, width - 1);
+  const out: string[] = [];
+  for (const source of text.split("\n")) {
+    let line = "";
+    for (const word of source.split(" ")) {
+      const indent = out.length && !line ? hang : 0;
+      if (line && textWidth(line) + 1 + textWidth(word) > room) {
+        out.push(line);
+        line = `${" ".repeat(hang)}${word}`;
+      } else line = line ? `${line} ${word}` : `${" ".repeat(indent)}${word}`;
+    }
+    out.push(line);
+  }
+  return out.join("\n");
 }
 
 /** Visible width of text on a terminal (escape sequences take none, wide characters two). */

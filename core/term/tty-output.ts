@@ -7,9 +7,9 @@ import { usageLine } from "../chat/events.ts";
 import { highlighterFor } from "./highlight.ts";
 import { MarkdownStream } from "./markdown.ts";
 import { Spinner } from "./progress.ts";
-import { appliedVerb, checkLine, commandLine, firstLine, foldedToolResult, type HumanOutputOptions, PlainOutput, type Write } from "./render.ts";
+import { appliedVerb, checkLine, stopLine, commandLine, firstLine, foldedReasoning, foldedToolResult, type HumanOutputOptions, PlainOutput, type Write } from "./render.ts";
 import { terminalSafe } from "./safe.ts";
-import { makeTheme, type Theme, type ThemeChoice } from "./style.ts";
+import { makeTheme, type Theme, type ThemeChoice, wrapStatus } from "./style.ts";
 
 export interface TtyOutputOptions extends HumanOutputOptions, ThemeChoice {
   out?: Write;
@@ -24,6 +24,8 @@ export class TtyOutput extends PlainOutput {
   readonly theme: Theme;
   /** The spinner's label for the request in flight ("Waiting for gpt-4.1"). */
   private waitingFor = "Waiting";
+  /** Columns of the terminal, read per line. */
+  private readonly width: () => number;
   /** Writes waiting for the markdown renderer (a grammar loading), in order. */
   private readonly queue: (() => void)[] = [];
 
@@ -32,6 +34,7 @@ export class TtyOutput extends PlainOutput {
     super(out, options.err ?? ((t: string) => process.stderr.write(t)), true, options);
     this.theme = makeTheme(options);
     const width = options.width ?? (() => process.stdout.columns || 80);
+    this.width = width;
     this.md = new MarkdownStream(out, { theme: this.theme, width, highlighter: highlighterFor });
     this.spinner = new Spinner(out, this.theme.dim);
   }
@@ -60,20 +63,27 @@ export class TtyOutput extends PlainOutput {
         super.emit(event);
         this.md.end();
         this.waitingFor = `Waiting for ${event.model.replace(/^[^/]+\//, "")}`;
-        this.spinner.start(this.waitingFor);
+        this.spinner.start(this.waitingFor, this.stopHint());
         return;
       case "delta":
         this.streamed ||= event.text.length > 0;
         this.md.push(event.text);
         return;
+      case "reasoning":
+        // Gathered while the model thinks, and shown dimmed and folded after the reply.
+        this.reasoning += event.text;
+        if (!this.streamed) this.spinner.start("Thinking");
+        return;
       case "reply":
         this.md.end();
-        if (event.finishReason === "interrupted") this.out(`${t.warn("^C")} ${t.dim("interrupted: the partial answer is kept in the chat; say \"continue\" to resume it")}\n`);
+        if (this.reasoning.trim()) this.out(`${t.dim(terminalSafe(foldedReasoning(this.takeReasoning())))}\n`);
+        if (event.finishReason === "interrupted") return this.out(`${t.warn(this.stoppedReply(event))}\n`);
         this.out(`${t.dim(usageLine(event.usage, event.cost, this.sessionTotals, event.costKnown !== false))}\n`);
         return;
       case "edit":
         this.md.end();
         if (event.status === "applied") {
+          this.appliedThisTurn++;
           this.out(`${t.ok("✓")} ${appliedVerb(event)} ${terminalSafe(event.path)}\n`);
           if (event.diff && this.options.showDiffs) this.out(`${renderDiff(event.diff.replace(/^=+\n/, ""), t, DIFF_FOLD_LINES)}\n`);
         } else {
@@ -91,6 +101,7 @@ export class TtyOutput extends PlainOutput {
       case "command":
         this.md.end();
         this.commandShown = false;
+        if (event.purpose === "run") this.options.live?.hide();
         this.out(`${t.dim(terminalSafe(commandLine(event)))}\n`);
         return;
       case "lint":
@@ -104,7 +115,7 @@ export class TtyOutput extends PlainOutput {
         this.md.end();
         if (this.streamed) this.out(`${t.warn(`— ${event.reason}, retrying (attempt ${event.attempt}); the text above is void —`)}\n`);
         else this.err(`${t.warn("warning:")} ${terminalSafe(`${event.reason}; retrying in ${(event.delayMs / 1000).toFixed(1)}s (attempt ${event.attempt})`)}\n`);
-        if (waiting || this.streamed) this.spinner.start(this.waitingFor);
+        if (waiting || this.streamed) this.spinner.start(this.waitingFor, this.stopHint());
         this.streamed = false;
         return;
       case "error":
@@ -113,11 +124,17 @@ export class TtyOutput extends PlainOutput {
         return;
       case "warning":
         this.md.end();
-        this.err(`${t.warn("warning:")} ${terminalSafe(event.message)}\n`);
+        // Wrapped between words, under the message (the terminal would break words).
+        this.err(`${t.warn("warning:")}${wrapStatus(`warning: ${terminalSafe(event.message)}`, this.width(), "warning: ".length).slice("warning:".length)}\n`);
         return;
       default:
         super.emit(event);
     }
+  }
+
+  /** How to stop the reply: Esc where keys reach coder (the REPL's box, a one-shot run on a terminal), else Ctrl-C. */
+  private stopHint(): string {
+    return this.options.live || (!this.options.interactive && process.stdin.isTTY) ? "esc to stop" : "ctrl-c to stop";
   }
 
   /** Human text; a unified diff (`/diff`, `/git diff`) is coloured. */
@@ -140,6 +157,13 @@ export class TtyOutput extends PlainOutput {
   override flush(): void {
     this.spinner.stop();
     this.md.end();
+  }
+
+  override stopped(): void {
+    if (this.stopSaid) return;
+    this.stopSaid = true;
+    this.flush();
+    this.out(`${this.theme.warn(stopLine(null, this.appliedThisTurn, false))}\n`);
   }
 
   /** Resolves once everything emitted is on the screen (a code block may wait for its grammar). */

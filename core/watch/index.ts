@@ -1,11 +1,14 @@
 // `--watch-files`: comments ending in AI! or AI? in the repository's files become a
 // request. Every marked comment, with its file, goes in one request (the files join the
-// chat); afterwards the comments the model left in are removed.
+// chat); a change removes the comments in its own commit. Comments coder's own writes put
+// in a file never start a request, files saved while a request runs are looked at after it,
+// and comments already acted on are not sent again and again.
 import type { App } from "../kernel.ts";
 import { Interrupted } from "../errors.ts";
 import { messageOf } from "../plugins/registry.ts";
 import type { Output } from "../chat/events.ts";
 import type { Coder } from "../chat/coder.ts";
+import type { FileWrite } from "../edit/files.ts";
 import { type AiAction, type AiComment, actionOfAll, findAiComments, removeAiComments } from "./comments.ts";
 import { RepoWatcher } from "./watcher.ts";
 
@@ -38,13 +41,25 @@ export function watchRequest(action: AiAction, marked: ReadonlyMap<string, reado
   return parts.join("\n\n");
 }
 
+/** Requests in a row for comments already acted on (nothing new from the user) before coder stops asking. */
+const MAX_CHAINED = 2;
+
 export class AiCommentWatch {
   /** Files with AI comments, in the order they were seen, and their comments. */
   private readonly marked = new Map<string, AiComment[]>();
   private wake: (() => void) | null = null;
   private waiting: Promise<void> | null = null;
   private busy = false;
+  /** Files that changed while a request ran: looked at once it is done, so no comment saved meanwhile is lost. */
+  private readonly queued = new Set<string>();
+  /** Per file, the AI comments coder's own writes put there (the model wrote them): never a request. */
+  private readonly ownComments = new Map<string, Set<string>>();
+  /** Every comment (path and text) a request has carried: one seen again asks nothing new. */
+  private readonly actedOn = new Set<string>();
+  /** Requests in a row whose comments had all been acted on already. */
+  private chained = 0;
   private readonly watcher: RepoWatcher;
+  private readonly stopListening: () => void;
 
   constructor(
     private readonly app: App,
@@ -58,6 +73,7 @@ export class AiCommentWatch {
       accept: (rel) => !rel.startsWith(".git/") && !rel.startsWith(".coder/") && !(git?.isIgnored(rel) ?? false) && files.check(rel) === null,
       onChange: (paths) => this.scan(paths),
     });
+    this.stopListening = files.onWrite((written) => this.noteOwnWrites(written));
   }
 
   async start(): Promise<void> {
@@ -67,6 +83,7 @@ export class AiCommentWatch {
 
   stop(): void {
     this.watcher.stop();
+    this.stopListening();
   }
 
   /** What the marked comments ask for now, if anything. */
@@ -83,12 +100,29 @@ export class AiCommentWatch {
     return this.waiting;
   }
 
+  /** A comment that coder's write added (it was not in the text the write replaced) is the model's, not the user's. */
+  private noteOwnWrites(written: readonly FileWrite[]): void {
+    for (const w of written) {
+      const after = w.after === null ? [] : findAiComments(w.path, w.after).map((c) => c.text);
+      const before = new Set(w.before === null ? [] : findAiComments(w.path, w.before).map((c) => c.text));
+      const known = this.ownComments.get(w.path) ?? new Set<string>();
+      const own = new Set(after.filter((text) => known.has(text) || !before.has(text)));
+      if (own.size) this.ownComments.set(w.path, own);
+      else this.ownComments.delete(w.path);
+    }
+  }
+
   private scan(paths: readonly string[]): void {
-    if (this.busy) return; // the request's own writes; the files are looked at again when it is done
+    if (this.busy) {
+      // Coder's own writes, or the user saving meanwhile: looked at when the request is done.
+      for (const path of paths) this.queued.add(path);
+      return;
+    }
     const { files } = this.coder.services;
     for (const path of paths) {
       const text = files.read(path);
-      const comments = text === null || text.length > MAX_SCAN_BYTES ? [] : findAiComments(path, text);
+      const own = this.ownComments.get(path);
+      const comments = text === null || text.length > MAX_SCAN_BYTES ? [] : findAiComments(path, text).filter((c) => !own?.has(c.text));
       if (comments.length) this.marked.set(path, comments);
       else this.marked.delete(path);
     }
@@ -106,37 +140,53 @@ export class AiCommentWatch {
     if (!action) return;
     const marked = new Map(this.marked);
     this.marked.clear();
+    const keys = [...marked].flatMap(([path, comments]) => comments.filter((c) => c.action).map((c) => `${path}\0${c.text}`));
+    this.chained = keys.every((k) => this.actedOn.has(k)) ? this.chained + 1 : 0;
+    if (this.chained > MAX_CHAINED) {
+      this.out.warn(
+        `Not asking again about the AI comments in ${[...marked.keys()].join(", ")}: coder sent them ${MAX_CHAINED + 1} times in a row already, and nothing new from you asks for more. Edit a comment to ask again.`,
+      );
+      return;
+    }
+    for (const k of keys) this.actedOn.add(k);
     this.busy = true;
     const chat = this.coder.chat;
+    const stripped = new Set<string>();
     try {
       for (const path of marked.keys()) if (!chat.readOnly.includes(path)) chat.add(path);
       this.out.print(`AI comments in ${[...marked.keys()].join(", ")}: ${action === "!" ? "asking for the change" : "asking the question"}.`);
       const request = watchRequest(action, marked, (p) => this.coder.services.files.read(p));
       const previous = this.coder.format;
-      if (action === "?") this.coder.setEditFormat("ask");
+      // A question is answered by a format that only answers (its `mode` says so), whichever plugin gives it.
+      const answering = [...this.coder.services.app.registry.formats.values()].find((e) => e.item.mode === "none")?.item.name;
+      if (action === "?" && answering) this.coder.setEditFormat(answering);
+      // A change takes the comments out in its own commit (after the comment's own dirty commit, as Aider).
+      if (action === "!") this.coder.amendReply = (_changes, read) => withoutComments(marked, read, stripped);
       try {
         await this.coder.runOne(request);
       } finally {
         this.coder.format = previous;
+        this.coder.amendReply = null;
       }
+      const o = this.app.settings.options;
+      const removed = [...stripped].filter((p) => this.coder.services.lastReply?.files.some((f) => f.path === p));
+      if (removed.length && !o.dryRun) this.out.print(`Removed the AI comments from ${removed.join(", ")} with the change${o.autoCommits ? ", in its commit" : ""}.`);
       await this.removeLeftovers(marked, action);
     } catch (error) {
       if (error instanceof Interrupted) throw error;
       this.out.warn(`The AI comments' request failed: ${messageOf(error)}`);
     } finally {
       this.busy = false;
+      const again = [...this.queued];
+      this.queued.clear();
+      if (again.length) this.scan(again);
     }
   }
 
   /** The comments still in the files go: they were acted on (and must not fire again). */
   private async removeLeftovers(marked: ReadonlyMap<string, readonly AiComment[]>, action: AiAction): Promise<void> {
     const { files, git, out } = this.coder.services;
-    const cleaned = new Map<string, string>();
-    for (const [path, comments] of marked) {
-      const text = files.read(path);
-      const without = text === null ? null : removeAiComments(text, comments);
-      if (without !== null) cleaned.set(path, without);
-    }
+    const cleaned = withoutComments(marked, (path) => files.read(path));
     if (!cleaned.size) return;
     const report = await files.writeAll(cleaned, { dryRun: this.app.settings.options.dryRun });
     const written = report.written.map((w) => w.path);
@@ -157,4 +207,17 @@ export class AiCommentWatch {
       await this.runPending();
     }
   }
+}
+
+/** Each marked file's text (as `read` gives it) without its marked comments, when any is still there; `done` collects the paths. */
+function withoutComments(marked: ReadonlyMap<string, readonly AiComment[]>, read: (path: string) => string | null, done?: Set<string>): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [path, comments] of marked) {
+    const text = read(path);
+    const without = text === null ? null : removeAiComments(text, comments);
+    if (without === null) continue;
+    out.set(path, without);
+    done?.add(path);
+  }
+  return out;
 }

@@ -2,48 +2,51 @@
 // `diff-fenced` (path inside the fence). Written for coder; the rules follow what
 // is known to work for this format (exact copies, unique matches, small blocks).
 import type { Fence, FormatPrompts, PromptContext } from "../../core/plugin.ts";
-import { formatPrompts } from "../prompting.ts";
+import { ESCAPED_TEXT, filesRule, formatPrompts, openFence } from "../prompting.ts";
+import { shellRule } from "../shell.ts";
 
 type Variant = "diff" | "diff-fenced";
 
 /** One SEARCH/REPLACE block as the model should write it. */
 export function block(variant: Variant, fence: Fence, path: string, lang: string, search: string, replace: string): string {
-  const open = fence[0].startsWith("<") ? fence[0] : fence[0] + lang;
+  const open = openFence(fence, lang);
   const body = `<<<<<<< SEARCH\n${search}=======\n${replace}>>>>>>> REPLACE\n${fence[1]}`;
   return variant === "diff" ? `${path}\n${open}\n${body}` : `${open}\n${path}\n${body}`;
 }
 
+/** The two steps that put the path and the opening fence in place, in this variant's order (repair messages say them too). */
+export function pathSteps(variant: Variant, fence: Fence): [string, string] {
+  const path = (where: string) => `The file's path alone on ${where}, exactly as shown to you (relative to the repository root), with no decoration.`;
+  const open = fence[0].startsWith("<") ? `The opening fence: ${fence[0]}.` : `The opening fence with the code's language: ${fence[0]}python (or the right language).`;
+  return variant === "diff" ? [path("a line"), open] : [open, path("the next line")];
+}
+
 function rules(variant: Variant, ctx: PromptContext): string {
-  const [open, close] = ctx.fence;
-  const where =
-    variant === "diff"
-      ? `1. The file's path alone on a line, exactly as shown to you (relative to the repository root), with no decoration.\n2. The opening fence with the code's language: ${open}python (or the right language).`
-      : `1. The opening fence with the code's language: ${open}python (or the right language).\n2. The file's path alone on the next line, exactly as shown to you (relative to the repository root).`;
+  const [first, second] = pathSteps(variant, ctx.fence);
+  const moves = ctx.shellSuggestions
+    ? "- To rename or delete a file, suggest the `git mv` or `git rm` command instead of a block."
+    : "- Blocks cannot rename or delete a file: leave that to the user.";
   return `# How to write edits: SEARCH/REPLACE blocks
 
 Every change to a file is a *SEARCH/REPLACE block*, made of:
-${where}
+1. ${first}
+2. ${second}
 3. The line \`<<<<<<< SEARCH\`.
 4. A run of lines copied from the current file, unchanged.
 5. The line \`=======\`.
 6. The lines that replace them.
 7. The line \`>>>>>>> REPLACE\`.
-8. The closing fence: ${close}
+8. The closing fence: ${ctx.fence[1]}
 
 Rules:
-- The SEARCH lines must be a verbatim copy of lines in the file as it is now: every character, indentation, comment, docstring and blank line. Never retype them from memory.
+- The SEARCH lines must be a verbatim copy of lines in the file as it is now: every character, indentation, comment, docstring and blank line. Never retype them from memory. ${ESCAPED_TEXT}
 - The SEARCH lines must match exactly one place in the file. If they could match several places, add surrounding lines until they are unique. A block that matches more than one place is rejected.
 - Keep blocks small: the lines that change plus a line or two around them. Several small blocks are better than one big one; never repeat long runs of unchanged lines. Do not leave lines out with \`...\`.
 - Blocks are applied in the order you write them, so a later block must match the file as the earlier blocks left it.
-- Only edit files the user has added to the chat. If you need to change another file, name it and ask the user to add it, then stop.
+- ${filesRule(ctx)}
 - To move code, use two blocks: one that deletes it where it is, one that inserts it where it goes.
-- To create a file, write a block with the new path (with its directories), an empty SEARCH section and the whole content in the REPLACE section. Check which file the user means before creating one.
-- To rename or delete a file, suggest the shell command instead of a block.`;
-}
-
-function shellRules(ctx: PromptContext): string {
-  if (!ctx.shellSuggestions) return "Do not suggest shell commands.";
-  return `If the user may want to run shell commands after your edits (install a package, run the tests, open a page), put them in a ${ctx.fence[0].startsWith("<") ? "```" : ctx.fence[0]}bash block, one command per line, without comments. Only suggest commands that are clearly useful; coder asks the user before running them.`;
+- To create a file, write a block with the new path (with its directories), an empty SEARCH section and the whole content in the REPLACE section.
+${moves}`;
 }
 
 /** An example reply's blocks (Python files), as this variant writes them. */
@@ -59,7 +62,7 @@ export function editBlockPrompts(variant: Variant, ctx: PromptContext): FormatPr
     lastStep: "Write each change as a SEARCH/REPLACE block, following the rules below.",
     afterSteps:
       'Code changes only ever go in SEARCH/REPLACE blocks. When the user answers a proposal with "ok", "go ahead" or the like, they want that proposal as blocks. Reply in the user\'s language.',
-    rules: [rules(variant, ctx), shellRules(ctx)].join("\n\n"),
+    rules: [rules(variant, ctx), shellRule(ctx)].join("\n\n"),
     examples: [
       {
         request: "In greet.py, make greet() take a name and use it in the message.",

@@ -4,8 +4,8 @@
 import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchCandidate, MatchResult, MatchRung, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
 import { parseOrFormatError } from "../format-error.ts";
 import { hunkTexts, loosest, rewordForHunks } from "../hunk-texts.ts";
-import { formatPrompts } from "../prompting.ts";
-import { shellBlocks } from "../shell.ts";
+import { ESCAPED_TEXT, filesRule, formatPrompts } from "../prompting.ts";
+import { shellRule } from "../shell.ts";
 import { type PatchChunk, type PatchOp, PatchSyntaxError, parsePatches } from "./parse.ts";
 
 export type PatchEdit = Edit & PatchOp;
@@ -138,20 +138,22 @@ A patch starts with \`*** Begin Patch\` and ends with \`*** End Patch\`. In betw
 
 A chunk starts with \`@@\`, optionally followed by a line of the file that comes before the change (such as \`@@ class Cart:\` or \`@@ def total(self):\`) to say where it is. Then come the chunk's lines, each starting with one character: a space for a line kept, \`-\` for a line removed, \`+\` for a line added. Put about three kept lines before and after each change, copied exactly from the current file. When a change is at the very end of the file, put \`*** End of File\` after its chunk.
 
-Paths are relative to the repository root. Kept and removed lines must match the file exactly, and each chunk must match one place (use the \`@@\` line to pick the right one). Only change files in the chat; ask the user to add any other file first.
-${ctx.shellSuggestions ? "Shell commands the user may want to run go in a separate ```bash block, outside the patch." : "Do not suggest shell commands."}`,
+Paths are relative to the repository root. Kept and removed lines must match the file exactly, and each chunk must match one place (use the \`@@\` line to pick the right one). ${ESCAPED_TEXT}
+
+${filesRule(ctx)}
+${shellRule(ctx, "outside the patch")}`,
     examples: [
       {
         request: "Make greet() in greet.py take a name.",
         explanation: "greet() takes a `name`; the caller passes one.",
         edits:
-          '*** Begin Patch\n*** Update File: greet.py\n@@\n-def greet():\n-    return "Hello, world"\n+def greet(name):\n+    return f"Hello, {name}"\n@@ if __name__ == "__main__":\n-    print(greet())\n+    print(greet("Ada"))\n*** End of File\n*** End Patch',
+          '*** Begin Patch\n*** Update File: greet.py\n@@\n-def greet():\n-    return "Hello, world"\n+def greet(name):\n+    return f"Hello, {name}"\n \n \n if __name__ == "__main__":\n-    print(greet())\n+    print(greet("Ada"))\n*** End of File\n*** End Patch',
       },
       {
         request: "Put slugify in a new app/text.py and use it from app/views.py.",
         explanation: "A new module holds slugify(); views.py imports it instead of defining it.",
         edits:
-          '*** Begin Patch\n*** Add File: app/text.py\n+import re\n+\n+\n+def slugify(title):\n+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n*** Update File: app/views.py\n@@\n-import re\n-\n from app.models import Post\n+from app.text import slugify\n@@\n-def slugify(title):\n-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n-\n-\n def show(post):\n*** End Patch',
+          '*** Begin Patch\n*** Add File: app/text.py\n+import re\n+\n+\n+def slugify(title):\n+    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n*** Update File: app/views.py\n@@\n-import re\n-\n from app.models import Post\n+from app.text import slugify\n \n \n-def slugify(title):\n-    return re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-")\n-\n-\n def show(post):\n     return f"{post.title} ({slugify(post.title)})"\n*** End of File\n*** End Patch',
       },
     ],
     reminder: "Reminder: put all changes in one `*** Begin Patch` … `*** End Patch` envelope; `@@` chunks with kept lines copied exactly; `*** Add File:` lines all start with +.",
@@ -173,7 +175,7 @@ const plugin: Plugin = (kit: Kit) => {
         const path = ctx.resolvePath(op.path) || op.path;
         return op.op === "update" && op.moveTo && op.moveTo !== path ? { ...op, path, paths: [path, op.moveTo] } : { ...op, path };
       });
-      const shell = shellBlocks(reply.text.replace(/\*\*\* Begin Patch[\s\S]*?\*\*\* End Patch/g, ""));
+      const shell = kit.formats.shellBlocks(reply.text.replace(/\*\*\* Begin Patch[\s\S]*?\*\*\* End Patch/g, ""));
       return { edits, shell: shell.map((command) => ({ command })) };
     },
     apply: (edits, ws) => edits.map((e) => applyOp(kit, e, ws)),

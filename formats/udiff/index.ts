@@ -1,10 +1,9 @@
 // The `udiff` edit format: unified diffs in ```diff fences, hunks located by
 // their text (line numbers ignored) through kit.matcher; new files via /dev/null.
-import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, MatchRung, ModelReply, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
+import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, MatchResult, MatchRung, ModelReply, PlacementHints, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
 import { hunkTexts, loosest, rewordForHunks } from "../hunk-texts.ts";
-import { choosePlace, hintsFromHunkHeader, type PlacementHints } from "../placement.ts";
-import { formatPrompts } from "../prompting.ts";
-import { shellBlocks } from "../shell.ts";
+import { ESCAPED_TEXT, filesRule, formatPrompts } from "../prompting.ts";
+import { shellRule } from "../shell.ts";
 import { changeRuns, parseUnifiedDiffs, type RawHunk, runWithContext } from "./parse.ts";
 
 export interface UdiffEdit extends Edit {
@@ -32,8 +31,9 @@ Write changes as unified diffs, in a \`\`\`diff fence:
 - Keep a few unchanged lines around each change so the place is unambiguous.
 - To create a file, use \`--- /dev/null\` and \`+++ path\` with one hunk of \`+\` lines holding the whole content.
 - To delete a file, use \`--- path\` and \`+++ /dev/null\`, removing every line.
-- Only edit files in the chat; ask the user to add any other file first.
-${ctx.shellSuggestions ? "- Shell commands the user may want to run go in a separate ```bash block." : "- Do not suggest shell commands."}`,
+- ${ESCAPED_TEXT}
+- ${filesRule(ctx)}
+- ${shellRule(ctx, "of its own, not in a diff fence")}`,
     examples: [
       {
         request: "Make greet() in greet.py take a name.",
@@ -64,7 +64,7 @@ function applyHunk(kit: Kit, content: string, edit: UdiffEdit, previousEnd: numb
   const { before, after } = hunkTexts(lines);
   const whole = kit.matcher.replace(content, before, after);
   if (whole.status === "failed" && whole.reason === "ambiguous" && whole.candidates.length <= 12) {
-    const place = choosePlace(whole.candidates, content, edit.hints, previousEnd);
+    const place = kit.formats.choosePlace(whole.candidates, content, edit.hints, previousEnd);
     const placed = place ? kit.matcher.replace(content, before, after, { at: place.at }) : null;
     if (placed?.status === "applied") return { ...placed, note: `the hunk matches ${whole.candidates.length} places; used lines ${placed.startLine}-${placed.endLine}: ${place!.why}` };
   }
@@ -110,6 +110,10 @@ function applyEdit(kit: Kit, edit: UdiffEdit, ws: Workspace, previousEnd: number
     if (before.trim() === "" && (content === null || content === "")) {
       ws.write(path, after);
       return { outcome: { status: "applied", edit, path, note: content === null ? "created" : "filled" } };
+    }
+    // `--- /dev/null` says the file is new: over an existing file it would only append.
+    if (edit.created && content !== null && content.trim() !== "") {
+      return fail("invalid", `${path} already exists, so \`--- /dev/null\` (a new file) does not fit it; nothing was written to it. To change ${path}, write hunks against its current lines; if you meant a new file, use a path that does not exist.`);
     }
     if (content === null) {
       return fail("missing-file", `${path} does not exist. To create it, start the diff with \`--- /dev/null\` and \`+++ ${path}\` and add every line with \`+\`.`);
@@ -157,9 +161,9 @@ const plugin: Plugin = (kit: Kit) => {
         last = raw;
         const path = ctx.resolvePath(raw) || raw;
         const header = `--- ${h.created ? "/dev/null" : path}\n+++ ${h.deleted ? "/dev/null" : path}\n@@ ... @@\n`;
-        return { path, lines: h.lines, created: h.created, deleted: h.deleted, hints: hintsFromHunkHeader(h.header), source: header + h.lines.join("\n") + "\n" };
+        return { path, lines: h.lines, created: h.created, deleted: h.deleted, hints: kit.formats.hintsFromHunkHeader(h.header), source: header + h.lines.join("\n") + "\n" };
       });
-      return { edits, shell: shellBlocks(reply.text).map((command) => ({ command })) };
+      return { edits, shell: kit.formats.shellBlocks(reply.text).map((command) => ({ command })) };
     },
     apply(edits, ws) {
       // Where the previous hunk of each file ended: a clue for the next hunk of the same file.

@@ -1,39 +1,68 @@
 // The `whole` edit format: the model sends the complete new content of every
 // file it changes. Simple and robust for small files; costly for big ones.
-import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, Plugin, PromptContext } from "../../core/plugin.ts";
+import type { Edit, EditFormat, EditOutcome, FormatPrompts, Kit, Plugin, PromptContext, Workspace } from "../../core/plugin.ts";
 import { parseOrFormatError } from "../format-error.ts";
-import { formatPrompts } from "../prompting.ts";
-import { ListingSyntaxError, parseListings } from "./parse.ts";
+import { filesRule, formatPrompts, openFence } from "../prompting.ts";
+import { shellRule } from "../shell.ts";
+import { ListingSyntaxError, parseListings, pathlikeLabel } from "./parse.ts";
 
 export interface WholeFileEdit extends Edit {
   content: string;
-  /** Set when no path line named the file: it is the only chat file, and what stood before the fence. */
-  unlabelled?: { label: string };
+  /** Set when no path line named the file: what stood before the fence, and the chat files it may be. */
+  unlabelled?: { label: string; candidates: readonly string[]; pathlike: boolean; named: boolean };
+  /** The fence as written when it is not the one taught (``` under a ```` fence), and the one taught. */
+  offFence?: { written: string; taught: string };
 }
 
-/** Share of a file's (distinct, non-blank) lines a new listing must keep to plausibly be that file. */
-const KEPT_SHARE = 0.5;
+const nonBlank = (t: string) => t.split("\n").map((l) => l.trim()).filter((l) => l !== "");
 
-/** How much of `before` survives in `after`, as a share of before's distinct non-blank lines. */
-function keptShare(before: string, after: string): number {
-  const lines = (t: string) => new Set(t.split("\n").map((l) => l.trim()).filter((l) => l !== ""));
-  const old = lines(before);
-  if (old.size === 0) return 1;
-  const next = lines(after);
-  return [...old].filter((l) => next.has(l)).length / old.size;
+/**
+ * Is `next` plausibly the whole of `before`, not a snippet of it: at least half as many
+ * non-blank lines, the same first or last line, and at least half of its distinct lines
+ * kept. An empty or new file takes anything, and so does a file of two lines the reply named.
+ */
+export function plausiblyWhole(before: string | null, next: string, named = false): boolean {
+  const old = before === null ? [] : nonBlank(before);
+  if (old.length === 0) return true;
+  // A two-line file (a placeholder) the reply named has nothing a listing could silently lose.
+  if (named && old.length <= 2) return true;
+  const now = nonBlank(next);
+  if (now.length === 0 || now.length * 2 < old.length) return false;
+  if (now[0] !== old[0] && now.at(-1) !== old.at(-1)) return false;
+  const kept = new Set(now);
+  const distinct = new Set(old);
+  return [...distinct].filter((l) => kept.has(l)).length * 2 >= distinct.size;
 }
 
-/** Why an unlabelled listing is not taken as the only chat file, or null when it plausibly is that file. */
-function notThatFile(edit: WholeFileEdit, before: string | null): string | null {
-  if (!edit.unlabelled || before === null || before.trim() === "") return null;
-  const share = keptShare(before, edit.content);
-  if (share >= KEPT_SHARE) return null;
-  const label = edit.unlabelled.label;
-  return [
-    `This listing has no file path before its opening fence${label ? ` (the line before it is \`${label.slice(0, 80)}\`, which is not a path)` : ""}, so it could only be for ${edit.path}, the one file in the chat. But it does not look like ${edit.path}: it keeps ${Math.round(share * 100)}% of that file's lines. Nothing was written.`,
-    "",
-    `If it was an example, nothing needs doing. If it is the new content of a file, put that file's path alone on the line before the opening fence and send the listing again.`,
-  ].join("\n");
+/** Which chat file an unlabelled listing is, or why none: `skip` for prose (an example), `fail` when the model meant a file. */
+function placeUnlabelled(edit: WholeFileEdit, ws: Workspace): { path: string } | { skip: string } | { fail: string } {
+  const u = edit.unlabelled!;
+  const fits = u.candidates.filter((c) => plausiblyWhole(ws.read(c), edit.content, u.named));
+  if (fits.length === 1) return { path: fits[0]! };
+  const lines = nonBlank(edit.content).length;
+  const which = u.candidates.length === 1 ? u.candidates[0]! : `any of the chat files (${u.candidates.join(", ")})`;
+  const label = u.label ? ` (the line before it is \`${u.label.slice(0, 80)}\`, which is not a path)` : "";
+  if (fits.length > 1) {
+    return { fail: `This listing has no file path before its opening fence${label}, and it could be any of ${fits.join(", ")}. Nothing was written. Put the file's path alone on the line before the opening fence and send the listing again.` };
+  }
+  if (u.pathlike) {
+    return {
+      fail: [
+        `This listing has no file path before its opening fence${label}, so it could only be for ${which}. But it does not look like ${u.candidates.length === 1 ? u.candidates[0] : "any of them"} (its ${lines} line${lines === 1 ? "" : "s"} are not the whole file). Nothing was written.`,
+        "",
+        "If it is the new content of a file, put that file's path alone on the line before the opening fence and send the listing again.",
+      ].join("\n"),
+    };
+  }
+  return { skip: `a code block without a path line (${lines} line${lines === 1 ? "" : "s"}) is not the whole of ${which}: read as an example, nothing written` };
+}
+
+/** An off-fence listing (``` under ````) of a file whose own lines start with that fence may have been cut by one of them. */
+function offFenceClash(edit: WholeFileEdit, before: string | null): string | null {
+  if (!edit.offFence) return null;
+  const { written: marker, taught: fence } = edit.offFence;
+  if (before === null || !before.split("\n").some((l) => l.trimStart().startsWith(marker))) return null;
+  return `The listing of ${edit.path} is wrapped in ${marker}, but ${edit.path} has lines that start with ${marker}, so one of them may have closed the listing early. Nothing was written. Send the whole file again wrapped in ${fence}, the fence this conversation uses.`;
 }
 
 /** The listing's content, without the final newline when the file had none and its last line stays. */
@@ -44,11 +73,12 @@ function keepFinalNewlineState(before: string | null, content: string): string {
 }
 
 function listing(ctx: PromptContext, path: string, lang: string, content: string): string {
-  const open = ctx.fence[0].startsWith("<") ? ctx.fence[0] : ctx.fence[0] + lang;
-  return `${path}\n${open}\n${content}${ctx.fence[1]}`;
+  return `${path}\n${openFence(ctx.fence, lang)}\n${content}${ctx.fence[1]}`;
 }
 
 function prompts(ctx: PromptContext): FormatPrompts {
+  const [open, close] = ctx.fence;
+  const backticks = open.startsWith("`");
   return formatPrompts(ctx, {
     editor: "You are an expert software developer applying a change that has already been planned. Reply with the complete new listing of each file you change, and nothing else.",
     role: "You are an expert software developer. Follow the user's request, in the style and with the libraries the code already uses. If the request is ambiguous, ask a question instead of guessing.",
@@ -57,15 +87,16 @@ function prompts(ctx: PromptContext): FormatPrompts {
 
 A file listing is:
 1. The file's path alone on a line, exactly as shown to you (relative to the repository root), with no decoration.
-2. The opening fence with the code's language, e.g. ${ctx.fence[0]}python
+2. The opening fence${backticks ? ` with the code's language, e.g. ${open}python` : `: ${open}`}
 3. The ENTIRE content of the file after your change: every line, from the first to the last.
-4. The closing fence: ${ctx.fence[1]}
+4. The closing fence: ${close}
 
 Rules:
+- Always put the path line before the fence. A fenced block without one (an example, a snippet in a question) is not written to a file, unless it is the reply's only such block and plainly the whole of a file in the chat.
 - Never leave anything out. Do not write "..." or "rest of the file unchanged" or similar: whatever is not in the listing is deleted.
-${ctx.fence[0].startsWith("`") ? `- If a line of the new content starts with ${ctx.fence[0]} (an example in a doc comment or in Markdown), wrap that listing in a longer fence (${ctx.fence[0]}\`), so the content cannot close it.\n` : ""}- Only send listings for files you change. To create a file, send a listing with its new path.
-- Only change files that are in the chat; to change another file, ask the user to add it first.
-${ctx.shellSuggestions ? "- Shell commands the user may want to run go in a ```bash block with no path line before it." : "- Do not suggest shell commands."}`,
+${backticks ? `- If a line of the new content starts with ${open} (an example in a doc comment or in Markdown), wrap that listing in a longer fence (${open}\`), so the content cannot close it.\n` : ""}- Only send listings for files you change. To create a file, send a listing with its new path.
+- ${filesRule(ctx)}
+- ${shellRule(ctx, "with no path line before it")}`,
     examples: [
       {
         request: "Make greet() in greet.py take a name.",
@@ -89,22 +120,44 @@ const plugin: Plugin = (kit: Kit) => {
     summary: "the complete new content of each changed file",
     prompts,
     parse(reply, ctx) {
-      const parsed = parseOrFormatError(kit, ListingSyntaxError, () => parseListings(reply.text, ctx.fence, ctx.chatFiles, ctx.repoFiles));
+      const parsed = parseOrFormatError(kit, ListingSyntaxError, () => parseListings(reply.text, ctx.fence, ctx.chatFiles, kit.formats, ctx.repoFiles));
+      if (parsed.prose.pathlike) {
+        throw new kit.FormatError(
+          `Your reply has several code blocks without a file path before their opening fence; one follows \`${parsed.prose.pathlike.slice(0, 80)}\`, which looks like a file name but is not a path coder can take. Nothing was written. Put each file's path alone on the line before its opening fence and send the listings again.`,
+        );
+      }
       const edits = parsed.listings.map((l): WholeFileEdit => {
-        const path = ctx.resolvePath(l.filename) || l.filename;
+        const path = l.origin === "block" ? ctx.resolvePath(l.filename) || l.filename : l.filename;
         const lines = l.content === "" ? 0 : l.content.split("\n").length - 1;
         const source = `${l.origin === "block" ? path : (l.label ?? "")}\n${ctx.fence[0]}\n… (${lines} line${lines === 1 ? "" : "s"} of new content)\n${ctx.fence[1]}`;
-        return { path, content: l.content, source, ...(l.origin === "chat" ? { unlabelled: { label: l.label ?? "" } } : {}) };
+        const edit: WholeFileEdit = { path, content: l.content, source };
+        if (l.offFence) edit.offFence = { written: l.offFence, taught: ctx.fence[0] };
+        if (l.origin !== "block") {
+          // Named only by a backticked mention, or by nothing: kept only where it is plausibly the whole file;
+          // where the model named the file (or wrote a path-like label), a mismatch is a repair message.
+          const candidates = l.candidates ?? [l.filename];
+          edit.unlabelled = { label: l.label ?? "", candidates, pathlike: l.origin === "saw" || pathlikeLabel(l.label ?? ""), named: l.origin === "saw" };
+          // The kernel gates every file the listing may land on.
+          if (candidates.length > 1) edit.paths = candidates;
+        }
+        return edit;
       });
       return { edits, shell: parsed.shell.map((command) => ({ command })) };
     },
     apply(edits, ws) {
-      return edits.map((edit): EditOutcome<WholeFileEdit> => {
+      return edits.map((listed): EditOutcome<WholeFileEdit> => {
+        let edit = listed;
+        if (edit.unlabelled) {
+          const placed = placeUnlabelled(edit, ws);
+          if ("skip" in placed) return { status: "skipped", edit, path: edit.path, detail: placed.skip };
+          if ("fail" in placed) return { status: "failed", edit, path: edit.path, reason: "invalid", detail: placed.fail };
+          edit = { ...edit, path: placed.path };
+        }
         const refused = ws.check?.(edit.path);
         if (refused) return { status: "failed", edit, path: edit.path, reason: "refused", detail: refused };
         const before = ws.read(edit.path);
-        const mismatch = notThatFile(edit, before);
-        if (mismatch) return { status: "failed", edit, path: edit.path, reason: "invalid", detail: mismatch };
+        const clash = offFenceClash(edit, before);
+        if (clash) return { status: "failed", edit, path: edit.path, reason: "invalid", detail: clash };
         const content = keepFinalNewlineState(before, edit.content);
         try {
           ws.write(edit.path, content);

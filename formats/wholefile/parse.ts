@@ -1,18 +1,33 @@
 // Parsing whole-file listings (pure): a path line, a fence, the complete new
-// content, the closing fence. Without a path line, the last chat file the reply
-// named in backticks, or the only chat file, is the target. A line before a fence
-// that is neither a path nor prose, or text glued to a closing fence, means a fence
-// inside the content closed the listing early: the reply is refused, not guessed at.
-import type { Fence } from "../../core/plugin.ts";
-import { shellTag } from "../shell.ts";
+// content, the closing fence. A fenced block without a path line is prose (an example,
+// a snippet in a question) unless it is the reply's only such block: then it is a
+// candidate for the chat file the nearest prose names in backticks, or for the chat
+// files, and the apply step keeps it only where it plausibly is the whole file. A line
+// before a fence that is neither a path nor prose, or text glued to a closing fence,
+// means a fence inside the content closed the listing early: the reply is refused.
+import type { Fence, FormatHelpers } from "../../core/plugin.ts";
+
+/** How shell-tagged fences are read (kit.formats). */
+export type ShellFences = Pick<FormatHelpers, "isShellFence" | "readShellBlock">;
 
 export interface RawListing {
   filename: string;
-  /** Where the name came from: the line before the fence, a backticked mention, the only chat file. */
+  /** Where the name came from: the path line before the fence, a backticked mention on the prose line before it, the chat files. */
   origin: "block" | "saw" | "chat";
   content: string;
   /** For a listing without a path line: that line as written ("" when blank or absent). */
   label?: string;
+  /** For a listing without a path line: every chat file it may be (apply keeps the one it plausibly is). */
+  candidates?: readonly string[];
+  /** The fence as written when it is not the one taught (``` under a ```` fence). */
+  offFence?: string;
+}
+
+/** Fenced blocks the parser read as prose, not listings: how many, and whether one's label looked like a path it could not take. */
+export interface ProseBlocks {
+  count: number;
+  /** A label that looks like a file path but is not one coder can take (e.g. "notes/meeting notes.md" where no path has a space). */
+  pathlike: string | null;
 }
 
 export class ListingSyntaxError extends Error {}
@@ -59,12 +74,19 @@ export function classifyLine(line: string, facts: PathFacts): LineBeforeFence {
   return /[;{}]\s*$/.test(name) ? { kind: "code" } : { kind: "prose" };
 }
 
-/** An opening fence: its marker as written (a run of backticks may be longer than the fence's). */
+/**
+ * An opening fence: its marker as written. Besides the taught fence, any run of three or more
+ * backticks opens a listing (a model writes ``` even when taught ````); the caller checks such
+ * an off-fence listing against the file before trusting it.
+ */
 function openingMarker(line: string, fence: Fence): string | null {
-  if (!line.startsWith(fence[0])) return null;
-  if (!fence[0].startsWith("`")) return fence[0];
-  return /^`+/.exec(line)![0];
+  if (fence[0].startsWith("<") && line.startsWith(fence[0])) return fence[0];
+  const run = /^`{3,}/.exec(line);
+  return run ? run[0] : null;
 }
+
+/** Is `marker` shorter than the taught fence (``` under ````), or backticks where a tag fence was taught? */
+const isOffFence = (marker: string, fence: Fence) => (fence[0].startsWith("<") ? marker !== fence[0] : marker.length < fence[0].length);
 
 /** Does `line` close a listing opened with `marker`? Backtick fences: a bare run at least as long. */
 function closes(line: string, marker: string, fence: Fence): boolean {
@@ -82,13 +104,54 @@ function earlyClose(name: string, closedAt: number, next: string, fence: Fence):
   );
 }
 
-export function parseListings(text: string, fence: Fence, chatFiles: readonly string[], repoFiles?: readonly string[]): { listings: RawListing[]; shell: string[] } {
+/** Does the reply end by asking something: its last line of prose (outside fences) ends with "?". */
+function askedQuestion(lines: readonly string[]): boolean {
+  let inFence = false;
+  let last = "";
+  for (const line of lines) {
+    if (/^(`{3,}|<\/?[a-z]+>)/.test(line.trim())) {
+      inFence = !inFence;
+      continue;
+    }
+    if (!inFence && line.trim() !== "") last = line.trim();
+  }
+  return /\?["'*_)]*$/.test(last);
+}
+
+/** Does a rejected label still look like a file name (the model meant a path line)? */
+export function pathlikeLabel(label: string): boolean {
+  const name = unwrap(label);
+  return name !== "" && !name.includes("`") && !name.endsWith("?") && name.split(/\s+/).length <= 4 && /\.[A-Za-z0-9_+-]{1,12}$/.test(name);
+}
+
+/** The chat file named in backticks on the nearest non-blank line among the two before `at`, or null. */
+function mentionedBefore(lines: readonly string[], at: number, chatFiles: readonly string[]): string | null {
+  for (let k = at - 1; k >= Math.max(0, at - 3); k--) {
+    const line = lines[k]!.trim();
+    if (line === "") continue;
+    let hit: string | null = null;
+    for (const word of line.split(/\s+/)) {
+      const w = word.replace(/[.:,;!?]+$/, "");
+      hit = chatFiles.find((f) => w === "`" + f + "`") ?? hit;
+    }
+    return hit;
+  }
+  return null;
+}
+
+export function parseListings(
+  text: string,
+  fence: Fence,
+  chatFiles: readonly string[],
+  shellFences: ShellFences,
+  repoFiles?: readonly string[],
+): { listings: RawListing[]; shell: string[]; prose: ProseBlocks } {
   const facts: PathFacts = { chatFiles, repoFiles };
   const lines = text.replace(/\r\n/g, "\n").split("\n");
-  const found: RawListing[] = [];
+  const named: RawListing[] = [];
+  const unnamed: { content: string; label: string; saw: string | null; offFence?: string }[] = [];
   const shell: string[] = [];
-  let saw: string | null = null;
-  let open: { filename: string; origin: RawListing["origin"]; line: number; marker: string; depth: number; label: string } | null = null;
+  let open: { filename: string | null; saw: string | null; line: number; marker: string; depth: number; label: string } | null = null;
   let body: string[] = [];
   /** The last closed listing, while the text right after its fence has not been seen yet. */
   let justClosed: { name: string; line: number } | null = null;
@@ -99,11 +162,13 @@ export function parseListings(text: string, fence: Fence, chatFiles: readonly st
       else if (closes(line, open.marker, fence)) {
         if (open.depth > 0) open.depth--;
         else {
-          found.push({ filename: open.filename, origin: open.origin, content: body.length ? body.join("\n") + "\n" : "", ...(open.origin === "block" ? {} : { label: open.label }) });
-          justClosed = { name: open.filename, line: i };
+          const content = body.length ? body.join("\n") + "\n" : "";
+          const off = isOffFence(open.marker, fence) ? { offFence: open.marker } : {};
+          if (open.filename !== null) named.push({ filename: open.filename, origin: "block", content, ...off });
+          else unnamed.push({ content, label: open.label, saw: open.saw, ...off });
+          justClosed = { name: open.filename ?? open.saw ?? "the listing", line: i };
           open = null;
           body = [];
-          saw = null;
           continue;
         }
       }
@@ -121,22 +186,14 @@ export function parseListings(text: string, fence: Fence, chatFiles: readonly st
         );
       }
       justClosed = null;
-      const named = kind.kind === "path" ? kind.name : "";
-      if (!named && shellTag(line, fence[0])) {
-        const cmd: string[] = [];
-        for (i++; i < lines.length && !lines[i]!.startsWith(fence[1]); i++) cmd.push(lines[i]!);
-        if (cmd.join("\n").trim()) shell.push(cmd.join("\n").trim());
+      const path = kind.kind === "path" ? kind.name : null;
+      if (!path && shellFences.isShellFence(line)) {
+        const { command, next } = shellFences.readShellBlock(lines, i);
+        if (command) shell.push(command);
+        i = next - 1;
         continue;
       }
-      const label = before.trim();
-      if (named) open = { filename: named, origin: "block", line: i, marker, depth: 0, label };
-      else if (saw) open = { filename: saw, origin: "saw", line: i, marker, depth: 0, label };
-      else if (chatFiles.length === 1) open = { filename: chatFiles[0]!, origin: "chat", line: i, marker, depth: 0, label };
-      else {
-        throw new ListingSyntaxError(
-          `No file path before the ${fence[0]} fence on line ${i + 1} of your reply. Put the file's path alone on the line just before the opening fence of each file listing.`,
-        );
-      }
+      open = { filename: path, saw: path ? null : mentionedBefore(lines, i, chatFiles), line: i, marker, depth: 0, label: before.trim() };
       continue;
     }
     // Text glued to a closing fence, and the next fence a bare one (as an inner example's
@@ -146,26 +203,33 @@ export function parseListings(text: string, fence: Fence, chatFiles: readonly st
       const next = lines.find((l, k) => k > i && openingMarker(l, fence) !== null);
       if (next !== undefined && /^`+$|^<[a-z]+>$/.test(next.trim())) throw earlyClose(justClosed.name, justClosed.line, line, fence);
     }
-    for (const word of line.trim().split(/\s+/)) {
-      const w = word.replace(/[.:,;!]+$/, "");
-      const hit = chatFiles.find((f) => w === "`" + f + "`");
-      if (hit) saw = hit;
-    }
   }
   if (open) {
     throw new ListingSyntaxError(
-      `The listing of ${open.filename} (from line ${open.line + 1}) has no closing ${fence[1]}: the reply was cut off or the fence is missing. Nothing was written. Send the complete file again, ending with the closing fence.`,
+      `The listing of ${open.filename ?? open.saw ?? "a file"} (from line ${open.line + 1}) has no closing ${fence[1]}: the reply was cut off or the fence is missing. Nothing was written. Send the complete file again, ending with the closing fence.`,
     );
   }
-  // One listing per file: a named block beats a backticked mention beats the only chat file.
-  const seen = new Set<string>();
+  // One listing per file, the first named one winning: a path line, then a backticked mention
+  // on the prose line just before the fence (unless the reply asks a question: then its
+  // blocks are more likely examples, and are weighed like blocks with no name at all).
+  const asks = askedQuestion(lines);
   const listings: RawListing[] = [];
-  for (const origin of ["block", "saw", "chat"] as const) {
-    for (const l of found) {
-      if (l.origin !== origin || seen.has(l.filename)) continue;
-      seen.add(l.filename);
-      listings.push(l);
-    }
+  const add = (l: RawListing) => {
+    if (!listings.some((k) => k.filename === l.filename)) listings.push(l);
+  };
+  for (const l of named) add(l);
+  const seen = asks ? [] : unnamed.filter((u) => u.saw !== null);
+  for (const u of seen) add({ filename: u.saw!, origin: "saw", content: u.content, label: u.label, ...(u.offFence ? { offFence: u.offFence } : {}) });
+  // A block with no name is a listing only when it is the reply's one such block.
+  const rest = unnamed.filter((u) => !seen.includes(u));
+  const only = rest.length === 1 ? rest[0]! : null;
+  const free = chatFiles.filter((f) => !listings.some((l) => l.filename === f));
+  const candidates = only ? (only.saw ? (free.includes(only.saw) ? [only.saw] : []) : free) : [];
+  const taken = only !== null && candidates.length > 0;
+  if (only && taken) {
+    const { content, label, offFence } = only;
+    listings.push({ filename: candidates[0]!, origin: "chat", content, label, candidates, ...(offFence ? { offFence } : {}) });
   }
-  return { listings, shell };
+  const prose = rest.filter((u) => !(taken && u === only));
+  return { listings, shell, prose: { count: prose.length, pathlike: prose.map((u) => u.label).find(pathlikeLabel) ?? null } };
 }

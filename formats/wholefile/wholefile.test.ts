@@ -5,6 +5,7 @@ import { FormatError } from "../../core/errors.ts";
 import { loadFormat, runReply, tempRepo, textReply } from "../../tests/support/format-kit.ts";
 import plugin from "./index.ts";
 import { classifyLine, ListingSyntaxError, parseListings } from "./parse.ts";
+import * as shellFences from "../../core/edit/shell-fence.ts";
 
 describe("whole", () => {
   test("named listings replace files; a new path creates one; CRLF kept", async () => {
@@ -23,10 +24,15 @@ describe("whole", () => {
     expect(readFileSync(join(repo.root, "a.txt"), "utf8")).toBe("keep\n");
   });
 
-  test("no path and several chat files: a FormatError naming the rule", async () => {
-    const repo = tempRepo({ "a.txt": "a\n", "b.txt": "b\n" });
+  test("no path and several chat files: the one block lands on the chat file it plausibly is, else it is read as an example", async () => {
+    const repo = tempRepo({ "a.txt": "a1\na2\na3\n", "b.txt": "b1\nb2\nb3\n" });
     const fmt = await loadFormat(plugin, "whole", repo.kit);
-    expect(() => fmt.parse(textReply("```\nx\n```\n"), repo.ctx)).toThrow("path alone on the line just before");
+    const snippet = await runReply(fmt, textReply("Like this?\n\n```\nx\n```\n"), repo);
+    expect(snippet.outcomes.map((o) => o.status)).toEqual(["skipped"]);
+    const whole = await runReply(fmt, textReply("Done:\n\n```\nb1\nB2\nb3\n```\n"), repo);
+    expect(whole.outcomes.map((o) => [o.status, o.path])).toEqual([["applied", "b.txt"]]);
+    expect(readFileSync(join(repo.root, "a.txt"), "utf8")).toBe("a1\na2\na3\n");
+    expect(readFileSync(join(repo.root, "b.txt"), "utf8")).toBe("b1\nB2\nb3\n");
   });
 
   test("editor variant and examples parse back", async () => {
@@ -44,7 +50,7 @@ describe("whole: a listing closed early by a bare fence in its content", () => {
   test("a URL after the early close is text, not a file name: the reply is refused, nothing written (mime-db's README)", () => {
     const content = "# db\n\nDownload it:\n\n```\nhttps://cdn.example.net/db.json\n```\n\n## Usage\n\n```js\nvar db = require('db')\n```\n";
     const reply = `README.md\n\`\`\`markdown\n${content}\`\`\`\n`;
-    expect(() => parseListings(reply, ["```", "```"], ["README.md"])).toThrow(ListingSyntaxError);
+    expect(() => parseListings(reply, ["```", "```"], ["README.md"], shellFences)).toThrow(ListingSyntaxError);
     expect(classifyLine("https://cdn.example.net/db.json", { chatFiles: [] })).toEqual({ kind: "prose" });
   });
 });

@@ -5,6 +5,7 @@ import { arch, platform, release } from "node:os";
 import type { Kit, Session, SlashCommand } from "../../core/plugin.ts";
 import fromAider from "../../docs/aider.md" with { type: "text" };
 import readme from "../../README.md" with { type: "text" };
+import { usageLabel } from "./layout.ts";
 
 /** `/settings`: every setting, its value and where it came from; then the model of each role. */
 export function settingsText(s: Session): string {
@@ -19,7 +20,9 @@ export function settingsText(s: Session): string {
 export function reportText(s: Session, version: string): string {
   const error = s.lastError?.() ?? null;
   return [
-    "## Bug report (paste into an issue; coder has sent nothing)",
+    "## Bug report",
+    "",
+    "(Paste this into a new issue on the issue tracker of the project you installed coder from, with the steps filled in. coder has sent nothing anywhere; check that the text holds nothing private.)",
     "",
     `- coder: ${version}`,
     `- platform: ${platform()} ${release()} ${arch()}, Bun ${Bun.version}`,
@@ -39,7 +42,7 @@ export function reportText(s: Session, version: string): string {
 
 /** The request `/help QUESTION` sends in ask mode: the question over coder's documentation. */
 export function helpRequest(question: string, commands: readonly { name: string; usage?: string; summary: string }[]): string {
-  const list = commands.map((c) => `${c.usage ?? `/${c.name}`}: ${c.summary}`).join("\n");
+  const list = commands.map((c) => `${usageLabel(c)}: ${c.summary}`).join("\n");
   return [
     "Answer my question about using coder (an AI pair programmer for the terminal) from its documentation below. Quote the exact commands, flags and config keys; if the documentation does not say, tell me so instead of guessing.",
     "",

@@ -91,3 +91,16 @@ export function completePaths(arg: string, files: readonly string[], limit = 50)
 export function escapeWord(path: string): string {
   return path.replace(/[\s'"\\]/g, (c) => `\\${c}`);
 }
+
+/**
+ * The chat files `/drop WORD` means: the file itself, a glob's matches, the files under a folder,
+ * or else (as in Aider) every chat file whose path contains the word.
+ */
+export function dropMatches(word: string, inChat: readonly string[]): string[] {
+  const clean = word.replace(/^\.\//, "").replace(/\/+$/, "");
+  if (inChat.includes(clean)) return [clean];
+  if (isGlob(clean)) return expandPaths([clean], inChat).paths.filter((p) => inChat.includes(p));
+  const under = inChat.filter((f) => f.startsWith(`${clean}/`));
+  if (under.length) return under;
+  return inChat.filter((f) => f.includes(clean));
+}

@@ -52,7 +52,8 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       const result = await s.lint(paths, (t) => sink.write(t));
       sink.flush();
       if (result.ok) return s.print(`No problems in ${paths.join(", ")}.`);
-      s.warn(`Lint found problems in ${paths.length === 1 ? paths[0] : `${paths.length} files`}.`);
+      const failed = result.failed?.length ? result.failed : paths;
+      s.warn(`Lint found problems in ${failed.length === 1 ? failed[0] : `${failed.length} files`}${paths.length > 1 ? ` (of ${paths.length} checked)` : ""}.`);
       if (!(await s.confirm?.("Ask the model to fix them?"))) return;
       const missing = paths.filter((p) => !s.chatFiles().includes(p));
       if (missing.length) await s.addFiles(missing);

@@ -238,7 +238,10 @@ describe("commands plugin", () => {
     expect(t.out.at(-1)).toContain("/undo");
     expect(t.out.at(-1)).toContain("/add FILE|GLOB ...");
     await t.run("/help undo");
-    expect(t.out.at(-1)!.split("\n").length).toBe(1);
+    // One command, its description wrapped between words at the width (80 when not a terminal).
+    expect(t.out.at(-1)).toMatch(/^\/undo\s+undo coder's last commit/);
+    for (const line of t.out.at(-1)!.split("\n")) expect(line.length).toBeLessThan(80);
+    expect(t.out.at(-1)).not.toContain("/add");
     await t.run("/quit");
     expect(t.state.exited).toBe(true);
   });

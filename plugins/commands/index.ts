@@ -4,7 +4,8 @@
 
 import type { Kit, PluginObject, Session, SlashCommand } from "../../core/plugin.ts";
 import { aboutCommands, helpRequest } from "./about.ts";
-import { completePaths, expandPaths, splitWords } from "./args.ts";
+import { completePaths, dropMatches, expandPaths, isGlob, splitWords } from "./args.ts";
+import { outputWidth, twoColumns, usageLabel, wrapWords } from "./layout.ts";
 import { checkCommands } from "./checks.ts";
 import { modelCommands } from "./models.ts";
 import { savedChatCommands } from "./saved-chat.ts";
@@ -120,7 +121,8 @@ export default function commandsPlugin(kit: Kit): PluginObject {
     run(arg, s) {
       const name = arg.trim();
       if (!name) {
-        s.print(s.formats().map((f) => `${f === s.editFormat ? "*" : " "} ${f}`).join("\n"));
+        const summaries = new Map((s.formatSummaries?.() ?? []).map((f) => [f.name, f.summary]));
+        s.print(twoColumns(s.formats().map((f) => [`${f === s.editFormat ? "*" : " "} ${f}`, summaries.get(f) ?? ""] as const), outputWidth() - 1));
         return;
       }
       if (!s.formats().includes(name)) return s.warn(`Unknown edit format "${name}". Known: ${s.formats().join(", ")}.`);
@@ -138,11 +140,20 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       summary: "remove files from the chat (all of them without arguments)",
       usage: "/drop [FILE|GLOB ...]",
       complete: completeChat,
-      run(arg, s) {
+      async run(arg, s) {
         const inChat = [...s.chatFiles(), ...s.readOnlyFiles()];
         const words = splitWords(arg);
-        const paths = words.length ? expandPaths(words, inChat).paths : inChat;
-        const dropped = s.dropFiles(paths);
+        const paths = words.length ? [] : inChat;
+        // As in Aider, a word names the chat files it is part of (`/drop cli.py`); several ask first.
+        for (const word of words) {
+          const matches = dropMatches(word, inChat);
+          if (matches.length === 0) s.warn(`No file in the chat matches ${word}.`);
+          else if (matches.length === 1 || isGlob(word)) paths.push(...matches);
+          else if (await s.confirm?.(`${word} matches ${matches.length} files in the chat: ${matches.join(", ")}. Drop them all?`)) paths.push(...matches);
+          else s.print(`Kept ${matches.join(", ")}: type more of the path to drop one.`);
+        }
+        if (!paths.length) return;
+        const dropped = s.dropFiles([...new Set(paths)]);
         s.print(dropped.length ? `Dropped: ${dropped.join(", ")}` : "No such file in the chat.");
       },
     },
@@ -272,9 +283,11 @@ export default function commandsPlugin(kit: Kit): PluginObject {
         const all = [...s.commands()].sort((a, b) => a.name.localeCompare(b.name));
         const shown = wanted ? all.filter((c) => c.name === wanted) : all;
         // Anything but a command's name is a question, answered from coder's documentation.
-        if (shown.length === 0) return s.send(helpRequest(arg.trim(), all), "ask");
-        const width = Math.max(...shown.map((c) => (c.usage ?? `/${c.name}`).length));
-        s.print(shown.map((c) => `${(c.usage ?? `/${c.name}`).padEnd(width)}  ${c.summary}`).join("\n"));
+        // URL offers and other context read only the question, never the documentation around it.
+        if (shown.length === 0) return s.send(helpRequest(arg.trim(), all), "ask", { typed: arg.trim() });
+        const rows = shown.map((c) => [usageLabel(c), c.summary] as const);
+        const footer = wanted ? [] : ["", ...wrapWords("/help COMMAND shows one command; /help QUESTION asks how to do something (answered from coder's documentation). Type ? on an empty prompt for the keys.", outputWidth() - 1)];
+        s.print([twoColumns(rows, outputWidth() - 1), ...footer].join("\n"));
       },
     },
     quit,

@@ -19,10 +19,10 @@ function names(items: readonly string[]): string {
   return items.length > LISTED ? `${shown}, … and ${items.length - LISTED} more` : shown;
 }
 
-/** The `/mcp` listing: starts every enabled server first (in parallel). */
+/** The `/mcp` listing: starts every enabled server first (in parallel), trying failed ones again. */
 export async function renderServers(servers: McpServers, resources: ResourceContext, toolsMode: string): Promise<string> {
   if (!servers.names().length) return 'No MCP servers are configured. Add them under "mcpServers" in a config file, or pass --mcp-config FILE.';
-  await servers.startAll();
+  await servers.startAll(servers.enabled(), true);
   const lines = [`MCP servers (${servers.names().length}); tools: ${{ ask: "offered, asked before each call", auto: "offered, run without asking", off: "not offered (mcpTools off)" }[toolsMode] ?? toolsMode}`];
   for (const s of servers.states()) {
     const c = s.config;
@@ -39,7 +39,28 @@ export async function renderServers(servers: McpServers, resources: ResourceCont
   }
   const added = resources.list();
   if (added.length) lines.push(`In the chat: ${added.map((a) => `@${a.server}:${a.uri} (${a.chars} characters)`).join(", ")}`);
-  return lines.join("\n");
+  // A server's own text (its version, a problem it printed) may end in blanks: no line does here.
+  return lines.map((line) => line.trimEnd()).join("\n");
+}
+
+/** `coder mcp list --json`: every server's state and offer, as one JSON document (absent values null). */
+export async function serversJson(servers: McpServers, toolsMode: string) {
+  await servers.startAll(servers.enabled(), true);
+  return {
+    tools: toolsMode,
+    servers: servers.states().map((s) => ({
+      name: s.config.name,
+      status: s.status,
+      transport: s.offer?.transport ?? s.config.transport,
+      target: describeServer(s.config),
+      source: s.config.source,
+      problem: s.problem ?? null,
+      version: s.offer?.version || null,
+      tools: s.offer ? s.offer.tools.map((t) => toolName(s.config.name, t.name)) : null,
+      prompts: s.offer ? s.offer.prompts.map((p) => p.name) : null,
+      resources: s.offer ? s.offer.resources.map((r) => r.uri) : null,
+    })),
+  };
 }
 
 /** `/mcp add SERVER URI` completion: server names, then the server's resource URIs (of started servers). */

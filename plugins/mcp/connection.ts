@@ -5,7 +5,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { SSEClientTransport } from "@modelcontextprotocol/sdk/client/sse.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describeServer, type ServerConfig } from "./config.ts";
 import { GroupStdioTransport } from "./stdio.ts";
 
@@ -50,6 +50,8 @@ export class McpConnection {
   onClosed: ((why: string) => void) | null = null;
   /** Called with a resource URI the server says changed. */
   onResourceUpdated: ((uri: string) => void) | null = null;
+  /** Called when the server says its tool list changed (`notifications/tools/list_changed`). */
+  onToolsChanged: (() => void) | null = null;
   private closing = false;
 
   private constructor(
@@ -90,6 +92,7 @@ export class McpConnection {
       this.onClosed?.(`the server stopped${status}${tail}`);
     };
     this.client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => this.onResourceUpdated?.(n.params.uri));
+    this.client.setNotificationHandler(ToolListChangedNotificationSchema, () => this.onToolsChanged?.());
   }
 
   /** The server's tools, prompts and resources (each list empty when the server lacks the capability). */
@@ -99,22 +102,9 @@ export class McpConnection {
     const tools: ToolInfo[] = [];
     const prompts: PromptInfo[] = [];
     const resources: ResourceInfo[] = [];
-    const pages = async <T>(fetch: (cursor?: string) => Promise<{ items: T[]; next?: string }>, into: T[]) => {
-      let cursor: string | undefined;
-      for (let page = 0; page < 20; page++) {
-        const r = await fetch(cursor);
-        into.push(...r.items);
-        if (!r.next) return;
-        cursor = r.next;
-      }
-    };
     const timeout = { timeout: this.server.timeoutMs };
     await Promise.all([
-      caps.tools &&
-        pages(async (cursor) => {
-          const r = await this.client.listTools(cursor ? { cursor } : undefined, timeout);
-          return { items: r.tools.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> })), next: r.nextCursor };
-        }, tools),
+      caps.tools && this.listTools().then((list) => tools.push(...list)),
       caps.prompts &&
         pages(async (cursor) => {
           const r = await this.client.listPrompts(cursor ? { cursor } : undefined, timeout);
@@ -132,6 +122,16 @@ export class McpConnection {
         }, resources),
     ]);
     return { tools, prompts, resources, subscribe: caps.resources?.subscribe === true, version: info ? `${info.name} ${info.version}` : "", transport: this.kind };
+  }
+
+  /** The server's tools, as it lists them now. */
+  async listTools(): Promise<ToolInfo[]> {
+    const tools: ToolInfo[] = [];
+    await pages(async (cursor) => {
+      const r = await this.client.listTools(cursor ? { cursor } : undefined, { timeout: this.server.timeoutMs });
+      return { items: r.tools.map((t) => ({ name: t.name, description: t.description ?? "", inputSchema: t.inputSchema as Record<string, unknown> })), next: r.nextCursor };
+    }, tools);
+    return tools;
   }
 
   /** Call a tool; its content as text (images and binary resources described, not inlined). */
@@ -166,6 +166,17 @@ export class McpConnection {
     this.closing = true;
     await this.client.close().catch(() => {});
     await this.transport.close().catch(() => {});
+  }
+}
+
+/** Every page of a paged list (at most 20), into `into`. */
+async function pages<T>(fetch: (cursor?: string) => Promise<{ items: T[]; next?: string }>, into: T[]): Promise<void> {
+  let cursor: string | undefined;
+  for (let page = 0; page < 20; page++) {
+    const r = await fetch(cursor);
+    into.push(...r.items);
+    if (!r.next) return;
+    cursor = r.next;
   }
 }
 

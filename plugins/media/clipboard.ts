@@ -18,6 +18,8 @@ interface ClipboardTool {
 }
 
 type Run = Kit["run"];
+/** What the clipboard tools run through: kit.run for text, kit.spawn for an image's bytes. */
+export type ClipboardKit = Pick<Kit, "run" | "spawn">;
 type Which = (command: string) => string | null;
 
 const TIMEOUT_MS = 10_000;
@@ -32,13 +34,11 @@ function missingTools(platform: NodeJS.Platform): string {
 
 export class ClipboardError extends Error {}
 
-/** Bytes of a command's stdout (kit.run decodes text; images need the raw bytes). */
-async function runBytes(argv: string[]): Promise<{ code: number; bytes: Uint8Array; stderr: string }> {
-  const proc = Bun.spawn(argv, { stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-  const timer = setTimeout(() => proc.kill(), TIMEOUT_MS);
-  const [bytes, stderr, code] = await Promise.all([new Response(proc.stdout).bytes(), new Response(proc.stderr).text(), proc.exited]);
-  clearTimeout(timer);
-  return { code, bytes, stderr };
+/** Bytes of a command's stdout through kit.spawn (kit.run decodes text; images need the raw bytes). */
+async function runBytes(kit: ClipboardKit, argv: string[]): Promise<{ code: number; bytes: Uint8Array }> {
+  if (!kit.spawn) throw new ClipboardError("Cannot read an image from the clipboard: this coder's kit has no spawn");
+  const r = await kit.spawn(argv, { timeoutMs: TIMEOUT_MS, bytes: true });
+  return { code: r.code, bytes: r.stdoutBytes ?? new Uint8Array() };
 }
 
 const isPng = (bytes: Uint8Array) => PNG_SIGNATURE.every((b, i) => bytes[i] === b);
@@ -50,13 +50,14 @@ async function checked(run: Run, tool: string, argv: string[] | string, input?: 
   return r.stdout;
 }
 
-function wayland(run: Run): ClipboardTool {
+function wayland(kit: ClipboardKit): ClipboardTool {
+  const run = kit.run;
   return {
     name: "wl-paste",
     async readImage() {
       const types = await run(["wl-paste", "--list-types"], { timeoutMs: TIMEOUT_MS });
       if (!types.stdout.split("\n").includes("image/png")) return null;
-      const r = await runBytes(["wl-paste", "--no-newline", "--type", "image/png"]);
+      const r = await runBytes(kit, ["wl-paste", "--no-newline", "--type", "image/png"]);
       return r.code === 0 && isPng(r.bytes) ? r.bytes : null;
     },
     readText: () => checked(run, "wl-paste", ["wl-paste", "--no-newline"]),
@@ -64,13 +65,14 @@ function wayland(run: Run): ClipboardTool {
   };
 }
 
-function xclip(run: Run): ClipboardTool {
+function xclip(kit: ClipboardKit): ClipboardTool {
+  const run = kit.run;
   return {
     name: "xclip",
     async readImage() {
       const targets = await run(["xclip", "-selection", "clipboard", "-t", "TARGETS", "-o"], { timeoutMs: TIMEOUT_MS });
       if (!targets.stdout.split("\n").includes("image/png")) return null;
-      const r = await runBytes(["xclip", "-selection", "clipboard", "-t", "image/png", "-o"]);
+      const r = await runBytes(kit, ["xclip", "-selection", "clipboard", "-t", "image/png", "-o"]);
       return r.code === 0 && isPng(r.bytes) ? r.bytes : null;
     },
     readText: () => checked(run, "xclip", ["xclip", "-selection", "clipboard", "-o"]),
@@ -79,7 +81,8 @@ function xclip(run: Run): ClipboardTool {
   };
 }
 
-function xsel(run: Run): ClipboardTool {
+function xsel(kit: ClipboardKit): ClipboardTool {
+  const run = kit.run;
   return {
     name: "xsel",
     readImage: async () => null,
@@ -88,7 +91,8 @@ function xsel(run: Run): ClipboardTool {
   };
 }
 
-function macos(run: Run): ClipboardTool {
+function macos(kit: ClipboardKit): ClipboardTool {
+  const run = kit.run;
   return {
     name: "pbpaste",
     async readImage() {
@@ -117,7 +121,8 @@ function macos(run: Run): ClipboardTool {
   };
 }
 
-function powershell(run: Run, exe: string): ClipboardTool {
+function powershell(kit: ClipboardKit, exe: string): ClipboardTool {
+  const run = kit.run;
   const ps = (script: string) => [exe, "-NoProfile", "-NonInteractive", "-Command", `[Console]::OutputEncoding = [Text.Encoding]::UTF8; ${script}`];
   return {
     name: exe,
@@ -135,17 +140,17 @@ function powershell(run: Run, exe: string): ClipboardTool {
 }
 
 /** The clipboard tool this machine has, or a ClipboardError saying what to install. */
-export function findClipboard(run: Run, which: Which = (c) => Bun.which(c), env: Readonly<Record<string, string | undefined>> = process.env, platform: NodeJS.Platform = process.platform): ClipboardTool {
-  if (platform === "darwin" && which("pbpaste")) return macos(run);
+export function findClipboard(kit: ClipboardKit, which: Which = (c) => Bun.which(c), env: Readonly<Record<string, string | undefined>> = process.env, platform: NodeJS.Platform = process.platform): ClipboardTool {
+  if (platform === "darwin" && which("pbpaste")) return macos(kit);
   if (platform === "win32") {
     const exe = which("powershell") ?? which("pwsh");
-    if (exe) return powershell(run, exe);
+    if (exe) return powershell(kit, exe);
   } else if (platform !== "darwin") {
-    if (env.WAYLAND_DISPLAY && which("wl-paste") && which("wl-copy")) return wayland(run);
-    if (which("xclip")) return xclip(run);
-    if (which("xsel")) return xsel(run);
+    if (env.WAYLAND_DISPLAY && which("wl-paste") && which("wl-copy")) return wayland(kit);
+    if (which("xclip")) return xclip(kit);
+    if (which("xsel")) return xsel(kit);
     // WSL: the Windows clipboard through the Windows PowerShell.
-    if (which("powershell.exe")) return powershell(run, "powershell.exe");
+    if (which("powershell.exe")) return powershell(kit, "powershell.exe");
   }
   throw new ClipboardError(`Cannot reach the clipboard: ${missingTools(platform)}.`);
 }

@@ -10,6 +10,7 @@ import { imageDimensions, MediaParts } from "./attach.ts";
 import { ClipboardError, findClipboard, readClipboard } from "./clipboard.ts";
 import { convert, findRecorder, NO_RECORDER, record, waitForEnter } from "./voice.ts";
 import { addWebPage, findUrls, type WebOptions } from "./web.ts";
+import { DETECT_URLS, MEDIA_OPTIONS, VOICE_FORMAT, VOICE_INPUT_DEVICE, VOICE_LANGUAGE, WEB_TIMEOUT } from "./options.ts";
 
 /** A fence longer than any run of backticks in `text`. */
 function fenceFor(text: string): string {
@@ -37,8 +38,8 @@ export default function mediaPlugin(kit: Kit): PluginObject {
   const absolute = (path: string) => (isAbsolute(path) ? path : join(kit.root, path));
   /** URLs offered once per session, whatever the answer. */
   const offered = new Set<string>();
-  const webOptions = (s: Session): WebOptions => ({
-    timeoutMs: Number(s.options.webTimeout ?? 30) * 1000,
+  const webOptions = (): WebOptions => ({
+    timeoutMs: kit.options.get(WEB_TIMEOUT) * 1000,
     userAgent: `Mozilla/5.0 (compatible; coder/${kit.version})`,
   });
 
@@ -69,12 +70,12 @@ export default function mediaPlugin(kit: Kit): PluginObject {
       };
     },
     async onMessage(message, s) {
-      if (!(s.options.detectUrls ?? s.interactive ?? false)) return;
+      if (!(kit.options.get(DETECT_URLS) ?? s.interactive ?? false)) return;
       for (const url of findUrls(message)) {
         if (offered.has(url)) continue;
         offered.add(url);
         // One "Don't ask again" stops the offers for every URL, as --no-detect-urls does.
-        if (await s.confirm?.(`Add ${url} to the chat?`, { key: "detect-urls" })) await addWebPage(kit, s, url, webOptions(s));
+        if (await s.confirm?.(`Add ${url} to the chat?`, { key: "detect-urls" })) await addWebPage(kit, s, url, webOptions());
       }
     },
   };
@@ -86,7 +87,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     async run(arg, s) {
       let content: Awaited<ReturnType<typeof readClipboard>>;
       try {
-        content = await readClipboard(findClipboard(kit.run));
+        content = await readClipboard(findClipboard(kit));
       } catch (error) {
         if (error instanceof ClipboardError) return s.warn(error.message);
         throw error;
@@ -121,17 +122,24 @@ export default function mediaPlugin(kit: Kit): PluginObject {
       const url = arg.trim();
       if (!url) return s.warn("Usage: /web URL");
       offered.add(url);
-      await addWebPage(kit, s, url, webOptions(s));
+      await addWebPage(kit, s, url, webOptions());
     },
   };
 
   /** Write `text` to the clipboard; false (with the reason warned) when there is no way to. */
   const copyText = async (s: Session, text: string): Promise<boolean> => {
     try {
-      await findClipboard(kit.run).writeText(text);
+      await findClipboard(kit).writeText(text);
       return true;
     } catch (error) {
       if (!(error instanceof ClipboardError)) throw error;
+      // No clipboard tool (a server over SSH, a container): ask the terminal itself, by OSC 52.
+      const osc = osc52(text);
+      if (process.stdout.isTTY && osc) {
+        process.stdout.write(osc);
+        s.print("No clipboard tool here: the text went to the terminal's clipboard by OSC 52 (most terminals take it, over SSH too; in tmux, `set -g set-clipboard on`).");
+        return true;
+      }
       s.warn(error.message);
       return false;
     }
@@ -169,7 +177,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     summary: "record your voice (Enter stops) and put the transcription in the input line",
     async run(_arg, s) {
       if (!s.interactive) return s.warn("/voice needs the interactive REPL (Enter stops the recording).");
-      const device = typeof s.options.voiceInputDevice === "string" ? s.options.voiceInputDevice : undefined;
+      const device = kit.options.get(VOICE_INPUT_DEVICE);
       const recorder = findRecorder(device);
       if (!recorder) return s.warn(NO_RECORDER);
       const folder = mkdtempSync(join(tmpdir(), "coder-voice-"));
@@ -180,15 +188,15 @@ export default function mediaPlugin(kit: Kit): PluginObject {
         const recording = await record(recorder, wav, enter.done);
         enter.cancel();
         if (!recording.ok) return recording.cancelled ? s.print(recording.problem) : s.warn(recording.problem);
-        const format = String(s.options.voiceFormat ?? "wav");
+        const format = kit.options.get(VOICE_FORMAT);
         let file = wav;
         if (format !== "wav") {
           file = join(folder, `recording.${format}`);
-          const problem = await convert(wav, file);
+          const problem = await convert(kit, wav, file);
           if (problem) return s.warn(problem);
         }
         s.print("Transcribing ...");
-        const language = typeof s.options.voiceLanguage === "string" ? s.options.voiceLanguage : undefined;
+        const language = kit.options.get(VOICE_LANGUAGE);
         let text: string;
         try {
           text = await kit.transcribe({ model: s.model.name, audio: new Uint8Array(readFileSync(file)), fileName: `recording.${format}`, ...(language ? { language } : {}) });
@@ -203,5 +211,14 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     },
   };
 
-  return { apiVersion: 1, name: "media", context: [media], commands: [paste, web, copy, copyContext, voice] };
+  return { apiVersion: 2, name: "media", options: MEDIA_OPTIONS, context: [media], commands: [paste, web, copy, copyContext, voice] };
+}
+
+/** Terminals cap what an OSC 52 sequence may carry; past this the copy goes no further. */
+const OSC52_MAX_BASE64 = 100_000;
+
+/** The OSC 52 sequence that puts `text` on the terminal's clipboard, or null when it is too long for terminals to take. */
+export function osc52(text: string): string | null {
+  const data = Buffer.from(text, "utf8").toString("base64");
+  return data.length > OSC52_MAX_BASE64 ? null : `\x1b]52;c;${data}\x07`;
 }

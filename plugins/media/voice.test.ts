@@ -5,6 +5,7 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { wav } from "./testdata/make.ts";
+import { type SpawnOptions, spawnGroup } from "../../core/proc/spawn.ts";
 import { convert, findRecorder, record } from "./voice.ts";
 
 const has = (...tools: string[]) => (command: string) => (tools.includes(command) ? `/usr/bin/${command}` : null);
@@ -69,6 +70,22 @@ describe("record", () => {
   });
 
   test("another format needs ffmpeg, and says so", async () => {
-    expect(await convert("/t/r.wav", "/t/r.mp3", has())).toBe("--voice-format mp3 needs ffmpeg to convert the recording: install it, or use --voice-format wav");
+    expect(await convert({}, "/t/r.wav", "/t/r.mp3", has())).toBe("--voice-format mp3 needs ffmpeg to convert the recording: install it, or use --voice-format wav");
+  });
+
+  test("ffmpeg converts through kit.spawn (a stub on PATH): the output written, a failure's first stderr line said", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "coder-ffmpeg-"));
+    // The stub copies its input (the argument after -i) to its last argument, or fails on "bad".
+    writeFileSync(join(dir, "ffmpeg"), '#!/bin/sh\nfor a; do last="$a"; done\nwhile [ "$1" != "-i" ]; do shift; done\ncase "$2" in *bad*) echo "Invalid data found when processing input" >&2; exit 1 ;; esac\ncp "$2" "$last"\n');
+    chmodSync(join(dir, "ffmpeg"), 0o755);
+    const env = { ...process.env, PATH: `${dir}:${process.env.PATH ?? "/usr/bin:/bin"}` };
+    const calls: string[][] = [];
+    const kit = { spawn: (argv: string[], o?: Omit<SpawnOptions, "cwd">) => (calls.push(argv), spawnGroup(argv, { ...o, cwd: dir, env })) };
+    writeFileSync(join(dir, "r.wav"), wav(0.1));
+    expect(await convert(kit, join(dir, "r.wav"), join(dir, "r.mp3"), has("ffmpeg"))).toBeNull();
+    expect(readFileSync(join(dir, "r.mp3"))).toEqual(readFileSync(join(dir, "r.wav")));
+    expect(calls[0]!.slice(0, 1)).toEqual(["ffmpeg"]);
+    writeFileSync(join(dir, "bad.wav"), "x");
+    expect(await convert(kit, join(dir, "bad.wav"), join(dir, "bad.mp3"), has("ffmpeg"))).toBe("ffmpeg could not convert the recording: Invalid data found when processing input");
   });
 });

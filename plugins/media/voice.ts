@@ -3,6 +3,7 @@
 // (Ctrl-C cancels). ffmpeg also converts the recording when another format is asked for.
 import { existsSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
+import type { Kit } from "../../core/plugin.ts";
 
 type Which = (command: string) => string | null;
 
@@ -75,10 +76,13 @@ export async function record(recorder: Recorder, file: string, stop: Promise<voi
   return { ok: true };
 }
 
-/** Convert a recording with ffmpeg (for --voice-format mp3 or webm). */
-export async function convert(input: string, output: string, which: Which = (c) => Bun.which(c)): Promise<string | null> {
-  if (!which("ffmpeg")) return `--voice-format ${output.split(".").at(-1)} needs ffmpeg to convert the recording: install it, or use --voice-format wav`;
-  const proc = Bun.spawn(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", input, output], { stdin: "ignore", stdout: "ignore", stderr: "pipe" });
-  const [stderr, code] = await Promise.all([new Response(proc.stderr).text(), proc.exited]);
-  return code === 0 ? null : `ffmpeg could not convert the recording: ${stderr.trim().split("\n")[0] ?? `exit ${code}`}`;
+/** How long a conversion may take before ffmpeg (and anything it started) is stopped. */
+const CONVERT_TIMEOUT_MS = 120_000;
+
+/** Convert a recording with ffmpeg through kit.spawn (for --voice-format mp3 or webm). */
+export async function convert(kit: Pick<Kit, "spawn">, input: string, output: string, which: Which = (c) => Bun.which(c)): Promise<string | null> {
+  if (!which("ffmpeg") || !kit.spawn) return `--voice-format ${output.split(".").at(-1)} needs ffmpeg to convert the recording: install it, or use --voice-format wav`;
+  const r = await kit.spawn(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", input, output], { timeoutMs: CONVERT_TIMEOUT_MS });
+  if (r.timedOut) return `ffmpeg did not finish converting the recording within ${CONVERT_TIMEOUT_MS / 1000} s and was stopped`;
+  return r.code === 0 ? null : `ffmpeg could not convert the recording: ${r.startError ?? (r.stderr.trim().split("\n")[0] || `exit ${r.code}`)}`;
 }

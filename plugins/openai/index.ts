@@ -6,7 +6,7 @@
 import type { Kit, ModelAdapter, ModelEvent, ModelInfo, ModelRequest, Plugin, PluginObject } from "../../core/plugin.ts";
 import { ModelRequestAborted, ModelRequestError } from "./errors.ts";
 import { infoForResolved, listModels, resolveModel } from "./lookup.ts";
-import { resolveEndpoint, type Endpoint } from "./providers.ts";
+import { EndpointConfigError, PROVIDERS, resolveEndpoint, type Endpoint } from "./providers.ts";
 import { transcribe } from "./speech.ts";
 import { backoffDelay, classifyError, DEFAULT_RETRY, displayUrl, oneLine, redact, type AttemptFailure, type RetryPolicy } from "./retry.ts";
 import { ChunkReader, completionEvents, toWireParams } from "./wire.ts";
@@ -22,6 +22,12 @@ export { ModelRequestAborted, ModelRequestError };
 
 const FALLBACK_CAPS: ModelInfo["capabilities"] = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" };
 
+/**
+ * A model the table lacks gets `diff`, the format that fails safest: over a weak model's usual
+ * deviations (elided code, lines retyped from memory, a listing that stops early) a SEARCH that
+ * does not match is a repair message, where a whole-file listing is a silent wrong write
+ * (formats/unknown-default.test.ts: whole 3 of 6, diff 0).
+ */
 function fallbackInfo(name: string): ModelInfo {
   return { name, contextWindow: 128_000, maxOutput: 8_192, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: FALLBACK_CAPS, unknown: true };
 }
@@ -227,6 +233,19 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
     stream,
     defaultModel: (env) => DEFAULT_MODELS.find((d) => d.keys.some((k) => env[k]?.trim()))?.model ?? null,
     defaultModelKeys: DEFAULT_MODELS.flatMap((d) => d.keys),
+    // Without any key, coder still starts on OpenAI's model (and says which keys to set).
+    fallbackModel: "openai/gpt-4.1",
+    missingKey: (model, env) => {
+      const resolved = resolveModel(model);
+      if (!resolved) return null;
+      try {
+        resolveEndpoint(resolved.provider, { env });
+        return null;
+      } catch (error) {
+        return error instanceof EndpointConfigError && /no API key/.test(error.message) ? error.message : null;
+      }
+    },
+    providers: () => PROVIDERS.map((p) => ({ name: p.name, baseUrl: p.baseUrl, keyEnv: p.keyEnv, keyOptional: p.keyOptional, baseEnv: p.baseEnv })),
     transcribe,
   };
 }

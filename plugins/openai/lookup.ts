@@ -105,6 +105,7 @@ export function infoOf(entry: ModelEntry, name: string = entry.name): ModelInfo 
   if (entry.editor) info.editorModel = entry.editor;
   if (entry.editorFormat) info.editorFormat = entry.editorFormat;
   if (entry.encoding) info.encoding = entry.encoding;
+  if (entry.prompting) info.prompting = { ...entry.prompting };
   const rules = IMAGE_RULES[entry.name.slice(0, entry.name.indexOf("/"))];
   if (rules && info.capabilities.images) info.imageRules = rules;
   // Through OpenRouter, Anthropic models take cache_control breakpoints.

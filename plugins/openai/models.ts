@@ -6,7 +6,7 @@
 // Capabilities start from the provider's defaults (FAMILY_CAPS) and an entry lists only
 // what differs. `format` is the default edit format; `editorFormat` is the format of the
 // editor step in architect mode (the kernel adds the editor-only prompt variant).
-import type { ImageRules, ModelInfo } from "../../core/plugin.ts";
+import type { ImageRules, ModelInfo, PromptSettings } from "../../core/plugin.ts";
 
 export type Capabilities = ModelInfo["capabilities"];
 
@@ -25,7 +25,19 @@ export interface ModelEntry {
   editorFormat?: string;
   caps?: Partial<Capabilities>;
   encoding?: string;
+  /** Prompt settings (ModelInfo.prompting): where the reminder goes, and a "lazy" or "overeager" addendum. */
+  prompting?: PromptSettings;
 }
+
+/**
+ * Prompt settings that follow what is known of these families (the same ones Aider marks):
+ * OpenAI's GPT-4o and GPT-4 Turbo weigh a system message more than a line appended to the request;
+ * GPT-4 Turbo elides code ("lazy"); Anthropic's Sonnet and Opus 4 tend to change more than
+ * was asked ("overeager").
+ */
+const SYSTEM_REMINDER: PromptSettings = { reminder: "system" };
+const LAZY: PromptSettings = { reminder: "system", addendum: "lazy" };
+const OVEREAGER: PromptSettings = { addendum: "overeager" };
 
 const FULL: Capabilities = { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, thinkingTokens: false, prefill: false, cache: "none" };
 
@@ -72,25 +84,25 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "openai/gpt-4.1", aliases: ["4.1"], context: 1_047_576, maxOutput: 32_768, price: [2, 8, 0.5], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff" },
   { name: "openai/gpt-4.1-mini", context: 1_047_576, maxOutput: 32_768, price: [0.4, 1.6, 0.1], format: "diff", weak: "openai/gpt-4.1-mini" },
   { name: "openai/gpt-4.1-nano", context: 1_047_576, maxOutput: 32_768, price: [0.1, 0.4, 0.025], format: "whole", weak: "openai/gpt-4.1-nano" },
-  { name: "openai/gpt-4o", aliases: ["4o"], context: 128_000, maxOutput: 16_384, price: [2.5, 10, 1.25], format: "diff", weak: "openai/gpt-4o-mini", editor: "openai/gpt-4o", editorFormat: "diff" },
-  { name: "openai/gpt-4o-mini", context: 128_000, maxOutput: 16_384, price: [0.15, 0.6, 0.075], format: "whole", weak: "openai/gpt-4o-mini" },
+  { name: "openai/gpt-4o", aliases: ["4o"], context: 128_000, maxOutput: 16_384, price: [2.5, 10, 1.25], format: "diff", weak: "openai/gpt-4o-mini", editor: "openai/gpt-4o", editorFormat: "diff", prompting: SYSTEM_REMINDER },
+  { name: "openai/gpt-4o-mini", context: 128_000, maxOutput: 16_384, price: [0.15, 0.6, 0.075], format: "whole", weak: "openai/gpt-4o-mini", prompting: SYSTEM_REMINDER },
   { name: "openai/o3", context: 200_000, maxOutput: 100_000, price: [2, 8, 0.5], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff", caps: REASONING },
   { name: "openai/o3-pro", context: 200_000, maxOutput: 100_000, price: [20, 80], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff", caps: REASONING },
   { name: "openai/o4-mini", context: 200_000, maxOutput: 100_000, price: [1.1, 4.4, 0.275], format: "diff", weak: "openai/gpt-4.1-mini", editor: "openai/gpt-4.1", editorFormat: "diff", caps: REASONING },
   { name: "openai/o3-mini", context: 200_000, maxOutput: 100_000, price: [1.1, 4.4, 0.55], format: "diff", weak: "openai/gpt-4o-mini", editor: "openai/gpt-4o", editorFormat: "diff", caps: { ...REASONING, tools: true, ...TEXT_ONLY } },
-  { name: "openai/gpt-4-turbo", context: 128_000, maxOutput: 4_096, price: [10, 30], format: "udiff", weak: "openai/gpt-4o-mini", encoding: "cl100k_base", caps: { pdf: false } },
+  { name: "openai/gpt-4-turbo", context: 128_000, maxOutput: 4_096, price: [10, 30], format: "udiff", weak: "openai/gpt-4o-mini", encoding: "cl100k_base", caps: { pdf: false }, prompting: LAZY },
   { name: "openai/gpt-3.5-turbo", context: 16_385, maxOutput: 4_096, price: [0.5, 1.5], format: "whole", weak: "openai/gpt-3.5-turbo", encoding: "cl100k_base", caps: TEXT_ONLY },
 
   // ── Anthropic (OpenAI-compatible endpoint) ───────────────────────────────
-  { name: "anthropic/claude-sonnet-5", context: 200_000, maxOutput: 64_000, price: [2, 10, 0.2, 2.5], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-5", editorFormat: "diff" },
-  { name: "anthropic/claude-opus-4-7", context: 200_000, maxOutput: 128_000, price: [5, 25, 0.5, 6.25], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-6", editorFormat: "diff" },
-  { name: "anthropic/claude-opus-4-6", context: 200_000, maxOutput: 128_000, price: [5, 25, 0.5, 6.25], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-6", editorFormat: "diff" },
-  { name: "anthropic/claude-sonnet-4-6", context: 200_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-6", editorFormat: "diff" },
-  { name: "anthropic/claude-opus-4-5", context: 200_000, maxOutput: 64_000, price: [5, 25, 0.5, 6.25], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-5", editorFormat: "diff" },
-  { name: "anthropic/claude-sonnet-4-5", aliases: ["sonnet", "claude-sonnet-4-5-20250929"], context: 200_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-5", editorFormat: "diff" },
-  { name: "anthropic/claude-opus-4-1", aliases: ["opus", "claude-opus-4-1-20250805"], context: 200_000, maxOutput: 32_000, price: [15, 75, 1.5, 18.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-5", editorFormat: "diff" },
-  { name: "anthropic/claude-opus-4-0", aliases: ["claude-opus-4", "claude-opus-4-20250514"], context: 200_000, maxOutput: 32_000, price: [15, 75, 1.5, 18.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-0", editorFormat: "diff" },
-  { name: "anthropic/claude-sonnet-4-0", aliases: ["claude-sonnet-4", "claude-sonnet-4-20250514"], context: 200_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-0", editorFormat: "diff" },
+  { name: "anthropic/claude-sonnet-5", context: 200_000, maxOutput: 64_000, price: [2, 10, 0.2, 2.5], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-5", editorFormat: "diff", prompting: OVEREAGER },
+  { name: "anthropic/claude-opus-4-7", context: 200_000, maxOutput: 128_000, price: [5, 25, 0.5, 6.25], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-6", editorFormat: "diff", prompting: OVEREAGER },
+  { name: "anthropic/claude-opus-4-6", context: 200_000, maxOutput: 128_000, price: [5, 25, 0.5, 6.25], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-6", editorFormat: "diff", prompting: OVEREAGER },
+  { name: "anthropic/claude-sonnet-4-6", context: 200_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-6", editorFormat: "diff", prompting: OVEREAGER },
+  { name: "anthropic/claude-opus-4-5", context: 200_000, maxOutput: 64_000, price: [5, 25, 0.5, 6.25], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-5", editorFormat: "diff", prompting: OVEREAGER },
+  { name: "anthropic/claude-sonnet-4-5", aliases: ["sonnet", "claude-sonnet-4-5-20250929"], context: 200_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-5", editorFormat: "diff", prompting: OVEREAGER },
+  { name: "anthropic/claude-opus-4-1", aliases: ["opus", "claude-opus-4-1-20250805"], context: 200_000, maxOutput: 32_000, price: [15, 75, 1.5, 18.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-5", editorFormat: "diff", prompting: OVEREAGER },
+  { name: "anthropic/claude-opus-4-0", aliases: ["claude-opus-4", "claude-opus-4-20250514"], context: 200_000, maxOutput: 32_000, price: [15, 75, 1.5, 18.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-0", editorFormat: "diff", prompting: OVEREAGER },
+  { name: "anthropic/claude-sonnet-4-0", aliases: ["claude-sonnet-4", "claude-sonnet-4-20250514"], context: 200_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "anthropic/claude-haiku-4-5", editor: "anthropic/claude-sonnet-4-0", editorFormat: "diff", prompting: OVEREAGER },
   { name: "anthropic/claude-haiku-4-5", aliases: ["haiku", "claude-haiku-4-5-20251001"], context: 200_000, maxOutput: 64_000, price: [1, 5, 0.1, 1.25], format: "diff", weak: "anthropic/claude-haiku-4-5" },
   { name: "anthropic/claude-3-5-haiku-latest", aliases: ["claude-3-5-haiku-20241022"], context: 200_000, maxOutput: 8_192, price: [0.8, 4, 0.08, 1], format: "diff", weak: "anthropic/claude-3-5-haiku-latest", caps: { thinkingTokens: false } },
 
@@ -132,7 +144,7 @@ export const MODELS: readonly ModelEntry[] = [
   { name: "fireworks/accounts/fireworks/models/deepseek-v3p1", context: 163_840, maxOutput: 16_384, price: [0.56, 1.68], format: "diff", weak: "fireworks/accounts/fireworks/models/deepseek-v3p1" },
 
   // ── OpenRouter: a few entries of its own; other "vendor/model" ids fall back to the vendor's entry ─
-  { name: "openrouter/anthropic/claude-sonnet-4.5", context: 1_000_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", editor: "openrouter/anthropic/claude-sonnet-4.5", editorFormat: "diff", caps: { images: true, thinkingTokens: true } },
+  { name: "openrouter/anthropic/claude-sonnet-4.5", context: 1_000_000, maxOutput: 64_000, price: [3, 15, 0.3, 3.75], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", editor: "openrouter/anthropic/claude-sonnet-4.5", editorFormat: "diff", caps: { images: true, thinkingTokens: true }, prompting: OVEREAGER },
   { name: "openrouter/anthropic/claude-haiku-4.5", context: 200_000, maxOutput: 64_000, price: [1, 5, 0.1, 1.25], format: "diff", weak: "openrouter/anthropic/claude-haiku-4.5", caps: { images: true, thinkingTokens: true } },
   { name: "openrouter/qwen/qwen3-coder", context: 262_144, maxOutput: 65_536, price: [0.22, 0.95], format: "diff", weak: "openrouter/qwen/qwen3-coder" },
   { name: "openrouter/moonshotai/kimi-k2", context: 131_072, maxOutput: 16_384, price: [0.5, 2.4], format: "diff", weak: "openrouter/moonshotai/kimi-k2" },

@@ -40,6 +40,12 @@ test("transport failures are retryable with a plain reason", () => {
   expect(classifyError({ error: { message: "Overloaded" }, message: "Overloaded" })).toEqual({ retryable: true, reason: "error mid-stream: Overloaded" });
 });
 
+test("redaction takes the key in use only as a whole token, and never a key under 8 characters", () => {
+  expect(redact("model openai/test-model failed", "test")).toBe("model openai/test-model failed");
+  expect(redact("key abcd1234efgh was refused; xabcd1234efgh is another word", "abcd1234efgh")).toBe("key [redacted] was refused; xabcd1234efgh is another word");
+  expect(redact("Authorization: token=local.key+1/x", "local.key+1/x")).toBe("Authorization: token=[redacted]");
+});
+
 test("redaction removes the key in use and key-shaped strings", () => {
   const text = "bad key sk-proj-abcdef1234567890 and AIzaSyA1234567890abcdefghijk, Bearer abcdefghijklmnop, url?key=zzz&x=1, mine: hunter2-secret";
   const out = redact(text, "hunter2-secret");

@@ -159,11 +159,19 @@ const KEY_PATTERNS: readonly RegExp[] = [
   /([?&](?:key|api[_-]?key|token)=)[^&\s]+/gi,
 ];
 
-/** Remove API keys (the one in use, and anything shaped like one) from text meant for the user. */
+/** A key this short is no secret worth hiding, and hiding it would blank out ordinary words ("test" in "openai/test-model"). */
+const MIN_SECRET_CHARS = 8;
+
+/**
+ * Remove API keys (the one in use, and anything shaped like one) from text meant for the user.
+ * The key in use goes where it stands as a whole token, never out of the middle of a word.
+ */
 export function redact(text: string, ...secrets: (string | undefined)[]): string {
   let out = text;
   for (const secret of secrets) {
-    if (secret && secret.length >= 4) out = out.split(secret).join("[redacted]");
+    if (!secret || secret.length < MIN_SECRET_CHARS) continue;
+    const escaped = secret.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    out = out.replace(new RegExp(`(?<![A-Za-z0-9_-])${escaped}(?![A-Za-z0-9_-])`, "g"), "[redacted]");
   }
   for (const pattern of KEY_PATTERNS) out = out.replace(pattern, (_m, prefix?: unknown) => (typeof prefix === "string" ? `${prefix}[redacted]` : "[redacted]"));
   return out;

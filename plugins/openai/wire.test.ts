@@ -60,6 +60,16 @@ test("tool calls without an id get one; usage is reported once, last value wins"
   ]);
 });
 
+test("reasoning deltas (reasoning_content, or reasoning) are reasoning events, apart from the text", () => {
+  const reader = new ChunkReader();
+  expect(reader.read({ choices: [{ delta: { reasoning_content: "think " } }] })).toEqual([{ type: "reasoning", text: "think " }]);
+  expect(reader.read({ choices: [{ delta: { reasoning: "more", content: "Answer" } }] } as never)).toEqual([
+    { type: "reasoning", text: "more" },
+    { type: "text", text: "Answer" },
+  ]);
+  expect(reader.read({ choices: [{ delta: { reasoning: { effort: "high" } } }] } as never)).toEqual([]);
+});
+
 test("stream_options only where the server takes it; Groq's x_groq usage is read", () => {
   const info: ModelInfo = { name: "mistral/x", contextWindow: 1000, maxOutput: 100, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: caps() };
   const req = { model: "mistral/x", messages: [{ role: "user" as const, content: "hi" }], stream: true, env: {} };

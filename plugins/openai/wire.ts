@@ -199,7 +199,7 @@ interface ChunkToolCall {
 }
 
 interface Chunk {
-  choices?: { index?: number; delta?: { content?: string | null; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null }[];
+  choices?: { index?: number; delta?: { content?: string | null; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: ChunkToolCall[] }; finish_reason?: string | null }[];
   usage?: Record<string, unknown> | null;
   /** Groq reports streamed usage here. */
   x_groq?: { usage?: Record<string, unknown> | null } | null;
@@ -219,6 +219,9 @@ export class ChunkReader {
     const choice = chunk.choices?.find((c) => (c.index ?? 0) === 0);
     if (!choice) return events;
     const delta = choice.delta ?? {};
+    // DeepSeek, vLLM and llama.cpp send `reasoning_content`; OpenRouter and others `reasoning`.
+    const reasoning = reasoningText(delta);
+    if (reasoning) events.push({ type: "reasoning", text: reasoning });
     if (typeof delta.content === "string" && delta.content) events.push({ type: "text", text: delta.content });
     delta.tool_calls?.forEach((call, position) => {
       const index = call.index ?? position;
@@ -246,8 +249,15 @@ export class ChunkReader {
   }
 }
 
+/** A delta's or message's reasoning text, whichever field the server uses; "" for none. */
+function reasoningText(part: { reasoning_content?: unknown; reasoning?: unknown }): string {
+  if (typeof part.reasoning_content === "string") return part.reasoning_content;
+  if (typeof part.reasoning === "string") return part.reasoning;
+  return "";
+}
+
 interface Completion {
-  choices?: { message?: { content?: string | null; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[];
+  choices?: { message?: { content?: string | null; reasoning_content?: unknown; reasoning?: unknown; tool_calls?: { id?: string; function?: { name?: string; arguments?: string } }[] }; finish_reason?: string | null }[];
   usage?: Record<string, unknown> | null;
 }
 
@@ -256,6 +266,8 @@ export function completionEvents(completion: Completion): ModelEvent[] {
   const events: ModelEvent[] = [];
   const choice = completion.choices?.[0];
   const message = choice?.message;
+  const reasoning = message ? reasoningText(message) : "";
+  if (reasoning) events.push({ type: "reasoning", text: reasoning });
   if (message?.content) events.push({ type: "text", text: message.content });
   message?.tool_calls?.forEach((call, index) => {
     events.push({ type: "tool-call", index, id: call.id || `call_${index}`, name: call.function?.name ?? "", argumentsDelta: call.function?.arguments ?? "" });

@@ -35,6 +35,8 @@ function setup(): { root: string; kit: Kit; warnings: string[] } {
     tokens: { count: (text: string) => countTokens(text) },
     files: { list: async () => Object.keys(FILES), read: async () => null, absolute: (p: string) => join(root, p) },
     log: { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) },
+    // The options the last `turn(root, options)` named, as the kernel's settled settings would give them.
+    options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
     state: { file: (path: string, siblings?: readonly string[]) => statePath(root, path, siblings) },
   } as unknown as Kit;
   return { root, kit, warnings };
@@ -42,7 +44,10 @@ function setup(): { root: string; kit: Kit; warnings: string[] } {
 
 const MODEL = { name: "test/model", contextWindow: 128_000 } as ModelInfo;
 
+let current: Record<string, unknown> = {};
+
 function turn(root: string, options: Record<string, unknown>, extra: Partial<TurnContext> = {}): TurnContext {
+  current = options;
   return {
     root,
     chatFiles: [],

@@ -1,16 +1,17 @@
 // The repo map as a context provider ("repomap", session-stable) with /map and
 // /map-refresh. It needs no model: `coder map` and --show-repo-map call it too.
-import type { ContextBlock, Kit, Plugin, PluginObject, Session, TurnContext } from "../../core/plugin.ts";
+import type { ContextBlock, Kit, Plugin, PluginObject, Session, SubcommandContext, TurnContext } from "../../core/plugin.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
 import { SQLITE_SIBLINGS, TAG_CACHE, TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
 import { MapMemory } from "./memory.ts";
 import { reparseInBackground, type BackgroundReparse } from "./scan.ts";
+import { MAP_MULTIPLIER_NO_FILES, MAP_REFRESH, MAP_SUBCOMMAND, MAP_TOKENS, REPOMAP_OPTIONS } from "./options.ts";
 
-export type RefreshMode = "auto" | "always" | "files" | "manual";
+export type RefreshMode = (typeof MAP_REFRESH.values)[number];
 
 /** The map's token budget for a turn, or null when the map is disabled. */
-export function mapBudget(options: Readonly<Record<string, unknown>>, contextWindow: number, chatFileCount: number): number | null {
+export function mapBudget(options: { mapTokens?: number; mapMultiplierNoFiles?: number }, contextWindow: number, chatFileCount: number): number | null {
   const configured = options.mapTokens;
   let budget: number;
   if (typeof configured === "number") {
@@ -20,7 +21,7 @@ export function mapBudget(options: Readonly<Record<string, unknown>>, contextWin
     budget = Math.min(4096, Math.max(1024, Math.floor(contextWindow / 8)));
   }
   if (chatFileCount === 0) {
-    const multiplier = typeof options.mapMultiplierNoFiles === "number" ? options.mapMultiplierNoFiles : 2;
+    const multiplier = options.mapMultiplierNoFiles ?? MAP_MULTIPLIER_NO_FILES.default;
     const grown = Math.floor(budget * multiplier);
     // With no files in the chat the map is the model's only orientation: grow it, within the context window.
     const room = contextWindow - 4096;
@@ -86,9 +87,10 @@ export class RepoMapService {
   async provide(turn: TurnContext): Promise<ContextBlock | null> {
     // A read-only file outside the repository (an absolute path) is in no map.
     const chatFiles = [...new Set([...turn.chatFiles, ...turn.readOnlyFiles])].filter((f) => !f.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(f));
-    const budget = mapBudget(turn.options, turn.model.contextWindow, turn.chatFiles.length);
+    const options = this.#kit.options;
+    const budget = mapBudget({ mapTokens: options.get(MAP_TOKENS), mapMultiplierNoFiles: options.get(MAP_MULTIPLIER_NO_FILES) }, turn.model.contextWindow, turn.chatFiles.length);
     if (budget === null) return null;
-    const mode = (turn.options.mapRefresh as RefreshMode | undefined) ?? "auto";
+    const mode: RefreshMode = options.get(MAP_REFRESH);
     const forced = this.#forceNext;
     this.#forceNext = false;
     if (mode === "manual" && this.#last && !forced) return this.#block(this.#last, turn);
@@ -236,12 +238,32 @@ function turnFromSession(session: Session): TurnContext {
   };
 }
 
+/** `coder map [FILE ...]` / `--show-repo-map`: the map for these chat files, outside any request. */
+async function printMap(service: RepoMapService, kit: Kit, files: readonly string[], cli: SubcommandContext): Promise<number> {
+  const block = await service.provide(cli.turn(files));
+  const off = kit.options.get(MAP_TOKENS) === 0 ? " (the map is off: --map-tokens is 0)" : "";
+  cli.print(block?.text ? block.text : `(the repo map is empty)${off}`);
+  return 0;
+}
+
 export default ((kit: Kit): PluginObject => {
   const service = new RepoMapService(kit);
   return {
-    apiVersion: 1,
+    apiVersion: 2,
     name: "repomap",
-    context: [{ name: "repomap", stability: "session", provide: (turn) => service.provide(turn) }],
+    options: REPOMAP_OPTIONS,
+    subcommands: [{ ...MAP_SUBCOMMAND, run: (files, cli) => printMap(service, kit, files, cli) }],
+    context: [
+      {
+        name: "repomap",
+        stability: "session",
+        provide: (turn) => service.provide(turn),
+        banner: ({ options, model, chatFiles }) => {
+          const budget = mapBudget({ mapTokens: kit.options.get(MAP_TOKENS), mapMultiplierNoFiles: kit.options.get(MAP_MULTIPLIER_NO_FILES) }, model.contextWindow, chatFiles.length);
+          return budget === null ? "repo map: off" : `repo map: ${budget.toLocaleString("en-US")} tokens${chatFiles.length ? "" : " (grown: no files in the chat)"}`;
+        },
+      },
+    ],
     commands: [
       {
         name: "map",

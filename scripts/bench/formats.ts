@@ -9,7 +9,7 @@ import { FileStore } from "../../core/edit/files.ts";
 import { matcher } from "../../core/edit/matcher.ts";
 import type { EditFormat } from "../../core/plugin.ts";
 import editblock from "../../formats/editblock/index.ts";
-import { parseEditBlocks } from "../../formats/editblock/parse.ts";
+import { parseEditBlocks } from "../../core/edit/blocks.ts";
 import { loadFormat, testKit } from "../../tests/support/format-kit.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "..", "shared", "fixtures", "aider");

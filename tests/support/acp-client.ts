@@ -16,6 +16,8 @@ export interface ClientOptions {
   buffers?: Map<string, string>;
   /** The option ids to pick, one per permission request, in order ("cancelled" answers cancelled). */
   answers?: string[];
+  /** fs/write_text_file answers with this error (message and data), as an editor whose user refused the write. */
+  refuseWrites?: { message: string; data: unknown };
   /** Extra arguments after `acp` and the test model's flags. */
   args?: string[];
   home: string;
@@ -76,6 +78,7 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
     })
     .onRequest(acp.methods.client.fs.writeTextFile, ({ params }) => {
       writes.push({ path: params.path, content: params.content });
+      if (options.refuseWrites) throw new acp.RequestError(-32000, options.refuseWrites.message, options.refuseWrites.data);
       mkdirSync(dirname(params.path), { recursive: true });
       writeFileSync(params.path, params.content);
       options.buffers?.delete(params.path);

@@ -41,6 +41,9 @@ export interface FakeUsage {
  */
 export interface FakeStep {
   text?: string;
+  /** Reasoning streamed before the text, as DeepSeek and vLLM send it (`delta.reasoning_content`), or as OpenRouter does (`delta.reasoning`) with `reasoningField`. */
+  reasoning?: string;
+  reasoningField?: "reasoning_content" | "reasoning";
   toolCalls?: FakeToolCall[];
   /** Default: "tool_calls" when there are tool calls, else "stop". */
   finishReason?: "stop" | "length" | "tool_calls" | "content_filter";
@@ -388,6 +391,8 @@ function replyChunks(step: FakeStep, body: any, id: string): Record<string, unkn
   const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] });
   const out: Record<string, unknown>[] = [chunk({ role: "assistant", content: "" })];
   const size = Math.max(1, step.chunkChars ?? 8);
+  const reasoning = step.reasoning ?? "";
+  for (let i = 0; i < reasoning.length; i += size) out.push(chunk({ [step.reasoningField ?? "reasoning_content"]: reasoning.slice(i, i + size) }));
   const text = step.text ?? "";
   for (let i = 0; i < text.length; i += size) out.push(chunk({ content: text.slice(i, i + size) }));
   toolCallsOf(step).forEach((call, index) => {

@@ -11,18 +11,22 @@ import { fittedSize, mediaTokens, mediaTypeOfFile } from "../../core/chat/parts.
 import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } from "../../core/plugin.ts";
 import { resolveModelPath } from "../../core/edit/paths.ts";
 import { reports } from "../../core/edit/reports.ts";
-import { stateFolder, statePath, writeState } from "../../core/edit/state.ts";
+import { formatHelpers } from "../../core/edit/search-replace.ts";
+import { readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../../core/edit/state.ts";
 
 /** A kit over `root` (a fresh temp dir by default). */
 export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))): Kit {
   const store = new FileStore(root);
   return {
-    apiVersion: 1,
+    apiVersion: 2,
     version: "0.0.0-test",
+    options: { get: (spec) => spec.default as never },
+    ui: { confirm: async () => false, select: async (_q, _c, o) => o?.default ?? null, input: async (_q, o) => o?.default ?? null },
     root,
     cwd: root,
     matcher,
     reports,
+    formats: formatHelpers(matcher),
     FormatError,
     tokens: { count: (text) => Math.ceil(text.length / 4) },
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
@@ -36,7 +40,11 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     run: async () => ({ code: 0, stdout: "", stderr: "" }),
     log: { debug() {}, info() {}, warn() {}, error() {} },
     cacheDir: (plugin) => stateFolder(root, `cache/${plugin}`),
-    state: { write: (path, data) => writeState(root, path, data), file: (path, siblings) => statePath(root, path, siblings) },
+    state: {
+      write: (path, data) => writeState(root, path, data),
+      file: (path, siblings) => statePath(root, path, siblings),
+      read: (path, maxBytes) => readState(root, path, maxBytes ?? STATE_READ_BYTES),
+    },
     modelInfo: () => {
       throw new Error("no models in format tests");
     },

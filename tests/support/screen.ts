@@ -17,6 +17,10 @@ export interface ScreenOptions {
   env?: Record<string, string>;
   cols?: number;
   rows?: number;
+  /** Only `args`: no test model, key or server flags (a first run without a key). */
+  bare?: boolean;
+  /** Run this instead of dist/coder (e.g. a shell with job control, to start coder in). */
+  command?: string[];
 }
 
 export interface Screen {
@@ -36,13 +40,23 @@ export interface Screen {
   type(line: string): void;
   /** A bracketed paste, as a terminal sends it once the program asked for bracketed paste. */
   paste(text: string): void;
+  /**
+   * Resize the terminal as a window manager would: the pseudo-terminal's size changes (the
+   * kernel signals SIGWINCH to the program) and the headless xterm reflows its lines.
+   */
+  resize(cols: number, rows: number): void;
   exited: Promise<number>;
+}
+
+/** dist/coder and its arguments for a test: the test model and the fake server unless `bare`. */
+export function coderArgv(opts: Pick<ScreenOptions, "bare" | "server" | "args">): string[] {
+  return opts.bare ? [BINARY, ...opts.args] : [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", opts.server.url, "--api-key", "sk-test", ...opts.args];
 }
 
 export function startScreen(opts: ScreenOptions): Screen {
   const cols = opts.cols ?? 120;
   const rows = opts.rows ?? 45;
-  const argv = [BINARY, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", opts.server.url, "--api-key", "sk-test", ...opts.args];
+  const argv = opts.command ?? coderArgv(opts);
   const command = argv.map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
   const proc = Bun.spawn([SCRIPT as string, "-qfec", `stty cols ${cols} rows ${rows}; exec ${command}`, "/dev/null"], {
     cwd: opts.cwd,
@@ -127,6 +141,12 @@ export function startScreen(opts: ScreenOptions): Screen {
     },
     paste(text) {
       screen.send(`\x1b[200~${text}\x1b[201~`);
+    },
+    resize(cols, rows) {
+      term.resize(cols, rows);
+      // The program is script's child (sh exec'd it); its stdin is the pseudo-terminal.
+      const child = Bun.spawnSync(["pgrep", "-P", String(proc.pid)]).stdout.toString().trim().split("\n")[0];
+      Bun.spawnSync(["sh", "-c", `stty cols ${cols} rows ${rows} < /proc/${child}/fd/0`]);
     },
     exited: proc.exited,
   };

@@ -4,9 +4,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { FileStore } from "../../edit/files.ts";
 import { Gate } from "../../gate/gate.ts";
-import type { Edit, EditFormat, ModelReply } from "../../plugin.ts";
+import type { Edit, EditFormat, MatchFailure, ModelReply } from "../../plugin.ts";
 import type { Registered } from "../../plugins/registry.ts";
-import { lineDelta, parseReply, stageEdits } from "./apply.ts";
+import { guardUncommitted, lineDelta, parseReply, stageEdits } from "./apply.ts";
+import { SharedMatcher } from "../../edit/matcher.ts";
 import type { Choice } from "../../gate/prompter.ts";
 import { ScriptedPrompter } from "../../../tests/support/scripted-prompter.ts";
 
@@ -159,6 +160,15 @@ describe("stageEdits: every path an edit writes is gated", () => {
     expect(staged.before.get("a.txt")).toBe("alpha\n");
   });
 
+  test("a move to a declined protected path keeps its source, and an edit sharing a path with it is dropped too", async () => {
+    // b.txt => .coder.json is declined (nobody to ask): its source b.txt stays, and so does a.txt,
+    // which the first move also wrote (the chain of one-unit edits).
+    const { staged } = await stage("a.txt => b.txt\nb.txt => .coder.json", true);
+    expect(staged.outcomes.map((o) => o.status)).toEqual(["skipped", "skipped"]);
+    expect(staged.changes.size).toBe(0);
+    expect(staged.outcomes[0]!.status === "skipped" && staged.outcomes[0]!.detail).toContain("so this edit (which also writes b.txt) was not made either");
+  });
+
   test("a write the edits did not declare is gated after apply; declined, nothing from the reply is kept", async () => {
     const refused = await stage("a.txt => b.txt undeclared", false, ["no"]);
     expect(refused.asked).toEqual(["Allow edits to b.txt, which is not in the chat?"]);
@@ -169,6 +179,46 @@ describe("stageEdits: every path an edit writes is gated", () => {
     expect([...allowed.staged.changes.keys()].sort()).toEqual(["a.txt", "b.txt"]);
     expect(allowed.staged.before.get("b.txt")).toBe("beta\n");
     expect(allowed.staged.joined).toEqual(["b.txt"]);
+  });
+});
+
+describe("stageEdits: a front end's amendment", () => {
+  test("joins a reply that changed something, for chat files only; a reply that changed nothing gets none", async () => {
+    const { files, gate } = setup(false);
+    const amend = () =>
+      new Map([
+        ["b.txt", "beta, amended\n"],
+        ["ro.txt", "not a chat file\n"],
+      ]);
+    const inputs = { ...base, chatFiles: ["a.txt", "b.txt"], reply: reply(""), readOnlyFiles: [], files, gate, amend };
+    const parsed = parseReply({ ...base, reply: reply("a.txt: alpha -> ALPHA") });
+    if (!parsed.ok) throw new Error(parsed.error);
+    const staged = await stageEdits(inputs, parsed.parsed.edits);
+    expect([...staged.changes]).toEqual([
+      ["a.txt", "ALPHA\n"],
+      ["b.txt", "beta, amended\n"],
+    ]);
+    expect(staged.before.get("b.txt")).toBe("beta\n");
+    const none = parseReply({ ...base, reply: reply("a.txt: missing -> x") });
+    if (!none.ok) throw new Error(none.error);
+    expect((await stageEdits(inputs, none.parsed.edits)).changes.size).toBe(0);
+  });
+});
+
+describe("guardUncommitted", () => {
+  test("an editor's unsaved change is kept like an uncommitted one: a SEARCH quoting the saved file lands only on the buffer's exact lines", async () => {
+    const saved = 'HOST = "localhost"\nPORT = 8080\nTIMEOUT = 30\nRETRIES = 3\nLOG_LEVEL = "info"\n';
+    const buffer = saved.replace("TIMEOUT = 30", "TIMEOUT = 60");
+    const root = mkdtempSync(join(tmpdir(), "coder-guard-"));
+    writeFileSync(join(root, "c.py"), saved);
+    const files = new FileStore(root, { editor: { text: (rel) => (rel === "c.py" ? buffer : undefined) } });
+    const matcher = new SharedMatcher();
+    const end = await guardUncommitted({ matcher, git: null, files }, ["c.py"]);
+    const r = matcher.replace(buffer, saved, saved.replace("RETRIES = 3", "RETRIES = 5"));
+    expect(r).toMatchObject({ status: "failed", userChange: { path: "c.py", was: "saved", startLine: 1, endLine: 5 } });
+    expect(matcher.explain(r as MatchFailure, saved, "", "c.py")).toContain("as it was last saved");
+    end();
+    expect(matcher.replace(buffer, saved, saved.replace("RETRIES = 3", "RETRIES = 5"))).toMatchObject({ status: "applied", rung: "fuzzy" });
   });
 });
 

@@ -3,10 +3,13 @@
 // what happened; the turn loop turns failures into the reflection.
 import { posix } from "node:path";
 import { FormatError, PluginError } from "../../errors.ts";
-import type { WriteOptions, WriteReport } from "../../edit/files.ts";
+import type { FileWrite, WriteOptions, WriteReport } from "../../edit/files.ts";
 import type { ConfirmGroup, EditPermission } from "../../gate/gate.ts";
-import type { Edit, EditFormat, EditOutcome, Fence, ModelReply, ParsedReply, Workspace } from "../../plugin.ts";
+import type { Edit, EditFormat, EditOutcome, Fence, Matcher, ModelReply, ParsedReply, Workspace } from "../../plugin.ts";
+import { SharedMatcher } from "../../edit/matcher.ts";
+import type { CommittedFile } from "../../edit/uncommitted.ts";
 import { guard, messageOf, type Registered } from "../../plugins/registry.ts";
+import type { Hooks } from "../../plugins/hooks.ts";
 
 /** The staged workspace the file store hands out: a Workspace that can list its changes. */
 export interface StagedWorkspace extends Workspace {
@@ -27,6 +30,10 @@ export interface FileStoreLike {
   unreadable(path: string): string;
   workspace(chatFiles: readonly string[]): StagedWorkspace;
   writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions): Promise<WriteReport>;
+  /** The file as saved, when an editor holds an unsaved change to it (else null). */
+  savedWhenUnsaved?(rel: string): string | null;
+  /** Hear what each write batch wrote, until the returned function is called. */
+  onWrite(listener: (written: readonly FileWrite[]) => void): () => void;
 }
 
 /** What the engine needs of core/gate/gate.ts `Gate`. */
@@ -47,6 +54,51 @@ export interface ApplyInputs {
   gate: GateLike;
   /** A unified diff of one file's change, shown when a change needs a person's yes. */
   diff(path: string, before: string, after: string): string;
+  /** Plugins' onEdit hooks (none: every staged change stands). */
+  hooks?: Pick<Hooks, "has" | "edit">;
+  /** Shown every file the edits would change, before the gate asks anything (an editor's cards); optional. */
+  preview?(changes: readonly { path: string; before: string | null; after: string | null }[]): void;
+  /**
+   * Tell the shared matcher which of `paths` hold uncommitted changes, while the edits are
+   * applied (see `guardUncommitted`); returns the function that ends it.
+   */
+  guardUncommitted?(paths: readonly string[]): Promise<() => void>;
+  /** More changes for a reply that changed something, in the same write and commit (see `ReplyAmendment`). */
+  amend?: ReplyAmendment;
+}
+
+/**
+ * What a front end adds to a reply that changed files, written and committed with it: watch
+ * mode removes the AI comments it acted on, so a comment costs one commit, not two. Gets the
+ * reply's changes and a read of any file as the reply leaves it; returns chat files' new texts.
+ */
+export type ReplyAmendment = (changes: ReadonlyMap<string, string | null>, read: (path: string) => string | null) => Map<string, string>;
+
+/** What `guardUncommitted` needs: the kit's matcher, git, and the file store's reads. */
+export interface UncommittedSources {
+  matcher: Matcher;
+  git: { committedTexts(paths: readonly string[]): Promise<Map<string, string>> } | null;
+  files: Pick<FileStoreLike, "read" | "savedWhenUnsaved">;
+}
+
+/**
+ * The user's uncommitted changes to `paths`, made known to the shared matcher until the
+ * returned function is called: a SEARCH quoting such a file as last committed then lands only
+ * on an exact copy of the current lines, never approximately over the user's change.
+ */
+export async function guardUncommitted(sources: UncommittedSources, paths: readonly string[]): Promise<() => void> {
+  const { matcher, git, files } = sources;
+  if (!(matcher instanceof SharedMatcher)) return () => {};
+  const dirty: CommittedFile[] = [];
+  const committed = git ? await git.committedTexts(paths) : new Map<string, string>();
+  for (const path of paths) {
+    // Older versions the user has changed since: the last commit, and the saved file under an editor's unsaved buffer.
+    const olders = [{ text: committed.get(path), was: "committed" as const }, { text: files.savedWhenUnsaved?.(path), was: "saved" as const }].filter((o) => typeof o.text === "string");
+    const now = olders.length ? files.read(path) : null;
+    if (now === null) continue;
+    for (const { text, was } of olders) if (text !== now) dirty.push({ path, head: text as string, disk: now, was });
+  }
+  return matcher.uncommitted.begin(dirty);
 }
 
 export type ParseResult = { ok: true; parsed: ParsedReply } | { ok: false; error: string; pluginError: boolean };
@@ -55,14 +107,12 @@ export type ParseResult = { ok: true; parsed: ParsedReply } | { ok: false; error
 export function parseReply(inputs: Pick<ApplyInputs, "format" | "reply" | "fence" | "chatFiles" | "resolvePath"> & { repoFiles?: readonly string[] }): ParseResult {
   const { format } = inputs;
   try {
-    const parsed = format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath, ...(inputs.repoFiles ? { repoFiles: inputs.repoFiles } : {}) });
+    const parsed = guard(format, "parse", () => format.item.parse(inputs.reply, { fence: inputs.fence, chatFiles: inputs.chatFiles, resolvePath: inputs.resolvePath, ...(inputs.repoFiles ? { repoFiles: inputs.repoFiles } : {}) }));
     return { ok: true, parsed };
   } catch (error) {
-    // kit.FormatError, or a plugin's own error class of that name: the text is for the model.
-    if (error instanceof FormatError || (error instanceof Error && error.name === "FormatError")) {
-      return { ok: false, error: error.message, pluginError: false };
-    }
-    return { ok: false, error: new PluginError(format.plugin, format.origin, `parse failed: ${messageOf(error)}`).message, pluginError: true };
+    // kit.FormatError, or a plugin's own error class of that name (the guard lets both through): the text is for the model.
+    if (error instanceof FormatError || (error instanceof Error && error.name === "FormatError")) return { ok: false, error: error.message, pluginError: false };
+    return { ok: false, error: messageOf(error), pluginError: true };
   }
 }
 
@@ -115,6 +165,7 @@ export function editTargets(edit: Edit): string[] {
 /** Gate every path of every edit, then apply the allowed edits to one staged workspace. Writes nothing. */
 export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: GateAnswers = { edit: new Map(), config: new Map() }): Promise<AppliedReply> {
   const { files, chatFiles, readOnlyFiles, format } = inputs;
+  if (inputs.preview) await previewEdits(inputs, edits);
   const gate = answeringOnce(inputs.gate, answers);
   const outcomes: (EditOutcome | undefined)[] = new Array(edits.length);
   const allowed: { edit: Edit; index: number }[] = [];
@@ -150,11 +201,16 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
 
   let applied: EditOutcome[] = [];
   if (allowed.length) {
+    // A format may also land a block in another chat file: those are guarded too.
+    const guarded = [...new Set([...chatFiles, ...outside, ...touched].map((p) => files.canonical(p)))];
+    const endGuard = (await inputs.guardUncommitted?.(guarded)) ?? (() => {});
     try {
       applied = await guard(format, "apply", () => format.item.apply(allowed.map((a) => a.edit), ws));
     } catch (error) {
       const detail = error instanceof PluginError ? error.message : messageOf(error);
       applied = allowed.map(({ edit }) => ({ status: "failed", edit, path: edit.path, reason: "invalid", detail }));
+    } finally {
+      endGuard();
     }
   }
   // Outcomes come back in edit order; map them to their edits' slots.
@@ -189,6 +245,17 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
   }
 
   changes = await confirmProtectedChanges({ ...inputs, gate }, changes, before, done);
+  if (changes.size && inputs.amend) {
+    const staged = changes;
+    const read = (path: string) => (staged.has(path) ? staged.get(path)! : ws.read(path));
+    // Only chat files the store may write: an amendment never widens what a reply may touch.
+    for (const [path, text] of inputs.amend(staged, read)) {
+      if (!chatFiles.includes(path) || files.check(path) !== null) continue;
+      if (!before.has(path)) before.set(path, files.read(path));
+      staged.set(path, text);
+    }
+  }
+  if (inputs.hooks?.has("onEdit")) changes = await pluginVerdicts(inputs, inputs.hooks, changes, before, done);
 
   const landed = new Set(done.filter((o) => o.status === "applied").map((o) => o.path));
   return {
@@ -201,23 +268,86 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
   };
 }
 
+/**
+ * Every edit applied to a scratch workspace, ungated, to show what each file would become
+ * before anyone is asked; nothing of it is kept or written (the gated staging follows).
+ */
+async function previewEdits(inputs: ApplyInputs, edits: Edit[]): Promise<void> {
+  const { files, chatFiles, format } = inputs;
+  const paths = [...new Set([...chatFiles, ...edits.flatMap(editTargets)])];
+  const ws = files.workspace(paths);
+  let endGuard = () => {};
+  try {
+    // Under the same guard of the user's uncommitted changes as the real staging, so the card shows what it will do.
+    endGuard = (await inputs.guardUncommitted?.([...new Set(paths.map((p) => files.canonical(p)))])) ?? endGuard;
+    await guard(format, "apply", () => format.item.apply(edits, ws));
+  } catch {
+    return; // a bad path or the format's failure: the real staging reports it
+  } finally {
+    endGuard();
+  }
+  const changes = [...ws.changes()].map(([path, after]) => ({ path, before: files.read(path), after }));
+  if (changes.length) inputs.preview?.(changes);
+}
+
 /** Has a file the reply read or writes changed on disk since it was staged? */
 export function isStale(staged: AppliedReply, files: Pick<FileStoreLike, "read">): boolean {
   return [...staged.before].some(([path, text]) => files.read(path) !== text);
 }
 
 /**
- * A change to one of coder's config files needs the user's explicit yes (gate.protectedChange);
- * a declined one is dropped, and the edits that wrote it are skipped.
+ * A change to one of coder's protected files (its config, a `.gitignore`) needs the user's
+ * explicit yes (gate.protectedChange). A declined one is dropped with every edit that wrote it,
+ * and with everything else those edits wrote: an edit is one unit, so a move whose destination
+ * is declined keeps its source (and any file those edits share goes back to what it was).
  */
 async function confirmProtectedChanges(inputs: ApplyInputs, changes: Map<string, string | null>, before: Map<string, string | null>, outcomes: EditOutcome[]): Promise<Map<string, string | null>> {
   const kept = new Map(changes);
+  const declined: { path: string; reason: string }[] = [];
   for (const [path, after] of changes) {
     const permission = await inputs.gate.protectedChange(path, inputs.diff(path, before.get(path) ?? "", after ?? ""));
-    if (permission.ok) continue;
-    kept.delete(path);
+    if (!permission.ok) declined.push({ path, reason: permission.reason });
+  }
+  // Until nothing changes: a dropped path skips the edits that wrote it, whose other paths drop too.
+  const dropped = new Map(declined.map((d) => [normalizePath(d.path), d.reason]));
+  const targetsOf = (o: EditOutcome) => editTargets(o.edit).flatMap((p) => [normalizePath(p), normalizePath(inputs.files.canonical(p))]);
+  for (let grew = dropped.size > 0; grew; ) {
+    grew = false;
     outcomes.forEach((o, i) => {
-      if (o.status === "applied" && editTargets(o.edit).map(normalizePath).includes(normalizePath(path))) outcomes[i] = { status: "skipped", edit: o.edit, path: o.path, detail: permission.reason };
+      if (o.status !== "applied") return;
+      const targets = targetsOf(o);
+      const hit = targets.find((t) => dropped.has(t));
+      if (hit === undefined) return;
+      const reason = dropped.get(hit)!;
+      const direct = declined.some((d) => normalizePath(d.path) === hit);
+      outcomes[i] = { status: "skipped", edit: o.edit, path: o.path, detail: direct ? reason : `${reason}, so this edit (which also writes ${hit}) was not made either` };
+      for (const t of targets) {
+        if (dropped.has(t)) continue;
+        dropped.set(t, reason);
+        grew = true;
+      }
+    });
+  }
+  for (const path of changes.keys()) if (dropped.has(normalizePath(path))) kept.delete(path);
+  return kept;
+}
+
+/**
+ * Plugins' onEdit: each staged file in turn, its new content changed or refused. A refused file
+ * is not written, and the edits that wrote it fail as "refused" with the plugin's reason (the user
+ * sees it with the outcome, the model in the repair report).
+ */
+async function pluginVerdicts(inputs: ApplyInputs, hooks: Pick<Hooks, "edit">, changes: Map<string, string | null>, before: Map<string, string | null>, outcomes: EditOutcome[]): Promise<Map<string, string | null>> {
+  const kept = new Map<string, string | null>();
+  for (const [path, after] of changes) {
+    const verdict = await hooks.edit({ path, before: before.get(path) ?? null, after, format: inputs.format.item.name });
+    if ("after" in verdict) {
+      kept.set(path, verdict.after);
+      continue;
+    }
+    const detail = `plugin ${verdict.plugin} refused the change to ${path}: ${verdict.veto}`;
+    outcomes.forEach((o, i) => {
+      if (o.status === "applied" && editTargets(o.edit).map(normalizePath).includes(normalizePath(path))) outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
     });
   }
   return kept;

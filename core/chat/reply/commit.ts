@@ -5,10 +5,11 @@ import { Interrupted } from "../../errors.ts";
 import type { WriteOptions, WriteReport } from "../../edit/files.ts";
 import { type CommitStyle, styleCommitPrompt } from "../../git/commit-message.ts";
 import { commitMessagePrompt, type GitOperation } from "../../git/git.ts";
-import { clearJournal, RepoLock, sha256, writeJournal } from "../../edit/journal.ts";
+import { clearJournal, sha256, writeJournal } from "../../edit/journal.ts";
+import { RepoLock } from "../../edit/lock.ts";
 import type { ChatMessage, EditOutcome, Kit } from "../../plugin.ts";
 import { messageOf } from "../../plugins/registry.ts";
-import { type AppliedReply, isStale, outcomeDetail } from "./apply.ts";
+import { type AppliedReply, editTargets, isStale, outcomeDetail } from "./apply.ts";
 import { failureSummary } from "../failures.ts";
 import { trace } from "../../trace.ts";
 import { diffsShown } from "../events.ts";
@@ -91,15 +92,30 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
     out.print(`Dry run (--dry-run): nothing was written or committed (${staged.changes.size} file${staged.changes.size === 1 ? "" : "s"} would change).`);
   } else if (staged.changes.size) {
     const lock = new RepoLock(services.app.root);
-    const waiting = setTimeout(() => out.print("Waiting for another coder session to finish writing in this repository…"), 1000);
-    const locked = await lock.acquire(LOCK_WAIT_MS).finally(() => clearTimeout(waiting));
-    if (!locked) {
-      failApplied(staged.outcomes, () => true, "another coder session held this repository's write lock (.coder/write.lock) for 3 minutes; nothing was written");
+    let locked: Awaited<ReturnType<RepoLock["acquire"]>> | Error;
+    try {
+      locked = await lock.acquire(LOCK_WAIT_MS, {
+        signal,
+        onWait: ({ pid, ageMs }) => out.print(`Waiting for coder pid ${pid} (started ${Math.round(ageMs / 1000)} s ago) to finish writing in this repository…`),
+        onTakeOver: (why) => out.warn(why),
+      });
+    } catch (error) {
+      locked = error instanceof Error ? error : new Error(String(error));
+    }
+    if (locked !== "held") {
+      const why =
+        locked === "busy"
+          ? "another coder session held this repository's write lock (.coder/write.lock) for 3 minutes; nothing was written"
+          : locked === "aborted"
+            ? "interrupted while waiting for this repository's write lock (.coder/write.lock); nothing was written"
+            : `could not take this repository's write lock (.coder/write.lock): ${locked.message}; nothing was written`;
+      failApplied(staged.outcomes, () => true, why);
       announce(staged, []);
     } else {
       try {
         // Another session (or an editor) wrote a file while this reply was computed: apply it to the new content.
         if (isStale(staged, services.files)) staged = await staged.restage();
+        out.writing?.([...staged.changes.keys()]);
         ({ written, commitError } = await writeThenCommit(author, staged, signal, announce));
       } finally {
         lock.release();
@@ -133,9 +149,10 @@ function showApproximateMatches(services: CoderServices, staged: AppliedReply, w
 }
 
 /** Turn the applied outcomes that `affected` selects into failures with `detail`. */
-function failApplied(outcomes: EditOutcome[], affected: (o: EditOutcome) => boolean, detail: string): void {
+function failApplied(outcomes: EditOutcome[], affected: (o: EditOutcome) => boolean, detail: string, declined = false): void {
   outcomes.forEach((o, i) => {
-    if (o.status === "applied" && affected(o)) outcomes[i] = { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
+    if (o.status !== "applied" || !affected(o)) return;
+    outcomes[i] = declined ? { status: "skipped", edit: o.edit, path: o.path, detail } : { status: "failed", edit: o.edit, path: o.path, reason: "refused", detail };
   });
 }
 
@@ -164,7 +181,8 @@ async function writeThenCommit(
   const written = report.written.map((w) => w.path);
   if (written.length) services.lastReply = { files: report.written.map(({ path, before, after }) => ({ path, before, after })), commit: null };
   // A write the store refused fails every edit of that file, with the store's reason.
-  for (const refusal of report.refused) failApplied(staged.outcomes, (o) => files.canonical(o.path) === refusal.path, refusal.reason);
+  // One the editor declined (its user said no) is the user's decision, like a declined question: not a failure to repair.
+  for (const refusal of report.refused) failApplied(staged.outcomes, (o) => files.canonical(o.path) === refusal.path, refusal.reason, refusal.declined);
   announce(staged, written);
   if (!written.length) {
     clearJournal(root);
@@ -197,7 +215,9 @@ async function writeChanges(services: CoderServices, staged: AppliedReply, opera
     if (outcome.status === "committed") out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
     else if (outcome.status === "failed") out.warn(`Could not commit the pending changes first: ${outcome.message}`);
   }
-  return services.files.writeAll(staged.changes, { dryRun: false, expected: staged.before, beforeWrite: journal });
+  // Each edit's paths (a move's destination and source) are written together or not at all.
+  const together = staged.outcomes.flatMap((o) => (o.status === "applied" && editTargets(o.edit).length > 1 ? [editTargets(o.edit).map((p) => services.files.canonical(p))] : []));
+  return services.files.writeAll(staged.changes, { dryRun: false, expected: staged.before, beforeWrite: journal, together });
 }
 
 /** The weak model's commit message for these changes; null (git's deterministic summary) when it fails. */
@@ -221,7 +241,19 @@ async function commitReply(author: CommitAuthor, paths: string[], message: strin
   const { git, out } = author.services;
   const options = author.services.app.settings.options;
   if (!git || !options.autoCommits) return { hash: null, error: null };
-  const outcome = await git.commitEdits(paths, { message, request: author.request, model: author.model, attribution: options.attribution, verify: options.verify });
+  const { hooks } = author.services.app.registry;
+  // Plugins' onCommit have the last word on the message: trailers, a new message, or a refusal.
+  const review = hooks.has("onCommit")
+    ? async (text: string, files: readonly string[]) => {
+        const verdict = await hooks.commit({ message: text, files });
+        return "veto" in verdict ? { refused: `plugin ${verdict.plugin} refused the commit: ${verdict.veto}` } : verdict;
+      }
+    : undefined;
+  const outcome = await git.commitEdits(paths, { message, request: author.request, model: author.model, attribution: options.attribution, verify: options.verify, review });
+  if (outcome.status === "refused") {
+    out.warn(`${outcome.message}; the edits are written but not committed.`);
+    return { hash: null, error: null };
+  }
   if (outcome.status === "committed") {
     out.emit({ type: "commit", hash: outcome.commit.hash, message: outcome.commit.message });
     return { hash: outcome.commit.hash, error: null };

@@ -3,8 +3,9 @@
 // must pair up. A block with several divider-shaped lines (a setext title, a
 // merge-conflict example) keeps every way to split it: the file decides at apply.
 // Shell-tagged fences that are not followed by a block are shell suggestions.
-import type { Fence } from "../../core/plugin.ts";
-import { isShellFence } from "../shell.ts";
+// kit.formats.parseBlocks hands it to any format; `diff` and `diff-fenced` use it.
+import type { Fence, SearchReplaceBlock, SearchReplaceBlocks, SplitReading } from "../plugin.ts";
+import { isShellFence, readShellBlock } from "./shell-fence.ts";
 
 export const HEAD = /^<{5,9} SEARCH>?\s*$/;
 export const DIVIDER = /^={5,9}\s*$/;
@@ -12,32 +13,8 @@ export const UPDATED = /^>{5,9} REPLACE\s*$/;
 
 const TRIPLE = "```";
 
-/** One way to read a block: SEARCH and REPLACE on either side of one divider-shaped line. */
-export interface BlockSplit {
-  search: string;
-  replace: string;
-  /** The divider line as written, trimmed (`=======` is the canonical one). */
-  divider: string;
-}
-
-export interface RawBlock {
-  /** The path as the model wrote it (decoration stripped by the filename rules). */
-  filename: string;
-  /** The preferred split's texts (the first at a canonical `=======`, else the first). */
-  search: string;
-  replace: string;
-  /** 0-based line of the SEARCH marker. */
-  line: number;
-  /** 0-based line of the `>>>>>>> REPLACE` marker. */
-  end: number;
-  /** Every way to split the block, when it holds more than one divider-shaped line. */
-  splits?: BlockSplit[];
-}
-
-export interface RawParse {
-  blocks: RawBlock[];
-  shell: string[];
-}
+export type RawBlock = SearchReplaceBlock;
+export type RawParse = SearchReplaceBlocks;
 
 /** A malformed reply: `message` is for the model. */
 export class BlockSyntaxError extends Error {}
@@ -112,7 +89,7 @@ function notAPath(before: readonly string[], fence: Fence): string | null {
 }
 
 /** The ways to split a block's lines (between its markers) at each divider-shaped line. */
-function splitsOf(body: readonly string[]): BlockSplit[] {
+function splitsOf(body: readonly string[]): SplitReading[] {
   const dividers = body.flatMap((l, k) => (DIVIDER.test(l.trim()) ? [k] : []));
   const last = dividers[dividers.length - 1];
   return dividers.map((d) => {
@@ -129,7 +106,8 @@ function splitsOf(body: readonly string[]): BlockSplit[] {
  * Every SEARCH/REPLACE block and shell suggestion of `text`, in order. Throws
  * BlockSyntaxError (message written for the model) on a missing filename or marker.
  */
-export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly string[] = []): RawParse {
+export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly string[] = [], variant: "diff" | "diff-fenced" = "diff"): RawParse {
+  const where = variant === "diff" ? `alone on the line before the opening fence ${fence[0]}` : `alone on the line after the opening fence ${fence[0]}`;
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   const blocks: RawBlock[] = [];
   const shell: string[] = [];
@@ -139,12 +117,9 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
     const line = lines[i]!;
     const nextIsBlock = [1, 2].some((k) => i + k < lines.length && HEAD.test(lines[i + k]!.trim()));
     if (isShellFence(line) && !nextIsBlock) {
-      const body: string[] = [];
-      i++;
-      while (i < lines.length && !lines[i]!.trim().startsWith(TRIPLE)) body.push(lines[i++]!);
-      if (i < lines.length) i++;
-      const command = body.join("\n").trim();
+      const { command, next } = readShellBlock(lines, i);
       if (command) shell.push(command);
+      i = next;
       continue;
     }
     if (!HEAD.test(line.trim())) {
@@ -156,13 +131,13 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
     const bogus = notAPath(before, fence);
     if (bogus !== null) {
       throw new BlockSyntaxError(
-        syntaxMessage(lines, start, start, `\`${bogus}\` is not a file path: write the one file's path alone on the line before the opening fence ${fence[0]} of each SEARCH/REPLACE block (no wildcards).`),
+        syntaxMessage(variant, lines, start, start, `\`${bogus}\` is not a file path: write the one file's path ${where} of each SEARCH/REPLACE block (no wildcards).`),
       );
     }
     const filename: string | null = findFilename(before, fence, chatFiles) ?? current;
     if (!filename) {
       throw new BlockSyntaxError(
-        syntaxMessage(lines, start, start, `Bad or missing filename: the file path must be alone on the line before the opening fence ${fence[0]} of each SEARCH/REPLACE block.`),
+        syntaxMessage(variant, lines, start, start, `Bad or missing filename: the file path must be ${where} of each SEARCH/REPLACE block.`),
       );
     }
     current = filename;
@@ -173,11 +148,11 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
     const splits = splitsOf(body);
     if (splits.length === 0) {
       const at = start + 1 + body.findIndex((l) => HEAD.test(l.trim()) || UPDATED.test(l.trim()));
-      throw new BlockSyntaxError(syntaxMessage(lines, start, Math.min(at > start ? at : end, lines.length - 1), "Expected `=======` after the SEARCH section."));
+      throw new BlockSyntaxError(syntaxMessage(variant, lines, start, Math.min(at > start ? at : end, lines.length - 1), "Expected `=======` after the SEARCH section."));
     }
     if (end >= lines.length || !UPDATED.test(lines[end]!.trim())) {
       throw new BlockSyntaxError(
-        syntaxMessage(lines, start, Math.min(end, lines.length) - 1, "Expected `>>>>>>> REPLACE` to end the REPLACE section: every `<<<<<<< SEARCH` needs one `=======` and one `>>>>>>> REPLACE`, in that order (the reply may have been cut off)."),
+        syntaxMessage(variant, lines, start, Math.min(end, lines.length) - 1, "Expected `>>>>>>> REPLACE` to end the REPLACE section: every `<<<<<<< SEARCH` needs one `=======` and one `>>>>>>> REPLACE`, in that order (the reply may have been cut off)."),
       );
     }
     const preferred = splits.find((sp) => sp.divider === CANONICAL_DIVIDER) ?? splits[0]!;
@@ -187,7 +162,7 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
   return { blocks, shell };
 }
 
-function syntaxMessage(lines: readonly string[], start: number, at: number, reason: string): string {
+function syntaxMessage(variant: "diff" | "diff-fenced", lines: readonly string[], start: number, at: number, reason: string): string {
   const shown = excerpt(lines, Math.max(start - 3, at - 12), at);
   return [
     "Your reply has a malformed SEARCH/REPLACE block, so none of its edits were applied.",
@@ -198,6 +173,6 @@ function syntaxMessage(lines: readonly string[], start: number, at: number, reas
     shown,
     "^^^ " + reason,
     "",
-    "Each block is: the file path alone on a line, the opening fence, `<<<<<<< SEARCH`, the exact existing lines, `=======`, the new lines, `>>>>>>> REPLACE`, the closing fence. Send all the blocks again, complete.",
+    `Each block is: ${variant === "diff" ? "the file path alone on a line, the opening fence" : "the opening fence, the file path alone on the next line"}, \`<<<<<<< SEARCH\`, the exact existing lines, \`=======\`, the new lines, \`>>>>>>> REPLACE\`, the closing fence. Send all the blocks again, complete.`,
   ].join("\n");
 }

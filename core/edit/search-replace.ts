@@ -1,26 +1,13 @@
-// Applying SEARCH/REPLACE-shaped edits (the `diff` formats and the `tool` format's
-// edit_file): through kit.matcher, falling back to the other chat files when a
-// block does not match in the file it names (never for an empty SEARCH). A SEARCH
-// that matches several places lands only where the reply's clues point to one.
-import type { Edit, EditOutcome, Kit, MatchResult, MatchRung, Workspace } from "../core/plugin.ts";
-import { choosePlace, type PlacementHints } from "./placement.ts";
-
-/** One way to read a block with several divider-shaped lines: SEARCH and REPLACE on either side of one. */
-export interface SplitReading {
-  search: string;
-  replace: string;
-  /** The divider line, trimmed. */
-  divider: string;
-}
-
-export interface SearchReplaceEdit extends Edit {
-  search: string;
-  replace: string;
-  /** Clues to where the edit goes, consulted only when SEARCH matches several places. */
-  hints?: PlacementHints;
-  /** Set when the block holds several divider-shaped lines: the file decides which one divides it. */
-  splits?: readonly SplitReading[];
-}
+// Applying SEARCH/REPLACE-shaped edits (the `diff` formats, the `tool` format's
+// edit_file, a user's format: all reach it as kit.formats): through the shared
+// matcher, falling back to the other chat files when a block does not match in the
+// file it names (never for an empty SEARCH). A SEARCH that matches several places
+// lands only where the reply's clues point to one.
+import type { Edit, EditOutcome, FormatHelpers, Matcher, MatchResult, MatchRung, SearchReplaceEdit, Workspace } from "../plugin.ts";
+import { FormatError } from "../errors.ts";
+import { BlockSyntaxError, parseEditBlocks } from "./blocks.ts";
+import { choosePlace, hintsFromHunkHeader, hintsFromProse } from "./placement.ts";
+import { isShellFence, readShellBlock, shellBlocks } from "./shell-fence.ts";
 
 /** Ambiguous matches the matcher lists in full (it reports one more when there are more). */
 const MAX_PLACES = 12;
@@ -29,13 +16,13 @@ const MAX_PLACES = 12;
 const CANONICAL_DIVIDER = "=======";
 
 /** Apply edits in order to the staged workspace; one outcome each, never throws for a mismatch. */
-export function applySearchReplaceEdits<E extends SearchReplaceEdit>(kit: Kit, edits: E[], ws: Workspace): EditOutcome<E>[] {
+export function applySearchReplaceEdits<E extends SearchReplaceEdit>(matcher: Matcher, edits: E[], ws: Workspace): EditOutcome<E>[] {
   // Where the previous edit of each file ended: a clue for the next edit of the same file.
   const lastEnd = new Map<string, number>();
   return edits.map((edit) => {
-    const read = edit.splits ? readSplits(kit, edit, ws) : edit;
+    const read = edit.splits ? readSplits(matcher, edit, ws) : edit;
     if ("status" in read) return read;
-    const { outcome, endLine } = applyOne(kit, read, ws, lastEnd.get(edit.path) ?? null);
+    const { outcome, endLine } = applyOne(matcher, read, ws, lastEnd.get(edit.path) ?? null);
     if (outcome.status === "applied" && endLine !== undefined) lastEnd.set(outcome.path, endLine);
     return outcome;
   });
@@ -46,12 +33,12 @@ export function applySearchReplaceEdits<E extends SearchReplaceEdit>(kit: Kit, e
  * Only splits at a canonical `=======` are considered when there is one. Several that fit at
  * the same place: the longest SEARCH (the file holds the other divider-shaped lines there).
  */
-function readSplits<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace): E | EditOutcome<E> {
+function readSplits<E extends SearchReplaceEdit>(matcher: Matcher, edit: E, ws: Workspace): E | EditOutcome<E> {
   const splits = edit.splits!;
   const canonical = splits.filter((s) => s.divider === CANONICAL_DIVIDER);
   const pool = canonical.length ? canonical : splits;
   const content = ws.read(edit.path);
-  const tried = pool.map((s) => ({ split: s, result: content === null ? null : kit.matcher.replace(content, s.search, s.replace) }));
+  const tried = pool.map((s) => ({ split: s, result: content === null ? null : matcher.replace(content, s.search, s.replace) }));
   const fits = tried.filter((t) => t.result?.status === "applied" || (t.result?.status === "failed" && t.result.reason === "no-op"));
   const startOf = (r: MatchResult | null) => (r?.status === "applied" ? r.startLine : r?.status === "failed" ? r.candidates[0]?.startLine : undefined);
   const samePlace = fits.length > 1 && fits.every((f) => startOf(f.result) === startOf(fits[0]!.result));
@@ -65,7 +52,7 @@ function readSplits<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspac
   if (content === null) return { status: "failed", edit, path: edit.path, reason: "missing-file", detail: `${intro} ${edit.path} does not exist, so no reading can be checked against it.\n\n${rule}` };
   if (fits.length === 0) {
     const first = tried[0]!;
-    const why = first.result?.status === "failed" ? kit.matcher.explain(first.result, first.split.search, first.split.replace, edit.path) : "";
+    const why = first.result?.status === "failed" ? matcher.explain(first.result, first.split.search, first.split.replace, edit.path) : "";
     return { status: "failed", edit, path: edit.path, reason: "not-found", detail: `${intro} Under none of them does the SEARCH text match ${edit.path}. Read at the first \`${first.split.divider}\`:\n\n${why}\n\n${rule}` };
   }
   const where = fits.map((f) => `at line ${startOf(f.result)}`).join(", ");
@@ -78,25 +65,32 @@ interface Applied<E extends Edit> {
   endLine?: number;
 }
 
-function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace, previousEnd: number | null): Applied<E> {
+/** Why an empty SEARCH on an existing file the model never saw is refused. */
+function existsUnseen(path: string): string {
+  return `${path} already exists, but it was not in the chat, so you have not seen its content: a block with an empty SEARCH would add its REPLACE text to the end of it. Nothing was written to ${path}. If you meant a new file, choose a path that does not exist; to change ${path}, base your edits on its content.`;
+}
+
+function applyOne<E extends SearchReplaceEdit>(matcher: Matcher, edit: E, ws: Workspace, previousEnd: number | null): Applied<E> {
   const { path, search, replace } = edit;
   const refused = ws.check?.(path);
   const content = ws.read(path);
   const failed = (r: Extract<MatchResult, { status: "failed" }>, at = path): Applied<E> => ({
-    outcome: { status: "failed", edit, path: at, reason: r.reason, detail: kit.matcher.explain(r, search, replace, at), match: r },
+    outcome: { status: "failed", edit, path: at, reason: r.reason, detail: matcher.explain(r, search, replace, at), match: r },
   });
   const landed = (at: string, r: Extract<MatchResult, { status: "applied" }>, note?: string): Applied<E> => ({ outcome: stageWrite(edit, ws, at, r.content, note, r.rung), endLine: r.endLine });
   if (search.trim() === "") {
     if (refused) return { outcome: { status: "failed", edit, path, reason: "refused", detail: refused } };
     if (content === null || content === "") return { outcome: stageWrite(edit, ws, path, withFinalNewline(replace), content === null ? "created" : "filled") };
-    const r = kit.matcher.replace(content, search, replace);
+    // "Creating" a file that exists but was never shown to the model must not append to it.
+    if (edit.unseen) return { outcome: { status: "failed", edit, path, reason: "invalid", detail: existsUnseen(path) } };
+    const r = matcher.replace(content, search, replace);
     return r.status === "applied" ? landed(path, r, "appended") : failed(r);
   }
-  let first = content === null ? null : kit.matcher.replace(content, search, replace);
+  let first = content === null ? null : matcher.replace(content, search, replace);
   let note: string | undefined;
   if (content !== null && first?.status === "failed" && first.reason === "ambiguous" && first.candidates.length <= MAX_PLACES) {
     const place = choosePlace(first.candidates, content, edit.hints ?? {}, previousEnd);
-    const placed = place ? kit.matcher.replace(content, search, replace, { at: place.at }) : null;
+    const placed = place ? matcher.replace(content, search, replace, { at: place.at }) : null;
     if (placed?.status === "applied") {
       note = `the SEARCH text matches ${first.candidates.length} places; used lines ${placed.startLine}-${placed.endLine}: ${place!.why}`;
       first = placed;
@@ -109,7 +103,7 @@ function applyOne<E extends SearchReplaceEdit>(kit: Kit, edit: E, ws: Workspace,
       if (other === path || ws.check?.(other)) continue;
       const text = ws.read(other);
       if (text === null) continue;
-      const r = kit.matcher.replace(text, search, replace);
+      const r = matcher.replace(text, search, replace);
       if (r.status === "applied") return landed(other, r, `the SEARCH text was not in ${path}; it matched in ${other}, which was edited instead`);
     }
   }
@@ -139,4 +133,25 @@ export function stageWrite<E extends Edit>(edit: E, ws: Workspace, path: string,
     return { status: "failed", edit, path, reason: "refused", detail: (err as Error).message };
   }
   return { status: "applied", edit, path, ...(rung ? { rung } : {}), ...(note ? { note } : {}) };
+}
+
+/** `kit.formats`: the helpers above (and the block and shell-fence parsers) bound to the kit's matcher (and so to its uncommitted-change guard). */
+export function formatHelpers(matcher: Matcher): FormatHelpers {
+  return {
+    applySearchReplace: (edits, ws) => applySearchReplaceEdits(matcher, edits, ws),
+    parseBlocks: (text, fence, chatFiles, variant) => {
+      try {
+        return parseEditBlocks(text, fence, chatFiles, variant);
+      } catch (err) {
+        throw err instanceof BlockSyntaxError ? new FormatError(err.message) : err;
+      }
+    },
+    shellBlocks,
+    isShellFence,
+    readShellBlock,
+    stage: (edit, ws, path, content, note) => stageWrite(edit, ws, path, content, note),
+    hintsFromProse,
+    hintsFromHunkHeader,
+    choosePlace,
+  };
 }

@@ -1,21 +1,7 @@
 // Choosing among the places a SEARCH text (or hunk) matches, from what the reply says:
 // a line number the model gave, the previous edit's place in the same file, or the
 // enclosing scope named in its prose. Only a choice exactly one clue supports is taken.
-import type { MatchCandidate } from "../core/plugin.ts";
-
-/** What a reply says about where one edit goes. */
-export interface PlacementHints {
-  /** Line numbers the model gave (1-based), e.g. "around line 42" or a hunk's `@@ -42,7`. */
-  lines?: readonly number[];
-  /** Names the model gave as the edit's enclosing scope, e.g. `Wishlist` from "in `Wishlist.total`". */
-  scopes?: readonly string[];
-}
-
-/** The place chosen (its first line) and the clue that chose it, for the edit's note. */
-export interface Placement {
-  at: number;
-  why: string;
-}
+import type { MatchCandidate, Placement, PlacementHints } from "../plugin.ts";
 
 /** How far from a candidate a given line number may be and still point at it. */
 const LINE_SLACK = 3;

@@ -1,0 +1,311 @@
+// `coder acp` driven by two ACP clients nobody on the project wrote (issue 24): `acpx`, the
+// headless CLI client, in non-interactive mode, and `acp-factory`, a library on the official
+// SDK 0.18. Each drives dist/coder against the fake model, and each test asserts the exact
+// sequence of updates (and permission requests) the client saw.
+import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { existsSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { AgentFactory, type AgentHandle, type ExtendedSessionUpdate } from "acp-factory";
+import { BINARY } from "./support/acp-client.ts";
+import type { FakeServer } from "./support/fake-server.ts";
+import { block, mainRequests, makeRepo, type Repo, serverPerTest } from "./engine-harness.ts";
+
+setDefaultTimeout(120_000);
+
+const ROOT = join(import.meta.dir, "..");
+const ACPX = join(ROOT, "node_modules", ".bin", "acpx");
+const EVERYTHING = join(ROOT, "node_modules/@modelcontextprotocol/server-everything/dist/index.js");
+const NODE = Bun.which("node") ?? process.execPath;
+
+beforeAll(() => {
+  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run \`npm run build\` first`);
+});
+
+const server = serverPerTest();
+
+/** The agent command line: coder acp in the repository, on the fake model. */
+function agentArgs(repo: Repo, s: FakeServer, extra: string[] = []): string[] {
+  return [BINARY, "acp", "--model", "openai/gpt-4.1", "--weak-model", "openai/weak-model", "--api-base", s.url, "--api-key", "sk-test", "--edit-format", "diff", ...extra];
+}
+
+const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
+
+/** Every JSON-RPC message acpx printed (--format json), and its exit code. */
+async function acpx(repo: Repo, s: FakeServer, prompt: string, flags: string[], extra: string[] = []): Promise<{ code: number; messages: any[]; stderr: string }> {
+  const agent = `sh -c ${quote(`cd ${quote(repo.root)} && exec ${agentArgs(repo, s, extra).map(quote).join(" ")}`)}`;
+  const proc = Bun.spawn([ACPX, "--agent", agent, "--cwd", repo.root, "--format", "json", ...flags, "exec", prompt], {
+    timeout: 90_000,
+    killSignal: "SIGKILL",
+    cwd: repo.root,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const messages = stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l));
+  return { code, messages, stderr };
+}
+
+/** acpx's `sessions list`: the agent's own session/list, as acpx prints it. */
+async function acpxSessions(repo: Repo, s: FakeServer): Promise<any> {
+  const agent = `sh -c ${quote(`cd ${quote(repo.root)} && exec ${agentArgs(repo, s).map(quote).join(" ")}`)}`;
+  const proc = Bun.spawn([ACPX, "--agent", agent, "--cwd", repo.root, "--format", "json", "sessions", "list"], {
+    timeout: 60_000,
+    killSignal: "SIGKILL",
+    cwd: repo.root,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const stdout = await new Response(proc.stdout).text();
+  await proc.exited;
+  return stdout
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l))
+    .find((m) => m.source === "agent");
+}
+
+/**
+ * The updates and questions as a list of short steps, consecutive chunks of one kind folded
+ * (and the timing-dependent "Waiting for the tools" note left out):
+ * `message`, `thought`, `tool_call edit pending`, `permission coder-edit-1`, `coder-edit-1 in_progress`, ...
+ */
+function steps(items: { update?: any; permission?: any }[]): string[] {
+  const out: string[] = [];
+  for (const { update, permission } of items) {
+    let step: string;
+    if (permission) step = `permission ${permission.toolCall.toolCallId}`;
+    // The note that an MCP server is slow to start comes only when it is (the machine's load decides): left out.
+    else if (update.sessionUpdate === "agent_message_chunk" && update.content?.text?.startsWith("Waiting for the tools of ")) continue;
+    else if (update.sessionUpdate === "agent_message_chunk") step = "message";
+    else if (update.sessionUpdate === "agent_thought_chunk") step = "thought";
+    else if (update.sessionUpdate === "tool_call") step = `${update.toolCallId} ${update.kind} ${update.status}`;
+    else if (update.sessionUpdate === "tool_call_update") step = `${update.toolCallId} ${update.status ?? "content"}`;
+    else step = update.sessionUpdate;
+    if (step === "available_commands_update" || step === "usage_update") continue;
+    if (out.at(-1) === step && (step === "message" || step === "thought")) continue;
+    out.push(step);
+  }
+  return out;
+}
+
+/** acpx's messages as steps: session/update notifications and session/request_permission requests. */
+function acpxSteps(messages: any[]): string[] {
+  return steps(messages.flatMap((m): { update?: any; permission?: any }[] => (m.method === "session/update" ? [{ update: m.params.update }] : m.method === "session/request_permission" ? [{ permission: m.params }] : [])));
+}
+
+const EDIT = (path: string, from: string, to: string) => ({ text: `Changing it.\n\n${block(path, from, to)}` });
+const COMMIT_MESSAGE = { text: "feat: set x", model: "weak-model", repeat: true };
+
+describe("acpx (headless CLI client)", () => {
+  test("an edit with permission: pending with the diff, the permission on the same card, in_progress, completed with the commit line", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), COMMIT_MESSAGE]);
+    const r = await acpx(repo, s, "set x to 2 in a.py", ["--approve-all"]);
+    expect(r.code).toBe(0);
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    expect(acpxSteps(r.messages)).toEqual(["message", "coder-edit-1 edit pending", "permission coder-edit-1", "coder-edit-1 in_progress", "coder-edit-1 completed", "message"]);
+    const done = r.messages.find((m) => m.params?.update?.toolCallId === "coder-edit-1" && m.params.update.status === "completed").params.update;
+    expect(done.content[1].content.text).toBe(`Committed ${repo.git("log", "-1", "--format=%h: %s").trim()}`);
+    const asked = r.messages.find((m) => m.method === "session/request_permission").params.toolCall;
+    expect(asked.content[0]).toEqual({ type: "diff", path: join(repo.root, "a.py"), oldText: "x = 1\n", newText: "x = 2\n" });
+    expect(asked.locations).toEqual([{ path: join(repo.root, "a.py"), line: 1 }]);
+  });
+
+  test("an edit the user denies: its card fails, nothing is written, and the model is not asked again", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), { text: "should not be asked" }]);
+    const r = await acpx(repo, s, "set x to 2 in a.py", ["--deny-all"]);
+    expect(repo.read("a.py")).toBe("x = 1\n");
+    expect(acpxSteps(r.messages)).toEqual(["message", "coder-edit-1 edit pending", "permission coder-edit-1", "coder-edit-1 failed"]);
+    expect(mainRequests(s)).toHaveLength(1);
+  });
+
+  test("an MCP tool call under ask, then under auto", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, "stdio"] } } }));
+    const echo = { toolCalls: [{ name: "everything__echo", arguments: { message: "hello from mcp" } }] };
+    const s = await server([echo, { text: "It echoed." }, echo, { text: "Echoed again." }]);
+    const ask = await acpx(repo, s, "echo something", ["--approve-all"], ["--mcp-config", config]);
+    expect(ask.code).toBe(0);
+    expect(acpxSteps(ask.messages)).toEqual(["coder-tool-1 other pending", "permission coder-tool-1", "coder-tool-1 in_progress", "coder-tool-1 completed", "message"]);
+    const auto = await acpx(repo, s, "echo again", ["--approve-all"], ["--mcp-config", config, "--mcp-tools", "auto"]);
+    expect(acpxSteps(auto.messages)).toEqual(["coder-tool-1 other in_progress", "coder-tool-1 completed", "message"]);
+    expect(JSON.stringify(auto.messages)).toContain("hello from mcp");
+  });
+
+  test("a stdio MCP server the client passes in session/new (server-everything) serves the model's tool call", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "client-mcp.json");
+    // acpx's own format: the ACP McpServer list it passes in session/new.
+    writeFileSync(config, JSON.stringify({ mcpServers: [{ name: "everything", command: NODE, args: [EVERYTHING, "stdio"], env: [] }] }));
+    const echo = { toolCalls: [{ name: "everything__echo", arguments: { message: "hello from the editor's server" } }] };
+    const s = await server([echo, { text: "It echoed." }]);
+    const r = await acpx(repo, s, "echo something", ["--approve-all", "--mcp-config", config]);
+    expect(r.code).toBe(0);
+    const created = r.messages.find((m) => m.method === "session/new");
+    expect(created.params.mcpServers).toHaveLength(1);
+    const init = r.messages.find((m) => m.id === 0 && m.result?.agentCapabilities);
+    expect(init.result.agentCapabilities.mcpCapabilities).toEqual({ http: true, sse: true });
+    expect(acpxSteps(r.messages)).toEqual(["coder-tool-1 other pending", "permission coder-tool-1", "coder-tool-1 in_progress", "coder-tool-1 completed", "message"]);
+    expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("hello from the editor's server");
+  });
+
+  test("sessions list: the session an exec left, titled by its request", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), COMMIT_MESSAGE]);
+    const r = await acpx(repo, s, "set x to 2 in a.py", ["--approve-all"]);
+    const sessionId = r.messages.find((m) => m.result?.sessionId)?.result.sessionId;
+    const listed = await acpxSessions(repo, s);
+    expect(listed.sessions).toHaveLength(1);
+    expect(listed.sessions[0]).toMatchObject({ sessionId, cwd: repo.root, title: "set x to 2 in a.py" });
+  });
+
+  test("a 401 ends the prompt with auth_required and a 500 with the provider's message; acpx exits non-zero", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ status: 401, errorMessage: "invalid api key", match: "first" }, { status: 500, errorMessage: "the backend fell over", match: "second", repeat: true }]);
+    const unauthorized = await acpx(repo, s, "first", ["--approve-all"]);
+    expect(unauthorized.code).not.toBe(0);
+    const denied = unauthorized.messages.find((m) => m.id !== undefined && m.error);
+    expect(denied.error.code).toBe(-32000);
+    expect(denied.error.message).toContain("401 unauthorized: invalid api key");
+    const broken = await acpx(repo, s, "second", ["--approve-all"], ["--timeout", "3"]);
+    expect(broken.code).not.toBe(0);
+    const failed = broken.messages.find((m) => m.id !== undefined && m.error);
+    expect(failed.error.code).toBe(-32603);
+    expect(failed.error.message).toContain("the backend fell over");
+  });
+
+  test("a reasoning stream: thought chunks, then the reply", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ reasoning: "x is 1, so the answer is one.", text: "x is one." }]);
+    const r = await acpx(repo, s, "what is x?", ["--approve-all"], ["--edit-format", "ask"]);
+    expect(r.code).toBe(0);
+    expect(acpxSteps(r.messages)).toEqual(["thought", "message"]);
+  });
+});
+
+describe("acp-factory (a library on the official SDK 0.18)", () => {
+  const agents: AgentHandle[] = [];
+  afterEach(async () => {
+    for (const a of agents.splice(0)) await a.close();
+  });
+
+  async function spawnCoder(repo: Repo, s: FakeServer, options: Parameters<typeof AgentFactory.spawn>[1] = {}, extra: string[] = []): Promise<AgentHandle> {
+    const name = `coder-${Math.random().toString(36).slice(2)}`;
+    AgentFactory.register(name, { command: "sh", args: ["-c", `cd ${quote(repo.root)} && exec ${agentArgs(repo, s, extra).map(quote).join(" ")}`], env: { HOME: repo.home, GIT_CONFIG_NOSYSTEM: "1" } });
+    const agent = await AgentFactory.spawn(name, options);
+    agents.push(agent);
+    return agent;
+  }
+
+  /** Every update of one prompt, permission requests included (interactive mode answers them with `answer`). */
+  async function run(session: Awaited<ReturnType<AgentHandle["createSession"]>>, text: string, answer = "allow"): Promise<ExtendedSessionUpdate[]> {
+    const seen: ExtendedSessionUpdate[] = [];
+    for await (const update of session.prompt(text)) {
+      seen.push(update);
+      if (update.sessionUpdate === "permission_request") session.respondToPermission(update.requestId, answer);
+    }
+    return seen;
+  }
+
+  const factorySteps = (updates: ExtendedSessionUpdate[]) => steps(updates.map((u) => (u.sessionUpdate === "permission_request" ? { permission: u } : { update: u })));
+
+  test("an edit with permission: pending with the diff, the permission on the same card, in_progress, completed", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), COMMIT_MESSAGE]);
+    const agent = await spawnCoder(repo, s, { permissionMode: "interactive" });
+    const session = await agent.createSession(repo.root);
+    const updates = await run(session, "set x to 2 in a.py");
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    // acp-factory ends the prompt's iterator when the answer arrives, and may drop the updates it had not handed out yet
+    // (the "Committed" message chunk, sent just before the answer): the card's life is what is compared.
+    expect(factorySteps(updates).slice(0, 5)).toEqual(["message", "coder-edit-1 edit pending", "permission coder-edit-1", "coder-edit-1 in_progress", "coder-edit-1 completed"]);
+    const done = updates.find((u) => u.sessionUpdate === "tool_call_update" && u.status === "completed");
+    expect(JSON.stringify(done)).toContain(`Committed ${repo.git("log", "-1", "--format=%h: %s").trim()}`);
+  });
+
+  test("a write the editor refuses: the card fails with the editor's reason, and the model is not asked to fix it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), { text: "should not be asked" }]);
+    const agent = await spawnCoder(repo, s, {
+      permissionMode: "auto-approve",
+      onFileWrite: async () => {
+        throw new Error("the user closed the diff without accepting it");
+      },
+    });
+    const session = await agent.createSession(repo.root);
+    const updates = await run(session, "set x to 2 in a.py");
+    expect(repo.read("a.py")).toBe("x = 1\n");
+    expect(factorySteps(updates)).toEqual(["message", "coder-edit-1 edit pending", "coder-edit-1 in_progress", "coder-edit-1 failed"]);
+    expect(JSON.stringify(updates.at(-1))).toContain("the editor refused to write a.py");
+    expect(mainRequests(s)).toHaveLength(1);
+  });
+
+  test("an MCP tool call under ask (the permission on its card), then under auto", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { everything: { command: NODE, args: [EVERYTHING, "stdio"] } } }));
+    const echo = { toolCalls: [{ name: "everything__echo", arguments: { message: "hello from mcp" } }] };
+    const s = await server([echo, { text: "It echoed." }, echo, { text: "Echoed again." }]);
+    const ask = await spawnCoder(repo, s, { permissionMode: "interactive" }, ["--mcp-config", config]);
+    const first = await run(await ask.createSession(repo.root), "echo something");
+    expect(factorySteps(first).slice(0, 4)).toEqual(["coder-tool-1 other pending", "permission coder-tool-1", "coder-tool-1 in_progress", "coder-tool-1 completed"]);
+    const auto = await spawnCoder(repo, s, {}, ["--mcp-config", config, "--mcp-tools", "auto"]);
+    const second = await run(await auto.createSession(repo.root), "echo again");
+    expect(factorySteps(second).slice(0, 2)).toEqual(["coder-tool-1 other in_progress", "coder-tool-1 completed"]);
+    expect(JSON.stringify(second)).toContain("hello from mcp");
+  });
+
+  test("a stdio MCP server passed in session/new (server-everything) serves the model's tool call", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const echo = { toolCalls: [{ name: "everything__echo", arguments: { message: "hello from the editor's server" } }] };
+    const s = await server([echo, { text: "It echoed." }]);
+    const agent = await spawnCoder(repo, s, { permissionMode: "interactive" });
+    const session = await agent.createSession(repo.root, { mcpServers: [{ name: "everything", command: NODE, args: [EVERYTHING, "stdio"], env: [] }] });
+    const updates = await run(session, "echo something");
+    expect(factorySteps(updates).slice(0, 4)).toEqual(["coder-tool-1 other pending", "permission coder-tool-1", "coder-tool-1 in_progress", "coder-tool-1 completed"]);
+    expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("hello from the editor's server");
+  });
+
+  test("a cancel while an MCP server is still starting ends the prompt, and no request is sent", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const config = join(repo.root, "..", "mcp.json");
+    writeFileSync(config, JSON.stringify({ mcpServers: { slow: { command: "sleep", args: ["1000"], timeout: 600 } } }));
+    const s = await server([{ text: "never asked" }]);
+    const agent = await spawnCoder(repo, s, {}, ["--mcp-config", config]);
+    const session = await agent.createSession(repo.root);
+    const turn = run(session, "hello");
+    await Bun.sleep(1000);
+    await session.cancel();
+    const updates = await turn;
+    expect(factorySteps(updates)).toEqual([]);
+    expect(mainRequests(s)).toHaveLength(0);
+  }, 60_000);
+
+  test("a 401 and a 500 end the prompt with an error, not a finished turn", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ status: 401, errorMessage: "invalid api key", match: "first" }, { status: 500, errorMessage: "the backend fell over", match: "second", repeat: true }]);
+    const agent = await spawnCoder(repo, s, {}, ["--timeout", "3"]);
+    const session = await agent.createSession(repo.root);
+    const unauthorized = await run(session, "first").catch((e: unknown) => e);
+    expect(JSON.stringify(unauthorized, Object.getOwnPropertyNames(unauthorized as object))).toContain("Authentication required");
+    const broken = await run(session, "second").catch((e: unknown) => e);
+    expect(JSON.stringify(broken, Object.getOwnPropertyNames(broken as object))).toContain("the backend fell over");
+  });
+
+  test("a reasoning stream: thought chunks, then the reply", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ reasoning: "x is 1, so the answer is one.", text: "x is one." }]);
+    const agent = await spawnCoder(repo, s, {}, ["--edit-format", "ask"]);
+    const session = await agent.createSession(repo.root);
+    expect(factorySteps(await run(session, "what is x?"))).toEqual(["thought", "message"]);
+  });
+});
