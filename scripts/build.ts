@@ -5,6 +5,7 @@
 // itself, for API keys only). The version and the plugin API text are baked in.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { assetName } from "./release-lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as { version: string };
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
   mkdirSync(out, { recursive: true });
   const sums: string[] = [];
   for (const target of RELEASE_TARGETS) {
-    const name = `coder-${pkg.version}-${target.replace(/^bun-/, "")}${target.includes("windows") ? ".exe" : ""}`;
+    const name = assetName(pkg.version, target);
     const file = join(out, name);
     const t = performance.now();
     await buildBinary(target.includes("windows") ? file.replace(/\.exe$/, "") : file, target);
