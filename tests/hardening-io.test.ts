@@ -147,7 +147,10 @@ describe("D. special and huge files", () => {
     symlinkSync(outside, join(root, ".gitignore"));
     const r = await run(root, ["--yes-always", "-m", "hello", "a.py"], [HELLO]);
     expect(readFileSync(outside, "utf8")).toBe("export PS1='$ '\n");
-    expect(r.stderr).toContain(".gitignore is a symlink; coder does not write through it");
+    // Either coder refuses to append through the link, or (the .coder folder it made ignores
+    // itself) it has nothing to append: both leave the outside file as it was.
+    if (r.code !== 0) expect(r.stderr).toContain(".gitignore is a symlink; coder does not write through it");
+    else expect(Bun.spawnSync(["git", "status", "--porcelain", "--untracked-files=all", "--", ".coder"], { cwd: root }).stdout.toString()).toBe("");
   });
 
   test("a PNG bomb is refused from its header, before decoding, even under --max-file-size 1", async () => {

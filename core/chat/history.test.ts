@@ -81,3 +81,26 @@ test("summariseAll replaces the whole history with one summary (edit-format swit
   expect(h.done.length).toBe(2);
   expect(h.done[0]?.content).toContain("parse_reply");
 });
+
+describe("state files read back never hang or flood", () => {
+  test("a transcript, an input history, remembered answers or coder's commit list that is a FIFO or a link to /dev/zero reads as empty", async () => {
+    const { symlinkSync, mkdirSync } = await import("node:fs");
+    const { loadInputHistory } = await import("../term/input.ts");
+    const { GitRepo } = await import("../git/git.ts");
+    const dir = mkdtempSync(join(tmpdir(), "coder-statefiles-"));
+    const fifo = join(dir, "fifo");
+    Bun.spawnSync(["mkfifo", fifo]);
+    symlinkSync("/dev/zero", join(dir, "zero"));
+    for (const path of [fifo, join(dir, "zero")]) {
+      expect(loadTranscript(path)).toEqual([]);
+      expect(loadInputHistory(path)).toEqual([]);
+    }
+    // commits.json under a repository's .coder/ (read by /undo and the commit list).
+    const root = join(dir, "repo");
+    mkdirSync(join(root, ".coder"), { recursive: true });
+    Bun.spawnSync(["git", "init", "-q"], { cwd: root });
+    Bun.spawnSync(["mkfifo", join(root, ".coder", "commits.json")]);
+    const repo = await GitRepo.open(root);
+    expect(repo?.coderCommits() ?? []).toEqual([]);
+  });
+});

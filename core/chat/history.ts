@@ -1,10 +1,10 @@
 // The conversation's memory: `done` (finished turns, summarised in the
 // background when they outgrow their budget) and `cur` (the turn in progress),
 // plus the markdown transcript in .coder/chat.history.md.
-import { existsSync, readFileSync } from "node:fs";
 import { blockMessages } from "./chunks.ts";
 import type { ChatMessage } from "../plugin.ts";
 import { appendRecord } from "../edit/state.ts";
+import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
 
 /** Done-history budget: min(max(context/16, 1024), 8192) tokens. */
 export function historyBudget(contextWindow: number): number {
@@ -203,6 +203,11 @@ export function parseTranscript(text: string): ChatMessage[] {
   return merged;
 }
 
+/** The most of a transcript read back (--restore-chat-history): far more than any context window holds. */
+const TRANSCRIPT_READ_BYTES = 64 * SMALL_FILE_BYTES;
+
 export function loadTranscript(path: string): ChatMessage[] {
-  return existsSync(path) ? parseTranscript(readFileSync(path, "utf8")) : [];
+  // Never a device, a pipe or a file past the cap (a planted transcript must not hang the start).
+  const text = readCappedText(path, { maxBytes: TRANSCRIPT_READ_BYTES }).text;
+  return text === null ? [] : parseTranscript(text);
 }

@@ -2,11 +2,12 @@
 // before anything is written or run. It applies the permission rules of CLI.md
 // (Gate) and asks the user through a Prompter, remembering "Don't ask again".
 
-import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync } from "node:fs";
 import { dirname, isAbsolute, join, posix, relative, resolve, sep } from "node:path";
 import { LOCAL_FILE, PROJECT_FILE } from "../config/config.ts";
 import { replaceRecord } from "../edit/state.ts";
 import type { Choice, Prompter } from "./prompter.ts";
+import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
 
 /** One remembered "Don't ask again" answer (always a no). */
 export interface RememberedAnswer {
@@ -395,7 +396,7 @@ function isSymlink(path: string): boolean {
 
 function readState(stateDir: string): RememberedAnswer[] {
   try {
-    const data = JSON.parse(readFileSync(join(stateDir, STATE_FILE), "utf8")) as { remembered?: unknown };
+    const data = JSON.parse(readCappedText(join(stateDir, STATE_FILE), { maxBytes: SMALL_FILE_BYTES }).text ?? "{}") as { remembered?: unknown };
     if (!Array.isArray(data.remembered)) return [];
     return data.remembered.filter(
       (a): a is RememberedAnswer => !!a && typeof a === "object" && typeof a.key === "string" && typeof a.question === "string",

@@ -3,7 +3,7 @@
 // own), a record of them in `.coder/commits.json`, and an /undo that refuses
 // whenever reverting could lose someone's work.
 
-import { existsSync, lstatSync, readdirSync, readFileSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, rmdirSync, statSync, unlinkSync, appendFileSync } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
 import { cleanCommitMessage, commitMessagePrompt, type DiffStat, fallbackCommitMessage, fitSubject, withTrailers } from "./commit-message.ts";
 import { replaceRecord, STATE_DIR } from "../edit/state.ts";
@@ -524,7 +524,7 @@ export class GitRepo {
   /** Every commit coder recorded in this repository (oldest first). */
   coderCommits(): CoderCommit[] {
     try {
-      const data = JSON.parse(readFileSync(join(this.stateDir, "commits.json"), "utf8")) as { commits?: CoderCommit[] };
+      const data = JSON.parse(readCappedText(join(this.stateDir, "commits.json"), { maxBytes: 16 * SMALL_FILE_BYTES }).text ?? "{}") as { commits?: CoderCommit[] };
       return Array.isArray(data.commits) ? data.commits : [];
     } catch {
       return [];

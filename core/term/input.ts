@@ -1,9 +1,10 @@
 // REPL input: one line at a time with editing, history kept in
 // .coder/input.history, and tab completion of slash commands and file names.
 // A fresh readline per prompt, so Ctrl-C during a request reaches the engine.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { appendRecord } from "../edit/state.ts";
+import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
 
 const MAX_HISTORY = 1000;
 /** readLine's answer when Ctrl-C ended a line of a multi-line block. */
@@ -144,7 +145,7 @@ export class LineInput {
 export function loadInputHistory(path: string): string[] {
   if (!existsSync(path)) return [];
   try {
-    const lines = readFileSync(path, "utf8").split("\n").filter(Boolean);
+    const lines = (readCappedText(path, { maxBytes: 8 * SMALL_FILE_BYTES }).text ?? "").split("\n").filter(Boolean);
     return lines.map(unescapeEntry).reverse().slice(0, MAX_HISTORY);
   } catch {
     return [];
