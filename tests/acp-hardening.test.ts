@@ -5,7 +5,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import * as acp from "@agentclientprotocol/sdk";
-import { BINARY, type AcpTestClient, acpClientsPerTest } from "./support/acp-client.ts";
+import { type AcpTestClient, acpClientsPerTest, acpLines, spawnRawAcp } from "./support/acp-client.ts";
 import { mainRequests, makeRepo, serverPerTest } from "./engine-harness.ts";
 
 setDefaultTimeout(120_000);
@@ -84,17 +84,9 @@ describe("coder acp under a hostile client", () => {
   test("a message over 32 MiB gets a JSON-RPC error with its id, and the agent keeps serving", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
-    const proc = Bun.spawn([BINARY, "acp", "--api-base", s.url, "--api-key", "sk-test", "--model", "openai/gpt-4.1"], {
-      timeout: 60_000,
-      killSignal: "SIGKILL",
-      cwd: repo.root,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, GIT_CONFIG_NOSYSTEM: "1" },
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnRawAcp(repo.root, repo.home, ["--api-base", s.url, "--api-key", "sk-test", "--model", "openai/gpt-4.1"]);
     const stdin = proc.stdin as import("bun").FileSink;
-    const lines = jsonLines(proc.stdout as ReadableStream<Uint8Array>);
+    const lines = acpLines(proc.stdout as ReadableStream<Uint8Array>, (m) => m.method === "session/update");
     const send = async (line: string) => {
       stdin.write(`${line}\n`);
       await stdin.flush();
@@ -132,25 +124,3 @@ describe("coder acp under a hostile client", () => {
 });
 
 /** JSON lines from a stream, one at a time. */
-function jsonLines(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  return {
-    async next(): Promise<any> {
-      for (;;) {
-        const nl = buffer.indexOf("\n");
-        if (nl >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          const message = JSON.parse(line);
-          if (message.method === "session/update") continue;
-          return message;
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error("stdout ended");
-        buffer += decoder.decode(value, { stream: true });
-      }
-    },
-  };
-}

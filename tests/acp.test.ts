@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import { png } from "../plugins/media/testdata/make.ts";
-import { BINARY, type AcpTestClient, acpClientsPerTest } from "./support/acp-client.ts";
+import { type AcpTestClient, acpClientsPerTest, acpLines, spawnRawAcp } from "./support/acp-client.ts";
 import { block, mainRequests, makeRepo, serverPerTest } from "./engine-harness.ts";
 
 setDefaultTimeout(120_000);
@@ -42,15 +42,7 @@ describe("coder acp", () => {
 
   test("initialize without any API key: an auth method whose description names the variables", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
-    const proc = Bun.spawn([BINARY, "acp"], {
-      timeout: 60_000,
-      killSignal: "SIGKILL",
-      cwd: repo.root,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, GIT_CONFIG_NOSYSTEM: "1" },
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnRawAcp(repo.root, repo.home);
     const connection = acp.client({ name: "t" }).connect(acp.ndJsonStream(sinkStream(proc.stdin as import("bun").FileSink), proc.stdout as ReadableStream<Uint8Array>));
     const init = await connection.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
     expect(init.authMethods).toHaveLength(1);
@@ -152,15 +144,7 @@ describe("coder acp", () => {
 
   test("initialize with a model chosen but no key for it: the API-key auth method names the variable", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
-    const proc = Bun.spawn([BINARY, "acp", "--model", "anthropic/claude-sonnet-4"], {
-      timeout: 60_000,
-      killSignal: "SIGKILL",
-      cwd: repo.root,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, GIT_CONFIG_NOSYSTEM: "1" },
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnRawAcp(repo.root, repo.home, ["--model", "anthropic/claude-sonnet-4"]);
     const connection = acp.client({ name: "t" }).connect(acp.ndJsonStream(sinkStream(proc.stdin as import("bun").FileSink), proc.stdout as ReadableStream<Uint8Array>));
     const init = await connection.agent.request(acp.methods.agent.initialize, { protocolVersion: acp.PROTOCOL_VERSION, clientCapabilities: {} });
     expect(init.authMethods).toHaveLength(1);
@@ -662,17 +646,9 @@ describe("coder acp", () => {
   test("a malformed line, an unknown method and an unknown session get JSON-RPC errors; the agent keeps serving; stdout holds only protocol", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
-    const proc = Bun.spawn([BINARY, "acp", "--api-base", s.url, "--api-key", "sk-test", "--model", "openai/gpt-4.1"], {
-      timeout: 60_000,
-      killSignal: "SIGKILL",
-      cwd: repo.root,
-      env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, GIT_CONFIG_NOSYSTEM: "1" },
-      stdin: "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
+    const proc = spawnRawAcp(repo.root, repo.home, ["--api-base", s.url, "--api-key", "sk-test", "--model", "openai/gpt-4.1"]);
     const stdin = proc.stdin as import("bun").FileSink;
-    const lines = lineReader(proc.stdout as ReadableStream<Uint8Array>);
+    const lines = acpLines(proc.stdout as ReadableStream<Uint8Array>);
     const send = (text: string) => {
       stdin.write(`${text}\n`);
       stdin.flush();
@@ -711,26 +687,3 @@ function sinkStream(sink: import("bun").FileSink): WritableStream<Uint8Array> {
 }
 
 /** JSON lines from a stream, one at a time. */
-function lineReader(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  const seen: string[] = [];
-  return {
-    async next(): Promise<any> {
-      for (;;) {
-        const nl = buffer.indexOf("\n");
-        if (nl >= 0) {
-          const line = buffer.slice(0, nl);
-          buffer = buffer.slice(nl + 1);
-          seen.push(line);
-          return JSON.parse(line);
-        }
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`stdout ended; seen: ${seen.join("\n")}`);
-        buffer += decoder.decode(value, { stream: true });
-      }
-    },
-    rest: () => [...seen, ...buffer.split("\n").filter(Boolean)],
-  };
-}

@@ -147,3 +147,46 @@ export function acpClientsPerTest(): (...args: Parameters<typeof startAcp>) => A
     return c;
   };
 }
+
+/** `coder acp` in `root` with raw pipes (for tests that write protocol lines by hand); killed after 60 s. */
+export function spawnRawAcp(root: string, home: string, args: string[] = []): import("bun").Subprocess<"pipe", "pipe", "pipe"> {
+  return Bun.spawn([BINARY, "acp", ...args], {
+    timeout: 60_000,
+    killSignal: "SIGKILL",
+    cwd: root,
+    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, GIT_CONFIG_NOSYSTEM: "1" },
+    stdin: "pipe",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+}
+
+/**
+ * The JSON-RPC messages on an agent's stdout, one `next()` at a time; `skip` passes over some
+ * (session/update notifications, say). `rest()` is every line read or buffered so far.
+ */
+export function acpLines(stream: ReadableStream<Uint8Array>, skip: (message: any) => boolean = () => false) {
+  const reader = stream.getReader();
+  const decoder = new TextDecoder();
+  let buffer = "";
+  const seen: string[] = [];
+  return {
+    async next(): Promise<any> {
+      for (;;) {
+        const nl = buffer.indexOf("\n");
+        if (nl >= 0) {
+          const line = buffer.slice(0, nl);
+          buffer = buffer.slice(nl + 1);
+          seen.push(line);
+          const message = JSON.parse(line);
+          if (skip(message)) continue;
+          return message;
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stdout ended; seen: ${seen.join("\n")}`);
+        buffer += decoder.decode(value, { stream: true });
+      }
+    },
+    rest: () => [...seen, ...buffer.split("\n").filter(Boolean)],
+  };
+}
