@@ -198,7 +198,7 @@ export interface PluginOption {
 }
 
 /** The type of an option's value, from its declaration. */
-export type OptionValue<S extends PluginOption> = S extends { type: "boolean" }
+export type OptionValue<S> = S extends { type: "boolean" }
   ? boolean
   : S extends { type: "number" }
     ? number

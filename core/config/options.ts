@@ -2,7 +2,7 @@
 // every loaded plugin's): flags, `--no-` forms, short flags, CODER_* env vars, config-file
 // keys, `--help` text and the JSON Schema are all derived from it. This file lists only what
 // the kernel itself uses; a plugin declares its own options (`PluginObject.options`).
-import type { ModelInfo, PluginOption } from "../plugin.ts";
+import type { ModelInfo, OptionValue, PluginOption } from "../plugin.ts";
 
 /**
  * A plugin option's types, plus the kernel's structured config-only values with their own zod
@@ -155,21 +155,14 @@ export interface PluginRef {
 
 type Spec = (typeof OPTIONS)[number];
 type SpecFor<K> = Extract<Spec, { key: K }>;
-type ValueFor<S> = S extends { type: "boolean" }
-  ? boolean
-  : S extends { type: "number" }
-    ? number
-    : S extends { type: "list" }
-      ? string[]
-      : S extends { type: "enum"; values: readonly (infer V)[] }
-        ? V
-        : S extends { type: "models" }
-          ? Record<string, ModelOverride>
-          : S extends { type: "command-map" }
-            ? string | Record<string, string>
-          : S extends { type: "plugins" }
-            ? PluginRef[]
-            : string;
+/** The kernel's own kinds of value, then what every option declaration says (the plugin API's `OptionValue`). */
+type ValueFor<S> = S extends { type: "models" }
+  ? Record<string, ModelOverride>
+  : S extends { type: "command-map" }
+    ? string | Record<string, string>
+    : S extends { type: "plugins" }
+      ? PluginRef[]
+      : OptionValue<S>;
 type AlwaysSet<S> = S extends { default: unknown } ? true : S extends { type: "list" | "models" | "plugins" } ? true : false;
 
 /** Every option of the kernel's table, typed; defaults applied (lists, `models` and `plugins` are never undefined). Plugins' options are read through `kit.options.get`. */
