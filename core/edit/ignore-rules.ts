@@ -1,7 +1,8 @@
-// The files a folder ignores when git does not say (`--no-git`, or no repository):
-// every `.gitignore` from the root down, and `.git/info/exclude`, read with the
-// `ignore` library's gitignore semantics. The file store refuses ignored files and
-// the file listing skips them, so `--no-git` never opens a secret like `.env`.
+// The one place coder reads ignore files, with the `ignore` library's gitignore semantics:
+// every `.gitignore` from the root down and `.git/info/exclude` (what git would ignore, for
+// `--no-git` and `kit.files.ignored`), and `.coderignore` (or `--ignore-file`: what coder
+// leaves alone). The file store refuses ignored files and the file listing skips them, so
+// `--no-git` never opens a secret like `.env`.
 import { readCappedText, SMALL_FILE_BYTES } from "./read.ts";
 import { UsageError } from "../errors.ts";
 import { join } from "node:path";
@@ -53,4 +54,40 @@ function readOrEmpty(file: string): string {
   const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
   if (read.problem) throw new UsageError(`${read.problem}; coder cannot tell which files it ignores (make it a regular file)`);
   return read.text ?? "";
+}
+
+/**
+ * The rules of `.coderignore` (or the `--ignore-file` given), or null when there is no such
+ * file. One that cannot be read is refused, naming it: coder fails closed, as listing every
+ * file would show what the file hides.
+ */
+export function coderIgnoreRules(file: string): Ignore | null {
+  const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
+  if (read.problem) throw new UsageError(`${read.problem}; it lists the files coder leaves alone, so coder stops here (make it a regular file)`);
+  return read.text === null ? null : ignore().add(read.text);
+}
+
+/**
+ * What coder leaves alone in one repository, by its ignore files: `.coderignore` (or
+ * `ignoreFile`), and what git's ignore files say. A file git tracks is never ignored by a
+ * `.gitignore` (git itself keeps tracking it), so `tracked` is asked only then.
+ */
+export class RepoIgnore {
+  private readonly git: IgnoreRules;
+  private coder: Ignore | null | undefined;
+
+  constructor(
+    root: string,
+    private readonly ignoreFile: string = join(root, ".coderignore"),
+  ) {
+    this.git = new IgnoreRules(root);
+  }
+
+  /** Is `rel` (repository-relative, forward slashes) ignored? `tracked` answers whether git tracks it. */
+  async isIgnored(rel: string, tracked: (rel: string) => Promise<boolean>): Promise<boolean> {
+    if (rel === ".git" || rel.startsWith(".git/")) return true;
+    this.coder ??= coderIgnoreRules(this.ignoreFile);
+    if (this.coder?.ignores(rel)) return true;
+    return this.git.isIgnored(rel) && !(await tracked(rel));
+  }
 }

@@ -205,13 +205,9 @@ function fileStamp(path: string): string {
 }
 
 async function applyCoderignore(file: string, files: string[]): Promise<string[]> {
-  const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
-  // Fail closed: listing every file when the ignore file cannot be read would show what it hides.
-  if (read.problem) throw new UsageError(`${read.problem}; it lists the files coder leaves alone, so coder stops here (make it a regular file)`);
-  if (read.text === null) return files;
-  const { default: ignore } = await import("ignore");
-  const ig = ignore().add(read.text);
-  return files.filter((f) => !ig.ignores(f));
+  const { coderIgnoreRules } = await import("../edit/ignore-rules.ts");
+  const rules = coderIgnoreRules(file);
+  return rules ? files.filter((f) => !rules.ignores(f)) : files;
 }
 
 async function walkFiles(root: string): Promise<string[]> {
