@@ -1,0 +1,133 @@
+// A plugin's kit.ui.select and kit.ui.input end to end, through `dist/coder --plugin FILE`:
+// asked for real in the REPL (a pseudo-terminal, with colours and with --no-pretty) and
+// answered by typing; under --yes-always and with nobody to ask (one-shot, --json), the
+// declared default, said out loud unless --yes-always chose it.
+import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { startFakeServer, type FakeServer } from "./support/fake-server.ts";
+import { BIN, coder, git, requireBinary, sandbox } from "./support/kernel.ts";
+import { inTerminal, SCRIPT } from "./support/pty.ts";
+
+setDefaultTimeout(60_000);
+beforeAll(requireBinary);
+
+/** A slash command that asks one select and one input, then prints what it got. */
+const ASKER = `export default (kit) => ({
+  apiVersion: 2,
+  name: "asker",
+  commands: [{
+    name: "ask-me",
+    summary: "ask two questions",
+    async run(arg, s) {
+      const depth = await kit.ui.select("Review depth?", ["quick", "thorough", "paranoid"], { default: "quick", detail: "How hard to look." });
+      const title = await kit.ui.input("Title of the pull request?", { default: "Update" });
+      s.print("answers: " + JSON.stringify([depth, title]));
+    },
+  }],
+});
+`;
+
+function setup() {
+  const s = sandbox();
+  writeFileSync(join(s.repo, "a.txt"), "hello\n");
+  git(s.repo, ["add", "-A"], s.env);
+  git(s.repo, ["commit", "-q", "-m", "init"], s.env);
+  const dir = join(s.repo, "..", "plugins");
+  mkdirSync(dir, { recursive: true });
+  const plugin = join(dir, "asker.ts");
+  writeFileSync(plugin, ASKER);
+  return { ...s, plugin };
+}
+
+const model = (server: FakeServer) => ["--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "sk-test", "--map-tokens", "0", "--edit-format", "ask"];
+
+describe.skipIf(!SCRIPT)("kit.ui.select and kit.ui.input in the REPL (a pseudo-terminal)", () => {
+  for (const pretty of [true, false]) {
+    test(`the person picks a choice and types a line${pretty ? "" : " (--no-pretty)"}; Enter takes the default; Esc cancels`, async () => {
+      const s = setup();
+      const server = await startFakeServer([]);
+      try {
+        const args = [BIN, "--plugin", s.plugin, ...model(server), ...(pretty ? [] : ["--no-pretty"])];
+        // Colours need NO_COLOR unset: then the one-key and raw-line prompts; without, plain lines.
+        const { NO_COLOR: _, ...coloured } = s.env;
+        const term = inTerminal(args, { cwd: s.repo, env: pretty ? { ...coloured, TERM: "xterm" } : { ...s.env, TERM: "dumb" } });
+        await term.waitFor("> ");
+        term.send("/ask-me\r");
+        await term.waitFor("How hard to look.");
+        await term.waitFor("Review depth?");
+        await term.waitFor("3. paranoid");
+        await term.waitFor("Choose 1-3 [quick]: ");
+        // Not a choice: said, and asked again; then the person answers with a number.
+        term.send("9\r");
+        await term.waitFor("is not one of the choices");
+        await term.waitFor("Choose 1-3 [quick]: ");
+        term.send("2\r");
+        await term.waitFor("Title of the pull request? [Update] ");
+        term.send("Fix the cart\r");
+        await term.waitFor('answers: ["thorough","Fix the cart"]');
+        // Enter alone takes each default.
+        await term.waitFor("> ");
+        term.send("/ask-me\r");
+        await term.waitFor("Choose 1-3 [quick]: ");
+        term.send("\r");
+        await term.waitFor("Title of the pull request? [Update] ");
+        term.send("\r");
+        await term.waitFor('answers: ["quick","Update"]');
+        if (pretty) {
+          // A name answers too, and Esc cancels a question: null.
+          await term.waitFor("> ");
+          term.send("/ask-me\r");
+          await term.waitFor("Choose 1-3 [quick]: ");
+          term.send("para\r");
+          await term.waitFor("Title of the pull request? [Update] ");
+          term.send("\x1b");
+          await term.waitFor('answers: ["paranoid",null]');
+        }
+        await term.waitFor("> ");
+        term.send("/exit\r");
+        expect(await term.proc.exited).toBe(0);
+        // No question was answered for the person.
+        expect(term.output).not.toContain("the default)");
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+});
+
+describe("kit.ui.select and kit.ui.input with nobody to ask", () => {
+  test("--yes-always takes the declared defaults without asking or saying so", async () => {
+    const s = setup();
+    const server = await startFakeServer([]);
+    try {
+      const r = await coder(["--plugin", s.plugin, ...model(server), "--no-pretty", "--yes-always", "-m", "/ask-me"], { cwd: s.repo, env: s.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('answers: ["quick","Update"]');
+      expect(r.stdout + r.stderr).not.toContain("Review depth?");
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test("one-shot and --json take the defaults and say each question with the answer it got", async () => {
+    const s = setup();
+    const server = await startFakeServer([]);
+    try {
+      const r = await coder(["--plugin", s.plugin, ...model(server), "--no-pretty", "-m", "/ask-me"], { cwd: s.repo, env: s.env });
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain('answers: ["quick","Update"]');
+      expect(r.stdout + r.stderr).toContain('Review depth? -> "quick" (not interactive: nobody to ask; the default)');
+      expect(r.stdout + r.stderr).toContain('Title of the pull request? -> "Update" (not interactive: nobody to ask; the default)');
+      const json = await coder(["--plugin", s.plugin, ...model(server), "--json", "-m", "/ask-me"], { cwd: s.repo, env: s.env });
+      expect(json.code).toBe(0);
+      const events = json.stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; text?: string; message?: string });
+      expect(events.filter((e) => e.type === "warning").map((e) => e.message)).toEqual([
+        'Review depth? -> "quick" (not interactive: nobody to ask; the default)',
+        'Title of the pull request? -> "Update" (not interactive: nobody to ask; the default)',
+      ]);
+    } finally {
+      await server.stop();
+    }
+  });
+});
