@@ -9,7 +9,7 @@ test("pickChoice: a number, a name in any case, or the start of exactly one name
   expect(pickChoice("0", choices)).toBeNull();
   expect(pickChoice("QUICK", choices)).toBe("quick");
   expect(pickChoice("th", choices)).toBeNull(); // two names start so
-  expect(pickChoice("thro", choices)).toBe("thorough");
+  expect(pickChoice("tho", choices)).toBe("thorough");
   expect(pickChoice("nope", choices)).toBeNull();
 });
 
