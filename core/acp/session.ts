@@ -45,6 +45,8 @@ export interface SessionSetup {
   client: acp.AgentContext;
   /** What the client offers of `fs`. */
   fs: { read: boolean; write: boolean };
+  /** The client offers form elicitation (`elicitation/create`). */
+  forms?: boolean;
   log: (level: "info" | "warn" | "error", text: string) => void;
   /** A saved session to restore (`session/load`). */
   record?: SessionRecord;
@@ -153,6 +155,7 @@ export class AcpSession {
       () => this.output.drained(),
       (key) => this.output.cardFor(key),
       (key) => this.output.declined(key),
+      setup.forms ? (request) => client.request(acp.methods.client.elicitation.create, { sessionId: id, mode: "form", ...request }) : null,
     );
     this.buffers = new EditorBuffers(setup.app.root, setup);
   }

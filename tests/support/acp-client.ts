@@ -19,6 +19,8 @@ export interface ClientOptions {
   answers?: string[];
   /** fs/write_text_file answers with this error (message and data), as an editor whose user refused the write. */
   refuseWrites?: { message: string; data: unknown };
+  /** Offer form elicitation, answering each `elicitation/create` with the next of these (decline when none is left). */
+  forms?: acp.CreateElicitationResponse[];
   /** Extra arguments after `acp` and the test model's flags. */
   args?: string[];
   home: string;
@@ -31,6 +33,8 @@ export interface AcpTestClient {
   updates: acp.SessionNotification[];
   /** Every permission request, in arrival order. */
   permissions: acp.RequestPermissionRequest[];
+  /** Every elicitation/create request, in arrival order (with `forms`). */
+  elicitations: acp.CreateElicitationRequest[];
   /** How many session/updates had arrived when each permission request came. */
   askedAt: number[];
   reads: string[];
@@ -63,6 +67,8 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
   const reads: string[] = [];
   const writes: { path: string; content: string }[] = [];
   const answers = [...(options.answers ?? [])];
+  const elicitations: acp.CreateElicitationRequest[] = [];
+  const forms = [...(options.forms ?? [])];
   const app = acp
     .client({ name: "coder-tests" })
     .onNotification(acp.methods.client.session.update, ({ params }) => void updates.push(params))
@@ -71,6 +77,10 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
       askedAt.push(updates.length);
       const pick = answers.shift() ?? "reject";
       return pick === "cancelled" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: pick } };
+    })
+    .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+      elicitations.push(params);
+      return forms.shift() ?? { action: "decline" };
     })
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
       reads.push(params.path);
@@ -101,13 +111,14 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
     proc,
     updates,
     permissions,
+    elicitations,
     askedAt,
     reads,
     writes,
     initialize: () =>
       connection.agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: options.fs ? { fs: { readTextFile: true, writeTextFile: true } } : {},
+        clientCapabilities: { ...(options.fs ? { fs: { readTextFile: true, writeTextFile: true } } : {}), ...(options.forms ? { elicitation: { form: {} } } : {}) },
       }),
     updatesOf,
     text: (sessionId, from = 0) =>
