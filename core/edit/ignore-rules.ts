@@ -74,7 +74,6 @@ export function coderIgnoreRules(file: string): Ignore | null {
  */
 export class RepoIgnore {
   private readonly git: IgnoreRules;
-  private coder: Ignore | null | undefined;
 
   constructor(
     root: string,
@@ -86,8 +85,8 @@ export class RepoIgnore {
   /** Is `rel` (repository-relative, forward slashes) ignored? `tracked` answers whether git tracks it. */
   async isIgnored(rel: string, tracked: (rel: string) => Promise<boolean>): Promise<boolean> {
     if (rel === ".git" || rel.startsWith(".git/")) return true;
-    this.coder ??= coderIgnoreRules(this.ignoreFile);
-    if (this.coder?.ignores(rel)) return true;
+    // Read each time, as the listing is: an edit to .coderignore counts at once.
+    if (coderIgnoreRules(this.ignoreFile)?.ignores(rel)) return true;
     return this.git.isIgnored(rel) && !(await tracked(rel));
   }
 }
