@@ -3,30 +3,14 @@
 // answered by typing; under --yes-always and with nobody to ask (one-shot, --json), the
 // declared default, said out loud unless --yes-always chose it.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeServer, type FakeServer } from "./support/fake-server.ts";
-import { BIN, coder, git, requireBinary, sandbox } from "./support/kernel.ts";
+import { BIN, EXAMPLES, coder, git, requireBinary, sandbox } from "./support/kernel.ts";
 import { inTerminal, SCRIPT } from "./support/pty.ts";
 
 setDefaultTimeout(60_000);
 beforeAll(requireBinary);
-
-/** A slash command that asks one select and one input, then prints what it got. */
-const ASKER = `export default (kit) => ({
-  apiVersion: 2,
-  name: "asker",
-  commands: [{
-    name: "ask-me",
-    summary: "ask two questions",
-    async run(arg, s) {
-      const depth = await kit.ui.select("Review depth?", ["quick", "thorough", "paranoid"], { default: "quick", detail: "How hard to look." });
-      const title = await kit.ui.input("Title of the pull request?", { default: "Update" });
-      s.print("answers: " + JSON.stringify([depth, title]));
-    },
-  }],
-});
-`;
 
 function setup() {
   const s = sandbox();
@@ -35,8 +19,9 @@ function setup() {
   git(s.repo, ["commit", "-q", "-m", "init"], s.env);
   const dir = join(s.repo, "..", "plugins");
   mkdirSync(dir, { recursive: true });
-  const plugin = join(dir, "asker.ts");
-  writeFileSync(plugin, ASKER);
+  // The example plugin, copied as a user would: /pr-title asks a select and an input.
+  const plugin = join(dir, "pr-title.ts");
+  copyFileSync(join(EXAMPLES, "pr-title.ts"), plugin);
   return { ...s, plugin };
 }
 
@@ -53,36 +38,36 @@ describe.skipIf(!SCRIPT)("kit.ui.select and kit.ui.input in the REPL (a pseudo-t
         const { NO_COLOR: _, ...coloured } = s.env;
         const term = inTerminal(args, { cwd: s.repo, env: pretty ? { ...coloured, TERM: "xterm" } : { ...s.env, TERM: "dumb" } });
         await term.waitFor("> ");
-        term.send("/ask-me\r");
-        await term.waitFor("How hard to look.");
-        await term.waitFor("Review depth?");
-        await term.waitFor("3. paranoid");
-        await term.waitFor("Choose 1-3 [quick]: ");
+        term.send("/pr-title\r");
+        await term.waitFor("The Conventional Commits type.");
+        await term.waitFor("Kind of change?");
+        await term.waitFor("3. chore");
+        await term.waitFor("Choose 1-3 [fix]: ");
         // Not a choice: said, and asked again; then the person answers with a number.
         term.send("9\r");
         await term.waitFor("is not one of the choices");
-        await term.waitFor("Choose 1-3 [quick]: ");
-        term.send("2\r");
-        await term.waitFor("Title of the pull request? [Update] ");
+        await term.waitFor("Choose 1-3 [fix]: ");
+        term.send("1\r");
+        await term.waitFor("Summary? [update the docs] ");
         term.send("Fix the cart\r");
-        await term.waitFor('answers: ["thorough","Fix the cart"]');
+        await term.waitFor("Title: feat: Fix the cart");
         // Enter alone takes each default.
         await term.waitFor("> ");
-        term.send("/ask-me\r");
-        await term.waitFor("Choose 1-3 [quick]: ");
+        term.send("/pr-title\r");
+        await term.waitFor("Choose 1-3 [fix]: ");
         term.send("\r");
-        await term.waitFor("Title of the pull request? [Update] ");
+        await term.waitFor("Summary? [update the docs] ");
         term.send("\r");
-        await term.waitFor('answers: ["quick","Update"]');
+        await term.waitFor("Title: fix: update the docs");
         if (pretty) {
           // A name answers too, and Esc cancels a question: null.
           await term.waitFor("> ");
-          term.send("/ask-me\r");
-          await term.waitFor("Choose 1-3 [quick]: ");
-          term.send("para\r");
-          await term.waitFor("Title of the pull request? [Update] ");
+          term.send("/pr-title\r");
+          await term.waitFor("Choose 1-3 [fix]: ");
+          term.send("cho\r");
+          await term.waitFor("Summary? [update the docs] ");
           term.send("\x1b");
-          await term.waitFor('answers: ["paranoid",null]');
+          await term.waitFor("No title: cancelled.");
         }
         await term.waitFor("> ");
         term.send("/exit\r");
@@ -101,10 +86,10 @@ describe("kit.ui.select and kit.ui.input with nobody to ask", () => {
     const s = setup();
     const server = await startFakeServer([]);
     try {
-      const r = await coder(["--plugin", s.plugin, ...model(server), "--no-pretty", "--yes-always", "-m", "/ask-me"], { cwd: s.repo, env: s.env });
+      const r = await coder(["--plugin", s.plugin, ...model(server), "--no-pretty", "--yes-always", "-m", "/pr-title"], { cwd: s.repo, env: s.env });
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('answers: ["quick","Update"]');
-      expect(r.stdout + r.stderr).not.toContain("Review depth?");
+      expect(r.stdout).toContain("Title: fix: update the docs");
+      expect(r.stdout + r.stderr).not.toContain("Kind of change?");
     } finally {
       await server.stop();
     }
@@ -114,17 +99,17 @@ describe("kit.ui.select and kit.ui.input with nobody to ask", () => {
     const s = setup();
     const server = await startFakeServer([]);
     try {
-      const r = await coder(["--plugin", s.plugin, ...model(server), "--no-pretty", "-m", "/ask-me"], { cwd: s.repo, env: s.env });
+      const r = await coder(["--plugin", s.plugin, ...model(server), "--no-pretty", "-m", "/pr-title"], { cwd: s.repo, env: s.env });
       expect(r.code).toBe(0);
-      expect(r.stdout).toContain('answers: ["quick","Update"]');
-      expect(r.stdout + r.stderr).toContain('Review depth? -> "quick" (not interactive: nobody to ask; the default)');
-      expect(r.stdout + r.stderr).toContain('Title of the pull request? -> "Update" (not interactive: nobody to ask; the default)');
-      const json = await coder(["--plugin", s.plugin, ...model(server), "--json", "-m", "/ask-me"], { cwd: s.repo, env: s.env });
+      expect(r.stdout).toContain("Title: fix: update the docs");
+      expect(r.stdout + r.stderr).toContain('Kind of change? -> "fix" (not interactive: nobody to ask; the default)');
+      expect(r.stdout + r.stderr).toContain('Summary? -> "update the docs" (not interactive: nobody to ask; the default)');
+      const json = await coder(["--plugin", s.plugin, ...model(server), "--json", "-m", "/pr-title"], { cwd: s.repo, env: s.env });
       expect(json.code).toBe(0);
       const events = json.stdout.trim().split("\n").map((line) => JSON.parse(line) as { type: string; text?: string; message?: string });
       expect(events.filter((e) => e.type === "warning").map((e) => e.message)).toEqual([
-        'Review depth? -> "quick" (not interactive: nobody to ask; the default)',
-        'Title of the pull request? -> "Update" (not interactive: nobody to ask; the default)',
+        'Kind of change? -> "fix" (not interactive: nobody to ask; the default)',
+        'Summary? -> "update the docs" (not interactive: nobody to ask; the default)',
       ]);
     } finally {
       await server.stop();
