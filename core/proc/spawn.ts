@@ -53,6 +53,17 @@ export async function endGroup(pid: number, exited: Promise<unknown>, graceMs: n
 }
 
 /**
+ * Start `argv` with stdout and stderr piped; with `ownGroup`, as the leader of a new process
+ * group that coder's exit ends. Throws when it cannot start.
+ */
+function launch<In extends "pipe" | "inherit" | "ignore">(argv: string[], options: { cwd: string; env?: Record<string, string | undefined> }, stdin: In, ownGroup: boolean) {
+  installExitHook();
+  const proc = Bun.spawn<In, "pipe", "pipe">(argv, { cwd: options.cwd, env: options.env ?? process.env, stdin, stdout: "pipe", stderr: "pipe", detached: ownGroup });
+  if (ownGroup) liveGroups.add(proc.pid);
+  return proc;
+}
+
+/**
  * Run `argv` (no shell) in its own process group; never throws for a failure to start or a
  * non-zero exit. On timeout or abort the group gets SIGTERM, then SIGKILL after `graceMs`.
  *
@@ -62,24 +73,15 @@ export async function endGroup(pid: number, exited: Promise<unknown>, graceMs: n
  */
 export async function spawnGroup(argv: string[], options: SpawnOptions): Promise<SpawnResult> {
   if (argv.length === 0) return { code: 127, stdout: "", stderr: "an empty command", timedOut: false, aborted: false, startError: "an empty command" };
-  installExitHook();
   const ownGroup = !options.inheritStdin && process.platform !== "win32";
-  let proc: ReturnType<typeof Bun.spawn<"pipe" | "inherit", "pipe", "pipe">>;
+  let proc: ReturnType<typeof launch<"pipe" | "inherit">>;
   try {
-    proc = Bun.spawn(argv, {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      stdin: options.inheritStdin ? "inherit" : "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      detached: ownGroup,
-    });
+    proc = launch(argv, options, options.inheritStdin ? "inherit" : "pipe", ownGroup);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return { code: 127, stdout: "", stderr: why, timedOut: false, aborted: false, startError: why };
   }
   const pid = proc.pid;
-  if (ownGroup) liveGroups.add(pid);
   if (proc.stdin && typeof proc.stdin !== "number") {
     try {
       if (options.input !== undefined) proc.stdin.write(options.input);
@@ -193,23 +195,14 @@ const STDERR_KEPT = 4_000;
  */
 export function startGroup(argv: string[], options: StartOptions & { cwd: string }): RunningChild {
   if (argv.length === 0) throw new Error("an empty command");
-  installExitHook();
   const ownGroup = !options.foreground && process.platform !== "win32";
-  let proc: ReturnType<typeof Bun.spawn<"pipe" | "ignore", "pipe", "pipe">>;
+  let proc: ReturnType<typeof launch<"pipe" | "ignore">>;
   try {
-    proc = Bun.spawn(argv, {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      stdin: options.stdin === "pipe" ? "pipe" : "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-      detached: ownGroup,
-    });
+    proc = launch(argv, options, options.stdin === "pipe" ? "pipe" : "ignore", ownGroup);
   } catch (error) {
     throw new Error(`could not start ${argv[0]}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const pid = proc.pid;
-  if (ownGroup) liveGroups.add(pid);
   let stderrText = "";
   const pumpOut = (async () => {
     try {

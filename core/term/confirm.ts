@@ -124,33 +124,42 @@ interface Answer {
 const DRAIN_QUIET_MS = 40;
 const DRAIN_MAX_MS = 400;
 
-/** One keystroke in raw mode; the answer's label is echoed after the question. */
-async function askKey(stream: NodeJS.WriteStream, text: string, choices: readonly Choice[], fallback: Choice): Promise<Answer> {
+/**
+ * Ask in raw mode: type-ahead from before the question is dropped, `prompt` is written, and each
+ * chunk of keys goes to `onKeys` until it returns an answer; the terminal's mode is restored.
+ */
+async function askRaw<T>(stream: NodeJS.WriteStream, prompt: string, onKeys: (data: string) => T | null): Promise<T> {
   const stdin = process.stdin;
   stdin.setRawMode?.(true);
   stdin.setEncoding("utf8");
   stdin.resume();
   try {
     await drainTypeahead(stdin);
-    stream.write(text);
-    const result = await new Promise<Answer>((resolve) => {
+    stream.write(prompt);
+    return await new Promise<T>((resolve) => {
       const onData = (data: string) => {
-        const answer = keyAnswer(data, choices, fallback);
-        if (!answer) {
-          stream.write("\x07");
-          return;
-        }
+        const answer = onKeys(data);
+        if (answer === null) return;
         stdin.off("data", onData);
         resolve(answer);
       };
       stdin.on("data", onData);
     });
-    stream.write(`${CHOICE_LABELS[result.answer]}${result.ctrlC ? " (Ctrl-C)" : ""}\n`);
-    return result;
   } finally {
     stdin.setRawMode?.(false);
     stdin.pause();
   }
+}
+
+/** One keystroke in raw mode; the answer's label is echoed after the question. */
+async function askKey(stream: NodeJS.WriteStream, text: string, choices: readonly Choice[], fallback: Choice): Promise<Answer> {
+  const result = await askRaw(stream, text, (data) => {
+    const answer = keyAnswer(data, choices, fallback);
+    if (!answer) stream.write("\x07");
+    return answer;
+  });
+  stream.write(`${CHOICE_LABELS[result.answer]}${result.ctrlC ? " (Ctrl-C)" : ""}\n`);
+  return result;
 }
 
 /** The answer one key gives: a choice's letter, Enter, Esc or Ctrl-C; null for any other key. */
@@ -227,33 +236,15 @@ interface TypedLine {
  * are ignored; type-ahead from before the question is dropped first.
  */
 async function readRawLine(stream: NodeJS.WriteStream, prompt: string): Promise<TypedLine> {
-  const stdin = process.stdin;
-  stdin.setRawMode?.(true);
-  stdin.setEncoding("utf8");
-  stdin.resume();
-  try {
-    await drainTypeahead(stdin);
-    stream.write(prompt);
-    let chars: string[] = [];
-    const result = await new Promise<TypedLine>((resolve) => {
-      const done = (r: TypedLine) => {
-        stdin.off("data", onData);
-        resolve(r);
-      };
-      const onData = (data: string) => {
-        const edit = editLine(chars, data);
-        chars = edit.chars;
-        if (edit.echo) stream.write(edit.echo);
-        if (edit.end) done(edit.end);
-      };
-      stdin.on("data", onData);
-    });
-    stream.write(result.ctrlC ? " (Ctrl-C)\n" : result.line === null ? " (Esc)\n" : "\n");
-    return result;
-  } finally {
-    stdin.setRawMode?.(false);
-    stdin.pause();
-  }
+  let chars: string[] = [];
+  const result = await askRaw(stream, prompt, (data) => {
+    const edit = editLine(chars, data);
+    chars = edit.chars;
+    if (edit.echo) stream.write(edit.echo);
+    return edit.end ?? null;
+  });
+  stream.write(result.ctrlC ? " (Ctrl-C)\n" : result.line === null ? " (Esc)\n" : "\n");
+  return result;
 }
 
 /** What one chunk of keys does to a line being typed: the new text, what to echo, and the end of the line if it came. */
