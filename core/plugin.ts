@@ -1024,6 +1024,12 @@ export interface Session {
    * its stdin the terminal's. Optional: without it, run through `kit.run` and print the output.
    */
   runUserCommand?(command: string): Promise<{ code: number; output: string }>;
+  /**
+   * Run a test command as the tests after an edit run: shown as it runs (the terminal's live
+   * output, an editor's card or terminal), ended by a cancel (`stopped`). Its exit code and
+   * output (stdout, then stderr). Optional: without it, run through `kit.run` and print the output.
+   */
+  runTests?(command: string): Promise<{ code: number; output: string; stopped?: boolean }>;
 }
 
 /** One chunk of a request's prompt, as `/tokens` lists them. */
