@@ -406,10 +406,12 @@ export class AcpOutput implements Output {
   }
 
   /** The command under way runs in the editor's terminal `terminalId`: its card embeds it. */
-  showTerminal(terminalId: string): void {
-    if (!this.command) return;
-    this.command.terminalId = terminalId;
-    this.update({ sessionUpdate: "tool_call_update", toolCallId: this.command.id, content: [{ type: "terminal", terminalId }] });
+  showTerminal(terminalId: string): Promise<void> {
+    if (this.command) {
+      this.command.terminalId = terminalId;
+      this.update({ sessionUpdate: "tool_call_update", toolCallId: this.command.id, content: [{ type: "terminal", terminalId }] });
+    }
+    return this.drained();
   }
 
   private commandOutput(text: string): void {

@@ -208,7 +208,7 @@ export class AcpSession {
    */
   private runner(): CommandRunner {
     const { client, id, app, log } = this.setup;
-    const run = this.setup.terminal ? terminalRunner({ client, sessionId: id, root: app.root, show: (terminalId) => this.output.showTerminal(terminalId), log }) : localRunner(app);
+    const run = this.setup.terminal ? terminalRunner({ client, sessionId: id, root: app.root, sent: () => this.output.drained(), show: (terminalId) => this.output.showTerminal(terminalId), log }) : localRunner(app);
     return (shown) => run({ ...shown, signal: shown.signal ? AbortSignal.any([shown.signal, this.stopRuns.signal]) : this.stopRuns.signal });
   }
 

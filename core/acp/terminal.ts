@@ -22,8 +22,10 @@ export interface TerminalHost {
   sessionId: string;
   /** The repository root: where every command runs. */
   root: string;
-  /** The card of the command under way embeds this terminal. */
-  show(terminalId: string): void;
+  /** Resolves once every update so far is sent (the command's card is out before its terminal is made). */
+  sent(): Promise<void>;
+  /** The card of the command under way embeds this terminal; resolves once that update is sent. */
+  show(terminalId: string): Promise<void>;
   log(level: "info" | "warn", text: string): void;
 }
 
@@ -33,6 +35,7 @@ const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGQUIT: 
 export function terminalRunner(host: TerminalHost): CommandRunner {
   return async (run): Promise<ShownResult> => {
     const { client, sessionId } = host;
+    await host.sent();
     if (run.signal?.aborted) return { code: 130, stdout: "", stderr: stopNote({ timedOut: false, aborted: true }), stopped: true };
     const [command, ...args] = shellArgv(run.command);
     let terminal: acp.TerminalHandle;
@@ -43,7 +46,7 @@ export function terminalRunner(host: TerminalHost): CommandRunner {
       host.log("warn", refused);
       return { code: 127, stdout: "", stderr: "", refused };
     }
-    host.show(terminal.id);
+    await host.show(terminal.id);
     let timedOut = false;
     let aborted = false;
     let killed: Promise<unknown> | null = null;
