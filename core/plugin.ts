@@ -1026,8 +1026,9 @@ export interface Session {
   runUserCommand?(command: string): Promise<{ code: number; output: string }>;
   /**
    * Run a test command as the tests after an edit run: shown as it runs (the terminal's live
-   * output, an editor's card or terminal), ended by a cancel (`stopped`). Its exit code and
-   * output (stdout, then stderr). Optional: without it, run through `kit.run` and print the output.
+   * output, an editor's card or terminal). Its exit code and output (stdout, then stderr);
+   * `stopped` when a cancel ended it or an editor refused to run it (nothing to report then).
+   * Optional: without it, run through `kit.run` and print the output.
    */
   runTests?(command: string): Promise<{ code: number; output: string; stopped?: boolean }>;
 }

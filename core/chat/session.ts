@@ -272,10 +272,10 @@ export class CoderSession implements Session {
     return result ?? { code: -1, output: "" };
   }
 
-  /** `/test`: the test command run as after an edit, shown as it runs; `stopped` when a cancel ended it. */
+  /** `/test`: the test command run as after an edit, shown as it runs; `stopped` when a cancel ended it or the editor refused to run it (its card says why). */
   async runTests(command: string): Promise<{ code: number; output: string; stopped?: boolean }> {
     const r = await runCheck(this.services.runShown, this.services.out, "test", command, TEST_TIMEOUT_MS);
-    return { code: r.refused === undefined ? r.code : 127, output: r.refused ?? `${r.stdout}${r.stderr}`, ...(r.stopped ? { stopped: true } : {}) };
+    return { code: r.code, output: r.output, ...(r.stopped || r.refused !== undefined ? { stopped: true } : {}) };
   }
 
   /** `/run`: the user's own command, shown live (core/chat/reply/offers.ts). */
