@@ -414,4 +414,28 @@ describe("acp-factory (a library on the official SDK 0.18)", () => {
     expect(repo.read("a.py")).toBe("x = 2\n");
     expect(mainRequests(s)).toHaveLength(1);
   });
+  test("session/load after a restart replays the conversation and the edit's card (its diff and commit line) before the next prompt's updates", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), COMMIT_MESSAGE, { text: "Second answer." }]);
+    const first = await spawnCoder(repo, s, { permissionMode: "auto-approve" });
+    const created = await first.createSession(repo.root);
+    await run(created, "set x to 2 in a.py");
+    const commit = `Committed ${repo.git("log", "-1", "--format=%h: %s").trim()}`;
+    await first.close();
+
+    const second = await spawnCoder(repo, s, { permissionMode: "auto-approve" });
+    const loaded = await second.loadSession(created.id, repo.root);
+    // acp-factory keeps what session/load sent and hands it out with the next prompt's updates, first.
+    const updates = await run(loaded, "and now?");
+    expect(factorySteps(updates).slice(0, 4)).toEqual(["user_message_chunk", "message", "coder-replay-1 edit completed", "message"]);
+    expect(updates[0]).toEqual({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "set x to 2 in a.py" } });
+    expect(updates[1]).toMatchObject({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: EDIT("a.py", "x = 1\n", "x = 2\n").text } });
+    expect(updates[2]).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "coder-replay-1", title: "Edit a.py", kind: "edit", status: "completed", locations: [{ path: join(repo.root, "a.py"), line: 1 }] });
+    expect((updates[2] as { content?: unknown }).content).toEqual([
+      { type: "diff", path: join(repo.root, "a.py"), oldText: "x = 1\n", newText: "x = 2\n" },
+      { type: "content", content: { type: "text", text: commit } },
+    ]);
+    // The next request carries the restored conversation.
+    expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("set x to 2 in a.py");
+  });
 });
