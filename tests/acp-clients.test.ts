@@ -246,6 +246,45 @@ describe("acpx: commands in its terminals", () => {
     expect(mainRequests(s)).toHaveLength(0);
   });
 
+  test("acpx cancel (a persistent session) during a run in acpx's terminal: kill, output, release, and the prompt ends cancelled", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([]);
+    const agent = `sh -c ${quote(`cd ${quote(repo.root)} && exec ${agentArgs(repo, s).map(quote).join(" ")}`)}`;
+    const spawn = (args: string[]) =>
+      Bun.spawn([ACPX, "--agent", agent, "--cwd", repo.root, "--format", "json", "--approve-all", "--ttl", "1", ...args], {
+        timeout: 90_000,
+        killSignal: "SIGKILL",
+        cwd: repo.root,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+    expect(await spawn(["sessions", "new"]).exited).toBe(0);
+    const prompting = spawn(["prompt", "/test echo started; exec sleep 60"]);
+    // acpx prints each message as it goes: cancel once coder waits for the command's exit.
+    let printed = "";
+    const decoder = new TextDecoder();
+    const reader = (prompting.stdout as ReadableStream<Uint8Array>).getReader();
+    while (!printed.includes('"method":"terminal/wait_for_exit"')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`acpx ended before the command ran:\n${printed}`);
+      printed += decoder.decode(value, { stream: true });
+    }
+    const cancel = spawn(["cancel"]);
+    expect(JSON.parse((await new Response(cancel.stdout).text()).trim())).toMatchObject({ action: "cancel_result", cancelled: true });
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      printed += decoder.decode(value, { stream: true });
+    }
+    expect(await prompting.exited).toBe(0);
+    const messages = printed.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+    const sequence = messages.flatMap((m) => (m.method === "session/cancel" ? ["session/cancel"] : typeof m.method === "string" && m.method.startsWith("terminal/") ? [m.method] : m.result?.stopReason ? [`stopReason ${m.result.stopReason}`] : []));
+    expect(sequence).toEqual(["terminal/create", "terminal/wait_for_exit", "session/cancel", "terminal/kill", "terminal/output", "terminal/release", "stopReason cancelled"]);
+    expect(acpxSteps(messages).filter((step) => step.startsWith("coder-test-1"))).toEqual(["coder-test-1 execute in_progress", "coder-test-1 content", "coder-test-1 failed"]);
+  });
+
   test("--no-terminal: /test is an execute card with its output, and no terminal call", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
