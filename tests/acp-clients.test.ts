@@ -444,8 +444,12 @@ describe("acp-factory (a library on the official SDK 0.18)", () => {
     const session = await agent.createSession(repo.root);
     // acp-factory's prompt() hides the answer: its SDK 0.18 connection gives the stop reason.
     const connection = (session as unknown as { connection: { prompt(p: { sessionId: string; prompt: { type: "text"; text: string }[] }): Promise<{ stopReason: string }> } }).connection;
-    const answer = connection.prompt({ sessionId: session.id, prompt: [{ type: "text", text: "set x to 2 in a.py" }] });
-    while (!terminals.calls.some((call) => call.method === "terminal/wait_for_exit")) await Bun.sleep(20);
+    let settled = false;
+    const answer = connection.prompt({ sessionId: session.id, prompt: [{ type: "text", text: "set x to 2 in a.py" }] }).finally(() => (settled = true));
+    while (!terminals.calls.some((call) => call.method === "terminal/wait_for_exit")) {
+      if (settled) throw new Error("the prompt ended before the tests ran in the client's terminal");
+      await Bun.sleep(20);
+    }
     await session.cancel();
     expect((await answer).stopReason).toBe("cancelled");
     expect(terminals.sequence()).toEqual(["create term-1", "wait_for_exit term-1", "kill term-1", "output term-1", "release term-1"]);

@@ -150,8 +150,12 @@ describe("coder acp: commands in the client's terminals", () => {
     const c = start(repo.root, s, { home: repo.home, terminal: true });
     await c.initialize();
     const { sessionId } = await session(c, repo.root);
-    const turn = prompt(c, sessionId, "/test echo started; exec sleep 60");
-    while (!c.terminals.calls.some((call) => call.method === "terminal/wait_for_exit")) await Bun.sleep(20);
+    let settled = false;
+    const turn = prompt(c, sessionId, "/test echo started; exec sleep 60").finally(() => (settled = true));
+    while (!c.terminals.calls.some((call) => call.method === "terminal/wait_for_exit")) {
+      if (settled) throw new Error(`the prompt ended before the command ran in the terminal: ${JSON.stringify(c.updatesOf(sessionId))}`);
+      await Bun.sleep(20);
+    }
     await c.agent.notify(acp.methods.agent.session.cancel, { sessionId });
     expect((await turn).stopReason).toBe("cancelled");
     expect(c.terminals.sequence()).toEqual(["create term-1", "wait_for_exit term-1", "kill term-1", "output term-1", "release term-1"]);
