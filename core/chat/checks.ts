@@ -26,6 +26,8 @@ export interface EditedFile {
 export interface CheckResult {
   ok: boolean;
   output: string;
+  /** A command was stopped (a cancel) or refused by the editor: nothing was found, nor checked. */
+  stopped?: boolean;
 }
 
 type Grammars = Awaited<ReturnType<typeof loadGrammars>>;
@@ -103,7 +105,7 @@ export async function runLinters(run: CommandRunner, out: Output, lintCmd: Check
     const command = `${lint} ${files.map(shellQuote).join(" ")}`;
     const r = await runCheck(run, out, "lint", command, LINT_TIMEOUT_MS, signal, onOutput);
     // Cancelled, or refused by the editor whose terminal it was to run in: no finding to report.
-    if (r.stopped || r.refused !== undefined) return { ok: true, output: "" };
+    if (r.stopped || r.refused !== undefined) return { ok: true, output: "", stopped: true };
     if (r.code !== 0) {
       failures.push(`\`${command}\` reports:\n\n${clip(r.output)}`);
       // The files the output names have problems; a linter that names none failed on all it checked.

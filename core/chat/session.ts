@@ -220,14 +220,14 @@ export class CoderSession implements Session {
   }
 
   /** `/lint`: whole files, so every syntax problem counts; then the lint command(s). */
-  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed: string[] }> {
+  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed: string[]; stopped?: boolean }> {
     const { files, app, out } = this.services;
     const texts = paths.map((path) => ({ path, before: null, after: files.read(path) }));
     const failed: string[] = [];
     const syntax = await syntaxCheck(texts, false, failed);
     if (syntax) onOutput?.(`${syntax}\n`);
     const lint = await runLinters(this.services.runShown, out, app.settings.options.lintCmd, texts.filter((t) => t.after !== null).map((t) => t.path), onOutput, undefined, failed);
-    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n"), failed: [...new Set(failed)] };
+    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n"), failed: [...new Set(failed)], ...(lint.stopped ? { stopped: true } : {}) };
   }
 
 

@@ -58,6 +58,7 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       const sink = lineSink((line) => s.print(line));
       const result = await s.lint(paths, (t) => sink.write(t));
       sink.flush();
+      if (result.stopped && !result.output) return;
       if (result.ok) return s.print(`No problems in ${paths.join(", ")}.`);
       const failed = result.failed?.length ? result.failed : paths;
       s.warn(`Lint found problems in ${failed.length === 1 ? failed[0] : `${failed.length} files`}${paths.length > 1 ? ` (of ${paths.length} checked)` : ""}.`);
