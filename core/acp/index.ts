@@ -120,6 +120,7 @@ class CoderAgent {
   private clientFs = { read: false, write: false };
   /** The client offers `elicitation/create` forms (a plugin's kit.ui.input is asked through one). */
   private clientForms = false;
+  private clientTerminal = false;
 
   constructor(
     private readonly input: RunInput,
@@ -199,6 +200,7 @@ class CoderAgent {
     const fs = params.clientCapabilities?.fs;
     this.clientFs = { read: fs?.readTextFile === true, write: fs?.writeTextFile === true };
     this.clientForms = params.clientCapabilities?.elicitation?.form != null;
+    this.clientTerminal = params.clientCapabilities?.terminal === true;
     let missing: string | null = null;
     try {
       missing = await this.missingKey(this.input.cwd ?? process.cwd());
@@ -294,7 +296,7 @@ class CoderAgent {
     }
     let session: AcpSession;
     try {
-      session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, forms: this.clientForms, log: this.log, ...(record ? { record } : {}) });
+      session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, terminal: this.clientTerminal, forms: this.clientForms, log: this.log, ...(record ? { record } : {}) });
     } catch (error) {
       if (error instanceof acp.RequestError) throw error;
       throw new acp.RequestError(-32603, `cannot start a coder session in ${params.cwd}: ${messageOf(error)}`);
