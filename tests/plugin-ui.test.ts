@@ -3,26 +3,19 @@
 // answered by typing; under --yes-always and with nobody to ask (one-shot, --json), the
 // declared default, said out loud unless --yes-always chose it.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeServer, type FakeServer } from "./support/fake-server.ts";
-import { BIN, EXAMPLES, coder, git, requireBinary, sandbox } from "./support/kernel.ts";
+import { BIN, EXAMPLES, coder, committedSandbox, requireBinary } from "./support/kernel.ts";
 import { inTerminal, SCRIPT } from "./support/pty.ts";
 
 setDefaultTimeout(60_000);
 beforeAll(requireBinary);
 
+/** A committed repository and, beside it, the example plugin copied as a user would: /pr-title asks a select and an input. */
 function setup() {
-  const s = sandbox();
-  writeFileSync(join(s.repo, "a.txt"), "hello\n");
-  git(s.repo, ["add", "-A"], s.env);
-  git(s.repo, ["commit", "-q", "-m", "init"], s.env);
-  const dir = join(s.repo, "..", "plugins");
-  mkdirSync(dir, { recursive: true });
-  // The example plugin, copied as a user would: /pr-title asks a select and an input.
-  const plugin = join(dir, "pr-title.ts");
-  copyFileSync(join(EXAMPLES, "pr-title.ts"), plugin);
-  return { ...s, plugin };
+  const s = committedSandbox({ "a.txt": "hello\n" }, { "pr-title.ts": readFileSync(join(EXAMPLES, "pr-title.ts"), "utf8") });
+  return { ...s, plugin: s.plugin("pr-title.ts") };
 }
 
 const model = (server: FakeServer) => ["--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "sk-test", "--map-tokens", "0", "--edit-format", "ask"];
