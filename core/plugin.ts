@@ -1140,8 +1140,11 @@ export interface Kit {
    *
    * `select` and `input` ask for one of `choices` or a line of text. They return the person's
    * answer (null when they cancel, or answer with nothing and no default is declared); under
-   * --yes-always, when nobody can answer, and in a front end that cannot ask such a question,
-   * they return `default` (null without one) without asking.
+   * --yes-always, when nobody can answer (one-shot `-m`, `--json`), and in a front end that
+   * cannot ask such a question (an ACP editor without form elicitation, for `input`), they
+   * return `default` (null without one) without asking, and say so unless --yes-always chose it.
+   * The REPL lists the choices and reads a number or a name, or a line; an ACP editor gets a
+   * permission request whose options are the choices, or an `elicitation/create` form.
    *
    * @example
    * const level = await kit.ui.select("Review depth?", ["quick", "thorough"] as const, { default: "quick" });
