@@ -1209,8 +1209,9 @@ export interface Kit {
     matches(pattern: string, path: string): boolean;
     /**
      * Does coder leave this repository path alone: matched by `.coderignore` (or `--ignore-file`),
-     * or ignored by git's rules (`.gitignore` files, `.git/info/exclude`) and not tracked? Paths
-     * inside `.git/` are ignored; a path outside the repository is refused (throws).
+     * or ignored by git and not tracked (git's own answer: `.gitignore` files, `.git/info/exclude`,
+     * the user's `core.excludesFile`; without git, the `.gitignore` files)? Paths inside `.git/`
+     * are ignored; a path outside the repository is refused (throws).
      * @example if (await kit.files.ignored(".env")) return;
      */
     ignored(path: string): Promise<boolean>;

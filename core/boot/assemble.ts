@@ -76,7 +76,8 @@ async function createRealKit(loaded: Loaded, registry: Registry, readOption: (ke
   // Encoding tables are cached per user: $XDG_CACHE_HOME/coder, default ~/.cache/coder.
   deps.setTokenCacheDir(join(loaded.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "coder"));
   const scope = fileScope(options, root, loaded.cwd);
-  const listAll = () => deps.listRepoFiles(root, { git: options.git !== false && loaded.gitRoot !== null, ignoreFile: scope.ignoreFile });
+  const useGit = options.git !== false && loaded.gitRoot !== null;
+  const listAll = () => deps.listRepoFiles(root, { git: useGit, ignoreFile: scope.ignoreFile });
   const list = async () => inSubtree(await listAll(), scope);
   let encoding: string | undefined;
   return createKit({
@@ -93,6 +94,7 @@ async function createRealKit(loaded: Loaded, registry: Registry, readOption: (ke
     files: deps.files(root, list, options.maxFileSize * 1024 * 1024),
     ignoreFile: scope.ignoreFile,
     listAll,
+    ...(useGit ? { gitIgnores: (rel: string) => deps.gitIgnores(root, rel) } : {}),
     registry,
     log,
     env: loaded.env,
@@ -110,6 +112,7 @@ interface KernelModules {
   countTokens: (text: string, encoding?: string) => number;
   setTokenCacheDir: (dir: string | null) => void;
   listRepoFiles: (root: string, opts?: { git?: boolean; ignoreFile?: string }) => Promise<string[]>;
+  gitIgnores: (root: string, rel: string) => boolean;
   files: (root: string, list: () => Promise<string[]>, maxBytes: number) => BaseFiles;
 }
 
@@ -129,6 +132,7 @@ async function kernelModules(): Promise<KernelModules> {
     countTokens: tokens.countTokens,
     setTokenCacheDir: tokens.setTokenCacheDir,
     listRepoFiles: git.listRepoFiles,
+    gitIgnores: git.gitIgnores,
     files: (root, list, maxBytes) => {
       const store = new files.FileStore(root, { maxBytes });
       return {

@@ -3,7 +3,7 @@ import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { completeRequest, kitFiles, plainFiles, runCommand } from "./kit.ts";
-import { listRepoFiles } from "../git/git.ts";
+import { gitIgnores, listRepoFiles } from "../git/git.ts";
 import type { ModelEvent } from "../plugin.ts";
 
 test("completeRequest assembles text and tool calls; a retry voids what came before", async () => {
@@ -109,7 +109,7 @@ describe("kit.files: globs, ignore rules and named writes", () => {
 
   const filesOf = (root: string, git = true) => {
     const list = () => listRepoFiles(root, { git });
-    return kitFiles(root, join(root, "src"), { files: plainFiles(root, list), listAll: list });
+    return kitFiles(root, join(root, "src"), { files: plainFiles(root, list), listAll: list, ...(git ? { gitIgnores: (rel: string) => gitIgnores(root, rel) } : {}) });
   };
 
   test("glob: the listing's files (tracked, not .coderignore'd) that match, in the one glob syntax", async () => {
@@ -132,6 +132,14 @@ describe("kit.files: globs, ignore rules and named writes", () => {
     expect(await files.ignored("src/a.ts")).toBe(false);
     expect(await files.ignored("src/new.ts")).toBe(false);
     await expect(files.ignored("../elsewhere.txt")).rejects.toThrow("is outside the repository");
+  });
+
+  test("in a repository git itself answers: the user's own excludes file counts too", async () => {
+    const root = repo();
+    writeFileSync(join(root, "..", "global-ignore"), "*.secret\n");
+    Bun.spawnSync(["git", "config", "core.excludesFile", join(root, "..", "global-ignore")], { cwd: root });
+    expect(await filesOf(root).ignored("api.secret")).toBe(true);
+    expect(await filesOf(root, false).ignored("api.secret")).toBe(false);
   });
 
   test("without git, the .gitignore files decide alone", async () => {

@@ -37,6 +37,8 @@ export interface KitDeps {
   ignoreFile?: string;
   /** Every file git tracks (the listing before `--subtree-only`); `files.list` when absent. */
   listAll?: () => Promise<string[]>;
+  /** In a repository: does git ignore this path (`git check-ignore`)? Absent without git: the `.gitignore` files decide. */
+  gitIgnores?: (rel: string) => boolean;
   /** Adapters and model info (the registry may still be filling while plugins load). */
   registry: Pick<Registry, "adapterFor" | "modelInfo">;
   log: Logger;
@@ -123,7 +125,7 @@ export function kitProcesses(root: string): Pick<Kit, "run" | "spawn" | "start" 
 }
 
 /** `kit.files`: the front end's reads and listing, with the one glob syntax and the one set of ignore rules. */
-export function kitFiles(root: string, cwd: string, deps: Pick<KitDeps, "files" | "ignoreFile" | "listAll">): Kit["files"] {
+export function kitFiles(root: string, cwd: string, deps: Pick<KitDeps, "files" | "ignoreFile" | "listAll" | "gitIgnores">): Kit["files"] {
   const { files } = deps;
   // The ignore library loads on the first question, not at start-up.
   let rules: RepoIgnore | null = null;
@@ -138,7 +140,7 @@ export function kitFiles(root: string, cwd: string, deps: Pick<KitDeps, "files" 
     ignored: async (path) => {
       const rel = relative(root, files.absolute(path)).split(sep).join("/");
       if (rel === "") return false;
-      rules ??= new (await import("../edit/ignore-rules.ts")).RepoIgnore(root, deps.ignoreFile);
+      rules ??= new (await import("../edit/ignore-rules.ts")).RepoIgnore(root, deps.ignoreFile, deps.gitIgnores);
       return rules.isIgnored(rel, isTracked);
     },
     writeNamed: (path, data) => {

@@ -68,25 +68,28 @@ export function coderIgnoreRules(file: string): Ignore | null {
 }
 
 /**
- * What coder leaves alone in one repository, by its ignore files: `.coderignore` (or
- * `ignoreFile`), and what git's ignore files say. A file git tracks is never ignored by a
- * `.gitignore` (git itself keeps tracking it), so `tracked` is asked only then.
+ * What coder leaves alone in one repository: `.coderignore` (or `ignoreFile`), and what git
+ * ignores. In a repository git answers itself (`gitIgnores`: its user-wide excludes count
+ * too); without git, the `.gitignore` files do, and `tracked` (the walk's listing) keeps a
+ * listed file in.
  */
 export class RepoIgnore {
-  private readonly git: IgnoreRules;
+  private readonly rules: IgnoreRules;
 
   constructor(
     root: string,
     private readonly ignoreFile: string = join(root, ".coderignore"),
+    private readonly gitIgnores?: (rel: string) => boolean,
   ) {
-    this.git = new IgnoreRules(root);
+    this.rules = new IgnoreRules(root);
   }
 
-  /** Is `rel` (repository-relative, forward slashes) ignored? `tracked` answers whether git tracks it. */
+  /** Is `rel` (repository-relative, forward slashes) ignored? */
   async isIgnored(rel: string, tracked: (rel: string) => Promise<boolean>): Promise<boolean> {
     if (rel === ".git" || rel.startsWith(".git/")) return true;
     // Read each time, as the listing is: an edit to .coderignore counts at once.
     if (coderIgnoreRules(this.ignoreFile)?.ignores(rel)) return true;
-    return this.git.isIgnored(rel) && !(await tracked(rel));
+    if (this.gitIgnores) return this.gitIgnores(rel);
+    return this.rules.isIgnored(rel) && !(await tracked(rel));
   }
 }

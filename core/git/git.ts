@@ -236,6 +236,14 @@ async function walkFiles(root: string): Promise<string[]> {
   return out.sort();
 }
 
+/**
+ * Does git ignore `rel` in the repository at `root` (`git check-ignore`: every `.gitignore`,
+ * `.git/info/exclude` and the user's `core.excludesFile`; a tracked file is never ignored)?
+ */
+export function gitIgnores(root: string, rel: string): boolean {
+  return runGitSync(root, ["check-ignore", "-q", "--", rel]).code === 0;
+}
+
 /** `git ls-files --ignored --directory` output: files, and folders (ending in "/") ignored whole. */
 class IgnoredPaths {
   private readonly files = new Set<string>();
@@ -360,7 +368,7 @@ export class GitRepo {
   isIgnored(rel: string): boolean {
     if (!rel || rel.startsWith("../")) return false;
     if (this.ignoredSnapshot?.has(rel)) return true;
-    return runGitSync(this.root, ["check-ignore", "-q", "--", rel]).code === 0;
+    return gitIgnores(this.root, rel);
   }
 
   private ignoredSnapshot: IgnoredPaths | null = null;
