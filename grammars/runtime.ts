@@ -4,8 +4,9 @@
 import { Language, Parser, Query } from "web-tree-sitter";
 import { upgradeLegacyDylink } from "./dylink.ts";
 import type { LanguageSpec } from "./languages.ts";
+import { readAsset, readAssetText } from "./packed.ts";
 
-/** Where the runtime and grammar files are: paths readable with Bun.file(). */
+/** Where the runtime and grammar files are: paths readable with node:fs, packed or not (grammars/packed.ts). */
 export interface GrammarAssets {
   runtime: string;
   files: Readonly<Record<string, string>>;
@@ -25,9 +26,7 @@ function initRuntime(runtimePath: string): Promise<void> {
   if (!ready) {
     // wasmBinary: the runtime must not try to locate its .wasm itself (inside the
     // compiled binary it lives in Bun's virtual file system).
-    ready = Bun.file(runtimePath)
-      .bytes()
-      .then((wasmBinary) => Parser.init({ wasmBinary } as object));
+    ready = Promise.resolve().then(() => Parser.init({ wasmBinary: readAsset(runtimePath) } as object));
     runtimeReady.set(runtimePath, ready);
   }
   return ready;
@@ -77,18 +76,19 @@ export class GrammarLoader {
     await initRuntime(this.#assets.runtime);
     const wasmPath = this.#assets.files[spec.wasm];
     if (!wasmPath) throw new Error(`grammar ${spec.wasm} is not embedded`);
-    return Language.load(upgradeLegacyDylink(await Bun.file(wasmPath).bytes()));
+    return Language.load(upgradeLegacyDylink(readAsset(wasmPath)));
+  }
+
+  /** An embedded query's text by key ("python-tags.scm", "go-highlights.scm"). */
+  queryText(key: string): string {
+    const queryPath = this.#assets.files[key];
+    if (!queryPath) throw new Error(`query ${key} is not embedded`);
+    return readAssetText(queryPath);
   }
 
   async #loadNow(spec: LanguageSpec): Promise<LoadedGrammar> {
     const language = await this.#loadLanguage(spec);
-    const sources: string[] = [];
-    for (const key of spec.queries) {
-      const queryPath = this.#assets.files[key];
-      if (!queryPath) throw new Error(`tags query ${key} is not embedded`);
-      sources.push(await Bun.file(queryPath).text());
-    }
-    const query = new Query(language, sources.join("\n"));
+    const query = new Query(language, spec.queries.map((key) => this.queryText(key)).join("\n"));
     const parser = new Parser();
     parser.setLanguage(language);
     return { spec, language, query, parser };
