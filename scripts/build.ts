@@ -34,11 +34,17 @@ function entrypoints(): string[] {
   return list;
 }
 
-/** Grammar files (.wasm, .scm) embedded with `type: "file"` are stored packed; readAsset unpacks them. */
-const packGrammars: BunPlugin = {
-  name: "pack-grammars",
+/**
+ * The files embedded with `type: "file"` (grammars, queries, and js-tiktoken's rank tables, which
+ * nothing imports as code) are stored packed; grammars/packed.ts's readAsset unpacks them. The
+ * loader does not tell an import's `type` attribute, hence the paths.
+ */
+const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
+
+const packEmbedded: BunPlugin = {
+  name: "pack-embedded-files",
   setup(build) {
-    build.onLoad({ filter: /\.(wasm|scm)$/ }, async (args) => ({ contents: packAsset(await Bun.file(args.path).bytes()), loader: "file" }));
+    build.onLoad({ filter: EMBEDDED_FILE }, async (args) => ({ contents: packAsset(await Bun.file(args.path).bytes()), loader: "file" }));
   },
 };
 
@@ -70,7 +76,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     splitting: true,
     metafile: true,
     banner: TRACE_BANNER,
-    plugins: [packGrammars],
+    plugins: [packEmbedded],
     compile: {
       outfile,
       ...(target ? { target } : {}),

@@ -13,9 +13,11 @@ beforeAll(() => {
   resetEncodings();
 });
 
+// js-tiktoken's own encoder over the package's rank data, read as JSON from its ESM file (tokens.ts embeds
+// the .cjs twin as a file, which makes `require("js-tiktoken/ranks/…")` resolve to that path under bun test).
 const reference = (name: "o200k_base" | "cl100k_base") => {
-  const mod = require(`js-tiktoken/ranks/${name}`);
-  return new Tiktoken(mod.default ?? mod);
+  const text = readFileSync(join(import.meta.dir, "../../node_modules/js-tiktoken/dist/ranks", `${name}.js`), "utf8");
+  return new Tiktoken(JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)));
 };
 
 const samples = [

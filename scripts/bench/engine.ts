@@ -17,7 +17,7 @@ const FILES = 1000;
 const TARGETS = { firstRequestMs: 100, replyToExitMs: 80, rssMB: 120, promptTokens: 4000 };
 
 /** A repository of `files` small Python modules that import and call each other. */
-function generateRepo(dir: string, files = FILES): void {
+export function generateRepo(dir: string, files = FILES): void {
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
@@ -53,7 +53,7 @@ function generateRepo(dir: string, files = FILES): void {
 const EDIT = "app.py\n```\n<<<<<<< SEARCH\nLIMIT = 1\n=======\nLIMIT = 2\n>>>>>>> REPLACE\n```\n";
 
 /** An instant OpenAI-compatible endpoint that notes when the first request arrives and when the last byte leaves. */
-function instantServer() {
+export function instantServer() {
   const state = { firstRequestAt: 0, lastByteAt: 0, firstBody: null as null | { messages: ChatMessage[] } };
   const sse = (model: string, text: string) => {
     const chunk = (delta: object, finish: string | null) =>
