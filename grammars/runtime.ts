@@ -20,6 +20,11 @@ export interface LoadedGrammar {
 }
 
 const runtimeReady = new Map<string, Promise<void>>();
+/**
+ * Each grammar is compiled once per thread, whichever loader asks first (the syntax check, the
+ * repo map, highlighting): a second copy of a grammar's WebAssembly costs memory and time.
+ */
+const languages = new Map<string, Promise<Language>>();
 
 function initRuntime(runtimePath: string): Promise<void> {
   let ready = runtimeReady.get(runtimePath);
@@ -72,11 +77,16 @@ export class GrammarLoader {
     return loaded;
   }
 
-  async #loadLanguage(spec: LanguageSpec): Promise<Language> {
-    await initRuntime(this.#assets.runtime);
+  #loadLanguage(spec: LanguageSpec): Promise<Language> {
     const wasmPath = this.#assets.files[spec.wasm];
-    if (!wasmPath) throw new Error(`grammar ${spec.wasm} is not embedded`);
-    return Language.load(upgradeLegacyDylink(readAsset(wasmPath)));
+    if (!wasmPath) return Promise.reject(new Error(`grammar ${spec.wasm} is not embedded`));
+    let language = languages.get(wasmPath);
+    if (!language) {
+      language = initRuntime(this.#assets.runtime).then(() => Language.load(upgradeLegacyDylink(readAsset(wasmPath))));
+      languages.set(wasmPath, language);
+      language.catch(() => languages.delete(wasmPath));
+    }
+    return language;
   }
 
   /** An embedded query's text by key ("python-tags.scm", "go-highlights.scm"). */

@@ -73,10 +73,12 @@ async function acpInitializeMs(bin: string, cwd: string): Promise<number> {
   return ms;
 }
 
-/** Peak RSS (MB) of one run of argv, from a fresh helper whose only child it is. */
-function peakRssMB(argv: string[], cwd: string, env: Record<string, string>): number {
-  const helper = Bun.spawnSync([process.execPath, "-e", "const p = Bun.spawnSync(process.argv.slice(1), { stdout: 'ignore', stderr: 'ignore' }); console.log(p.exitCode, p.resourceUsage.maxRSS);", ...argv], { cwd, env, stdout: "pipe" });
-  const [code, rss] = helper.stdout.toString().trim().split(" ");
+/** Peak RSS (MB) of one run of argv, from a fresh helper whose only child it is (async: the model server runs in this process). */
+async function peakRssMB(argv: string[], cwd: string, env: Record<string, string>): Promise<number> {
+  const script = "const p = Bun.spawnSync(process.argv.slice(1), { stdout: 'ignore', stderr: 'ignore' }); console.log(p.exitCode, p.resourceUsage.maxRSS);";
+  const helper = Bun.spawn([process.execPath, "-e", script, ...argv], { cwd, env, stdout: "pipe" });
+  const [code, rss] = (await new Response(helper.stdout).text()).trim().split(" ");
+  await helper.exited;
   if (code !== "0") throw new Error(`${argv.join(" ")} exited ${code}`);
   return Number(rss) / 1024 / 1024;
 }
@@ -99,7 +101,7 @@ async function trivialTaskRss(bins: string[], ctx: TargetContext): Promise<numbe
   try {
     const argv = (bin: string) => [bin, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench", "--yes-always", "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"];
     return await interleaved(
-      bins.map((bin) => () => {
+      bins.map((bin) => async () => {
         git(repo, "reset", "-q", "--hard", head);
         return peakRssMB(argv(bin), repo, env);
       }),

@@ -85,7 +85,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
       autoloadTsconfig: false,
       autoloadPackageJson: false,
     },
-    bytecode: true,
+    bytecode: process.env.CODER_BYTECODE !== "0",
     minify: true,
     sourcemap: "none",
     define: {
