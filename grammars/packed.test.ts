@@ -18,7 +18,7 @@ function scratch(): string {
 }
 
 /** A large asset (above the cache threshold) packed into `dir/name`; its raw bytes. */
-function plant(dir: string, name = "tree-sitter-demo-abc123.wasm"): { path: string; raw: Uint8Array } {
+function plant(dir: string, name = "tree-sitter-demo-abc123.wasm"): { path: string; raw: Uint8Array<ArrayBuffer> } {
   const raw = new Uint8Array(CACHE_ABOVE * 3);
   for (let i = 0; i < raw.length; i++) raw[i] = (i * 31 + (i >> 7)) & 0xff;
   const path = join(dir, name);
