@@ -12,10 +12,8 @@ import { join } from "node:path";
 import type { ChatMessage, ToolSpec } from "../plugin.ts";
 import { readAssetText } from "../../grammars/packed.ts";
 import cl100kFile from "../../node_modules/js-tiktoken/dist/ranks/cl100k_base.cjs" with { type: "file" };
-import gpt2File from "../../node_modules/js-tiktoken/dist/ranks/gpt2.cjs" with { type: "file" };
 import o200kFile from "../../node_modules/js-tiktoken/dist/ranks/o200k_base.cjs" with { type: "file" };
 import p50kFile from "../../node_modules/js-tiktoken/dist/ranks/p50k_base.cjs" with { type: "file" };
-import p50kEditFile from "../../node_modules/js-tiktoken/dist/ranks/p50k_edit.cjs" with { type: "file" };
 import r50kFile from "../../node_modules/js-tiktoken/dist/ranks/r50k_base.cjs" with { type: "file" };
 
 export type EncodingName = "o200k_base" | "cl100k_base" | "p50k_base" | "p50k_edit" | "r50k_base" | "gpt2";
@@ -66,9 +64,11 @@ const RANK_FILES: Record<EncodingName, string> = {
   o200k_base: o200kFile,
   cl100k_base: cl100kFile,
   p50k_base: p50kFile,
-  p50k_edit: p50kEditFile,
+  // Same ranks and pattern as p50k_base (they differ in special tokens, which count as text here).
+  p50k_edit: p50kFile,
   r50k_base: r50kFile,
-  gpt2: gpt2File,
+  // Same ranks and pattern as r50k_base.
+  gpt2: r50kFile,
 };
 
 function rankFile(name: EncodingName): RankFile {
