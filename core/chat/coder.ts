@@ -444,7 +444,7 @@ export class Coder {
     const checks = async (paths: readonly string[], staged: AppliedReply) => {
       if (staged.outcomes.some((o) => o.status === "failed")) return null;
       const edited = this.services.lastReply?.files.filter((f) => paths.includes(f.path)) ?? [];
-      return lintAndTest(this.services.app.kit, this.services.out, this.options, edited, signal);
+      return lintAndTest(this.services.runShown, this.services.out, this.options, edited, signal);
     };
     const author = { services: this.services, model: this.model, weakModel: this.weakModel(), request: this.turnRequest, askModel: !this.noModel };
     const { written, staged, commitError, checked } = await writeAndCommit(author, first, signal, checks);
