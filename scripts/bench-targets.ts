@@ -3,7 +3,7 @@
 // a busy machine weighs on both alike). A row is one entry of TARGET_ROWS: add a row there.
 import { mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { git, median } from "./bench-lib.ts";
+import { commitAll, git, median } from "./bench-lib.ts";
 import { generateRepo, instantServer } from "./bench/engine.ts";
 
 export interface TargetContext {
@@ -90,11 +90,7 @@ async function trivialTaskRss(bins: string[], ctx: TargetContext): Promise<numbe
   mkdirSync(repo, { recursive: true });
   mkdirSync(home, { recursive: true });
   generateRepo(repo, 20);
-  git(repo, "init", "-q");
-  git(repo, "config", "user.name", "Bench");
-  git(repo, "config", "user.email", "bench@example.com");
-  git(repo, "add", "-A");
-  git(repo, "commit", "-q", "-m", "initial");
+  commitAll(repo);
   const head = git(repo, "rev-parse", "HEAD");
   const server = instantServer();
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
