@@ -1,0 +1,66 @@
+// Where a task runs: a temporary git worktree of a commit's parent (history), or a temporary
+// copy of an exercise made a repository of its own. Both live in the system's temp folder,
+// never in the user's tree; each is removed after its task, and every one still open is
+// removed on the way out (also after Ctrl-C), then `git worktree prune` forgets them.
+import { cpSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { basename, join } from "node:path";
+import type { Kit, SpawnResult } from "../../core/plugin.ts";
+
+/** git with no hooks of the repository (a checkout must not run its post-checkout hook), never a pager or a prompt. */
+export async function git(kit: Kit, cwd: string, args: string[], options: { bytes?: boolean; signal?: AbortSignal } = {}): Promise<SpawnResult> {
+  const env = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", LC_ALL: "C" };
+  return kit.spawn!(["git", "-c", "core.hooksPath=/dev/null", ...args], { cwd, env, bytes: options.bytes, timeoutMs: 120_000, signal: options.signal });
+}
+
+export async function gitOk(kit: Kit, cwd: string, args: string[]): Promise<string> {
+  const r = await git(kit, cwd, args);
+  if (r.code !== 0) throw new Error(`git ${args.join(" ")} failed: ${(r.stderr || r.stdout).trim().split("\n")[0] ?? r.code}`);
+  return r.stdout;
+}
+
+const IDENTITY = ["-c", "user.name=coder eval", "-c", "user.email=eval@coder.invalid", "-c", "commit.gpgsign=false"];
+
+/** The temp folders and worktrees open now, so an interrupted run can remove them all. */
+export class Workspaces {
+  readonly #open = new Map<string, { dir: string; repo: string | null }>();
+
+  constructor(private readonly kit: Kit) {}
+
+  /** A detached worktree of `commit` of the repository at `repo`, in a new temp folder. */
+  async worktree(repo: string, commit: string): Promise<string> {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-eval-")));
+    const dir = join(base, basename(base)); // the worktree's name in .git/worktrees: unique, so parallel adds never collide
+    this.#open.set(base, { dir, repo });
+    await gitOk(this.kit, repo, ["worktree", "add", "--detach", "--quiet", dir, commit]);
+    return dir;
+  }
+
+  /** A copy of `source` (without the folders named in `leaveOut`) as a new repository with one commit. */
+  async copy(source: string, leaveOut: readonly string[]): Promise<string> {
+    const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-eval-")));
+    const dir = join(base, "task");
+    this.#open.set(base, { dir, repo: null });
+    cpSync(source, dir, { recursive: true, filter: (path) => !leaveOut.some((name) => path === join(source, name)) });
+    await gitOk(this.kit, dir, ["init", "--quiet"]);
+    await gitOk(this.kit, dir, ["add", "-A"]);
+    await gitOk(this.kit, dir, [...IDENTITY, "commit", "--quiet", "--no-verify", "-m", "exercise"]);
+    return dir;
+  }
+
+  /** Remove the workspace holding `dir` (a worktree is unregistered from its repository first). */
+  async remove(dir: string): Promise<void> {
+    const base = join(dir, "..");
+    const entry = this.#open.get(base);
+    if (!entry) return;
+    this.#open.delete(base);
+    if (entry.repo) await git(this.kit, entry.repo, ["worktree", "remove", "--force", dir]);
+    rmSync(base, { recursive: true, force: true });
+  }
+
+  /** Remove every workspace still open, then prune the worktree list of `repo`. */
+  async removeAll(repo: string | null): Promise<void> {
+    for (const { dir } of [...this.#open.values()]) await this.remove(dir);
+    if (repo) await git(this.kit, repo, ["worktree", "prune"]);
+  }
+}
