@@ -126,6 +126,8 @@ export function tallyRun(tally: Tally, run: ChildRun): Tally {
         break;
       case "end":
         sawEnd = true;
+        // The last reply had no edit and the request failed: it did not parse (the budget left no reflection to say so).
+        if (afterReply === "pending" && num(event.exitCode) !== 0 && tally.error === null) tally.malformed++;
         break;
     }
   }
