@@ -22,6 +22,6 @@ export const EVAL_OPTIONS: readonly PluginOption[] = [EVAL_COMMITS, EVAL_SAMPLE,
 /** `coder eval [...]`. */
 export const EVAL_SUBCOMMAND = {
   name: "eval",
-  usage: "[--commits RANGE | --sample N | --exercises DIR] [--model M ...] [--edit-format F,...] [--jobs N] [--shard I/N] [--resume DIR] [--max-cost $]",
-  summary: "measure models and edit formats on this repository's history or an exercise set, in temporary worktrees",
+  usage: "[--model M ...] [options]",
+  summary: "measure models and edit formats on this repository's history, or on --exercises DIR, in temporary worktrees (options: \"Eval\" below)",
 } as const satisfies Omit<Subcommand, "run">;
