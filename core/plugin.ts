@@ -237,6 +237,8 @@ export interface Subcommand {
   usage?: string;
   /** A boolean option (declared by the same plugin) that also runs this command, e.g. `showRepoMap` for `--show-repo-map`. */
   flag?: string;
+  /** Longer help for `coder NAME --help`, shown after the summary and before the options the plugin declares. */
+  help?: string;
   run(args: readonly string[], cli: SubcommandContext): Promise<number> | number;
 }
 

@@ -75,7 +75,9 @@ describe("coder eval on history", () => {
     try {
       const before = userState(s);
       const out = join(tempDir(), "run");
-      const r = await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff,udiff", "--edit-format", "tool", "--sample", "10", "--out", out], { cwd: s.repo, env: evalEnv(s, server.url) });
+      // A test command from the environment (as from a config file) is not the command line's: it never runs.
+      const env = { ...evalEnv(s, server.url), CODER_TEST_CMD: "false" };
+      const r = await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff,udiff", "--edit-format", "tool", "--sample", "10", "--out", out], { cwd: s.repo, env });
       expect(r.stderr).not.toContain("Error");
       expect(r.code).toBe(0);
       const { spec, records } = readRun(out);
@@ -84,6 +86,7 @@ describe("coder eval on history", () => {
       expect(records).toHaveLength(15);
       expect(records.map((r) => r.outcome)).toEqual(Array(15).fill("exact"));
       expect(records.every((r) => r.passed && r.wellFormed && r.similarity === 1 && !r.silentWrong && r.edits.failed === 0)).toBe(true);
+      expect(records.flatMap((r) => r.transcript).filter((e: any) => e.type === "eval-test")).toEqual([]);
       // The commit with a test file asks only for the source file.
       const mul = records.find((r) => subjectOf(changes, r.task) === "add a multiplication function to calc")!;
       expect(mul.files).toEqual(["calc.py"]);
@@ -130,6 +133,58 @@ describe("coder eval on history", () => {
       expect(partial.similarity).toBeGreaterThan(0);
       expect(partial.similarity).toBeLessThan(1);
       expect(r.stdout).toMatch(/openai\/mistaken\s+diff\s+5\s+20%/);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+});
+
+describe("coder eval options of history", () => {
+  test("--test-cmd (typed) runs the tests on a matching result with the commit's own test files; --commits and --no-files choose the tasks and the chat", async () => {
+    const s = sandbox();
+    fixtureRepo(s);
+    const changes = changesOf(s.repo);
+    const server = await startFakeServer([], { respond: perfectModel(changes) });
+    try {
+      const env = evalEnv(s, server.url);
+      const out = join(tempDir(), "run");
+      // tests/test_calc.py asserts calc.mul only from the commit that adds it: its version must be the commit's.
+      const r = await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff", "--commits", "HEAD~7..HEAD~5", "--test-cmd", "PYTHONPATH=. python3 tests/test_calc.py && grep -q mul tests/test_calc.py", "--out", out], { cwd: s.repo, env });
+      expect(r.code).toBe(0);
+      const { spec, records } = readRun(out);
+      expect(spec.tasks.map((t) => subjectOf(changes, t))).toEqual(["greet people with hello instead", "add a multiplication function to calc"]);
+      expect(spec.testCmd).toBe("PYTHONPATH=. python3 tests/test_calc.py && grep -q mul tests/test_calc.py");
+      expect(records.map((x) => x.outcome)).toEqual(["exact", "exact"]);
+      expect(records.map((x) => x.transcript.filter((e: any) => e.type === "eval-test").map((e: any) => e.ok))).toEqual([[true], [true]]);
+
+      const failing = join(tempDir(), "run");
+      const f = await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff", "--commits", "HEAD~7..HEAD~5", "--test-cmd", "exit 3", "--out", failing], { cwd: s.repo, env });
+      expect(f.code).toBe(0);
+      expect(readRun(failing).records.map((x) => [x.outcome, x.passed])).toEqual([["tests-failed", false], ["tests-failed", false]]);
+
+      const bare = join(tempDir(), "run");
+      const n = await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff", "--no-files", "--commits", "HEAD~7..HEAD~5", "--out", bare], { cwd: s.repo, env });
+      expect(n.code).toBe(0);
+      const noFiles = readRun(bare);
+      expect(noFiles.spec.noFiles).toBe(true);
+      expect(noFiles.records.map((x) => x.outcome)).toEqual(["exact", "exact"]);
+      expect(noFiles.records.map((x) => (x.transcript.find((e: any) => e.type === "start") as any).files)).toEqual([[], []]);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+
+  test("an endpoint that fails is a model error in the record, not a crash of the run", async () => {
+    const s = sandbox();
+    fixtureRepo(s);
+    const server = await startFakeServer([], { respond: () => ({ status: 401, errorMessage: "invalid api key" }) });
+    try {
+      const out = join(tempDir(), "run");
+      const r = await coder(["eval", "--model", "openai/broken", "--edit-format", "diff", "--sample", "2", "--out", out], { cwd: s.repo, env: evalEnv(s, server.url) });
+      expect(r.code).toBe(0);
+      const { records } = readRun(out);
+      expect(records.map((x) => x.outcome)).toEqual(["model-error", "model-error"]);
+      expect(records[0]!.error).toContain("invalid api key");
     } finally {
       await server.stop();
     }
@@ -195,6 +250,15 @@ describe("coder eval on exercises", () => {
 });
 
 describe("coder eval operations", () => {
+  test("coder eval --help: its usage, what it does, and its own options", async () => {
+    const s = sandbox();
+    const r = await coder(["eval", "--help"], { cwd: s.repo, env: s.env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toStartWith("Usage: coder eval [options]");
+    for (const flag of ["--commits RANGE", "--sample N", "--seed S", "--no-files", "--exercises DIR", "--jobs N", "--shard I/N", "--resume DIR", "--max-cost DOLLARS", "--out DIR", "pass@1"]) expect(r.stdout).toContain(flag);
+    expect(r.stdout).not.toContain("--weak-model");
+  });
+
   test("Ctrl-C keeps what is done and leaves the user's tree untouched; --resume finishes, losing nothing and repeating nothing", async () => {
     const s = sandbox();
     fixtureRepo(s);

@@ -13,7 +13,14 @@ export async function runMain(input: RunInput): Promise<number> {
   // --help and the schema cover what --plugin files declare: those load first.
   if (input.args.values.help) {
     const app = await assembleApp(await loadSettings(input), input.builtins);
-    const { helpText } = await import("./help.ts");
+    const { helpText, subcommandHelpText } = await import("./help.ts");
+    // `coder eval --help`: that command's own help and its plugin's options.
+    const named = app.settings.positionals[0] === undefined ? undefined : app.registry.subcommands.get(app.settings.positionals[0]);
+    if (named) {
+      const own = app.settings.table.specs.filter((spec) => app.settings.table.owner.get(spec.key) === named.plugin);
+      process.stdout.write(`${subcommandHelpText(named.item, own)}\n`);
+      return 0;
+    }
     process.stdout.write(`${helpText(input.version, app.settings.table, [...app.registry.subcommands.values()].map((e) => e.item))}\n`);
     return 0;
   }

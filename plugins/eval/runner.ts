@@ -177,7 +177,7 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
   } finally {
     for (const s of HANDLED) process.off(s, onSignal);
     progress.end();
-    await workspaces.removeAll(spec.source === "history" ? kit.root : null);
+    await workspaces.removeAll();
   }
 
   const summary = runSummary(records, [run.dir], spec.source);

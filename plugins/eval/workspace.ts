@@ -1,7 +1,7 @@
 // Where a task runs: a temporary git worktree of a commit's parent (history), or a temporary
 // copy of an exercise made a repository of its own. Both live in the system's temp folder,
 // never in the user's tree; each is removed after its task, and every one still open is
-// removed on the way out (also after Ctrl-C), then `git worktree prune` forgets them.
+// removed on the way out (also after Ctrl-C) and unregistered from the repository.
 import { cpSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
@@ -48,19 +48,23 @@ export class Workspaces {
     return dir;
   }
 
-  /** Remove the workspace holding `dir` (a worktree is unregistered from its repository first). */
+  /**
+   * Remove the workspace holding `dir`. A worktree is unregistered from its repository first;
+   * when git cannot (its folder went missing), `git worktree prune` forgets it. Prune runs only
+   * then: it would also forget a worktree of the user's whose folder is on a drive not mounted.
+   */
   async remove(dir: string): Promise<void> {
     const base = join(dir, "..");
     const entry = this.#open.get(base);
     if (!entry) return;
     this.#open.delete(base);
-    if (entry.repo) await git(this.kit, entry.repo, ["worktree", "remove", "--force", dir]);
+    const removed = entry.repo ? (await git(this.kit, entry.repo, ["worktree", "remove", "--force", dir])).code === 0 : true;
     rmSync(base, { recursive: true, force: true });
+    if (!removed && entry.repo) await git(this.kit, entry.repo, ["worktree", "prune"]);
   }
 
-  /** Remove every workspace still open, then prune the worktree list of `repo`. */
-  async removeAll(repo: string | null): Promise<void> {
+  /** Remove every workspace still open (after Ctrl-C, the ones whose tasks were stopped). */
+  async removeAll(): Promise<void> {
     for (const { dir } of [...this.#open.values()]) await this.remove(dir);
-    if (repo) await git(this.kit, repo, ["worktree", "prune"]);
   }
 }
