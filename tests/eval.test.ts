@@ -6,6 +6,7 @@ import { join } from "node:path";
 import type { RunSpec, TaskRecord } from "../plugins/eval/record.ts";
 import { type Change, changesOf, formatOf, perfectModel, replyFor } from "./support/eval-models.ts";
 import { type FakeStep, startFakeServer } from "./support/fake-server.ts";
+import { inTerminal, SCRIPT } from "./support/pty.ts";
 import { BIN, coder, git, requireBinary, sandbox, type Sandbox, tempDir, writeFiles } from "./support/kernel.ts";
 
 beforeAll(requireBinary);
@@ -320,6 +321,43 @@ describe("coder eval operations", () => {
       expect(r.stderr).toContain("--max-cost $0.002 reached");
       expect(r.stderr).toContain("3 tasks not run");
       expect(server.chatBodies()).toHaveLength(2);
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+
+  test("by default the run goes to .coder/eval/<time>/, which git does not see; --json prints the summary", async () => {
+    const s = sandbox();
+    fixtureRepo(s);
+    const server = await startFakeServer([], { respond: perfectModel(changesOf(s.repo)) });
+    try {
+      const r = await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff", "--sample", "1", "--json"], { cwd: s.repo, env: evalEnv(s, server.url) });
+      expect(r.code).toBe(0);
+      const summary = JSON.parse(r.stdout);
+      expect(summary.pairs.map((p: any) => [p.model, p.format, p.tasks, p.passed])).toEqual([["openai/perfect", "diff", 1, 1]]);
+      const runs = readdirSync(join(s.repo, ".coder", "eval"));
+      expect(runs).toHaveLength(1);
+      expect(readRun(join(s.repo, ".coder", "eval", runs[0]!)).records.map((x) => x.outcome)).toEqual(["exact"]);
+      expect(summary.runs).toEqual([join(s.repo, ".coder", "eval", runs[0]!)]);
+      expect(git(s.repo, ["status", "--porcelain", "--untracked-files=all"], s.env)).toBe("");
+    } finally {
+      await server.stop();
+    }
+  }, 120_000);
+
+  test.skipIf(!SCRIPT)("on a terminal, a progress bar: tasks done, pass rate, cost, time left", async () => {
+    const s = sandbox();
+    fixtureRepo(s);
+    writeFiles(s.configDir, { "config.json": '{ "models": { "openai/priced": { "prices": { "input": 1, "output": 2 } } } }' });
+    const server = await startFakeServer([], { respond: perfectModel(changesOf(s.repo)) });
+    try {
+      const out = join(tempDir(), "run");
+      const term = inTerminal([BIN, "eval", "--model", "openai/priced", "--edit-format", "diff", "--sample", "2", "--out", out], { cwd: s.repo, env: { ...evalEnv(s, server.url), TERM: "xterm" } });
+      await term.waitFor("1/2 · pass 100% · $0.0012 · ~");
+      await term.waitFor("2/2 · pass 100% · $0.0024 · done soon");
+      expect(await term.proc.exited).toBe(0);
+      expect(term.output).toContain("[########################] 2/2");
+      expect(term.output).not.toContain("eval 1/2");
     } finally {
       await server.stop();
     }

@@ -190,8 +190,12 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
     return interrupted === "SIGINT" ? 130 : interrupted === "SIGTERM" ? 143 : 129;
   }
   if (costStop && left > 0) cli.warn(`coder eval: --max-cost $${maxCost} reached ($${progress.cost.toFixed(4)} spent); ${left} task${left === 1 ? "" : "s"} not run. Continue with: coder eval --resume ${run.dir}`);
-  cli.print(runTable(summary));
   const total = records.reduce((s, r) => s + (r.cost ?? 0), 0);
+  if (cli.json) {
+    cli.printJson(summary);
+    return 0;
+  }
+  cli.print(runTable(summary));
   cli.print(`cost: $${total.toFixed(4)}${records.some((r) => r.cost === null) ? " (some models have no prices: their cost is left out)" : ""} for ${records.length} task${records.length === 1 ? "" : "s"}; run directory: ${run.dir}`);
   return 0;
 }
