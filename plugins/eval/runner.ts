@@ -53,13 +53,77 @@ function modelsAndFormats(kit: Kit, cli: SubcommandContext): { models: string[];
   return { models, formats: formats.length ? [...new Set(formats)] : [...new Set(models.map((m) => kit.modelInfo(m).editFormat))] };
 }
 
+/** The spec of a new run: its task source, sample, shard, models and formats, from the options typed. */
+async function newSpec(kit: Kit, cli: SubcommandContext): Promise<RunSpec> {
+  const get = kit.options.get;
+  const exercisesDir = get(EVAL_EXERCISES);
+  const commits = get(EVAL_COMMITS) ?? null;
+  if (exercisesDir !== undefined && commits !== null) cli.usage("--exercises and --commits choose different task sources: give one");
+  const shardText = get(EVAL_SHARD);
+  const shard = shardText === undefined ? null : parseShard(shardText);
+  if (typeof shard === "string") cli.usage(shard);
+  const { models, formats } = modelsAndFormats(kit, cli);
+  const seed = Math.floor(get(EVAL_SEED) ?? 1);
+  const n = get(EVAL_SAMPLE);
+  let ids: string[];
+  if (exercisesDir !== undefined) {
+    const root = resolve(kit.cwd, exercisesDir);
+    if (!existsSync(root) || !statSync(root).isDirectory()) cli.usage(`--exercises ${exercisesDir}: no such directory`);
+    ids = sample(findExercises(root), n, seed).map((e) => e.id);
+  } else {
+    if (!existsSync(resolve(kit.root, ".git"))) cli.usage("coder eval takes its tasks from git history: run it in a git repository, or give --exercises DIR");
+    ids = (await selectCommits(kit, commits, n, seed)).map((c) => c.id);
+  }
+  if (!ids.length) cli.usage(exercisesDir !== undefined ? `--exercises ${exercisesDir}: no exercise found (folders with .meta/config.json)` : `no commit ${commits ? `in ${commits} ` : ""}qualifies as a task (1–3 source files, at most 80 changed lines, a subject of 4 words or more)`);
+  return {
+    v: RECORD_VERSION,
+    coder: kit.version,
+    source: exercisesDir !== undefined ? "exercises" : "history",
+    commits,
+    exercises: exercisesDir !== undefined ? resolve(kit.cwd, exercisesDir) : null,
+    sample: n ?? (exercisesDir !== undefined ? ids.length : 20),
+    seed,
+    models,
+    formats,
+    noFiles: get(EVAL_NO_FILES) === true,
+    testCmd: cli.flagValues?.("testCmd").at(-1) ?? null,
+    shard: shard as [number, number] | null,
+    tasks: shardOf(ids, shard as [number, number] | null),
+    started: new Date().toISOString(),
+  };
+}
+
+/** The run's tasks by id: the exercises of its folder, or its commits read again from git. */
+async function loadTasks(kit: Kit, spec: RunSpec, dir: string): Promise<Map<string, Task>> {
+  const tasks = new Map<string, Task>();
+  if (spec.source === "exercises") {
+    for (const e of findExercises(spec.exercises!)) tasks.set(e.id, { kind: "exercise", exercise: e });
+  } else {
+    for (const [id, commit] of await commitsById(kit, spec.tasks)) tasks.set(id, { kind: "history", commit });
+  }
+  const missing = spec.tasks.filter((id) => !tasks.has(id));
+  if (missing.length) throw new Error(`${missing.length} task${missing.length === 1 ? "" : "s"} of ${dir} cannot be found here: ${missing.slice(0, 3).join(", ")}`);
+  return tasks;
+}
+
+/** What every task's coder gets from the command line typed: chat flags, and the key and endpoint through the environment. */
+function childSetup(cli: SubcommandContext): { flags: string[]; env: Record<string, string | undefined> } {
+  const flags = PASSED_ON.flatMap(([k, flag]) => (cli.flagValues?.(k) ?? []).map((v) => `${flag}=${v}`));
+  const env: Record<string, string | undefined> = { ...process.env };
+  const apiKey = cli.flagValues?.("apiKey").at(-1);
+  const apiBase = cli.flagValues?.("apiBase").at(-1);
+  // Keys travel in the environment, never on a command line other users can read.
+  if (apiKey) env.CODER_API_KEY = apiKey;
+  if (apiBase) env.CODER_API_BASE = apiBase;
+  return { flags, env };
+}
+
 export async function runEval(kit: Kit, args: readonly string[], cli: SubcommandContext): Promise<number> {
   if (args.length) cli.usage(`coder eval takes no arguments (got "${args[0]}"); see coder --help, section "Eval"`);
   if (!kit.spawn) throw new Error("coder eval needs kit.spawn");
   const get = kit.options.get;
   const jobs = Math.max(1, Math.floor(get(EVAL_JOBS) ?? 1));
   const maxCost = get(EVAL_MAX_COST);
-  const typedTestCmd = cli.flagValues?.("testCmd").at(-1) ?? null;
 
   let spec: RunSpec;
   let run: RunDir;
@@ -70,53 +134,11 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
     ({ run, spec, records: done } = RunDir.resume(kit, dir));
     if ((cli.flagValues?.("model").length ?? 0) > 0 || get(EVAL_SHARD) || get(EVAL_COMMITS) || get(EVAL_EXERCISES)) cli.warn(`--resume ${resume}: the run's own tasks, models and formats are used (run.json); the ones typed are ignored`);
   } else {
-    const exercisesDir = get(EVAL_EXERCISES);
-    const commits = get(EVAL_COMMITS) ?? null;
-    if (exercisesDir !== undefined && commits !== null) cli.usage("--exercises and --commits choose different task sources: give one");
-    const shardText = get(EVAL_SHARD);
-    const shard = shardText === undefined ? null : parseShard(shardText);
-    if (typeof shard === "string") cli.usage(shard);
-    const { models, formats } = modelsAndFormats(kit, cli);
-    const seed = Math.floor(get(EVAL_SEED) ?? 1);
-    const n = get(EVAL_SAMPLE);
-    let ids: string[];
-    if (exercisesDir !== undefined) {
-      const root = resolve(kit.cwd, exercisesDir);
-      if (!existsSync(root) || !statSync(root).isDirectory()) cli.usage(`--exercises ${exercisesDir}: no such directory`);
-      ids = sample(findExercises(root), n, seed).map((e) => e.id);
-    } else {
-      if (!existsSync(resolve(kit.root, ".git"))) cli.usage("coder eval takes its tasks from git history: run it in a git repository, or give --exercises DIR");
-      ids = (await selectCommits(kit, commits, n, seed)).map((c) => c.id);
-    }
-    if (!ids.length) cli.usage(exercisesDir !== undefined ? `--exercises ${exercisesDir}: no exercise found (folders with .meta/config.json)` : `no commit ${commits ? `in ${commits} ` : ""}qualifies as a task (1–3 source files, at most 80 changed lines, a subject of 4 words or more)`);
-    spec = {
-      v: RECORD_VERSION,
-      coder: kit.version,
-      source: exercisesDir !== undefined ? "exercises" : "history",
-      commits,
-      exercises: exercisesDir !== undefined ? resolve(kit.cwd, exercisesDir) : null,
-      sample: n ?? (exercisesDir !== undefined ? ids.length : 20),
-      seed,
-      models,
-      formats,
-      noFiles: get(EVAL_NO_FILES) === true,
-      testCmd: typedTestCmd,
-      shard: shard as [number, number] | null,
-      tasks: shardOf(ids, shard as [number, number] | null),
-      started: new Date().toISOString(),
-    };
+    spec = await newSpec(kit, cli);
     run = RunDir.create(kit, get(EVAL_OUT) === undefined ? undefined : resolve(kit.cwd, get(EVAL_OUT)!), spec);
   }
 
-  // The tasks themselves, by id.
-  const tasks = new Map<string, Task>();
-  if (spec.source === "exercises") {
-    for (const e of findExercises(spec.exercises!)) tasks.set(e.id, { kind: "exercise", exercise: e });
-  } else {
-    for (const [id, commit] of await commitsById(kit, spec.tasks)) tasks.set(id, { kind: "history", commit });
-  }
-  const missing = spec.tasks.filter((id) => !tasks.has(id));
-  if (missing.length) throw new Error(`${missing.length} task${missing.length === 1 ? "" : "s"} of ${run.dir} cannot be found here: ${missing.slice(0, 3).join(", ")}`);
+  const tasks = await loadTasks(kit, spec, run.dir);
 
   const key = (task: string, model: string, format: string) => `${task}\u0000${model}\u0000${format}`;
   const finished = new Set(done.map((r) => key(r.task, r.model, r.format)));
@@ -136,13 +158,7 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
   };
   for (const s of HANDLED) process.on(s, onSignal);
 
-  const flags = PASSED_ON.flatMap(([k, flag]) => (cli.flagValues?.(k) ?? []).map((v) => `${flag}=${v}`));
-  const env: Record<string, string | undefined> = { ...process.env };
-  const apiKey = cli.flagValues?.("apiKey").at(-1);
-  const apiBase = cli.flagValues?.("apiBase").at(-1);
-  // Keys travel in the environment, never on a command line other users can read.
-  if (apiKey) env.CODER_API_KEY = apiKey;
-  if (apiBase) env.CODER_API_BASE = apiBase;
+  const { flags, env } = childSetup(cli);
   const workspaces = new Workspaces(kit);
   const ctx: TaskContext = { kit, root: kit.root, workspaces, flags, env, signal: abort.signal, noFiles: spec.noFiles, testCmd: spec.testCmd, timeoutMs: CHILD_TIMEOUT_MS };
   const records = [...done];
