@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { RunSpec, TaskRecord } from "../plugins/eval/record.ts";
 import { type Change, changesOf, formatOf, perfectModel, replyFor } from "./support/eval-models.ts";
-import { type FakeStep, startFakeServer } from "./support/fake-server.ts";
+import { type FakeServer, type FakeStep, startFakeServer } from "./support/fake-server.ts";
 import { inTerminal, SCRIPT } from "./support/pty.ts";
 import { BIN, coder, git, requireBinary, sandbox, type Sandbox, tempDir, writeFiles } from "./support/kernel.ts";
 
@@ -45,6 +45,23 @@ function fixtureRepo(s: Sandbox): void {
   git(s.repo, ["merge", "-q", "--no-ff", "-m", "merge the side branch into main", "side"], s.env);
 }
 
+/** A sandbox holding the fixture history. */
+function fixture(): Sandbox {
+  const s = sandbox();
+  fixtureRepo(s);
+  return s;
+}
+
+/** Run `body` against a fake server whose model is `respond`, stopped after. */
+async function served(respond: (body: any) => FakeStep | undefined, body: (server: FakeServer) => Promise<void>): Promise<void> {
+  const server = await startFakeServer([], { respond });
+  try {
+    await body(server);
+  } finally {
+    await server.stop();
+  }
+}
+
 const QUALIFYING = ["side change to the calc module", "punctuation in greetings and docstrings", "rename the helper in util module", "greet people with hello instead", "add a multiplication function to calc"];
 
 function readRun(dir: string): { spec: RunSpec; records: TaskRecord[] } {
@@ -69,11 +86,9 @@ const subjectOf = (changes: Change[], task: string) => changes.find((c) => `hist
 
 describe("coder eval on history", () => {
   test("a perfect model scores 100% exact on the sample; merges, lock files, short subjects, big changes and the root are left out; the user's tree is untouched", async () => {
-    const s = sandbox();
-    fixtureRepo(s);
+    const s = fixture();
     const changes = changesOf(s.repo);
-    const server = await startFakeServer([], { respond: perfectModel(changes) });
-    try {
+    await served(perfectModel(changes), async (server) => {
       const before = userState(s);
       const out = join(tempDir(), "run");
       // A test command from the environment (as from a config file) is not the command line's: it never runs.
@@ -95,14 +110,11 @@ describe("coder eval on history", () => {
       expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).pairs).toHaveLength(3);
       expect(userState(s)).toBe(before);
       expect(readdirSync(join(s.home, "tmp"))).toEqual([]);
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 
   test("a model with known mistakes gets exactly the expected counts: wrong SEARCH text, a missing file, a no-op, a malformed reply", async () => {
-    const s = sandbox();
-    fixtureRepo(s);
+    const s = fixture();
     const changes = changesOf(s.repo);
     const bySubject = (subject: string) => changes.find((c) => c.message === subject)!;
     const perfect = perfectModel(changes);
@@ -115,8 +127,7 @@ describe("coder eval on history", () => {
       if (asked.includes("rename the helper")) return { text: "util.ts\n```\n<<<<<<< SEARCH\nexport function helper(x: number): number {\n```\n", usage };
       return perfect(body);
     };
-    const server = await startFakeServer([], { respond: mistaken });
-    try {
+    await served(mistaken, async (server) => {
       const out = join(tempDir(), "run");
       const r = await coder(["eval", "--model", "openai/mistaken", "--edit-format", "diff", "--max-reflections", "1", "--jobs", "2", "--out", out], { cwd: s.repo, env: evalEnv(s, server.url) });
       expect(r.code).toBe(0);
@@ -134,19 +145,15 @@ describe("coder eval on history", () => {
       expect(partial.similarity).toBeGreaterThan(0);
       expect(partial.similarity).toBeLessThan(1);
       expect(r.stdout).toMatch(/openai\/mistaken\s+diff\s+5\s+20%/);
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 });
 
 describe("coder eval options of history", () => {
   test("--test-cmd (typed) runs the tests on a matching result with the commit's own test files; --commits and --no-files choose the tasks and the chat", async () => {
-    const s = sandbox();
-    fixtureRepo(s);
+    const s = fixture();
     const changes = changesOf(s.repo);
-    const server = await startFakeServer([], { respond: perfectModel(changes) });
-    try {
+    await served(perfectModel(changes), async (server) => {
       const env = evalEnv(s, server.url);
       const out = join(tempDir(), "run");
       // tests/test_calc.py asserts calc.mul only from the commit that adds it: its version must be the commit's.
@@ -170,25 +177,19 @@ describe("coder eval options of history", () => {
       expect(noFiles.spec.noFiles).toBe(true);
       expect(noFiles.records.map((x) => x.outcome)).toEqual(["exact", "exact"]);
       expect(noFiles.records.map((x) => (x.transcript.find((e: any) => e.type === "start") as any).files)).toEqual([[], []]);
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 
   test("an endpoint that fails is a model error in the record, not a crash of the run", async () => {
-    const s = sandbox();
-    fixtureRepo(s);
-    const server = await startFakeServer([], { respond: () => ({ status: 401, errorMessage: "invalid api key" }) });
-    try {
+    const s = fixture();
+    await served(() => ({ status: 401, errorMessage: "invalid api key" }), async (server) => {
       const out = join(tempDir(), "run");
       const r = await coder(["eval", "--model", "openai/broken", "--edit-format", "diff", "--sample", "2", "--out", out], { cwd: s.repo, env: evalEnv(s, server.url) });
       expect(r.code).toBe(0);
       const { records } = readRun(out);
       expect(records.map((x) => x.outcome)).toEqual(["model-error", "model-error"]);
       expect(records[0]!.error).toContain("invalid api key");
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 });
 
@@ -224,8 +225,7 @@ describe("coder eval on exercises", () => {
       if (asked.includes("NEVER-PY")) return whole("never.py", "def answer():\n    return 0\n");
       return undefined;
     };
-    const server = await startFakeServer([], { respond: model });
-    try {
+    await served(model, async (server) => {
       const out = join(tempDir(), "run");
       const r = await coder(["eval", "--exercises", set, "--model", "openai/ex", "--edit-format", "whole", "--out", out], { cwd: s.repo, env: evalEnv(s, server.url) });
       expect(r.code).toBe(0);
@@ -244,9 +244,7 @@ describe("coder eval on exercises", () => {
       expect(r.stdout).toMatch(/openai\/ex\s+whole\s+3\s+67%/);
       // The exercises themselves are as they were.
       expect(readFileSync(join(set, "python", "exercises", "practice", "double", "double.py"), "utf8")).toBe("def double(n):\n    pass\n");
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 });
 
@@ -261,12 +259,10 @@ describe("coder eval operations", () => {
   });
 
   test("Ctrl-C keeps what is done and leaves the user's tree untouched; --resume finishes, losing nothing and repeating nothing", async () => {
-    const s = sandbox();
-    fixtureRepo(s);
+    const s = fixture();
     const changes = changesOf(s.repo);
     const perfect = perfectModel(changes);
-    const server = await startFakeServer([], { respond: (body) => ({ ...perfect(body), delayMs: 700 }) });
-    try {
+    await served((body) => ({ ...perfect(body), delayMs: 700 }), async (server) => {
       const before = userState(s);
       const out = join(tempDir(), "run");
       const env = evalEnv(s, server.url);
@@ -301,17 +297,13 @@ describe("coder eval operations", () => {
         expect(server.chatBodies().filter((b) => b.messages.some((m: any) => m.role === "user" && String(m.content).includes(subject)))).toHaveLength(1);
       }
       expect(userState(s)).toBe(before);
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 
   test("--max-cost starts no new task once the run has cost that much", async () => {
-    const s = sandbox();
-    fixtureRepo(s);
+    const s = fixture();
     writeFiles(s.configDir, { "config.json": '{ "models": { "openai/priced": { "prices": { "input": 1, "output": 2 } } } }' });
-    const server = await startFakeServer([], { respond: perfectModel(changesOf(s.repo)) });
-    try {
+    await served(perfectModel(changesOf(s.repo)), async (server) => {
       const out = join(tempDir(), "run");
       const r = await coder(["eval", "--model", "openai/priced", "--edit-format", "diff", "--max-cost", "0.002", "--out", out], { cwd: s.repo, env: evalEnv(s, server.url) });
       expect(r.code).toBe(0);
@@ -321,16 +313,12 @@ describe("coder eval operations", () => {
       expect(r.stderr).toContain("--max-cost $0.002 reached");
       expect(r.stderr).toContain("3 tasks not run");
       expect(server.chatBodies()).toHaveLength(2);
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 
   test("by default the run goes to .coder/eval/<time>/, which git does not see; --json prints the summary", async () => {
-    const s = sandbox();
-    fixtureRepo(s);
-    const server = await startFakeServer([], { respond: perfectModel(changesOf(s.repo)) });
-    try {
+    const s = fixture();
+    await served(perfectModel(changesOf(s.repo)), async (server) => {
       const r = await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff", "--sample", "1", "--json"], { cwd: s.repo, env: evalEnv(s, server.url) });
       expect(r.code).toBe(0);
       const summary = JSON.parse(r.stdout);
@@ -340,17 +328,13 @@ describe("coder eval operations", () => {
       expect(readRun(join(s.repo, ".coder", "eval", runs[0]!)).records.map((x) => x.outcome)).toEqual(["exact"]);
       expect(summary.runs).toEqual([join(s.repo, ".coder", "eval", runs[0]!)]);
       expect(git(s.repo, ["status", "--porcelain", "--untracked-files=all"], s.env)).toBe("");
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 
   test.skipIf(!SCRIPT)("on a terminal, a progress bar: tasks done, pass rate, cost, time left", async () => {
-    const s = sandbox();
-    fixtureRepo(s);
+    const s = fixture();
     writeFiles(s.configDir, { "config.json": '{ "models": { "openai/priced": { "prices": { "input": 1, "output": 2 } } } }' });
-    const server = await startFakeServer([], { respond: perfectModel(changesOf(s.repo)) });
-    try {
+    await served(perfectModel(changesOf(s.repo)), async (server) => {
       const out = join(tempDir(), "run");
       const term = inTerminal([BIN, "eval", "--model", "openai/priced", "--edit-format", "diff", "--sample", "2", "--out", out], { cwd: s.repo, env: { ...evalEnv(s, server.url), TERM: "xterm" } });
       await term.waitFor("1/2 · pass 100% · $0.0012 · ~");
@@ -358,16 +342,12 @@ describe("coder eval operations", () => {
       expect(await term.proc.exited).toBe(0);
       expect(term.output).toContain("[########################] 2/2");
       expect(term.output).not.toContain("eval 1/2");
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 
   test("--shard slices partition the tasks", async () => {
-    const s = sandbox();
-    fixtureRepo(s);
-    const server = await startFakeServer([], { respond: perfectModel(changesOf(s.repo)) });
-    try {
+    const s = fixture();
+    await served(perfectModel(changesOf(s.repo)), async (server) => {
       const env = evalEnv(s, server.url);
       const dirs = [1, 2, 3].map((i) => join(tempDir(), `shard${i}`));
       for (const [i, dir] of dirs.entries()) {
@@ -383,8 +363,6 @@ describe("coder eval operations", () => {
       const bad = await coder(["eval", "--model", "openai/perfect", "--shard", "4/3"], { cwd: s.repo, env });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain("--shard 4/3");
-    } finally {
-      await server.stop();
-    }
+    });
   }, 120_000);
 });
