@@ -106,7 +106,7 @@ describe("coder eval on history", () => {
       // The commit with a test file asks only for the source file.
       const mul = records.find((r) => subjectOf(changes, r.task) === "add a multiplication function to calc")!;
       expect(mul.files).toEqual(["calc.py"]);
-      expect(r.stdout).toMatch(/openai\/perfect\s+udiff\s+5\s+100%/);
+      expect(r.stdout).toMatch(/openai\/perfect\s+udiff\s+5\s+100\.0%/);
       expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).pairs).toHaveLength(3);
       expect(userState(s)).toBe(before);
       expect(readdirSync(join(s.home, "tmp"))).toEqual([]);
@@ -144,7 +144,7 @@ describe("coder eval on history", () => {
       const partial = records.find((x) => subjectOf(changes, x.task) === "punctuation in greetings and docstrings")!;
       expect(partial.similarity).toBeGreaterThan(0);
       expect(partial.similarity).toBeLessThan(1);
-      expect(r.stdout).toMatch(/openai\/mistaken\s+diff\s+5\s+20%/);
+      expect(r.stdout).toMatch(/openai\/mistaken\s+diff\s+5\s+20\.0%/);
     });
   }, 120_000);
 });
@@ -241,7 +241,7 @@ describe("coder eval on exercises", () => {
       expect(seconds.map((b) => String(b.messages.at(-1).content)).join("\n")).toContain("AssertionError");
       // The example solution in .meta/ never reached the model.
       expect(JSON.stringify(server.chatBodies())).not.toContain("the answer");
-      expect(r.stdout).toMatch(/openai\/ex\s+whole\s+3\s+67%/);
+      expect(r.stdout).toMatch(/openai\/ex\s+whole\s+3\s+66\.7%/);
       // The exercises themselves are as they were.
       expect(readFileSync(join(set, "python", "exercises", "practice", "double", "double.py"), "utf8")).toBe("def double(n):\n    pass\n");
     });
@@ -312,6 +312,7 @@ describe("coder eval operations", () => {
       expect(records.map((x) => x.cost)).toEqual([0.0012, 0.0012]);
       expect(r.stderr).toContain("--max-cost $0.002 reached");
       expect(r.stderr).toContain("3 tasks not run");
+      expect(r.stdout).toContain("Cost: $0.0024 for 2 tasks.");
       expect(server.chatBodies()).toHaveLength(2);
     });
   }, 120_000);
@@ -337,9 +338,11 @@ describe("coder eval operations", () => {
     await served(perfectModel(changesOf(s.repo)), async (server) => {
       const out = join(tempDir(), "run");
       const term = inTerminal([BIN, "eval", "--model", "openai/priced", "--edit-format", "diff", "--sample", "2", "--out", out], { cwd: s.repo, env: { ...evalEnv(s, server.url), TERM: "xterm" } });
-      await term.waitFor("1/2 · pass 100% · $0.0012 · ~");
-      await term.waitFor("2/2 · pass 100% · $0.0024 · done soon");
+      await term.waitFor("0/2 · pass - · $0.0000 · time left unknown");
+      await term.waitFor("1/2 · pass 100% · $0.0012 · ");
+      await term.waitFor("2/2 · pass 100% · $0.0024 · ");
       expect(await term.proc.exited).toBe(0);
+      expect(term.output).toMatch(/1\/2 · pass 100% · \$0\.0012 · (~\d+ (s|min) left|done soon)/);
       expect(term.output).toContain("[########################] 2/2");
       expect(term.output).not.toContain("eval 1/2");
     });

@@ -1,6 +1,7 @@
-// The end of a run: summary.json and the table on stdout. The figures per model × format are
-// summed here from the task records until `coder eval report`'s summarize() and textReport()
-// (plugins/eval/summarize.ts, report-text.ts) join this branch: then this file calls those.
+// The end of a run: the figures per model × format (summary.json) and their table on stdout.
+// `coder eval report` (plugins/eval/summarize.ts, report-text.ts, built on another branch) has
+// functions of the same names and signatures: once both are merged, the runner imports those and
+// this file goes.
 import { RECORD_VERSION, type PairSummary, type Summary, type TaskRecord } from "./record.ts";
 
 /** The 95% Wilson interval of `k` successes in `n` trials. */
@@ -14,7 +15,7 @@ function wilson(k: number, n: number): [number, number] {
   return [Math.max(0, (centre - spread) / d), Math.min(1, (centre + spread) / d)];
 }
 
-export function runSummary(records: readonly TaskRecord[], runs: string[], source: Summary["source"]): Summary {
+export function summarize(records: readonly TaskRecord[], runs: readonly string[], source: Summary["source"]): Summary {
   const pairs = new Map<string, TaskRecord[]>();
   const seen = new Set<string>();
   let duplicates = 0;
@@ -58,12 +59,13 @@ export function runSummary(records: readonly TaskRecord[], runs: string[], sourc
       outcomes,
     };
   });
-  return { v: RECORD_VERSION, source, runs, pairs: out, duplicates, generated: new Date().toISOString() };
+  return { v: RECORD_VERSION, source, runs: [...runs], pairs: out, duplicates, generated: new Date().toISOString() };
 }
 
-const pct = (x: number) => `${Math.round(x * 100)}%`;
+const pct = (x: number) => `${(x * 100).toFixed(1)}%`;
 
-export function runTable(summary: Summary): string {
+/** The table per model × format, then the cost line. */
+export function textReport(summary: Summary): string {
   const head = ["model", "format", "tasks", "pass", "95% interval", ...(summary.source === "exercises" ? ["pass@1", "pass@2"] : []), "well-formed", "failed", "refused", "silent wrong", "reflections", "tokens in/out", "cost", "s/task"];
   const rows = summary.pairs.map((p) => [
     p.model,
@@ -83,5 +85,9 @@ export function runTable(summary: Summary): string {
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
-  return [line(head), ...rows.map(line)].join("\n");
+  const tasks = summary.pairs.reduce((n, p) => n + p.tasks, 0);
+  const unknown = summary.pairs.some((p) => p.cost === null);
+  const cost = summary.pairs.reduce((sum, p) => sum + (p.cost ?? 0), 0);
+  const costLine = unknown ? `Cost: $${cost.toFixed(4)} for ${tasks} tasks, and more: some models have no price (set their prices in config).` : `Cost: $${cost.toFixed(4)} for ${tasks} tasks.`;
+  return [line(head), ...rows.map(line), "", costLine].join("\n");
 }

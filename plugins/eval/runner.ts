@@ -10,7 +10,7 @@ import { type CommitTask, DEFAULT_DEPTH, logArgs, parseLog, parseShard, qualifie
 import { EVAL_COMMITS, EVAL_EXERCISES, EVAL_JOBS, EVAL_MAX_COST, EVAL_NO_FILES, EVAL_OUT, EVAL_RESUME, EVAL_SAMPLE, EVAL_SEED, EVAL_SHARD } from "./options.ts";
 import { Progress } from "./progress.ts";
 import { RECORD_VERSION, type RunSpec, type TaskRecord } from "./record.ts";
-import { runSummary, runTable } from "./run-end.ts";
+import { summarize, textReport } from "./run-end.ts";
 import { RunDir } from "./rundir.ts";
 import { runExercise, runHistoryTask, type TaskContext } from "./tasks.ts";
 import { gitOk, Workspaces } from "./workspace.ts";
@@ -196,7 +196,7 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
     await workspaces.removeAll();
   }
 
-  const summary = runSummary(records, [run.dir], spec.source);
+  const summary = summarize(records, [run.dir], spec.source);
   run.writeSummary(summary);
   run.close();
   const ran = records.length - done.length;
@@ -206,12 +206,11 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
     return interrupted === "SIGINT" ? 130 : interrupted === "SIGTERM" ? 143 : 129;
   }
   if (costStop && left > 0) cli.warn(`coder eval: --max-cost $${maxCost} reached ($${progress.cost.toFixed(4)} spent); ${left} task${left === 1 ? "" : "s"} not run. Continue with: coder eval --resume ${run.dir}`);
-  const total = records.reduce((s, r) => s + (r.cost ?? 0), 0);
   if (cli.json) {
     cli.printJson(summary);
     return 0;
   }
-  cli.print(runTable(summary));
-  cli.print(`cost: $${total.toFixed(4)}${records.some((r) => r.cost === null) ? " (some models have no prices: their cost is left out)" : ""} for ${records.length} task${records.length === 1 ? "" : "s"}; run directory: ${run.dir}`);
+  cli.print(textReport(summary));
+  cli.print(`Run directory: ${run.dir}`);
   return 0;
 }

@@ -81,7 +81,7 @@ function baseOutcome(t: Tally): Outcome | null {
   return "no-edit";
 }
 
-function record(task: string, model: string, format: string, t: Tally, fields: Pick<TaskRecord, "passed" | "passedFirst" | "outcome" | "silentWrong" | "similarity" | "files" | "transcript">, started: number): TaskRecord {
+function record(task: string, model: string, format: string, t: Tally, fields: Pick<TaskRecord, "passed" | "passedFirst" | "outcome" | "silentWrong" | "similarity" | "files" | "transcript" | "title">, started: number): TaskRecord {
   return {
     v: RECORD_VERSION,
     task,
@@ -95,6 +95,7 @@ function record(task: string, model: string, format: string, t: Tally, fields: P
     cost: t.cost,
     seconds: Math.round((performance.now() - started) / 10) / 100,
     error: fields.outcome === "error" || fields.outcome === "model-error" ? (t.error ?? "coder failed") : null,
+    title: fields.title,
     finished: new Date().toISOString(),
   };
 }
@@ -146,7 +147,7 @@ export async function runHistoryTask(ctx: TaskContext, commit: CommitTask, model
       else if (outcome === null) outcome = "different";
     }
     const passed = outcome === "exact" || outcome === "equivalent";
-    return record(commit.id, model, format, t, { passed, passedFirst: passed, outcome, silentWrong: outcome === "different", similarity, files: commit.files, transcript }, started);
+    return record(commit.id, model, format, t, { passed, passedFirst: passed, outcome, silentWrong: outcome === "different", similarity, files: commit.files, transcript, title: commit.message.split("\n")[0]!.slice(0, 200) }, started);
   } finally {
     await ctx.workspaces.remove(dir);
   }
@@ -177,7 +178,7 @@ export async function runExercise(ctx: TaskContext, exercise: Exercise, model: s
     if (!command) {
       t.clean = false;
       t.error = `no test command is known for ${exercise.solution[0]} (coder runs .py, .js, .go, .rs, .java and .cpp exercises)`;
-      return record(exercise.id, model, format, t, { passed: false, passedFirst: false, outcome: "error", silentWrong: false, similarity: null, files: exercise.solution, transcript }, started);
+      return record(exercise.id, model, format, t, { passed: false, passedFirst: false, outcome: "error", silentWrong: false, similarity: null, files: exercise.solution, transcript, title: exercise.name }, started);
     }
     if (!(await attempt(firstRequest(exercise)))) return null;
     let first = false;
@@ -197,7 +198,7 @@ export async function runExercise(ctx: TaskContext, exercise: Exercise, model: s
     }
     const passed = first || second;
     const outcome: Outcome = passed ? "tests-passed" : (baseOutcome(t) ?? "tests-failed");
-    return record(exercise.id, model, format, t, { passed, passedFirst: first, outcome, silentWrong: false, similarity: null, files: exercise.solution, transcript }, started);
+    return record(exercise.id, model, format, t, { passed, passedFirst: first, outcome, silentWrong: false, similarity: null, files: exercise.solution, transcript, title: exercise.name }, started);
   } finally {
     await ctx.workspaces.remove(dir);
   }
