@@ -300,6 +300,31 @@ describe("coder eval operations", () => {
     });
   }, 120_000);
 
+  test("a run killed outright (SIGKILL) leaves a worktree; the next run removes it, and finishes the work", async () => {
+    const s = fixture();
+    const changes = changesOf(s.repo);
+    const perfect = perfectModel(changes);
+    await served((body) => ({ ...perfect(body), delayMs: 300 }), async (server) => {
+      const before = userState(s);
+      const out = join(tempDir(), "run");
+      const env = evalEnv(s, server.url);
+      const proc = Bun.spawn([BIN, "eval", "--model", "openai/perfect", "--edit-format", "diff", "--sample", "2", "--out", out], { cwd: s.repo, env, stdin: "ignore", stdout: "ignore", stderr: "ignore", timeout: 90_000 });
+      await server.waitForChat(1);
+      proc.kill("SIGKILL");
+      await proc.exited;
+      // The task's own coder finishes its request alone; its worktree stays registered.
+      await Bun.sleep(2000);
+      expect(git(s.repo, ["worktree", "list", "--porcelain"], s.env).match(/^worktree /gm)).toHaveLength(2);
+
+      const r = await coder(["eval", "--resume", out], { cwd: s.repo, env });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain("removed 1 temporary worktree a killed run left behind");
+      expect(readRun(out).records.map((x) => x.outcome)).toEqual(["exact", "exact"]);
+      expect(userState(s)).toBe(before);
+      expect(readdirSync(join(s.home, "tmp"))).toEqual([]);
+    });
+  }, 120_000);
+
   test("--max-cost starts no new task once the run has cost that much", async () => {
     const s = fixture();
     writeFiles(s.configDir, { "config.json": '{ "models": { "openai/priced": { "prices": { "input": 1, "output": 2 } } } }' });

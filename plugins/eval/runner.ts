@@ -160,6 +160,10 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
 
   const { flags, env } = childSetup(cli);
   const workspaces = new Workspaces(kit);
+  if (spec.source === "history") {
+    const swept = await workspaces.sweep(kit.root);
+    if (swept) cli.warn(`coder eval: removed ${swept} temporary worktree${swept === 1 ? "" : "s"} a killed run left behind`);
+  }
   const ctx: TaskContext = { kit, root: kit.root, workspaces, flags, env, signal: abort.signal, noFiles: spec.noFiles, testCmd: spec.testCmd, timeoutMs: CHILD_TIMEOUT_MS };
   const records = [...done];
   let costStop = false;

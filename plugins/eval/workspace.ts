@@ -2,9 +2,9 @@
 // copy of an exercise made a repository of its own. Both live in the system's temp folder,
 // never in the user's tree; each is removed after its task, and every one still open is
 // removed on the way out (also after Ctrl-C) and unregistered from the repository.
-import { cpSync, mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import type { Kit, SpawnResult } from "../../core/plugin.ts";
 
 /** git with no hooks of the repository (a checkout must not run its post-checkout hook), never a pager or a prompt. */
@@ -17,6 +17,26 @@ export async function gitOk(kit: Kit, cwd: string, args: string[]): Promise<stri
   const r = await git(kit, cwd, args);
   if (r.code !== 0) throw new Error(`git ${args.join(" ")} failed: ${(r.stderr || r.stdout).trim().split("\n")[0] ?? r.code}`);
   return r.stdout;
+}
+
+/** The file in a worktree's temp folder naming the process that made it. */
+const OWNER = "coder-eval.pid";
+
+/** The process named in `file` still runs (an unreadable file counts as alive: not ours to remove). */
+function ownerAlive(file: string): boolean {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(file, "utf8").trim());
+  } catch {
+    return true;
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code !== "ESRCH";
+  }
 }
 
 const IDENTITY = ["-c", "user.name=coder eval", "-c", "user.email=eval@coder.invalid", "-c", "commit.gpgsign=false"];
@@ -32,6 +52,7 @@ export class Workspaces {
     const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-eval-")));
     const dir = join(base, basename(base)); // the worktree's name in .git/worktrees: unique, so parallel adds never collide
     this.#open.set(base, { dir, repo });
+    writeFileSync(join(base, OWNER), String(process.pid));
     await gitOk(this.kit, repo, ["worktree", "add", "--detach", "--quiet", dir, commit]);
     return dir;
   }
@@ -61,6 +82,27 @@ export class Workspaces {
     const removed = entry.repo ? (await git(this.kit, entry.repo, ["worktree", "remove", "--force", dir])).code === 0 : true;
     rmSync(base, { recursive: true, force: true });
     if (!removed && entry.repo) await git(this.kit, entry.repo, ["worktree", "prune"]);
+  }
+
+  /**
+   * Remove the worktrees an earlier run left when it was killed outright (no Ctrl-C to clean
+   * up): ours by their temp folder's name, and only when the process that made them is gone.
+   */
+  async sweep(repo: string): Promise<number> {
+    const list = await git(this.kit, repo, ["worktree", "list", "--porcelain"]);
+    let removed = 0;
+    for (const line of list.stdout.split("\n")) {
+      const path = /^worktree (.+)$/.exec(line)?.[1];
+      if (!path) continue;
+      const base = dirname(path);
+      if (!/^coder-eval-[A-Za-z0-9]{6}$/.test(basename(base)) || basename(path) !== basename(base)) continue;
+      if (ownerAlive(join(base, OWNER))) continue;
+      await git(this.kit, repo, ["worktree", "remove", "--force", path]);
+      rmSync(base, { recursive: true, force: true });
+      removed++;
+    }
+    if (removed) await git(this.kit, repo, ["worktree", "prune"]);
+    return removed;
   }
 
   /** Remove every workspace still open (after Ctrl-C, the ones whose tasks were stopped). */
