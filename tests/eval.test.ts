@@ -85,7 +85,7 @@ function evalEnv(s: Sandbox, url: string): Record<string, string> {
 const subjectOf = (changes: Change[], task: string) => changes.find((c) => `history:${c.sha}` === task)?.message.split("\n")[0];
 
 describe("coder eval on history", () => {
-  test("a perfect model scores 100% exact on the sample; merges, lock files, short subjects, big changes and the root are left out; the user's tree is untouched", async () => {
+  test("a perfect model scores 100% exact on the sample in every edit format; merges, lock files, short subjects, big changes and the root are left out; the user's tree is untouched", async () => {
     const s = fixture();
     const changes = changesOf(s.repo);
     await served(perfectModel(changes), async (server) => {
@@ -93,21 +93,21 @@ describe("coder eval on history", () => {
       const out = join(tempDir(), "run");
       // A test command from the environment (as from a config file) is not the command line's: it never runs.
       const env = { ...evalEnv(s, server.url), CODER_TEST_CMD: "false" };
-      const r = await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff,udiff", "--edit-format", "tool", "--sample", "10", "--out", out], { cwd: s.repo, env });
+      const r = await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff,udiff,patch", "--edit-format", "tool", "--edit-format", "whole", "--sample", "10", "--jobs", "2", "--out", out], { cwd: s.repo, env });
       expect(r.stderr).not.toContain("Error");
       expect(r.code).toBe(0);
       const { spec, records } = readRun(out);
       expect(spec.tasks.map((t) => subjectOf(changes, t)).sort()).toEqual([...QUALIFYING].sort());
-      expect(spec.formats).toEqual(["diff", "udiff", "tool"]);
-      expect(records).toHaveLength(15);
-      expect(records.map((r) => r.outcome)).toEqual(Array(15).fill("exact"));
+      expect(spec.formats).toEqual(["diff", "udiff", "patch", "tool", "whole"]);
+      expect(records).toHaveLength(25);
+      expect(records.map((r) => `${r.format} ${r.outcome}`).filter((o) => !o.endsWith(" exact"))).toEqual([]);
       expect(records.every((r) => r.passed && r.wellFormed && r.similarity === 1 && !r.silentWrong && r.edits.failed === 0)).toBe(true);
       expect(records.flatMap((r) => r.transcript).filter((e: any) => e.type === "eval-test")).toEqual([]);
       // The commit with a test file asks only for the source file.
       const mul = records.find((r) => subjectOf(changes, r.task) === "add a multiplication function to calc")!;
       expect(mul.files).toEqual(["calc.py"]);
       expect(r.stdout).toMatch(/openai\/perfect\s+udiff\s+5\s+100\.0%/);
-      expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).pairs).toHaveLength(3);
+      expect(JSON.parse(readFileSync(join(out, "summary.json"), "utf8")).pairs).toHaveLength(5);
       expect(userState(s)).toBe(before);
       expect(readdirSync(join(s.home, "tmp"))).toEqual([]);
     });

@@ -27,12 +27,15 @@ export function changesOf(repo: string): Change[] {
   }));
 }
 
-type Format = "diff" | "udiff" | "tool";
+type Format = "diff" | "udiff" | "tool" | "patch" | "whole";
 
 /** The edit format a request asks for, from its tools and system prompt. */
 export function formatOf(body: any): Format {
   if (Array.isArray(body?.tools) && body.tools.some((t: any) => t?.function?.name === "edit_file")) return "tool";
   const system = (body?.messages ?? []).filter((m: any) => m.role === "system").map((m: any) => String(m.content)).join("\n");
+  if (system.includes("*** Begin Patch")) return "patch";
+  const all = (body?.messages ?? []).map((m: any) => text(m.content)).join("\n");
+  if (/as a complete listing/i.test(all)) return "whole";
   return /unified diff/i.test(system) ? "udiff" : "diff";
 }
 
@@ -67,6 +70,17 @@ const fence = (body: string) => (body.endsWith("\n") || body === "" ? body : `${
 export function replyFor(files: Change["files"], format: Format): FakeStep {
   if (format === "tool") {
     return { toolCalls: files.map((f) => ({ name: "edit_file", arguments: { path: f.path, ...(({ search, replace }) => ({ search, replace }))(region(f.before, f.after)) } })) };
+  }
+  if (format === "whole") return { text: files.map((f) => `${f.path}\n\`\`\`\n${fence(f.after)}\`\`\`\n`).join("\n") };
+  if (format === "patch") {
+    const sections = files.map((f) => {
+      if (!f.before) return `*** Add File: ${f.path}\n${f.after.replace(/\n$/, "").split("\n").map((l) => `+${l}`).join("\n")}\n`;
+      const { search, replace } = region(f.before, f.after);
+      const lines = (t: string, mark: string) => (t ? t.replace(/\n$/, "").split("\n").map((l) => `${mark}${l}`) : []);
+      const atEnd = f.before.endsWith(search) ? "*** End of File\n" : "";
+      return `*** Update File: ${f.path}\n@@\n${[...lines(search, "-"), ...lines(replace, "+")].join("\n")}\n${atEnd}`;
+    });
+    return { text: `*** Begin Patch\n${sections.join("")}*** End Patch\n` };
   }
   if (format === "udiff") {
     const hunks = files.map((f) => {
