@@ -249,6 +249,30 @@ describe("coder eval on exercises", () => {
 });
 
 describe("coder eval operations", () => {
+  test("bad requests are usage errors naming what to type instead (exit 2), and write nothing", async () => {
+    const s = fixture();
+    const plain = tempDir();
+    const run = join(tempDir(), "run");
+    mkdirSync(run);
+    writeFiles(run, { "run.json": "{}" });
+    const cases: [string[], string, string][] = [
+      [["eval", "--model", "a/b"], plain, "run it in a git repository, or give --exercises DIR"],
+      [["eval"], s.repo, "coder eval needs a model: --model NAME"],
+      [["eval", "--model", "a/b", "--exercises", join(plain, "none")], s.repo, "no such directory"],
+      [["eval", "--model", "a/b", "--exercises", plain, "--commits", "HEAD~2..HEAD"], s.repo, "give one"],
+      [["eval", "--model", "a/b", "--resume", plain], s.repo, "no run.json there"],
+      [["eval", "--model", "a/b", "--out", run], s.repo, `continue it with --resume ${run}`],
+      [["eval", "--model", "a/b", "--commits", "HEAD~2..HEAD~1"], s.repo, "qualifies as a task"],
+      [["eval", "extra", "--model", "a/b"], s.repo, "coder eval takes no arguments"],
+    ];
+    for (const [args, cwd, message] of cases) {
+      const r = await coder(args, { cwd, env: s.env });
+      expect([args.join(" "), r.code, r.stderr]).toEqual([args.join(" "), 2, expect.stringContaining(message)]);
+      expect(r.stderr).not.toContain("    at ");
+    }
+    expect(existsSync(join(s.repo, ".coder", "eval"))).toBe(false);
+  });
+
   test("coder eval --help: its usage, what it does, and its own options", async () => {
     const s = sandbox();
     const r = await coder(["eval", "--help"], { cwd: s.repo, env: s.env });

@@ -119,7 +119,7 @@ function childSetup(cli: SubcommandContext): { flags: string[]; env: Record<stri
 }
 
 export async function runEval(kit: Kit, args: readonly string[], cli: SubcommandContext): Promise<number> {
-  if (args.length) cli.usage(`coder eval takes no arguments (got "${args[0]}"); see coder --help, section "Eval"`);
+  if (args.length) cli.usage(`coder eval takes no arguments (got "${args[0]}"); see coder eval --help`);
   if (!kit.spawn) throw new Error("coder eval needs kit.spawn");
   const get = kit.options.get;
   const jobs = Math.max(1, Math.floor(get(EVAL_JOBS) ?? 1));
@@ -131,11 +131,19 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
   const resume = get(EVAL_RESUME);
   if (resume !== undefined) {
     const dir = resolve(kit.cwd, resume);
-    ({ run, spec, records: done } = RunDir.resume(kit, dir));
+    try {
+      ({ run, spec, records: done } = RunDir.resume(kit, dir));
+    } catch (error) {
+      return cli.usage((error as Error).message);
+    }
     if ((cli.flagValues?.("model").length ?? 0) > 0 || get(EVAL_SHARD) || get(EVAL_COMMITS) || get(EVAL_EXERCISES)) cli.warn(`--resume ${resume}: the run's own tasks, models and formats are used (run.json); the ones typed are ignored`);
   } else {
     spec = await newSpec(kit, cli);
-    run = RunDir.create(kit, get(EVAL_OUT) === undefined ? undefined : resolve(kit.cwd, get(EVAL_OUT)!), spec);
+    try {
+      run = RunDir.create(kit, get(EVAL_OUT) === undefined ? undefined : resolve(kit.cwd, get(EVAL_OUT)!), spec);
+    } catch (error) {
+      return cli.usage((error as Error).message);
+    }
   }
 
   const tasks = await loadTasks(kit, spec, run.dir);
