@@ -121,26 +121,33 @@ describe("coder eval on history", () => {
     const mistaken = (body: any): FakeStep | undefined => {
       const asked = (body.messages as any[]).filter((m) => m.role === "user").map((m) => String(m.content)).join("\n");
       const usage = { promptTokens: 500, completionTokens: 50 };
-      if (asked.includes("add a multiplication function to calc")) return { text: "calc.py\n```\n<<<<<<< SEARCH\ndef divide(a, b):\n=======\ndef mul(a, b):\n>>>>>>> REPLACE\n```\n", usage };
-      if (asked.includes("punctuation in greetings")) return { ...replyFor(bySubject("punctuation in greetings and docstrings").files.filter((f) => f.path === "greet.js"), formatOf(body)), usage };
+      if (asked.includes("side change to the calc module")) return { text: "calc.py\n```\n<<<<<<< SEARCH\ndef divide(a, b):\n=======\ndef mul(a, b):\n>>>>>>> REPLACE\n```\n", usage };
+      if (asked.includes("punctuation in greetings")) {
+        // One of the two files left out, and a stray new file the next task in this worktree must not see.
+        const partial = replyFor(bySubject("punctuation in greetings and docstrings").files.filter((f) => f.path === "greet.js"), formatOf(body));
+        return { text: `${partial.text}\nnotes.md\n\`\`\`\n<<<<<<< SEARCH\n=======\nstray\n>>>>>>> REPLACE\n\`\`\`\n`, usage };
+      }
       if (asked.includes("greet people with hello")) return { text: 'greet.js\n```\n<<<<<<< SEARCH\n  return "hi " + name;\n=======\n  return "hi " + name;\n>>>>>>> REPLACE\n```\n', usage };
       if (asked.includes("rename the helper")) return { text: "util.ts\n```\n<<<<<<< SEARCH\nexport function helper(x: number): number {\n```\n", usage };
       return perfect(body);
     };
     await served(mistaken, async (server) => {
       const out = join(tempDir(), "run");
-      const r = await coder(["eval", "--model", "openai/mistaken", "--edit-format", "diff", "--max-reflections", "1", "--jobs", "2", "--out", out], { cwd: s.repo, env: evalEnv(s, server.url) });
+      const r = await coder(["eval", "--model", "openai/mistaken", "--edit-format", "diff", "--max-reflections", "1", "--jobs", "1", "--out", out], { cwd: s.repo, env: evalEnv(s, server.url) });
       expect(r.code).toBe(0);
       const { records } = readRun(out);
       const row = (subject: string) => {
         const rec = records.find((x) => subjectOf(changes, x.task) === subject)!;
         return { outcome: rec.outcome, passed: rec.passed, wellFormed: rec.wellFormed, edits: rec.edits, silentWrong: rec.silentWrong, reflections: rec.reflections };
       };
-      expect(row("add a multiplication function to calc")).toEqual({ outcome: "failed-edit", passed: false, wellFormed: true, edits: { applied: 0, failed: 2, refused: 0 }, silentWrong: false, reflections: 1 });
-      expect(row("punctuation in greetings and docstrings")).toEqual({ outcome: "different", passed: false, wellFormed: true, edits: { applied: 1, failed: 0, refused: 0 }, silentWrong: true, reflections: 0 });
+      expect(row("side change to the calc module")).toEqual({ outcome: "failed-edit", passed: false, wellFormed: true, edits: { applied: 0, failed: 2, refused: 0 }, silentWrong: false, reflections: 1 });
+      expect(row("punctuation in greetings and docstrings")).toEqual({ outcome: "different", passed: false, wellFormed: true, edits: { applied: 2, failed: 0, refused: 0 }, silentWrong: true, reflections: 0 });
       expect(row("greet people with hello instead")).toEqual({ outcome: "failed-edit", passed: false, wellFormed: true, edits: { applied: 0, failed: 2, refused: 0 }, silentWrong: false, reflections: 1 });
       expect(row("rename the helper in util module")).toEqual({ outcome: "malformed", passed: false, wellFormed: false, edits: { applied: 0, failed: 0, refused: 0 }, silentWrong: false, reflections: 1 });
-      expect(row("side change to the calc module")).toEqual({ outcome: "exact", passed: true, wellFormed: true, edits: { applied: 1, failed: 0, refused: 0 }, silentWrong: false, reflections: 0 });
+      // Last, in the worktree the tasks before it used: their changes and stray files are gone.
+      expect(records.at(-1)!.title).toBe("add a multiplication function to calc");
+      expect(row("add a multiplication function to calc")).toEqual({ outcome: "exact", passed: true, wellFormed: true, edits: { applied: 1, failed: 0, refused: 0 }, silentWrong: false, reflections: 0 });
+      expect(existsSync(join(s.repo, "notes.md"))).toBe(false);
       const partial = records.find((x) => subjectOf(changes, x.task) === "punctuation in greetings and docstrings")!;
       expect(partial.similarity).toBeGreaterThan(0);
       expect(partial.similarity).toBeLessThan(1);

@@ -178,7 +178,7 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
   let next = 0;
   progress.draw();
 
-  const worker = async () => {
+  const worker = async (_: unknown, slot: number) => {
     for (;;) {
       if (abort.signal.aborted) return;
       if (maxCost !== undefined && progress.cost >= maxCost) {
@@ -189,7 +189,7 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
       if (!item) return;
       let record: TaskRecord | null;
       try {
-        record = item.task.kind === "history" ? await runHistoryTask(ctx, item.task.commit, item.model, item.format) : await runExercise(ctx, item.task.exercise, item.model, item.format);
+        record = item.task.kind === "history" ? await runHistoryTask(ctx, item.task.commit, item.model, item.format, slot) : await runExercise(ctx, item.task.exercise, item.model, item.format);
       } catch (error) {
         if (abort.signal.aborted) return;
         throw error;

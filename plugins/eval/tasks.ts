@@ -101,56 +101,53 @@ function record(task: string, model: string, format: string, t: Tally, fields: P
 }
 
 /** A commit redone by the model in a worktree of its parent, compared with the commit. */
-export async function runHistoryTask(ctx: TaskContext, commit: CommitTask, model: string, format: string): Promise<TaskRecord | null> {
+export async function runHistoryTask(ctx: TaskContext, commit: CommitTask, model: string, format: string, slot: number): Promise<TaskRecord | null> {
   const started = performance.now();
-  const dir = await ctx.workspaces.worktree(ctx.root, commit.parent);
-  try {
-    const run = await runCoder(ctx.kit, { cwd: dir, message: commit.message, model, format, files: ctx.noFiles ? [] : commit.files, flags: ctx.flags, env: ctx.env, signal: ctx.signal, timeoutMs: ctx.timeoutMs });
-    if (run.aborted || ctx.signal.aborted) return null;
-    const t = tallyRun(emptyTally(), run);
-    const transcript: unknown[] = [...run.events];
+  // The worker's worktree is kept for its next task (a warm repo map); the run removes it at the end.
+  const dir = await ctx.workspaces.checkout(ctx.root, commit.parent, slot);
+  const run = await runCoder(ctx.kit, { cwd: dir, message: commit.message, model, format, files: ctx.noFiles ? [] : commit.files, flags: ctx.flags, env: ctx.env, signal: ctx.signal, timeoutMs: ctx.timeoutMs });
+  if (run.aborted || ctx.signal.aborted) return null;
+  const t = tallyRun(emptyTally(), run);
+  const transcript: unknown[] = [...run.events];
 
-    const touched = await changedPaths(ctx, dir);
-    const extra = touched.filter((p) => !commit.files.includes(p));
-    let exact = extra.length === 0;
-    let same = extra.length === 0;
-    const ours: string[] = [];
-    const real: string[] = [];
-    for (const path of [...commit.files, ...extra]) {
-      const before = text(await atCommit(ctx, commit.parent, path)) ?? "";
-      const mine = readBytes(join(dir, path));
-      ours.push(...changedLines(ctx.kit.diff.unified(path, before, text(mine) ?? "")));
-      if (!commit.files.includes(path)) continue;
-      const theirs = await atCommit(ctx, commit.sha, path);
-      real.push(...changedLines(ctx.kit.diff.unified(path, before, text(theirs) ?? "")));
-      if (!sameBytes(mine, theirs)) exact = false;
-      if (same && !(await equivalent(path, text(mine), text(theirs)))) same = false;
-    }
-    const similarity = Math.round(lineF1(ours, real) * 1000) / 1000;
-
-    let testsOk = true;
-    if (ctx.testCmd && t.applied > 0 && (exact || same)) {
-      // The commit's own tests and other files join the result, as the commit had them.
-      for (const other of commit.others) {
-        if (other.deleted) rmSync(join(dir, other.path), { force: true });
-        else await git(ctx.kit, dir, ["checkout", commit.sha, "--", other.path]);
-      }
-      const tests = await runTests(ctx, dir, ["sh", "-c", ctx.testCmd]);
-      if (ctx.signal.aborted) return null;
-      transcript.push(tests.event);
-      testsOk = tests.ok;
-    }
-
-    let outcome = baseOutcome(t);
-    if (outcome === null || outcome === "failed-edit" || outcome === "malformed" || outcome === "no-edit") {
-      if (t.clean && (exact || same) && touched.length > 0) outcome = testsOk ? (exact ? "exact" : "equivalent") : "tests-failed";
-      else if (outcome === null) outcome = "different";
-    }
-    const passed = outcome === "exact" || outcome === "equivalent";
-    return record(commit.id, model, format, t, { passed, passedFirst: passed, outcome, silentWrong: outcome === "different", similarity, files: commit.files, transcript, title: commit.message.split("\n")[0]!.slice(0, 200) }, started);
-  } finally {
-    await ctx.workspaces.remove(dir);
+  const touched = await changedPaths(ctx, dir);
+  const extra = touched.filter((p) => !commit.files.includes(p));
+  let exact = extra.length === 0;
+  let same = extra.length === 0;
+  const ours: string[] = [];
+  const real: string[] = [];
+  for (const path of [...commit.files, ...extra]) {
+    const before = text(await atCommit(ctx, commit.parent, path)) ?? "";
+    const mine = readBytes(join(dir, path));
+    ours.push(...changedLines(ctx.kit.diff.unified(path, before, text(mine) ?? "")));
+    if (!commit.files.includes(path)) continue;
+    const theirs = await atCommit(ctx, commit.sha, path);
+    real.push(...changedLines(ctx.kit.diff.unified(path, before, text(theirs) ?? "")));
+    if (!sameBytes(mine, theirs)) exact = false;
+    if (same && !(await equivalent(path, text(mine), text(theirs)))) same = false;
   }
+  const similarity = Math.round(lineF1(ours, real) * 1000) / 1000;
+
+  let testsOk = true;
+  if (ctx.testCmd && t.applied > 0 && (exact || same)) {
+    // The commit's own tests and other files join the result, as the commit had them.
+    for (const other of commit.others) {
+      if (other.deleted) rmSync(join(dir, other.path), { force: true });
+      else await git(ctx.kit, dir, ["checkout", commit.sha, "--", other.path]);
+    }
+    const tests = await runTests(ctx, dir, ["sh", "-c", ctx.testCmd]);
+    if (ctx.signal.aborted) return null;
+    transcript.push(tests.event);
+    testsOk = tests.ok;
+  }
+
+  let outcome = baseOutcome(t);
+  if (outcome === null || outcome === "failed-edit" || outcome === "malformed" || outcome === "no-edit") {
+    if (t.clean && (exact || same) && touched.length > 0) outcome = testsOk ? (exact ? "exact" : "equivalent") : "tests-failed";
+    else if (outcome === null) outcome = "different";
+  }
+  const passed = outcome === "exact" || outcome === "equivalent";
+  return record(commit.id, model, format, t, { passed, passedFirst: passed, outcome, silentWrong: outcome === "different", similarity, files: commit.files, transcript, title: commit.message.split("\n")[0]!.slice(0, 200) }, started);
 }
 
 /** An exercise: instructions and stubs to the model, the tests run, their output back once. */

@@ -2,7 +2,7 @@
 // copy of an exercise made a repository of its own. Both live in the system's temp folder,
 // never in the user's tree; each is removed after its task, and every one still open is
 // removed on the way out (also after Ctrl-C) and unregistered from the repository.
-import { cpSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import type { Kit, SpawnResult } from "../../core/plugin.ts";
@@ -39,13 +39,43 @@ function ownerAlive(file: string): boolean {
   }
 }
 
+function readdirSafe(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
 const IDENTITY = ["-c", "user.name=coder eval", "-c", "user.email=eval@coder.invalid", "-c", "commit.gpgsign=false"];
 
 /** The temp folders and worktrees open now, so an interrupted run can remove them all. */
 export class Workspaces {
   readonly #open = new Map<string, { dir: string; repo: string | null }>();
+  /** Each worker's worktree, kept between its tasks (see `checkout`). */
+  readonly #slots = new Map<number, string>();
 
   constructor(private readonly kit: Kit) {}
+
+  /**
+   * Worker `slot`'s worktree, at `commit`: made on its first task, then reset and switched for
+   * each next one. Reusing it keeps the files that did not change between the commits as they
+   * were, so the repo map's cache in its `.coder/cache/` stays warm (a fresh worktree makes every
+   * task map the whole repository again). Everything else the last task left is removed.
+   */
+  async checkout(repo: string, commit: string, slot: number): Promise<string> {
+    const known = this.#slots.get(slot);
+    if (known && this.#open.has(join(known, ".."))) {
+      await gitOk(this.kit, known, ["reset", "--hard", "--quiet"]);
+      await gitOk(this.kit, known, ["clean", "-ffdxq", "-e", "/.coder/"]);
+      for (const entry of readdirSafe(join(known, ".coder"))) if (entry !== "cache" && entry !== ".gitignore") rmSync(join(known, ".coder", entry), { recursive: true, force: true });
+      await gitOk(this.kit, known, ["checkout", "--detach", "--quiet", commit]);
+      return known;
+    }
+    const dir = await this.worktree(repo, commit);
+    this.#slots.set(slot, dir);
+    return dir;
+  }
 
   /** A detached worktree of `commit` of the repository at `repo`, in a new temp folder. */
   async worktree(repo: string, commit: string): Promise<string> {
