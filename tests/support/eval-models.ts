@@ -32,11 +32,11 @@ type Format = "diff" | "udiff" | "tool" | "patch" | "whole";
 /** The edit format a request asks for, from its tools and system prompt. */
 export function formatOf(body: any): Format {
   if (Array.isArray(body?.tools) && body.tools.some((t: any) => t?.function?.name === "edit_file")) return "tool";
-  const system = (body?.messages ?? []).filter((m: any) => m.role === "system").map((m: any) => String(m.content)).join("\n");
-  if (system.includes("*** Begin Patch")) return "patch";
-  const all = (body?.messages ?? []).map((m: any) => text(m.content)).join("\n");
-  if (/as a complete listing/i.test(all)) return "whole";
-  return /unified diff/i.test(system) ? "udiff" : "diff";
+  const system = (body?.messages ?? []).filter((m: any) => m.role === "system").map((m: any) => text(m.content)).join("\n");
+  // The format's rules, in the system prompt (chat files, which may quote any of them, are not there).
+  if (system.includes("How to write edits: the patch format")) return "patch";
+  if (system.includes("How to write edits: file listings")) return "whole";
+  return system.includes("How to write edits: unified diffs") ? "udiff" : "diff";
 }
 
 const text = (content: unknown): string => (typeof content === "string" ? content : Array.isArray(content) ? content.map((p: any) => p?.text ?? "").join("") : "");
