@@ -88,6 +88,8 @@ export function emptyTally(): Tally {
   return { applied: 0, failed: 0, refused: 0, reflections: 0, replies: 0, malformed: 0, tokensIn: 0, tokensOut: 0, cost: 0, error: null, modelError: false, clean: true };
 }
 
+const ADDED_FILES = /^I added \S.* to the chat\b/;
+
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
 /** Add one run's events to `tally`. */
@@ -115,7 +117,9 @@ export function tallyRun(tally: Tally, run: ChildRun): Tally {
         break;
       case "reflection":
         tally.reflections++;
-        if (afterReply === "pending") tally.malformed++;
+        // A reflection after a reply with no edit is the format's parse error, unless coder only
+        // added files the reply named (its words in core/chat/reply/offers.ts: "I added FILE to the chat").
+        if (afterReply === "pending" && !ADDED_FILES.test(String(event.reason ?? ""))) tally.malformed++;
         afterReply = "none";
         break;
       case "error":

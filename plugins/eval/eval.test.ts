@@ -91,6 +91,11 @@ describe("tally", () => {
     expect(t).toMatchObject({ applied: 1, failed: 1, refused: 1, reflections: 2, replies: 3, malformed: 1, tokensIn: 30, tokensOut: 6, cost: 1, error: null, clean: true });
   });
 
+  test("a reply that asked for files, which coder then added, is not malformed", () => {
+    const t = run([reply(0), { type: "reflection", n: 1, reason: "I added README.md to the chat: its content is above now. Go on with my request." }, reply(0), { type: "edit", status: "applied" }, { type: "end", exitCode: 0 }]);
+    expect(t).toMatchObject({ malformed: 0, reflections: 1, applied: 1 });
+  });
+
   test("an unknown price makes the cost unknown; an error before any reply is the model's; no end event is coder's failure", () => {
     expect(run([reply(0, false), { type: "end", exitCode: 0 }]).cost).toBeNull();
     expect(run([{ type: "error", message: "401 unauthorized", code: 1 }, { type: "end", exitCode: 1 }], 1)).toMatchObject({ modelError: true, clean: true, error: "401 unauthorized" });
