@@ -84,9 +84,9 @@ export function qualifies(commit: CommitTask & { subject: string }): boolean {
   return commit.files.length >= 1 && commit.files.length <= MAX_FILES && commit.changed <= MAX_LINES && commit.subject.trim().split(/\s+/).length >= MIN_SUBJECT_WORDS;
 }
 
-/** A small seeded generator (mulberry32): the same seed gives the same sample everywhere. */
+/** A small seeded generator (mulberry32): the same seed gives the same sample everywhere (scripts/gen-repo.ts uses it too). */
 export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0 || 0x9e3779b9;
+  let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;
     let t = a;
