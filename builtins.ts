@@ -5,6 +5,7 @@
 import type { BuiltinPlugin } from "./core/plugins/loader.ts";
 import { type OptionTable, optionTable } from "./core/config/options.ts";
 import { MCP_OPTIONS, MCP_SUBCOMMAND } from "./plugins/mcp/options.ts";
+import { EVAL_OPTIONS, EVAL_SUBCOMMAND } from "./plugins/eval/options.ts";
 import { MEDIA_OPTIONS } from "./plugins/media/options.ts";
 import { MAP_SUBCOMMAND, REPOMAP_OPTIONS } from "./plugins/repomap/options.ts";
 
@@ -27,6 +28,8 @@ export const BUILTINS: BuiltinPlugin[] = [
   { origin: "built-in:plugins/media", name: "media", load: () => import("./plugins/media/index.ts"), options: MEDIA_OPTIONS },
   // MCP servers: tools, resources and prompts
   { origin: "built-in:plugins/mcp", name: "mcp", load: () => import("./plugins/mcp/index.ts"), options: MCP_OPTIONS, subcommands: [MCP_SUBCOMMAND] },
+  // measurement: `coder eval`
+  { origin: "built-in:plugins/eval", name: "eval", load: () => import("./plugins/eval/index.ts"), options: EVAL_OPTIONS, subcommands: [EVAL_SUBCOMMAND] },
 ];
 
 /** The options known before any plugin loads: the kernel's and what the built-ins declare. */

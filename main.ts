@@ -4,7 +4,7 @@
 // table with what the built-ins declare to the command line comes next, and everything
 // else, node:util included, is imported when a path needs it, so the cheap paths stay cheap.
 import { RuntimeFailure, exitCodeFor } from "./core/errors.ts";
-import { helpText } from "./core/cli/help.ts";
+import { helpText, subcommandHelpText } from "./core/cli/help.ts";
 import { KERNEL_SUBCOMMANDS } from "./core/kernel.ts";
 
 declare const CODER_VERSION: string | undefined;
@@ -35,6 +35,10 @@ export async function main(argv: string[]): Promise<number> {
   if (args.values.version) return print(`coder ${v}`);
   if (args.values.help && plugins === 0) {
     if (args.unknown.length) parseArgv(argv, table);
+    // `coder eval --help`: a built-in's command, with the options its plugin declares.
+    const owner = BUILTINS.find((b) => b.subcommands?.some((c) => c.name === args.positionals[0]));
+    const command = owner?.subcommands?.find((c) => c.name === args.positionals[0]);
+    if (owner && command) return print(subcommandHelpText(command, table.specs.filter((spec) => table.owner.get(spec.key) === owner.name)));
     return print(helpText(v, table, builtinSubcommands()));
   }
   const [first, ...rest] = args.positionals;

@@ -237,6 +237,8 @@ export interface Subcommand {
   usage?: string;
   /** A boolean option (declared by the same plugin) that also runs this command, e.g. `showRepoMap` for `--show-repo-map`. */
   flag?: string;
+  /** Longer help for `coder NAME --help`, shown after the summary and before the options the plugin declares. */
+  help?: string;
   run(args: readonly string[], cli: SubcommandContext): Promise<number> | number;
 }
 
@@ -252,6 +254,13 @@ export interface SubcommandContext {
   printJson(value: unknown): void;
   /** A warning on stderr. */
   warn(text: string): void;
+  /**
+   * Every value the command line itself gave option `key`, in the order typed (`options` keeps
+   * only the last of a repeated flag, and may come from config or the environment); empty when
+   * the flag was not typed. Optional (additive to API version 2).
+   * @example const models = cli.flagValues?.("model") ?? []; // coder eval --model a --model b
+   */
+  flagValues?(key: string): string[];
   /** Stop with a usage error (exit 2): the message says what was wrong and what to type instead. */
   usage(message: string): never;
   /** The context a provider gets for these chat files (typed paths, relative to where coder runs), outside any request (`coder map`). */

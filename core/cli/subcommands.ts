@@ -8,6 +8,7 @@ import { applyEdits, findNodeAtLocation, modify, parseTree, type Node } from "js
 import type { App, Loaded } from "../kernel.ts";
 import { PROJECT_FILE, displayPath } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
+import { flagValues } from "../config/argv.ts";
 import { displayOrigin, hashPluginFile } from "../plugins/loader.ts";
 import type { ModelInfo, Subcommand, SubcommandContext } from "../plugin.ts";
 import { ITEM_KINDS, type ItemKind, type Registered, defaultModelInfo, guard } from "../plugins/registry.ts";
@@ -131,7 +132,7 @@ export function repoPaths(root: string, cwd: string, files: readonly string[]): 
  * A plugin's `coder NAME [ARG ...]`: its exit code, its text or one JSON document on stdout.
  * A throw is reported naming the plugin (exit 2 for `cli.usage`).
  */
-export async function runSubcommand(app: App, entry: Registered<Subcommand>, args: readonly string[]): Promise<number> {
+export async function runSubcommand(app: App, entry: Registered<Subcommand>, args: readonly string[], argv: readonly string[] = []): Promise<number> {
   const options = app.settings.options as unknown as Readonly<Record<string, unknown>>;
   let usage: UsageError | null = null;
   const cli: SubcommandContext = {
@@ -140,6 +141,7 @@ export async function runSubcommand(app: App, entry: Registered<Subcommand>, arg
     print: (text) => process.stdout.write(`${text.replace(/\n*$/, "")}\n`),
     printJson: (value) => process.stdout.write(`${JSON.stringify(value)}\n`),
     warn: (text) => app.kit.log.warn(text),
+    flagValues: (key) => flagValues(argv, app.settings.table, key),
     usage: (message) => {
       usage = new UsageError(message);
       throw usage;

@@ -166,6 +166,7 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     name: { kind: "string" },
     summary: { kind: "string" },
     usage: { kind: "string", optional: true },
+    help: { kind: "string", optional: true },
     flag: { kind: "string", optional: true },
     run: { kind: "function" },
   },

@@ -116,6 +116,8 @@ export interface RecordedRequest {
 export interface FakeServerOptions {
   /** What to do when no queued step fits: answer with this step, or (default) a 400 error naming the problem. */
   whenEmpty?: FakeStep;
+  /** A model that computes its answer (a chat request's parsed body in, a step out), asked when no queued step fits and before `whenEmpty`; undefined: not its request. */
+  respond?: (body: any) => FakeStep | undefined;
   /** Static pages by path, e.g. { "/docs/widgets": { body: "<html>..." } }. */
   pages?: Record<string, FakePage>;
   /** Append each recorded request to this file as one JSON line. */
@@ -198,7 +200,7 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
         (!s.model || s.model === model || model.endsWith("/" + s.model) || s.model.endsWith("/" + model)) &&
         (!s.match || last.includes(s.match)),
     );
-    if (index < 0) return opts.whenEmpty;
+    if (index < 0) return (!audio ? opts.respond?.(body) : undefined) ?? opts.whenEmpty;
     const step = queue[index]!;
     if (!step.repeat) queue.splice(index, 1);
     return step;
