@@ -967,63 +967,63 @@ export interface Session {
   warn(text: string): void;
   commands(): readonly SlashCommand[];
   formats(): readonly string[];
-  /** Each registered edit format with its one-line summary (for `/edit-format`). Optional. */
-  formatSummaries?(): readonly { name: string; summary: string }[];
+  /** Each registered edit format with its one-line summary (for `/edit-format`). */
+  formatSummaries(): readonly { name: string; summary: string }[];
   exit(): void;
   /**
    * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under
    * --yes-always, no when nobody can answer). Questions with the same `key` share one
-   * remembered "Don't ask again" (default: the question itself). Optional: a kernel without it answers nothing.
+   * remembered "Don't ask again" (default: the question itself).
    */
-  confirm?(question: string, options?: { key?: string }): Promise<boolean>;
+  confirm(question: string, options?: { key?: string }): Promise<boolean>;
   /** Put text into the conversation as context for the next request without sending one (e.g. a command's output). */
-  addToChat?(text: string): void;
+  addToChat(text: string): void;
   /**
    * Offer a finished command's output, as for the commands the model suggests: when it failed,
    * ask whether to send it to the model as a fix request (sent now); otherwise ask whether to
-   * add it to the chat. Optional: a kernel without it offers nothing.
+   * add it to the chat.
    */
-  offerOutput?(command: string, result: { code: number; output: string }): Promise<void>;
-  /** What the last reply changed, whether it was committed or not (`/diff`); optional. */
-  lastDiff?(): Promise<string>;
-  /** True when a person answers questions (the REPL); optional. */
-  readonly interactive?: boolean;
+  offerOutput(command: string, result: { code: number; output: string }): Promise<void>;
+  /** What the last reply changed, whether it was committed or not (`/diff`). */
+  lastDiff(): Promise<string>;
+  /** True when a person answers questions (the REPL). */
+  readonly interactive: boolean;
   /**
    * Put text in the REPL's input line for the user to edit and send (e.g. a voice
-   * transcription); without an input line (one-shot modes) it is printed. Optional.
+   * transcription); without an input line (one-shot modes) it is printed.
    */
-  setInput?(text: string): void;
-  /** The text of the model's last reply in this chat, or null before the first (`/copy`); optional. */
-  lastReply?(): string | null;
-  /** The messages of the next request, chunk by chunk in the order they are sent (`/copy-context`); optional. */
-  promptChunks?(): Promise<PromptChunk[]>;
+  setInput(text: string): void;
+  /** The text of the model's last reply in this chat, or null before the first (`/copy`). */
+  lastReply(): string | null;
+  /** The messages of the next request, chunk by chunk in the order they are sent (`/copy-context`). */
+  promptChunks(): Promise<PromptChunk[]>;
   /** Run a `/name arg` line as if typed (e.g. `/load` replaying a saved chat). */
-  runCommand?(line: string): Promise<void>;
+  runCommand(line: string): Promise<void>;
   /** The model each role uses now: main, weak (commit messages, summaries), editor (architect's edits). */
-  modelFor?(role: "main" | "weak" | "editor"): string;
+  modelFor(role: "main" | "weak" | "editor"): string;
   /**
    * Change a setting of the option table for the rest of the session, from its text as typed
    * (e.g. `setOption("reasoningEffort", "high", "/reasoning-effort")`); a bad value throws a
    * one-line error naming `where` (default: the setting's flag).
    */
-  setOption?(key: string, value: string | undefined, where?: string): void;
+  setOption(key: string, value: string | undefined, where?: string): void;
   /** Every setting with its effective value and where it came from, as `coder config show` lists them. */
-  settings?(): readonly { key: string; value: unknown; source: string }[];
+  settings(): readonly { key: string; value: unknown; source: string }[];
   /** Every model the adapters' tables know (and config `models`), for `/models`. */
-  listModels?(): readonly ModelInfo[];
+  listModels(): readonly ModelInfo[];
   /**
    * Check files as after an edit, but whole: the syntax check, then the lint command(s).
    * `failed`: the files with problems (named in a failing command's output, or every file the
    * command checked when it names none).
    */
-  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed?: string[] }>;
+  lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed?: string[] }>;
   /** The last error the session reported (a failed request, a command's problem), or null. */
-  lastError?(): string | null;
+  lastError(): string | null;
   /**
    * Run a command the user typed (no gate), its output shown as it arrives and, in a terminal,
-   * its stdin the terminal's. Optional: without it, run through `kit.run` and print the output.
+   * its stdin the terminal's.
    */
-  runUserCommand?(command: string): Promise<{ code: number; output: string }>;
+  runUserCommand(command: string): Promise<{ code: number; output: string }>;
 }
 
 /** One chunk of a request's prompt, as `/tokens` lists them. */

@@ -36,7 +36,7 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       sink.flush();
       if (r.code === 0) return s.print("The tests pass.");
       s.warn(`The tests fail (exit code ${r.code}).`);
-      await s.offerOutput?.(command, { code: r.code, output: `${r.stdout}${r.stderr}` });
+      await s.offerOutput(command, { code: r.code, output: `${r.stdout}${r.stderr}` });
     },
   };
 
@@ -45,7 +45,6 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
     summary: "check the syntax of files and run --lint-cmd on them (the chat's files by default); offer to fix what they report",
     usage: "/lint [FILE|GLOB ...]",
     async run(arg, s) {
-      if (!s.lint) return s.warn("This session cannot lint.");
       const paths = arg.trim() ? await expand(arg, s) : [...s.chatFiles()];
       if (!paths.length) return s.warn(arg.trim() ? "No file to lint." : "No files in the chat: type /lint FILE ..., or /add some first.");
       const sink = lineSink((line) => s.print(line));
@@ -54,7 +53,7 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       if (result.ok) return s.print(`No problems in ${paths.join(", ")}.`);
       const failed = result.failed?.length ? result.failed : paths;
       s.warn(`Lint found problems in ${failed.length === 1 ? failed[0] : `${failed.length} files`}${paths.length > 1 ? ` (of ${paths.length} checked)` : ""}.`);
-      if (!(await s.confirm?.("Ask the model to fix them?"))) return;
+      if (!(await s.confirm("Ask the model to fix them?"))) return;
       const missing = paths.filter((p) => !s.chatFiles().includes(p));
       if (missing.length) await s.addFiles(missing);
       await s.send(`Fix the problems the checks report:\n\n${result.output}`, editFormat(s));
