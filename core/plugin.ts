@@ -87,7 +87,7 @@ export type Hook<H> = H | { order?: "pre" | "post"; handler: H };
 export type HookResult<T> = T | void | undefined | Promise<T | void | undefined>;
 
 /** The names of the hooks, for messages and the kernel's runner. */
-export type HookName = "onRequest" | "onReply" | "onEdit" | "onCommit" | "onToolCall";
+export type HookName = Extract<keyof PluginObject, `on${string}`>;
 
 export interface RequestEvent {
   model: string;
@@ -254,8 +254,12 @@ export interface SubcommandContext {
   warn(text: string): void;
   /** Stop with a usage error (exit 2): the message says what was wrong and what to type instead. */
   usage(message: string): never;
-  /** The context a provider gets for these chat files (typed paths, relative to where coder runs), outside any request (`coder map`). */
-  turn(chatFiles: readonly string[]): TurnContext;
+  /**
+   * The block the named context provider gives for these chat files (typed paths, relative to
+   * where coder runs), outside any request, with the budget the kernel gives it then (`coder map`);
+   * null when it has nothing or is off.
+   */
+  context(provider: string, chatFiles: readonly string[]): Promise<ContextBlock | null>;
 }
 
 // ─── Messages ────────────────────────────────────────────────────────────────
@@ -665,7 +669,21 @@ export interface FormatHelpers {
 export interface ContextProvider {
   name: string;
   stability: "static" | "session" | "turn";
-  provide(turn: TurnContext): Promise<ContextBlock | null> | ContextBlock | null;
+  /**
+   * Its block for this request, kept within `budget.tokens` (0: the provider is off or the window
+   * has no room left; the kernel then does not call it). `budget` is the provider's share of the
+   * model's context window, as its `budget` claim and the other providers' claims settle it.
+   */
+  provide(turn: TurnContext, budget: ContextBudget): Promise<ContextBlock | null> | ContextBlock | null;
+  /**
+   * How much of the context window this provider asks for (apiVersion 2). Without a claim, a
+   * provider shares what the claims leave. Optional.
+   *
+   * @example
+   * // 1/8 of the window within 1,024-4,096 tokens, or the user's `--todo-tokens N` (0: off); before lower priorities.
+   * budget: { priority: 10, option: TODO_TOKENS, share: { fraction: 1 / 8, min: 1024, max: 4096 } },
+   */
+  budget?: BudgetClaim;
   /**
    * Called with each request the user types (not with reflections), before its prompt is
    * built: the provider may ask the user and change the chat, e.g. offer to add the web
@@ -681,9 +699,31 @@ export interface ContextProvider {
    * A few words for the REPL's start-up banner, or null to say nothing. Optional.
    *
    * @example
-   * banner: ({ options }) => (options.mapTokens === 0 ? "repo map: off" : "repo map: on")
+   * banner: (_context, budget) => (budget.tokens === 0 ? "todos: off" : `todos: ${budget.tokens} tokens`)
    */
-  banner?(context: Pick<TurnContext, "model" | "options" | "chatFiles">): string | null;
+  banner?(context: Pick<TurnContext, "model" | "options" | "chatFiles">, budget: ContextBudget): string | null;
+}
+
+/**
+ * A context provider's claim on the context window. The kernel serves claims by `priority`
+ * (higher first; equal ones in load order), each getting what it asks for while the window
+ * (less the reply's reserve and what the chat files and history take) has room.
+ */
+export interface BudgetClaim {
+  /** Default 0. */
+  priority?: number;
+  /** A number option this plugin declares: the tokens the user asks for (0 turns the provider off). Set, it wins over `share`. */
+  option?: PluginOption & { type: "number" };
+  /** Without the option set: this fraction of the model's context window, within `min` and `max` tokens. Absent: everything left. */
+  share?: { fraction: number; min?: number; max?: number };
+}
+
+/** What `provide` gets: its share of the window for this request. */
+export interface ContextBudget {
+  /** Tokens this provider's block should fit in. */
+  tokens: number;
+  /** Tokens of the window nobody claimed, for a provider that may grow past `tokens` when it helps (e.g. a map with no chat files). */
+  spare: number;
 }
 
 export interface ContextBlock {

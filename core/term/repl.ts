@@ -10,6 +10,7 @@ import { exitCodeFor, Interrupted } from "../errors.ts";
 import type { SlashCommand } from "../plugin.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
+import { shareContextWindow } from "../chat/budget.ts";
 import type { Coder } from "../chat/coder.ts";
 import type { AiCommentWatch } from "../watch/index.ts";
 import { CoderCompletions, identifiersIn } from "./completions.ts";
@@ -126,9 +127,11 @@ async function bannerText(app: App, coder: Coder): Promise<string> {
     `Model: ${coder.model} with the ${coder.format.item.name} edit format${weak === coder.model ? "" : ` · weak model: ${weak}`}`,
   ];
   const context = { model: coder.modelInfo, options: app.settings.options as Readonly<Record<string, unknown>>, chatFiles: [...coder.chat.editable] };
-  const notes = [...app.registry.context.values()].map((c) => {
+  const entries = [...app.registry.context.values()];
+  const budgets = shareContextWindow(entries.map((e) => e.item), coder.modelInfo, context.options);
+  const notes = entries.map((c, i) => {
     try {
-      return c.item.banner?.(context) ?? null;
+      return c.item.banner?.(context, budgets[i]!) ?? null;
     } catch {
       return null;
     }
