@@ -1124,9 +1124,17 @@ export interface ToolCheck {
   detail: string;
 }
 
-/** One tool a provider offers. */
-export interface ProvidedTool {
+/**
+ * One tool a provider offers: its parameters declared as JSON Schema (`JsonTool`, as MCP servers
+ * give them), or with a zod schema (`TypedTool`), whose JSON Schema the kernel sends and whose
+ * checked, typed value `call` receives.
+ */
+export type ProvidedTool = JsonTool | TypedTool;
+
+/** A tool whose parameters are plain JSON Schema: `call` gets the arguments object unchecked. */
+export interface JsonTool {
   spec: ToolSpec;
+  parameters?: never;
   /** Where the tool comes from, shown when the user is asked, e.g. "MCP server docs". */
   origin?: string;
   /** "ask" (default): the gate asks before each call; "auto": the call runs without a question. */
@@ -1134,6 +1142,55 @@ export interface ProvidedTool {
   /** Run one call; a failure the model should hear about is `{ text, isError: true }`, not a throw. */
   call(args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
 }
+
+/**
+ * A tool whose parameters are declared once, with zod (4): the JSON Schema sent to the model is
+ * made from the declaration, the model's arguments are checked against it (a mismatch goes back
+ * to the model, naming the field, and the tool is not called), and `call` gets the parsed value,
+ * typed. Declare it with `kit.tool(...)` so `call`'s argument type is inferred. Optional
+ * (apiVersion 2). A plugin with zod bundles it (`bun build --target bun`); any Standard Schema
+ * that offers `~standard.jsonSchema` works too.
+ *
+ * @example
+ * import { z } from "zod";
+ * const grep = kit.tool({
+ *   name: "grep_todos",
+ *   description: "Lines with TODO comments in files matching a glob",
+ *   parameters: z.object({ glob: z.string().describe("e.g. src/*.ts"), limit: z.number().int().max(200).default(50) }),
+ *   confirm: "auto",
+ *   call: async ({ glob, limit }) => ({ text: (await kit.run(["git", "grep", "-n", "TODO", "--", glob])).stdout.split("\n").slice(0, limit).join("\n") }),
+ * });
+ */
+export interface TypedTool<S extends ParameterSchema = ParameterSchema> {
+  spec?: never;
+  name: string;
+  description: string;
+  parameters: S;
+  origin?: string;
+  confirm?: "ask" | "auto";
+  call(args: ParametersOf<S>, signal: AbortSignal): Promise<ToolResult>;
+}
+
+/**
+ * What a typed tool's `parameters` is: a zod 4 schema, or another Standard Schema
+ * (standardschema.dev) library's schema. Only the members the kernel reads are named here.
+ */
+export interface ParameterSchema<T = unknown> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => SchemaResult<T> | Promise<SchemaResult<T>>;
+    readonly types?: { readonly input: unknown; readonly output: T } | undefined;
+  };
+}
+
+/** A Standard Schema check's result: the parsed value, or the issues found. */
+export type SchemaResult<T> =
+  | { readonly value: T; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+
+/** The parsed type of a parameter schema. */
+export type ParametersOf<S> = S extends { readonly "~standard": { readonly types?: infer Types } } ? (NonNullable<Types> extends { readonly output: infer O } ? O : unknown) : unknown;
 
 /** What a tool call returned, as text for the model. */
 export interface ToolResult {
@@ -1285,6 +1342,11 @@ export interface Kit {
      */
     read(path: string, maxBytes?: number): Uint8Array | null;
   };
+  /**
+   * Declare a tool with typed parameters (see `TypedTool`): returns it unchanged, and lets
+   * TypeScript infer `call`'s argument from `parameters`.
+   */
+  tool<S extends ParameterSchema>(tool: TypedTool<S>): TypedTool<S>;
   /** Model info for any model name, from the adapters and config (defaults for unknown models). */
   modelInfo(model: string): ModelInfo;
   /** Stream a request through the registered adapters (for plugins that call a model themselves). */

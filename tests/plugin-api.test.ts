@@ -158,6 +158,42 @@ describe("hooks", () => {
   });
 });
 
+describe("typed tool parameters", () => {
+  test("a zod declaration is the JSON Schema sent, a mismatch goes back to the model naming the field, and call gets the parsed value", async () => {
+    const s = setup();
+    writeFileSync(join(s.repo, "a.txt"), "one\ntwo\nthree\n");
+    git(s.repo, ["commit", "-qam", "three lines"], s.env);
+    const server = await startFakeServer([
+      { toolCalls: [{ id: "call_bad", name: "read_lines", arguments: { path: 7 } }] },
+      { toolCalls: [{ id: "call_ok", name: "read_lines", arguments: { path: "a.txt", from: 2 } }] },
+      { text: "It has three lines." },
+    ]);
+    try {
+      // Loaded from examples/, where zod resolves through the repository's node_modules.
+      const r = await coder(["--plugin", join(EXAMPLES, "typed-tool.ts"), ...model(server), "--edit-format", "ask", "-m", "how long is a.txt?"], { cwd: s.repo, env: s.env });
+      expect(r.code).toBe(0);
+      const bodies = server.chatBodies();
+      const tool = bodies[0].tools.find((t: { function: { name: string } }) => t.function.name === "read_lines").function;
+      expect(tool.parameters).toEqual({
+        type: "object",
+        properties: {
+          path: { type: "string", description: "repository-relative path of a text file" },
+          from: expect.objectContaining({ type: "integer", minimum: 1, default: 1, description: "first line to show (1-based)" }),
+          count: expect.objectContaining({ type: "integer", minimum: 1, maximum: 200, default: 20 }),
+        },
+        required: ["path"],
+      });
+      const answer = (body: { messages: { role: string; tool_call_id?: string; content: string }[] }, id: string) => body.messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content;
+      expect(answer(bodies[1], "call_bad")).toBe("Not run: the arguments do not match the tool's parameters: path: Invalid input: expected string, received number.");
+      // `count` took its declared default: every line from the second.
+      expect(answer(bodies[2], "call_ok")).toBe("2: two\n3: three\n4: ");
+      expect(r.stdout).toContain("It has three lines.");
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("setup and dispose", () => {
   const lifecycle = (log: string) =>
     `import { appendFileSync } from "node:fs";\n` +

@@ -10,6 +10,7 @@ import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
 import type { Hooks } from "../plugins/hooks.ts";
 import { untilAborted } from "./abortable.ts";
+import { callTool, toolName, toolSpec } from "./tool-schema.ts";
 
 /** The most characters of one tool result sent to the model (about 10k tokens); the rest is cut with a note. */
 export const TOOL_OUTPUT_CAP = 40_000;
@@ -19,6 +20,8 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 interface Offered {
   tool: ProvidedTool;
+  /** What the model is sent (a typed tool's JSON Schema made from its declaration). */
+  spec: ToolSpec;
   provider: string;
   /** The plugin that offered it, for the guard. */
   owner: { plugin: string; origin: string };
@@ -68,13 +71,22 @@ export class ToolGathering {
     );
     for (const { entry, tools } of lists) {
       for (const tool of tools) {
-        const name = tool.spec.name;
+        const name = toolName(tool);
         if (!TOOL_NAME.test(name)) this.deps.warn(`tool provider ${entry.item.name}: tool name "${name}" is not 1-64 letters, digits, _ and -; not offered`);
         else if (taken.has(name) || this.offered.has(name)) this.deps.warn(`tool provider ${entry.item.name}: tool "${name}" is offered twice; the second is left out`);
-        else this.offered.set(name, { tool, provider: entry.item.name, owner: { plugin: entry.plugin, origin: entry.origin } });
+        else {
+          let spec: ToolSpec;
+          try {
+            spec = await toolSpec(tool);
+          } catch (error) {
+            this.deps.warn(`tool provider ${entry.item.name}: tool "${name}" is not offered: ${messageOf(error)}`);
+            continue;
+          }
+          this.offered.set(name, { tool, spec, provider: entry.item.name, owner: { plugin: entry.plugin, origin: entry.origin } });
+        }
       }
     }
-    return [...this.offered.values()].map((o) => o.tool.spec);
+    return [...this.offered.values()].map((o) => o.spec);
   }
 
   /** Is this reply a gathering step (it calls offered tools, and the budget is not closed)? */
@@ -130,6 +142,9 @@ export class ToolGathering {
       this.deps.out.warn(`plugin ${vetoed.plugin} refused the tool call ${call.name}: ${vetoed.veto}`);
       return report("declined", `Not run: ${vetoed.veto}`);
     }
+    // A typed tool's arguments are checked against its declaration before anyone is asked.
+    const prepared = await callTool(offered.tool, args, signal);
+    if (!prepared.ok) return report("not-run", `Not run: ${prepared.problem}`);
     const shownCall = { name: call.name, origin, arguments: call.arguments };
     if ((offered.tool.confirm ?? "ask") === "ask") {
       this.deps.out.toolCall?.(shownCall, "pending");
@@ -140,7 +155,7 @@ export class ToolGathering {
     }
     this.deps.out.toolCall?.(shownCall, "running");
     try {
-      const result = await guard(offered.owner, `tool ${call.name}`, () => offered.tool.call(args, signal));
+      const result = await guard(offered.owner, `tool ${call.name}`, prepared.run);
       return report(result.isError ? "error" : "ok", result.text);
     } catch (error) {
       return report("error", `The tool failed: ${messageOf(error)}`);
