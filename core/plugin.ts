@@ -172,6 +172,11 @@ export interface PluginOption {
   group?: string;
   /** Booleans: accept `--no-<flag>`. */
   negatable?: boolean;
+  /**
+   * Booleans: when on, the option stands for these options' values (set as if from the same
+   * source, after every source is read), e.g. `--architect` for `--edit-format architect`.
+   */
+  implies?: Readonly<Record<string, string | number | boolean>>;
   /** Only on the command line (and env), not a config key. */
   cliOnly?: boolean;
   /** Only in config files, not a flag. */
@@ -193,8 +198,20 @@ export interface PluginOption {
   secret?: boolean;
   /** `object`: entries from several config files add up by key (a later file's entry winning) instead of replacing. */
   merge?: "by-key";
-  /** With `needsTrust: "runs code"`: the command lines a value runs, so trust also covers the scripts outside the repository they name. */
-  runs?(value: unknown): string[];
+  /**
+   * With `needsTrust: "runs code"`: what a value runs, so trust also covers the scripts outside
+   * the repository they name: shell command lines (run in the repository root), or programs run
+   * without a shell (`argv`, in `cwd`, relative to the repository root; `label` names the entry
+   * in the trust question).
+   */
+  runs?(value: unknown): (string | RunsProgram)[];
+}
+
+/** A program an option's value runs without a shell (e.g. an MCP server), for trust to cover. */
+export interface RunsProgram {
+  argv: readonly string[];
+  cwd?: string;
+  label?: string;
 }
 
 /** The type of an option's value, from its declaration. */
@@ -399,6 +416,13 @@ export interface EditFormat<E extends Edit = Edit> {
    * Default: the format edits files itself.
    */
   mode?: "edit" | "editor" | "none" | "files";
+  /**
+   * This format is the fallback (apiVersion 2): for a model whose table names no registered
+   * format (a model no adapter knows), for architect's editor when the format named does not
+   * edit, and for an editor's "code" mode. The first registered format that says so is used
+   * (the built-in `diff`: it fails safest); without one, the first format that edits.
+   */
+  fallback?: boolean;
 }
 
 export interface FormatPrompts {
@@ -1115,6 +1139,11 @@ export interface ToolProvider {
    * thing checked, with the effective options. Optional.
    */
   check?(options: Readonly<Record<string, unknown>>): Promise<ToolCheck[]>;
+  /**
+   * How the user lets this provider's tools run without a question, said when `--yes-always`
+   * declines a call with nobody to ask, e.g. `set "mcpTools": "auto"`. Optional (apiVersion 2).
+   */
+  runUnasked?: string;
 }
 
 /** One row of a tool provider's `coder doctor` check. */

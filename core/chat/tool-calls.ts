@@ -22,6 +22,8 @@ interface Offered {
   tool: ProvidedTool;
   /** What the model is sent (a typed tool's JSON Schema made from its declaration). */
   spec: ToolSpec;
+  /** The provider's `runUnasked`. */
+  runUnasked?: string;
   provider: string;
   /** The plugin that offered it, for the guard. */
   owner: { plugin: string; origin: string };
@@ -82,7 +84,7 @@ export class ToolGathering {
             this.deps.warn(`tool provider ${entry.item.name}: tool "${name}" is not offered: ${messageOf(error)}`);
             continue;
           }
-          this.offered.set(name, { tool, spec, provider: entry.item.name, owner: { plugin: entry.plugin, origin: entry.origin } });
+          this.offered.set(name, { tool, spec, provider: entry.item.name, owner: { plugin: entry.plugin, origin: entry.origin }, ...(entry.item.runUnasked ? { runUnasked: entry.item.runUnasked } : {}) });
         }
       }
     }
@@ -150,7 +152,7 @@ export class ToolGathering {
       this.deps.out.toolCall?.(shownCall, "pending");
       const shown = call.arguments.length > 400 ? `${call.arguments.slice(0, 399)}…` : call.arguments;
       // --yes-always does not answer a tool call (gate.toolPermission): it is asked, or declined with nobody to ask.
-      const yes = await this.deps.gate.toolPermission(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, `tool:${call.name}`);
+      const yes = await this.deps.gate.toolPermission(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, `tool:${call.name}`, offered.runUnasked);
       if (!yes) return report("declined", "Not run: the user declined this call. Do without it, or ask the user.");
     }
     this.deps.out.toolCall?.(shownCall, "running");

@@ -157,7 +157,7 @@ export async function runSubcommand(app: App, entry: Registered<Subcommand>, arg
         message: "",
         mentionedFiles: [],
         mentionedIdents: [],
-        model: app.settings.options.model ? app.registry.modelInfo(app.settings.options.model) : { ...defaultModelInfo("default"), unknown: false },
+        model: app.settings.options.model ? app.registry.modelInfo(app.settings.options.model) : { ...defaultModelInfo("default", app.registry.fallbackFormat()), unknown: false },
         options,
         interactive: false,
         signal: new AbortController().signal,

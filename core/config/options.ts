@@ -52,7 +52,6 @@ export const OPTIONS = [
 
   // Editing
   { key: "editFormat", type: "string", arg: "NAME", aliases: ["chat-mode"], group: "Editing", help: "edit format: diff, diff-fenced, whole, udiff, patch, tool, architect, ask, context, or a plugin's (default: from the model table)" },
-  { key: "architect", type: "boolean", cliOnly: true, group: "Editing", help: "shorthand for --edit-format architect" },
   { key: "autoAcceptArchitect", type: "boolean", default: false, negatable: true, group: "Editing", help: "hand architect's plan to the editor without asking \"Edit the files?\"" },
   { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
   { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },

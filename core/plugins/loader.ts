@@ -129,6 +129,7 @@ export const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     report: { kind: "function" },
     tools: { kind: "array", optional: true },
     mode: { kind: "enum", values: ["edit", "editor", "none", "files"], optional: true },
+    fallback: { kind: "boolean", optional: true },
   },
   context: {
     name: { kind: "string" },
@@ -163,6 +164,7 @@ export const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     name: { kind: "string" },
     tools: { kind: "function" },
     check: { kind: "function", optional: true },
+    runUnasked: { kind: "string", optional: true },
   },
   subcommands: {
     name: { kind: "string" },
@@ -180,6 +182,7 @@ export const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     arg: { kind: "string", optional: true },
     group: { kind: "string", optional: true },
     negatable: { kind: "boolean", optional: true },
+    implies: { kind: "object", optional: true },
     cliOnly: { kind: "boolean", optional: true },
     configOnly: { kind: "boolean", optional: true },
     noEnv: { kind: "boolean", optional: true },

@@ -4,7 +4,7 @@ import type { EditFormat, Logger, ModelAdapter, ModelInfo, PluginObject } from "
 import { Registry, defaultModelInfo, guard } from "./registry.ts";
 
 const format = (name: string): EditFormat => ({ name, summary: "s", prompts: () => ({ system: "", examples: [], reminder: "" }), parse: () => ({ edits: [], shell: [] }), apply: () => [], report: () => "" });
-const info = (name: string): ModelInfo => ({ ...defaultModelInfo(name), unknown: false, contextWindow: 1000 });
+const info = (name: string): ModelInfo => ({ ...defaultModelInfo(name, "diff"), unknown: false, contextWindow: 1000 });
 const adapter = (name: string, prefix: string): ModelAdapter => ({
   name,
   matches: (m) => m.startsWith(prefix),

@@ -63,7 +63,8 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
   out.print(await bannerText(app, coder));
   for (;;) {
     await opts.screen.settled();
-    const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
+    // The fallback format (the usual one) goes unnamed; any other is named before the prompt.
+    const prompt = `${coder.format.item.name === app.registry.fallbackFormat() ? "" : `${coder.format.item.name} `}> `;
     trace("repl: prompt");
     // Watched files may ask for something while the prompt waits: that ends the prompt.
     const watching = new AbortController();

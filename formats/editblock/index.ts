@@ -26,6 +26,8 @@ export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: Mod
 function editBlockFormat(kit: Kit, variant: "diff" | "diff-fenced"): EditFormat<EditBlock> {
   return {
     name: variant,
+    // `diff` fails safest: an unknown model's format, and architect's editor's when none edits.
+    ...(variant === "diff" ? { fallback: true } : {}),
     summary:
       variant === "diff"
         ? "SEARCH/REPLACE blocks, the file path on the line before the fence"
@@ -38,7 +40,7 @@ function editBlockFormat(kit: Kit, variant: "diff" | "diff-fenced"): EditFormat<
 }
 
 const plugin: Plugin = (kit: Kit): PluginObject => ({
-  apiVersion: 1,
+  apiVersion: 2,
   name: "editblock",
   formats: [editBlockFormat(kit, "diff"), editBlockFormat(kit, "diff-fenced")],
 });
