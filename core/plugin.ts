@@ -619,6 +619,9 @@ export interface SearchReplaceEdit extends Edit {
   unseen?: boolean;
 }
 
+/** Where a SEARCH/REPLACE block's file path stands: on the line before the opening fence, or the first line inside it. */
+export type BlockPathPlace = "before-fence" | "in-fence";
+
 /** One SEARCH/REPLACE block as `kit.formats.parseBlocks` read it from a reply. */
 export interface SearchReplaceBlock {
   /** The path as the model wrote it (decoration stripped; resolve it with `ParseContext.resolvePath`). */
@@ -658,12 +661,13 @@ export interface FormatHelpers {
    */
   applySearchReplace<E extends SearchReplaceEdit>(edits: E[], ws: Workspace): EditOutcome<E>[];
   /**
-   * Fence parsing of SEARCH/REPLACE blocks as `diff` (the path on the line before the opening
-   * fence) or `diff-fenced` (the path inside it) reads them: markers of 5-9 characters, the path
-   * matched against `chatFiles`, shell-tagged fences as commands. Throws `kit.FormatError`,
-   * written for the model, on a missing path or marker.
+   * Fence parsing of SEARCH/REPLACE blocks with the path on the line before the opening fence
+   * (`pathAt: "before-fence"`, the default, as `diff` writes them) or on the first line inside it
+   * (`"in-fence"`, as `diff-fenced` does): markers of 5-9 characters, the path matched against
+   * `chatFiles`, shell-tagged fences as commands. Throws `kit.FormatError`, written for the model,
+   * on a missing path or marker.
    */
-  parseBlocks(text: string, fence: Fence, chatFiles?: readonly string[], variant?: "diff" | "diff-fenced"): SearchReplaceBlocks;
+  parseBlocks(text: string, fence: Fence, chatFiles?: readonly string[], pathAt?: BlockPathPlace): SearchReplaceBlocks;
   /** The commands of every fence of `text` tagged with a shell language (```bash, ````sh, ...). */
   shellBlocks(text: string): string[];
   /** Is `line` a fence opening tagged with a shell language? */

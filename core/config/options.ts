@@ -51,7 +51,7 @@ export const OPTIONS = [
   { key: "models", type: "models", configOnly: true, group: "Model", help: "model table additions or overrides, keyed by model name" },
 
   // Editing
-  { key: "editFormat", type: "string", arg: "NAME", aliases: ["chat-mode"], group: "Editing", help: "edit format: diff, diff-fenced, whole, udiff, patch, tool, architect, ask, context, or a plugin's (default: from the model table)" },
+  { key: "editFormat", type: "string", arg: "NAME", aliases: ["chat-mode"], group: "Editing", help: "edit format: any registered one (`coder plugins` lists them; default: from the model table)" },
   { key: "autoAcceptArchitect", type: "boolean", default: false, negatable: true, group: "Editing", help: "hand architect's plan to the editor without asking \"Edit the files?\"" },
   { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
   { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },

@@ -7,7 +7,7 @@ export type EditBlock = SearchReplaceEdit;
 
 /** Blocks of a reply as edits (paths resolved) plus shell suggestions; a malformed reply throws kit.FormatError. */
 export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: ModelReply, ctx: ParseContext): ParsedReply<EditBlock> {
-  const raw = kit.formats.parseBlocks(reply.text, ctx.fence, ctx.chatFiles, variant);
+  const raw = kit.formats.parseBlocks(reply.text, ctx.fence, ctx.chatFiles, variant === "diff" ? "before-fence" : "in-fence");
   const lines = reply.text.replace(/\r\n/g, "\n").split("\n");
   const edits = raw.blocks.map((b, k): EditBlock => {
     const path = ctx.resolvePath(b.filename) || b.filename;
