@@ -273,10 +273,10 @@ export interface SubcommandContext {
   usage(message: string): never;
   /**
    * The block the named context provider gives for these chat files (typed paths, relative to
-   * where coder runs), outside any request, with the budget the kernel gives it then (`coder map`);
-   * null when it has nothing or is off.
+   * where coder runs), outside any request, and the budget the kernel gives it then (`coder map`);
+   * `block` is null when it has nothing, or when its budget is 0 (then it is not asked).
    */
-  context(provider: string, chatFiles: readonly string[]): Promise<ContextBlock | null>;
+  context(provider: string, chatFiles: readonly string[]): Promise<{ block: ContextBlock | null; budget: ContextBudget }>;
 }
 
 // ─── Messages ────────────────────────────────────────────────────────────────

@@ -164,8 +164,8 @@ export async function runSubcommand(app: App, entry: Registered<Subcommand>, arg
       };
       // Outside a request the providers share the window as if the prompt held nothing else.
       const budget = shareContextWindow(entries.map((e) => e.item), turn.model, options)[at]!;
-      if (budget.tokens <= 0) return null;
-      return (await guard(entry, "provide", () => entry.item.provide(turn, budget))) ?? null;
+      if (budget.tokens <= 0) return { block: null, budget };
+      return { block: (await guard(entry, "provide", () => entry.item.provide(turn, budget))) ?? null, budget };
     },
   };
   try {

@@ -218,8 +218,8 @@ function textOf(read: { ok: true; bytes: Uint8Array } | { ok: false }): string |
 
 /** `coder map [FILE ...]` / `--show-repo-map`: the map for these chat files, outside any request. */
 async function printMap(files: readonly string[], cli: SubcommandContext): Promise<number> {
-  const block = await cli.context(PROVIDER, files);
-  cli.print(block?.text ? block.text : "(the repo map is empty, or off: --map-tokens 0)");
+  const { block, budget } = await cli.context(PROVIDER, files);
+  cli.print(block?.text ? block.text : `(the repo map is empty)${budget.tokens <= 0 ? " (the map is off: --map-tokens is 0)" : ""}`);
   return 0;
 }
 
