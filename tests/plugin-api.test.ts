@@ -3,7 +3,7 @@
 // onCommit trailer in git log (and a refused commit); its onEdit veto shown with nothing written;
 // onRequest masking what is sent; setup and dispose at exit and on SIGTERM.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeServer, type FakeServer, type FakeStep } from "./support/fake-server.ts";
 import { BIN, EXAMPLES, coder, git, requireBinary, sandbox, type Sandbox } from "./support/kernel.ts";
@@ -226,6 +226,27 @@ describe("setup and dispose", () => {
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(143);
       expect(readFileSync(log, "utf8")).toBe("setup\ndispose\n");
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("kit.state", () => {
+  test("a plugin's write to a .coder/web page the repository planted as a link is refused: the outside file is untouched, the user hears why", async () => {
+    const saver = `export default (kit) => ({ apiVersion: 2, name: "saver", commands: [{ name: "save-page", summary: "save a page", run: (_arg, s) => { try { kit.state.write("web/page.md", "# fetched\\n"); s.print("saved"); } catch (error) { s.warn(error.message); } } }] });\n`;
+    const s = setup({ "saver.ts": saver });
+    const outside = join(s.home, "authorized_keys");
+    writeFileSync(outside, "ssh-ed25519 AAAA mine\n");
+    mkdirSync(join(s.repo, ".coder", "web"), { recursive: true });
+    symlinkSync(outside, join(s.repo, ".coder", "web", "page.md"));
+    const server = await startFakeServer([]);
+    try {
+      const r = await coder(["--plugin", s.plugin("saver.ts"), ...model(server), "-m", "/save-page"], { cwd: s.repo, env: s.env });
+      expect(r.stdout + r.stderr).toContain(".coder/web/page.md is a symlink; coder never writes its records through a link (delete it)");
+      expect(r.stdout).not.toContain("saved");
+      expect(readFileSync(outside, "utf8")).toBe("ssh-ed25519 AAAA mine\n");
+      expect(lstatSync(join(s.repo, ".coder", "web", "page.md")).isSymbolicLink()).toBe(true);
     } finally {
       await server.stop();
     }
