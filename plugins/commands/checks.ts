@@ -2,8 +2,6 @@
 // to have the model fix what it reports.
 import type { Kit, Session, SlashCommand } from "../../core/plugin.ts";
 
-const TEST_TIMEOUT_MS = 900_000;
-
 /** Hands complete lines to `print` as text arrives; `flush` prints the unfinished last one. */
 export function lineSink(print: (line: string) => void): { write(text: string): void; flush(): void } {
   let pending = "";
@@ -30,13 +28,11 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       const configured = typeof s.options.testCmd === "string" ? s.options.testCmd : "";
       const command = arg.trim() || configured;
       if (!command) return s.warn("No test command: type /test COMMAND, or set --test-cmd (testCmd in .coder.json).");
-      s.print(`$ ${command}`);
-      const sink = lineSink((line) => s.print(line));
-      const r = await kit.run(command, { timeoutMs: TEST_TIMEOUT_MS, onOutput: (t) => sink.write(t) });
-      sink.flush();
-      if (r.code === 0) return s.print("The tests pass.");
+      // The session shows the run as the tests after an edit (its own line says they passed).
+      const r = await s.runTests(command);
+      if (r.stopped || r.code === 0) return;
       s.warn(`The tests fail (exit code ${r.code}).`);
-      await s.offerOutput(command, { code: r.code, output: `${r.stdout}${r.stderr}` });
+      await s.offerOutput(command, r);
     },
   };
 
@@ -50,6 +46,7 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       const sink = lineSink((line) => s.print(line));
       const result = await s.lint(paths, (t) => sink.write(t));
       sink.flush();
+      if (result.stopped && !result.output) return;
       if (result.ok) return s.print(`No problems in ${paths.join(", ")}.`);
       const failed = result.failed?.length ? result.failed : paths;
       s.warn(`Lint found problems in ${failed.length === 1 ? failed[0] : `${failed.length} files`}${paths.length > 1 ? ` (of ${paths.length} checked)` : ""}.`);

@@ -96,6 +96,7 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
     lint: async () => ({ ok: true, output: "" }),
     lastError: () => null,
     runUserCommand: runUser,
+    runTests: async (command) => runUser(command),
   };
   return { session, out, warnings, sent, shell, state, asked, answers, added };
 }
