@@ -55,7 +55,7 @@ export const OPTIONS = [
   { key: "autoAcceptArchitect", type: "boolean", default: false, negatable: true, group: "Editing", help: "hand architect's plan to the editor without asking \"Edit the files?\"" },
   { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
   { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },
-  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell; tool calls are still asked, see --mcp-tools)" },
+  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell; tool calls are still asked)" },
   { key: "allowShell", type: "boolean", default: false, configOnly: true, needsTrust: "runs code", safeValue: false, group: "Editing", help: "let --yes-always run shell commands the model suggests" },
   { key: "lintCmd", type: "command-map", arg: "CMD", needsTrust: "runs code", runs: commandLines, group: "Editing", help: "linter to run on edited files, or \"LANG: CMD\" for one language (repeatable); failures go back to the model" },
   { key: "autoLint", type: "boolean", default: true, negatable: true, group: "Editing", help: "check the syntax of edited files, and run --lint-cmd, after every applied edit" },
