@@ -101,3 +101,17 @@ describe("guard", () => {
     await expect(guard(owner, "stream", async () => { throw abort; })).rejects.toBe(abort);
   });
 });
+
+describe("fallbackFormat", () => {
+  test("the first format declaring `fallback`, else the first that edits, else the first; an unknown model gets it", () => {
+    const r = new Registry();
+    expect(r.fallbackFormat()).toBe("");
+    r.register(plugin("answers", { formats: [{ ...format("talk"), mode: "none" }] }), "/x/talk.ts");
+    expect(r.fallbackFormat()).toBe("talk");
+    r.register(plugin("edits", { formats: [format("rewrite")] }), "/x/rewrite.ts");
+    expect(r.fallbackFormat()).toBe("rewrite");
+    r.register(plugin("safe", { apiVersion: 2, formats: [format("blocks"), { ...format("safest"), fallback: true }] }), "/x/safe.ts");
+    expect(r.fallbackFormat()).toBe("safest");
+    expect(r.modelInfo("nobody/knows").editFormat).toBe("safest");
+  });
+});
