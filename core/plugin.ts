@@ -199,6 +199,12 @@ export interface PluginOption {
   /** `object`: entries from several config files add up by key (a later file's entry winning) instead of replacing. */
   merge?: "by-key";
   /**
+   * `object`: an editor's MCP servers (ACP's `session/new`) join this option's entries, by name,
+   * in the `{ command, args, env }` / `{ url, type, headers }` shape other tools write; they are
+   * the user's choice, so they need no trust. Optional (apiVersion 2).
+   */
+  editorMcpServers?: boolean;
+  /**
    * With `needsTrust: "runs code"`: what a value runs, so trust also covers the scripts outside
    * the repository they name: shell command lines (run in the repository root), or programs run
    * without a shell (`argv`, in `cwd`, relative to the repository root; `label` names the entry

@@ -192,6 +192,7 @@ export const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     positive: { kind: "enum", values: ["seconds", "megabytes"], optional: true },
     secret: { kind: "boolean", optional: true },
     merge: { kind: "enum", values: ["by-key"], optional: true },
+    editorMcpServers: { kind: "boolean", optional: true },
     runs: { kind: "function", optional: true },
   },
 };

@@ -20,6 +20,7 @@ export const MCP_SERVERS = {
   type: "object",
   configOnly: true,
   merge: "by-key",
+  editorMcpServers: true,
   needsTrust: "runs code",
   runs: serverPrograms,
   group: "Plugins and config",
