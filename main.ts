@@ -72,7 +72,20 @@ export function reportFailure(error: unknown, options: { verbose: boolean; json:
   return code;
 }
 
+/**
+ * CODER_TRACE_MODULES=FILE: at exit, write the compiled binary's chunks that were evaluated, one
+ * per line (each chunk records itself, see scripts/build.ts; dist/coder.modules.json names the
+ * source modules in each). How the start-up's module graph is measured and tested.
+ */
+function traceModules(file: string): void {
+  process.on("exit", () => {
+    const chunks = (globalThis as { __coderChunks?: string[] }).__coderChunks ?? [];
+    require("node:fs").writeFileSync(file, chunks.map((url) => url.slice(url.lastIndexOf("/") + 1)).join("\n") + "\n");
+  });
+}
+
 if (import.meta.main) {
+  if (process.env.CODER_TRACE_MODULES) traceModules(process.env.CODER_TRACE_MODULES);
   const argv = process.argv.slice(2);
   main(argv).then(
     (code) => {

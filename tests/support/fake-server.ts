@@ -62,6 +62,8 @@ export interface FakeStep {
   cutAfter?: number;
   /** Wait this long before answering at all (slow first byte). */
   delayMs?: number;
+  /** Answer only once this resolves (called when the request has arrived), e.g. when a file the client makes exists. */
+  waitFor?: (request: RecordedRequest) => Promise<void>;
   /** Streaming: wait this long between chunks. */
   chunkDelayMs?: number;
   /** Streaming: characters per text delta (default 8). */
@@ -237,6 +239,7 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
         );
       }
       if (step.delayMs) await sleep(step.delayMs, req.signal);
+      if (step.waitFor) await step.waitFor(entry);
       if (step.rawBody) return new Response(step.rawBody.body, { status: step.status ?? 200, headers: { "content-type": step.rawBody.contentType } });
       if (step.status && step.status >= 300) return errorResponse(step);
       const id = `chatcmpl-fake-${++completionCount}`;
