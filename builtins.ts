@@ -4,6 +4,7 @@
 // from the plugin's own small options.ts, so `--help` loads no plugin.
 import type { BuiltinPlugin } from "./core/plugins/loader.ts";
 import { type OptionTable, optionTable } from "./core/config/options.ts";
+import { ARCHITECT_OPTIONS } from "./formats/architect/options.ts";
 import { MCP_OPTIONS, MCP_SUBCOMMAND } from "./plugins/mcp/options.ts";
 import { EVAL_OPTIONS, EVAL_SUBCOMMAND } from "./plugins/eval/options.ts";
 import { MEDIA_OPTIONS } from "./plugins/media/options.ts";
@@ -17,7 +18,7 @@ export const BUILTINS: BuiltinPlugin[] = [
   { origin: "built-in:formats/patch", name: "patch", load: () => import("./formats/patch/index.ts") },
   { origin: "built-in:formats/tool", name: "tool", load: () => import("./formats/tool/index.ts") },
   { origin: "built-in:formats/ask", name: "ask", load: () => import("./formats/ask/index.ts") },
-  { origin: "built-in:formats/architect", name: "architect", load: () => import("./formats/architect/index.ts") },
+  { origin: "built-in:formats/architect", name: "architect", load: () => import("./formats/architect/index.ts"), options: ARCHITECT_OPTIONS },
   { origin: "built-in:formats/context", name: "context", load: () => import("./formats/context/index.ts") },
   // model adapters
   { origin: "built-in:plugins/openai", name: "openai", load: () => import("./plugins/openai/index.ts") },

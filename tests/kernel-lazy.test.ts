@@ -38,7 +38,7 @@ const HEAVY = /node_modules\/(js-tiktoken(?!\/dist\/ranks\/\w+\.cjs$)|openai|web
 const MEDIA = /node_modules\/(@jimp\/|image-size|linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm)/;
 // core/plugins/ is the kernel's registry, not plugin code; builtins.ts and a built-in's options.ts are
 // what it declares to the command line (its options and subcommands, as data), which --help and config need.
-const PLUGIN_CODE = /(?<!\/core)\/(formats\/|plugins\/(?![a-z]+\/options\.ts$))/;
+const PLUGIN_CODE = /(?<!\/core)\/(formats|plugins)\/(?![a-z]+\/options\.ts$)/;
 
 for (const args of [["--version"], ["--help"], ["--verbose", "--version"], ["config", "show"], ["config", "schema"]]) {
   test(`coder ${args.join(" ")} loads nothing heavy and no plugin`, async () => {

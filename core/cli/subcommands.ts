@@ -10,9 +10,10 @@ import { PROJECT_FILE, displayPath } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
 import { flagValues } from "../config/argv.ts";
 import { displayOrigin, hashPluginFile } from "../plugins/loader.ts";
-import type { ModelInfo, Subcommand, SubcommandContext } from "../plugin.ts";
+import type { ModelInfo, Subcommand, SubcommandContext, TurnContext } from "../plugin.ts";
 import { ITEM_KINDS, type ItemKind, type Registered, defaultModelInfo, guard } from "../plugins/registry.ts";
 import { reasoningColumn } from "../chat/reasoning.ts";
+import { shareContextWindow } from "../chat/budget.ts";
 
 const HEADINGS: Record<ItemKind, string> = {
   formats: "Edit formats",
@@ -146,18 +147,28 @@ export async function runSubcommand(app: App, entry: Registered<Subcommand>, arg
       usage = new UsageError(message);
       throw usage;
     },
-    turn: (files) => ({
-      root: app.root,
-      chatFiles: repoPaths(app.root, app.cwd, files),
-      readOnlyFiles: repoPaths(app.root, app.cwd, app.settings.options.read),
-      message: "",
-      mentionedFiles: [],
-      mentionedIdents: [],
-      model: app.settings.options.model ? app.registry.modelInfo(app.settings.options.model) : { ...defaultModelInfo("default"), unknown: false },
-      options,
-      interactive: false,
-      signal: new AbortController().signal,
-    }),
+    context: async (provider, files) => {
+      const entries = [...app.registry.context.values()];
+      const at = entries.findIndex((e) => e.item.name === provider);
+      const entry = entries[at];
+      if (!entry) throw new Error(`no context provider named ${provider}`);
+      const turn: TurnContext = {
+        root: app.root,
+        chatFiles: repoPaths(app.root, app.cwd, files),
+        readOnlyFiles: repoPaths(app.root, app.cwd, app.settings.options.read),
+        message: "",
+        mentionedFiles: [],
+        mentionedIdents: [],
+        model: app.settings.options.model ? app.registry.modelInfo(app.settings.options.model) : { ...defaultModelInfo("default", app.registry.fallbackFormat()), unknown: false },
+        options,
+        interactive: false,
+        signal: new AbortController().signal,
+      };
+      // Outside a request the providers share the window as if the prompt held nothing else.
+      const budget = shareContextWindow(entries.map((e) => e.item), turn.model, options)[at]!;
+      if (budget.tokens <= 0) return { block: null, budget };
+      return { block: (await guard(entry, "provide", () => entry.item.provide(turn, budget))) ?? null, budget };
+    },
   };
   try {
     const code = await guard(entry, `subcommand ${entry.item.name}`, () => entry.item.run(args, cli));
