@@ -66,37 +66,40 @@ export function writeRunDir(spec: RunSpec, records: readonly TaskRecord[], optio
   return dir;
 }
 
-/** A small varied history run over two models and two formats: every outcome kind, some unknown costs. */
+/** A small varied history run over two models and two formats: every outcome kind, different pass rates, varied costs. */
 export function sampleRecords(): TaskRecord[] {
-  const outcomes: TaskRecord["outcome"][] = ["exact", "equivalent", "different", "failed-edit", "no-edit", "malformed", "exact", "model-error"];
+  const plans: Record<string, TaskRecord["outcome"][]> = {
+    "gpt-test/diff": ["exact", "exact", "equivalent", "exact", "different", "exact", "equivalent", "failed-edit"],
+    "gpt-test/udiff": ["exact", "failed-edit", "equivalent", "malformed", "different", "exact", "no-edit", "exact"],
+    "other-model/diff": ["no-edit", "exact", "different", "failed-edit", "model-error", "equivalent", "malformed", "exact"],
+    "other-model/udiff": ["malformed", "failed-edit", "different", "no-edit", "exact", "error", "failed-edit", "malformed"],
+  };
   const records: TaskRecord[] = [];
-  for (const model of ["gpt-test", "other-model"]) {
-    for (const format of ["diff", "udiff"]) {
-      for (let i = 0; i < 8; i++) {
-        const outcome = outcomes[(i + (model === "other-model" ? 2 : 0) + (format === "udiff" ? 1 : 0)) % outcomes.length]!;
-        const passed = outcome === "exact" || outcome === "equivalent";
-        records.push(
-          taskRecord({
-            task: `history:${String(i + 1).padStart(40, "0")}`,
-            title: `Commit ${i + 1}: fix the parser`,
-            model,
-            format,
-            passed,
-            passedFirst: passed,
-            outcome,
-            wellFormed: outcome !== "malformed",
-            edits: { applied: passed || outcome === "different" ? 1 : 0, failed: outcome === "failed-edit" ? 2 : 0, refused: i === 3 ? 1 : 0 },
-            silentWrong: outcome === "different",
-            similarity: passed ? 1 : 0.1 * i,
-            reflections: outcome === "failed-edit" ? 3 : i % 2,
-            tokens: { in: 1000 + 37 * i, out: 100 + 11 * i },
-            cost: model === "other-model" ? 0.1 + 0.2 * i : 0.0123 * (i + 1),
-            seconds: 1.1 * (i + 1),
-            error: outcome === "model-error" ? "HTTP 500 from the endpoint" : null,
-          }),
-        );
-      }
-    }
+  for (const [pair, outcomes] of Object.entries(plans)) {
+    const [model, format] = pair.split("/") as [string, string];
+    outcomes.forEach((outcome, i) => {
+      const passed = outcome === "exact" || outcome === "equivalent";
+      records.push(
+        taskRecord({
+          task: `history:${String(i + 1).padStart(40, "0")}`,
+          title: `Commit ${i + 1}: fix the parser`,
+          model,
+          format,
+          passed,
+          passedFirst: passed,
+          outcome,
+          wellFormed: outcome !== "malformed",
+          edits: { applied: passed || outcome === "different" ? 1 : 0, failed: outcome === "failed-edit" ? 2 : 0, refused: i === 3 ? 1 : 0 },
+          silentWrong: outcome === "different",
+          similarity: passed ? 1 : 0.1 * i,
+          reflections: outcome === "failed-edit" ? 3 : i % 2,
+          tokens: { in: 1000 + 37 * i, out: 100 + 11 * i },
+          cost: model === "other-model" ? 0.1 + 0.2 * i : 0.0123 * (i + 1),
+          seconds: 1.1 * (i + 1),
+          error: outcome === "model-error" ? "HTTP 500 from the endpoint" : outcome === "error" ? "coder exited with code 1" : null,
+        }),
+      );
+    });
   }
   return records;
 }
