@@ -1,5 +1,6 @@
 // Eval run directories for tests of `coder eval report`: task records and run.json files in
 // the shapes of plugins/eval/record.ts, written as coder eval writes them.
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -81,7 +82,7 @@ export function sampleRecords(): TaskRecord[] {
       const passed = outcome === "exact" || outcome === "equivalent";
       records.push(
         taskRecord({
-          task: `history:${String(i + 1).padStart(40, "0")}`,
+          task: `history:${createHash("sha1").update(`commit ${i + 1}`).digest("hex")}`,
           title: `Commit ${i + 1}: fix the parser`,
           model,
           format,
