@@ -133,13 +133,14 @@ describe("mergeRuns: shards", () => {
       writeRunDir(
         { ...spec, shard: [i, 3] },
         // Each shard holds every third task, written in its own (reversed) order.
-        records.filter((_, n) => Number(records[n]!.task.slice(-2)) % 3 === i - 1).reverse(),
+        records.filter((r) => spec.tasks.indexOf(r.task) % 3 === i - 1).reverse(),
         { parent, name: `shard-${i}` },
       ),
     );
-    const unsharded = mergeRuns([whole], NOW).summary;
+    const unsharded = mergeRuns([whole], { now: NOW }).summary;
+    expect(shards.map((dir) => readRun(dir).records.length)).toEqual([12, 12, 8]);
     for (const order of [shards, [shards[2]!, shards[0]!, shards[1]!]]) {
-      const merged = mergeRuns(order, NOW).summary;
+      const merged = mergeRuns(order, { now: NOW }).summary;
       expect({ ...merged, runs: [] }).toEqual({ ...unsharded, runs: [] });
       expect(merged.runs).toEqual(order);
     }
@@ -151,8 +152,8 @@ describe("mergeRuns: shards", () => {
     const records = sampleRecords();
     const spec = runSpec({ models: ["gpt-test", "other-model"], formats: ["diff", "udiff"] });
     const dir = writeRunDir(spec, records);
-    const once = mergeRuns([dir], NOW).summary;
-    const twice = mergeRuns([dir, dir], NOW).summary;
+    const once = mergeRuns([dir], { now: NOW }).summary;
+    const twice = mergeRuns([dir, dir], { now: NOW }).summary;
     expect(twice.duplicates).toBe(records.length);
     expect(twice.pairs).toEqual(once.pairs);
   });

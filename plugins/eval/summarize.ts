@@ -2,7 +2,7 @@
 // figures. Pure apart from readRun's reads: merging shards gives exactly the unsharded summary,
 // because records are put in one canonical order before anything is added up.
 import { readFileSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { type Outcome, type PairSummary, RECORD_VERSION, type RunSpec, type Summary, type TaskRecord } from "./record.ts";
 
 /** A run directory that cannot be read: the message names the directory or file (and line) and what is wrong. */
@@ -18,14 +18,17 @@ export interface RunRead {
 
 export const OUTCOMES: readonly Outcome[] = ["exact", "equivalent", "different", "tests-passed", "tests-failed", "failed-edit", "no-edit", "malformed", "model-error", "error"];
 
-/** Read `run.json` and `tasks.jsonl` of one run directory. A missing tasks.jsonl is a run that finished no task. */
-export function readRun(dir: string): RunRead {
+/**
+ * Read `run.json` and `tasks.jsonl` of one run directory. A missing tasks.jsonl is a run that
+ * finished no task. `name`: the directory as the user typed it, for messages (default: `dir`).
+ */
+export function readRun(dir: string, name = dir): RunRead {
   const stat = statOrNull(dir);
-  if (!stat) throw new RunDirError(`${dir}: no such directory (name a run directory written by coder eval)`);
-  if (!stat.isDirectory()) throw new RunDirError(`${dir}: not a directory (name a run directory written by coder eval)`);
-  const specFile = join(dir, "run.json");
-  const specText = readText(specFile);
-  if (specText === null) throw new RunDirError(`${specFile}: missing; ${dir} is not a coder eval run directory`);
+  if (!stat) throw new RunDirError(`${name}: no such directory (name a run directory written by coder eval)`);
+  if (!stat.isDirectory()) throw new RunDirError(`${name}: not a directory (name a run directory written by coder eval)`);
+  const specFile = join(name, "run.json");
+  const specText = readText(join(dir, "run.json"), specFile);
+  if (specText === null) throw new RunDirError(`${specFile}: missing; ${name} is not a coder eval run directory`);
   let spec: unknown;
   try {
     spec = JSON.parse(specText);
@@ -35,8 +38,8 @@ export function readRun(dir: string): RunRead {
   checkSpec(spec, specFile);
   const warnings: string[] = [];
   const records: TaskRecord[] = [];
-  const tasksFile = join(dir, "tasks.jsonl");
-  const text = readText(tasksFile) ?? "";
+  const tasksFile = join(name, "tasks.jsonl");
+  const text = readText(join(dir, "tasks.jsonl"), tasksFile) ?? "";
   const lines = text.split("\n");
   // A complete file ends with a newline, so its last piece is empty; anything else there is a line a killed run left half-written.
   const last = lines.length - 1;
@@ -55,7 +58,7 @@ export function readRun(dir: string): RunRead {
     }
     records.push(checkRecord(value, where));
   });
-  return { dir, spec: spec as RunSpec, records, warnings };
+  return { dir: name, spec: spec as RunSpec, records, warnings };
 }
 
 function statOrNull(path: string): ReturnType<typeof statSync> | null {
@@ -66,15 +69,15 @@ function statOrNull(path: string): ReturnType<typeof statSync> | null {
   }
 }
 
-/** A regular file's text, or null when it is missing. */
-function readText(file: string): string | null {
+/** A regular file's text, or null when it is missing; `shown` names it in errors. */
+function readText(file: string, shown: string): string | null {
   const stat = statOrNull(file);
   if (!stat) return null;
-  if (!stat.isFile()) throw new RunDirError(`${file}: not a regular file`);
+  if (!stat.isFile()) throw new RunDirError(`${shown}: not a regular file`);
   try {
     return readFileSync(file, "utf8");
   } catch (error) {
-    throw new RunDirError(`${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    throw new RunDirError(`${shown}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
   }
 }
 
@@ -244,15 +247,18 @@ function pairSummary(records: readonly TaskRecord[], source: Summary["source"]):
   };
 }
 
-/** Read and merge run directories (shards of one run, or runs to compare): the summary, the records kept, and warnings. */
-export function mergeRuns(dirs: readonly string[], now?: Date): { summary: Summary; records: TaskRecord[]; runs: RunRead[]; warnings: string[] } {
+/**
+ * Read and merge run directories (shards of one run, or runs to compare): the summary, the records
+ * kept, and warnings. Relative directories are read from `cwd` and named as given.
+ */
+export function mergeRuns(dirs: readonly string[], options: { cwd?: string; now?: Date } = {}): { summary: Summary; records: TaskRecord[]; runs: RunRead[]; warnings: string[] } {
   if (!dirs.length) throw new RunDirError("no run directory named (give one or more directories written by coder eval)");
-  const runs = dirs.map((dir) => readRun(dir));
+  const runs = dirs.map((dir) => readRun(resolve(options.cwd ?? ".", dir), dir));
   const source = runs[0]!.spec.source;
   const other = runs.find((r) => r.spec.source !== source);
   if (other) throw new RunDirError(`${other.dir}: a ${other.spec.source} run cannot be merged with ${runs[0]!.dir}, a ${source} run (report them apart)`);
   const all = runs.flatMap((r) => r.records);
   const unique = (lists: string[][]) => [...new Set(lists.flat())];
-  const summary = summarize(all, dirs, source, { models: unique(runs.map((r) => r.spec.models)), formats: unique(runs.map((r) => r.spec.formats)), now });
+  const summary = summarize(all, dirs, source, { models: unique(runs.map((r) => r.spec.models)), formats: unique(runs.map((r) => r.spec.formats)), now: options.now });
   return { summary, records: canonical(dedupe(all).records), runs, warnings: runs.flatMap((r) => r.warnings) };
 }
