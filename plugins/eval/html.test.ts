@@ -60,7 +60,7 @@ describe("htmlReport", () => {
     const records = sampleRecords();
     const html = page(records);
     for (let i = 1; i <= records.length; i++) {
-      expect(html).toContain(`<a href="#t-${i}">transcript</a>`);
+      expect(html).toContain(`<a href="#t-${i}" title="`);
       expect(html).toContain(`<details id="t-${i}">`);
     }
   });

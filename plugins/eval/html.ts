@@ -13,8 +13,8 @@ const SCRIPT = `function openTarget(){var id=decodeURIComponent(location.hash.sl
 const STYLE = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d1d1f;background:#fff;margin:0 auto;padding:16px 24px 48px;max-width:1200px}
 h1{font-size:22px;margin:8px 0}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
-table{border-collapse:collapse;font-variant-numeric:tabular-nums}th,td{padding:4px 8px;border-bottom:1px solid #eee;text-align:right;vertical-align:top}
-th{background:#f5f5f7;font-weight:600}td{white-space:nowrap}th[scope=row],td.text,th.text{text-align:left}
+table{border-collapse:collapse;font-variant-numeric:tabular-nums}th,td{padding:4px 6px;border-bottom:1px solid #eee;text-align:right;vertical-align:top}
+th{background:#f5f5f7;font-weight:600}td,th[scope=row]{white-space:nowrap}.tasks th[scope=row]{white-space:normal;min-width:14em}.scroll{overflow-x:auto}th[scope=row],td.text,th.text{text-align:left}
 .meta{color:#555}.chart{max-width:100%;height:auto;display:block;margin:8px 0}
 .chart .grid{stroke:#e5e5e5}.chart .axis{stroke:#999}.chart .whisker{stroke:#222;stroke-width:1.5;fill:none}
 .chart text{font-size:11px;fill:#333}.chart .label{font-size:11px}.chart .model{fill:#666}
@@ -111,7 +111,7 @@ function summaryTable(summary: Summary): string {
     ];
     return `<tr><th scope="row">${escapeHtml(p.model)}</th><td class="text">${escapeHtml(p.format)}</td>${cells.map((c) => `<td>${escapeHtml(String(c))}</td>`).join("")}</tr>`;
   });
-  return `<table><caption class="meta">Per model and edit format</caption><thead><tr>${headers.map((h, i) => `<th scope="col"${i < 2 ? ' class="text"' : ""}>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table>`;
+  return `<div class="scroll"><table><caption class="meta">Per model and edit format</caption><thead><tr>${headers.map((h, i) => `<th scope="col"${i < 2 ? ' class="text"' : ""}>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${rows.join("")}</tbody></table></div>`;
 }
 
 function outcomeBadge(outcome: Outcome): string {
@@ -126,19 +126,18 @@ function taskLabel(r: TaskRecord): string {
 
 function taskTable(records: readonly TaskRecord[]): string {
   if (!records.length) return '<p class="note">No task has finished in these runs.</p>';
-  const headers = ["Task", "Model", "Format", "Outcome", "Passed", "Similarity", "Reflections", "Tokens in / out", "Cost", "Seconds", "Transcript"];
+  const headers = ["Task", "Model", "Format", "Outcome", "Passed", "Similarity", "Reflections", "Tokens in / out", "Cost", "Seconds"];
   const rows = records.map((r, i) => {
     const name = r.title ? `${taskLabel(r)} ${r.title}` : taskLabel(r);
     return [
-      `<tr><th scope="row" class="text" title="${escapeHtml(r.task)}">${escapeHtml(name)}</th>`,
+      `<tr><th scope="row" class="text"><a href="#t-${i + 1}" title="${escapeHtml(`${r.task}: its transcript`)}">${escapeHtml(name)}</a></th>`,
       `<td class="text">${escapeHtml(r.model)}</td><td class="text">${escapeHtml(r.format)}</td><td class="text">${outcomeBadge(r.outcome)}</td>`,
       `<td class="${r.passed ? "pass" : "fail"}">${r.passed ? (r.passedFirst ? "yes" : "yes, 2nd try") : "no"}</td>`,
       `<td>${r.similarity === null ? "–" : r.similarity.toFixed(2)}</td><td>${r.reflections}</td>`,
-      `<td>${escapeHtml(`${tokenCount(r.tokens.in)} / ${tokenCount(r.tokens.out)}`)}</td><td>${escapeHtml(dollars(r.cost))}</td><td>${r.seconds.toFixed(1)}</td>`,
-      `<td class="text"><a href="#t-${i + 1}">transcript</a></td></tr>`,
+      `<td>${escapeHtml(`${tokenCount(r.tokens.in)} / ${tokenCount(r.tokens.out)}`)}</td><td>${escapeHtml(dollars(r.cost))}</td><td>${r.seconds.toFixed(1)}</td></tr>`,
     ].join("");
   });
-  return `<table><thead><tr>${headers.map((h) => `<th scope="col" class="text">${h}</th>`).join("")}</tr></thead><tbody>${rows.join("\n")}</tbody></table>`;
+  return `<div class="scroll"><table class="tasks"><thead><tr>${headers.map((h) => `<th scope="col" class="text">${h}</th>`).join("")}</tr></thead><tbody>${rows.join("\n")}</tbody></table></div>`;
 }
 
 function field(event: Record<string, unknown>, key: string): string {
