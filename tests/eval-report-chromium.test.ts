@@ -16,7 +16,7 @@ if (!chromium) console.warn("eval-report-chromium: skipped, no chromium on PATH 
 
 function runChromium(args: string[]): { code: number; stdout: string; stderr: string } {
   const profile = mkdtempSync(join(tmpdir(), "coder-chromium-"));
-  const r = Bun.spawnSync([chromium!, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", `--user-data-dir=${profile}`, ...args], { timeout: 90_000 });
+  const r = Bun.spawnSync([chromium!, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", `--user-data-dir=${profile}`, ...args], { timeout: 90_000 });
   return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
 
