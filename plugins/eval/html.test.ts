@@ -88,8 +88,16 @@ describe("transcriptBody", () => {
   });
 
   test("a reply that did not stream shows its text; odd events are shown as JSON, not dropped", () => {
-    const body = transcriptBody([{ type: "reply", text: "Whole", finishReason: "stop", cost: 0 }, 42, { type: "retry", attempt: 1 }]);
-    expect(body).toContain("<pre>Whole</pre>");
+    const body = transcriptBody([
+      { type: "reply", text: "Whole", finishReason: "stop", cost: 0.0028 },
+      42,
+      { type: "retry", attempt: 1 },
+      { type: "edit", path: "a.ts", status: "applied", detail: "applied" },
+      { type: "edit", path: "b.ts", status: "failed", detail: "", summary: "Could not find the SEARCH text in b.ts" },
+    ]);
+    expect(body).toContain("stop; $0.0028<pre>Whole</pre>");
+    expect(body).toContain("a.ts: applied</div>");
+    expect(body).toContain("b.ts: failed — Could not find the SEARCH text in b.ts</div>");
     expect(body).toContain("42");
     expect(body).toContain("{&#34;attempt&#34;:1}");
   });

@@ -182,11 +182,14 @@ export function transcriptBody(events: readonly unknown[]): string {
         line("request", `${field(event, "model")}, ${field(event, "promptTokens")} prompt tokens`);
         break;
       case "reply":
-        line("reply done", `${field(event, "finishReason")}; cost ${field(event, "cost")}`, streamedSinceRequest ? undefined : field(event, "text"));
+        line("reply done", `${field(event, "finishReason")}${typeof event.cost === "number" ? `; ${dollars(event.cost)}` : ""}`, streamedSinceRequest ? undefined : field(event, "text"));
         break;
-      case "edit":
-        line("edit", `${field(event, "path")}: ${field(event, "status")}${event.summary || event.detail ? ` — ${field(event, "summary") || field(event, "detail")}` : ""}`, event.diff ? field(event, "diff") : undefined);
+      case "edit": {
+        const status = field(event, "status");
+        const said = field(event, "summary") || field(event, "detail");
+        line("edit", `${field(event, "path")}: ${status}${said && said !== status ? ` — ${said}` : ""}`, event.diff ? field(event, "diff") : undefined);
         break;
+      }
       case "command":
         line("command", `${field(event, "purpose")}: ${field(event, "command")}`);
         break;
