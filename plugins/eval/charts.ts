@@ -75,7 +75,11 @@ export function passRateChart(summary: Summary): string {
   const formats = [...colours.keys()];
   const height = top + plotH + 48 + 20 * Math.ceil(formats.length / 4);
   const y = (rate: number) => fixed(top + plotH * (1 - rate));
-  const out = [svgOpen("chart-pass", width, height, "Pass rate per model and format", `Bars show each model and edit format's pass rate; whiskers show its 95% Wilson interval. ${pairs.map((p) => `${pairName(p)}: ${rateWithInterval(p)}`).join("; ")}.`)];
+  const exercises = summary.source === "exercises";
+  const about = exercises
+    ? "Bars show each model and edit format's pass@2 (pale) and pass@1 (solid); whiskers show pass@2's 95% Wilson interval."
+    : "Bars show each model and edit format's pass rate; whiskers show its 95% Wilson interval.";
+  const out = [svgOpen("chart-pass", width, height, "Pass rate per model and format", `${about} ${pairs.map((p) => `${pairName(p)}: ${rateWithInterval(p)}${p.pass1 === null ? "" : `, pass@1 ${percent(p.pass1)}`}`).join("; ")}.`)];
   for (const tick of [0, 0.25, 0.5, 0.75, 1]) {
     out.push(`<line class="grid" x1="${left}" x2="${width - 8}" y1="${y(tick)}" y2="${y(tick)}"/><text class="tick" x="${left - 6}" y="${y(tick) + 4}" text-anchor="end">${tick * 100}%</text>`);
   }
@@ -85,7 +89,9 @@ export function passRateChart(summary: Summary): string {
     const mid = x + w / 2;
     const [low, high] = p.passInterval;
     out.push(
-      `<g class="pair"><rect class="bar" x="${x}" y="${y(p.passRate)}" width="${w}" height="${fixed(plotH * p.passRate)}" fill="${colours.get(p.format)}"><title>${escapeHtml(`${pairName(p)}: ${rateWithInterval(p)}, ${p.passed} of ${p.tasks} passed`)}</title></rect>`,
+      `<g class="pair"><rect class="bar" x="${x}" y="${y(p.passRate)}" width="${w}" height="${fixed(plotH * p.passRate)}" fill="${colours.get(p.format)}"${p.pass1 === null ? "" : ' fill-opacity="0.45"'}><title>${escapeHtml(`${pairName(p)}: ${rateWithInterval(p)}, ${p.passed} of ${p.tasks} passed`)}</title></rect>`,
+      // Exercises: the part passed at the first try drawn solid inside the pass@2 bar.
+      p.pass1 === null ? "" : `<rect class="bar-first" x="${x}" y="${y(p.pass1)}" width="${w}" height="${fixed(plotH * p.pass1)}" fill="${colours.get(p.format)}"><title>${escapeHtml(`${pairName(p)}: pass@1 ${percent(p.pass1)}`)}</title></rect>`,
       `<path class="whisker" d="M${mid} ${y(low)}V${y(high)}M${mid - 6} ${y(low)}h12M${mid - 6} ${y(high)}h12"/>`,
       `<text class="label" x="${mid}" y="${top + plotH + 16}" text-anchor="middle">${escapeHtml(short(p.format, 12))}</text>`,
       `<text class="label model" x="${mid}" y="${top + plotH + 32}" text-anchor="middle">${escapeHtml(short(p.model, 12))}</text></g>`,

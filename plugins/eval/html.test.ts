@@ -73,6 +73,21 @@ describe("htmlReport", () => {
   });
 });
 
+test("exercises: pass@1 drawn solid inside the pale pass@2 bar", () => {
+  const records = [
+    taskRecord({ task: "exercise:js/a", outcome: "tests-passed", similarity: null }),
+    taskRecord({ task: "exercise:js/b", passedFirst: false, outcome: "tests-passed", similarity: null }),
+    taskRecord({ task: "exercise:py/c", passed: false, passedFirst: false, outcome: "tests-failed", similarity: null }),
+    taskRecord({ task: "exercise:py/d", passed: false, passedFirst: false, outcome: "tests-failed", similarity: null }),
+  ];
+  const html = htmlReport(summarize(records, ["r"], "exercises", { now: NOW }), records, ["r"]);
+  // 200 px of plot: pass@2 50% is 100 px tall, pass@1 25% is 50 px.
+  expect(html).toContain('<rect class="bar" x="58" y="116" width="56" height="100" fill="#3366cc" fill-opacity="0.45">');
+  expect(html).toContain('<rect class="bar-first" x="58" y="166" width="56" height="50" fill="#3366cc">');
+  expect(html).toContain("Solid: passed at the first try (pass@1)");
+  expect(html).toContain("<th scope=\"col\">pass@1</th>");
+});
+
 describe("transcriptBody", () => {
   test("streamed text is joined into one block; the reply's copy of it is not shown twice", () => {
     const body = transcriptBody([

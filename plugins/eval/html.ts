@@ -49,7 +49,7 @@ export function htmlReport(summary: Summary, records: readonly TaskRecord[], run
       ? [
           '<section id="pass-rate"><h2>Pass rate per model and format</h2>',
           passRateChart(summary),
-          '<p class="note">Whiskers: the 95% Wilson interval. Few tasks make it wide: read overlapping intervals as "not told apart".</p></section>',
+          `<p class="note">${summary.source === "exercises" ? "Solid: passed at the first try (pass@1); pale: on the second, after the test output went back (pass@2). " : ""}Whiskers: the 95% Wilson interval. Few tasks make it wide: read overlapping intervals as "not told apart".</p></section>`,
           '<section id="cost"><h2>Cost against pass rate</h2>',
           costChart(summary),
           unknownCostNote(summary),
