@@ -2,20 +2,20 @@
 // package; .ci/run installs it), its DOM after scripts ran, and a screenshot whose pixels show
 // the charts. Skips, saying so, on a machine without Chromium.
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createJimp } from "@jimp/core";
 import pngFormat from "@jimp/js-png";
 import { htmlReport } from "../plugins/eval/html.ts";
 import { mergeRuns } from "../plugins/eval/summarize.ts";
 import { runSpec, sampleRecords, taskRecord, writeRunDir } from "./support/eval-runs.ts";
+import { tempDir } from "./support/kernel.ts";
 
 const chromium = Bun.which("chromium") ?? Bun.which("chromium-browser");
 if (!chromium) console.warn("eval-report-chromium: skipped, no chromium on PATH (apt-get install chromium)");
 
 function runChromium(args: string[]): { code: number; stdout: string; stderr: string } {
-  const profile = mkdtempSync(join(tmpdir(), "coder-chromium-"));
+  const profile = tempDir("coder-chromium-");
   const r = Bun.spawnSync([chromium!, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", `--user-data-dir=${profile}`, ...args], { timeout: 90_000 });
   return { code: r.exitCode ?? -1, stdout: r.stdout.toString(), stderr: r.stderr.toString() };
 }
@@ -23,9 +23,9 @@ function runChromium(args: string[]): { code: number; stdout: string; stderr: st
 /** The sample report (with a commit message that tries to run a script), as a file. */
 function samplePage(): { file: string; pairs: number; segments: number; records: number } {
   const records = [...sampleRecords(), taskRecord({ task: "history:ffff", title: `<script>document.title="pwned"</script><img src=x onerror="document.title='pwned'">`, model: "gpt-test", format: "diff" })];
-  const dir = writeRunDir(runSpec({ models: ["gpt-test", "other-model"], formats: ["diff", "udiff"] }), records);
+  const dir = writeRunDir(runSpec({ models: ["gpt-test", "other-model"], formats: ["diff", "udiff"] }), records, { parent: tempDir("coder-eval-run-") });
   const { summary, records: kept } = mergeRuns([dir], { now: new Date("2026-12-01T13:00:00.000Z") });
-  const file = join(mkdtempSync(join(tmpdir(), "coder-eval-html-")), "report.html");
+  const file = join(tempDir("coder-eval-html-"), "report.html");
   writeFileSync(file, htmlReport(summary, kept, ["runs/sample"]));
   return { file, pairs: summary.pairs.length, segments: summary.pairs.reduce((n, p) => n + Object.keys(p.outcomes).length, 0), records: kept.length };
 }
@@ -52,7 +52,7 @@ describe.skipIf(!chromium)("the HTML report in headless Chromium", () => {
 
   test("a screenshot shows the charts: the formats' bar colours and the outcome segments' colours are on screen", async () => {
     const page = samplePage();
-    const shot = join(mkdtempSync(join(tmpdir(), "coder-eval-shot-")), "report.png");
+    const shot = join(tempDir("coder-eval-shot-"), "report.png");
     const r = runChromium([`--screenshot=${shot}`, "--window-size=1000,2000", "--hide-scrollbars", `file://${page.file}`]);
     expect(r.code).toBe(0);
     const Jimp = createJimp({ formats: [pngFormat] });

@@ -1,12 +1,12 @@
 import { describe, expect, test } from "bun:test";
-import { lstatSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { lstatSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { SubcommandContext } from "../../core/plugin.ts";
 import { replaceNamedFile } from "../../core/edit/state.ts";
 import { runReport } from "./report.ts";
 import { mergeRuns } from "./summarize.ts";
 import { runSpec, sampleRecords, writeRunDir } from "../../tests/support/eval-runs.ts";
+import { tempDir } from "../../tests/support/kernel.ts";
 
 class UsageStop extends Error {}
 
@@ -31,7 +31,7 @@ function context(options: Record<string, unknown> = {}, json = false) {
 
 /** Two shards of a sample run under one folder, which is also the cwd typed paths are relative to. */
 function shards() {
-  const cwd = mkdtempSync(join(tmpdir(), "coder-eval-report-"));
+  const cwd = tempDir("coder-eval-report-");
   const records = sampleRecords();
   const spec = runSpec({ models: ["gpt-test", "other-model"], formats: ["diff", "udiff"] });
   writeRunDir({ ...spec, shard: [1, 2] }, records.filter((_, i) => i % 2 === 0), { parent: cwd, name: "shard-1" });

@@ -1,9 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mergeRuns, readRun, summarize, wilsonInterval } from "./summarize.ts";
 import { runSpec, sampleRecords, taskRecord, writeRunDir } from "../../tests/support/eval-runs.ts";
+import { tempDir } from "../../tests/support/kernel.ts";
 
 const NOW = new Date("2026-12-01T13:00:00.000Z");
 
@@ -128,7 +128,7 @@ describe("mergeRuns: shards", () => {
     const records = sampleRecords();
     const spec = runSpec({ models: ["gpt-test", "other-model"], formats: ["diff", "udiff"], tasks: [...new Set(records.map((r) => r.task))] });
     const whole = writeRunDir(spec, records);
-    const parent = mkdtempSync(join(tmpdir(), "coder-eval-shards-"));
+    const parent = tempDir("coder-eval-shards-");
     const shards = [1, 2, 3].map((i) =>
       writeRunDir(
         { ...spec, shard: [i, 3] },
@@ -196,7 +196,7 @@ describe("readRun: what a bad run directory says", () => {
   });
 
   test("no directory, a file, no run.json, bad run.json", () => {
-    const parent = mkdtempSync(join(tmpdir(), "coder-eval-bad-"));
+    const parent = tempDir("coder-eval-bad-");
     expect(() => readRun(join(parent, "nope"))).toThrow(`${join(parent, "nope")}: no such directory`);
     writeFileSync(join(parent, "file"), "x");
     expect(() => readRun(join(parent, "file"))).toThrow(`${join(parent, "file")}: not a directory`);

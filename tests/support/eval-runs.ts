@@ -1,10 +1,10 @@
 // Eval run directories for tests of `coder eval report`: task records and run.json files in
 // the shapes of plugins/eval/record.ts, written as coder eval writes them.
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { RECORD_VERSION, type RunSpec, type TaskRecord } from "../../plugins/eval/record.ts";
+import { tempDir } from "./kernel.ts";
 
 /** A task record with sensible defaults (a passing, exact history task). */
 export function taskRecord(fields: Partial<TaskRecord> = {}): TaskRecord {
@@ -59,7 +59,7 @@ export function runSpec(fields: Partial<RunSpec> = {}): RunSpec {
 
 /** A run directory holding `spec` and `records` (tasks.jsonl as the runner appends it, or `tasksText` verbatim). */
 export function writeRunDir(spec: RunSpec, records: readonly TaskRecord[], options: { parent?: string; name?: string; tasksText?: string } = {}): string {
-  const parent = options.parent ?? mkdtempSync(join(tmpdir(), "coder-eval-run-"));
+  const parent = options.parent ?? tempDir("coder-eval-run-");
   const dir = join(parent, options.name ?? "run");
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, "run.json"), `${JSON.stringify(spec, null, 2)}\n`);
