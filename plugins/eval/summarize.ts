@@ -36,16 +36,26 @@ export function readRun(dir: string, name = dir): RunRead {
     throw new RunDirError(`${specFile}: not valid JSON (${(error as Error).message})`);
   }
   checkSpec(spec, specFile);
+  const tasksFile = join(name, "tasks.jsonl");
+  const { records, warnings } = parseTaskLines(readText(join(dir, "tasks.jsonl"), tasksFile) ?? "", tasksFile);
+  return { dir: name, spec: spec as RunSpec, records, warnings };
+}
+
+/**
+ * The task records of a `tasks.jsonl` text (`file` names it in messages). A last line without
+ * its newline that is not JSON is what a killed run left half-written: skipped with a warning.
+ * Any other bad line, an unknown record version or a missing field is a RunDirError naming the
+ * line.
+ */
+export function parseTaskLines(text: string, file: string): { records: TaskRecord[]; warnings: string[] } {
   const warnings: string[] = [];
   const records: TaskRecord[] = [];
-  const tasksFile = join(name, "tasks.jsonl");
-  const text = readText(join(dir, "tasks.jsonl"), tasksFile) ?? "";
   const lines = text.split("\n");
   // A complete file ends with a newline, so its last piece is empty; anything else there is a line a killed run left half-written.
   const last = lines.length - 1;
   lines.forEach((line, i) => {
     if (!line.trim()) return;
-    const where = `${tasksFile}:${i + 1}`;
+    const where = `${file}:${i + 1}`;
     let value: unknown;
     try {
       value = JSON.parse(line);
@@ -58,7 +68,7 @@ export function readRun(dir: string, name = dir): RunRead {
     }
     records.push(checkRecord(value, where));
   });
-  return { dir: name, spec: spec as RunSpec, records, warnings };
+  return { records, warnings };
 }
 
 function statOrNull(path: string): ReturnType<typeof statSync> | null {
