@@ -22,7 +22,7 @@ function context(options: Record<string, unknown> = {}, json = false) {
     usage: (message) => {
       throw new UsageStop(message);
     },
-    turn: () => {
+    context: () => {
       throw new Error("not used");
     },
   };
