@@ -1,8 +1,8 @@
 import { expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { completeRequest, plainFiles, runCommand } from "./kit.ts";
+import { completeRequest, createKit, plainFiles, runCommand } from "./kit.ts";
 import type { ModelEvent } from "../plugin.ts";
 
 test("completeRequest assembles text and tool calls; a retry voids what came before", async () => {
@@ -77,4 +77,34 @@ test("kit.files.readBytes: the capped reader, refusing a link to /dev/zero and a
   expect(files.readBytes!("a.bin")).toMatchObject({ ok: false, missing: false, problem: "a.bin is 5 bytes, over the 4 bytes limit (--max-file-size) for files coder reads" });
   expect(files.readBytes!("zero")).toMatchObject({ ok: false, problem: "zero is a character device, not a regular file; coder reads only regular files" });
   expect(files.readBytes!("nope")).toMatchObject({ ok: false, missing: true });
+});
+
+test("kit.writeOutput: a file the user named, relative to cwd, replaced whole; a link at that name is refused, its target untouched", () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "coder-kit-out-")));
+  const cwd = join(root, "sub");
+  const unavailable = () => {
+    throw new Error("not in this test");
+  };
+  const kit = createKit({
+    version: "0.0.0",
+    root,
+    cwd,
+    matcher: { rungs: [], replace: unavailable, explain: unavailable },
+    reports: { failedEdits: unavailable },
+    countTokens: (t) => t.length,
+    files: plainFiles(root, async () => []),
+    registry: { adapterFor: unavailable, modelInfo: unavailable },
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    readOption: unavailable,
+    env: {},
+  });
+  expect(kit.writeOutput!("out/report.html", "<p>one</p>")).toBe(join(cwd, "out", "report.html"));
+  expect(kit.writeOutput!("out/report.html", "<p>two</p>")).toBe(join(cwd, "out", "report.html"));
+  expect(readFileSync(join(cwd, "out", "report.html"), "utf8")).toBe("<p>two</p>");
+  expect(readdirSync(join(cwd, "out"))).toEqual(["report.html"]);
+  writeFileSync(join(root, "victim"), "keep");
+  symlinkSync(join(root, "victim"), join(cwd, "out", "link.html"));
+  expect(() => kit.writeOutput!(join(cwd, "out", "link.html"), "x")).toThrow("link.html is a symlink");
+  expect(readFileSync(join(root, "victim"), "utf8")).toBe("keep");
+  expect(lstatSync(join(cwd, "out", "link.html")).isSymbolicLink()).toBe(true);
 });

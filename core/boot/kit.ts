@@ -13,7 +13,7 @@ import type { App } from "../kernel.ts";
 import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup } from "../proc/spawn.ts";
-import { readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
+import { readState, replaceNamedFile, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
 import { formatHelpers } from "../edit/search-replace.ts";
 
 export interface KitDeps {
@@ -70,6 +70,7 @@ export function createKit(deps: KitDeps): Kit {
     run: (command, options) => runCommand(command, { ...options, cwd: options?.cwd ?? root }),
     spawn: (argv, options) => spawnGroup(argv, { ...options, cwd: options?.cwd ?? root }),
     log: deps.log,
+    writeOutput: (path, data) => replaceNamedFile(resolve(deps.cwd ?? root, path), data),
     cacheDir: (plugin) => stateFolder(root, `cache/${plugin.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+$/, "_")}`),
     state: {
       write: (path, data) => writeState(root, path, data),
