@@ -1359,14 +1359,6 @@ export interface Kit {
      * @example if (await kit.files.ignored(".env")) return;
      */
     ignored(path: string): Promise<boolean>;
-    /**
-     * Replace a file the person named themselves (`/save FILE`: relative to the directory coder
-     * started in, or absolute, so it may be outside the repository) with `data`, atomically (a new
-     * temp file beside it, then a rename: never written through a link, never left half-written);
-     * missing folders are made. Returns the absolute path. Not for model-chosen paths: those go
-     * through the edit formats and the gate.
-     */
-    writeNamed(path: string, data: string | Uint8Array): string;
   };
   diff: {
     /** A unified diff of one file's change, for showing. */
@@ -1414,6 +1406,15 @@ export interface Kit {
    */
   tempFolder(prefix: string): { path: string; remove(): void };
   log: Logger;
+  /**
+   * Replace a file the user named (a report, an export; relative to `cwd`, or absolute) with
+   * `data` (text as UTF-8, or bytes) atomically: an exclusive new temp file beside it, then a
+   * rename, so a reader never sees half of it. A link or anything but a regular file at that name
+   * is refused with an Error naming it, never written through. Returns the absolute path written.
+   * Optional (additive to API version 1).
+   * @example kit.writeOutput?.("report.html", html)
+   */
+  writeOutput?(path: string, data: string | Uint8Array): string;
   /**
    * A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never
    * through a link). Write files there with `state.write("cache/<plugin>/...", data)`.

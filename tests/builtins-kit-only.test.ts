@@ -35,7 +35,7 @@ const ALLOWED: Allowed[] = [
     text: "rmSync",
     why: "removes an unreadable SQLite tag cache at the path kit.state.file checked (never a link) before rebuilding it; SQLite's own writes are not kit calls either",
   },
-  // `coder eval` (merged after the kit gained start/tempFolder/writeNamed): its scratch workspaces
+  // `coder eval` (merged after the kit gained start and tempFolder): its scratch workspaces
   // and its `--out DIR` run directory live outside the repository, where the kit has no writer yet.
   { file: "plugins/eval/child.ts", text: "Bun.main", why: "finds this coder's own binary (or main.ts from source) to run each task with (a path, no I/O)" },
   { file: "plugins/eval/rundir.ts", text: 'from "node:fs"', why: "a run directory at --out DIR (the user's folder); under .coder/eval it goes through kit.state" },

@@ -76,7 +76,9 @@ async function builtinNames(): Promise<Map<string, string>> {
     for (const kind of ["formats", "context", "tools", "subcommands"] as const) {
       for (const item of plugin[kind] ?? []) names.set(item.name, `${kind} of ${builtin.name}`);
     }
-    for (const option of plugin.options ?? []) names.set(option.key, `option of ${builtin.name}`);
+    // Command-line-only flags (`coder eval --out`, `--jobs`) are everyday words no config or
+    // environment can carry: core never sees them except through the generic argv parser.
+    for (const option of plugin.options ?? []) if (!option.cliOnly) names.set(option.key, `option of ${builtin.name}`);
   }
   return names;
 }

@@ -404,7 +404,7 @@ describe("coder eval operations", () => {
     });
   }, 120_000);
 
-  test("--shard slices partition the tasks", async () => {
+  test("--shard slices partition the tasks, and coder eval report merges them to the unsharded figures", async () => {
     const s = fixture();
     await served(perfectModel(changesOf(s.repo)), async (server) => {
       const env = evalEnv(s, server.url);
@@ -419,6 +419,18 @@ describe("coder eval operations", () => {
       expect(new Set(all).size).toBe(5);
       expect(runs.map((x) => x.records.length)).toEqual(runs.map((x) => x.spec.tasks.length));
       expect(runs.map((x) => x.spec.shard)).toEqual([[1, 3], [2, 3], [3, 3]]);
+      // `coder eval report` merges the slices to the unsharded run's figures (seconds aside: wall time).
+      const whole = join(tempDir(), "whole");
+      expect((await coder(["eval", "--model", "openai/perfect", "--edit-format", "diff", "--out", whole], { cwd: s.repo, env })).code).toBe(0);
+      const report = async (args: string[]) => {
+        const r = await coder(["eval", "report", "--json", ...args], { cwd: s.repo, env });
+        expect(r.code).toBe(0);
+        const summary = JSON.parse(r.stdout) as { pairs: Record<string, unknown>[]; duplicates: number };
+        return { ...summary, generated: null, runs: null, pairs: summary.pairs.map(({ secondsPerTask: _, ...p }) => p) };
+      };
+      const merged = await report(dirs);
+      expect(merged).toEqual(await report([whole]));
+      expect(merged.pairs).toMatchObject([{ tasks: 5, passed: 5 }]);
       const bad = await coder(["eval", "--model", "openai/perfect", "--shard", "4/3"], { cwd: s.repo, env });
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain("--shard 4/3");

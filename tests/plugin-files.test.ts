@@ -1,8 +1,8 @@
-// kit.files.glob, kit.files.ignored and kit.files.writeNamed end to end, through a user's plugin
+// kit.files.glob and kit.files.ignored end to end, through a user's plugin
 // in `dist/coder --plugin FILE`: the same listing and ignore rules coder itself uses (tracked
-// files, .gitignore, .coderignore, --ignore-file), and a named write that never follows a link.
+// files, .gitignore, .coderignore, --ignore-file).
 import { beforeAll, expect, setDefaultTimeout, test } from "bun:test";
-import { lstatSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeServer } from "./support/fake-server.ts";
 import { coder, committedSandbox, requireBinary } from "./support/kernel.ts";
@@ -15,14 +15,13 @@ const FILES_PLUGIN = `export default (kit) => ({
   name: "files-probe",
   commands: [{
     name: "probe",
-    summary: "glob, ignored and a named write",
+    summary: "glob and ignored",
     async run(arg, s) {
       s.print("ts: " + JSON.stringify(await kit.files.glob("**/*.ts")));
       const asked = [".env", "notes/todo.md", "src/app.ts", "build/out.js", "new.log"];
       const ignored = [];
       for (const path of asked) if (await kit.files.ignored(path)) ignored.push(path);
       s.print("ignored: " + JSON.stringify(ignored));
-      if (arg.trim()) s.print("wrote: " + kit.files.writeNamed(arg.trim(), "saved\\n"));
     },
   }],
 });
@@ -45,24 +44,6 @@ test("a plugin's glob and ignore questions get coder's own answers; --ignore-fil
     const other = await coder([...args, "--ignore-file", "other-ignore", "-m", "/probe"], { cwd: s.repo, env: s.env });
     expect(other.stdout).toContain('ts: ["src/app.ts","src/lib/util.ts"]');
     expect(other.stdout).toContain('ignored: [".env","build/out.js","new.log"]');
-  } finally {
-    await server.stop();
-  }
-});
-
-test("writeNamed writes the file the person named, relative to where coder started, and replaces a link instead of writing through it", async () => {
-  const s = committedSandbox({ "a.txt": "a\n" }, { "probe.ts": FILES_PLUGIN });
-  const victim = join(s.home, "victim.txt");
-  writeFileSync(victim, "untouched\n");
-  symlinkSync(victim, join(s.repo, "out.txt"));
-  const server = await startFakeServer([]);
-  try {
-    const r = await coder(["--plugin", s.plugin("probe.ts"), "--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "sk-test", "--map-tokens", "0", "--no-pretty", "-m", "/probe out.txt"], { cwd: s.repo, env: s.env });
-    expect(r.code).toBe(0);
-    expect(r.stdout).toContain(`wrote: ${join(s.repo, "out.txt")}`);
-    expect(readFileSync(victim, "utf8")).toBe("untouched\n");
-    expect(lstatSync(join(s.repo, "out.txt")).isSymbolicLink()).toBe(false);
-    expect(readFileSync(join(s.repo, "out.txt"), "utf8")).toBe("saved\n");
   } finally {
     await server.stop();
   }

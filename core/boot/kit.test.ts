@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { completeRequest, kitFiles, plainFiles, runCommand } from "./kit.ts";
+import { completeRequest, createKit, kitFiles, plainFiles, runCommand } from "./kit.ts";
 import { gitIgnores, listRepoFiles } from "../git/git.ts";
 import type { ModelEvent } from "../plugin.ts";
 
@@ -80,7 +80,7 @@ test("kit.files.readBytes: the capped reader, refusing a link to /dev/zero and a
   expect(files.readBytes!("nope")).toMatchObject({ ok: false, missing: true });
 });
 
-describe("kit.files: globs, ignore rules and named writes", () => {
+describe("kit.files: globs and ignore rules", () => {
   /** A repository with tracked, untracked, git-ignored and .coderignore'd files. */
   function repo(): string {
     const root = realpathSync(mkdtempSync(join(tmpdir(), "coder-kit-ign-")));
@@ -156,18 +156,34 @@ describe("kit.files: globs, ignore rules and named writes", () => {
     mkdirSync(join(root, ".coderignore"));
     await expect(filesOf(root).ignored("notes.txt")).rejects.toThrow(".coderignore");
   });
+});
 
-  test("writeNamed: relative to the start folder, atomic, missing folders made, a link replaced and never written through", async () => {
-    const root = repo();
-    const files = filesOf(root);
-    expect(files.writeNamed("saved/chat.txt", "one\n")).toBe(join(root, "src", "saved", "chat.txt"));
-    expect(readFileSync(join(root, "src", "saved", "chat.txt"), "utf8")).toBe("one\n");
-    const outside = join(realpathSync(mkdtempSync(join(tmpdir(), "coder-kit-out-"))), "victim.txt");
-    writeFileSync(outside, "untouched\n");
-    symlinkSync(outside, join(root, "link.txt"));
-    files.writeNamed(join(root, "link.txt"), "two\n");
-    expect(readFileSync(outside, "utf8")).toBe("untouched\n");
-    expect(lstatSync(join(root, "link.txt")).isSymbolicLink()).toBe(false);
-    expect(readFileSync(join(root, "link.txt"), "utf8")).toBe("two\n");
+test("kit.writeOutput: a file the user named, relative to cwd, replaced whole; a link at that name is refused, its target untouched", () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "coder-kit-out-")));
+  const cwd = join(root, "sub");
+  const unavailable = () => {
+    throw new Error("not in this test");
+  };
+  const kit = createKit({
+    version: "0.0.0",
+    root,
+    cwd,
+    matcher: { rungs: [], replace: unavailable, explain: unavailable },
+    reports: { failedEdits: unavailable },
+    countTokens: (t) => t.length,
+    files: plainFiles(root, async () => []),
+    registry: { adapterFor: unavailable, modelInfo: unavailable },
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    readOption: unavailable,
+    env: {},
   });
+  expect(kit.writeOutput!("out/report.html", "<p>one</p>")).toBe(join(cwd, "out", "report.html"));
+  expect(kit.writeOutput!("out/report.html", "<p>two</p>")).toBe(join(cwd, "out", "report.html"));
+  expect(readFileSync(join(cwd, "out", "report.html"), "utf8")).toBe("<p>two</p>");
+  expect(readdirSync(join(cwd, "out"))).toEqual(["report.html"]);
+  writeFileSync(join(root, "victim"), "keep");
+  symlinkSync(join(root, "victim"), join(cwd, "out", "link.html"));
+  expect(() => kit.writeOutput!(join(cwd, "out", "link.html"), "x")).toThrow("link.html is a symlink");
+  expect(readFileSync(join(root, "victim"), "utf8")).toBe("keep");
+  expect(lstatSync(join(cwd, "out", "link.html")).isSymbolicLink()).toBe(true);
 });

@@ -14,7 +14,7 @@ import type { App } from "../kernel.ts";
 import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup, startGroup } from "../proc/spawn.ts";
-import { readState, replaceRecord, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
+import { readState, replaceNamedFile, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
 import { globMatches } from "../edit/glob.ts";
 import type { RepoIgnore } from "../edit/ignore-rules.ts";
 import { formatHelpers } from "../edit/search-replace.ts";
@@ -83,6 +83,7 @@ export function createKit(deps: KitDeps): Kit {
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
     ...kitProcesses(root),
     log: deps.log,
+    writeOutput: (path, data) => replaceNamedFile(resolve(deps.cwd ?? root, path), data),
     cacheDir: (plugin) => stateFolder(root, `cache/${plugin.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+$/, "_")}`),
     state: {
       write: (path, data) => writeState(root, path, data),
@@ -143,11 +144,6 @@ export function kitFiles(root: string, cwd: string, deps: Pick<KitDeps, "files" 
       if (rel === "") return false;
       rules ??= new (await import("../edit/ignore-rules.ts")).RepoIgnore(root, deps.ignoreFile, deps.gitIgnores);
       return rules.isIgnored(rel, isTracked);
-    },
-    writeNamed: (path, data) => {
-      const target = resolve(cwd, path);
-      replaceRecord(target, data);
-      return target;
     },
   };
 }

@@ -199,6 +199,20 @@ export function replaceRecord(file: string, data: string | Uint8Array, mode = 0o
   }
 }
 
+/**
+ * Replace a file the user named (a report written with `--html FILE`) as replaceRecord does,
+ * refusing a link or anything but a regular file at that name: the user asked for a file there,
+ * and silently replacing their link (or a FIFO, or a folder) is not what they asked for.
+ */
+export function replaceNamedFile(file: string, data: string | Uint8Array): string {
+  const abs = resolve(file);
+  const stat = lstatOrNull(abs);
+  if (stat?.isSymbolicLink()) throw new StateFileError(`${file} is a symlink; coder does not write through a link (name another file, or delete the link)`);
+  if (stat && !stat.isFile()) throw new StateFileError(`${file} is not a regular file; coder writes only plain files there (name another file)`);
+  replaceRecord(abs, data);
+  return abs;
+}
+
 /** Append `text` to one of coder's record files, creating it; never through a link (nor a hard-linked file under `.coder/`). */
 export function appendRecord(file: string, text: string): void {
   const abs = checkedRecordPath(file, "in-place")!;

@@ -1,6 +1,7 @@
 // `coder eval`: measure models and edit formats on this repository's history or an exercise
 // set, from the same binary. Each task runs the running coder as a child in a temporary
-// workspace (runner.ts); this file only declares the command, so nothing loads until it runs.
+// workspace (runner.ts); `coder eval report` merges and reports run directories (report.ts). This
+// file only declares the command, so nothing loads until it runs.
 import type { Kit, PluginObject } from "../../core/plugin.ts";
 import { EVAL_OPTIONS, EVAL_SUBCOMMAND } from "./options.ts";
 
@@ -9,6 +10,12 @@ export default function evalPlugin(kit: Kit): PluginObject {
     apiVersion: 2,
     name: "eval",
     options: [...EVAL_OPTIONS],
-    subcommands: [{ ...EVAL_SUBCOMMAND, run: async (args, cli) => (await import("./runner.ts")).runEval(kit, args, cli) }],
+    subcommands: [
+      {
+        ...EVAL_SUBCOMMAND,
+        // `coder eval report DIR...` reads runs back; anything else is a run.
+        run: async (args, cli) => (args[0] === "report" ? (await import("./report.ts")).runReport(args.slice(1), cli, kit) : (await import("./runner.ts")).runEval(kit, args, cli)),
+      },
+    ],
   };
 }

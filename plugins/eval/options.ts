@@ -2,6 +2,7 @@
 // can hand them to the kernel without loading the runner (`--help` stays cheap). Every one is
 // command-line only: an eval is asked for, never configured by a repository.
 import type { PluginOption, Subcommand } from "../../core/plugin.ts";
+import { EVAL_HTML } from "./report-options.ts";
 
 const GROUP = "Eval (coder eval)";
 const cli = { cliOnly: true, noEnv: true, group: GROUP } as const;
@@ -17,12 +18,12 @@ export const EVAL_RESUME = { key: "resume", type: "string", arg: "DIR", ...cli, 
 export const EVAL_MAX_COST = { key: "maxCost", type: "number", arg: "DOLLARS", ...cli, help: "start no new task once the run has cost this much" } as const satisfies PluginOption;
 export const EVAL_OUT = { key: "out", type: "string", arg: "DIR", ...cli, help: "the run directory (default: .coder/eval/<time>/)" } as const satisfies PluginOption;
 
-export const EVAL_OPTIONS: readonly PluginOption[] = [EVAL_COMMITS, EVAL_SAMPLE, EVAL_SEED, EVAL_NO_FILES, EVAL_EXERCISES, EVAL_JOBS, EVAL_SHARD, EVAL_RESUME, EVAL_MAX_COST, EVAL_OUT];
+export const EVAL_OPTIONS: readonly PluginOption[] = [EVAL_COMMITS, EVAL_SAMPLE, EVAL_SEED, EVAL_NO_FILES, EVAL_EXERCISES, EVAL_JOBS, EVAL_SHARD, EVAL_RESUME, EVAL_MAX_COST, EVAL_OUT, EVAL_HTML];
 
 /** `coder eval [...]`. */
 export const EVAL_SUBCOMMAND = {
   name: "eval",
-  usage: "[options]",
+  usage: "[options] | report [--html FILE] [--json] DIR...",
   summary: "measure models and edit formats on this repository's history or an exercise set, in temporary worktrees (coder eval --help)",
   help: [
     "Every --model (repeat it) runs with every --edit-format (comma-separated); each task runs coder itself",
@@ -39,9 +40,12 @@ export const EVAL_SUBCOMMAND = {
     "",
     "Results: run.json, tasks.jsonl (one line per finished task, with its transcript) and summary.json in",
     ".coder/eval/<time>/ or --out DIR. Ctrl-C keeps what is done; --resume DIR continues; --max-cost stops",
-    "starting tasks. Examples:",
+    "starting tasks. `coder eval report [--html FILE] [--json] DIR...` merges run directories (a CI matrix's",
+    "--shard slices) and prints the table; --html FILE also writes one self-contained page: charts and every",
+    "task's transcript. Examples:",
     "  coder eval --model openai/gpt-4.1 --model deepseek/deepseek-chat --edit-format diff,udiff --jobs 4",
     "  coder eval --exercises polyglot-benchmark --model openai/gpt-4.1 --sample 50 --max-cost 5",
     "  coder eval --model openai/gpt-4.1 --shard 2/4 --out eval-2      (one CI job of four)",
+    "  coder eval report --html eval.html eval-1 eval-2 eval-3 eval-4",
   ].join("\n"),
 } as const satisfies Omit<Subcommand, "run">;

@@ -1,7 +1,8 @@
 // The shape of an eval run on disk: what `coder eval` writes and `coder eval report` reads.
 // A run directory holds `run.json` (how the run was asked for), `tasks.jsonl` (one TaskRecord
 // per line, appended as each task ends, so a killed run keeps what it finished) and
-// `summary.json` (a Summary, rewritten at the end of a run and by `coder eval report`).
+// `summary.json` (a Summary, rewritten at the end of a run; `coder eval report` prints one and
+// writes nothing in the run directory).
 
 /** Bumped when a field changes meaning; readers refuse a version they do not know. */
 export const RECORD_VERSION = 1;

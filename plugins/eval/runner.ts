@@ -10,7 +10,8 @@ import { type CommitTask, DEFAULT_DEPTH, logArgs, parseLog, parseShard, qualifie
 import { EVAL_COMMITS, EVAL_EXERCISES, EVAL_JOBS, EVAL_MAX_COST, EVAL_NO_FILES, EVAL_OUT, EVAL_RESUME, EVAL_SAMPLE, EVAL_SEED, EVAL_SHARD } from "./options.ts";
 import { Progress } from "./progress.ts";
 import { RECORD_VERSION, type RunSpec, type TaskRecord } from "./record.ts";
-import { summarize, textReport } from "./run-end.ts";
+import { textReport } from "./report-text.ts";
+import { summarize } from "./summarize.ts";
 import { RunDir } from "./rundir.ts";
 import { runExercise, runHistoryTask, type TaskContext } from "./tasks.ts";
 import { gitOk, Workspaces } from "./workspace.ts";
@@ -208,7 +209,7 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
     await workspaces.removeAll();
   }
 
-  const summary = summarize(records, [run.dir], spec.source);
+  const summary = summarize(records, [run.dir], spec.source, { models: spec.models, formats: spec.formats });
   run.writeSummary(summary);
   run.close();
   const ran = records.length - done.length;
@@ -222,7 +223,7 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
     cli.printJson(summary);
     return 0;
   }
-  cli.print(textReport(summary));
-  cli.print(`Run directory: ${run.dir}`);
+  cli.print(textReport(summary, { color: process.stdout.isTTY === true && !process.env.NO_COLOR }));
+  cli.print(`Run directory: ${run.dir} (coder eval report --html FILE ${run.dir} draws it as a page)`);
   return 0;
 }
