@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Kit, ModelInfo, TurnContext } from "../../core/plugin.ts";
 import { countTokens } from "../../core/chat/tokens.ts";
-import { statePath } from "../../core/edit/state.ts";
+import { openCacheStore } from "../../core/edit/cache-store.ts";
 import plugin, { RepoMapService, mapBudget } from "./index.ts";
 
 const dirs: string[] = [];
@@ -37,7 +37,7 @@ function setup(): { root: string; kit: Kit; warnings: string[] } {
     log: { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) },
     // The options the last `turn(root, options)` named, as the kernel's settled settings would give them.
     options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
-    state: { file: (path: string, siblings?: readonly string[]) => statePath(root, path, siblings) },
+    cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(root, namespace, { version: options?.version, warn: (m) => warnings.push(m) }),
   } as unknown as Kit;
   return { root, kit, warnings };
 }

@@ -2,7 +2,7 @@
 // /map-refresh. It needs no model: `coder map` and --show-repo-map call it too.
 import type { ContextBlock, Kit, Plugin, PluginObject, Session, SubcommandContext, TurnContext } from "../../core/plugin.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
-import { SQLITE_SIBLINGS, TAG_CACHE, TagCache } from "./cache.ts";
+import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
 import { MapMemory } from "./memory.ts";
 import { reparseInBackground, type BackgroundReparse } from "./scan.ts";
@@ -67,15 +67,8 @@ export class RepoMapService {
   }
 
   #openCache(): TagCache {
-    if (!this.#cache) {
-      let file: string | null = null;
-      try {
-        file = this.#kit.state.file(TAG_CACHE, SQLITE_SIBLINGS);
-      } catch (error) {
-        this.#kit.log.warn(`repo map: no cache file (${error instanceof Error ? error.message : String(error)}); caching in memory`);
-      }
-      this.#cache = TagCache.open(file, (m) => this.#kit.log.warn(m));
-    }
+    // The kit's store: a planted link, a corrupt or a locked file each give one warning, never a crash.
+    this.#cache ??= new TagCache(this.#kit.cache(CACHE_NAMESPACE, { version: CACHE_VERSION }));
     return this.#cache;
   }
 

@@ -114,9 +114,10 @@ interface RepoResult {
 
 async function scoreTree(tree: Tree, samples: { chat: string; truth: Truth }[], budget: number, verbose: boolean): Promise<RepoResult> {
   const { buildRepoMap } = await import("../../plugins/repomap/map.ts");
-  const { TagCache } = await import("../../plugins/repomap/cache.ts");
+  const { CACHE_VERSION, TagCache } = await import("../../plugins/repomap/cache.ts");
+  const { memoryCacheStore } = await import("../../core/edit/cache-store.ts");
   const { countTokens } = await import("../../core/chat/tokens.ts");
-  const cache = TagCache.memory();
+  const cache = new TagCache(memoryCacheStore(CACHE_VERSION));
   const scores: Score[] = [];
   for (const { chat, truth } of samples) {
     const result = await buildRepoMap({

@@ -55,9 +55,9 @@ async function benchInput(root: string, listFile: string | null, cache: TagCache
 }
 
 async function openCache(root: string): Promise<TagCache> {
-  const { SQLITE_SIBLINGS, TAG_CACHE, TagCache } = await import("../../plugins/repomap/cache.ts");
-  const { statePath } = await import("../../core/edit/state.ts");
-  return TagCache.open(statePath(root, TAG_CACHE, SQLITE_SIBLINGS), (m) => console.error(m));
+  const { CACHE_NAMESPACE, CACHE_VERSION, TagCache } = await import("../../plugins/repomap/cache.ts");
+  const { openCacheStore } = await import("../../core/edit/cache-store.ts");
+  return new TagCache(openCacheStore(root, CACHE_NAMESPACE, { version: CACHE_VERSION, warn: (m) => console.error(m) }));
 }
 
 /** One map build in this process (the `--run` mode of this file); prints its stats as JSON. */
