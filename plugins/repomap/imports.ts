@@ -32,10 +32,13 @@ export class ImportResolver {
   #packages: Map<string, string> | null = null;
   readonly #tsconfigs = new Map<string, TsPaths | null>();
   readonly #texts = new Map<string, string | null>();
+  /** How far re-exports are followed (0: not at all, as the cold map's pre-scan of every file does). */
+  readonly #hops: number;
 
-  constructor(source: ImportSource) {
+  constructor(source: ImportSource, options: { followReexports?: boolean } = {}) {
     this.#source = source;
     this.#listed = new Set(source.files);
+    this.#hops = options.followReexports === false ? 0 : REEXPORT_HOPS;
   }
 
   /** The repository files `chat` imports, with the names it uses from each. */
@@ -66,7 +69,7 @@ export class ImportResolver {
       if (!file) continue;
       const names = statement.namespace ? usedMembers(text, statement.namespace) : statement.names;
       add(file, names);
-      this.#followTsReexports(file, names, add, REEXPORT_HOPS);
+      if (this.#hops > 0) this.#followTsReexports(file, names, add, this.#hops);
     }
   }
 
@@ -173,7 +176,7 @@ export class ImportResolver {
       const names = m[2]!.replace(/[()]/g, "").split(",").map((p) => p.trim().split(/\s+as\s+/)[0]!).filter((n) => /^\w+$/.test(n));
       const target = this.#resolvePython(chat, module);
       add(target, names);
-      if (target) this.#followPythonReexports(target, names, add, REEXPORT_HOPS);
+      if (target && this.#hops > 0) this.#followPythonReexports(target, names, add, this.#hops);
       // `from package import module`: a name may be a module of its own.
       for (const name of names) {
         const sub = this.#resolvePython(chat, module.endsWith(".") ? module + name : `${module}.${name}`);

@@ -5,7 +5,7 @@ import type { GrammarAssets } from "../../grammars/runtime.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
 import { MapMemory } from "./memory.ts";
-import { reparseInBackground, type BackgroundReparse } from "./scan.ts";
+import { parseInBackground, reparseInBackground, type BackgroundParse, type BackgroundReparse } from "./scan.ts";
 import { MAP_MULTIPLIER_NO_FILES, MAP_REFRESH, MAP_SUBCOMMAND, MAP_TOKENS, REPOMAP_OPTIONS } from "./options.ts";
 
 export type RefreshMode = (typeof MAP_REFRESH.values)[number];
@@ -36,6 +36,13 @@ export function mapPreamble(hasChatFiles: boolean): string {
     : "Map of this repository: its most relevant definitions, with the lines around them that show where they sit. These files are read-only here; to change one, ask for it to be added to the chat first.\n";
 }
 
+/**
+ * From this many files without cached tags, a map does not wait for every parse:
+ * the files it needs are parsed first and the rest in the background (cold.ts).
+ * Below it, parsing everything costs about what choosing would save.
+ */
+export const COLD_FIRST_FILES = 800;
+
 const loadAssets = async (): Promise<GrammarAssets> => (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS;
 
 interface SessionMap {
@@ -52,6 +59,9 @@ export class RepoMapService {
   #last: SessionMap | null = null;
   #forceNext = false;
   #background: BackgroundReparse | null = null;
+  /** A cold build's other files, being parsed into the cache (the provisional map stands until it is done). */
+  #coldParse: BackgroundParse | null = null;
+  #coldDone = true;
   /** Tags, grammars and ranks kept between this session's builds. */
   #memory = new MapMemory();
   #warmUpScheduled = false;
@@ -112,11 +122,13 @@ export class RepoMapService {
       // Not outside a request (`coder map`, /map: message ""), where the exact map is
       // wanted, nor in manual mode, where the first map stays.
       deferChatFiles: this.#last === null && !forced && mode !== "manual" && turn.message !== "",
+      coldFirst: COLD_FIRST_FILES,
     };
     const prepared = prepareRepoMap(input);
     // Session-stable: the same repository state, chat files and budget give the same block,
     // whatever identifiers later messages mention (mentions shape the map when it is rebuilt).
-    if (!forced && mode !== "always" && this.#last?.stateKey === prepared.stateKey && !this.#last.provisional) return this.#block(this.#last, turn);
+    // A cold build's provisional map stands while its background parse runs (nothing new to rank by yet).
+    if (!forced && mode !== "always" && this.#last?.stateKey === prepared.stateKey && (!this.#last.provisional || !this.#coldDone)) return this.#block(this.#last, turn);
     let result;
     try {
       await this.#settleBackground(turn.signal);
@@ -130,8 +142,30 @@ export class RepoMapService {
     if (result.deferred.length > 0) {
       this.#background = reparseInBackground(result.deferred, { root: input.root, cache: input.cache, assets: input.assets, memory: this.#memory }, this.backgroundDelayMs);
     }
+    if (result.pending.length > 0) this.#parseRest(result.pending, input);
     this.#scheduleWarmUp(input);
     return this.#block(this.#last, turn);
+  }
+
+  /**
+   * The files a cold build left: parsed in the background into the cache (one worker
+   * per core, started once the map is returned). A newer cold build replaces a parse
+   * under way (what was stored stays). When it is done, the next turn rebuilds the
+   * provisional map from the full cache, once.
+   */
+  #parseRest(pending: Parameters<typeof parseInBackground>[0], input: RepoMapInput): void {
+    this.#coldParse?.cancel();
+    const parse = parseInBackground(pending, { root: input.root, cache: input.cache, assets: input.assets, memory: this.#memory }, this.backgroundDelayMs);
+    this.#coldParse = parse;
+    this.#coldDone = false;
+    void parse.done.then(() => {
+      if (this.#coldParse === parse) this.#coldDone = true;
+    });
+  }
+
+  /** Waits for a cold build's background parse, keeping the process alive meanwhile (`coder map` fills the cache before it exits). */
+  async finishBackground(): Promise<void> {
+    await this.#coldParse?.hold();
   }
 
   /**
@@ -185,6 +219,9 @@ export class RepoMapService {
   close(): void {
     this.#background?.cancel();
     this.#background = null;
+    this.#coldParse?.cancel();
+    this.#coldParse = null;
+    this.#coldDone = true;
     this.#cache?.close();
     this.#cache = null;
     this.#memory.close();
@@ -236,6 +273,8 @@ async function printMap(service: RepoMapService, kit: Kit, files: readonly strin
   const block = await service.provide(cli.turn(files));
   const off = kit.options.get(MAP_TOKENS) === 0 ? " (the map is off: --map-tokens is 0)" : "";
   cli.print(block?.text ? block.text : `(the repo map is empty)${off}`);
+  // A cold map was printed before every file was parsed: fill the cache before exiting, so the next run is warm.
+  await service.finishBackground();
   return 0;
 }
 
