@@ -71,6 +71,8 @@ export class RepoMapService {
    * for the cores), well within a real model's reply time.
    */
   backgroundDelayMs = 500;
+  /** From this many files without cached tags, a build is a cold first map (COLD_FIRST_FILES). */
+  coldFirstFiles = COLD_FIRST_FILES;
 
   constructor(kit: Kit) {
     this.#kit = kit;
@@ -122,7 +124,7 @@ export class RepoMapService {
       // Not outside a request (`coder map`, /map: message ""), where the exact map is
       // wanted, nor in manual mode, where the first map stays.
       deferChatFiles: this.#last === null && !forced && mode !== "manual" && turn.message !== "",
-      coldFirst: COLD_FIRST_FILES,
+      coldFirst: this.coldFirstFiles,
     };
     const prepared = prepareRepoMap(input);
     // Session-stable: the same repository state, chat files and budget give the same block,
