@@ -16,7 +16,7 @@ export const PRESCAN_BYTES = 8192;
 /** At least this many files to parse before the first map, whatever the budget. */
 const MIN_NOW_FILES = 48;
 /** The chat files' neighbours parsed now, at most (a chat file importing half the repository). */
-const MAX_NEIGHBOURS = 600;
+const MAX_NEIGHBOURS = 300;
 
 export interface ColdInput {
   /** Every listed file (imports resolve against them). */
@@ -49,7 +49,7 @@ export interface ColdPlan {
  */
 export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   const byPath = new Map(stale.map((e) => [e.path, e]));
-  const heads = new ImportResolver({ files: input.files, read: (path) => (byPath.has(path) ? input.head(path, PRESCAN_BYTES) : input.head(path, 1 << 20)) }, { followReexports: false });
+  const heads = new ImportResolver({ files: input.files, read: (path) => (byPath.has(path) ? input.head(path, PRESCAN_BYTES) : input.head(path, 1 << 20)) }, { followReexports: false, samePackage: false });
   const imports = new Map<string, FileImports>();
   for (const entry of stale) imports.set(entry.path, heads.importsOf(entry.path));
   const importers = new Map<string, string[]>();
@@ -72,8 +72,12 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   for (const path of chat) choose(path);
   // The chat files' own imports from their whole text, re-exports followed (what the map shows first).
   const full = new ImportResolver({ files: input.files, read: input.read });
-  const near: string[] = [];
-  for (const path of chat) for (const target of full.importsOf(path).keys()) near.push(target);
+  // Files the chat takes names from first; then the ones it imports whole (a Go or Java
+  // package's other files: many); then the files importing the chat files.
+  const named: string[] = [];
+  const whole: string[] = [];
+  for (const path of chat) for (const [target, names] of full.importsOf(path)) (names.size > 0 ? named : whole).push(target);
+  const near = [...named, ...whole];
   for (const path of chat) near.push(...(importers.get(path) ?? []));
   for (const path of near.slice(0, MAX_NEIGHBOURS)) choose(path);
   const second: string[] = [];

@@ -35,10 +35,14 @@ export class ImportResolver {
   /** How far re-exports are followed (0: not at all, as the cold map's pre-scan of every file does). */
   readonly #hops: number;
 
-  constructor(source: ImportSource, options: { followReexports?: boolean } = {}) {
+  /** Whether the other files of a Go/JVM/C# file's folder count as imported (its package); not in the pre-scan, where they would link every folder to itself. */
+  readonly #samePackage: boolean;
+
+  constructor(source: ImportSource, options: { followReexports?: boolean; samePackage?: boolean } = {}) {
     this.#source = source;
     this.#listed = new Set(source.files);
     this.#hops = options.followReexports === false ? 0 : REEXPORT_HOPS;
+    this.#samePackage = options.samePackage !== false;
   }
 
   /** The repository files `chat` imports, with the names it uses from each. */
@@ -230,7 +234,7 @@ export class ImportResolver {
     const isTest = chat.endsWith("_test.go");
     const goFiles = (dir: string) => this.#filesIn(dir).filter((f) => f.endsWith(".go") && (isTest || !f.endsWith("_test.go")));
     // The same package: the other files of the folder.
-    for (const file of goFiles(posix.dirname(chat))) add(file, []);
+    if (this.#samePackage) for (const file of goFiles(posix.dirname(chat))) add(file, []);
     const module = this.#goModule(chat);
     if (!module) return;
     for (const { alias, path } of goImports(text)) {
@@ -310,7 +314,7 @@ export class ImportResolver {
     const ext = /\.\w+$/.exec(chat)![0];
     const sameLanguage = (f: string) => JVM.test(f) && (f.endsWith(ext) || f.endsWith(".java"));
     // The same package: the other files of the folder.
-    for (const file of this.#filesIn(posix.dirname(chat))) if (sameLanguage(file)) add(file, []);
+    if (this.#samePackage) for (const file of this.#filesIn(posix.dirname(chat))) if (sameLanguage(file)) add(file, []);
     for (const m of text.matchAll(/^[ \t]*import[ \t]+(static[ \t]+)?(\w+(?:\.\w+)*)(\.\*)?[ \t]*;?/gm)) {
       const parts = m[2]!.split(".");
       if (m[3]) {
@@ -337,7 +341,7 @@ export class ImportResolver {
   // ─── C# ───────────────────────────────────────────────────────────────────
 
   #csharp(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
-    for (const file of this.#filesIn(posix.dirname(chat))) if (file.endsWith(".cs")) add(file, []);
+    if (this.#samePackage) for (const file of this.#filesIn(posix.dirname(chat))) if (file.endsWith(".cs")) add(file, []);
     for (const m of text.matchAll(/^[ \t]*(?:global[ \t]+)?using[ \t]+(?:static[ \t]+)?([\w.]+)[ \t]*;/gm)) {
       const parts = m[1]!.split(".");
       // Namespaces follow folders by convention, often without the root namespace.
