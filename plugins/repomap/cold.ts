@@ -49,7 +49,13 @@ export interface ColdPlan {
  */
 export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   const byPath = new Map(stale.map((e) => [e.path, e]));
-  const heads = new ImportResolver({ files: input.files, read: (path) => (byPath.has(path) ? input.head(path, PRESCAN_BYTES) : input.head(path, 1 << 20)) }, { followReexports: false, samePackage: false });
+  // Other files (tsconfig.json, package.json, go.mod) are read whole, once each.
+  const configs = new Map<string, string | null>();
+  const readOther = (path: string) => {
+    if (!configs.has(path)) configs.set(path, input.head(path, 1 << 20));
+    return configs.get(path)!;
+  };
+  const heads = new ImportResolver({ files: input.files, read: (path) => (byPath.has(path) ? input.head(path, PRESCAN_BYTES) : readOther(path)) }, { followReexports: false, samePackage: false });
   const imports = new Map<string, FileImports>();
   for (const entry of stale) imports.set(entry.path, heads.importsOf(entry.path));
   const importers = new Map<string, string[]>();

@@ -32,6 +32,8 @@ export class ImportResolver {
   #packages: Map<string, string> | null = null;
   readonly #tsconfigs = new Map<string, TsPaths | null>();
   readonly #texts = new Map<string, string | null>();
+  /** A folder's Go module (the nearest go.mod above it), read once. */
+  readonly #goModules = new Map<string, { dir: string; path: string } | null>();
   /** How far re-exports are followed (0: not at all, as the cold map's pre-scan of every file does). */
   readonly #hops: number;
 
@@ -247,14 +249,21 @@ export class ImportResolver {
   }
 
   #goModule(file: string): { dir: string; path: string } | null {
-    for (let dir = posix.dirname(file); ; dir = posix.dirname(dir)) {
+    const start = posix.dirname(file);
+    const known = this.#goModules.get(start);
+    if (known !== undefined) return known;
+    let found: { dir: string; path: string } | null = null;
+    for (let dir = start; ; dir = posix.dirname(dir)) {
       const mod = dir === "." ? "go.mod" : `${dir}/go.mod`;
       if (this.#listed.has(mod)) {
         const path = /^module\s+(\S+)/m.exec(this.#source.read(mod) ?? "")?.[1];
-        return path ? { dir, path } : null;
+        found = path ? { dir, path } : null;
+        break;
       }
-      if (dir === ".") return null;
+      if (dir === ".") break;
     }
+    this.#goModules.set(start, found);
+    return found;
   }
 
   // ─── Rust ─────────────────────────────────────────────────────────────────

@@ -165,9 +165,11 @@ export class RepoMapService {
     });
   }
 
-  /** Waits for a cold build's background parse, keeping the process alive meanwhile (`coder map` fills the cache before it exits). */
-  async finishBackground(): Promise<void> {
-    await this.#coldParse?.hold();
+  /** Waits for a cold build's background parse, keeping the process alive meanwhile (`coder map` fills the cache before it exits); false when there was none. */
+  async finishBackground(): Promise<boolean> {
+    if (!this.#coldParse) return false;
+    await this.#coldParse.hold();
+    return true;
   }
 
   /**
@@ -275,8 +277,9 @@ async function printMap(service: RepoMapService, kit: Kit, files: readonly strin
   const block = await service.provide(cli.turn(files));
   const off = kit.options.get(MAP_TOKENS) === 0 ? " (the map is off: --map-tokens is 0)" : "";
   cli.print(block?.text ? block.text : `(the repo map is empty)${off}`);
-  // A cold map was printed before every file was parsed: fill the cache before exiting, so the next run is warm.
-  await service.finishBackground();
+  // A cold map was printed before every file was parsed: fill the cache before exiting, and
+  // store the full map, so that the next run is warm.
+  if (await service.finishBackground()) await service.provide(cli.turn(files));
   return 0;
 }
 

@@ -76,7 +76,11 @@ async function runOnce(root: string, listFile: string | null, deferChatFiles: bo
   // Since the process started (performance's origin), as `coder map` prints it.
   const firstMapAt = performance.now();
   // Then the rest into the cache, as `coder map` waits for it before exiting.
-  if (result.pending.length > 0) await parseInBackground(result.pending, { root, cache, assets: input.assets }).hold();
+  if (result.pending.length > 0) {
+    await parseInBackground(result.pending, { root, cache, assets: input.assets }).hold();
+    // And the full map stored, as `coder map` does before it exits.
+    await buildRepoMap(input);
+  }
   cache.close();
   console.log(JSON.stringify({ ...result.stats, fromCache: result.fromCache, provisional: result.provisional, tokens: Math.round(result.tokens), firstMapAt, pending: result.pending.length }));
 }
