@@ -32,6 +32,8 @@ export class ImportResolver {
   #packages: Map<string, string> | null = null;
   readonly #tsconfigs = new Map<string, TsPaths | null>();
   readonly #texts = new Map<string, string | null>();
+  readonly #endings = new Map<string, string[]>();
+  readonly #dirEndings = new Map<string, string | null>();
   /** A folder's Go module (the nearest go.mod above it), read once. */
   readonly #goModules = new Map<string, { dir: string; path: string } | null>();
   /** How far re-exports are followed (0: not at all, as the cold map's pre-scan of every file does). */
@@ -343,7 +345,7 @@ export class ImportResolver {
   #jvmClass(from: string, parts: string[]): string | null {
     if (parts.length === 0) return null;
     const rel = parts.join("/");
-    const found = [".java", ".kt", ".scala"].flatMap((e) => this.#endingWith(rel + e));
+    const found = [".java", ".kt", ".scala"].flatMap((e) => this.#endingWith(rel + e)).sort();
     return found.length > 0 ? nearest(from, found) : null;
   }
 
@@ -389,24 +391,35 @@ export class ImportResolver {
         else this.#byBase.set(base, [file]);
       }
     }
-    const base = ending.slice(ending.lastIndexOf("/") + 1);
-    return (this.#byBase.get(base) ?? []).filter((f) => f === ending || f.endsWith("/" + ending));
+    // Remembered per ending, in path order: the cold map's pre-scan asks for the same modules from many files.
+    let found = this.#endings.get(ending);
+    if (!found) {
+      const base = ending.slice(ending.lastIndexOf("/") + 1);
+      found = (this.#byBase.get(base) ?? []).filter((f) => f === ending || f.endsWith("/" + ending)).sort();
+      this.#endings.set(ending, found);
+    }
+    return found;
   }
 
   /** A listed folder equal to `ending` or ending with `/ending` (the first in path order). */
   #dirEndingWith(ending: string): string | null {
     this.#filesIn(".");
     this.#dirs ??= [...this.#byDir!.keys()].sort();
-    for (const dir of this.#dirs) if (dir === ending || dir.endsWith("/" + ending)) return dir;
-    return null;
+    let found = this.#dirEndings.get(ending);
+    if (found === undefined) {
+      found = this.#dirs.find((dir) => dir === ending || dir.endsWith("/" + ending)) ?? null;
+      this.#dirEndings.set(ending, found);
+    }
+    return found;
   }
 }
 
 /** The candidate sharing the longest path prefix with `from` (ties: path order). */
-function nearest(from: string, candidates: string[]): string {
+function nearest(from: string, candidates: readonly string[]): string {
   let best = candidates[0]!;
   let bestShare = -1;
-  for (const candidate of [...candidates].sort()) {
+  // Candidates come sorted (#endingWith); a tie goes to the first in path order.
+  for (const candidate of candidates) {
     let i = 0;
     while (i < candidate.length && candidate[i] === from[i]) i++;
     if (i > bestShare) {
