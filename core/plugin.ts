@@ -1014,9 +1014,10 @@ export interface Session {
   /**
    * Check files as after an edit, but whole: the syntax check, then the lint command(s).
    * `failed`: the files with problems (named in a failing command's output, or every file the
-   * command checked when it names none).
+   * command checked when it names none). `stopped`: a cancel stopped a command, or an editor
+   * refused to run it, so the files were not all checked.
    */
-  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed?: string[] }>;
+  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed?: string[]; stopped?: boolean }>;
   /** The last error the session reported (a failed request, a command's problem), or null. */
   lastError?(): string | null;
   /**
@@ -1024,6 +1025,13 @@ export interface Session {
    * its stdin the terminal's. Optional: without it, run through `kit.run` and print the output.
    */
   runUserCommand?(command: string): Promise<{ code: number; output: string }>;
+  /**
+   * Run a test command as the tests after an edit run: shown as it runs (the terminal's live
+   * output, an editor's card or terminal). Its exit code and output (stdout, then stderr);
+   * `stopped` when a cancel ended it or an editor refused to run it (nothing to report then).
+   * Optional: without it, run through `kit.run` and print the output.
+   */
+  runTests?(command: string): Promise<{ code: number; output: string; stopped?: boolean }>;
 }
 
 /** One chunk of a request's prompt, as `/tokens` lists them. */

@@ -6,7 +6,7 @@ import { afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from 
 import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { AgentFactory, type AgentHandle, type ExtendedSessionUpdate } from "acp-factory";
-import { BINARY } from "./support/acp-client.ts";
+import { BINARY, TestTerminals } from "./support/acp-client.ts";
 import type { FakeServer } from "./support/fake-server.ts";
 import { block, mainRequests, makeRepo, type Repo, serverPerTest } from "./engine-harness.ts";
 
@@ -76,11 +76,12 @@ async function acpxSessions(repo: Repo, s: FakeServer): Promise<any> {
  * (and the timing-dependent "Waiting for the tools" note left out):
  * `message`, `thought`, `tool_call edit pending`, `permission coder-edit-1`, `coder-edit-1 in_progress`, ...
  */
-function steps(items: { update?: any; permission?: any }[]): string[] {
+function steps(items: { update?: any; permission?: any; call?: string }[]): string[] {
   const out: string[] = [];
-  for (const { update, permission } of items) {
+  for (const { update, permission, call } of items) {
     let step: string;
-    if (permission) step = `permission ${permission.toolCall.toolCallId}`;
+    if (call) step = call;
+    else if (permission) step = `permission ${permission.toolCall.toolCallId}`;
     // The note that an MCP server is slow to start comes only when it is (the machine's load decides): left out.
     else if (update.sessionUpdate === "agent_message_chunk" && update.content?.text?.startsWith("Waiting for the tools of ")) continue;
     else if (update.sessionUpdate === "agent_message_chunk") step = "message";
@@ -95,10 +96,25 @@ function steps(items: { update?: any; permission?: any }[]): string[] {
   return out;
 }
 
-/** acpx's messages as steps: session/update notifications and session/request_permission requests. */
+/** acpx's messages as steps: session/update notifications, session/request_permission and terminal/* requests. */
 function acpxSteps(messages: any[]): string[] {
-  return steps(messages.flatMap((m): { update?: any; permission?: any }[] => (m.method === "session/update" ? [{ update: m.params.update }] : m.method === "session/request_permission" ? [{ permission: m.params }] : [])));
+  return steps(
+    messages.flatMap((m): { update?: any; permission?: any; call?: string }[] => {
+      if (m.method === "session/update") return [{ update: m.params.update }];
+      if (m.method === "session/request_permission") return [{ permission: m.params }];
+      return typeof m.method === "string" && m.method.startsWith("terminal/") ? [{ call: m.method }] : [];
+    }),
+  );
 }
+
+/** The terminal ids of a card's content in acpx's messages (the last update of `toolCallId` that has content). */
+function acpxTerminalOf(messages: any[], toolCallId: string): string[] {
+  const updates = messages.filter((m) => m.method === "session/update" && m.params.update.toolCallId === toolCallId && m.params.update.content);
+  return updates.at(-1).params.update.content.filter((c: any) => c.type === "terminal").map((c: any) => c.terminalId);
+}
+
+/** One command's life in a client terminal, as the client sees it. */
+const TERMINAL_RUN = (id: string, end: "completed" | "failed") => [`${id} execute in_progress`, "terminal/create", `${id} content`, "terminal/wait_for_exit", "terminal/output", "terminal/release", `${id} ${end}`];
 
 const EDIT = (path: string, from: string, to: string) => ({ text: `Changing it.\n\n${block(path, from, to)}` });
 const COMMIT_MESSAGE = { text: "feat: set x", model: "weak-model", repeat: true };
@@ -189,6 +205,95 @@ describe("acpx (headless CLI client)", () => {
     const r = await acpx(repo, s, "what is x?", ["--approve-all"], ["--edit-format", "ask"]);
     expect(r.code).toBe(0);
     expect(acpxSteps(r.messages)).toEqual(["thought", "message"]);
+  });
+});
+
+describe("acpx: commands in its terminals", () => {
+  test("/test runs in acpx's terminal: the card embeds it, then create, wait, output, release, completed", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    repo.write("check.sh", 'echo "ran in $(pwd)"; echo tests-pass\n');
+    const s = await server([]);
+    const r = await acpx(repo, s, "/test sh check.sh", ["--approve-all"]);
+    expect(r.code).toBe(0);
+    expect(r.messages.find((m) => m.method === "initialize").params.clientCapabilities.terminal).toBe(true);
+    expect(acpxSteps(r.messages)).toEqual(TERMINAL_RUN("coder-test-1", "completed"));
+    const create = r.messages.find((m) => m.method === "terminal/create");
+    expect(create.params).toMatchObject({ command: "sh", args: ["-c", "sh check.sh"], cwd: repo.root });
+    const terminalId = r.messages.find((m) => m.id === create.id && m.result?.terminalId).result.terminalId;
+    expect(acpxTerminalOf(r.messages, "coder-test-1")).toEqual([terminalId]);
+    const output = r.messages.find((m) => m.result?.output !== undefined && m.result?.exitStatus);
+    expect(output.result.output).toBe(`ran in ${repo.root}\ntests-pass\n`);
+  });
+
+  test("a lint after an edit runs in acpx's terminal", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), COMMIT_MESSAGE]);
+    const r = await acpx(repo, s, "set x to 2 in a.py", ["--approve-all"], ["--lint-cmd", "echo lint-clean"]);
+    expect(r.code).toBe(0);
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    expect(acpxSteps(r.messages)).toEqual(["message", "coder-edit-1 edit pending", "permission coder-edit-1", "coder-edit-1 in_progress", "coder-edit-1 completed", "message", ...TERMINAL_RUN("coder-lint-2", "completed")]);
+    expect(r.messages.find((m) => m.method === "terminal/create").params.args).toEqual(["-c", "echo lint-clean a.py"]);
+  });
+
+  test("--deny-all: acpx refuses the terminal; the card fails with its reason, and nothing is asked or sent", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([]);
+    const r = await acpx(repo, s, "/test echo tests-pass", ["--deny-all"]);
+    expect(acpxSteps(r.messages)).toEqual(["coder-test-1 execute in_progress", "terminal/create", "coder-test-1 failed"]);
+    const done = r.messages.filter((m) => m.params?.update?.toolCallId === "coder-test-1").at(-1).params.update;
+    expect(done.content[0].content.text).toContain("the editor did not run `echo tests-pass`: ");
+    expect(done.content[0].content.text).toContain("Permission denied for terminal/create");
+    expect(mainRequests(s)).toHaveLength(0);
+  });
+
+  test("acpx cancel (a persistent session) during a run in acpx's terminal: kill, output, release, and the prompt ends cancelled", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([]);
+    const agent = `sh -c ${quote(`cd ${quote(repo.root)} && exec ${agentArgs(repo, s).map(quote).join(" ")}`)}`;
+    const spawn = (args: string[]) =>
+      Bun.spawn([ACPX, "--agent", agent, "--cwd", repo.root, "--format", "json", "--approve-all", "--ttl", "1", ...args], {
+        timeout: 90_000,
+        killSignal: "SIGKILL",
+        cwd: repo.root,
+        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
+        stdin: "ignore",
+        stdout: "pipe",
+        stderr: "pipe",
+      });
+    expect(await spawn(["sessions", "new"]).exited).toBe(0);
+    const prompting = spawn(["prompt", "/test echo started; exec sleep 60"]);
+    // acpx prints each message as it goes: cancel once coder waits for the command's exit.
+    let printed = "";
+    const decoder = new TextDecoder();
+    const reader = (prompting.stdout as ReadableStream<Uint8Array>).getReader();
+    while (!printed.includes('"method":"terminal/wait_for_exit"')) {
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`acpx ended before the command ran:\n${printed}`);
+      printed += decoder.decode(value, { stream: true });
+    }
+    const cancel = spawn(["cancel"]);
+    expect(JSON.parse((await new Response(cancel.stdout).text()).trim())).toMatchObject({ action: "cancel_result", cancelled: true });
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      printed += decoder.decode(value, { stream: true });
+    }
+    expect(await prompting.exited).toBe(0);
+    const messages = printed.split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+    const sequence = messages.flatMap((m) => (m.method === "session/cancel" ? ["session/cancel"] : typeof m.method === "string" && m.method.startsWith("terminal/") ? [m.method] : m.result?.stopReason ? [`stopReason ${m.result.stopReason}`] : []));
+    expect(sequence).toEqual(["terminal/create", "terminal/wait_for_exit", "session/cancel", "terminal/kill", "terminal/output", "terminal/release", "stopReason cancelled"]);
+    expect(acpxSteps(messages).filter((step) => step.startsWith("coder-test-1"))).toEqual(["coder-test-1 execute in_progress", "coder-test-1 content", "coder-test-1 failed"]);
+  });
+
+  test("--no-terminal: /test is an execute card with its output, and no terminal call", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([]);
+    const r = await acpx(repo, s, "/test echo tests-pass", ["--approve-all", "--no-terminal"]);
+    expect(r.code).toBe(0);
+    expect(r.messages.find((m) => m.method === "initialize").params.clientCapabilities.terminal).toBe(false);
+    expect(acpxSteps(r.messages)).toEqual(["coder-test-1 execute in_progress", "coder-test-1 content", "coder-test-1 completed"]);
+    const done = r.messages.filter((m) => m.params?.update?.toolCallId === "coder-test-1").at(-1).params.update;
+    expect(done.content).toEqual([{ type: "content", content: { type: "text", text: "```\ntests-pass\n```" } }]);
   });
 });
 
@@ -307,5 +412,73 @@ describe("acp-factory (a library on the official SDK 0.18)", () => {
     const agent = await spawnCoder(repo, s, {}, ["--edit-format", "ask"]);
     const session = await agent.createSession(repo.root);
     expect(factorySteps(await run(session, "what is x?"))).toEqual(["thought", "message"]);
+  });
+  /** acp-factory's terminal handlers over the test client's terminals (acp-factory passes only the terminal id). */
+  const factoryTerminals = (terminals: TestTerminals) => ({
+    onTerminalCreate: async (params: Parameters<TestTerminals["create"]>[0]) => terminals.create(params),
+    onTerminalOutput: async (terminalId: string) => terminals.output({ sessionId: "", terminalId }).output,
+    onTerminalWaitForExit: async (terminalId: string) => (await terminals.waitForExit({ sessionId: "", terminalId })).exitCode ?? 1,
+    onTerminalKill: async (terminalId: string) => void terminals.kill({ sessionId: "", terminalId }),
+    onTerminalRelease: async (terminalId: string) => void terminals.release({ sessionId: "", terminalId }),
+  });
+
+  test("/test runs in the client's terminal: the card embeds it; create, wait, output, release", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([]);
+    const terminals = new TestTerminals();
+    const agent = await spawnCoder(repo, s, factoryTerminals(terminals));
+    const session = await agent.createSession(repo.root);
+    const updates = await run(session, "/test echo tests-pass");
+    expect(terminals.sequence()).toEqual(["create term-1", "wait_for_exit term-1", "output term-1", "release term-1"]);
+    expect(terminals.calls[0]!.params).toMatchObject({ command: "sh", args: ["-c", "echo tests-pass"], cwd: repo.root });
+    expect(factorySteps(updates)).toEqual(["coder-test-1 execute in_progress", "coder-test-1 content", "coder-test-1 completed"]);
+    const embedded = updates.filter((u) => u.sessionUpdate === "tool_call_update").map((u) => (u as { content?: unknown }).content);
+    expect(embedded).toEqual([[{ type: "terminal", terminalId: "term-1" }], [{ type: "terminal", terminalId: "term-1" }]]);
+  });
+
+  test("a cancel during a run in the client's terminal: kill, then release, and the prompt ends cancelled", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), COMMIT_MESSAGE]);
+    const terminals = new TestTerminals();
+    const agent = await spawnCoder(repo, s, { permissionMode: "auto-approve", ...factoryTerminals(terminals) }, ["--test-cmd", "echo started; exec sleep 60", "--auto-test"]);
+    const session = await agent.createSession(repo.root);
+    // acp-factory's prompt() hides the answer: its SDK 0.18 connection gives the stop reason.
+    const connection = (session as unknown as { connection: { prompt(p: { sessionId: string; prompt: { type: "text"; text: string }[] }): Promise<{ stopReason: string }> } }).connection;
+    let settled = false;
+    const answer = connection.prompt({ sessionId: session.id, prompt: [{ type: "text", text: "set x to 2 in a.py" }] }).finally(() => (settled = true));
+    while (!terminals.calls.some((call) => call.method === "terminal/wait_for_exit")) {
+      if (settled) throw new Error("the prompt ended before the tests ran in the client's terminal");
+      await Bun.sleep(20);
+    }
+    await session.cancel();
+    expect((await answer).stopReason).toBe("cancelled");
+    expect(terminals.sequence()).toEqual(["create term-1", "wait_for_exit term-1", "kill term-1", "output term-1", "release term-1"]);
+    // The edit was written and committed before the tests ran; the stopped tests go nowhere.
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    expect(mainRequests(s)).toHaveLength(1);
+  });
+  test("session/load after a restart replays the conversation and the edit's card (its diff and commit line) before the next prompt's updates", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([EDIT("a.py", "x = 1\n", "x = 2\n"), COMMIT_MESSAGE, { text: "Second answer." }]);
+    const first = await spawnCoder(repo, s, { permissionMode: "auto-approve" });
+    const created = await first.createSession(repo.root);
+    await run(created, "set x to 2 in a.py");
+    const commit = `Committed ${repo.git("log", "-1", "--format=%h: %s").trim()}`;
+    await first.close();
+
+    const second = await spawnCoder(repo, s, { permissionMode: "auto-approve" });
+    const loaded = await second.loadSession(created.id, repo.root);
+    // acp-factory keeps what session/load sent and hands it out with the next prompt's updates, first.
+    const updates = await run(loaded, "and now?");
+    expect(factorySteps(updates).slice(0, 4)).toEqual(["user_message_chunk", "message", "coder-replay-1 edit completed", "message"]);
+    expect(updates[0]).toEqual({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "set x to 2 in a.py" } });
+    expect(updates[1]).toMatchObject({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: EDIT("a.py", "x = 1\n", "x = 2\n").text } });
+    expect(updates[2]).toMatchObject({ sessionUpdate: "tool_call", toolCallId: "coder-replay-1", title: "Edit a.py", kind: "edit", status: "completed", locations: [{ path: join(repo.root, "a.py"), line: 1 }] });
+    expect((updates[2] as { content?: unknown }).content).toEqual([
+      { type: "diff", path: join(repo.root, "a.py"), oldText: "x = 1\n", newText: "x = 2\n" },
+      { type: "content", content: { type: "text", text: commit } },
+    ]);
+    // The next request carries the restored conversation.
+    expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("set x to 2 in a.py");
   });
 });

@@ -40,7 +40,7 @@ describe("/test and /lint", () => {
     const r = await runCoder(repo, s, ["-m", "/test echo all good"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("all good");
-    expect(r.stdout).toContain("The tests pass.");
+    expect(r.stdout).toContain("Tests passed.");
     expect(mainRequests(s)).toHaveLength(0);
   });
 

@@ -118,6 +118,7 @@ class CoderAgent {
   /** The kernel of each folder sessions were opened in (settings are copied per session). */
   private readonly apps = new Map<string, Promise<App>>();
   private clientFs = { read: false, write: false };
+  private clientTerminal = false;
 
   constructor(
     private readonly input: RunInput,
@@ -196,6 +197,7 @@ class CoderAgent {
   async initialize(params: acp.InitializeRequest): Promise<acp.InitializeResponse> {
     const fs = params.clientCapabilities?.fs;
     this.clientFs = { read: fs?.readTextFile === true, write: fs?.writeTextFile === true };
+    this.clientTerminal = params.clientCapabilities?.terminal === true;
     let missing: string | null = null;
     try {
       missing = await this.missingKey(this.input.cwd ?? process.cwd());
@@ -291,7 +293,7 @@ class CoderAgent {
     }
     let session: AcpSession;
     try {
-      session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, log: this.log, ...(record ? { record } : {}) });
+      session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, terminal: this.clientTerminal, log: this.log, ...(record ? { record } : {}) });
     } catch (error) {
       if (error instanceof acp.RequestError) throw error;
       throw new acp.RequestError(-32603, `cannot start a coder session in ${params.cwd}: ${messageOf(error)}`);

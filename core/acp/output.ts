@@ -69,6 +69,8 @@ interface OpenCommand {
   id: string;
   purpose: EventOf<"command">["purpose"];
   output: string;
+  /** The editor's terminal it runs in, embedded in its card (the editor shows the output itself). */
+  terminalId?: string;
 }
 
 /**
@@ -87,6 +89,8 @@ export class AcpOutput implements Output {
   private readonly askedRuns = new Map<string, string>();
   /** Cards finished since the session was last saved. */
   private finished: FinishedCard[] = [];
+  /** The output of finished commands that ran in the editor's terminals, by terminal: what their kept cards show. */
+  private readonly terminalOutputs = new Map<string, string>();
   /** Every card's title and kind, for the record of finished ones. */
   private readonly shown = new Map<string, { title: string; kind: acp.ToolKind; locations?: acp.ToolCallLocation[] }>();
   /** This reply's edit cards, by repository path. */
@@ -155,7 +159,8 @@ export class AcpOutput implements Output {
     } else if (update.sessionUpdate !== "tool_call_update" || (update.status !== "completed" && update.status !== "failed")) return;
     const card = this.shown.get(update.toolCallId);
     if (!card) return;
-    const content = update.content ?? [];
+    // A terminal is the editor's and ends with this process: a kept card shows the output instead.
+    const content = (update.content ?? []).flatMap((c) => (c.type !== "terminal" ? [c] : this.terminalOutputs.has(c.terminalId) ? [fencedContent(this.terminalOutputs.get(c.terminalId)!)] : []));
     const kept = JSON.stringify(content).length > KEPT_CARD_CHARS ? [textContent("(the diff was too large to keep with the session)")] : content;
     this.shown.delete(update.toolCallId);
     this.finished.push({ title: card.title, kind: card.kind, status: update.status, content: kept, ...(card.locations ? { locations: card.locations } : {}) });
@@ -400,26 +405,44 @@ export class AcpOutput implements Output {
     this.update({ sessionUpdate: "tool_call", toolCallId: id, title, kind: "execute", status: "in_progress", rawInput: { command: event.command } });
   }
 
+  /** The command under way runs in the editor's terminal `terminalId`: its card embeds it. */
+  showTerminal(terminalId: string): Promise<void> {
+    if (this.command) {
+      this.command.terminalId = terminalId;
+      this.update({ sessionUpdate: "tool_call_update", toolCallId: this.command.id, content: [{ type: "terminal", terminalId }] });
+    }
+    return this.drained();
+  }
+
   private commandOutput(text: string): void {
     if (!this.command) return;
     this.command.output += text;
-    this.update({ sessionUpdate: "tool_call_update", toolCallId: this.command.id, content: [fencedContent(this.command.output)] });
+    // A terminal's card shows its output live already.
+    if (this.command.terminalId === undefined) this.update({ sessionUpdate: "tool_call_update", toolCallId: this.command.id, content: [fencedContent(this.command.output)] });
+  }
+
+  /** A finished command's card content: its terminal, else its output. */
+  private commandContent(command: OpenCommand | null, output: string): acp.ToolCallContent[] {
+    if (command?.terminalId === undefined) return output.trim() ? [fencedContent(output)] : [];
+    this.terminalOutputs.set(command.terminalId, output);
+    return [{ type: "terminal", terminalId: command.terminalId }];
   }
 
   private finishCheck(event: EventOf<"lint"> | EventOf<"test">): void {
     // The syntax check reports without a command event of its own.
-    const id = this.command?.id ?? this.id(event.type);
-    if (!this.command) this.update({ sessionUpdate: "tool_call", toolCallId: id, title: `${event.type === "lint" ? "Lint" : "Test"}: ${event.command}`, kind: "execute", status: "in_progress" });
+    const command = this.command;
+    const id = command?.id ?? this.id(event.type);
+    if (!command) this.update({ sessionUpdate: "tool_call", toolCallId: id, title: `${event.type === "lint" ? "Lint" : "Test"}: ${event.command}`, kind: "execute", status: "in_progress" });
     this.command = null;
-    this.update({ sessionUpdate: "tool_call_update", toolCallId: id, status: event.ok ? "completed" : "failed", content: event.output.trim() ? [fencedContent(event.output)] : [] });
+    this.update({ sessionUpdate: "tool_call_update", toolCallId: id, status: event.ok ? "completed" : "failed", content: this.commandContent(command, event.output) });
   }
 
   /** A `/run` or a suggested command ends at the next event that is not its output. */
   private closeRun(): void {
-    if (this.command?.purpose !== "run") return;
-    const { id } = this.command;
+    const command = this.command;
+    if (command?.purpose !== "run") return;
     this.command = null;
-    this.update({ sessionUpdate: "tool_call_update", toolCallId: id, status: "completed" });
+    this.update({ sessionUpdate: "tool_call_update", toolCallId: command.id, status: "completed", content: this.commandContent(command, command.output) });
   }
 
   private sendPlan(text: string): void {

@@ -8,7 +8,8 @@ import { isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as acp from "@agentclientprotocol/sdk";
 import type { App } from "../kernel.ts";
-import { createCoder } from "../chat/create.ts";
+import { createCoder, localRunner } from "../chat/create.ts";
+import type { CommandRunner } from "../chat/types.ts";
 import { Interrupted, exitCodeFor } from "../errors.ts";
 import { type EditorFiles, WriteDeclined } from "../edit/files.ts";
 import { mediaTypeOfFile, sniffMedia } from "../chat/parts.ts";
@@ -20,6 +21,7 @@ import type { Coder } from "../chat/coder.ts";
 import { trace } from "../trace.ts";
 import { AcpOutput } from "./output.ts";
 import { AcpPrompter } from "./prompter.ts";
+import { clientReason, terminalRunner } from "./terminal.ts";
 import { type ReplayCard, type SessionRecord, saveRecord } from "./records.ts";
 
 const CODE_FALLBACK_FORMAT = "diff";
@@ -45,6 +47,8 @@ export interface SessionSetup {
   client: acp.AgentContext;
   /** What the client offers of `fs`. */
   fs: { read: boolean; write: boolean };
+  /** The client offers terminals (`terminal/create` ...): shown commands run there. */
+  terminal: boolean;
   log: (level: "info" | "warn" | "error", text: string) => void;
   /** A saved session to restore (`session/load`). */
   record?: SessionRecord;
@@ -128,6 +132,8 @@ export class AcpSession {
   private codeFormat = CODE_FALLBACK_FORMAT;
   private running = false;
   private cancelled = false;
+  /** Stops the shown command under way (lint, tests, a shell command) when the turn is cancelled. */
+  private stopRuns = new AbortController();
   /** The prompt turn under way, if any (settles when it has finished writing and committing). */
   private turn: Promise<acp.StopReason> | null = null;
   /** A prompt has come: warming up is no longer worth it. */
@@ -187,13 +193,23 @@ export class AcpSession {
 
   private async start(): Promise<void> {
     const { app, record } = this.setup;
-    this.coder = await createCoder(app, { out: this.output, totals: this.totals, prompter: () => this.prompter, editor: this.buffers });
+    this.coder = await createCoder(app, { out: this.output, totals: this.totals, prompter: () => this.prompter, editor: this.buffers, runner: this.runner() });
     this.commands = new CoderSession(this.coder);
     for (const name of [app.settings.options.model, app.settings.options.weakModel, app.settings.options.editorModel, this.coder.model]) if (typeof name === "string" && name) this.usedModels.add(name);
     if (record) this.restore(record);
     this.usedModels.add(this.coder.model);
     const start = this.coder.format.item.name;
     this.codeFormat = [record?.editFormat ?? "", start, this.coder.modelInfo.editFormat].find((f) => f && editsItself(app.registry.formats.get(f)?.item)) ?? CODE_FALLBACK_FORMAT;
+  }
+
+  /**
+   * Where shown commands run: the client's terminals when it offers them, else coder's own
+   * process group (with their output on the card). A cancel of the turn stops either.
+   */
+  private runner(): CommandRunner {
+    const { client, id, app, log } = this.setup;
+    const run = this.setup.terminal ? terminalRunner({ client, sessionId: id, root: app.root, sent: () => this.output.drained(), show: (terminalId) => this.output.showTerminal(terminalId), log }) : localRunner(app);
+    return (shown) => run({ ...shown, signal: shown.signal ? AbortSignal.any([shown.signal, this.stopRuns.signal]) : this.stopRuns.signal });
   }
 
   private restore(record: SessionRecord): void {
@@ -319,6 +335,7 @@ export class AcpSession {
     trace("acp: prompt");
     this.running = true;
     this.cancelled = false;
+    this.stopRuns = new AbortController();
     const modeBefore = this.modeId();
     this.output.beginTurn();
     this.prompter.begin();
@@ -357,6 +374,7 @@ export class AcpSession {
   cancel(): void {
     if (!this.running) return;
     this.cancelled = true;
+    this.stopRuns.abort();
     this.prompter.cancel();
     this.coder.interrupt();
   }
@@ -507,13 +525,6 @@ export function turnError(error: unknown): acp.RequestError {
   const message = messageOf(error);
   if (/\bno API key\b|: 40[13] (unauthorized|forbidden)\b/i.test(message)) return acp.RequestError.authRequired({ exitCode: exitCodeFor(error) }, message);
   return new acp.RequestError(-32603, message, { exitCode: exitCodeFor(error) });
-}
-
-/** What a client's error says: its message and, when it sent any, its data. */
-function clientReason(error: unknown): string {
-  if (!(error instanceof acp.RequestError)) return messageOf(error);
-  const data = error.data === undefined ? "" : typeof error.data === "string" ? error.data : JSON.stringify(error.data);
-  return data && !error.message.includes(data) ? `${error.message} (${data})` : error.message;
 }
 
 function filePath(uri: string): string | null {

@@ -128,12 +128,13 @@ export interface RunCommandOptions {
  */
 export async function runCommand(command: string[] | string, options: RunCommandOptions): Promise<{ code: number; stdout: string; stderr: string }> {
   const r = await spawnGroup(typeof command === "string" ? shellArgv(command) : command, options);
-  const note = r.timedOut
-    ? `timed out after ${Number(((options.timeoutMs ?? 0) / 1000).toFixed(1))} s; the command and the processes it started were stopped\n`
-    : r.aborted
-      ? "interrupted; the command and the processes it started were stopped\n"
-      : "";
-  return { code: r.code, stdout: r.stdout, stderr: r.stderr + note };
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr + stopNote(r, options.timeoutMs) };
+}
+
+/** The line a stopped command's output ends with (a timeout or an interrupt), or "". */
+export function stopNote(how: { timedOut: boolean; aborted: boolean }, timeoutMs = 0): string {
+  if (how.timedOut) return `timed out after ${Number((timeoutMs / 1000).toFixed(1))} s; the command and the processes it started were stopped\n`;
+  return how.aborted ? "interrupted; the command and the processes it started were stopped\n" : "";
 }
 
 /** `kit.files.readBytes`: any file (relative to `root`, or absolute) through the one capped reader. */

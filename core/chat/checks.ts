@@ -1,8 +1,12 @@
 // Checks after applied edits: the built-in syntax check (tree-sitter, no configuration),
 // then --lint-cmd (one command, or one per language), then --test-cmd. The first failure
 // becomes the reflection, with the report or the command's output for the model.
-import type { Kit } from "../plugin.ts";
 import type { Output } from "./events.ts";
+import type { CommandRunner, ShownResult } from "./types.ts";
+
+/** How long a test run may take before it is stopped (and a lint run). */
+export const TEST_TIMEOUT_MS = 900_000;
+const LINT_TIMEOUT_MS = 300_000;
 
 export interface CheckOptions {
   lintCmd?: string | Record<string, string>;
@@ -22,6 +26,8 @@ export interface EditedFile {
 export interface CheckResult {
   ok: boolean;
   output: string;
+  /** A command was stopped (a cancel) or refused by the editor: nothing was found, nor checked. */
+  stopped?: boolean;
 }
 
 type Grammars = Awaited<ReturnType<typeof loadGrammars>>;
@@ -91,47 +97,54 @@ export function lintCommands(lintCmd: CheckOptions["lintCmd"], paths: readonly s
   return groups;
 }
 
-/** Run each lint command on its files; the combined output of the failing ones. */
-export async function runLinters(kit: Kit, out: Output, lintCmd: CheckOptions["lintCmd"], paths: readonly string[], onOutput?: (text: string) => void, signal?: AbortSignal, failed?: string[]): Promise<CheckResult> {
+/** Run each lint command on its files (where `run` runs shown commands); the combined output of the failing ones. */
+export async function runLinters(run: CommandRunner, out: Output, lintCmd: CheckOptions["lintCmd"], paths: readonly string[], onOutput?: (text: string) => void, signal?: AbortSignal, failed?: string[]): Promise<CheckResult> {
   const { languageFor } = await import("../../grammars/languages.ts");
   const failures: string[] = [];
   for (const [lint, files] of lintCommands(lintCmd, paths, (p) => languageFor(p)?.name ?? null)) {
     const command = `${lint} ${files.map(shellQuote).join(" ")}`;
-    out.emit({ type: "command", command, purpose: "lint" });
-    const r = await kit.run(command, { timeoutMs: 300_000, signal, onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })) });
-    const output = `${r.stdout}${r.stderr}`.trim();
-    out.emit({ type: "lint", ok: r.code === 0, command, output });
-    // Cancelled: the run was stopped, which is no finding to report.
-    if (signal?.aborted) return { ok: true, output: "" };
+    const r = await runCheck(run, out, "lint", command, LINT_TIMEOUT_MS, signal, onOutput);
+    // Cancelled, or refused by the editor whose terminal it was to run in: no finding to report.
+    if (r.stopped || r.refused !== undefined) return { ok: true, output: "", stopped: true };
     if (r.code !== 0) {
-      failures.push(`\`${command}\` reports:\n\n${clip(output)}`);
+      failures.push(`\`${command}\` reports:\n\n${clip(r.output)}`);
       // The files the output names have problems; a linter that names none failed on all it checked.
-      const named = files.filter((f) => output.includes(f));
+      const named = files.filter((f) => r.output.includes(f));
       failed?.push(...(named.length ? named : files));
     }
   }
   return { ok: failures.length === 0, output: failures.join("\n\n") };
 }
 
+/**
+ * One lint or test command, shown as it runs (its `command` event, its output, its `lint` or
+ * `test` event with the result). Its output is stdout then stderr, trimmed; a command the
+ * editor refused to run reports the editor's reason as its output.
+ */
+export async function runCheck(run: CommandRunner, out: Output, purpose: "lint" | "test", command: string, timeoutMs: number, signal?: AbortSignal, onOutput?: (text: string) => void): Promise<ShownResult & { output: string }> {
+  out.emit({ type: "command", command, purpose });
+  const r = await run({ command, purpose, timeoutMs, ...(signal ? { signal } : {}), onOutput: onOutput ?? ((text) => out.emit({ type: "output", text })) });
+  const output = r.refused ?? `${r.stdout}${r.stderr}`.trim();
+  out.emit({ type: purpose, ok: r.code === 0 && r.refused === undefined, command, output });
+  return { ...r, stopped: r.stopped || signal?.aborted === true, output };
+}
+
 /** Lint the edited files (syntax first), then run the tests; the reflection text of the first failure, or null. Ctrl-C (`signal`) ends a running command's whole process group. */
-export async function lintAndTest(kit: Kit, out: Output, o: CheckOptions, edited: readonly EditedFile[], signal?: AbortSignal): Promise<string | null> {
+export async function lintAndTest(run: CommandRunner, out: Output, o: CheckOptions, edited: readonly EditedFile[], signal?: AbortSignal): Promise<string | null> {
   if (o.autoLint) {
     const syntax = await syntaxCheck(edited, true);
     if (syntax) {
       out.emit({ type: "lint", ok: false, command: "syntax check", output: syntax });
       return `Your edit left syntax errors. Fix them:\n\n${syntax}`;
     }
-    const lint = await runLinters(kit, out, o.lintCmd, edited.filter((f) => f.after !== null).map((f) => f.path), undefined, signal);
+    const lint = await runLinters(run, out, o.lintCmd, edited.filter((f) => f.after !== null).map((f) => f.path), undefined, signal);
     if (signal?.aborted) return null;
     if (!lint.ok) return `The linter reports problems in the files you edited. Fix them:\n\n${lint.output}`;
   }
   if (o.testCmd && o.autoTest) {
-    out.emit({ type: "command", command: o.testCmd, purpose: "test" });
-    const r = await kit.run(o.testCmd, { timeoutMs: 900_000, signal, onOutput: (text) => out.emit({ type: "output", text }) });
-    const output = `${r.stdout}${r.stderr}`.trim();
-    out.emit({ type: "test", ok: r.code === 0, command: o.testCmd, output });
-    if (signal?.aborted) return null;
-    if (r.code !== 0) return `The tests (\`${o.testCmd}\`) fail after your edits. Fix the code so they pass:\n\n${clip(output)}`;
+    const r = await runCheck(run, out, "test", o.testCmd, TEST_TIMEOUT_MS, signal);
+    if (r.stopped || r.refused !== undefined) return null;
+    if (r.code !== 0) return `The tests (\`${o.testCmd}\`) fail after your edits. Fix the code so they pass:\n\n${clip(r.output)}`;
   }
   return null;
 }

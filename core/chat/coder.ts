@@ -465,7 +465,7 @@ export class Coder {
     if (commitError) return { reflection: fixes.length ? fixes.join("\n\n") : null, failing: true };
     if (written.length) {
       const edited = this.services.lastReply?.files.filter((f) => written.includes(f.path)) ?? [];
-      const check = await lintAndTest(this.services.app.kit, this.services.out, this.options, edited, signal);
+      const check = await lintAndTest(this.services.runShown, this.services.out, this.options, edited, signal);
       if (check) return { reflection: withFixes(check), failing: true };
     }
     return this.offerMentionedFiles(reply.text, edits.flatMap(editTargets), fixes.length ? fixes.join("\n\n") : null);

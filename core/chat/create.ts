@@ -23,7 +23,7 @@ import { recordingOutput } from "./record.ts";
 import { askCommitMessage } from "./reply/commit.ts";
 import { CoderSession } from "./session.ts";
 import { fileScope } from "../edit/subtree.ts";
-import type { CoderServices } from "./types.ts";
+import type { CoderServices, CommandRunner } from "./types.ts";
 
 /** Conventions files read (read-only) by default when present at the root. */
 export const DEFAULT_READ_ONLY = ["AGENTS.md", "CONVENTIONS.md"];
@@ -42,6 +42,8 @@ export interface FrontEnd {
   bell?: () => void;
   /** An editor's view of the files (ACP's fs methods): reads prefer its buffers, writes go through it. */
   editor?: EditorFiles;
+  /** Where lint, tests and shell commands run (an editor's terminals); none: coder's own process group (`localRunner`). */
+  runner?: CommandRunner;
   /** Inspect only (`coder prompts`): no transcript is written. */
   inspectOnly?: boolean;
 }
@@ -109,6 +111,7 @@ export async function createCoder(app: App, front: FrontEnd): Promise<Coder> {
     totals,
     listFiles,
     bell: front.bell ?? (() => {}),
+    runShown: front.runner ?? localRunner(app),
   };
 
   for (const typed of app.settings.positionals) {
@@ -173,6 +176,14 @@ function addReadOnlyFiles(app: App, files: FileStore, chat: ChatFiles, isIgnored
     if (chat.editable.includes(name) || !existsSync(join(app.root, name)) || files.read(name) === null || isIgnored(files.canonical(name))) continue;
     chat.addReadOnly(name);
   }
+}
+
+/** Shown commands in coder's own process group, through `kit.run` (a timeout or `signal` ends the group). */
+export function localRunner(app: App): CommandRunner {
+  return async ({ command, timeoutMs, signal, onOutput, inheritStdin }) => {
+    const r = await app.kit.run(command, { timeoutMs, ...(signal ? { signal } : {}), ...(onOutput ? { onOutput } : {}), ...(inheritStdin ? { inheritStdin } : {}) });
+    return signal?.aborted ? { ...r, stopped: true } : r;
+  };
 }
 
 function weakModelOf(app: App, model: string): string {

@@ -6,7 +6,7 @@ import { readOnlyPath } from "./chat-files.ts";
 import { expandAlias } from "../config/aliases.ts";
 import { chooseEditor } from "./architect.ts";
 import { missingKeyLine } from "./create.ts";
-import { runLinters, syntaxCheck } from "./checks.ts";
+import { TEST_TIMEOUT_MS, runCheck, runLinters, syntaxCheck } from "./checks.ts";
 import { blockMessages } from "./chunks.ts";
 import { coerce } from "../config/argv.ts";
 import { configShowRows } from "../config/config.ts";
@@ -220,14 +220,14 @@ export class CoderSession implements Session {
   }
 
   /** `/lint`: whole files, so every syntax problem counts; then the lint command(s). */
-  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed: string[] }> {
+  async lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed: string[]; stopped?: boolean }> {
     const { files, app, out } = this.services;
     const texts = paths.map((path) => ({ path, before: null, after: files.read(path) }));
     const failed: string[] = [];
     const syntax = await syntaxCheck(texts, false, failed);
     if (syntax) onOutput?.(`${syntax}\n`);
-    const lint = await runLinters(app.kit, out, app.settings.options.lintCmd, texts.filter((t) => t.after !== null).map((t) => t.path), onOutput, undefined, failed);
-    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n"), failed: [...new Set(failed)] };
+    const lint = await runLinters(this.services.runShown, out, app.settings.options.lintCmd, texts.filter((t) => t.after !== null).map((t) => t.path), onOutput, undefined, failed);
+    return { ok: !syntax && lint.ok, output: [syntax, lint.output].filter(Boolean).join("\n\n"), failed: [...new Set(failed)], ...(lint.stopped ? { stopped: true } : {}) };
   }
 
 
@@ -270,6 +270,12 @@ export class CoderSession implements Session {
   async runShell(command: string): Promise<{ code: number; output: string }> {
     const result = await runPermittedCommand(this.services, command);
     return result ?? { code: -1, output: "" };
+  }
+
+  /** `/test`: the test command run as after an edit, shown as it runs; `stopped` when a cancel ended it or the editor refused to run it (its card says why). */
+  async runTests(command: string): Promise<{ code: number; output: string; stopped?: boolean }> {
+    const r = await runCheck(this.services.runShown, this.services.out, "test", command, TEST_TIMEOUT_MS);
+    return { code: r.code, output: r.output, ...(r.stopped || r.refused !== undefined ? { stopped: true } : {}) };
   }
 
   /** `/run`: the user's own command, shown live (core/chat/reply/offers.ts). */

@@ -9,10 +9,43 @@ import type { Output, Totals } from "./events.ts";
 import type { Transcript } from "./history.ts";
 import type { FileStoreLike } from "./reply/apply.ts";
 
+/**
+ * A command coder runs where the user sees it (lint, tests, `/run`, a suggested shell command),
+ * after the gate allowed it: the runner decides only where it runs.
+ */
+export interface ShownCommand {
+  /** A shell command line, run in the repository root. */
+  command: string;
+  purpose: "lint" | "test" | "run";
+  timeoutMs: number;
+  /** Ends the run (the command and what it started) as a timeout does. */
+  signal?: AbortSignal;
+  /** The output as it arrives; a runner that cannot stream it hands it all over once the command ended. */
+  onOutput?: (text: string) => void;
+  /** The command reads the terminal itself (`/run` in the REPL). */
+  inheritStdin?: boolean;
+}
+
+/** What a shown command did: its exit code and output, as `kit.run` reports them. */
+export interface ShownResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  /** It was stopped (a cancel or Ctrl-C), so its failure is no finding to report. */
+  stopped?: boolean;
+  /** It never ran: the place it was to run in refused it (an editor's terminal), with the reason. */
+  refused?: string;
+}
+
+/** Where shown commands run: coder's own process group, or an editor's terminal (`coder acp`). */
+export type CommandRunner = (run: ShownCommand) => Promise<ShownResult>;
+
 /** Everything a coder shares with the other coders of the session (architect and editor). */
 export interface CoderServices {
   app: App;
   out: Output;
+  /** Runs lint, tests and shell commands where the user sees them. */
+  runShown: CommandRunner;
   files: FileStoreLike;
   gate: Gate;
   git: GitRepo | null;

@@ -30,13 +30,20 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       const configured = typeof s.options.testCmd === "string" ? s.options.testCmd : "";
       const command = arg.trim() || configured;
       if (!command) return s.warn("No test command: type /test COMMAND, or set --test-cmd (testCmd in .coder.json).");
-      s.print(`$ ${command}`);
-      const sink = lineSink((line) => s.print(line));
-      const r = await kit.run(command, { timeoutMs: TEST_TIMEOUT_MS, onOutput: (t) => sink.write(t) });
-      sink.flush();
-      if (r.code === 0) return s.print("The tests pass.");
+      let r: { code: number; output: string; stopped?: boolean };
+      // The session shows the run as the tests after an edit (its own line says they passed).
+      if (s.runTests) r = await s.runTests(command);
+      else {
+        s.print(`$ ${command}`);
+        const sink = lineSink((line) => s.print(line));
+        const run = await kit.run(command, { timeoutMs: TEST_TIMEOUT_MS, onOutput: (t) => sink.write(t) });
+        sink.flush();
+        r = { code: run.code, output: `${run.stdout}${run.stderr}` };
+        if (r.code === 0) return s.print("The tests pass.");
+      }
+      if (r.stopped || r.code === 0) return;
       s.warn(`The tests fail (exit code ${r.code}).`);
-      await s.offerOutput?.(command, { code: r.code, output: `${r.stdout}${r.stderr}` });
+      await s.offerOutput?.(command, r);
     },
   };
 
@@ -51,6 +58,7 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       const sink = lineSink((line) => s.print(line));
       const result = await s.lint(paths, (t) => sink.write(t));
       sink.flush();
+      if (result.stopped && !result.output) return;
       if (result.ok) return s.print(`No problems in ${paths.join(", ")}.`);
       const failed = result.failed?.length ? result.failed : paths;
       s.warn(`Lint found problems in ${failed.length === 1 ? failed[0] : `${failed.length} files`}${paths.length > 1 ? ` (of ${paths.length} checked)` : ""}.`);

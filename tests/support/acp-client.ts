@@ -21,7 +21,107 @@ export interface ClientOptions {
   refuseWrites?: { message: string; data: unknown };
   /** Extra arguments after `acp` and the test model's flags. */
   args?: string[];
+  /** Offer terminals: `terminal/create` runs the command (recorded in `terminals.calls`). */
+  terminal?: boolean;
   home: string;
+}
+
+/** One terminal call a test client received: the method, its terminal, and how many session/updates had arrived before it. */
+export interface TerminalCall {
+  method: "terminal/create" | "terminal/output" | "terminal/wait_for_exit" | "terminal/kill" | "terminal/release";
+  terminalId: string;
+  at: number;
+  params: Record<string, unknown>;
+}
+
+interface RunningTerminal {
+  proc: import("bun").Subprocess<"ignore", "pipe", "pipe">;
+  output: string;
+  exit: Promise<{ exitCode: number | null; signal: string | null }>;
+}
+
+/** How a terminal's command ended, or null while it runs. */
+function exitStatus(proc: { exitCode: number | null; signalCode: unknown }): { exitCode: number | null; signal: string | null } | null {
+  if (proc.signalCode) return { exitCode: null, signal: String(proc.signalCode) };
+  return proc.exitCode === null ? null : { exitCode: proc.exitCode, signal: null };
+}
+
+/**
+ * A client's terminals, as an editor runs them: \`terminal/create\` starts the command (argv,
+ * in its own process group, in the given folder) and keeps its output; every call is recorded.
+ */
+export class TestTerminals {
+  readonly calls: TerminalCall[] = [];
+  private readonly running = new Map<string, RunningTerminal>();
+  private next = 1;
+
+  constructor(private readonly seen: () => number = () => 0) {}
+
+  private record(method: TerminalCall["method"], params: { terminalId?: string } & Record<string, unknown>, terminalId = params.terminalId ?? ""): void {
+    this.calls.push({ method, terminalId, at: this.seen(), params });
+  }
+
+  private get(terminalId: string): RunningTerminal {
+    const terminal = this.running.get(terminalId);
+    if (!terminal) throw new acp.RequestError(-32602, `unknown terminal ${terminalId}`);
+    return terminal;
+  }
+
+  create(params: acp.CreateTerminalRequest): { terminalId: string } {
+    const terminalId = `term-${this.next++}`;
+    this.record("terminal/create", params as unknown as Record<string, unknown>, terminalId);
+    const proc = Bun.spawn([params.command, ...(params.args ?? [])], { cwd: params.cwd ?? undefined, stdin: "ignore", stdout: "pipe", stderr: "pipe", detached: true });
+    const terminal: RunningTerminal = { proc, output: "", exit: Promise.resolve({ exitCode: null, signal: null }) };
+    const pump = async (stream: ReadableStream<Uint8Array>) => {
+      const decoder = new TextDecoder();
+      for await (const chunk of stream) terminal.output += decoder.decode(chunk, { stream: true });
+    };
+    const pumped = Promise.all([pump(proc.stdout), pump(proc.stderr)]);
+    terminal.exit = Promise.all([proc.exited, pumped]).then(() => exitStatus(proc)!);
+    this.running.set(terminalId, terminal);
+    return { terminalId };
+  }
+
+  output(params: acp.TerminalOutputRequest): acp.TerminalOutputResponse {
+    this.record("terminal/output", params);
+    const terminal = this.get(params.terminalId);
+    const status = exitStatus(terminal.proc);
+    return { output: terminal.output, truncated: false, ...(status ? { exitStatus: status } : {}) };
+  }
+
+  waitForExit(params: acp.WaitForTerminalExitRequest): Promise<acp.WaitForTerminalExitResponse> {
+    this.record("terminal/wait_for_exit", params);
+    return this.get(params.terminalId).exit;
+  }
+
+  kill(params: acp.KillTerminalRequest): acp.KillTerminalResponse {
+    this.record("terminal/kill", params);
+    this.stop(this.get(params.terminalId));
+    return {};
+  }
+
+  release(params: acp.ReleaseTerminalRequest): acp.ReleaseTerminalResponse {
+    this.record("terminal/release", params);
+    const terminal = this.get(params.terminalId);
+    this.stop(terminal);
+    this.running.delete(params.terminalId);
+    return {};
+  }
+
+  /** The command and everything it started. */
+  private stop(terminal: RunningTerminal): void {
+    if (terminal.proc.exitCode !== null || terminal.proc.signalCode) return;
+    try {
+      process.kill(-terminal.proc.pid, "SIGTERM");
+    } catch {
+      // already gone
+    }
+  }
+
+  /** The calls as "create term-1", "wait_for_exit term-1", ... */
+  sequence(): string[] {
+    return this.calls.map((c) => `${c.method.slice("terminal/".length)} ${c.terminalId}`);
+  }
 }
 
 export interface AcpTestClient {
@@ -35,6 +135,8 @@ export interface AcpTestClient {
   askedAt: number[];
   reads: string[];
   writes: { path: string; content: string }[];
+  /** The terminals the client ran (with `terminal: true`). */
+  terminals: TestTerminals;
   initialize(): Promise<acp.InitializeResponse>;
   updatesOf(sessionId: string): acp.SessionUpdate[];
   /** The text of the agent_message_chunks of a session since update number `from`. */
@@ -63,6 +165,7 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
   const reads: string[] = [];
   const writes: { path: string; content: string }[] = [];
   const answers = [...(options.answers ?? [])];
+  const terminals = new TestTerminals(() => updates.length);
   const app = acp
     .client({ name: "coder-tests" })
     .onNotification(acp.methods.client.session.update, ({ params }) => void updates.push(params))
@@ -84,7 +187,12 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
       writeFileSync(params.path, params.content);
       options.buffers?.delete(params.path);
       return {};
-    });
+    })
+    .onRequest(acp.methods.client.terminal.create, ({ params }) => terminals.create(params))
+    .onRequest(acp.methods.client.terminal.output, ({ params }) => terminals.output(params))
+    .onRequest(acp.methods.client.terminal.waitForExit, ({ params }) => terminals.waitForExit(params))
+    .onRequest(acp.methods.client.terminal.kill, ({ params }) => terminals.kill(params))
+    .onRequest(acp.methods.client.terminal.release, ({ params }) => terminals.release(params));
   const stdin = proc.stdin as import("bun").FileSink;
   const toAgent = new WritableStream<Uint8Array>({
     write: async (chunk) => {
@@ -104,10 +212,11 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
     askedAt,
     reads,
     writes,
+    terminals,
     initialize: () =>
       connection.agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: options.fs ? { fs: { readTextFile: true, writeTextFile: true } } : {},
+        clientCapabilities: { ...(options.fs ? { fs: { readTextFile: true, writeTextFile: true } } : {}), ...(options.terminal ? { terminal: true } : {}) },
       }),
     updatesOf,
     text: (sessionId, from = 0) =>

@@ -21,9 +21,11 @@ export async function runPermittedCommand(services: CoderServices, command: stri
 export async function runShownCommand(services: CoderServices, command: string): Promise<{ code: number; output: string }> {
   const { out, app } = services;
   out.emit({ type: "command", command, purpose: "run" });
-  const r = await app.kit.run(command, { timeoutMs: 600_000, inheritStdin: app.interactive, onOutput: (text) => out.emit({ type: "output", text }) });
+  const r = await services.runShown({ command, purpose: "run", timeoutMs: 600_000, inheritStdin: app.interactive, onOutput: (text) => out.emit({ type: "output", text }) });
+  // An editor that would not run it says why, where the output would have been.
+  if (r.refused !== undefined) out.emit({ type: "output", text: r.refused });
   out.flush();
-  return { code: r.code, output: `${r.stdout}${r.stderr}` };
+  return { code: r.code, output: r.refused ?? `${r.stdout}${r.stderr}` };
 }
 
 /**
