@@ -4,7 +4,9 @@
 // from the plugin's own small options.ts, so `--help` loads no plugin.
 import type { BuiltinPlugin } from "./core/plugins/loader.ts";
 import { type OptionTable, optionTable } from "./core/config/options.ts";
+import { ARCHITECT_OPTIONS } from "./formats/architect/options.ts";
 import { MCP_OPTIONS, MCP_SUBCOMMAND } from "./plugins/mcp/options.ts";
+import { EVAL_OPTIONS, EVAL_SUBCOMMAND } from "./plugins/eval/options.ts";
 import { MEDIA_OPTIONS } from "./plugins/media/options.ts";
 import { MAP_SUBCOMMAND, REPOMAP_OPTIONS } from "./plugins/repomap/options.ts";
 
@@ -16,7 +18,7 @@ export const BUILTINS: BuiltinPlugin[] = [
   { origin: "built-in:formats/patch", name: "patch", load: () => import("./formats/patch/index.ts") },
   { origin: "built-in:formats/tool", name: "tool", load: () => import("./formats/tool/index.ts") },
   { origin: "built-in:formats/ask", name: "ask", load: () => import("./formats/ask/index.ts") },
-  { origin: "built-in:formats/architect", name: "architect", load: () => import("./formats/architect/index.ts") },
+  { origin: "built-in:formats/architect", name: "architect", load: () => import("./formats/architect/index.ts"), options: ARCHITECT_OPTIONS },
   { origin: "built-in:formats/context", name: "context", load: () => import("./formats/context/index.ts") },
   // model adapters
   { origin: "built-in:plugins/openai", name: "openai", load: () => import("./plugins/openai/index.ts") },
@@ -27,6 +29,8 @@ export const BUILTINS: BuiltinPlugin[] = [
   { origin: "built-in:plugins/media", name: "media", load: () => import("./plugins/media/index.ts"), options: MEDIA_OPTIONS },
   // MCP servers: tools, resources and prompts
   { origin: "built-in:plugins/mcp", name: "mcp", load: () => import("./plugins/mcp/index.ts"), options: MCP_OPTIONS, subcommands: [MCP_SUBCOMMAND] },
+  // measurement: `coder eval`
+  { origin: "built-in:plugins/eval", name: "eval", load: () => import("./plugins/eval/index.ts"), options: EVAL_OPTIONS, subcommands: [EVAL_SUBCOMMAND] },
 ];
 
 /** The options known before any plugin loads: the kernel's and what the built-ins declare. */

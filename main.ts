@@ -4,7 +4,7 @@
 // table with what the built-ins declare to the command line comes next, and everything
 // else, node:util included, is imported when a path needs it, so the cheap paths stay cheap.
 import { RuntimeFailure, exitCodeFor } from "./core/errors.ts";
-import { helpText } from "./core/cli/help.ts";
+import { helpText, subcommandHelpText } from "./core/cli/help.ts";
 import { KERNEL_SUBCOMMANDS } from "./core/kernel.ts";
 
 declare const CODER_VERSION: string | undefined;
@@ -35,6 +35,10 @@ export async function main(argv: string[]): Promise<number> {
   if (args.values.version) return print(`coder ${v}`);
   if (args.values.help && plugins === 0) {
     if (args.unknown.length) parseArgv(argv, table);
+    // `coder eval --help`: a built-in's command, with the options its plugin declares.
+    const owner = BUILTINS.find((b) => b.subcommands?.some((c) => c.name === args.positionals[0]));
+    const command = owner?.subcommands?.find((c) => c.name === args.positionals[0]);
+    if (owner && command) return print(subcommandHelpText(command, table.specs.filter((spec) => table.owner.get(spec.key) === owner.name)));
     return print(helpText(v, table, builtinSubcommands()));
   }
   const [first, ...rest] = args.positionals;
@@ -72,7 +76,20 @@ export function reportFailure(error: unknown, options: { verbose: boolean; json:
   return code;
 }
 
+/**
+ * CODER_TRACE_MODULES=FILE: at exit, write the compiled binary's chunks that were evaluated, one
+ * per line (each chunk records itself, see scripts/build.ts; dist/coder.modules.json names the
+ * source modules in each). How the start-up's module graph is measured and tested.
+ */
+function traceModules(file: string): void {
+  process.on("exit", () => {
+    const chunks = (globalThis as { __coderChunks?: string[] }).__coderChunks ?? [];
+    require("node:fs").writeFileSync(file, chunks.map((url) => url.slice(url.lastIndexOf("/") + 1)).join("\n") + "\n");
+  });
+}
+
 if (import.meta.main) {
+  if (process.env.CODER_TRACE_MODULES) traceModules(process.env.CODER_TRACE_MODULES);
   const argv = process.argv.slice(2);
   main(argv).then(
     (code) => {

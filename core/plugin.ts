@@ -87,7 +87,7 @@ export type Hook<H> = H | { order?: "pre" | "post"; handler: H };
 export type HookResult<T> = T | void | undefined | Promise<T | void | undefined>;
 
 /** The names of the hooks, for messages and the kernel's runner. */
-export type HookName = "onRequest" | "onReply" | "onEdit" | "onCommit" | "onToolCall";
+export type HookName = Extract<keyof PluginObject, `on${string}`>;
 
 export interface RequestEvent {
   model: string;
@@ -172,6 +172,11 @@ export interface PluginOption {
   group?: string;
   /** Booleans: accept `--no-<flag>`. */
   negatable?: boolean;
+  /**
+   * Booleans: when on, the option stands for these options' values (set as if from the same
+   * source, after every source is read), e.g. `--architect` for `--edit-format architect`.
+   */
+  implies?: Readonly<Record<string, string | number | boolean>>;
   /** Only on the command line (and env), not a config key. */
   cliOnly?: boolean;
   /** Only in config files, not a flag. */
@@ -193,8 +198,26 @@ export interface PluginOption {
   secret?: boolean;
   /** `object`: entries from several config files add up by key (a later file's entry winning) instead of replacing. */
   merge?: "by-key";
-  /** With `needsTrust: "runs code"`: the command lines a value runs, so trust also covers the scripts outside the repository they name. */
-  runs?(value: unknown): string[];
+  /**
+   * `object`: an editor's MCP servers (ACP's `session/new`) join this option's entries, by name,
+   * in the `{ command, args, env }` / `{ url, type, headers }` shape other tools write; they are
+   * the user's choice, so they need no trust. Optional (apiVersion 2).
+   */
+  editorMcpServers?: boolean;
+  /**
+   * With `needsTrust: "runs code"`: what a value runs, so trust also covers the scripts outside
+   * the repository they name: shell command lines (run in the repository root), or programs run
+   * without a shell (`argv`, in `cwd`, relative to the repository root; `label` names the entry
+   * in the trust question).
+   */
+  runs?(value: unknown): (string | RunsProgram)[];
+}
+
+/** A program an option's value runs without a shell (e.g. an MCP server), for trust to cover. */
+export interface RunsProgram {
+  argv: readonly string[];
+  cwd?: string;
+  label?: string;
 }
 
 /** The type of an option's value, from its declaration. */
@@ -237,6 +260,8 @@ export interface Subcommand {
   usage?: string;
   /** A boolean option (declared by the same plugin) that also runs this command, e.g. `showRepoMap` for `--show-repo-map`. */
   flag?: string;
+  /** Longer help for `coder NAME --help`, shown after the summary and before the options the plugin declares. */
+  help?: string;
   run(args: readonly string[], cli: SubcommandContext): Promise<number> | number;
 }
 
@@ -252,10 +277,21 @@ export interface SubcommandContext {
   printJson(value: unknown): void;
   /** A warning on stderr. */
   warn(text: string): void;
+  /**
+   * Every value the command line itself gave option `key`, in the order typed (`options` keeps
+   * only the last of a repeated flag, and may come from config or the environment); empty when
+   * the flag was not typed. Optional (additive to API version 2).
+   * @example const models = cli.flagValues?.("model") ?? []; // coder eval --model a --model b
+   */
+  flagValues?(key: string): string[];
   /** Stop with a usage error (exit 2): the message says what was wrong and what to type instead. */
   usage(message: string): never;
-  /** The context a provider gets for these chat files (typed paths, relative to where coder runs), outside any request (`coder map`). */
-  turn(chatFiles: readonly string[]): TurnContext;
+  /**
+   * The block the named context provider gives for these chat files (typed paths, relative to
+   * where coder runs), outside any request, and the budget the kernel gives it then (`coder map`);
+   * `block` is null when it has nothing, or when its budget is 0 (then it is not asked).
+   */
+  context(provider: string, chatFiles: readonly string[]): Promise<{ block: ContextBlock | null; budget: ContextBudget }>;
 }
 
 // ─── Messages ────────────────────────────────────────────────────────────────
@@ -395,6 +431,13 @@ export interface EditFormat<E extends Edit = Edit> {
    * Default: the format edits files itself.
    */
   mode?: "edit" | "editor" | "none" | "files";
+  /**
+   * This format is the fallback (apiVersion 2): for a model whose table names no registered
+   * format (a model no adapter knows), for architect's editor when the format named does not
+   * edit, and for an editor's "code" mode. The first registered format that says so is used
+   * (the built-in `diff`: it fails safest); without one, the first format that edits.
+   */
+  fallback?: boolean;
 }
 
 export interface FormatPrompts {
@@ -591,6 +634,9 @@ export interface SearchReplaceEdit extends Edit {
   unseen?: boolean;
 }
 
+/** Where a SEARCH/REPLACE block's file path stands: on the line before the opening fence, or the first line inside it. */
+export type BlockPathPlace = "before-fence" | "in-fence";
+
 /** One SEARCH/REPLACE block as `kit.formats.parseBlocks` read it from a reply. */
 export interface SearchReplaceBlock {
   /** The path as the model wrote it (decoration stripped; resolve it with `ParseContext.resolvePath`). */
@@ -630,12 +676,13 @@ export interface FormatHelpers {
    */
   applySearchReplace<E extends SearchReplaceEdit>(edits: E[], ws: Workspace): EditOutcome<E>[];
   /**
-   * Fence parsing of SEARCH/REPLACE blocks as `diff` (the path on the line before the opening
-   * fence) or `diff-fenced` (the path inside it) reads them: markers of 5-9 characters, the path
-   * matched against `chatFiles`, shell-tagged fences as commands. Throws `kit.FormatError`,
-   * written for the model, on a missing path or marker.
+   * Fence parsing of SEARCH/REPLACE blocks with the path on the line before the opening fence
+   * (`pathAt: "before-fence"`, the default, as `diff` writes them) or on the first line inside it
+   * (`"in-fence"`, as `diff-fenced` does): markers of 5-9 characters, the path matched against
+   * `chatFiles`, shell-tagged fences as commands. Throws `kit.FormatError`, written for the model,
+   * on a missing path or marker.
    */
-  parseBlocks(text: string, fence: Fence, chatFiles?: readonly string[], variant?: "diff" | "diff-fenced"): SearchReplaceBlocks;
+  parseBlocks(text: string, fence: Fence, chatFiles?: readonly string[], pathAt?: BlockPathPlace): SearchReplaceBlocks;
   /** The commands of every fence of `text` tagged with a shell language (```bash, ````sh, ...). */
   shellBlocks(text: string): string[];
   /** Is `line` a fence opening tagged with a shell language? */
@@ -665,7 +712,21 @@ export interface FormatHelpers {
 export interface ContextProvider {
   name: string;
   stability: "static" | "session" | "turn";
-  provide(turn: TurnContext): Promise<ContextBlock | null> | ContextBlock | null;
+  /**
+   * Its block for this request, kept within `budget.tokens` (0: the provider is off or the window
+   * has no room left; the kernel then does not call it). `budget` is the provider's share of the
+   * model's context window, as its `budget` claim and the other providers' claims settle it.
+   */
+  provide(turn: TurnContext, budget: ContextBudget): Promise<ContextBlock | null> | ContextBlock | null;
+  /**
+   * How much of the context window this provider asks for (apiVersion 2). Without a claim, a
+   * provider shares what the claims leave. Optional.
+   *
+   * @example
+   * // 1/8 of the window within 1,024-4,096 tokens, or the user's `--todo-tokens N` (0: off); before lower priorities.
+   * budget: { priority: 10, option: TODO_TOKENS, share: { fraction: 1 / 8, min: 1024, max: 4096 } },
+   */
+  budget?: BudgetClaim;
   /**
    * Called with each request the user types (not with reflections), before its prompt is
    * built: the provider may ask the user and change the chat, e.g. offer to add the web
@@ -681,9 +742,31 @@ export interface ContextProvider {
    * A few words for the REPL's start-up banner, or null to say nothing. Optional.
    *
    * @example
-   * banner: ({ options }) => (options.mapTokens === 0 ? "repo map: off" : "repo map: on")
+   * banner: (_context, budget) => (budget.tokens === 0 ? "todos: off" : `todos: ${budget.tokens} tokens`)
    */
-  banner?(context: Pick<TurnContext, "model" | "options" | "chatFiles">): string | null;
+  banner?(context: Pick<TurnContext, "model" | "options" | "chatFiles">, budget: ContextBudget): string | null;
+}
+
+/**
+ * A context provider's claim on the context window. The kernel serves claims by `priority`
+ * (higher first; equal ones in load order), each getting what it asks for while the window
+ * (less the reply's reserve and what the chat files and history take) has room.
+ */
+export interface BudgetClaim {
+  /** Default 0. */
+  priority?: number;
+  /** A number option this plugin declares: the tokens the user asks for (0 turns the provider off). Set, it wins over `share`. */
+  option?: PluginOption & { type: "number" };
+  /** Without the option set: this fraction of the model's context window, within `min` and `max` tokens. Absent: everything left. */
+  share?: { fraction: number; min?: number; max?: number };
+}
+
+/** What `provide` gets: its share of the window for this request. */
+export interface ContextBudget {
+  /** Tokens this provider's block should fit in. */
+  tokens: number;
+  /** Tokens of the window nobody claimed, for a provider that may grow past `tokens` when it helps (e.g. a map with no chat files). */
+  spare: number;
 }
 
 export interface ContextBlock {
@@ -967,71 +1050,70 @@ export interface Session {
   warn(text: string): void;
   commands(): readonly SlashCommand[];
   formats(): readonly string[];
-  /** Each registered edit format with its one-line summary (for `/edit-format`). Optional. */
-  formatSummaries?(): readonly { name: string; summary: string }[];
+  /** Each registered edit format with its one-line summary (for `/edit-format`). */
+  formatSummaries(): readonly { name: string; summary: string }[];
   exit(): void;
   /**
    * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under
    * --yes-always, no when nobody can answer). Questions with the same `key` share one
-   * remembered "Don't ask again" (default: the question itself). Optional: a kernel without it answers nothing.
+   * remembered "Don't ask again" (default: the question itself).
    */
-  confirm?(question: string, options?: { key?: string }): Promise<boolean>;
+  confirm(question: string, options?: { key?: string }): Promise<boolean>;
   /** Put text into the conversation as context for the next request without sending one (e.g. a command's output). */
-  addToChat?(text: string): void;
+  addToChat(text: string): void;
   /**
    * Offer a finished command's output, as for the commands the model suggests: when it failed,
    * ask whether to send it to the model as a fix request (sent now); otherwise ask whether to
-   * add it to the chat. Optional: a kernel without it offers nothing.
+   * add it to the chat.
    */
-  offerOutput?(command: string, result: { code: number; output: string }): Promise<void>;
-  /** What the last reply changed, whether it was committed or not (`/diff`); optional. */
-  lastDiff?(): Promise<string>;
-  /** True when a person answers questions (the REPL); optional. */
-  readonly interactive?: boolean;
+  offerOutput(command: string, result: { code: number; output: string }): Promise<void>;
+  /** What the last reply changed, whether it was committed or not (`/diff`). */
+  lastDiff(): Promise<string>;
+  /** True when a person answers questions (the REPL). */
+  readonly interactive: boolean;
   /**
    * Put text in the REPL's input line for the user to edit and send (e.g. a voice
-   * transcription); without an input line (one-shot modes) it is printed. Optional.
+   * transcription); without an input line (one-shot modes) it is printed.
    */
-  setInput?(text: string): void;
-  /** The text of the model's last reply in this chat, or null before the first (`/copy`); optional. */
-  lastReply?(): string | null;
-  /** The messages of the next request, chunk by chunk in the order they are sent (`/copy-context`); optional. */
-  promptChunks?(): Promise<PromptChunk[]>;
+  setInput(text: string): void;
+  /** The text of the model's last reply in this chat, or null before the first (`/copy`). */
+  lastReply(): string | null;
+  /** The messages of the next request, chunk by chunk in the order they are sent (`/copy-context`). */
+  promptChunks(): Promise<PromptChunk[]>;
   /** Run a `/name arg` line as if typed (e.g. `/load` replaying a saved chat). */
-  runCommand?(line: string): Promise<void>;
+  runCommand(line: string): Promise<void>;
   /** The model each role uses now: main, weak (commit messages, summaries), editor (architect's edits). */
-  modelFor?(role: "main" | "weak" | "editor"): string;
+  modelFor(role: "main" | "weak" | "editor"): string;
   /**
    * Change a setting of the option table for the rest of the session, from its text as typed
    * (e.g. `setOption("reasoningEffort", "high", "/reasoning-effort")`); a bad value throws a
    * one-line error naming `where` (default: the setting's flag).
    */
-  setOption?(key: string, value: string | undefined, where?: string): void;
+  setOption(key: string, value: string | undefined, where?: string): void;
   /** Every setting with its effective value and where it came from, as `coder config show` lists them. */
-  settings?(): readonly { key: string; value: unknown; source: string }[];
+  settings(): readonly { key: string; value: unknown; source: string }[];
   /** Every model the adapters' tables know (and config `models`), for `/models`. */
-  listModels?(): readonly ModelInfo[];
+  listModels(): readonly ModelInfo[];
   /**
    * Check files as after an edit, but whole: the syntax check, then the lint command(s).
    * `failed`: the files with problems (named in a failing command's output, or every file the
    * command checked when it names none). `stopped`: a cancel stopped a command, or an editor
    * refused to run it, so the files were not all checked.
    */
-  lint?(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed?: string[]; stopped?: boolean }>;
+  lint(paths: string[], onOutput?: (text: string) => void): Promise<{ ok: boolean; output: string; failed?: string[]; stopped?: boolean }>;
   /** The last error the session reported (a failed request, a command's problem), or null. */
-  lastError?(): string | null;
+  lastError(): string | null;
   /**
    * Run a command the user typed (no gate), its output shown as it arrives and, in a terminal,
-   * its stdin the terminal's. Optional: without it, run through `kit.run` and print the output.
+   * its stdin the terminal's.
    */
-  runUserCommand?(command: string): Promise<{ code: number; output: string }>;
+  runUserCommand(command: string): Promise<{ code: number; output: string }>;
   /**
    * Run a test command as the tests after an edit run: shown as it runs (the terminal's live
    * output, an editor's card or terminal). Its exit code and output (stdout, then stderr);
    * `stopped` when a cancel ended it or an editor refused to run it (nothing to report then).
-   * Optional: without it, run through `kit.run` and print the output.
    */
-  runTests?(command: string): Promise<{ code: number; output: string; stopped?: boolean }>;
+  runTests(command: string): Promise<{ code: number; output: string; stopped?: boolean }>;
 }
 
 /** One chunk of a request's prompt, as `/tokens` lists them. */
@@ -1083,6 +1165,11 @@ export interface ToolProvider {
    * thing checked, with the effective options. Optional.
    */
   check?(options: Readonly<Record<string, unknown>>): Promise<ToolCheck[]>;
+  /**
+   * How the user lets this provider's tools run without a question, said when `--yes-always`
+   * declines a call with nobody to ask, e.g. `set "mcpTools": "auto"`. Optional (apiVersion 2).
+   */
+  runUnasked?: string;
 }
 
 /** One row of a tool provider's `coder doctor` check. */
@@ -1092,9 +1179,17 @@ export interface ToolCheck {
   detail: string;
 }
 
-/** One tool a provider offers. */
-export interface ProvidedTool {
+/**
+ * One tool a provider offers: its parameters declared as JSON Schema (`JsonTool`, as MCP servers
+ * give them), or with a zod schema (`TypedTool`), whose JSON Schema the kernel sends and whose
+ * checked, typed value `call` receives.
+ */
+export type ProvidedTool = JsonTool | TypedTool;
+
+/** A tool whose parameters are plain JSON Schema: `call` gets the arguments object unchecked. */
+export interface JsonTool {
   spec: ToolSpec;
+  parameters?: never;
   /** Where the tool comes from, shown when the user is asked, e.g. "MCP server docs". */
   origin?: string;
   /** "ask" (default): the gate asks before each call; "auto": the call runs without a question. */
@@ -1102,6 +1197,55 @@ export interface ProvidedTool {
   /** Run one call; a failure the model should hear about is `{ text, isError: true }`, not a throw. */
   call(args: Record<string, unknown>, signal: AbortSignal): Promise<ToolResult>;
 }
+
+/**
+ * A tool whose parameters are declared once, with zod (4): the JSON Schema sent to the model is
+ * made from the declaration, the model's arguments are checked against it (a mismatch goes back
+ * to the model, naming the field, and the tool is not called), and `call` gets the parsed value,
+ * typed. Declare it with `kit.tool(...)` so `call`'s argument type is inferred. Optional
+ * (apiVersion 2). A plugin with zod bundles it (`bun build --target bun`); any Standard Schema
+ * that offers `~standard.jsonSchema` works too.
+ *
+ * @example
+ * import { z } from "zod";
+ * const grep = kit.tool({
+ *   name: "grep_todos",
+ *   description: "Lines with TODO comments in files matching a glob",
+ *   parameters: z.object({ glob: z.string().describe("e.g. src/*.ts"), limit: z.number().int().max(200).default(50) }),
+ *   confirm: "auto",
+ *   call: async ({ glob, limit }) => ({ text: (await kit.run(["git", "grep", "-n", "TODO", "--", glob])).stdout.split("\n").slice(0, limit).join("\n") }),
+ * });
+ */
+export interface TypedTool<S extends ParameterSchema = ParameterSchema> {
+  spec?: never;
+  name: string;
+  description: string;
+  parameters: S;
+  origin?: string;
+  confirm?: "ask" | "auto";
+  call(args: ParametersOf<S>, signal: AbortSignal): Promise<ToolResult>;
+}
+
+/**
+ * What a typed tool's `parameters` is: a zod 4 schema, or another Standard Schema
+ * (standardschema.dev) library's schema. Only the members the kernel reads are named here.
+ */
+export interface ParameterSchema<T = unknown> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown) => SchemaResult<T> | Promise<SchemaResult<T>>;
+    readonly types?: { readonly input: unknown; readonly output: T } | undefined;
+  };
+}
+
+/** A Standard Schema check's result: the parsed value, or the issues found. */
+export type SchemaResult<T> =
+  | { readonly value: T; readonly issues?: undefined }
+  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+
+/** The parsed type of a parameter schema. */
+export type ParametersOf<S> = S extends { readonly "~standard": { readonly types?: infer Types } } ? (NonNullable<Types> extends { readonly output: infer O } ? O : unknown) : unknown;
 
 /** What a tool call returned, as text for the model. */
 export interface ToolResult {
@@ -1268,6 +1412,11 @@ export interface Kit {
      */
     read(path: string, maxBytes?: number): Uint8Array | null;
   };
+  /**
+   * Declare a tool with typed parameters (see `TypedTool`): returns it unchanged, and lets
+   * TypeScript infer `call`'s argument from `parameters`.
+   */
+  tool<S extends ParameterSchema>(tool: TypedTool<S>): TypedTool<S>;
   /** Model info for any model name, from the adapters and config (defaults for unknown models). */
   modelInfo(model: string): ModelInfo;
   /** Stream a request through the registered adapters (for plugins that call a model themselves). */

@@ -7,3 +7,7 @@ declare module "*.scm" {
   const path: string;
   export default path;
 }
+declare module "*.cjs" {
+  const path: string;
+  export default path;
+}

@@ -4,8 +4,9 @@
 import { Language, Parser, Query } from "web-tree-sitter";
 import { upgradeLegacyDylink } from "./dylink.ts";
 import type { LanguageSpec } from "./languages.ts";
+import { readAsset, readAssetText } from "./packed.ts";
 
-/** Where the runtime and grammar files are: paths readable with Bun.file(). */
+/** Where the runtime and grammar files are: paths readable with node:fs, packed or not (grammars/packed.ts). */
 export interface GrammarAssets {
   runtime: string;
   files: Readonly<Record<string, string>>;
@@ -19,15 +20,18 @@ export interface LoadedGrammar {
 }
 
 const runtimeReady = new Map<string, Promise<void>>();
+/**
+ * Each grammar is compiled once per thread, whichever loader asks first (the syntax check, the
+ * repo map, highlighting): a second copy of a grammar's WebAssembly costs memory and time.
+ */
+const languages = new Map<string, Promise<Language>>();
 
 function initRuntime(runtimePath: string): Promise<void> {
   let ready = runtimeReady.get(runtimePath);
   if (!ready) {
     // wasmBinary: the runtime must not try to locate its .wasm itself (inside the
     // compiled binary it lives in Bun's virtual file system).
-    ready = Bun.file(runtimePath)
-      .bytes()
-      .then((wasmBinary) => Parser.init({ wasmBinary } as object));
+    ready = Promise.resolve().then(() => Parser.init({ wasmBinary: readAsset(runtimePath) } as object));
     runtimeReady.set(runtimePath, ready);
   }
   return ready;
@@ -73,22 +77,28 @@ export class GrammarLoader {
     return loaded;
   }
 
-  async #loadLanguage(spec: LanguageSpec): Promise<Language> {
-    await initRuntime(this.#assets.runtime);
+  #loadLanguage(spec: LanguageSpec): Promise<Language> {
     const wasmPath = this.#assets.files[spec.wasm];
-    if (!wasmPath) throw new Error(`grammar ${spec.wasm} is not embedded`);
-    return Language.load(upgradeLegacyDylink(await Bun.file(wasmPath).bytes()));
+    if (!wasmPath) return Promise.reject(new Error(`grammar ${spec.wasm} is not embedded`));
+    let language = languages.get(wasmPath);
+    if (!language) {
+      language = initRuntime(this.#assets.runtime).then(() => Language.load(upgradeLegacyDylink(readAsset(wasmPath))));
+      languages.set(wasmPath, language);
+      language.catch(() => languages.delete(wasmPath));
+    }
+    return language;
+  }
+
+  /** An embedded query's text by key ("python-tags.scm", "go-highlights.scm"). */
+  queryText(key: string): string {
+    const queryPath = this.#assets.files[key];
+    if (!queryPath) throw new Error(`query ${key} is not embedded`);
+    return readAssetText(queryPath);
   }
 
   async #loadNow(spec: LanguageSpec): Promise<LoadedGrammar> {
     const language = await this.#loadLanguage(spec);
-    const sources: string[] = [];
-    for (const key of spec.queries) {
-      const queryPath = this.#assets.files[key];
-      if (!queryPath) throw new Error(`tags query ${key} is not embedded`);
-      sources.push(await Bun.file(queryPath).text());
-    }
-    const query = new Query(language, sources.join("\n"));
+    const query = new Query(language, spec.queries.map((key) => this.queryText(key)).join("\n"));
     const parser = new Parser();
     parser.setLanguage(language);
     return { spec, language, query, parser };

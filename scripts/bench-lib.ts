@@ -14,3 +14,12 @@ export function git(cwd: string, ...args: string[]): string {
   if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr.toString()}`);
   return r.stdout.toString().trim();
 }
+
+/** Make `repo` a git repository with everything in it committed by a bench identity. */
+export function commitAll(repo: string): void {
+  git(repo, "init", "-q");
+  git(repo, "config", "user.name", "Bench");
+  git(repo, "config", "user.email", "bench@example.com");
+  git(repo, "add", "-A");
+  git(repo, "commit", "-q", "-m", "initial");
+}

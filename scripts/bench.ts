@@ -3,10 +3,13 @@
 // scripts/bench/*.ts, each run as its own process with CODER_BIN set.
 // A section file is a plain script that prints its own lines; add one to add a section.
 // `npm run bench -- startup engine` runs only the sections named (startup is this file's own).
+// `--baseline OLD_BINARY` runs the target table (scripts/bench-targets.ts) for an older build
+// beside this one, in the same run: `npm run bench -- startup --baseline /tmp/coder-old`.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { median } from "./bench-lib.ts";
+import { printTargets } from "./bench-targets.ts";
 
 const ROOT = join(import.meta.dir, "..");
 const BIN = process.env.CODER_BIN ?? join(ROOT, "dist", "coder");
@@ -67,11 +70,13 @@ function row(s: Summary, base?: Summary): string {
   return `  ${s.label.padEnd(22)} ${s.medianMs.toFixed(1).padStart(7)} ms  ${s.medianRssMB.toFixed(1).padStart(6)} MB (peak ${s.peakRssMB.toFixed(1)} MB)${ratio}`;
 }
 
-async function startupSection(): Promise<void> {
+async function startupSection(baseline: string | undefined): Promise<void> {
   if (!existsSync(BIN)) throw new Error(`${BIN} does not exist: run \`npm run build\` first`);
+  if (baseline && !existsSync(baseline)) throw new Error(`--baseline ${baseline} does not exist`);
   const dir = mkdtempSync(join(tmpdir(), "coder-bench-"));
   try {
     const hello = await buildHello(dir);
+    await printTargets({ bin: BIN, baseline, hello, dir, runs: RUNS });
     // Run from an empty directory so no config or repository is in play.
     const hw = await measure("hello-world", [hello], RUNS, dir);
     const version = await measure("coder --version", [BIN, "--version"], RUNS, dir);
@@ -141,9 +146,13 @@ async function replSection(dir: string): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const only = new Set(process.argv.slice(2));
+  const args = process.argv.slice(2);
+  const at = args.indexOf("--baseline");
+  const baseline = at >= 0 ? args.splice(at, 2)[1] : undefined;
+  if (at >= 0 && !baseline) throw new Error("--baseline needs the path of an older coder binary");
+  const only = new Set(args);
   const wanted = (name: string) => only.size === 0 || only.has(name);
-  if (wanted("startup")) await startupSection();
+  if (wanted("startup")) await startupSection(baseline);
   const sections = join(import.meta.dir, "bench");
   if (!existsSync(sections)) return;
   const files = readdirSync(sections).filter((f) => f.endsWith(".ts") && !f.endsWith(".test.ts")).sort();

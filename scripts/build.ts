@@ -3,8 +3,16 @@
 // Bytecode on; the binary never auto-loads a bunfig.toml, .env, tsconfig.json or
 // package.json from the directory it runs in (coder reads the repository's .env
 // itself, for API keys only). The version and the plugin API text are baked in.
+// Code is split into chunks loaded on first import(), so `--version` evaluates only
+// main.ts's own chunk; embedded grammars and queries are stored zstd-packed
+// (grammars/packed.ts). dist/coder.modules.json maps each chunk to its source modules,
+// for CODER_TRACE_MODULES (main.ts) and the test that keeps heavy packages off the start.
+// CODER_BYTECODE=0 builds without bytecode (about 10 MB smaller, but `coder acp` and a task
+// start markedly slower), for measuring that trade.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, join, relative } from "node:path";
+import type { BunPlugin } from "bun";
+import { packAsset } from "../grammars/packed.ts";
 import { assetName } from "./release-lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -28,10 +36,49 @@ function entrypoints(): string[] {
   return list;
 }
 
+/**
+ * The files embedded with `type: "file"` (grammars, queries, and js-tiktoken's rank tables, which
+ * nothing imports as code) are stored packed; grammars/packed.ts's readAsset unpacks them. The
+ * loader does not tell an import's `type` attribute, hence the paths.
+ */
+const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
+
+const packEmbedded: BunPlugin = {
+  name: "pack-embedded-files",
+  setup(build) {
+    build.onLoad({ filter: EMBEDDED_FILE }, async (args) => ({ contents: packAsset(await Bun.file(args.path).bytes()), loader: "file" }));
+  },
+};
+
+/**
+ * Each chunk records itself when it is evaluated, if CODER_TRACE_MODULES is set (main.ts writes
+ * the list at exit): one environment read per chunk otherwise.
+ */
+const TRACE_BANNER = "process.env.CODER_TRACE_MODULES&&(globalThis.__coderChunks??=[]).push(import.meta.url);";
+
+/** Chunk file name -> the source modules bundled into it (repository-relative), from the build's metafile. */
+export type ModuleMap = Record<string, string[]>;
+
+function moduleMap(metafile: { outputs: Record<string, { inputs: Record<string, unknown> }> }): ModuleMap {
+  const map: ModuleMap = {};
+  for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
+    if (!/\.(js|ts)$/.test(output) && !output.endsWith("coder")) continue;
+    map[basename(output)] = Object.keys(inputs)
+      .map((input) => (input.startsWith("/") ? relative(ROOT, input) : input).replace(/^(\.\.\/)+[^/]+\/node_modules\//, "node_modules/"))
+      .sort();
+  }
+  return map;
+}
+
 export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARGETS)[number]): Promise<void> {
   const result = await Bun.build({
     entrypoints: entrypoints(),
     root: ROOT,
+    format: "esm",
+    splitting: true,
+    metafile: true,
+    banner: TRACE_BANNER,
+    plugins: [packEmbedded],
     compile: {
       outfile,
       ...(target ? { target } : {}),
@@ -40,7 +87,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
       autoloadTsconfig: false,
       autoloadPackageJson: false,
     },
-    bytecode: true,
+    bytecode: process.env.CODER_BYTECODE !== "0",
     minify: true,
     sourcemap: "none",
     define: {
@@ -52,6 +99,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     for (const log of result.logs) console.error(log);
     throw new Error(`build failed for ${target ?? "this machine"}`);
   }
+  if (!target && result.metafile) writeFileSync(`${outfile}.modules.json`, `${JSON.stringify(moduleMap(result.metafile), null, 1)}\n`);
 }
 
 async function main(): Promise<void> {

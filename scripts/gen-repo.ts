@@ -9,6 +9,7 @@
 // the case that makes a naive reference graph grow with the square of the files.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import { seededRandom } from "../plugins/eval/history.ts";
 
 const VERBS = "get set load save parse render build create update delete find make read write send fetch check apply merge split format compute resolve validate convert handle init open close start stop".split(" ");
 const NOUNS = "user order config item account session token cache index record report invoice payment message queue event stream buffer node graph tree path file folder request response header client server route model view table column row field schema query result error logger metric timer job task worker plan".split(" ");
@@ -24,17 +25,6 @@ const LANGS = [
 ] as const;
 type Ext = (typeof LANGS)[number]["ext"];
 
-/** mulberry32: small, fast, deterministic. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Def {
   name: string;
@@ -199,7 +189,7 @@ export interface GeneratedRepo {
 
 /** Writes `count` files under `dir` (deterministic for a seed) and returns their paths. */
 export function generateRepo(dir: string, count: number, seed = 1): GeneratedRepo {
-  const rnd = random(seed);
+  const rnd = seededRandom(seed);
   const totalWeight = LANGS.reduce((s, l) => s + l.weight, 0);
   const pickExt = (): Ext => {
     let r = rnd() * totalWeight;

@@ -2,7 +2,8 @@
 // against the fake OpenAI-compatible server: edits, repairs, the budget, faults,
 // architect, chunk order and stability, summaries, --json.
 import { describe, expect, test } from "bun:test";
-import { existsSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BINARY, block, lastUser, mainRequests, makeRepo, runCoder, serverPerTest, weakRequests } from "./engine-harness.ts";
 
@@ -144,6 +145,42 @@ describe.skipIf(noBinary)("engine e2e (dist/coder)", () => {
     expect(lastUser(reqs[1])).toContain("E999 bad style");
     expect(repo.read("a.py")).toBe("x = 2\n");
   });
+
+  test("the weak model's commit message is asked for while lint runs, and lint's result does not wait for it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const signals = mkdtempSync(join(tmpdir(), "coder-lint-signals-"));
+    const started = join(signals, "lint-started");
+    const go = join(signals, "go");
+    // The linter notes that it started, then finishes only once the test says go, which it does when the
+    // commit-message request has arrived. The weak model answers only once the linter has started: a coder
+    // that lints after committing never gets that answer (its message request gives up; git's summary is used).
+    const lint = `sh -c 'touch "${started}"; n=0; while [ ! -f "${go}" ] && [ $n -lt 3000 ]; do sleep 0.02; n=$((n+1)); done' lint`;
+    const whenExists = async (path: string) => {
+      for (let n = 0; n < 2000 && !existsSync(path); n++) await Bun.sleep(20);
+    };
+    const s = await server([
+      {
+        model: "weak-model",
+        text: "fix: set x to 2 while the linter ran",
+        waitFor: async () => {
+          writeFileSync(go, "");
+          await whenExists(started);
+        },
+      },
+      { text: block("a.py", "x = 1\n", "x = 2\n") },
+    ]);
+    try {
+      const r = await runCoder(repo, s, ["--yes-always", "--trust", "--lint-cmd", lint, "--json", "-m", "x=2", "a.py"]);
+      expect(r.code).toBe(0);
+      expect(repo.read("a.py")).toBe("x = 2\n");
+      expect(repo.git("log", "-1", "--format=%s").trim()).toBe("fix: set x to 2 while the linter ran");
+      const events = r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { type: string; ok?: boolean });
+      expect(events.filter((e) => e.type === "lint").map((e) => e.ok)).toEqual([true]);
+      expect(weakRequests(s).length).toBe(1);
+    } finally {
+      rmSync(signals, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   test("piped stdin is the message", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });

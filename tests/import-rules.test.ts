@@ -16,10 +16,15 @@ function sources(dir: string): string[] {
   });
 }
 
-/** Each relative import of a file: the repository path it names and whether it is types only. */
+/**
+ * Each relative import of a file: the repository path it names and whether it is types only.
+ * A path into node_modules/ (a package's data file embedded by path) is a package import, not ours.
+ */
 function importsOf(file: string): { target: string; typeOnly: boolean }[] {
   const text = readFileSync(file, "utf8");
-  return [...text.matchAll(IMPORT)].map((m) => ({ target: relative(ROOT, normalize(join(dirname(file), m[2]!))), typeOnly: /^\s*import\s+type\b/.test(m[1]!) }));
+  return [...text.matchAll(IMPORT)]
+    .map((m) => ({ target: relative(ROOT, normalize(join(dirname(file), m[2]!))), typeOnly: /^\s*import\s+type\b/.test(m[1]!) }))
+    .filter(({ target }) => !target.startsWith("node_modules/"));
 }
 
 /** What a README's "May import:" line allows: `x/` folders and `name.ts` files, by the names it gives. */

@@ -32,12 +32,13 @@ async function modulesFor(args: string[], stdin?: string, s = sandbox()): Promis
   return modules;
 }
 
-const HEAVY = /node_modules\/(js-tiktoken|openai|web-tree-sitter|tree-sitter-|@tree-sitter-grammars)|grammars\/(embedded|runtime)\.ts|\.wasm$/;
+// The rank tables are imported as file paths (`type: "file"`, core/chat/tokens.ts): listed, never read until a count.
+const HEAVY = /node_modules\/(js-tiktoken(?!\/dist\/ranks\/\w+\.cjs$)|openai|web-tree-sitter|tree-sitter-|@tree-sitter-grammars)|grammars\/(embedded|runtime)\.ts|\.wasm$/;
 /** What only images, /web and /voice need: the image codecs, the HTML parser and converters. */
 const MEDIA = /node_modules\/(@jimp\/|image-size|linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm)/;
 // core/plugins/ is the kernel's registry, not plugin code; builtins.ts and a built-in's options.ts are
 // what it declares to the command line (its options and subcommands, as data), which --help and config need.
-const PLUGIN_CODE = /(?<!\/core)\/(formats\/|plugins\/(?![a-z]+\/options\.ts$))/;
+const PLUGIN_CODE = /(?<!\/core)\/(formats|plugins)\/(?![a-z]+\/options\.ts$)/;
 
 for (const args of [["--version"], ["--help"], ["--verbose", "--version"], ["config", "show"], ["config", "schema"]]) {
   test(`coder ${args.join(" ")} loads nothing heavy and no plugin`, async () => {

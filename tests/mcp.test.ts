@@ -254,7 +254,7 @@ describe("tools in the gathering step", () => {
     expect(r.code).toBe(0);
     const all = events(r.stdout);
     expect(all.find((e) => e.type === "tool")).toMatchObject({ name: "everything__echo", status: "declined" });
-    expect(all.some((e) => e.type === "warning" && e.message.includes('--yes-always does not answer tool calls (set "mcpTools": "auto"'))).toBe(true);
+    expect(all.some((e) => e.type === "warning" && e.message.includes('--yes-always does not answer tool calls (set "mcpTools": "auto" to run these tools'))).toBe(true);
     expect(toolMessages(mainRequests(fake)[1])[0].content).toContain("the user declined this call");
   });
 

@@ -3,7 +3,7 @@
 // onCommit trailer in git log (and a refused commit); its onEdit veto shown with nothing written;
 // onRequest masking what is sent; setup and dispose at exit and on SIGTERM.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeServer, type FakeServer, type FakeStep } from "./support/fake-server.ts";
 import { BIN, EXAMPLES, coder, git, requireBinary, sandbox, type Sandbox } from "./support/kernel.ts";
@@ -158,6 +158,42 @@ describe("hooks", () => {
   });
 });
 
+describe("typed tool parameters", () => {
+  test("a zod declaration is the JSON Schema sent, a mismatch goes back to the model naming the field, and call gets the parsed value", async () => {
+    const s = setup();
+    writeFileSync(join(s.repo, "a.txt"), "one\ntwo\nthree\n");
+    git(s.repo, ["commit", "-qam", "three lines"], s.env);
+    const server = await startFakeServer([
+      { toolCalls: [{ id: "call_bad", name: "read_lines", arguments: { path: 7 } }] },
+      { toolCalls: [{ id: "call_ok", name: "read_lines", arguments: { path: "a.txt", from: 2 } }] },
+      { text: "It has three lines." },
+    ]);
+    try {
+      // Loaded from examples/, where zod resolves through the repository's node_modules.
+      const r = await coder(["--plugin", join(EXAMPLES, "typed-tool.ts"), ...model(server), "--edit-format", "ask", "-m", "how long is a.txt?"], { cwd: s.repo, env: s.env });
+      expect(r.code).toBe(0);
+      const bodies = server.chatBodies();
+      const tool = bodies[0].tools.find((t: { function: { name: string } }) => t.function.name === "read_lines").function;
+      expect(tool.parameters).toEqual({
+        type: "object",
+        properties: {
+          path: { type: "string", description: "repository-relative path of a text file" },
+          from: expect.objectContaining({ type: "integer", minimum: 1, default: 1, description: "first line to show (1-based)" }),
+          count: expect.objectContaining({ type: "integer", minimum: 1, maximum: 200, default: 20 }),
+        },
+        required: ["path"],
+      });
+      const answer = (body: { messages: { role: string; tool_call_id?: string; content: string }[] }, id: string) => body.messages.find((m) => m.role === "tool" && m.tool_call_id === id)?.content;
+      expect(answer(bodies[1], "call_bad")).toBe("Not run: the arguments do not match the tool's parameters: path: Invalid input: expected string, received number.");
+      // `count` took its declared default: every line from the second.
+      expect(answer(bodies[2], "call_ok")).toBe("2: two\n3: three\n4: ");
+      expect(r.stdout).toContain("It has three lines.");
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
 describe("setup and dispose", () => {
   const lifecycle = (log: string) =>
     `import { appendFileSync } from "node:fs";\n` +
@@ -190,6 +226,27 @@ describe("setup and dispose", () => {
       proc.kill("SIGTERM");
       expect(await proc.exited).toBe(143);
       expect(readFileSync(log, "utf8")).toBe("setup\ndispose\n");
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("kit.state", () => {
+  test("a plugin's write to a .coder/web page the repository planted as a link is refused: the outside file is untouched, the user hears why", async () => {
+    const saver = `export default (kit) => ({ apiVersion: 2, name: "saver", commands: [{ name: "save-page", summary: "save a page", run: (_arg, s) => { try { kit.state.write("web/page.md", "# fetched\\n"); s.print("saved"); } catch (error) { s.warn(error.message); } } }] });\n`;
+    const s = setup({ "saver.ts": saver });
+    const outside = join(s.home, "authorized_keys");
+    writeFileSync(outside, "ssh-ed25519 AAAA mine\n");
+    mkdirSync(join(s.repo, ".coder", "web"), { recursive: true });
+    symlinkSync(outside, join(s.repo, ".coder", "web", "page.md"));
+    const server = await startFakeServer([]);
+    try {
+      const r = await coder(["--plugin", s.plugin("saver.ts"), ...model(server), "-m", "/save-page"], { cwd: s.repo, env: s.env });
+      expect(r.stdout + r.stderr).toContain(".coder/web/page.md is a symlink; coder never writes its records through a link (delete it)");
+      expect(r.stdout).not.toContain("saved");
+      expect(readFileSync(outside, "utf8")).toBe("ssh-ed25519 AAAA mine\n");
+      expect(lstatSync(join(s.repo, ".coder", "web", "page.md")).isSymbolicLink()).toBe(true);
     } finally {
       await server.stop();
     }

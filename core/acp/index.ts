@@ -78,7 +78,7 @@ export async function runAcp(input: RunInput): Promise<number> {
 }
 
 /**
- * The editor's MCP servers as `mcpServers` entries (what a config file holds): stdio servers
+ * The editor's MCP servers as entries of the shape other tools' `mcpServers` hold: stdio servers
  * with their environment, http and sse ones with their headers. A name is made a valid server
  * name (letters, digits, _ and -), as it prefixes the server's tools.
  */
@@ -286,9 +286,11 @@ class CoderAgent {
   private async open(id: string, params: acp.NewSessionRequest, client: acp.AgentContext, record?: SessionRecord): Promise<AcpSession> {
     const app = await this.sessionApp(params.cwd);
     // The editor's own MCP servers are the user's choice: they join this session's servers without the trust a project's need.
-    if (params.mcpServers?.length) {
+    // They go to the option a plugin declares for them (`editorMcpServers`); with none, nothing would start them.
+    const target = app.settings.table.specs.find((spec) => spec.editorMcpServers && spec.type === "object");
+    if (params.mcpServers?.length && target) {
       const options = app.settings.options as Record<string, unknown>;
-      options.mcpServers = { ...((options.mcpServers as Record<string, unknown> | undefined) ?? {}), ...clientServers(params.mcpServers) };
+      options[target.key] = { ...((options[target.key] as Record<string, unknown> | undefined) ?? {}), ...clientServers(params.mcpServers) };
       this.log("info", `session ${id}: MCP servers from the editor: ${params.mcpServers.map((s) => s.name).join(", ")}`);
     }
     let session: AcpSession;

@@ -24,8 +24,6 @@ import { AcpPrompter } from "./prompter.ts";
 import { clientReason, terminalRunner } from "./terminal.ts";
 import { type ReplayCard, type SessionRecord, saveRecord } from "./records.ts";
 
-const CODE_FALLBACK_FORMAT = "diff";
-
 /** The "code" mode picks only a format that edits files itself (its `mode` says so), never one that answers, plans or picks files. */
 const editsItself = (format: { mode?: string } | undefined): boolean => format !== undefined && (format.mode === undefined || format.mode === "edit");
 /** The most finished cards a session's record keeps for `session/load`. */
@@ -33,11 +31,18 @@ const MAX_KEPT_CARDS = 200;
 
 const IMAGE_EXTENSIONS: Record<string, string> = { "image/png": "png", "image/jpeg": "jpg", "image/gif": "gif", "image/webp": "webp" };
 
-const MODES: acp.SessionMode[] = [
-  { id: "ask", name: "Ask", description: "Questions about the code; nothing is edited" },
-  { id: "code", name: "Code", description: "Requests are answered with edits to the files" },
-  { id: "architect", name: "Architect", description: "The main model plans, the editor model edits" },
-];
+/** The mode that edits: whichever format of the session edits files itself. */
+const CODE_MODE: acp.SessionMode = { id: "code", name: "Code", description: "Requests are answered with edits to the files" };
+
+/**
+ * The session's modes, from the formats' own `mode`: each format that only answers (`none`),
+ * then Code, then each that plans for an editor (`editor`); a format that picks files is no mode.
+ */
+export function sessionModes(formats: Iterable<{ name: string; summary: string; mode?: string }>): acp.SessionMode[] {
+  const list = [...formats].filter((f) => f.name !== CODE_MODE.id);
+  const mode = (f: { name: string; summary: string }): acp.SessionMode => ({ id: f.name, name: f.name.charAt(0).toUpperCase() + f.name.slice(1), description: f.summary.charAt(0).toUpperCase() + f.summary.slice(1) });
+  return [...list.filter((f) => f.mode === "none").map(mode), CODE_MODE, ...list.filter((f) => f.mode === "editor").map(mode)];
+}
 
 export interface SessionSetup {
   id: string;
@@ -129,7 +134,7 @@ export class AcpSession {
   private coder!: Coder;
   private commands!: CoderSession;
   /** The edit format the "code" mode means. */
-  private codeFormat = CODE_FALLBACK_FORMAT;
+  private codeFormat = "";
   private running = false;
   private cancelled = false;
   /** Stops the shown command under way (lint, tests, a shell command) when the turn is cancelled. */
@@ -199,7 +204,7 @@ export class AcpSession {
     if (record) this.restore(record);
     this.usedModels.add(this.coder.model);
     const start = this.coder.format.item.name;
-    this.codeFormat = [record?.editFormat ?? "", start, this.coder.modelInfo.editFormat].find((f) => f && editsItself(app.registry.formats.get(f)?.item)) ?? CODE_FALLBACK_FORMAT;
+    this.codeFormat = [record?.editFormat ?? "", start, this.coder.modelInfo.editFormat].find((f) => f && editsItself(app.registry.formats.get(f)?.item)) ?? app.registry.fallbackFormat();
   }
 
   /**
@@ -283,17 +288,22 @@ export class AcpSession {
   }
 
   modes(): acp.SessionModeState {
-    return { currentModeId: this.modeId(), availableModes: MODES };
+    return { currentModeId: this.modeId(), availableModes: this.availableModes() };
+  }
+
+  private availableModes(): acp.SessionMode[] {
+    return sessionModes([...this.setup.app.registry.formats.values()].map((e) => e.item));
   }
 
   private modeId(): string {
     const name = this.coder.format.item.name;
-    return name === "ask" || name === "architect" ? name : "code";
+    return name !== CODE_MODE.id && this.availableModes().some((m) => m.id === name) ? name : CODE_MODE.id;
   }
 
   setMode(modeId: string): void {
-    const format = modeId === "ask" || modeId === "architect" ? modeId : modeId === "code" ? this.codeFormat : null;
-    if (format === null) throw new acp.RequestError(-32602, `unknown mode "${modeId}"; the modes are ${MODES.map((m) => m.id).join(", ")}`);
+    const modes = this.availableModes();
+    const format = modeId === CODE_MODE.id ? this.codeFormat : modes.some((m) => m.id === modeId) ? modeId : null;
+    if (format === null) throw new acp.RequestError(-32602, `unknown mode "${modeId}"; the modes are ${modes.map((m) => m.id).join(", ")}`);
     this.commands.setEditFormat(format);
     this.save();
   }

@@ -78,6 +78,7 @@ export function createKit(deps: KitDeps): Kit {
       file: (path, siblings) => statePath(root, path, siblings),
       read: (path, maxBytes) => readState(root, path, maxBytes ?? STATE_READ_BYTES),
     },
+    tool: (tool) => tool,
     modelInfo: (model) => deps.registry.modelInfo(model),
     complete: (request, signal) =>
       completeRequest(deps.registry.adapterFor(request.model), {

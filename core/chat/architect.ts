@@ -12,7 +12,8 @@ export function chooseEditor(options: Options, model: string, modelInfo: ModelIn
   let editorFormat = options.editorEditFormat ?? modelInfo.editorFormat ?? editorInfo.editFormat;
   const mode = registry.formats.get(editorFormat)?.item.mode ?? "edit";
   if (editorFormat === architectFormat || mode !== "edit" || !registry.formats.has(editorFormat)) {
-    editorFormat = registry.formats.has("diff") ? "diff" : editorFormat;
+    const fallback = registry.fallbackFormat();
+    editorFormat = fallback && fallback !== architectFormat ? fallback : editorFormat;
   }
   return { model: editorModel, editFormat: editorFormat };
 }

@@ -171,7 +171,8 @@ export function contextOverflow(rows: readonly TokenRow[], contextWindow: number
     `The request would need ${total} prompt tokens (+${replyReserve} for the reply), more than the model's context window of ${contextWindow}.`,
     "What takes the room:",
     ...biggest.map((r) => `  ${String(r.tokens).padStart(8)}  ${r.label}`),
-    "Drop files with /drop, clear the history with /clear, or lower --map-tokens.",
+    // Context providers get only the room the rest leaves (core/chat/budget.ts): files and history are what to cut.
+    "Drop files with /drop, or clear the history with /clear.",
   ].join("\n");
 }
 

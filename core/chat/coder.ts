@@ -18,7 +18,7 @@ import type { ChatMessage, EditFormat, EditOutcome, Fence, FinishReason, ModelIn
 import * as prompt from "./prompt.ts";
 import { unsupportedReasoning } from "./reasoning.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
-import { editTargets, guardUncommitted, parseReply, type ReplyAmendment, stageEdits } from "./reply/apply.ts";
+import { type AppliedReply, editTargets, guardUncommitted, parseReply, type ReplyAmendment, stageEdits } from "./reply/apply.ts";
 import { lastReplyDiff, writeAndCommit } from "./reply/commit.ts";
 import { offerMentions, runShellSuggestion } from "./reply/offers.ts";
 import type { ChatFiles } from "./chat-files.ts";
@@ -438,9 +438,17 @@ export class Coder {
       },
       edits,
     );
-    const { written, staged, commitError } = await writeAndCommit({ services: this.services, model: this.model, weakModel: this.weakModel(), request: this.turnRequest, askModel: !this.noModel }, first, signal);
+    // Syntax check, lint and tests run while the weak model writes the commit message; not
+    // when an edit failed (its report goes back first).
+    if (this.options.autoLint && first.changes.size) warmSyntaxCheck([...first.changes.keys()]);
+    const checks = async (paths: readonly string[], staged: AppliedReply) => {
+      if (staged.outcomes.some((o) => o.status === "failed")) return null;
+      const edited = this.services.lastReply?.files.filter((f) => paths.includes(f.path)) ?? [];
+      return lintAndTest(this.services.runShown, this.services.out, this.options, edited, signal);
+    };
+    const author = { services: this.services, model: this.model, weakModel: this.weakModel(), request: this.turnRequest, askModel: !this.noModel };
+    const { written, staged, commitError, checked } = await writeAndCommit(author, first, signal, checks);
     const { outcomes } = staged;
-    if (this.options.autoLint && staged.changes.size) warmSyntaxCheck([...staged.changes.keys()]);
     for (const path of [...staged.joined, ...staged.failedOutside]) this.chat.add(path);
     answerToolCalls(this.history.cur, reply.toolCalls, outcomes, null);
 
@@ -463,11 +471,7 @@ export class Coder {
     }
     // The files are written but git refused the commit (a hook, a lock): the user's to fix, said as an error.
     if (commitError) return { reflection: fixes.length ? fixes.join("\n\n") : null, failing: true };
-    if (written.length) {
-      const edited = this.services.lastReply?.files.filter((f) => written.includes(f.path)) ?? [];
-      const check = await lintAndTest(this.services.runShown, this.services.out, this.options, edited, signal);
-      if (check) return { reflection: withFixes(check), failing: true };
-    }
+    if (written.length && checked) return { reflection: withFixes(checked), failing: true };
     return this.offerMentionedFiles(reply.text, edits.flatMap(editTargets), fixes.length ? fixes.join("\n\n") : null);
   }
 

@@ -90,7 +90,7 @@ describe("checkModelTakesParts", () => {
   };
   const pdf: ChatMessage = { role: "user", content: "", parts: [{ type: "document", mediaType: "application/pdf", data: "JVBE", name: "docs/spec.pdf" }] };
   const model = (name: string, caps: Partial<ModelInfo["capabilities"]>, unknown = false): ModelInfo => {
-    const info = defaultModelInfo(name);
+    const info = defaultModelInfo(name, "diff");
     return { ...info, capabilities: { ...info.capabilities, ...caps }, unknown };
   };
 

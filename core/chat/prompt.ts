@@ -11,7 +11,8 @@ import type { ChatHistory } from "./history.ts";
 import { fileMentions, identMentions } from "./mentions.ts";
 import type { Options } from "../config/options.ts";
 import { mediaTokens } from "./parts.ts";
-import type { ChatMessage, ContextBlock, EditFormat, Fence, ModelInfo, TurnContext } from "../plugin.ts";
+import type { ChatMessage, ContextBudget, ContextProvider, EditFormat, Fence, ModelInfo, TurnContext } from "../plugin.ts";
+import { shareContextWindow } from "./budget.ts";
 import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
 import { untilAborted } from "./abortable.ts";
@@ -53,8 +54,18 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
   const turnBlocks: ContextText[] = [];
   if (!src.setup.editor) {
     const context = await turn();
-    for (const entry of app.registry.context.values()) {
-      const block = await providers.provide(entry, context);
+    const entries = [...app.registry.context.values()];
+    // What the rest of the prompt takes, at about four characters a token: the providers share the remainder.
+    const rest = [prompts.system, ...prompts.examples.map((m) => m.content), ...fileTexts.map((f) => f.content ?? ""), ...readOnly.map((f) => f.content ?? ""), ...src.history.done.map((m) => m.content), ...src.history.cur.map((m) => m.content)];
+    const used = Math.ceil(rest.reduce((n, text) => n + text.length, 0) / 4);
+    const budgets = shareContextWindow(
+      entries.map((e) => e.item),
+      src.modelInfo,
+      src.options as Readonly<Record<string, unknown>>,
+      used,
+    );
+    for (const [i, entry] of entries.entries()) {
+      const block = await providers.provide(entry, context, budgets[i]!);
       if (!block) continue;
       const target = entry.item.stability === "static" ? staticBlocks : entry.item.stability === "session" ? sessionBlocks : turnBlocks;
       target.push(block);
@@ -99,9 +110,11 @@ export class ContextProviders {
 
   constructor(private readonly out: Output) {}
 
-  async provide(entry: Registered<{ name: string; provide: (t: TurnContext) => unknown }>, turn: TurnContext): Promise<ContextText | null> {
+  async provide(entry: Registered<ContextProvider>, turn: TurnContext, budget: ContextBudget): Promise<ContextText | null> {
+    // No room, or the user turned the provider off (its budget option is 0): it is not asked.
+    if (budget.tokens <= 0) return null;
     try {
-      const block = (await untilAborted(Promise.resolve(guard(entry, "provide", () => entry.item.provide(turn))), turn.signal)) as ContextBlock | null;
+      const block = await untilAborted(Promise.resolve(guard(entry, "provide", () => entry.item.provide(turn, budget))), turn.signal);
       if (!block || !block.text) return null;
       const text: ContextText = { label: block.label ?? entry.item.name, text: block.text };
       if (block.parts?.length) text.parts = block.parts;

@@ -8,6 +8,7 @@ import { chooseEditor } from "./architect.ts";
 import { missingKeyLine } from "./create.ts";
 import { TEST_TIMEOUT_MS, runCheck, runLinters, syntaxCheck } from "./checks.ts";
 import { blockMessages } from "./chunks.ts";
+import { shareContextWindow } from "./budget.ts";
 import { coerce } from "../config/argv.ts";
 import { configShowRows } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
@@ -254,10 +255,15 @@ export class CoderSession implements Session {
   async refreshContext(name?: string): Promise<string> {
     const turn = await this.coder.turnContext("", new AbortController().signal);
     const parts: string[] = [];
-    for (const entry of this.services.app.registry.context.values()) {
+    const entries = [...this.services.app.registry.context.values()];
+    // Outside a request: the window is shared as if the prompt held nothing else.
+    const budgets = shareContextWindow(entries.map((e) => e.item), turn.model, turn.options);
+    for (const [i, entry] of entries.entries()) {
       if (name && entry.item.name !== name) continue;
+      const budget = budgets[i]!;
+      if (budget.tokens <= 0) continue;
       try {
-        const block = await guard(entry, "provide", () => entry.item.provide(turn));
+        const block = await guard(entry, "provide", () => entry.item.provide(turn, budget));
         if (block?.text) parts.push(block.text);
       } catch (error) {
         this.warn(messageOf(error));

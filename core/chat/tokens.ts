@@ -10,6 +10,11 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ChatMessage, ToolSpec } from "../plugin.ts";
+import { readAssetText } from "../../grammars/packed.ts";
+import cl100kFile from "../../node_modules/js-tiktoken/dist/ranks/cl100k_base.cjs" with { type: "file" };
+import o200kFile from "../../node_modules/js-tiktoken/dist/ranks/o200k_base.cjs" with { type: "file" };
+import p50kFile from "../../node_modules/js-tiktoken/dist/ranks/p50k_base.cjs" with { type: "file" };
+import r50kFile from "../../node_modules/js-tiktoken/dist/ranks/r50k_base.cjs" with { type: "file" };
 
 export type EncodingName = "o200k_base" | "cl100k_base" | "p50k_base" | "p50k_edit" | "r50k_base" | "gpt2";
 
@@ -49,29 +54,26 @@ interface RankFile {
   bpe_ranks: string;
 }
 
-/** Synchronous on purpose (kit.tokens.count is sync); the bundler sees each literal path. */
+/**
+ * The rank tables are embedded as files (packed in the binary, grammars/packed.ts), not as
+ * modules: 5 MB of string literals would otherwise sit in the code every start loads. Each is
+ * js-tiktoken's `module.exports = {...json...}`; read synchronously (kit.tokens.count is sync),
+ * and only when the user's table cache misses.
+ */
+const RANK_FILES: Record<EncodingName, string> = {
+  o200k_base: o200kFile,
+  cl100k_base: cl100kFile,
+  p50k_base: p50kFile,
+  // Same ranks and pattern as p50k_base (they differ in special tokens, which count as text here).
+  p50k_edit: p50kFile,
+  r50k_base: r50kFile,
+  // Same ranks and pattern as r50k_base.
+  gpt2: r50kFile,
+};
+
 function rankFile(name: EncodingName): RankFile {
-  let mod: RankFile | { default: RankFile };
-  switch (name) {
-    case "cl100k_base":
-      mod = require("js-tiktoken/ranks/cl100k_base");
-      break;
-    case "p50k_base":
-      mod = require("js-tiktoken/ranks/p50k_base");
-      break;
-    case "p50k_edit":
-      mod = require("js-tiktoken/ranks/p50k_edit");
-      break;
-    case "r50k_base":
-      mod = require("js-tiktoken/ranks/r50k_base");
-      break;
-    case "gpt2":
-      mod = require("js-tiktoken/ranks/gpt2");
-      break;
-    default:
-      mod = require("js-tiktoken/ranks/o200k_base");
-  }
-  return "default" in mod ? mod.default : mod;
+  const text = readAssetText(RANK_FILES[name]);
+  return JSON.parse(text.slice(text.indexOf("{"), text.lastIndexOf("}") + 1)) as RankFile;
 }
 
 const KNOWN: readonly string[] = ["o200k_base", "cl100k_base", "p50k_base", "p50k_edit", "r50k_base", "gpt2"];

@@ -10,6 +10,7 @@ import { guard, messageOf, type Registered } from "../plugins/registry.ts";
 import type { Output } from "./events.ts";
 import type { Hooks } from "../plugins/hooks.ts";
 import { untilAborted } from "./abortable.ts";
+import { callTool, toolName, toolSpec } from "./tool-schema.ts";
 
 /** The most characters of one tool result sent to the model (about 10k tokens); the rest is cut with a note. */
 export const TOOL_OUTPUT_CAP = 40_000;
@@ -19,6 +20,10 @@ const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
 interface Offered {
   tool: ProvidedTool;
+  /** What the model is sent (a typed tool's JSON Schema made from its declaration). */
+  spec: ToolSpec;
+  /** The provider's `runUnasked`. */
+  runUnasked?: string;
   provider: string;
   /** The plugin that offered it, for the guard. */
   owner: { plugin: string; origin: string };
@@ -68,13 +73,22 @@ export class ToolGathering {
     );
     for (const { entry, tools } of lists) {
       for (const tool of tools) {
-        const name = tool.spec.name;
+        const name = toolName(tool);
         if (!TOOL_NAME.test(name)) this.deps.warn(`tool provider ${entry.item.name}: tool name "${name}" is not 1-64 letters, digits, _ and -; not offered`);
         else if (taken.has(name) || this.offered.has(name)) this.deps.warn(`tool provider ${entry.item.name}: tool "${name}" is offered twice; the second is left out`);
-        else this.offered.set(name, { tool, provider: entry.item.name, owner: { plugin: entry.plugin, origin: entry.origin } });
+        else {
+          let spec: ToolSpec;
+          try {
+            spec = await toolSpec(tool);
+          } catch (error) {
+            this.deps.warn(`tool provider ${entry.item.name}: tool "${name}" is not offered: ${messageOf(error)}`);
+            continue;
+          }
+          this.offered.set(name, { tool, spec, provider: entry.item.name, owner: { plugin: entry.plugin, origin: entry.origin }, ...(entry.item.runUnasked ? { runUnasked: entry.item.runUnasked } : {}) });
+        }
       }
     }
-    return [...this.offered.values()].map((o) => o.tool.spec);
+    return [...this.offered.values()].map((o) => o.spec);
   }
 
   /** Is this reply a gathering step (it calls offered tools, and the budget is not closed)? */
@@ -130,17 +144,20 @@ export class ToolGathering {
       this.deps.out.warn(`plugin ${vetoed.plugin} refused the tool call ${call.name}: ${vetoed.veto}`);
       return report("declined", `Not run: ${vetoed.veto}`);
     }
+    // A typed tool's arguments are checked against its declaration before anyone is asked.
+    const prepared = await callTool(offered.tool, args, signal);
+    if (!prepared.ok) return report("not-run", `Not run: ${prepared.problem}`);
     const shownCall = { name: call.name, origin, arguments: call.arguments };
     if ((offered.tool.confirm ?? "ask") === "ask") {
       this.deps.out.toolCall?.(shownCall, "pending");
       const shown = call.arguments.length > 400 ? `${call.arguments.slice(0, 399)}…` : call.arguments;
       // --yes-always does not answer a tool call (gate.toolPermission): it is asked, or declined with nobody to ask.
-      const yes = await this.deps.gate.toolPermission(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, `tool:${call.name}`);
+      const yes = await this.deps.gate.toolPermission(`Run tool ${call.name} (${origin}) with ${shown || "{}"}?`, `tool:${call.name}`, offered.runUnasked);
       if (!yes) return report("declined", "Not run: the user declined this call. Do without it, or ask the user.");
     }
     this.deps.out.toolCall?.(shownCall, "running");
     try {
-      const result = await guard(offered.owner, `tool ${call.name}`, () => offered.tool.call(args, signal));
+      const result = await guard(offered.owner, `tool ${call.name}`, prepared.run);
       return report(result.isError ? "error" : "ok", result.text);
     } catch (error) {
       return report("error", `The tool failed: ${messageOf(error)}`);

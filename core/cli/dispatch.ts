@@ -13,7 +13,14 @@ export async function runMain(input: RunInput): Promise<number> {
   // --help and the schema cover what --plugin files declare: those load first.
   if (input.args.values.help) {
     const app = await assembleApp(await loadSettings(input), input.builtins);
-    const { helpText } = await import("./help.ts");
+    const { helpText, subcommandHelpText } = await import("./help.ts");
+    // `coder eval --help`: that command's own help and its plugin's options.
+    const named = app.settings.positionals[0] === undefined ? undefined : app.registry.subcommands.get(app.settings.positionals[0]);
+    if (named) {
+      const own = app.settings.table.specs.filter((spec) => app.settings.table.owner.get(spec.key) === named.plugin);
+      process.stdout.write(`${subcommandHelpText(named.item, own)}\n`);
+      return 0;
+    }
     process.stdout.write(`${helpText(input.version, app.settings.table, [...app.registry.subcommands.values()].map((e) => e.item))}\n`);
     return 0;
   }
@@ -70,14 +77,14 @@ export async function runMain(input: RunInput): Promise<number> {
   // Plugins start once, before the first command or request; they are disposed on the way out, whatever happens.
   await app.registry.hooks.setup();
   try {
-    return await runAssembled(app, subcommand, rest);
+    return await runAssembled(app, subcommand, rest, input.args.raw);
   } finally {
     await app.registry.hooks.dispose();
   }
 }
 
 /** A subcommand or a chat mode over the assembled kernel. */
-async function runAssembled(app: App, subcommand: string | undefined, rest: string[]): Promise<number> {
+async function runAssembled(app: App, subcommand: string | undefined, rest: string[], argv: readonly string[]): Promise<number> {
   if (subcommand === "init") {
     if (rest.length) throw new UsageError(`coder init takes no arguments, got ${rest.join(" ")}`);
     const { runInit } = await import("./init.ts");
@@ -102,14 +109,14 @@ async function runAssembled(app: App, subcommand: string | undefined, rest: stri
   // A plugin's subcommand: named first on the command line, or run by its flag (`--show-repo-map`).
   const [first, ...args] = app.settings.positionals;
   const named = first === undefined ? undefined : app.registry.subcommands.get(first);
-  if (named) return (await import("./subcommands.ts")).runSubcommand(app, named, args);
+  if (named) return (await import("./subcommands.ts")).runSubcommand(app, named, args, argv);
   if (app.settings.options.listModels !== undefined) {
     const { listModels } = await import("./subcommands.ts");
     return listModels(app, app.settings.options.listModels);
   }
   const options = app.settings.options as Record<string, unknown>;
   const flagged = [...app.registry.subcommands.values()].find((e) => e.item.flag !== undefined && options[e.item.flag] === true);
-  if (flagged) return (await import("./subcommands.ts")).runSubcommand(app, flagged, app.settings.positionals);
+  if (flagged) return (await import("./subcommands.ts")).runSubcommand(app, flagged, app.settings.positionals, argv);
   return runChat(app);
 }
 

@@ -25,21 +25,10 @@ function flagLabel(spec: OptionSpec): string {
   return parts.join(" ");
 }
 
-/** The --help text: the kernel's commands, then the plugins', and every option, grouped as the table groups them. */
-export function helpText(version: string, table: OptionTable, subcommands: readonly Pick<Subcommand, "name" | "usage" | "summary">[]): string {
-  const commands: [string, string][] = [...SUBCOMMANDS, ...subcommands.map((c): [string, string] => [c.usage ? `${c.name} ${c.usage}` : c.name, c.summary])];
-  const lines = [
-    `coder ${version} — an AI pair programmer for the terminal`,
-    "",
-    "Usage: coder [options] [FILE ...]        chat about (and edit) FILEs",
-    "       coder -m \"add a --verbose flag\" cli.py   one request, then exit",
-    "       coder <command> [...]",
-    "",
-    "Commands:",
-    ...commands.map(([name, help]) => `  ${name.padEnd(28)}${help}`),
-    "  With --json, plugins, config show, models and doctor print one JSON document instead of text.",
-  ];
-  const flags = table.specs.filter((s) => !s.configOnly);
+/** The options' lines, grouped as the table groups them (config-only keys left out). */
+function optionLines(specs: readonly OptionSpec[]): string[] {
+  const lines: string[] = [];
+  const flags = specs.filter((s) => !s.configOnly);
   const groups = new Map<string, OptionSpec[]>();
   for (const spec of flags) {
     const list = groups.get(spec.group) ?? [];
@@ -58,6 +47,32 @@ export function helpText(version: string, table: OptionTable, subcommands: reado
       lines.push(`  ${flagLabel(spec).padEnd(width)}${spec.help}${values}${aliases}${presets}${dflt}`);
     }
   }
+  return lines;
+}
+
+/** `coder NAME --help` for a plugin's subcommand: its usage, summary and longer help, and the options its plugin declares. */
+export function subcommandHelpText(command: Pick<Subcommand, "name" | "usage" | "summary" | "help">, specs: readonly OptionSpec[]): string {
+  const lines = [`Usage: coder ${command.usage ? `${command.name} ${command.usage}` : command.name}`, "", command.summary];
+  if (command.help) lines.push("", command.help.replace(/\n+$/, ""));
+  lines.push(...optionLines(specs), "", "Every other option of coder (coder --help) is taken too.");
+  return lines.join("\n");
+}
+
+/** The --help text: the kernel's commands, then the plugins', and every option, grouped as the table groups them. */
+export function helpText(version: string, table: OptionTable, subcommands: readonly Pick<Subcommand, "name" | "usage" | "summary">[]): string {
+  const commands: [string, string][] = [...SUBCOMMANDS, ...subcommands.map((c): [string, string] => [c.usage ? `${c.name} ${c.usage}` : c.name, c.summary])];
+  const lines = [
+    `coder ${version} — an AI pair programmer for the terminal`,
+    "",
+    "Usage: coder [options] [FILE ...]        chat about (and edit) FILEs",
+    "       coder -m \"add a --verbose flag\" cli.py   one request, then exit",
+    "       coder <command> [...]",
+    "",
+    "Commands:",
+    ...commands.map(([name, help]) => `  ${name.padEnd(28)}${help}`),
+    "  With --json, plugins, config show, models and doctor print one JSON document instead of text.",
+  ];
+  lines.push(...optionLines(table.specs));
   lines.push(
     "",
     "Every option can also be set as CODER_<OPTION> (CODER_MAP_TOKENS=2048) and as a camelCase key in a",

@@ -138,15 +138,16 @@ export function convertAiderSettings(aider: Record<string, unknown>, table: Opti
       result.skipped.push([aiderKey, LEFT_OUT[aiderKey]]);
       continue;
     }
-    if (aiderKey === "architect") {
+    const key = RENAMED[aiderKey] ?? camel(aiderKey);
+    const spec = table.byKey.get(key);
+    // A flag that stands for other settings (`architect: true` is `editFormat: architect`): those are written.
+    if (spec?.implies) {
       if (value === true || value === "true") {
-        result.settings.editFormat = "architect";
-        result.mapped.push([aiderKey, "editFormat"]);
+        Object.assign(result.settings, spec.implies);
+        for (const implied of Object.keys(spec.implies)) result.mapped.push([aiderKey, implied]);
       }
       continue;
     }
-    const key = RENAMED[aiderKey] ?? camel(aiderKey);
-    const spec = table.byKey.get(key);
     if (!spec) {
       result.skipped.push([aiderKey, "coder has no such setting"]);
       continue;

@@ -8,10 +8,12 @@ import { applyEdits, findNodeAtLocation, modify, parseTree, type Node } from "js
 import type { App, Loaded } from "../kernel.ts";
 import { PROJECT_FILE, displayPath } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
+import { flagValues } from "../config/argv.ts";
 import { displayOrigin, hashPluginFile } from "../plugins/loader.ts";
-import type { ModelInfo, Subcommand, SubcommandContext } from "../plugin.ts";
+import type { ModelInfo, Subcommand, SubcommandContext, TurnContext } from "../plugin.ts";
 import { ITEM_KINDS, type ItemKind, type Registered, defaultModelInfo, guard } from "../plugins/registry.ts";
 import { reasoningColumn } from "../chat/reasoning.ts";
+import { shareContextWindow } from "../chat/budget.ts";
 
 const HEADINGS: Record<ItemKind, string> = {
   formats: "Edit formats",
@@ -131,7 +133,7 @@ export function repoPaths(root: string, cwd: string, files: readonly string[]): 
  * A plugin's `coder NAME [ARG ...]`: its exit code, its text or one JSON document on stdout.
  * A throw is reported naming the plugin (exit 2 for `cli.usage`).
  */
-export async function runSubcommand(app: App, entry: Registered<Subcommand>, args: readonly string[]): Promise<number> {
+export async function runSubcommand(app: App, entry: Registered<Subcommand>, args: readonly string[], argv: readonly string[] = []): Promise<number> {
   const options = app.settings.options as unknown as Readonly<Record<string, unknown>>;
   let usage: UsageError | null = null;
   const cli: SubcommandContext = {
@@ -140,22 +142,33 @@ export async function runSubcommand(app: App, entry: Registered<Subcommand>, arg
     print: (text) => process.stdout.write(`${text.replace(/\n*$/, "")}\n`),
     printJson: (value) => process.stdout.write(`${JSON.stringify(value)}\n`),
     warn: (text) => app.kit.log.warn(text),
+    flagValues: (key) => flagValues(argv, app.settings.table, key),
     usage: (message) => {
       usage = new UsageError(message);
       throw usage;
     },
-    turn: (files) => ({
-      root: app.root,
-      chatFiles: repoPaths(app.root, app.cwd, files),
-      readOnlyFiles: repoPaths(app.root, app.cwd, app.settings.options.read),
-      message: "",
-      mentionedFiles: [],
-      mentionedIdents: [],
-      model: app.settings.options.model ? app.registry.modelInfo(app.settings.options.model) : { ...defaultModelInfo("default"), unknown: false },
-      options,
-      interactive: false,
-      signal: new AbortController().signal,
-    }),
+    context: async (provider, files) => {
+      const entries = [...app.registry.context.values()];
+      const at = entries.findIndex((e) => e.item.name === provider);
+      const entry = entries[at];
+      if (!entry) throw new Error(`no context provider named ${provider}`);
+      const turn: TurnContext = {
+        root: app.root,
+        chatFiles: repoPaths(app.root, app.cwd, files),
+        readOnlyFiles: repoPaths(app.root, app.cwd, app.settings.options.read),
+        message: "",
+        mentionedFiles: [],
+        mentionedIdents: [],
+        model: app.settings.options.model ? app.registry.modelInfo(app.settings.options.model) : { ...defaultModelInfo("default", app.registry.fallbackFormat()), unknown: false },
+        options,
+        interactive: false,
+        signal: new AbortController().signal,
+      };
+      // Outside a request the providers share the window as if the prompt held nothing else.
+      const budget = shareContextWindow(entries.map((e) => e.item), turn.model, options)[at]!;
+      if (budget.tokens <= 0) return { block: null, budget };
+      return { block: (await guard(entry, "provide", () => entry.item.provide(turn, budget))) ?? null, budget };
+    },
   };
   try {
     const code = await guard(entry, `subcommand ${entry.item.name}`, () => entry.item.run(args, cli));

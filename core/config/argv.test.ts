@@ -1,12 +1,24 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError, UsageError } from "../errors.ts";
-import { parseArgv, readEnvOptions } from "./argv.ts";
+import { flagValues, parseArgv, readEnvOptions } from "./argv.ts";
 import { helpText } from "../cli/help.ts";
 import { OPTIONS, type OptionSpec, envName, flagName, optionTable } from "./options.ts";
 
 /** The kernel's table plus one plugin option, as a loaded plugin would declare it. */
 const TABLE = optionTable([{ plugin: "test", options: [{ key: "mapTokens", type: "number", arg: "N", help: "repo-map token budget (a plugin's)" }] }]);
 
+
+describe("flagValues", () => {
+  test("every value typed for one option, in order, under any spelling (a repeated --model the settings keep only the last of)", () => {
+    const argv = ["eval", "--model", "a", "--edit-format=diff,udiff", "--model=b", "--openai-api-key", "k", "--chat-mode", "tool", "-m", "x"];
+    expect(flagValues(argv, TABLE, "model")).toEqual(["a", "b"]);
+    expect(flagValues(argv, TABLE, "editFormat")).toEqual(["diff,udiff", "tool"]);
+    expect(flagValues(argv, TABLE, "apiKey")).toEqual(["k"]);
+    expect(flagValues(argv, TABLE, "message")).toEqual(["x"]);
+    expect(flagValues(argv, TABLE, "testCmd")).toEqual([]);
+    expect(parseArgv(argv, TABLE).values.model).toBe("b");
+  });
+});
 
 describe("parseArgv", () => {
   test("long, short, alias, --no- and repeatable flags map onto option keys with their spelling", () => {

@@ -164,6 +164,23 @@ function readTokens(parsed: ReturnType<typeof parseArgs>, targets: Map<string, F
   return { values, origin, positionals: parsed.positionals, unknown, raw: argv };
 }
 
+/**
+ * Every value the command line gave option `key` (any of its spellings), in the order typed:
+ * a string option given twice (`--model A --model B`) keeps only the last in the settings, and a
+ * subcommand that runs a matrix needs them all. Empty when the flag was not typed.
+ */
+export function flagValues(argv: readonly string[], table: OptionTable, key: string): string[] {
+  const { config, targets } = flagTable(table);
+  const parsed = parseArgs({ args: [...argv], options: config, strict: false, allowPositionals: true, tokens: true });
+  const values: string[] = [];
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== "option" || token.value === undefined) continue;
+    const target = targets.get(token.name);
+    if (target?.spec.key === key && target.preset === undefined && !target.negated) values.push(token.value);
+  }
+  return values;
+}
+
 /** CODER_* variables from `env` for the given options. Bad values are ConfigErrors naming the variable. */
 export function readEnvOptions(env: Readonly<Record<string, string | undefined>>, specs: readonly OptionSpec[]): SourceValues {
   const values: Record<string, unknown> = {};

@@ -9,7 +9,16 @@ import { ConfigError } from "../errors.ts";
 import { optionTable } from "./options.ts";
 
 /** The kernel's table plus one plugin option, as a loaded plugin would declare it. */
-const TABLE = optionTable([{ plugin: "test", options: [{ key: "mapTokens", type: "number", arg: "N", help: "repo-map token budget (a plugin's)" }] }]);
+const TABLE = optionTable([
+  {
+    plugin: "test",
+    options: [
+      { key: "mapTokens", type: "number", arg: "N", help: "repo-map token budget (a plugin's)" },
+      // A plugin's flag that stands for another option's value, as the architect format declares `--architect`.
+      { key: "architect", type: "boolean", cliOnly: true, implies: { editFormat: "architect" }, help: "shorthand for --edit-format architect" },
+    ],
+  },
+]);
 
 
 const layer = (text: string, kind: ConfigLayer["kind"] = "project", file = "/r/.coder.json") => parseConfigText(text, file, kind, undefined, TABLE);

@@ -8,12 +8,12 @@ import { dirname, isAbsolute, join, relative, resolve } from "node:path";
 import type { ParsedArgv, SourceValues } from "./argv.ts";
 import { ConfigError } from "../errors.ts";
 import { readCapped, SMALL_FILE_BYTES } from "../edit/read.ts";
-import { type OptionSpec, type OptionTable, type Options, type PluginRef, initialValue } from "./options.ts";
+import { type OptionSpec, type OptionTable, type Options, type PluginRef, flagName, initialValue } from "./options.ts";
 
 
 /** The merged settings: every option with where its value came from. */
 export interface Settings {
-  /** Every option of the table, defaults applied; `editFormat` is "architect" with `--architect`. Plugins' options are read through `kit.options.get`. */
+  /** Every option of the table, defaults applied; an option's `implies` applied (`--architect`: `editFormat`). Plugins' options are read through `kit.options.get`. */
   options: Options;
   /** The options in effect: the kernel's, then every loaded plugin's. */
   table: OptionTable;
@@ -171,9 +171,13 @@ export function mergeSettings(input: MergeInput): Settings {
       fromProject.delete(key);
     }
   }
-  if (options.architect === true) {
-    options.editFormat = "architect";
-    provenance.editFormat = provenance.architect ?? "flag --architect";
+  // A flag that stands for other options' values (a plugin's `--architect`: `--edit-format architect`).
+  for (const spec of input.table.specs) {
+    if (!spec.implies || options[spec.key] !== true) continue;
+    for (const [key, value] of Object.entries(spec.implies)) {
+      options[key] = value;
+      provenance[key] = provenance[spec.key] ?? `flag --${flagName(spec.key)}`;
+    }
   }
   return {
     options: options as Options,

@@ -51,12 +51,11 @@ export const OPTIONS = [
   { key: "models", type: "models", configOnly: true, group: "Model", help: "model table additions or overrides, keyed by model name" },
 
   // Editing
-  { key: "editFormat", type: "string", arg: "NAME", aliases: ["chat-mode"], group: "Editing", help: "edit format: diff, diff-fenced, whole, udiff, patch, tool, architect, ask, context, or a plugin's (default: from the model table)" },
-  { key: "architect", type: "boolean", cliOnly: true, group: "Editing", help: "shorthand for --edit-format architect" },
+  { key: "editFormat", type: "string", arg: "NAME", aliases: ["chat-mode"], group: "Editing", help: "edit format: any registered one (`coder plugins` lists them; default: from the model table)" },
   { key: "autoAcceptArchitect", type: "boolean", default: false, negatable: true, group: "Editing", help: "hand architect's plan to the editor without asking \"Edit the files?\"" },
   { key: "dryRun", type: "boolean", default: false, group: "Editing", help: "parse and validate edits and show them; write nothing" },
   { key: "maxReflections", type: "number", arg: "N", default: 3, group: "Editing", help: "repair budget per request (failed edits, lint and test failures)" },
-  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell; tool calls are still asked, see --mcp-tools)" },
+  { key: "yesAlways", type: "boolean", default: false, needsTrust: "weakens your protections", safeValue: false, group: "Editing", help: "answer yes to every confirmation (shell commands only with a trusted allowShell; tool calls are still asked)" },
   { key: "allowShell", type: "boolean", default: false, configOnly: true, needsTrust: "runs code", safeValue: false, group: "Editing", help: "let --yes-always run shell commands the model suggests" },
   { key: "lintCmd", type: "command-map", arg: "CMD", needsTrust: "runs code", runs: commandLines, group: "Editing", help: "linter to run on edited files, or \"LANG: CMD\" for one language (repeatable); failures go back to the model" },
   { key: "autoLint", type: "boolean", default: true, negatable: true, group: "Editing", help: "check the syntax of edited files, and run --lint-cmd, after every applied edit" },

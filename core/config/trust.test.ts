@@ -129,9 +129,10 @@ function outsideSetup(config: (outside: string) => object, env: (outside: string
   mkdirSync(root);
   mkdirSync(outside);
   const text = JSON.stringify(config(outside));
-  // mcpServers as the MCP plugin declares it (an object of servers, set in config files only).
-  const table = optionTable([{ plugin: "mcp", options: [{ key: "mcpServers", type: "object", configOnly: true, merge: "by-key", needsTrust: "runs code", help: "servers" }] }]);
-  const hash = () => projectConfigHash([parseConfigText(text, join(root, ".coder.json"), "project", undefined, table)], root, { PATH: "/usr/bin", ...env(outside) });
+  // mcpServers as the MCP plugin declares it (an object of servers, set in config files only), with what each runs.
+  const runs = (value: unknown) => Object.values(value as Record<string, { command: string; args: string[]; cwd?: string }>).map((s) => ({ argv: [s.command, ...s.args], ...(s.cwd ? { cwd: s.cwd } : {}) }));
+  const table = optionTable([{ plugin: "mcp", options: [{ key: "mcpServers", type: "object", configOnly: true, merge: "by-key", needsTrust: "runs code", runs, help: "servers" }] }]);
+  const hash = () => projectConfigHash([parseConfigText(text, join(root, ".coder.json"), "project", undefined, table)], root, { PATH: "/usr/bin", ...env(outside) }, table);
   return { root, outside, hash };
 }
 

@@ -8,7 +8,8 @@ import { commandPaths } from "./command-words.ts";
 import { readCapped } from "../edit/read.ts";
 import { type ConfigLayer, isProjectLayer, readDotenv } from "./config.ts";
 import { ConfigError } from "../errors.ts";
-import type { OptionTable, PluginRef } from "./options.ts";
+import { OPTION_SPECS, type OptionTable, type PluginRef } from "./options.ts";
+import type { RunsProgram } from "../plugin.ts";
 import { replaceRecord } from "../edit/state.ts";
 
 export type TrustAnswer = "trusted" | "refused" | "unknown";
@@ -31,17 +32,15 @@ export interface TrustScope {
 
 /**
  * sha256 over what a trust answer covers: the project's own config files (kind + content,
- * in lookup order), every plugin file they name, and what lintCmd/testCmd/mcpServers run from
+ * in lookup order), every plugin file they name, and what options that run commands (`runs`: lintCmd, testCmd, a plugin's such as MCP's servers) run from
  * outside the repository (no diff in the repository would show its change): each word resolved
  * as the command will resolve it (its `cwd`, `cd DIR &&`, `~`, `$VAR`), every file so named
- * (or its absence), and an MCP server's `cwd`. A change to any of them asks again.
+ * (or its absence), and a program's `cwd`. A change to any of them asks again.
  */
 export function projectConfigHash(layers: readonly ConfigLayer[], root: string, env: Readonly<Record<string, string | undefined>> = process.env, table?: OptionTable): string {
   return projectTrustScope(layers, root, env, table).hash;
 }
 
-/** Keys whose commands this file resolves itself (below); any other option declaring `runs` (a plugin's) is covered through it. */
-const RESOLVED_HERE = new Set(["lintCmd", "testCmd", "mcpServers"]);
 
 export function projectTrustScope(layers: readonly ConfigLayer[], root: string, env: Readonly<Record<string, string | undefined>> = process.env, table?: OptionTable): TrustScope {
   const hasher = new Bun.CryptoHasher("sha256");
@@ -54,31 +53,20 @@ export function projectTrustScope(layers: readonly ConfigLayer[], root: string, 
       const file = resolve(dirname(layer.file), plugin.path);
       hasher.update(`plugin\0${file}\0${contentOf(file)}\0`);
     }
-    for (const key of ["lintCmd", "testCmd"]) {
-      for (const command of commandsOf(layer.values[key])) {
-        // lint and test commands run through the shell in the repository root.
-        const named = commandPaths(command, root, env, { home: env.HOME });
-        for (const note of named.unresolved) unresolved.push(`${key}: ${note}`);
-        for (const entry of outside.describe([...named.paths, ...named.dirs])) hasher.update(`${key}\0${entry}\0`);
-      }
-    }
-    // The MCP plugin resolves a config's server `cwd` against the repository root.
-    for (const server of serversOf(layer.values.mcpServers, root, env)) {
-      for (const note of server.unresolved) unresolved.push(`mcpServers.${server.name}: ${note}`);
-      for (const entry of outside.describe(server.paths)) hasher.update(`mcpServers\0${entry}\0`);
-    }
-    // A plugin's option that runs commands says which (`runs`): resolved like lintCmd's, from the repository root.
-    for (const spec of table?.specs ?? []) {
-      if (!spec.runs || RESOLVED_HERE.has(spec.key) || layer.values[spec.key] === undefined) continue;
-      let commands: string[] = [];
+    // Each option that runs commands says what (`runs`): the kernel's lintCmd and testCmd, a plugin's (MCP's servers) alike.
+    for (const spec of table?.specs ?? OPTION_SPECS) {
+      if (!spec.runs || layer.values[spec.key] === undefined) continue;
+      let runs: (string | RunsProgram)[] = [];
       try {
-        commands = spec.runs(layer.values[spec.key]);
+        runs = spec.runs(layer.values[spec.key]);
       } catch {
         // A `runs` that cannot read the value: the config text, hashed above, still covers it.
       }
-      for (const command of commands) {
-        const named = commandPaths(command, root, env, { home: env.HOME });
-        for (const note of named.unresolved) unresolved.push(`${spec.key}: ${note}`);
+      for (const run of runs) {
+        // A command line runs through the shell in the repository root; a program in its own `cwd`.
+        const named = typeof run === "string" ? commandPaths(run, root, env, { home: env.HOME }) : programPaths(run, root, env);
+        const label = typeof run === "string" || !run.label ? spec.key : `${spec.key}.${run.label}`;
+        for (const note of named.unresolved) unresolved.push(`${label}: ${note}`);
         for (const entry of outside.describe([...named.paths, ...named.dirs])) hasher.update(`${spec.key}\0${entry}\0`);
       }
     }
@@ -87,40 +75,29 @@ export function projectTrustScope(layers: readonly ConfigLayer[], root: string, 
   return { hash: hasher.digest("hex"), unresolved: [...new Set(unresolved)] };
 }
 
-/** A command setting's commands: a string, or the values of a per-language map. */
-function commandsOf(value: unknown): string[] {
-  if (typeof value === "string") return [value];
-  if (value && typeof value === "object") return Object.values(value).filter((v): v is string => typeof v === "string");
-  return [];
-}
-
 /**
- * What each `mcpServers` entry runs: its `cwd` (relative to the config file's folder, `${VAR}`
- * expanded as the MCP plugin does), its command resolved there, and every word of its args (each
- * arg split as shell text too, for `sh -c "cd x && python3 srv.py"`).
+ * What a program run without a shell names: its `cwd` (relative to the repository root, `${VAR}`
+ * and `~` expanded), its command resolved there, and every word of its args (each arg read as
+ * shell text too, for `sh -c "cd x && python3 srv.py"`).
  */
-function serversOf(value: unknown, baseDir: string, env: Readonly<Record<string, string | undefined>>): { name: string; paths: string[]; unresolved: string[] }[] {
-  if (!value || typeof value !== "object") return [];
-  return Object.entries(value as Record<string, { command?: unknown; args?: unknown; cwd?: unknown }>).map(([name, entry]) => {
-    const paths: string[] = [];
-    const unresolved: string[] = [];
-    let cwd = baseDir;
-    if (typeof entry?.cwd === "string") {
-      const named = commandPaths(quoteWord(entry.cwd), baseDir, env, { programWords: false, home: env.HOME });
-      unresolved.push(...named.unresolved);
-      cwd = named.paths[0] ?? baseDir;
-      paths.push(cwd);
-    }
-    const words = [entry?.command, ...(Array.isArray(entry?.args) ? entry.args : [])].filter((w): w is string => typeof w === "string");
-    for (const [i, word] of words.entries()) {
-      // The word as one argv entry, and as shell text (an arg of `sh -c`).
-      const whole = commandPaths(quoteWord(word), cwd, env, { programWords: i > 0 ? false : undefined, home: env.HOME });
-      const asShell = commandPaths(word, cwd, env, { home: env.HOME });
-      unresolved.push(...whole.unresolved);
-      paths.push(...whole.paths, ...asShell.paths, ...asShell.dirs);
-    }
-    return { name, paths, unresolved: [...new Set(unresolved)] };
-  });
+function programPaths(program: RunsProgram, root: string, env: Readonly<Record<string, string | undefined>>): { paths: string[]; dirs: string[]; unresolved: string[] } {
+  const paths: string[] = [];
+  const unresolved: string[] = [];
+  let cwd = root;
+  if (typeof program.cwd === "string") {
+    const named = commandPaths(quoteWord(program.cwd), root, env, { programWords: false, home: env.HOME });
+    unresolved.push(...named.unresolved);
+    cwd = named.paths[0] ?? root;
+    paths.push(cwd);
+  }
+  for (const [i, word] of program.argv.entries()) {
+    // The word as one argv entry, and as shell text (an arg of `sh -c`).
+    const whole = commandPaths(quoteWord(word), cwd, env, { programWords: i > 0 ? false : undefined, home: env.HOME });
+    const asShell = commandPaths(word, cwd, env, { home: env.HOME });
+    unresolved.push(...whole.unresolved);
+    paths.push(...whole.paths, ...asShell.paths, ...asShell.dirs);
+  }
+  return { paths, dirs: [], unresolved: [...new Set(unresolved)] };
 }
 
 /** One argv entry as shell text that keeps it one word, `${VAR}` and `~` still expanded. */

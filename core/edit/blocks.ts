@@ -4,7 +4,7 @@
 // merge-conflict example) keeps every way to split it: the file decides at apply.
 // Shell-tagged fences that are not followed by a block are shell suggestions.
 // kit.formats.parseBlocks hands it to any format; `diff` and `diff-fenced` use it.
-import type { Fence, SearchReplaceBlock, SearchReplaceBlocks, SplitReading } from "../plugin.ts";
+import type { BlockPathPlace, Fence, SearchReplaceBlock, SearchReplaceBlocks, SplitReading } from "../plugin.ts";
 import { isShellFence, readShellBlock } from "./shell-fence.ts";
 
 export const HEAD = /^<{5,9} SEARCH>?\s*$/;
@@ -106,8 +106,8 @@ function splitsOf(body: readonly string[]): SplitReading[] {
  * Every SEARCH/REPLACE block and shell suggestion of `text`, in order. Throws
  * BlockSyntaxError (message written for the model) on a missing filename or marker.
  */
-export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly string[] = [], variant: "diff" | "diff-fenced" = "diff"): RawParse {
-  const where = variant === "diff" ? `alone on the line before the opening fence ${fence[0]}` : `alone on the line after the opening fence ${fence[0]}`;
+export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly string[] = [], variant: BlockPathPlace = "before-fence"): RawParse {
+  const where = variant === "before-fence" ? `alone on the line before the opening fence ${fence[0]}` : `alone on the line after the opening fence ${fence[0]}`;
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   const blocks: RawBlock[] = [];
   const shell: string[] = [];
@@ -162,7 +162,7 @@ export function parseEditBlocks(text: string, fence: Fence, chatFiles: readonly 
   return { blocks, shell };
 }
 
-function syntaxMessage(variant: "diff" | "diff-fenced", lines: readonly string[], start: number, at: number, reason: string): string {
+function syntaxMessage(variant: BlockPathPlace, lines: readonly string[], start: number, at: number, reason: string): string {
   const shown = excerpt(lines, Math.max(start - 3, at - 12), at);
   return [
     "Your reply has a malformed SEARCH/REPLACE block, so none of its edits were applied.",
@@ -173,6 +173,6 @@ function syntaxMessage(variant: "diff" | "diff-fenced", lines: readonly string[]
     shown,
     "^^^ " + reason,
     "",
-    `Each block is: ${variant === "diff" ? "the file path alone on a line, the opening fence" : "the opening fence, the file path alone on the next line"}, \`<<<<<<< SEARCH\`, the exact existing lines, \`=======\`, the new lines, \`>>>>>>> REPLACE\`, the closing fence. Send all the blocks again, complete.`,
+    `Each block is: ${variant === "before-fence" ? "the file path alone on a line, the opening fence" : "the opening fence, the file path alone on the next line"}, \`<<<<<<< SEARCH\`, the exact existing lines, \`=======\`, the new lines, \`>>>>>>> REPLACE\`, the closing fence. Send all the blocks again, complete.`,
   ].join("\n");
 }

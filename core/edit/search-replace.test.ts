@@ -86,14 +86,14 @@ describe("kit.formats.applySearchReplace", () => {
 describe("kit.formats fence parsing", () => {
   const f = formatHelpers(new SharedMatcher());
 
-  test("parseBlocks reads diff and diff-fenced blocks and shell fences, the path matched to a chat file", () => {
+  test("parseBlocks reads blocks with the path before or inside the fence and shell fences, the path matched to a chat file", () => {
     const reply = "Rename it.\n\napp.py\n```python\n<<<<<<< SEARCH\nold()\n=======\nnew()\n>>>>>>> REPLACE\n```\n\n```bash\npython app.py\n```\n";
     expect(f.parseBlocks(reply, ["```", "```"], ["src/app.py"])).toEqual({
       blocks: [{ filename: "src/app.py", search: "old()\n", replace: "new()\n", line: 4, end: 8 }],
       shell: ["python app.py"],
     });
     const fenced = "```\nsrc/app.py\n<<<<<<< SEARCH\nold()\n=======\nnew()\n>>>>>>> REPLACE\n```\n";
-    expect(f.parseBlocks(fenced, ["```", "```"], [], "diff-fenced").blocks[0]).toMatchObject({ filename: "src/app.py", search: "old()\n" });
+    expect(f.parseBlocks(fenced, ["```", "```"], [], "in-fence").blocks[0]).toMatchObject({ filename: "src/app.py", search: "old()\n" });
     // A block with two divider-shaped lines keeps both readings for the file to decide.
     const twice = "a.md\n```\n<<<<<<< SEARCH\nTitle\n=======\n=======\nTitle\n>>>>>>> REPLACE\n```\n";
     expect(f.parseBlocks(twice, ["```", "```"]).blocks[0]!.splits?.length).toBe(2);

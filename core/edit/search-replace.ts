@@ -139,9 +139,9 @@ export function stageWrite<E extends Edit>(edit: E, ws: Workspace, path: string,
 export function formatHelpers(matcher: Matcher): FormatHelpers {
   return {
     applySearchReplace: (edits, ws) => applySearchReplaceEdits(matcher, edits, ws),
-    parseBlocks: (text, fence, chatFiles, variant) => {
+    parseBlocks: (text, fence, chatFiles, pathAt) => {
       try {
-        return parseEditBlocks(text, fence, chatFiles, variant);
+        return parseEditBlocks(text, fence, chatFiles, pathAt);
       } catch (err) {
         throw err instanceof BlockSyntaxError ? new FormatError(err.message) : err;
       }

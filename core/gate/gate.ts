@@ -201,15 +201,16 @@ export class Gate {
   }
 
   /**
-   * May coder run a tool call the model made (a tool whose provider asks, as MCP tools do under
-   * `"mcpTools": "ask"`)? Asked like any question, but `--yes-always` does not answer it: a tool
-   * can change things outside the repository (a filesystem server's `write_file`), so, as for
-   * shell commands, a run with nobody to ask declines it. `"mcpTools": "auto"` runs MCP tools unasked.
+   * May coder run a tool call the model made (a tool whose provider asks)? Asked like any
+   * question, but `--yes-always` does not answer it: a tool can change things outside the
+   * repository (a filesystem server's `write_file`), so, as for shell commands, a run with
+   * nobody to ask declines it. `runUnasked`: the provider's word on how to let its tools run unasked.
    */
-  async toolPermission(question: string, key: string): Promise<boolean> {
+  async toolPermission(question: string, key: string, runUnasked?: string): Promise<boolean> {
     if (this.isRemembered(key)) return this.answered(question, false, "remembered");
     if (this.opts.yesAlways && !this.opts.prompter.interactive) {
-      this.notice(`Not running tool ${key.replace(/^tool:/, "")}: --yes-always does not answer tool calls (set "mcpTools": "auto" to run MCP tools without asking).`);
+      const how = runUnasked ? ` (${runUnasked} to run these tools without asking)` : "";
+      this.notice(`Not running tool ${key.replace(/^tool:/, "")}: --yes-always does not answer tool calls${how}.`);
       return this.answered(question, false, "yes-always");
     }
     return this.ask(question, { key });

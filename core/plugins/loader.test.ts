@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ConfigError, PluginError, UsageError } from "../errors.ts";
 import { createKit, plainFiles } from "../boot/kit.ts";
-import { PLUGIN_KEYS, fileSource, loadPlugins, sha256Hex, validatePluginObject } from "./loader.ts";
+import { ITEM_RULES, PLUGIN_KEYS, fileSource, loadPlugins, sha256Hex, validatePluginObject } from "./loader.ts";
 import type { Kit, Logger } from "../plugin.ts";
 import { Registry } from "./registry.ts";
 
@@ -59,6 +59,13 @@ describe("validatePluginObject", () => {
     [{ ...ok, models: [{ name: "m", matches() {}, info() {}, stream() {}, transcribe: true }] }, 'models[0] ("m").transcribe: expected a function'],
     [{ ...ok, commands: [{ name: "c", summary: "s", run() {}, hidden: true }] }, 'unknown key "commands[0] ("c").hidden"'],
     [[], "got a list"],
+    [{ ...ok, apiVersion: 2, context: [{ name: "c", stability: "turn", provide() {}, budget: { option: { key: "cTokens" } } }] }, 'context[0] ("c"): budget.option: expected one of this plugin\'s own options, got the string "cTokens"'],
+    [
+      { ...ok, apiVersion: 2, options: [{ key: "cTokens", type: "string", help: "h" }], context: [{ name: "c", stability: "turn", provide() {}, budget: { option: { key: "cTokens" } } }] },
+      'budget.option: option "cTokens" must be of type "number"',
+    ],
+    [{ ...ok, apiVersion: 2, context: [{ name: "c", stability: "turn", provide() {}, budget: { share: { fraction: 2 } } }] }, "budget.share.fraction: expected a number above 0 and at most 1, got number 2"],
+    [{ ...ok, apiVersion: 2, context: [{ name: "c", stability: "turn", provide() {}, budget: { weight: 1 } }] }, 'budget: unknown key "weight"'],
   ];
   for (const [value, text] of bad) {
     test(`rejects: ${text}`, () => {
@@ -111,4 +118,16 @@ test("the README's table of the plugin object lists exactly the loader's keys, e
   const rows = [...section.matchAll(/^\| `([A-Za-z]+)` \| (\d+) \|/gm)].map((m) => [m[1], Number(m[2])]);
   expect(Object.fromEntries(rows)).toEqual(PLUGIN_KEYS);
   expect(rows).toHaveLength(Object.keys(PLUGIN_KEYS).length);
+});
+
+test("the README's row of each kind of item names every member the loader checks", () => {
+  const readme = readFileSync(join(import.meta.dir, "..", "..", "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("**The plugin object.**"), readme.indexOf("The export is validated when it loads"));
+  // Options are many and listed under Plugin options; the row points there.
+  for (const kind of ["formats", "context", "models", "commands", "tools", "subcommands"] as const) {
+    const row = new RegExp(`^\\| \`${kind}\` \\|.*$`, "m").exec(section)?.[0] ?? "";
+    const named = new Set([...row.matchAll(/`([A-Za-z]+)[`(]/g)].map((m) => m[1]));
+    const missing = Object.keys(ITEM_RULES[kind]).filter((member) => !named.has(member));
+    expect({ kind, missing }).toEqual({ kind, missing: [] });
+  }
 });

@@ -8,7 +8,7 @@ import { pathToFileURL } from "node:url";
 import { displayPath } from "../config/config.ts";
 import { ConfigError, PluginError, UsageError } from "../errors.ts";
 import type { PluginRef } from "../config/options.ts";
-import type { ContextProvider, EditFormat, Kit, Logger, ModelAdapter, Plugin, PluginObject, PluginOption, SlashCommand, Subcommand, ToolProvider } from "../plugin.ts";
+import type { ContextProvider, EditFormat, HookName, Kit, Logger, ModelAdapter, Plugin, PluginObject, PluginOption, SlashCommand, Subcommand, ToolProvider } from "../plugin.ts";
 import { type Registry, messageOf } from "./registry.ts";
 
 /** The newest plugin API version this kernel implements (it loads every version from 1). */
@@ -99,10 +99,11 @@ export const PLUGIN_KEYS: { [K in keyof Required<PluginObject>]: number } = {
 };
 
 /** The plugin object's hooks: a function, or `{ order?, handler }`. */
-const HOOK_KEYS = ["onRequest", "onReply", "onEdit", "onCommit", "onToolCall"] as const satisfies readonly (keyof PluginObject)[];
+const HOOK_SET: { [K in HookName]: true } = { onRequest: true, onReply: true, onEdit: true, onCommit: true, onToolCall: true };
+const HOOK_KEYS = Object.keys(HOOK_SET) as HookName[];
 
 type FieldRule =
-  | { kind: "string" | "function" | "array" | "boolean" | "any"; optional?: boolean }
+  | { kind: "string" | "function" | "array" | "boolean" | "object" | "any"; optional?: boolean }
   | { kind: "enum"; values: readonly string[]; optional?: boolean };
 
 /** Rules for every member of an item's interface: a member missing here is a compile error. */
@@ -118,7 +119,7 @@ interface ItemTypes {
   options: PluginOption;
 }
 
-const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
+export const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
   formats: {
     name: { kind: "string" },
     summary: { kind: "string" },
@@ -128,6 +129,7 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     report: { kind: "function" },
     tools: { kind: "array", optional: true },
     mode: { kind: "enum", values: ["edit", "editor", "none", "files"], optional: true },
+    fallback: { kind: "boolean", optional: true },
   },
   context: {
     name: { kind: "string" },
@@ -135,6 +137,7 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     provide: { kind: "function" },
     onMessage: { kind: "function", optional: true },
     banner: { kind: "function", optional: true },
+    budget: { kind: "object", optional: true },
   },
   models: {
     name: { kind: "string" },
@@ -161,11 +164,13 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     name: { kind: "string" },
     tools: { kind: "function" },
     check: { kind: "function", optional: true },
+    runUnasked: { kind: "string", optional: true },
   },
   subcommands: {
     name: { kind: "string" },
     summary: { kind: "string" },
     usage: { kind: "string", optional: true },
+    help: { kind: "string", optional: true },
     flag: { kind: "string", optional: true },
     run: { kind: "function" },
   },
@@ -178,6 +183,7 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     arg: { kind: "string", optional: true },
     group: { kind: "string", optional: true },
     negatable: { kind: "boolean", optional: true },
+    implies: { kind: "object", optional: true },
     cliOnly: { kind: "boolean", optional: true },
     configOnly: { kind: "boolean", optional: true },
     noEnv: { kind: "boolean", optional: true },
@@ -187,6 +193,7 @@ const ITEM_RULES: { [K in keyof ItemTypes]: RulesFor<ItemTypes[K]> } = {
     positive: { kind: "enum", values: ["seconds", "megabytes"], optional: true },
     secret: { kind: "boolean", optional: true },
     merge: { kind: "enum", values: ["by-key"], optional: true },
+    editorMcpServers: { kind: "boolean", optional: true },
     runs: { kind: "function", optional: true },
   },
 };
@@ -213,7 +220,9 @@ function checkField(value: unknown, rule: FieldRule): string | null {
           ? Array.isArray(value)
           : rule.kind === "boolean"
             ? typeof value === "boolean"
-            : rule.kind === "any"
+            : rule.kind === "object"
+              ? typeof value === "object" && value !== null && !Array.isArray(value)
+              : rule.kind === "any"
               ? true
               : typeof value === "string" && "values" in rule && rule.values.includes(value);
   if (ok) return null;
@@ -268,11 +277,38 @@ export function validatePluginObject(value: unknown, origin: string): PluginObje
         const problem = checkField(fields[key], rule);
         if (problem) throw fail(`${label}.${key}: ${problem}`);
       }
-      const problem = kind === "options" ? optionProblem(fields) : kind === "subcommands" ? subcommandProblem(fields, obj.options) : null;
+      const problem =
+        kind === "options" ? optionProblem(fields)
+        : kind === "subcommands" ? subcommandProblem(fields, obj.options)
+        : kind === "context" && fields.budget !== undefined ? budgetProblem(fields.budget as Record<string, unknown>, obj.options)
+        : null;
       if (problem) throw fail(`${label}: ${problem}`);
     });
   }
   return obj as unknown as PluginObject;
+}
+
+/** A context provider's `budget`: a number priority, a number option of the same plugin, a share of the window. */
+function budgetProblem(claim: Record<string, unknown>, options: unknown): string | null {
+  const extra = Object.keys(claim).find((k) => !["priority", "option", "share"].includes(k));
+  if (extra !== undefined) return `budget: unknown key "${extra}" (allowed: priority, option, share)`;
+  if (claim.priority !== undefined && (typeof claim.priority !== "number" || !Number.isFinite(claim.priority))) return `budget.priority: expected a number, got ${describe(claim.priority)}`;
+  if (claim.option !== undefined) {
+    const key = (claim.option as { key?: unknown } | null)?.key;
+    const declared = Array.isArray(options) ? (options as { key?: unknown; type?: unknown }[]).find((o) => o?.key === key) : undefined;
+    if (!declared) return `budget.option: expected one of this plugin's own options, got ${describe(key)}`;
+    if (declared.type !== "number") return `budget.option: option "${String(key)}" must be of type "number" (its value is the tokens), it is ${describe(declared.type)}`;
+  }
+  if (claim.share !== undefined) {
+    const share = claim.share as { fraction?: unknown; min?: unknown; max?: unknown } | null;
+    const f = share?.fraction;
+    if (typeof f !== "number" || !(f > 0 && f <= 1)) return `budget.share.fraction: expected a number above 0 and at most 1, got ${describe(f)}`;
+    for (const bound of ["min", "max"] as const) {
+      const v = share?.[bound];
+      if (v !== undefined && (typeof v !== "number" || v < 0)) return `budget.share.${bound}: expected a number of tokens, got ${describe(v)}`;
+    }
+  }
+  return null;
 }
 
 /** A hook is a function, or `{ order?: "pre" | "post", handler }`. */

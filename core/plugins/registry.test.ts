@@ -4,7 +4,7 @@ import type { EditFormat, Logger, ModelAdapter, ModelInfo, PluginObject } from "
 import { Registry, defaultModelInfo, guard } from "./registry.ts";
 
 const format = (name: string): EditFormat => ({ name, summary: "s", prompts: () => ({ system: "", examples: [], reminder: "" }), parse: () => ({ edits: [], shell: [] }), apply: () => [], report: () => "" });
-const info = (name: string): ModelInfo => ({ ...defaultModelInfo(name), unknown: false, contextWindow: 1000 });
+const info = (name: string): ModelInfo => ({ ...defaultModelInfo(name, "diff"), unknown: false, contextWindow: 1000 });
 const adapter = (name: string, prefix: string): ModelAdapter => ({
   name,
   matches: (m) => m.startsWith(prefix),
@@ -99,5 +99,19 @@ describe("guard", () => {
     expect(() => guard(owner, "parse", () => { throw new FormatError("for the model"); })).toThrow(FormatError);
     const abort = new DOMException("aborted", "AbortError");
     await expect(guard(owner, "stream", async () => { throw abort; })).rejects.toBe(abort);
+  });
+});
+
+describe("fallbackFormat", () => {
+  test("the first format declaring `fallback`, else the first that edits, else the first; an unknown model gets it", () => {
+    const r = new Registry();
+    expect(r.fallbackFormat()).toBe("");
+    r.register(plugin("answers", { formats: [{ ...format("talk"), mode: "none" }] }), "/x/talk.ts");
+    expect(r.fallbackFormat()).toBe("talk");
+    r.register(plugin("edits", { formats: [format("rewrite")] }), "/x/rewrite.ts");
+    expect(r.fallbackFormat()).toBe("rewrite");
+    r.register(plugin("safe", { apiVersion: 2, formats: [format("blocks"), { ...format("safest"), fallback: true }] }), "/x/safe.ts");
+    expect(r.fallbackFormat()).toBe("safest");
+    expect(r.modelInfo("nobody/knows").editFormat).toBe("safest");
   });
 });

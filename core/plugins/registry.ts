@@ -49,14 +49,14 @@ const KIND_NOUN: Record<ItemKind, string> = {
   subcommands: "subcommand",
 };
 
-/** Model info for a model no adapter knows: conservative defaults (`diff`, the format that fails safest: see plugins/openai/index.ts). */
-export function defaultModelInfo(name: string): ModelInfo {
+/** Model info for a model no adapter knows: conservative defaults, and the registry's fallback format (`Registry.fallbackFormat`). */
+export function defaultModelInfo(name: string, editFormat: string): ModelInfo {
   return {
     name,
     contextWindow: 128_000,
     maxOutput: 8_192,
     prices: { input: 0, output: 0 },
-    editFormat: "diff",
+    editFormat,
     capabilities: { tools: true, systemPrompt: true, temperature: true, reasoningEffort: false, prefill: false, cache: "none" },
     unknown: true,
   };
@@ -147,6 +147,16 @@ export class Registry {
     return this.formatEntry(name).item;
   }
 
+  /**
+   * The format a model gets when its table names none registered: the first format declaring
+   * `fallback`, else the first that edits files itself, else the first registered ("" with none).
+   */
+  fallbackFormat(): string {
+    const formats = [...this.formats.values()].map((e) => e.item);
+    const chosen = formats.find((f) => f.fallback === true) ?? formats.find((f) => (f.mode ?? "edit") === "edit") ?? formats[0];
+    return chosen?.name ?? "";
+  }
+
   formatEntry(name: string): Registered<EditFormat> {
     const found = this.formats.get(name);
     if (!found) {
@@ -182,12 +192,12 @@ export class Registry {
       break;
     }
     if (info) return mergeModelInfo(info, override);
-    if (override) return mergeModelInfo(defaultModelInfo(model), override);
+    if (override) return mergeModelInfo(defaultModelInfo(model, this.fallbackFormat()), override);
     if (!this.warnedModels.has(model)) {
       this.warnedModels.add(model);
       this.log.warn(`model "${model}" is not in the model table: using defaults (128k context, no prices); add it under "models" in the config to fix`);
     }
-    return defaultModelInfo(model);
+    return defaultModelInfo(model, this.fallbackFormat());
   }
 
   /** Every model the adapters list, with config overrides merged (and config-only models). */
@@ -198,7 +208,7 @@ export class Registry {
       for (const info of listed) if (!byName.has(info.name)) byName.set(info.name, mergeModelInfo(info, this.modelOverrides[info.name]));
     }
     for (const [name, over] of Object.entries(this.modelOverrides)) {
-      if (!byName.has(name)) byName.set(name, mergeModelInfo(defaultModelInfo(name), over));
+      if (!byName.has(name)) byName.set(name, mergeModelInfo(defaultModelInfo(name, this.fallbackFormat()), over));
     }
     return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
   }

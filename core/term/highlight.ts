@@ -115,7 +115,8 @@ let loader: Promise<import("../../grammars/runtime.ts").GrammarLoader> | null = 
 
 async function loadHighlighter(spec: LanguageSpec): Promise<CodeHighlighter | null> {
   loader ??= Promise.all([import("../../grammars/runtime.ts"), import("../../grammars/embedded.ts")]).then(([r, e]) => new r.GrammarLoader(e.EMBEDDED_ASSETS));
-  const [grammar, { EMBEDDED_ASSETS }, { Query }] = await Promise.all([(await loader).load(spec), import("../../grammars/embedded.ts"), import("web-tree-sitter")]);
-  const sources = await Promise.all((spec.highlights ?? []).map((key) => Bun.file(EMBEDDED_ASSETS.files[key] ?? "").text()));
+  const grammars = await loader;
+  const [grammar, { Query }] = await Promise.all([grammars.load(spec), import("web-tree-sitter")]);
+  const sources = (spec.highlights ?? []).map((key) => grammars.queryText(key));
   return new CodeHighlighter(grammar.parser, new Query(grammar.language, sources.join("\n")));
 }

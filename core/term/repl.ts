@@ -10,6 +10,7 @@ import { exitCodeFor, Interrupted } from "../errors.ts";
 import type { SlashCommand } from "../plugin.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
+import { shareContextWindow } from "../chat/budget.ts";
 import type { Coder } from "../chat/coder.ts";
 import type { AiCommentWatch } from "../watch/index.ts";
 import { CoderCompletions, identifiersIn } from "./completions.ts";
@@ -62,7 +63,8 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
   out.print(await bannerText(app, coder));
   for (;;) {
     await opts.screen.settled();
-    const prompt = `${coder.format.item.name === "diff" ? "" : `${coder.format.item.name} `}> `;
+    // The fallback format (the usual one) goes unnamed; any other is named before the prompt.
+    const prompt = `${coder.format.item.name === app.registry.fallbackFormat() ? "" : `${coder.format.item.name} `}> `;
     trace("repl: prompt");
     // Watched files may ask for something while the prompt waits: that ends the prompt.
     const watching = new AbortController();
@@ -126,9 +128,11 @@ async function bannerText(app: App, coder: Coder): Promise<string> {
     `Model: ${coder.model} with the ${coder.format.item.name} edit format${weak === coder.model ? "" : ` · weak model: ${weak}`}`,
   ];
   const context = { model: coder.modelInfo, options: app.settings.options as Readonly<Record<string, unknown>>, chatFiles: [...coder.chat.editable] };
-  const notes = [...app.registry.context.values()].map((c) => {
+  const entries = [...app.registry.context.values()];
+  const budgets = shareContextWindow(entries.map((e) => e.item), coder.modelInfo, context.options);
+  const notes = entries.map((c, i) => {
     try {
-      return c.item.banner?.(context) ?? null;
+      return c.item.banner?.(context, budgets[i]!) ?? null;
     } catch {
       return null;
     }

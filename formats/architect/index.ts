@@ -2,6 +2,7 @@
 // engine hands it, as the request, to an editor coder (editor model + editor
 // format) that makes the edits. This plugin only supplies the prompts.
 import type { EditFormat, Plugin } from "../../core/plugin.ts";
+import { ARCHITECT_OPTIONS } from "./options.ts";
 
 const architect: EditFormat = {
   name: "architect",
@@ -26,4 +27,4 @@ const architect: EditFormat = {
   report: () => "",
 };
 
-export default ((_kit) => ({ apiVersion: 1, name: "architect", formats: [architect] })) satisfies Plugin;
+export default ((_kit) => ({ apiVersion: 2, name: "architect", formats: [architect], options: ARCHITECT_OPTIONS })) satisfies Plugin;

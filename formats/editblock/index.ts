@@ -7,7 +7,7 @@ export type EditBlock = SearchReplaceEdit;
 
 /** Blocks of a reply as edits (paths resolved) plus shell suggestions; a malformed reply throws kit.FormatError. */
 export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: ModelReply, ctx: ParseContext): ParsedReply<EditBlock> {
-  const raw = kit.formats.parseBlocks(reply.text, ctx.fence, ctx.chatFiles, variant);
+  const raw = kit.formats.parseBlocks(reply.text, ctx.fence, ctx.chatFiles, variant === "diff" ? "before-fence" : "in-fence");
   const lines = reply.text.replace(/\r\n/g, "\n").split("\n");
   const edits = raw.blocks.map((b, k): EditBlock => {
     const path = ctx.resolvePath(b.filename) || b.filename;
@@ -26,6 +26,8 @@ export function parseReply(kit: Kit, variant: "diff" | "diff-fenced", reply: Mod
 function editBlockFormat(kit: Kit, variant: "diff" | "diff-fenced"): EditFormat<EditBlock> {
   return {
     name: variant,
+    // `diff` fails safest: an unknown model's format, and architect's editor's when none edits.
+    ...(variant === "diff" ? { fallback: true } : {}),
     summary:
       variant === "diff"
         ? "SEARCH/REPLACE blocks, the file path on the line before the fence"
@@ -38,7 +40,7 @@ function editBlockFormat(kit: Kit, variant: "diff" | "diff-fenced"): EditFormat<
 }
 
 const plugin: Plugin = (kit: Kit): PluginObject => ({
-  apiVersion: 1,
+  apiVersion: 2,
   name: "editblock",
   formats: [editBlockFormat(kit, "diff"), editBlockFormat(kit, "diff-fenced")],
 });

@@ -65,6 +65,20 @@ function offFenceClash(edit: WholeFileEdit, before: string | null): string | nul
   return `The listing of ${edit.path} is wrapped in ${marker}, but ${edit.path} has lines that start with ${marker}, so one of them may have closed the listing early. Nothing was written. Send the whole file again wrapped in ${fence}, the fence this conversation uses.`;
 }
 
+/** Lines that open or close a SEARCH/REPLACE block or a git conflict. */
+const MARKER = /^(?:<{7}|>{7})(?:\s|$)/;
+const hasMarkers = (t: string) => t.split("\n").some((l) => MARKER.test(l.trimEnd()));
+
+/**
+ * A listing that carries SEARCH/REPLACE or conflict markers the file did not have is an edit
+ * in another format (or a merge gone wrong), never the file's new content: writing it would
+ * leave the markers in the file.
+ */
+function markerClash(edit: WholeFileEdit, before: string | null): string | null {
+  if (!hasMarkers(edit.content) || (before !== null && hasMarkers(before))) return null;
+  return `The listing of ${edit.path} has lines that start with <<<<<<< or >>>>>>>, which ${before === null ? "a new file" : `${edit.path}`} should not contain: it looks like a SEARCH/REPLACE block or a merge conflict, not the file's content. Nothing was written. Send the complete new content of ${edit.path}, with no markers.`;
+}
+
 /** The listing's content, without the final newline when the file had none and its last line stays. */
 function keepFinalNewlineState(before: string | null, content: string): string {
   if (before === null || before === "" || before.endsWith("\n") || !content.endsWith("\n")) return content;
@@ -156,7 +170,7 @@ const plugin: Plugin = (kit: Kit) => {
         const refused = ws.check?.(edit.path);
         if (refused) return { status: "failed", edit, path: edit.path, reason: "refused", detail: refused };
         const before = ws.read(edit.path);
-        const clash = offFenceClash(edit, before);
+        const clash = offFenceClash(edit, before) ?? markerClash(edit, before);
         if (clash) return { status: "failed", edit, path: edit.path, reason: "invalid", detail: clash };
         const content = keepFinalNewlineState(before, edit.content);
         try {

@@ -35,6 +35,20 @@ describe("whole", () => {
     expect(readFileSync(join(repo.root, "b.txt"), "utf8")).toBe("b1\nB2\nb3\n");
   });
 
+  test("a listing that is really a SEARCH/REPLACE block or a conflict is refused, nothing written; a file that has markers may keep them", async () => {
+    const repo = tempRepo({ "a.py": "def f():\n    return 1\n", "merge.txt": "<<<<<<< ours\nx\n=======\ny\n>>>>>>> theirs\n" });
+    const fmt = await loadFormat(plugin, "whole", repo.kit);
+    const block = "a.py\n```python\n<<<<<<< SEARCH\n    return 1\n=======\n    return 2\n>>>>>>> REPLACE\n```\n";
+    const wrong = await runReply(fmt, textReply(block), repo);
+    expect(wrong.outcomes.map((o) => [o.status, o.path])).toEqual([["failed", "a.py"]]);
+    expect(wrong.outcomes[0]!.status === "failed" && wrong.outcomes[0]!.detail).toContain("SEARCH/REPLACE block or a merge conflict");
+    expect(readFileSync(join(repo.root, "a.py"), "utf8")).toBe("def f():\n    return 1\n");
+    const fresh = await runReply(fmt, textReply("new.py\n```\n<<<<<<< HEAD\na\n>>>>>>> other\n```\n"), repo);
+    expect(fresh.outcomes.map((o) => o.status)).toEqual(["failed"]);
+    const kept = await runReply(fmt, textReply("merge.txt\n```\n<<<<<<< ours\nx\n=======\nz\n>>>>>>> theirs\n```\n"), repo);
+    expect(kept.outcomes.map((o) => o.status)).toEqual(["applied"]);
+  });
+
   test("editor variant and examples parse back", async () => {
     const fmt = await loadFormat(plugin, "whole");
     const ctx = { fence: ["```", "```"] as const, platform: "linux", chatFiles: [], shellSuggestions: false, editorOnly: true };

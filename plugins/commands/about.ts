@@ -9,16 +9,16 @@ import { usageLabel } from "./layout.ts";
 
 /** `/settings`: every setting, its value and where it came from; then the model of each role. */
 export function settingsText(s: Session): string {
-  const rows = (s.settings?.() ?? []).filter((r) => r.value !== undefined && !(Array.isArray(r.value) && r.value.length === 0));
+  const rows = s.settings().filter((r) => r.value !== undefined && !(Array.isArray(r.value) && r.value.length === 0));
   const width = Math.max(0, ...rows.map((r) => r.key.length));
   const shown = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v));
-  const roles = `Models: main ${s.modelFor?.("main") ?? s.model.name}, weak ${s.modelFor?.("weak") ?? "?"}, editor ${s.modelFor?.("editor") ?? "?"}; edit format ${s.editFormat}.`;
+  const roles = `Models: main ${s.modelFor("main")}, weak ${s.modelFor("weak")}, editor ${s.modelFor("editor")}; edit format ${s.editFormat}.`;
   return [roles, "", ...rows.map((r) => `${r.key.padEnd(width)}  ${shown(r.value)}  (${r.source})`)].join("\n");
 }
 
 /** `/report`: what an issue needs to be acted on; nothing is sent anywhere. */
 export function reportText(s: Session, version: string): string {
-  const error = s.lastError?.() ?? null;
+  const error = s.lastError();
   return [
     "## Bug report",
     "",
@@ -26,7 +26,7 @@ export function reportText(s: Session, version: string): string {
     "",
     `- coder: ${version}`,
     `- platform: ${platform()} ${release()} ${arch()}, Bun ${Bun.version}`,
-    `- model: ${s.model.name}${s.model.unknown ? " (not in the model table)" : ""}; weak ${s.modelFor?.("weak") ?? "?"}; editor ${s.modelFor?.("editor") ?? "?"}`,
+    `- model: ${s.model.name}${s.model.unknown ? " (not in the model table)" : ""}; weak ${s.modelFor("weak")}; editor ${s.modelFor("editor")}`,
     `- edit format: ${s.editFormat}`,
     `- files in the chat: ${s.chatFiles().length}, read-only: ${s.readOnlyFiles().length}`,
     `- last error: ${error ?? "(none in this session)"}`,

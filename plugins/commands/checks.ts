@@ -2,8 +2,6 @@
 // to have the model fix what it reports.
 import type { Kit, Session, SlashCommand } from "../../core/plugin.ts";
 
-const TEST_TIMEOUT_MS = 900_000;
-
 /** Hands complete lines to `print` as text arrives; `flush` prints the unfinished last one. */
 export function lineSink(print: (line: string) => void): { write(text: string): void; flush(): void } {
   let pending = "";
@@ -30,20 +28,11 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       const configured = typeof s.options.testCmd === "string" ? s.options.testCmd : "";
       const command = arg.trim() || configured;
       if (!command) return s.warn("No test command: type /test COMMAND, or set --test-cmd (testCmd in .coder.json).");
-      let r: { code: number; output: string; stopped?: boolean };
       // The session shows the run as the tests after an edit (its own line says they passed).
-      if (s.runTests) r = await s.runTests(command);
-      else {
-        s.print(`$ ${command}`);
-        const sink = lineSink((line) => s.print(line));
-        const run = await kit.run(command, { timeoutMs: TEST_TIMEOUT_MS, onOutput: (t) => sink.write(t) });
-        sink.flush();
-        r = { code: run.code, output: `${run.stdout}${run.stderr}` };
-        if (r.code === 0) return s.print("The tests pass.");
-      }
+      const r = await s.runTests(command);
       if (r.stopped || r.code === 0) return;
       s.warn(`The tests fail (exit code ${r.code}).`);
-      await s.offerOutput?.(command, r);
+      await s.offerOutput(command, r);
     },
   };
 
@@ -52,7 +41,6 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
     summary: "check the syntax of files and run --lint-cmd on them (the chat's files by default); offer to fix what they report",
     usage: "/lint [FILE|GLOB ...]",
     async run(arg, s) {
-      if (!s.lint) return s.warn("This session cannot lint.");
       const paths = arg.trim() ? await expand(arg, s) : [...s.chatFiles()];
       if (!paths.length) return s.warn(arg.trim() ? "No file to lint." : "No files in the chat: type /lint FILE ..., or /add some first.");
       const sink = lineSink((line) => s.print(line));
@@ -62,7 +50,7 @@ export function checkCommands(kit: Kit, expand: (arg: string, s: Session) => Pro
       if (result.ok) return s.print(`No problems in ${paths.join(", ")}.`);
       const failed = result.failed?.length ? result.failed : paths;
       s.warn(`Lint found problems in ${failed.length === 1 ? failed[0] : `${failed.length} files`}${paths.length > 1 ? ` (of ${paths.length} checked)` : ""}.`);
-      if (!(await s.confirm?.("Ask the model to fix them?"))) return;
+      if (!(await s.confirm("Ask the model to fix them?"))) return;
       const missing = paths.filter((p) => !s.chatFiles().includes(p));
       if (missing.length) await s.addFiles(missing);
       await s.send(`Fix the problems the checks report:\n\n${result.output}`, editFormat(s));

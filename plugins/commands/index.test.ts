@@ -29,7 +29,7 @@ interface Recorder {
   state: { chat: string[]; ro: string[]; format: string; model: string; cleared: number; exited: boolean };
 }
 
-function makeSession(root: string, git: GitRepo | null, commands: () => SlashCommand[]): Recorder {
+function makeSession(root: string, git: GitRepo | null, commands: () => SlashCommand[], runUser: Session["runUserCommand"] = async () => ({ code: 0, output: "" })): Recorder {
   const out: string[] = [];
   const warnings: string[] = [];
   const sent: [string, string | undefined][] = [];
@@ -81,7 +81,22 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
     warn: (t) => void warnings.push(t),
     commands,
     formats: () => ["diff", "whole", "ask", "architect"],
+    formatSummaries: () => [],
     exit: () => void (state.exited = true),
+    lastDiff: async () => (git ? git.lastDiff() : "No reply has changed files yet."),
+    interactive: false,
+    setInput: (text) => void out.push(text),
+    lastReply: () => null,
+    promptChunks: async () => [],
+    runCommand: async () => {},
+    modelFor: () => state.model,
+    setOption: () => {},
+    settings: () => [],
+    listModels: () => [],
+    lint: async () => ({ ok: true, output: "" }),
+    lastError: () => null,
+    runUserCommand: runUser,
+    runTests: async (command) => runUser(command),
   };
   return { session, out, warnings, sent, shell, state, asked, answers, added };
 }
@@ -99,7 +114,14 @@ async function setup(files: Record<string, string> = { "src/a.ts": "a\n", "src/b
   } as unknown as Kit;
   const plugin = commandsPlugin(kit);
   const cmds = plugin.commands!;
-  const rec = makeSession(root, repo, () => cmds);
+  // As the engine's session does: the command's output is shown as it runs.
+  const runUser = async (command: string) => {
+    const r = await (kit.run as (c: string) => Promise<{ code: number; stdout: string; stderr: string }>)(command);
+    const output = `${r.stdout}${r.stderr}`;
+    if (output.trim()) rec.session.print(output.trimEnd());
+    return { code: r.code, output };
+  };
+  const rec = makeSession(root, repo, () => cmds, runUser);
   rec.shell = ran;
   const run = async (line: string) => {
     const [name, ...rest] = line.replace(/^\//, "").split(" ");
@@ -189,12 +211,12 @@ describe("commands plugin", () => {
   test("without git the git commands say so", async () => {
     const t = await setup();
     const rec = makeSession(t.root, null, () => t.cmds);
-    for (const name of ["undo", "diff", "commit", "git"]) await t.cmds.find((c) => c.name === name)!.run("status", rec.session);
-    expect(rec.warnings.length).toBe(4);
+    for (const name of ["undo", "commit", "git"]) await t.cmds.find((c) => c.name === name)!.run("status", rec.session);
+    expect(rec.warnings.length).toBe(3);
     expect(rec.warnings[0]).toContain("Not in a git repository");
   });
 
-  test("/diff asks the session first (it knows an uncommitted last reply), with or without git", async () => {
+  test("/diff shows what the session says the last reply changed (committed or not), with or without git", async () => {
     const t = await setup();
     for (const git of [t.repo, null]) {
       const rec = makeSession(t.root, git, () => t.cmds);

@@ -17,7 +17,6 @@ const NOT_EDITING = new Set(["ask", "architect", "context"]);
 /** What /ok sends: the go-ahead after an /ask answer or an architect's plan. */
 const GO_AHEAD = "Ok, please go ahead and make those changes.";
 const LS_LIMIT = 200;
-const RUN_TIMEOUT_MS = 600_000;
 
 export default function commandsPlugin(kit: Kit): PluginObject {
   // Repository files for completion: loaded on first use, refreshed in the background.
@@ -98,18 +97,10 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       const command = arg.trim();
       if (!command) return s.warn("Usage: /run COMMAND");
       // The user typed it: no gate (the gate is for commands the model suggests).
-      let code: number;
-      let output: string;
-      if (s.runUserCommand) ({ code, output } = await s.runUserCommand(command));
-      else {
-        const r = await kit.run(command, { timeoutMs: RUN_TIMEOUT_MS });
-        ({ code } = r);
-        output = `${r.stdout}${r.stderr}`;
-        if (output.trim()) s.print(output.trimEnd());
-      }
+      const { code, output } = await s.runUserCommand(command);
       if (code !== 0) s.print(`Exit code ${code}.`);
       // The same offer as for a command the model suggests: a fix request on failure, else the output for the chat.
-      await s.offerOutput?.(command, { code, output });
+      await s.offerOutput(command, { code, output });
     },
   };
 
@@ -121,7 +112,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
     run(arg, s) {
       const name = arg.trim();
       if (!name) {
-        const summaries = new Map((s.formatSummaries?.() ?? []).map((f) => [f.name, f.summary]));
+        const summaries = new Map(s.formatSummaries().map((f) => [f.name, f.summary]));
         s.print(twoColumns(s.formats().map((f) => [`${f === s.editFormat ? "*" : " "} ${f}`, summaries.get(f) ?? ""] as const), outputWidth() - 1));
         return;
       }
@@ -149,7 +140,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
           const matches = dropMatches(word, inChat);
           if (matches.length === 0) s.warn(`No file in the chat matches ${word}.`);
           else if (matches.length === 1 || isGlob(word)) paths.push(...matches);
-          else if (await s.confirm?.(`${word} matches ${matches.length} files in the chat: ${matches.join(", ")}. Drop them all?`)) paths.push(...matches);
+          else if (await s.confirm(`${word} matches ${matches.length} files in the chat: ${matches.join(", ")}. Drop them all?`)) paths.push(...matches);
           else s.print(`Kept ${matches.join(", ")}: type more of the path to drop one.`);
         }
         if (!paths.length) return;
@@ -184,7 +175,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
         if (!res.ok) return s.warn(res.message);
         s.print(res.message);
         // The model last saw its own edits applied; tell it they are gone.
-        s.addToChat?.(`I undid your last change with /undo (${res.message}). The files are back to their content before it; do not assume that change exists.`);
+        s.addToChat(`I undid your last change with /undo (${res.message}). The files are back to their content before it; do not assume that change exists.`);
       },
     },
     {
@@ -192,9 +183,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
       summary: "show what the last reply changed",
       async run(_arg, s) {
         // The session knows the last reply even when it was not committed (--no-auto-commits).
-        if (s.lastDiff) return s.print(await s.lastDiff());
-        if (!s.git) return noGit(s);
-        s.print(await s.git.lastDiff());
+        s.print(await s.lastDiff());
       },
     },
     {

@@ -19,7 +19,6 @@ function table(rows: string[][]): string {
 
 /** Set a setting for the session; errors name the command. */
 function setting(s: Session, key: string, value: string | undefined, command: string): void {
-  if (!s.setOption) throw new Error("this session cannot change settings");
   s.setOption(key, value, `/${command}`);
 }
 
@@ -31,7 +30,7 @@ export function modelCommands(): SlashCommand[] {
     run(arg, s) {
       const model = arg.trim();
       if (model) setting(s, key, model, name);
-      s.print(`${role === "weak" ? "Weak" : "Editor"} model: ${s.modelFor?.(role) ?? String(s.options[key] ?? "(default)")}.`);
+      s.print(`${role === "weak" ? "Weak" : "Editor"} model: ${s.modelFor(role)}.`);
     },
   });
 
@@ -41,7 +40,7 @@ export function modelCommands(): SlashCommand[] {
     usage: "/models [FILTER]",
     run(arg, s) {
       const needle = arg.trim().toLowerCase();
-      const found = (s.listModels?.() ?? []).filter((m) => m.name.toLowerCase().includes(needle));
+      const found = s.listModels().filter((m) => m.name.toLowerCase().includes(needle));
       if (!found.length) return s.warn(needle ? `No model matches "${arg.trim()}".` : "No model adapter lists any model.");
       const rows = [["model", "context", "format", "$/M in/out", "takes"]];
       for (const m of found) rows.push([m.name, String(m.contextWindow), m.editFormat, `${m.prices.input}/${m.prices.output}`, reasoningTaken(m) || "-"]);

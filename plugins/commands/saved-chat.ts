@@ -11,8 +11,8 @@ export function savedChat(s: Session, version: string): string {
   const lines = [`# coder ${version}: this chat's files and settings; /load this file to rebuild them`, "/drop"];
   for (const path of s.chatFiles()) lines.push(`/add ${escapeWord(path)}`);
   for (const path of s.readOnlyFiles()) lines.push(`/read-only ${escapeWord(path)}`);
-  lines.push(`/model ${s.modelFor?.("main") ?? s.model.name}`, `/edit-format ${s.editFormat}`);
-  const set = (key: string) => s.settings?.().find((r) => r.key === key && r.source !== "default");
+  lines.push(`/model ${s.modelFor("main")}`, `/edit-format ${s.editFormat}`);
+  const set = (key: string) => s.settings().find((r) => r.key === key && r.source !== "default");
   if (set("weakModel")) lines.push(`/weak-model ${String(s.options.weakModel)}`);
   if (set("editorModel")) lines.push(`/editor-model ${String(s.options.editorModel)}`);
   if (s.options.reasoningEffort !== undefined) lines.push(`/reasoning-effort ${String(s.options.reasoningEffort)}`);
@@ -44,7 +44,6 @@ export function savedChatCommands(kit: Kit): SlashCommand[] {
     async run(arg, s) {
       const file = arg.trim();
       if (!file) return s.warn("Usage: /load FILE");
-      if (!s.runCommand) return s.warn("This session cannot run commands from a file.");
       let text: string;
       try {
         text = readFileSync(resolve(s.cwd, file), "utf8");

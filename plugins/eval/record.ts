@@ -68,6 +68,9 @@ export interface TaskRecord {
   seconds: number;
   /** Set when outcome is "error" or "model-error". */
   error: string | null;
+  /** One line naming the task for a person (history: the commit's subject; exercises: the
+   * exercise's name). Optional: readers fall back to `task`. Untrusted text (a commit message). */
+  title?: string;
   /** The files the task edits (history: the commit's files; exercises: the solution files). */
   files: string[];
   /** The `--json` events of every coder run in the task, in order (the full transcript). */

@@ -145,6 +145,7 @@ export default function mcpPlugin(kit: Kit): PluginObject {
       {
         name: "mcp",
         tools: offeredTools,
+        runUnasked: 'set "mcpTools": "auto"',
         // `coder doctor`: every enabled server must start and list what it offers.
         async check(options) {
           if (!configured(options)) return [];

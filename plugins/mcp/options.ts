@@ -1,13 +1,18 @@
 // MCP's options and its command line, declared apart from the plugin so builtins.ts can
 // hand them to the kernel without loading it (`--help` stays cheap).
-import type { PluginOption, Subcommand } from "../../core/plugin.ts";
+import type { PluginOption, RunsProgram, Subcommand } from "../../core/plugin.ts";
 
-/** The command lines of `mcpServers` entries (command and args): trust covers the scripts they name outside the repository. */
-function serverCommandLines(value: unknown): string[] {
+/**
+ * What `mcpServers` entries run (command and args, without a shell, in the entry's `cwd` relative
+ * to the repository root): trust covers the scripts they name outside the repository.
+ */
+function serverPrograms(value: unknown): RunsProgram[] {
   if (!value || typeof value !== "object") return [];
-  return Object.values(value as Record<string, { command?: unknown; args?: unknown }>).map((entry) =>
-    [entry?.command, ...(Array.isArray(entry?.args) ? entry.args : [])].filter((w): w is string => typeof w === "string").join(" "),
-  );
+  return Object.entries(value as Record<string, { command?: unknown; args?: unknown; cwd?: unknown }>).map(([name, entry]) => ({
+    label: name,
+    argv: [entry?.command, ...(Array.isArray(entry?.args) ? entry.args : [])].filter((w): w is string => typeof w === "string"),
+    ...(typeof entry?.cwd === "string" ? { cwd: entry.cwd } : {}),
+  }));
 }
 
 export const MCP_SERVERS = {
@@ -15,8 +20,9 @@ export const MCP_SERVERS = {
   type: "object",
   configOnly: true,
   merge: "by-key",
+  editorMcpServers: true,
   needsTrust: "runs code",
-  runs: serverCommandLines,
+  runs: serverPrograms,
   group: "Plugins and config",
   help: 'MCP servers: name → { "command", "args", "env", "cwd" } or { "url", "headers" }, as other tools write them',
 } as const satisfies PluginOption;

@@ -70,12 +70,12 @@ export default function mediaPlugin(kit: Kit): PluginObject {
       };
     },
     async onMessage(message, s) {
-      if (!(kit.options.get(DETECT_URLS) ?? s.interactive ?? false)) return;
+      if (!(kit.options.get(DETECT_URLS) ?? s.interactive)) return;
       for (const url of findUrls(message)) {
         if (offered.has(url)) continue;
         offered.add(url);
         // One "Don't ask again" stops the offers for every URL, as --no-detect-urls does.
-        if (await s.confirm?.(`Add ${url} to the chat?`, { key: "detect-urls" })) await addWebPage(kit, s, url, webOptions());
+        if (await s.confirm(`Add ${url} to the chat?`, { key: "detect-urls" })) await addWebPage(kit, s, url, webOptions());
       }
     },
   };
@@ -94,7 +94,6 @@ export default function mediaPlugin(kit: Kit): PluginObject {
       }
       if (content.kind === "empty") return s.warn("The clipboard is empty.");
       if (content.kind === "text") {
-        if (!s.addToChat) return s.warn("This session cannot add text to the chat.");
         const fence = fenceFor(content.text);
         s.addToChat(`I pasted this from the clipboard:\n\n${fence}\n${content.text.replace(/\n$/, "")}\n${fence}`);
         const lines = content.text.replace(/\n$/, "").split("\n").length;
@@ -149,7 +148,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     name: "copy",
     summary: "copy the model's last reply to the clipboard",
     async run(_arg, s) {
-      const reply = s.lastReply?.();
+      const reply = s.lastReply();
       if (!reply?.trim()) return s.warn("There is no reply to copy yet.");
       if (await copyText(s, reply)) s.print(`Copied the last reply to the clipboard (${reply.length.toLocaleString("en-US")} characters).`);
     },
@@ -159,7 +158,6 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     name: "copy-context",
     summary: "copy the chat's context (files, read-only files, repo map) as Markdown, to paste into a web chat",
     async run(_arg, s) {
-      if (!s.promptChunks) return s.warn("This session cannot list its context.");
       const chunks = (await s.promptChunks()).filter((c) => c.kind === "static" || c.kind === "session" || c.kind === "chat-files");
       // Blocks carrying images or documents are left out whole: their text only introduces them.
       const texts = chunks.flatMap((c) => c.messages.filter((m) => m.role === "user" && !m.parts).map((m) => m.content.trim()));
@@ -204,7 +202,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
           return s.warn(errorText(error));
         }
         if (!text) return s.warn("Nothing was heard in the recording.");
-        s.setInput?.(text);
+        s.setInput(text);
       } finally {
         rmSync(folder, { recursive: true, force: true });
       }

@@ -3,10 +3,11 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Kit, ModelInfo, TurnContext } from "../../core/plugin.ts";
+import type { ContextBudget, Kit, ModelInfo, TurnContext } from "../../core/plugin.ts";
+import { shareContextWindow } from "../../core/chat/budget.ts";
 import { countTokens } from "../../core/chat/tokens.ts";
 import { openCacheStore } from "../../core/edit/cache-store.ts";
-import plugin, { RepoMapService, mapBudget } from "./index.ts";
+import plugin, { MAP_BUDGET, RepoMapService, mapTokensFor } from "./index.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -42,13 +43,14 @@ function setup(): { root: string; kit: Kit; warnings: string[] } {
   return { root, kit, warnings };
 }
 
-const MODEL = { name: "test/model", contextWindow: 128_000 } as ModelInfo;
+const MODEL = { name: "test/model", contextWindow: 128_000, maxOutput: 16_000 } as ModelInfo;
 
 let current: Record<string, unknown> = {};
 
-function turn(root: string, options: Record<string, unknown>, extra: Partial<TurnContext> = {}): TurnContext {
+/** A turn and the budget the kernel gives the map for it (the map alone in the window). */
+function turn(root: string, options: Record<string, unknown>, extra: Partial<TurnContext> = {}): [TurnContext, ContextBudget] {
   current = options;
-  return {
+  const t: TurnContext = {
     root,
     chatFiles: [],
     readOnlyFiles: [],
@@ -61,16 +63,25 @@ function turn(root: string, options: Record<string, unknown>, extra: Partial<Tur
     signal: new AbortController().signal,
     ...extra,
   };
+  return [t, shareContextWindow([{ budget: MAP_BUDGET }], MODEL, options)[0]!];
+}
+
+/** The map's tokens as the kernel shares a window of `window` tokens (the map alone) and the map grows with no chat files. */
+function mapTokens(options: Record<string, unknown>, window: number, chatFiles: number): number {
+  const [budget] = shareContextWindow([{ budget: MAP_BUDGET }], { contextWindow: window, maxOutput: 16_000 }, options);
+  return mapTokensFor(budget!, chatFiles, (options.mapMultiplierNoFiles as number | undefined) ?? 2);
 }
 
 test("budget: context/8 clamped to 1024–4096, ×multiplier with no chat files, 0 disables", () => {
-  expect(mapBudget({}, 128_000, 1)).toBe(4096);
-  expect(mapBudget({}, 8_000, 1)).toBe(1024);
-  expect(mapBudget({}, 16_000, 1)).toBe(2000);
-  expect(mapBudget({}, 128_000, 0)).toBe(8192);
-  expect(mapBudget({ mapMultiplierNoFiles: 3 }, 128_000, 0)).toBe(12288);
-  expect(mapBudget({ mapTokens: 500 }, 128_000, 2)).toBe(500);
-  expect(mapBudget({ mapTokens: 0 }, 128_000, 0)).toBeNull();
+  expect(mapTokens({}, 128_000, 1)).toBe(4096);
+  expect(mapTokens({}, 8_000, 1)).toBe(1024);
+  expect(mapTokens({}, 16_000, 1)).toBe(2000);
+  expect(mapTokens({}, 128_000, 0)).toBe(8192);
+  expect(mapTokens({ mapMultiplierNoFiles: 3 }, 128_000, 0)).toBe(12288);
+  expect(mapTokens({ mapTokens: 500 }, 128_000, 2)).toBe(500);
+  expect(mapTokens({ mapTokens: 0 }, 128_000, 0)).toBe(0);
+  // The grown map stays within the window's room (less the reply's reserve).
+  expect(mapTokens({ mapTokens: 3000, mapMultiplierNoFiles: 4 }, 8_000, 0)).toBe(6000);
 });
 
 test("the plugin registers the session-stable provider and its commands", async () => {
@@ -82,13 +93,13 @@ test("the plugin registers the session-stable provider and its commands", async 
 
 test("--map-tokens 0 disables the map", async () => {
   const { root, kit } = setup();
-  expect(await new RepoMapService(kit).provide(turn(root, { mapTokens: 0 }))).toBeNull();
+  expect(await new RepoMapService(kit).provide(...turn(root, { mapTokens: 0 }))).toBeNull();
 });
 
 test("the block names the other files when files are in the chat, and leaves chat files out", async () => {
   const { root, kit } = setup();
   const service = new RepoMapService(kit);
-  const block = (await service.provide(turn(root, {}, { chatFiles: ["src/orders.py"] })))!;
+  const block = (await service.provide(...turn(root, {}, { chatFiles: ["src/orders.py"] })))!;
   expect(block.label).toBe("repo map");
   expect(block.text).toStartWith("Map of the other files");
   expect(block.text).toContain("src/billing.py:");
@@ -99,11 +110,11 @@ test("auto: the block stays the same across turns whatever is mentioned, until f
   const { root, kit } = setup();
   const service = new RepoMapService(kit);
   const options = { mapTokens: 25, mapMultiplierNoFiles: 1 };
-  const first = (await service.provide(turn(root, options)))!.text;
-  const second = (await service.provide(turn(root, options, { mentionedIdents: ["shipping"], message: "shipping please" })))!.text;
+  const first = (await service.provide(...turn(root, options)))!.text;
+  const second = (await service.provide(...turn(root, options, { mentionedIdents: ["shipping"], message: "shipping please" })))!.text;
   expect(second).toBe(first);
   writeFileSync(join(root, "src/billing.py"), FILES["src/billing.py"]!.replace("refund_card", "refund_payment"));
-  const third = (await service.provide(turn(root, options)))!.text;
+  const third = (await service.provide(...turn(root, options)))!.text;
   expect(third).not.toBe(first);
   expect(third).toContain("refund_payment");
 });
@@ -112,10 +123,10 @@ test("always: mentions shape every turn's map", async () => {
   const { root, kit } = setup();
   const service = new RepoMapService(kit);
   const options = { mapTokens: 25, mapMultiplierNoFiles: 1, mapRefresh: "always" };
-  const plain = (await service.provide(turn(root, options)))!.text;
+  const plain = (await service.provide(...turn(root, options)))!.text;
   expect(plain).not.toContain("ship_parcel");
   // "shipping" names src/shipping.py: the file is personalised.
-  const mentioned = (await service.provide(turn(root, options, { mentionedIdents: ["shipping"] })))!.text;
+  const mentioned = (await service.provide(...turn(root, options, { mentionedIdents: ["shipping"] })))!.text;
   expect(mentioned).toContain("ship_parcel");
   expect(mentioned).not.toBe(plain);
 });
@@ -124,13 +135,13 @@ test("manual: the map is kept until /map-refresh", async () => {
   const { root, kit } = setup();
   const service = new RepoMapService(kit);
   const options = { mapRefresh: "manual" };
-  const first = (await service.provide(turn(root, options)))!.text;
+  const first = (await service.provide(...turn(root, options)))!.text;
   writeFileSync(join(root, "src/new_module.py"), "def brand_new_function():\n    return 1\n");
   FILES["src/new_module.py"] = "def brand_new_function():\n    return 1\n";
   try {
-    expect((await service.provide(turn(root, options)))!.text).toBe(first);
+    expect((await service.provide(...turn(root, options)))!.text).toBe(first);
     service.forceRefresh();
-    expect((await service.provide(turn(root, options)))!.text).toContain("brand_new_function");
+    expect((await service.provide(...turn(root, options)))!.text).toContain("brand_new_function");
   } finally {
     delete FILES["src/new_module.py"];
   }
@@ -142,7 +153,7 @@ const ORDERS_EDITED = "from .shipping import ship_parcel\n\ndef place_order(cart
 
 async function earlierSession(root: string, kit: Kit, options: Record<string, unknown>, chat: Partial<TurnContext>): Promise<string> {
   const earlier = new RepoMapService(kit);
-  const text = (await earlier.provide(turn(root, options, chat)))!.text;
+  const text = (await earlier.provide(...turn(root, options, chat)))!.text;
   earlier.close();
   return text;
 }
@@ -158,12 +169,12 @@ test("a changed chat file: the first map comes from its older tags, the next tur
 
   const service = new RepoMapService(kit);
   service.backgroundDelayMs = 0;
-  const first = (await service.provide(turn(root, options, chat)))!.text;
+  const first = (await service.provide(...turn(root, options, chat)))!.text;
   expect(first).toBe(before);
   // Same repository state: rebuilt once, from the tags the background reparse stored.
-  const second = (await service.provide(turn(root, options, { ...chat, message: "and ship it" })))!.text;
+  const second = (await service.provide(...turn(root, options, { ...chat, message: "and ship it" })))!.text;
   expect(second).toContain("ship_parcel");
-  const third = (await service.provide(turn(root, options, { ...chat, message: "thanks" })))!.text;
+  const third = (await service.provide(...turn(root, options, { ...chat, message: "thanks" })))!.text;
   expect(third).toBe(second);
   service.close();
   // The next session finds fresh tags: the same map straight away.
@@ -178,8 +189,8 @@ test("a reparse not started by the next turn is cancelled and that turn parses t
   writeFileSync(join(root, "src/orders.py"), ORDERS_EDITED);
   const service = new RepoMapService(kit);
   service.backgroundDelayMs = 60_000;
-  expect((await service.provide(turn(root, options, chat)))!.text).toBe(before);
-  const second = (await service.provide(turn(root, options, { ...chat, message: "again" })))!.text;
+  expect((await service.provide(...turn(root, options, chat)))!.text).toBe(before);
+  const second = (await service.provide(...turn(root, options, { ...chat, message: "again" })))!.text;
   expect(second).toContain("ship_parcel");
   service.close();
 });
@@ -191,12 +202,12 @@ test("outside a request (coder map, /map) and after /map-refresh the map is exac
   await earlierSession(root, kit, options, chat);
   writeFileSync(join(root, "src/orders.py"), ORDERS_EDITED);
   const service = new RepoMapService(kit);
-  expect((await service.provide(turn(root, options, { ...chat, message: "" })))!.text).toContain("ship_parcel");
+  expect((await service.provide(...turn(root, options, { ...chat, message: "" })))!.text).toContain("ship_parcel");
   service.close();
   writeFileSync(join(root, "src/orders.py"), FILES["src/orders.py"]!);
   const refreshed = new RepoMapService(kit);
   refreshed.forceRefresh();
-  expect((await refreshed.provide(turn(root, options, chat)))!.text).not.toContain("ship_parcel");
+  expect((await refreshed.provide(...turn(root, options, chat)))!.text).not.toContain("ship_parcel");
   refreshed.close();
 });
 
@@ -220,7 +231,7 @@ test("a cold first map stands while the rest is parsed in the background; the tu
   const service = new RepoMapService(kitFor());
   service.backgroundDelayMs = 0;
   service.coldFirstFiles = 0;
-  const ask = () => service.provide(turn(root, { mapTokens: 1024 }, { chatFiles: [chat], message: "change it" }));
+  const ask = () => service.provide(...turn(root, { mapTokens: 1024 }, { chatFiles: [chat], message: "change it" }));
   const first = (await ask())!.text;
   // The same state while the background parse may still run: the block stays.
   expect((await ask())!.text).toBe(first);
@@ -229,7 +240,7 @@ test("a cold first map stands while the rest is parsed in the background; the tu
   // What a session gets when it parses every file before its first map.
   const exact = new RepoMapService(kitFor());
   exact.coldFirstFiles = Number.POSITIVE_INFINITY;
-  const full = (await exact.provide(turn(root, { mapTokens: 1024 }, { chatFiles: [chat], message: "" })))!.text;
+  const full = (await exact.provide(...turn(root, { mapTokens: 1024 }, { chatFiles: [chat], message: "" })))!.text;
   expect(rebuilt).toBe(full);
   expect((await ask())!.text).toBe(rebuilt);
   service.close();

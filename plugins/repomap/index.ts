@@ -1,6 +1,6 @@
 // The repo map as a context provider ("repomap", session-stable) with /map and
 // /map-refresh. It needs no model: `coder map` and --show-repo-map call it too.
-import type { ContextBlock, Kit, Plugin, PluginObject, Session, SubcommandContext, TurnContext } from "../../core/plugin.ts";
+import type { BudgetClaim, ContextBlock, ContextBudget, Kit, Plugin, PluginObject, SubcommandContext, TurnContext } from "../../core/plugin.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
@@ -10,25 +10,17 @@ import { MAP_MULTIPLIER_NO_FILES, MAP_REFRESH, MAP_SUBCOMMAND, MAP_TOKENS, REPOM
 
 export type RefreshMode = (typeof MAP_REFRESH.values)[number];
 
-/** The map's token budget for a turn, or null when the map is disabled. */
-export function mapBudget(options: { mapTokens?: number; mapMultiplierNoFiles?: number }, contextWindow: number, chatFileCount: number): number | null {
-  const configured = options.mapTokens;
-  let budget: number;
-  if (typeof configured === "number") {
-    if (configured <= 0) return null;
-    budget = configured;
-  } else {
-    budget = Math.min(4096, Math.max(1024, Math.floor(contextWindow / 8)));
-  }
-  if (chatFileCount === 0) {
-    const multiplier = options.mapMultiplierNoFiles ?? MAP_MULTIPLIER_NO_FILES.default;
-    const grown = Math.floor(budget * multiplier);
-    // With no files in the chat the map is the model's only orientation: grow it, within the context window.
-    const room = contextWindow - 4096;
-    budget = room > 0 ? Math.max(budget, Math.min(grown, room)) : grown;
-  }
-  return budget;
+/**
+ * The map's tokens for a turn from the kernel's budget: with no files in the chat the map is
+ * the model's only orientation, so it grows by the multiplier into the window's spare room.
+ */
+export function mapTokensFor(budget: ContextBudget, chatFileCount: number, multiplierNoFiles: number): number {
+  if (chatFileCount > 0 || budget.tokens <= 0) return budget.tokens;
+  return Math.max(budget.tokens, Math.min(Math.floor(budget.tokens * multiplierNoFiles), budget.tokens + budget.spare));
 }
+
+/** The map's claim on the context window: `--map-tokens` when set (0: off), else 1/8 of the window within 1,024-4,096 tokens. */
+export const MAP_BUDGET = { priority: 10, option: MAP_TOKENS, share: { fraction: 1 / 8, min: 1024, max: 4096 } } as const satisfies BudgetClaim;
 
 export function mapPreamble(hasChatFiles: boolean): string {
   return hasChatFiles
@@ -89,12 +81,12 @@ export class RepoMapService {
     this.#forceNext = true;
   }
 
-  async provide(turn: TurnContext): Promise<ContextBlock | null> {
+  async provide(turn: TurnContext, share: ContextBudget): Promise<ContextBlock | null> {
     // A read-only file outside the repository (an absolute path) is in no map.
     const chatFiles = [...new Set([...turn.chatFiles, ...turn.readOnlyFiles])].filter((f) => !f.startsWith("/") && !/^[A-Za-z]:[\\/]/.test(f));
     const options = this.#kit.options;
-    const budget = mapBudget({ mapTokens: options.get(MAP_TOKENS), mapMultiplierNoFiles: options.get(MAP_MULTIPLIER_NO_FILES) }, turn.model.contextWindow, turn.chatFiles.length);
-    if (budget === null) return null;
+    const budget = mapTokensFor(share, turn.chatFiles.length, options.get(MAP_MULTIPLIER_NO_FILES));
+    if (budget <= 0) return null;
     const mode: RefreshMode = options.get(MAP_REFRESH);
     const forced = this.#forceNext;
     this.#forceNext = false;
@@ -257,31 +249,19 @@ function textOf(read: { ok: true; bytes: Uint8Array } | { ok: false }): string |
   return read.ok ? new TextDecoder().decode(read.bytes) : null;
 }
 
-function turnFromSession(session: Session): TurnContext {
-  return {
-    root: session.root,
-    chatFiles: session.chatFiles(),
-    readOnlyFiles: session.readOnlyFiles(),
-    message: "",
-    mentionedFiles: [],
-    mentionedIdents: [],
-    model: session.model,
-    options: session.options,
-    interactive: true,
-    signal: new AbortController().signal,
-  };
-}
 
 /** `coder map [FILE ...]` / `--show-repo-map`: the map for these chat files, outside any request. */
-async function printMap(service: RepoMapService, kit: Kit, files: readonly string[], cli: SubcommandContext): Promise<number> {
-  const block = await service.provide(cli.turn(files));
-  const off = kit.options.get(MAP_TOKENS) === 0 ? " (the map is off: --map-tokens is 0)" : "";
-  cli.print(block?.text ? block.text : `(the repo map is empty)${off}`);
+async function printMap(service: RepoMapService, files: readonly string[], cli: SubcommandContext): Promise<number> {
+  const { block, budget } = await cli.context(PROVIDER, files);
+  cli.print(block?.text ? block.text : `(the repo map is empty)${budget.tokens <= 0 ? " (the map is off: --map-tokens is 0)" : ""}`);
   // A cold map was printed before every file was parsed: fill the cache before exiting, and
   // store the full map, so that the next run is warm.
-  if (await service.finishBackground()) await service.provide(cli.turn(files));
+  if (await service.finishBackground()) await cli.context(PROVIDER, files);
   return 0;
 }
+
+/** The context provider's name, also what /map and `coder map` ask the kernel for. */
+const PROVIDER = "repomap";
 
 export default ((kit: Kit): PluginObject => {
   const service = new RepoMapService(kit);
@@ -289,15 +269,16 @@ export default ((kit: Kit): PluginObject => {
     apiVersion: 2,
     name: "repomap",
     options: REPOMAP_OPTIONS,
-    subcommands: [{ ...MAP_SUBCOMMAND, run: (files, cli) => printMap(service, kit, files, cli) }],
+    subcommands: [{ ...MAP_SUBCOMMAND, run: (files, cli) => printMap(service, files, cli) }],
     context: [
       {
-        name: "repomap",
+        name: PROVIDER,
         stability: "session",
-        provide: (turn) => service.provide(turn),
-        banner: ({ options, model, chatFiles }) => {
-          const budget = mapBudget({ mapTokens: kit.options.get(MAP_TOKENS), mapMultiplierNoFiles: kit.options.get(MAP_MULTIPLIER_NO_FILES) }, model.contextWindow, chatFiles.length);
-          return budget === null ? "repo map: off" : `repo map: ${budget.toLocaleString("en-US")} tokens${chatFiles.length ? "" : " (grown: no files in the chat)"}`;
+        budget: MAP_BUDGET,
+        provide: (turn, budget) => service.provide(turn, budget),
+        banner: ({ chatFiles }, budget) => {
+          const tokens = mapTokensFor(budget, chatFiles.length, kit.options.get(MAP_MULTIPLIER_NO_FILES));
+          return tokens <= 0 ? "repo map: off" : `repo map: ${tokens.toLocaleString("en-US")} tokens${chatFiles.length ? "" : " (grown: no files in the chat)"}`;
         },
       },
     ],
@@ -306,8 +287,8 @@ export default ((kit: Kit): PluginObject => {
         name: "map",
         summary: "print the repo map for the current chat",
         run: async (_arg, session) => {
-          const block = await service.provide(turnFromSession(session));
-          session.print(block ? block.text : "The repo map is empty (or disabled with --map-tokens 0).");
+          const text = await session.refreshContext(PROVIDER);
+          session.print(text || "The repo map is empty (or disabled with --map-tokens 0).");
         },
       },
       {
@@ -315,10 +296,8 @@ export default ((kit: Kit): PluginObject => {
         summary: "rebuild the repo map now (ignoring cached maps)",
         run: async (_arg, session) => {
           service.forceRefresh();
-          const block = await service.provide(turnFromSession(session));
-          // The session's copy of the block is refreshed from the map just built.
-          await session.refreshContext("repomap");
-          session.print(block ? `The repo map was refreshed (${kit.tokens.count(block.text)} tokens).` : "The repo map is empty.");
+          const text = await session.refreshContext(PROVIDER);
+          session.print(text ? `The repo map was refreshed (${kit.tokens.count(text)} tokens).` : "The repo map is empty.");
         },
       },
     ],

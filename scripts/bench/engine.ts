@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { countMessages } from "../../core/chat/tokens.ts";
 import type { ChatMessage } from "../../core/plugin.ts";
-import { median, git } from "../bench-lib.ts";
+import { commitAll, median, git } from "../bench-lib.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BIN = process.env.CODER_BIN ?? join(ROOT, "dist", "coder");
@@ -17,7 +17,7 @@ const FILES = 1000;
 const TARGETS = { firstRequestMs: 100, replyToExitMs: 80, rssMB: 120, promptTokens: 4000 };
 
 /** A repository of `files` small Python modules that import and call each other. */
-function generateRepo(dir: string, files = FILES): void {
+export function generateRepo(dir: string, files = FILES): void {
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), text);
@@ -53,7 +53,7 @@ function generateRepo(dir: string, files = FILES): void {
 const EDIT = "app.py\n```\n<<<<<<< SEARCH\nLIMIT = 1\n=======\nLIMIT = 2\n>>>>>>> REPLACE\n```\n";
 
 /** An instant OpenAI-compatible endpoint that notes when the first request arrives and when the last byte leaves. */
-function instantServer() {
+export function instantServer() {
   const state = { firstRequestAt: 0, lastByteAt: 0, firstBody: null as null | { messages: ChatMessage[] } };
   const sse = (model: string, text: string) => {
     const chunk = (delta: object, finish: string | null) =>
@@ -141,11 +141,7 @@ async function smallRepoTokens(base: string, server: ReturnType<typeof instantSe
   const repo = join(base, "small");
   mkdirSync(repo, { recursive: true });
   generateRepo(repo, 20);
-  git(repo, "init", "-q");
-  git(repo, "config", "user.name", "Bench");
-  git(repo, "config", "user.email", "bench@example.com");
-  git(repo, "add", "-A");
-  git(repo, "commit", "-q", "-m", "initial");
+  commitAll(repo);
   server.state.firstRequestAt = 0;
   server.state.firstBody = null;
   const argv = [BIN, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench", "--yes-always", "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"];
@@ -164,11 +160,7 @@ export default async function run(): Promise<void> {
   const server = instantServer();
   try {
     generateRepo(repo);
-    git(repo, "init", "-q");
-    git(repo, "config", "user.name", "Bench");
-    git(repo, "config", "user.email", "bench@example.com");
-    git(repo, "add", "-A");
-    git(repo, "commit", "-q", "-m", "initial");
+    commitAll(repo);
     const head = git(repo, "rev-parse", "HEAD");
     const argv = [BIN, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench", "--yes-always", "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"];
     const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };

@@ -62,6 +62,8 @@ export interface FakeStep {
   cutAfter?: number;
   /** Wait this long before answering at all (slow first byte). */
   delayMs?: number;
+  /** Answer only once this resolves (called when the request has arrived), e.g. when a file the client makes exists. */
+  waitFor?: (request: RecordedRequest) => Promise<void>;
   /** Streaming: wait this long between chunks. */
   chunkDelayMs?: number;
   /** Streaming: characters per text delta (default 8). */
@@ -114,6 +116,8 @@ export interface RecordedRequest {
 export interface FakeServerOptions {
   /** What to do when no queued step fits: answer with this step, or (default) a 400 error naming the problem. */
   whenEmpty?: FakeStep;
+  /** A model that computes its answer (a chat request's parsed body in, a step out), asked when no queued step fits and before `whenEmpty`; undefined: not its request. */
+  respond?: (body: any) => FakeStep | undefined;
   /** Static pages by path, e.g. { "/docs/widgets": { body: "<html>..." } }. */
   pages?: Record<string, FakePage>;
   /** Append each recorded request to this file as one JSON line. */
@@ -196,7 +200,7 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
         (!s.model || s.model === model || model.endsWith("/" + s.model) || s.model.endsWith("/" + model)) &&
         (!s.match || last.includes(s.match)),
     );
-    if (index < 0) return opts.whenEmpty;
+    if (index < 0) return (!audio ? opts.respond?.(body) : undefined) ?? opts.whenEmpty;
     const step = queue[index]!;
     if (!step.repeat) queue.splice(index, 1);
     return step;
@@ -237,6 +241,7 @@ export async function startFakeServer(script: FakeScript = [], options: FakeServ
         );
       }
       if (step.delayMs) await sleep(step.delayMs, req.signal);
+      if (step.waitFor) await step.waitFor(entry);
       if (step.rawBody) return new Response(step.rawBody.body, { status: step.status ?? 200, headers: { "content-type": step.rawBody.contentType } });
       if (step.status && step.status >= 300) return errorResponse(step);
       const id = `chatcmpl-fake-${++completionCount}`;

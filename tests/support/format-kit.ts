@@ -29,6 +29,7 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     reports,
     formats: formatHelpers(matcher),
     FormatError,
+    tool: (tool) => tool,
     tokens: { count: (text) => Math.ceil(text.length / 4) },
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
     files: {

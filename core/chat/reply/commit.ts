@@ -38,6 +38,8 @@ export async function askCommitMessage(kit: Kit, model: string, messages: ChatMe
 /** What writing a reply did: the paths written, the reply as finally staged, and a commit that failed. */
 export interface WriteResult {
   written: string[];
+  /** What `alongside` returned (null when nothing was written, or it was not given). */
+  checked: string | null;
   /** The staged reply the outcomes come from (staged again when another writer changed a file meanwhile). */
   staged: AppliedReply;
   /** git's message when the commit failed (the files stay written; the journal offers to finish it). */
@@ -53,7 +55,7 @@ const LOCK_WAIT_MS = 180_000;
  * repository's lock, re-applies the edits when another writer changed a file since
  * they were computed, and keeps a journal until the commit is made.
  */
-export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, signal: AbortSignal): Promise<WriteResult> {
+export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, signal: AbortSignal, alongside?: Alongside): Promise<WriteResult> {
   const { services } = author;
   const { out } = services;
   const dryRun = services.app.settings.options.dryRun;
@@ -84,6 +86,7 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
   let staged = first;
   let written: string[] = [];
   let commitError: string | null = null;
+  let checked: string | null = null;
   if (staged.changes.size && dryRun) {
     for (const [path, after] of staged.changes) out.print(services.app.kit.diff.unified(path, staged.before.get(path) ?? "", after ?? ""));
     await services.files.writeAll(staged.changes, { dryRun: true });
@@ -116,7 +119,7 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
         // Another session (or an editor) wrote a file while this reply was computed: apply it to the new content.
         if (isStale(staged, services.files)) staged = await staged.restage();
         out.writing?.([...staged.changes.keys()]);
-        ({ written, commitError } = await writeThenCommit(author, staged, signal, announce));
+        ({ written, commitError, checked } = await writeThenCommit(author, staged, signal, announce, alongside));
       } finally {
         lock.release();
       }
@@ -124,8 +127,15 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
   } else announce(staged, []);
   if (commitError) out.emit({ type: "error", message: `the edits were written but not committed: ${commitError}`, code: 1 });
   if (signal.aborted && written.length) throw new Interrupted();
-  return { written, staged, commitError };
+  return { written, staged, commitError, checked };
 }
+
+/**
+ * Work that runs once the files are written, while the weak model writes the commit message
+ * (the syntax check, lint and tests): its result is shown as soon as it has one, and the commit
+ * follows when both are done, so what a linter fixed is in the reply's commit every time.
+ */
+export type Alongside = (written: readonly string[], staged: AppliedReply) => Promise<string | null>;
 
 /**
  * An edit placed by the fuzzy rung changed lines the model did not quote exactly: the user
@@ -162,7 +172,8 @@ async function writeThenCommit(
   staged: AppliedReply,
   signal: AbortSignal,
   announce: (staged: AppliedReply, written: readonly string[]) => void,
-): Promise<{ written: string[]; commitError: string | null }> {
+  alongside?: Alongside,
+): Promise<{ written: string[]; commitError: string | null; checked: string | null }> {
   const { services } = author;
   const { git, out, files } = services;
   const root = services.app.root;
@@ -186,16 +197,25 @@ async function writeThenCommit(
   announce(staged, written);
   if (!written.length) {
     clearJournal(root);
-    return { written, commitError: null };
+    return { written, commitError: null, checked: null };
   }
+  // The checks run while the message is being written; the commit waits for both.
+  const checks = alongside ? alongside(written, staged).catch((error: unknown) => (signal.aborted ? null : Promise.reject(error))) : Promise.resolve(null);
   if (operation) {
     clearJournal(root);
     out.warn(`A git ${operation} is in progress: coder wrote ${written.join(", ")} but did not commit (the commit belongs to your ${operation}; git add the files when they are ready).`);
-    return { written, commitError: null };
+    return { written, commitError: null, checked: await checks };
   }
   // The files are on disk now: commit them even after Ctrl-C or SIGTERM (the aborted message
   // request resolves to null, so the deterministic summary is used). Leaving them
   // uncommitted would let /undo revert an older commit instead of this change.
+  let checked: string | null = null;
+  let checkError: unknown = null;
+  try {
+    checked = await checks;
+  } catch (error) {
+    checkError = error;
+  }
   const text = signal.aborted ? null : await message;
   trace("reply: commit message");
   const commit = await commitReply(author, written, text);
@@ -203,7 +223,8 @@ async function writeThenCommit(
   if (services.lastReply) services.lastReply.commit = commit.hash;
   // A failed commit keeps the journal: the next start offers to finish it or restore the files.
   if (commit.error === null) clearJournal(root);
-  return { written, commitError: commit.error };
+  if (checkError) throw checkError;
+  return { written, commitError: commit.error, checked };
 }
 
 /** Dirty-commit the user's pending changes to these files (not mid-merge), then write atomically, journal first. */

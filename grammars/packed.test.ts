@@ -1,0 +1,115 @@
+// Packed embedded assets: unpacked exactly, cached per version under the user's cache folder,
+// never written or read through a link planted there, and safe when two processes race.
+import { afterEach, describe, expect, test } from "bun:test";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CACHE_ABOVE, isPacked, packAsset, readAsset } from "./packed.ts";
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+});
+
+function scratch(): string {
+  const dir = mkdtempSync(join(tmpdir(), "coder-packed-"));
+  dirs.push(dir);
+  return dir;
+}
+
+/** A large asset (above the cache threshold) packed into `dir/name`; its raw bytes. */
+function plant(dir: string, name = "tree-sitter-demo-abc123.wasm"): { path: string; raw: Uint8Array<ArrayBuffer> } {
+  const raw = new Uint8Array(CACHE_ABOVE * 3);
+  for (let i = 0; i < raw.length; i++) raw[i] = (i * 31 + (i >> 7)) & 0xff;
+  const path = join(dir, name);
+  writeFileSync(path, packAsset(raw));
+  return { path, raw };
+}
+
+const cacheFiles = (dir: string) => (existsSync(dir) ? readdirSync(dir) : []);
+
+describe("packed assets", () => {
+  test("a packed asset unpacks to its bytes, and is cached once under the version folder", () => {
+    const dir = scratch();
+    const { path, raw } = plant(dir);
+    expect(isPacked(readFileSync(path))).toBe(true);
+    expect(readFileSync(path).length).toBeLessThan(raw.length / 4);
+    const cache = join(dir, "cache", "coder", "grammars", "9.9.9");
+    expect(readAsset(path, cache)).toEqual(raw);
+    const files = cacheFiles(cache);
+    expect(files.length).toBe(1);
+    expect(new Uint8Array(readFileSync(join(cache, files[0]!)))).toEqual(raw);
+    // Read back from the cache: the same bytes, and nothing else written.
+    expect(readAsset(path, cache)).toEqual(raw);
+    expect(cacheFiles(cache)).toEqual(files);
+  });
+
+  test("an unpacked file (from source) is returned as it is, and a small packed one is not cached", () => {
+    const dir = scratch();
+    writeFileSync(join(dir, "plain.scm"), "(identifier) @name\n");
+    const cache = join(dir, "cache");
+    expect(new TextDecoder().decode(readAsset(join(dir, "plain.scm"), cache))).toBe("(identifier) @name\n");
+    writeFileSync(join(dir, "small.scm"), packAsset(new TextEncoder().encode("(call) @reference.call\n")));
+    expect(new TextDecoder().decode(readAsset(join(dir, "small.scm"), cache))).toBe("(call) @reference.call\n");
+    expect(cacheFiles(cache)).toEqual([]);
+  });
+
+  test("a link planted at the cache file's name is neither read nor written through: it is replaced", () => {
+    const dir = scratch();
+    const { path, raw } = plant(dir);
+    const cache = join(dir, "cache");
+    // Learn the cache file's name, then plant a link there to a file of the user's, same length.
+    readAsset(path, cache);
+    const [name] = cacheFiles(cache);
+    rmSync(join(cache, name!));
+    const victim = join(dir, "victim.bin");
+    const original = new Uint8Array(raw.length).fill(7);
+    writeFileSync(victim, original);
+    symlinkSync(victim, join(cache, name!));
+    expect(readAsset(path, cache)).toEqual(raw);
+    expect(new Uint8Array(readFileSync(victim))).toEqual(original);
+    expect(lstatSync(join(cache, name!)).isSymbolicLink()).toBe(false);
+    expect(new Uint8Array(readFileSync(join(cache, name!)))).toEqual(raw);
+  });
+
+  test("a version folder that is a link is not written into", () => {
+    const dir = scratch();
+    const { path, raw } = plant(dir);
+    const elsewhere = join(dir, "elsewhere");
+    mkdirSync(elsewhere);
+    mkdirSync(join(dir, "cache", "coder", "grammars"), { recursive: true });
+    const version = join(dir, "cache", "coder", "grammars", "1.0.0");
+    symlinkSync(elsewhere, version);
+    expect(readAsset(path, version)).toEqual(raw);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  test("a damaged cache file (same length, other bytes) is not trusted and is rewritten", () => {
+    const dir = scratch();
+    const { path, raw } = plant(dir);
+    const cache = join(dir, "cache");
+    readAsset(path, cache);
+    const [name] = cacheFiles(cache);
+    writeFileSync(join(cache, name!), new Uint8Array(raw.length));
+    expect(readAsset(path, cache)).toEqual(raw);
+    expect(new Uint8Array(readFileSync(join(cache, name!)))).toEqual(raw);
+  });
+
+  test("two processes unpacking into the same cache at once both read whole, correct bytes", async () => {
+    const dir = scratch();
+    const { path, raw } = plant(dir);
+    const cache = join(dir, "cache");
+    const script = `const { readAsset } = await import(${JSON.stringify(join(import.meta.dir, "packed.ts"))}); const out = []; for (let i = 0; i < 20; i++) out.push(Bun.hash.crc32(readAsset(${JSON.stringify(path)}, ${JSON.stringify(cache)}))); console.log(out.join(","));`;
+    const runs = [0, 1, 2].map(() => Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" }));
+    const outputs = await Promise.all(runs.map(async (p) => ({ out: await new Response(p.stdout).text(), code: await p.exited })));
+    const expected = Array(20).fill(Bun.hash.crc32(raw)).join(",");
+    for (const o of outputs) {
+      expect(o.code).toBe(0);
+      expect(o.out.trim()).toBe(expected);
+    }
+    // One cache file, whole; no temp file left behind.
+    const files = cacheFiles(cache);
+    expect(files.length).toBe(1);
+    expect(new Uint8Array(readFileSync(join(cache, files[0]!)))).toEqual(raw);
+  });
+});

@@ -1,0 +1,137 @@
+// Embedded assets packed at build time: scripts/build.ts stores each grammar's .wasm and query
+// (and the token rank tables) zstd-compressed behind a small header; they are unpacked on first
+// use. A large one is cached under the user's cache directory, keyed by the binary's version and
+// the content's checksum, so later runs read it back instead of decompressing. From source the
+// assets are plain files and are read as they are.
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join } from "node:path";
+
+declare const CODER_VERSION: string | undefined;
+
+/** "CDZ1", then the raw length and the raw bytes' CRC-32 (both u32, little-endian), then one zstd frame. */
+const MAGIC = [0x43, 0x44, 0x5a, 0x31] as const;
+const HEADER = 12;
+/** Smaller assets are decompressed in memory every time: a cache file would cost more than it saves. */
+export const CACHE_ABOVE = 64 * 1024;
+
+interface Header {
+  rawLength: number;
+  crc: number;
+}
+
+function headerOf(bytes: Uint8Array): Header | null {
+  if (bytes.length < HEADER || MAGIC.some((b, i) => bytes[i] !== b)) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER);
+  return { rawLength: view.getUint32(4, true), crc: view.getUint32(8, true) };
+}
+
+/** The packed form of `raw` (scripts/build.ts). */
+export function packAsset(raw: Uint8Array, level = 9): Uint8Array {
+  const frame = Bun.zstdCompressSync(raw, { level });
+  const out = new Uint8Array(HEADER + frame.length);
+  out.set(MAGIC, 0);
+  const view = new DataView(out.buffer);
+  view.setUint32(4, raw.length, true);
+  view.setUint32(8, Bun.hash.crc32(raw), true);
+  out.set(frame, HEADER);
+  return out;
+}
+
+/** Whether `bytes` is a packed asset. */
+export function isPacked(bytes: Uint8Array): boolean {
+  return headerOf(bytes) !== null;
+}
+
+/** $XDG_CACHE_HOME/coder/grammars/<version>, default ~/.cache/coder/grammars/<version>; null from source. */
+export function assetCacheDir(env: Record<string, string | undefined> = process.env): string | null {
+  if (typeof CODER_VERSION !== "string") return null;
+  const root = env.XDG_CACHE_HOME || join(env.HOME || homedir(), ".cache");
+  return join(root, "coder", "grammars", CODER_VERSION);
+}
+
+/**
+ * An embedded asset's bytes (a path readable with node:fs: on disk from source, in the binary's
+ * virtual file system when compiled), unpacked when packed; `cacheDir` null keeps it in memory.
+ */
+export function readAsset(path: string, cacheDir: string | null = assetCacheDir()): Uint8Array {
+  const bytes = readWhole(path);
+  const header = bytes && headerOf(bytes);
+  if (!bytes) throw new Error(`embedded asset ${path} cannot be read`);
+  if (!header) return bytes;
+  const cacheName = `${basename(path).replace(/[^\w.-]/g, "_")}-${header.crc.toString(16).padStart(8, "0")}`;
+  const cached = cacheDir && header.rawLength > CACHE_ABOVE ? readCached(join(cacheDir, cacheName), header) : null;
+  if (cached) return cached;
+  const raw = new Uint8Array(Bun.zstdDecompressSync(bytes.subarray(HEADER)));
+  if (raw.length !== header.rawLength || Bun.hash.crc32(raw) !== header.crc) throw new Error(`embedded asset ${path} is damaged (its checksum does not match)`);
+  if (cacheDir && header.rawLength > CACHE_ABOVE) writeCached(cacheDir, cacheName, raw);
+  return raw;
+}
+
+/** readAsset as UTF-8 text (queries). */
+export function readAssetText(path: string, cacheDir?: string | null): string {
+  return new TextDecoder().decode(cacheDir === undefined ? readAsset(path) : readAsset(path, cacheDir));
+}
+
+function readWhole(path: string): Uint8Array | null {
+  try {
+    return readFileSync(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A cached copy, only if it is a regular file (a link is not followed: O_NOFOLLOW) of the
+ * expected length whose checksum matches; anything else is a miss and gets replaced.
+ */
+function readCached(path: string, header: Header): Uint8Array | null {
+  let fd: number;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return null;
+  }
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() || stat.size !== header.rawLength) return null;
+    const raw = new Uint8Array(header.rawLength);
+    let at = 0;
+    while (at < raw.length) {
+      const n = readSync(fd, raw, at, raw.length - at, at);
+      if (n <= 0) return null;
+      at += n;
+    }
+    return Bun.hash.crc32(raw) === header.crc ? raw : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Write a fresh copy: a new temp file (O_EXCL | O_NOFOLLOW, so never through a planted link)
+ * renamed over the name, which replaces a link there rather than writing where it points. Two
+ * processes racing each write their own temp file; either rename leaves a whole, correct copy.
+ * The folders coder owns (coder/, grammars/, the version) must be real directories, not links.
+ * Failing to cache (a read-only home) only costs decompressing again next time.
+ */
+function writeCached(dir: string, name: string, raw: Uint8Array): void {
+  const temp = join(dir, `.${name}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+  try {
+    mkdirSync(dir, { recursive: true });
+    const owned = [dir, join(dir, ".."), join(dir, "..", "..")];
+    if (owned.some((d) => !lstatSync(d).isDirectory())) return;
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    try {
+      let at = 0;
+      while (at < raw.length) at += writeSync(fd, raw, at, raw.length - at);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, join(dir, name));
+  } catch {
+    rmSync(temp, { force: true });
+  }
+}

@@ -1,0 +1,139 @@
+// The issue's target table, every row beside its floor in the same run, and with a baseline
+// binary the same rows for an older build measured alongside (samples interleaved run by run, so
+// a busy machine weighs on both alike). A row is one entry of TARGET_ROWS: add a row there.
+import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { commitAll, git, median } from "./bench-lib.ts";
+import { generateRepo, instantServer } from "./bench/engine.ts";
+
+export interface TargetContext {
+  /** The Bun-compiled hello-world of this run. */
+  hello: string;
+  /** A scratch directory (empty but for what rows create in it). */
+  dir: string;
+  runs: number;
+}
+
+export interface TargetRow {
+  figure: string;
+  /** How a value prints: "x" (a ratio), "MB", "ms", "s". */
+  unit: "x" | "MB" | "ms" | "s";
+  /** The floor, met when the value is at most this. */
+  floor: number;
+  /** One value per binary; `bins` is [new] or [old, new], measured in the same loop. */
+  measure: (bins: string[], ctx: TargetContext) => Promise<number[]>;
+}
+
+/** Wall time of one run of argv, in ms (the process must exit 0). */
+function wallOnce(argv: string[], cwd: string): number {
+  const started = performance.now();
+  const proc = Bun.spawnSync(argv, { cwd, stdout: "ignore", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const ms = performance.now() - started;
+  if (proc.exitCode !== 0) throw new Error(`${argv.join(" ")} exited ${proc.exitCode}: ${proc.stderr.toString().slice(0, 500)}`);
+  return ms;
+}
+
+/** Medians of each sampler, sampled in turn `runs` times after two warm-up rounds. */
+async function interleaved(samplers: (() => number | Promise<number>)[], runs: number): Promise<number[]> {
+  const samples = samplers.map(() => [] as number[]);
+  for (let i = 0; i < runs + 2; i++) {
+    for (const [k, sample] of samplers.entries()) {
+      const value = await sample();
+      if (i >= 2) samples[k]!.push(value);
+    }
+  }
+  return samples.map(median);
+}
+
+/** Ratio of each binary's median to the hello-world's, sampled in the same rounds. */
+async function ratioToHello(ctx: TargetContext, bins: string[], sample: (bin: string) => number | Promise<number>): Promise<number[]> {
+  const [hello, ...rest] = await interleaved([() => wallOnce([ctx.hello], ctx.dir), ...bins.map((bin) => () => sample(bin))], ctx.runs);
+  return rest.map((ms) => ms / hello!);
+}
+
+/** Spawn `coder acp`, send `initialize`, and time until its answer arrives. */
+async function acpInitializeMs(bin: string, cwd: string): Promise<number> {
+  const started = performance.now();
+  const proc = Bun.spawn([bin, "acp"], { cwd, stdin: "pipe", stdout: "pipe", stderr: "ignore", env: { ...process.env, NO_COLOR: "1" } });
+  proc.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
+  proc.stdin.flush();
+  let seen = "";
+  const decoder = new TextDecoder();
+  let ms = 0;
+  for await (const chunk of proc.stdout) {
+    seen += decoder.decode(chunk);
+    if (/"id":1[,}]/.test(seen) && seen.includes("\n")) {
+      ms = performance.now() - started;
+      break;
+    }
+  }
+  proc.kill();
+  await proc.exited;
+  if (!ms) throw new Error(`${bin} acp never answered initialize: ${seen.slice(0, 300)}`);
+  return ms;
+}
+
+/** Peak RSS (MB) of one run of argv, from a fresh helper whose only child it is (async: the model server runs in this process). */
+async function peakRssMB(argv: string[], cwd: string, env: Record<string, string>): Promise<number> {
+  const script = "const p = Bun.spawnSync(process.argv.slice(1), { stdout: 'ignore', stderr: 'ignore' }); console.log(p.exitCode, p.resourceUsage.maxRSS);";
+  const helper = Bun.spawn([process.execPath, "-e", script, ...argv], { cwd, env, stdout: "pipe" });
+  const [code, rss] = (await new Response(helper.stdout).text()).trim().split(" ");
+  await helper.exited;
+  if (code !== "0") throw new Error(`${argv.join(" ")} exited ${code}`);
+  return Number(rss) / 1024 / 1024;
+}
+
+/** The issue's trivial task: one SEARCH/REPLACE edit in a 20-file repository, instant model, committed with a weak-model message. */
+async function trivialTaskRss(bins: string[], ctx: TargetContext): Promise<number[]> {
+  const repo = join(ctx.dir, "trivial");
+  const home = join(ctx.dir, "trivial-home");
+  mkdirSync(repo, { recursive: true });
+  mkdirSync(home, { recursive: true });
+  generateRepo(repo, 20);
+  commitAll(repo);
+  const head = git(repo, "rev-parse", "HEAD");
+  const server = instantServer();
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
+  try {
+    const argv = (bin: string) => [bin, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench", "--yes-always", "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"];
+    return await interleaved(
+      bins.map((bin) => async () => {
+        git(repo, "reset", "-q", "--hard", head);
+        return peakRssMB(argv(bin), repo, env);
+      }),
+      Math.max(5, Math.round(ctx.runs / 4)),
+    );
+  } finally {
+    server.stop();
+  }
+}
+
+export const TARGET_ROWS: TargetRow[] = [
+  { figure: "--version / Bun hello-world", unit: "x", floor: 1.5, measure: (bins, ctx) => ratioToHello(ctx, bins, (bin) => wallOnce([bin, "--version"], ctx.dir)) },
+  { figure: "binary size", unit: "MB", floor: 120, measure: async (bins) => bins.map((bin) => statSync(bin).size / 1e6) },
+  { figure: "coder acp spawn → initialize / hello-world", unit: "x", floor: 8, measure: (bins, ctx) => ratioToHello(ctx, bins, (bin) => acpInitializeMs(bin, ctx.dir)) },
+  { figure: "trivial task peak RSS", unit: "MB", floor: 60, measure: trivialTaskRss },
+];
+
+function format(value: number, unit: TargetRow["unit"]): string {
+  if (unit === "x") return `${value.toFixed(2)}x`;
+  if (unit === "MB") return `${value.toFixed(1)} MB`;
+  if (unit === "s") return `${value.toFixed(1)} s`;
+  return `${value.toFixed(1)} ms`;
+}
+
+/** Measure and print every row: the new build's value beside its floor, and the baseline's when given. */
+export async function printTargets(options: { bin: string; baseline?: string; hello: string; dir: string; runs: number }, rows: TargetRow[] = TARGET_ROWS): Promise<void> {
+  const bins = options.baseline ? [options.baseline, options.bin] : [options.bin];
+  const ctx: TargetContext = { hello: options.hello, dir: options.dir, runs: options.runs };
+  writeFileSync(join(options.dir, ".keep"), "");
+  console.log(`## targets (issue 26), same run${options.baseline ? `: baseline ${options.baseline} beside ${options.bin}` : ""}`);
+  const header = options.baseline ? `${"old".padStart(10)}  ${"new".padStart(10)}` : `${"value".padStart(10)}`;
+  console.log(`  ${"figure".padEnd(44)} ${header}  ${"floor".padStart(10)}`);
+  for (const row of rows) {
+    const values = await row.measure(bins, ctx);
+    const now = values[values.length - 1]!;
+    const cells = values.map((v) => format(v, row.unit).padStart(10)).join("  ");
+    console.log(`  ${row.figure.padEnd(44)} ${cells}  ${`≤ ${format(row.floor, row.unit)}`.padStart(10)}  ${now <= row.floor ? "met" : "NOT met"}`);
+  }
+}

@@ -1,0 +1,92 @@
+// What the compiled binary evaluates on its cheap paths (CODER_TRACE_MODULES, mapped to source
+// modules through dist/coder.modules.json): --version and --help load no package at all, and a
+// one-shot task none of the front ends or media it does not use. And `coder doctor` loads every
+// embedded grammar through the packed path, leaving the unpacked grammars in the user's cache.
+import { describe, expect, test } from "bun:test";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readTrace } from "../scripts/module-trace.ts";
+import { BINARY, block, makeRepo, runCoder, serverPerTest } from "./engine-harness.ts";
+import { LANGUAGES } from "../grammars/languages.ts";
+
+const server = serverPerTest();
+
+/** Packages only a front end or a feature the run did not ask for needs. */
+const HEAVY = [
+  "@agentclientprotocol/sdk",
+  "@modelcontextprotocol/sdk",
+  "@mariozechner/pi-tui",
+  "@jimp/core",
+  "@mozilla/readability",
+  "linkedom",
+  "turndown",
+  "zod",
+  "@clack/prompts",
+  "yaml",
+];
+
+async function traced(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+  const dir = mkdtempSync(join(tmpdir(), "coder-trace-"));
+  const file = join(dir, "trace.txt");
+  try {
+    const proc = Bun.spawn([BINARY, ...args], { cwd: opts.cwd ?? dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...opts.env, CODER_TRACE_MODULES: file }, stdout: "pipe", stderr: "pipe" });
+    const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+    return { code, stdout, trace: readTrace(file, BINARY) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () => {
+  test("--version evaluates main.ts's own chunk and no package", async () => {
+    const r = await traced(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toStartWith("coder ");
+    expect(r.trace.modules).toContain("main.ts");
+    expect(r.trace.packages).toEqual([]);
+    // Only the kernel's small files: no plugin, engine or front end.
+    expect(r.trace.modules.filter((m) => !/^(main\.ts|core\/(errors|kernel)\.ts|core\/cli\/help\.ts|core\/config\/options\.ts)$/.test(m))).toEqual([]);
+  });
+
+  test("--help evaluates no package", async () => {
+    const r = await traced(["--help"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("--model");
+    expect(r.trace.packages).toEqual([]);
+  });
+
+  test("a one-shot edit evaluates none of the ACP or MCP SDKs, the REPL, the media or web libraries, or zod", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const s = await server([{ text: block("a.py", "x = 1\n", "x = 2\n") }]);
+    const file = join(repo.home, "trace.txt");
+    const r = await runCoder(repo, s, ["--yes-always", "-m", "x=2", "a.py"], { env: { CODER_TRACE_MODULES: file } });
+    expect(r.code).toBe(0);
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    const { packages, modules } = readTrace(file, BINARY);
+    expect(packages).toContain("openai");
+    expect(packages.filter((p) => HEAVY.some((h) => p === h || p.startsWith("@jimp/")))).toEqual([]);
+    expect(modules.filter((m) => /^core\/(acp|term\/repl|watch)\b/.test(m))).toEqual([]);
+  });
+
+  test("coder doctor loads every embedded grammar from its packed form, unpacked once into the user's cache", async () => {
+    const home = mkdtempSync(join(tmpdir(), "coder-doctor-cache-"));
+    try {
+      const env = { XDG_CACHE_HOME: join(home, "cache") };
+      const r = await traced(["doctor"], { env });
+      expect(r.stdout).toContain("Grammars:");
+      for (const spec of LANGUAGES) expect(r.stdout, spec.name).toMatch(new RegExp(`ok\\s+${spec.name}\\s`));
+      const versions = readdirSync(join(home, "cache", "coder", "grammars"));
+      expect(versions.length).toBe(1);
+      const cached = readdirSync(join(home, "cache", "coder", "grammars", versions[0]!));
+      // Every grammar above the cache threshold is there once (tiny ones are unpacked in memory).
+      expect(cached.filter((f) => /\.wasm-[0-9a-f]{8}$/.test(f)).length).toBeGreaterThanOrEqual(20);
+      // A second doctor reads them back and still passes.
+      const again = await traced(["doctor"], { env });
+      for (const spec of LANGUAGES) expect(again.stdout, spec.name).toMatch(new RegExp(`ok\\s+${spec.name}\\s`));
+      expect(readdirSync(join(home, "cache", "coder", "grammars", versions[0]!)).sort()).toEqual(cached.sort());
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  }, 120_000);
+});
