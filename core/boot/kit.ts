@@ -15,6 +15,7 @@ import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup } from "../proc/spawn.ts";
 import { readState, replaceNamedFile, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
 import { formatHelpers } from "../edit/search-replace.ts";
+import { cacheNamespace, openCacheStore } from "../edit/cache-store.ts";
 
 export interface KitDeps {
   version: string;
@@ -71,7 +72,8 @@ export function createKit(deps: KitDeps): Kit {
     spawn: (argv, options) => spawnGroup(argv, { ...options, cwd: options?.cwd ?? root }),
     log: deps.log,
     writeOutput: (path, data) => replaceNamedFile(resolve(deps.cwd ?? root, path), data),
-    cacheDir: (plugin) => stateFolder(root, `cache/${plugin.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+$/, "_")}`),
+    cacheDir: (plugin) => stateFolder(root, `cache/${cacheNamespace(plugin)}`),
+    cache: (namespace, options) => openCacheStore(root, namespace, { version: options?.version, warn: (m) => deps.log.warn(m) }),
     state: {
       write: (path, data) => writeState(root, path, data),
       file: (path, siblings) => statePath(root, path, siblings),
