@@ -1421,6 +1421,21 @@ export interface Kit {
    */
   cacheDir(plugin: string): string;
   /**
+   * A cache store: keyed values (text or bytes) in named buckets, kept in one SQLite file at
+   * `.coder/cache/<namespace>/cache.sqlite`, so a plugin needs no database of its own. Opened
+   * once per call (keep the store; `close()` it when done). Safe with two coder processes on one
+   * repository (one writes at a time; readers never wait). A store written under another
+   * `version` is emptied when opened. Never throws: a planted link, a file locked past the wait or
+   * one that cannot be rebuilt gives a temporary store in memory (`file` null) with one warning;
+   * a corrupt file is rebuilt; failed reads read as missing, failed writes return false.
+   *
+   * @example
+   * const cache = kit.cache("my-plugin", { version: 3 });
+   * const hit = cache.get("summaries", path);
+   * if (hit === null) cache.put("summaries", path, summarise(text));
+   */
+  cache(namespace: string, options?: { version?: string | number }): CacheStore;
+  /**
    * coder's folder in the repository, `.coder/`. A cloned repository decides what is in it, so
    * write there only through these: they check every folder on the way and the file itself,
    * and never write through a link (a planted one is refused with an Error naming it).
@@ -1460,6 +1475,34 @@ export interface Kit {
    * the environment's keys apply). Throws an Error with a one-line message when it cannot.
    */
   transcribe(request: Omit<TranscriptionRequest, "env">, signal?: AbortSignal): Promise<string>;
+}
+
+/** What a cache store keeps under a key: text, or bytes. */
+export type CacheValue = string | Uint8Array;
+
+/** Writes that land together (`CacheStore.batch`). */
+export interface CacheWrites {
+  put(bucket: string, key: string, value: CacheValue): void;
+  delete(bucket: string, keys: readonly string[]): void;
+  /** Drops all but the `count` entries of `bucket` written last. */
+  keepNewest(bucket: string, count: number): void;
+}
+
+/** `kit.cache(namespace)`: keyed values in buckets, persistent under `.coder/cache/`. */
+export interface CacheStore {
+  /** The file it lives in, or null for a temporary store in memory (the file could not be used; a warning said why). */
+  readonly file: string | null;
+  /** The value under `key` in `bucket`, or null. */
+  get(bucket: string, key: string): CacheValue | null;
+  /** Every entry of `bucket` (empty when unreadable). */
+  entries(bucket: string): Map<string, CacheValue>;
+  put(bucket: string, key: string, value: CacheValue): boolean;
+  delete(bucket: string, keys: readonly string[]): boolean;
+  /** Drops all but the `count` entries of `bucket` written last. */
+  keepNewest(bucket: string, count: number): boolean;
+  /** Several writes as one transaction: all land, or none (false). */
+  batch(write: (writes: CacheWrites) => void): boolean;
+  close(): void;
 }
 
 /** How `kit.spawn` runs a command. */

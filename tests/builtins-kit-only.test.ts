@@ -29,12 +29,8 @@ const ALLOWED: Allowed[] = [
   { file: "plugins/repomap/map.ts", text: "Bun.CryptoHasher", why: "sha256 of strings in memory for the map's cache keys (no I/O)" },
   { file: "plugins/repomap/worker.ts", text: "Bun.file", why: "the tag-scanning Worker thread has no kit; it reads only the repository files the kit's listing handed it" },
   { file: "plugins/repomap/scan.ts", text: "Bun.file", why: "the in-thread fallback of the same scan: it reads only files of the kit's listing" },
+  { file: "plugins/repomap/scan.ts", text: 'from "node:fs"', why: "openSync with O_RDONLY | O_NOFOLLOW: reads the listed files without following a link (no write)" },
   { file: "plugins/repomap/scan.ts", text: "Bun.main", why: "finds the Worker's entry inside the compiled binary (a path, no I/O)" },
-  {
-    file: "plugins/repomap/cache.ts",
-    text: "rmSync",
-    why: "removes an unreadable SQLite tag cache at the path kit.state.file checked (never a link) before rebuilding it; SQLite's own writes are not kit calls either",
-  },
   // `coder eval` (merged after the kit gained start and tempFolder): its scratch workspaces
   // and its `--out DIR` run directory live outside the repository, where the kit has no writer yet.
   { file: "plugins/eval/child.ts", text: "Bun.main", why: "finds this coder's own binary (or main.ts from source) to run each task with (a path, no I/O)" },

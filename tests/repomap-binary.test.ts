@@ -38,7 +38,7 @@ test.skipIf(!existsSync(BINARY))("coder map works from the compiled binary alone
   expect(cold.code).toBe(0);
   expect(cold.stdout).toContain("Map of this repository");
   expect(cold.stdout).toMatch(/│(export function|def|func|pub fn|  static int) /);
-  expect(existsSync(join(root, ".coder", "cache", "repomap", "tags.sqlite"))).toBe(true);
+  expect(existsSync(join(root, ".coder", "cache", "repomap", "cache.sqlite"))).toBe(true);
 
   const warm = run(bin, ["--show-repo-map"], root);
   expect(warm.code).toBe(0);

@@ -8,7 +8,8 @@ import { basename, join } from "node:path";
 import { countTokens } from "../core/chat/tokens.ts";
 import { GRAMMAR_ASSETS, RUNTIME_WASM } from "../grammars/embedded.ts";
 import { languageFor } from "../grammars/languages.ts";
-import { TagCache } from "../plugins/repomap/cache.ts";
+import { memoryCacheStore } from "../core/edit/cache-store.ts";
+import { CACHE_VERSION, TagCache } from "../plugins/repomap/cache.ts";
 import { buildRepoMap } from "../plugins/repomap/map.ts";
 
 const FIXTURES = join(import.meta.dir, "..", "..", "shared", "fixtures", "aider", "repomap");
@@ -30,7 +31,7 @@ async function mapOf(files: string[], budget: number): Promise<string> {
     budget,
     // Aider's fixture was made with gpt-3.5-turbo's tokenizer.
     countTokens: (t) => countTokens(t, "cl100k_base"),
-    cache: TagCache.memory(),
+    cache: new TagCache(memoryCacheStore(CACHE_VERSION)),
     assets: async () => ({ runtime: RUNTIME_WASM, files: GRAMMAR_ASSETS }),
     warn: () => {},
     reuse: "none",

@@ -8,7 +8,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countTokens } from "../core/chat/tokens.ts";
 import { EMBEDDED_ASSETS } from "../grammars/embedded.ts";
-import { TagCache } from "../plugins/repomap/cache.ts";
+import { memoryCacheStore } from "../core/edit/cache-store.ts";
+import { CACHE_VERSION, TagCache } from "../plugins/repomap/cache.ts";
 import { buildRepoMap } from "../plugins/repomap/map.ts";
 import { BARE_NAME_SHARE } from "../plugins/repomap/special.ts";
 
@@ -40,7 +41,7 @@ function build(root: string, files: Record<string, string>, chatFiles: string[],
     mentionedIdents: [],
     budget,
     countTokens: (t) => countTokens(t),
-    cache: TagCache.memory(),
+    cache: new TagCache(memoryCacheStore(CACHE_VERSION)),
     assets: async () => EMBEDDED_ASSETS,
     warn: () => {},
     reuse: "none",

@@ -100,7 +100,7 @@ describe("A. writes under .coder/ never go through a planted link", () => {
     const db = new Database(other, { create: true });
     db.exec("CREATE TABLE files (name TEXT); INSERT INTO files VALUES ('keep me')");
     db.close();
-    plantLink(root, "cache/repomap/tags.sqlite", other);
+    plantLink(root, "cache/repomap/cache.sqlite", other);
     const r = runPlain(root, ["map"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("def area(r):");
@@ -108,7 +108,7 @@ describe("A. writes under .coder/ never go through a planted link", () => {
     expect(after.query("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([{ name: "files" }]);
     expect(after.query("SELECT name FROM files").all()).toEqual([{ name: "keep me" }]);
     after.close();
-    expect(r.stderr).toContain(".coder/cache/repomap/tags.sqlite is a symlink");
+    expect(r.stderr).toContain(".coder/cache/repomap/cache.sqlite is a symlink");
   });
 
   test("a transcript hard-linked to an outside file stops coder before anything is appended to it", async () => {

@@ -18,6 +18,7 @@ import { readState, replaceNamedFile, STATE_READ_BYTES, stateFolder, statePath, 
 import { globMatches } from "../edit/glob.ts";
 import type { RepoIgnore } from "../edit/ignore-rules.ts";
 import { formatHelpers } from "../edit/search-replace.ts";
+import { cacheNamespace, openCacheStore } from "../edit/cache-store.ts";
 
 export interface KitDeps {
   version: string;
@@ -84,7 +85,8 @@ export function createKit(deps: KitDeps): Kit {
     ...kitProcesses(root),
     log: deps.log,
     writeOutput: (path, data) => replaceNamedFile(resolve(deps.cwd ?? root, path), data),
-    cacheDir: (plugin) => stateFolder(root, `cache/${plugin.replace(/[^A-Za-z0-9._-]/g, "_").replace(/^\.+$/, "_")}`),
+    cacheDir: (plugin) => stateFolder(root, `cache/${cacheNamespace(plugin)}`),
+    cache: (namespace, options) => openCacheStore(root, namespace, { version: options?.version, warn: (m) => deps.log.warn(m) }),
     state: {
       write: (path, data) => writeState(root, path, data),
       file: (path, siblings) => statePath(root, path, siblings),

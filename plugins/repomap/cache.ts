@@ -1,15 +1,21 @@
-// The repo map's persistent cache (bun:sqlite under .coder/cache/repomap): tags
-// per file keyed by path + mtime + size + grammar version, and finished maps keyed
-// by the repository state. A corrupt cache is rebuilt and a locked one bypassed
-// (in memory), each with one warning: never a crash.
-import { constants, Database } from "bun:sqlite";
-import { rmSync } from "node:fs";
+// The repo map's persistent cache, kept in the kit's cache store (namespace
+// "repomap", `.coder/cache/repomap/`): tags per file keyed by path + mtime + size +
+// grammar version, rankings, finished maps keyed by the repository state, and the
+// chat files' imports. The store handles links, corruption, locks and a second
+// process; here a failed read is a miss and a failed write costs a reparse.
+import type { CacheStore } from "../../core/plugin.ts";
 
-const SCHEMA = 6;
+/** The store's namespace and the layout of what this file keeps in it (another layout empties it). */
+export const CACHE_NAMESPACE = "repomap";
+export const CACHE_VERSION = 7;
 
-/** The cache's path under `.coder/`, and the files SQLite keeps beside it (each checked like the cache itself). */
-export const TAG_CACHE = "cache/repomap/tags.sqlite";
-export const SQLITE_SIBLINGS = ["-wal", "-shm", "-journal"] as const;
+/** Buckets of the store. */
+const META = "meta";
+const RANK = "rank";
+const DEFS = "defs";
+const MAPS = "maps";
+const RANKINGS = "rankings";
+const IMPORTS = "imports";
 
 export interface CachedFile {
   path: string;
@@ -40,86 +46,23 @@ export interface FileMeta {
 }
 
 export class TagCache {
-  readonly db: Database;
-  /** Where it lives, or ":memory:" when bypassed. */
-  readonly location: string;
+  readonly store: CacheStore;
 
-  private constructor(db: Database, location: string) {
-    this.db = db;
-    this.location = location;
+  constructor(store: CacheStore) {
+    this.store = store;
   }
 
-  /**
-   * Opens (or creates) the cache at `file`, a path the kit checked (a plain file or none, never
-   * a link); warns and falls back rather than throwing.
-   */
-  static open(file: string | null, warn: (message: string) => void, busyTimeoutMs = 2000): TagCache {
-    if (file === null) return TagCache.memory();
-    try {
-      return TagCache.#openFile(file, busyTimeoutMs);
-    } catch (first) {
-      if (isLocked(first)) {
-        warn(`repo map: the tag cache ${file} is locked by another process; using a temporary one for this run`);
-        return TagCache.memory();
-      }
-      warn(`repo map: the tag cache ${file} is unreadable (${describe(first)}); rebuilding it`);
-      try {
-        for (const suffix of ["", ...SQLITE_SIBLINGS]) rmSync(file + suffix, { force: true });
-        return TagCache.#openFile(file, busyTimeoutMs);
-      } catch (second) {
-        warn(`repo map: cannot rebuild the tag cache (${describe(second)}); using a temporary one for this run`);
-        return TagCache.memory();
-      }
-    }
-  }
-
-  static memory(): TagCache {
-    const db = new Database(":memory:");
-    TagCache.#prepare(db);
-    return new TagCache(db, ":memory:");
-  }
-
-  static #openFile(file: string, busyTimeoutMs: number): TagCache {
-    // NOFOLLOW as well as the kit's check: SQLite itself refuses a link in the file's place.
-    const db = new Database(file, constants.SQLITE_OPEN_READWRITE | constants.SQLITE_OPEN_CREATE | constants.SQLITE_OPEN_NOFOLLOW);
-    try {
-      db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-      db.exec("PRAGMA journal_mode = WAL");
-      db.exec("PRAGMA synchronous = NORMAL");
-      TagCache.#prepare(db);
-      // Touch both tables so corruption shows here, not later.
-      db.query("SELECT count(*) FROM files").get();
-      db.query("SELECT count(*) FROM maps").get();
-      return new TagCache(db, file);
-    } catch (error) {
-      db.close();
-      throw error;
-    }
-  }
-
-  static #prepare(db: Database): void {
-    const version = (db.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-    if (version !== SCHEMA) {
-      db.exec("DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS maps; DROP TABLE IF EXISTS rankings; DROP TABLE IF EXISTS imports;");
-      db.exec(`PRAGMA user_version = ${SCHEMA}`);
-    }
-    db.exec(`CREATE TABLE IF NOT EXISTS files (
-      path TEXT PRIMARY KEY, mtime REAL NOT NULL, size INTEGER NOT NULL, version TEXT NOT NULL,
-      skipped TEXT NOT NULL, sig TEXT NOT NULL, defs TEXT NOT NULL, names TEXT NOT NULL, refs BLOB NOT NULL) WITHOUT ROWID`);
-    db.exec("CREATE TABLE IF NOT EXISTS maps (key TEXT PRIMARY KEY, text TEXT NOT NULL, created INTEGER NOT NULL)");
-    db.exec("CREATE TABLE IF NOT EXISTS rankings (key TEXT PRIMARY KEY, entries TEXT NOT NULL, created INTEGER NOT NULL)");
-    db.exec("CREATE TABLE IF NOT EXISTS imports (path TEXT PRIMARY KEY, sig TEXT NOT NULL, data TEXT NOT NULL)");
+  /** Where it lives, or ":memory:" for a temporary store. */
+  get location(): string {
+    return this.store.file ?? ":memory:";
   }
 
   /** Path → the fields that decide freshness (cheap: no tag text). */
   fileMeta(): Map<string, FileMeta> {
     const meta = new Map<string, FileMeta>();
-    try {
-      for (const row of this.db.query("SELECT path, mtime, size, version, sig, skipped FROM files").all() as (FileMeta & { path: string })[]) {
-        meta.set(row.path, row);
-      }
-    } catch {
-      // Unreadable reads as empty.
+    for (const [path, value] of this.store.entries(META)) {
+      const row = decodeMeta(value);
+      if (row) meta.set(path, row);
     }
     return meta;
   }
@@ -127,130 +70,120 @@ export class TagCache {
   /** What ranking needs of every cached file (used when something changed and the graph must be rebuilt). */
   rankRows(): Map<string, RankRow> {
     const rows = new Map<string, RankRow>();
-    try {
-      for (const row of this.db.query("SELECT path, skipped, sig, names, refs FROM files").all() as RankRow[]) rows.set(row.path, row);
-    } catch {
-      // An unreadable cache reads as empty: everything is reparsed.
+    const meta = this.fileMeta();
+    for (const [path, value] of this.store.entries(RANK)) {
+      const m = meta.get(path);
+      const rank = decodeRank(value);
+      if (m && rank) rows.set(path, { path, skipped: m.skipped, sig: m.sig, ...rank });
     }
     return rows;
   }
 
   /** What ranking needs of one cached file, or null. */
   rankRow(path: string): RankRow | null {
-    try {
-      return (this.db.query("SELECT path, skipped, sig, names, refs FROM files WHERE path = ?").get(path) as RankRow | null) ?? null;
-    } catch {
-      return null;
-    }
+    const m = decodeMeta(this.store.get(META, path));
+    const rank = decodeRank(this.store.get(RANK, path));
+    return m && rank ? { path, skipped: m.skipped, sig: m.sig, ...rank } : null;
   }
 
   /** Writes rows in one transaction; a failure (disk full, lock) only costs the next run a reparse. */
   putFiles(rows: readonly CachedFile[], warn: (message: string) => void): void {
     if (rows.length === 0) return;
-    try {
-      const insert = this.db.query(
-        "INSERT OR REPLACE INTO files (path, mtime, size, version, skipped, sig, defs, names, refs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-      );
-      this.db.transaction(() => {
-        for (const r of rows) insert.run(r.path, r.mtime, r.size, r.version, r.skipped, r.sig, r.defs, r.names, r.refs);
-      })();
-    } catch (error) {
-      warn(`repo map: could not update the tag cache (${describe(error)})`);
-    }
+    const ok = this.store.batch((w) => {
+      for (const r of rows) {
+        w.put(META, r.path, `${r.mtime}\t${r.size}\t${r.version}\t${r.sig}\t${r.skipped}`);
+        w.put(RANK, r.path, encodeRank(r.names, r.refs));
+        w.put(DEFS, r.path, r.defs);
+      }
+    });
+    if (!ok) warn("repo map: could not update the tag cache (its store refused the write)");
   }
 
   /** Drops rows of files that are no longer listed. */
   prune(gone: readonly string[]): void {
     if (gone.length === 0) return;
-    try {
-      const del = this.db.query("DELETE FROM files WHERE path = ?");
-      this.db.transaction(() => {
-        for (const path of gone) del.run(path);
-      })();
-    } catch {
-      // Stale rows are harmless: they are keyed by path and never listed.
-    }
+    // Stale rows are harmless when this fails: they are keyed by path and never listed.
+    this.store.batch((w) => {
+      for (const bucket of [META, RANK, DEFS]) w.delete(bucket, gone);
+    });
   }
 
   /** One file's encoded definitions ("" when unknown). */
   defsOf(path: string): string {
-    try {
-      const row = this.db.query("SELECT defs FROM files WHERE path = ?").get(path) as { defs: string } | null;
-      return row?.defs ?? "";
-    } catch {
-      return "";
-    }
+    const value = this.store.get(DEFS, path);
+    return typeof value === "string" ? value : "";
   }
 
   /** A chat file's resolved imports as last read, when its tags then had ranking signature `sig` (see map.ts chatImports). */
   getImports(path: string, sig: string): string | null {
-    try {
-      const row = this.db.query("SELECT data FROM imports WHERE path = ? AND sig = ?").get(path, sig) as { data: string } | null;
-      return row?.data ?? null;
-    } catch {
-      return null;
-    }
+    const value = this.store.get(IMPORTS, path);
+    if (typeof value !== "string") return null;
+    const cut = value.indexOf("\n");
+    return cut >= 0 && value.slice(0, cut) === sig ? value.slice(cut + 1) : null;
   }
 
   putImports(path: string, sig: string, data: string): void {
-    try {
-      this.db.query("INSERT OR REPLACE INTO imports (path, sig, data) VALUES (?, ?, ?)").run(path, sig, data);
-    } catch {
-      // Not caching imports only makes a provisional map less like the last one.
-    }
+    this.store.put(IMPORTS, path, `${sig}\n${data}`);
   }
 
   getRanking(key: string): string | null {
-    try {
-      const row = this.db.query("SELECT entries FROM rankings WHERE key = ?").get(key) as { entries: string } | null;
-      return row?.entries ?? null;
-    } catch {
-      return null;
-    }
+    const value = this.store.get(RANKINGS, key);
+    return typeof value === "string" ? value : null;
   }
 
   putRanking(key: string, entries: string): void {
-    try {
-      this.db.query("INSERT OR REPLACE INTO rankings (key, entries, created) VALUES (?, ?, ?)").run(key, entries, Date.now());
-      this.db.exec("DELETE FROM rankings WHERE key NOT IN (SELECT key FROM rankings ORDER BY created DESC LIMIT 20)");
-    } catch {
-      // Not caching a ranking is only slower.
-    }
+    this.store.batch((w) => {
+      w.put(RANKINGS, key, entries);
+      w.keepNewest(RANKINGS, 20);
+    });
   }
 
   getMap(key: string): string | null {
-    try {
-      const row = this.db.query("SELECT text FROM maps WHERE key = ?").get(key) as { text: string } | null;
-      return row?.text ?? null;
-    } catch {
-      return null;
-    }
+    const value = this.store.get(MAPS, key);
+    return typeof value === "string" ? value : null;
   }
 
   putMap(key: string, text: string): void {
-    try {
-      this.db.query("INSERT OR REPLACE INTO maps (key, text, created) VALUES (?, ?, ?)").run(key, text, Date.now());
-      // Keep the newest few dozen maps (a build stores up to two: by state and by rendering inputs):
-      // old repository states never come back.
-      this.db.exec("DELETE FROM maps WHERE key NOT IN (SELECT key FROM maps ORDER BY created DESC LIMIT 100)");
-    } catch {
-      // Not caching a map is only slower.
-    }
+    // Keep the newest few dozen maps (a build stores up to two: by state and by rendering inputs):
+    // old repository states never come back.
+    this.store.batch((w) => {
+      w.put(MAPS, key, text);
+      w.keepNewest(MAPS, 100);
+    });
   }
 
   close(): void {
-    try {
-      this.db.close();
-    } catch {
-      // Already closed.
-    }
+    this.store.close();
   }
 }
 
-function isLocked(error: unknown): boolean {
-  return /locked|busy/i.test(describe(error));
+function decodeMeta(value: unknown): FileMeta | null {
+  if (typeof value !== "string") return null;
+  const parts = value.split("\t");
+  if (parts.length < 5) return null;
+  const mtime = Number(parts[0]);
+  const size = Number(parts[1]);
+  if (!Number.isFinite(mtime) || !Number.isFinite(size)) return null;
+  // The skip reason is last: it is the one field that may hold a tab.
+  return { mtime, size, version: parts[2]!, sig: parts[3]!, skipped: parts.slice(4).join("\t") };
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/**
+ * Names and reference keys in one value: 8 bytes holding the keys' byte length, the keys
+ * (8-byte aligned, so they are read in place), then the names' UTF-8.
+ */
+function encodeRank(names: string, refs: Uint8Array): Uint8Array {
+  const tail = new TextEncoder().encode(names);
+  const out = new Uint8Array(8 + refs.length + tail.length);
+  new DataView(out.buffer).setUint32(0, refs.length, true);
+  out.set(refs, 8);
+  out.set(tail, 8 + refs.length);
+  return out;
+}
+
+function decodeRank(value: unknown): { names: string; refs: Uint8Array } | null {
+  if (!(value instanceof Uint8Array) || value.length < 8) return null;
+  const refLength = new DataView(value.buffer, value.byteOffset, 8).getUint32(0, true);
+  if (8 + refLength > value.length) return null;
+  return { refs: value.subarray(8, 8 + refLength), names: new TextDecoder().decode(value.subarray(8 + refLength)) };
 }

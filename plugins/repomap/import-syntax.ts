@@ -88,8 +88,17 @@ export function expandUse(tree: string): string[] {
 
 /** Names used as `qualifier.Name` in `text`. */
 export function usedMembers(text: string, qualifier: string): string[] {
-  const pattern = new RegExp(`(?<![\\w$.])${qualifier.replace(/[$.]/g, "\\$&")}\\.([A-Za-z_$][\\w$]*)`, "g");
-  return [...new Set([...text.matchAll(pattern)].map((m) => m[1]!))];
+  // A scan rather than a RegExp built per call: the cold map's pre-scan calls this for every import of every file.
+  const names = new Set<string>();
+  const needle = qualifier + ".";
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    if (at > 0 && /[\w$.]/.test(text[at - 1]!)) continue;
+    let end = at + needle.length;
+    if (end >= text.length || !/[A-Za-z_$]/.test(text[end]!)) continue;
+    while (end < text.length && /[\w$]/.test(text[end]!)) end++;
+    names.add(text.slice(at + needle.length, end));
+  }
+  return [...names];
 }
 
 /** The local name of `name` in a Python import list (`a as b` → b). */

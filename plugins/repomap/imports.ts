@@ -32,10 +32,21 @@ export class ImportResolver {
   #packages: Map<string, string> | null = null;
   readonly #tsconfigs = new Map<string, TsPaths | null>();
   readonly #texts = new Map<string, string | null>();
+  readonly #endings = new Map<string, string[]>();
+  readonly #dirEndings = new Map<string, string | null>();
+  /** A folder's Go module (the nearest go.mod above it), read once. */
+  readonly #goModules = new Map<string, { dir: string; path: string } | null>();
+  /** How far re-exports are followed (0: not at all, as the cold map's pre-scan of every file does). */
+  readonly #hops: number;
 
-  constructor(source: ImportSource) {
+  /** Whether the other files of a Go/JVM/C# file's folder count as imported (its package); not in the pre-scan, where they would link every folder to itself. */
+  readonly #samePackage: boolean;
+
+  constructor(source: ImportSource, options: { followReexports?: boolean; samePackage?: boolean } = {}) {
     this.#source = source;
     this.#listed = new Set(source.files);
+    this.#hops = options.followReexports === false ? 0 : REEXPORT_HOPS;
+    this.#samePackage = options.samePackage !== false;
   }
 
   /** The repository files `chat` imports, with the names it uses from each. */
@@ -66,7 +77,7 @@ export class ImportResolver {
       if (!file) continue;
       const names = statement.namespace ? usedMembers(text, statement.namespace) : statement.names;
       add(file, names);
-      this.#followTsReexports(file, names, add, REEXPORT_HOPS);
+      if (this.#hops > 0) this.#followTsReexports(file, names, add, this.#hops);
     }
   }
 
@@ -173,7 +184,7 @@ export class ImportResolver {
       const names = m[2]!.replace(/[()]/g, "").split(",").map((p) => p.trim().split(/\s+as\s+/)[0]!).filter((n) => /^\w+$/.test(n));
       const target = this.#resolvePython(chat, module);
       add(target, names);
-      if (target) this.#followPythonReexports(target, names, add, REEXPORT_HOPS);
+      if (target && this.#hops > 0) this.#followPythonReexports(target, names, add, this.#hops);
       // `from package import module`: a name may be a module of its own.
       for (const name of names) {
         const sub = this.#resolvePython(chat, module.endsWith(".") ? module + name : `${module}.${name}`);
@@ -227,7 +238,7 @@ export class ImportResolver {
     const isTest = chat.endsWith("_test.go");
     const goFiles = (dir: string) => this.#filesIn(dir).filter((f) => f.endsWith(".go") && (isTest || !f.endsWith("_test.go")));
     // The same package: the other files of the folder.
-    for (const file of goFiles(posix.dirname(chat))) add(file, []);
+    if (this.#samePackage) for (const file of goFiles(posix.dirname(chat))) add(file, []);
     const module = this.#goModule(chat);
     if (!module) return;
     for (const { alias, path } of goImports(text)) {
@@ -240,14 +251,21 @@ export class ImportResolver {
   }
 
   #goModule(file: string): { dir: string; path: string } | null {
-    for (let dir = posix.dirname(file); ; dir = posix.dirname(dir)) {
+    const start = posix.dirname(file);
+    const known = this.#goModules.get(start);
+    if (known !== undefined) return known;
+    let found: { dir: string; path: string } | null = null;
+    for (let dir = start; ; dir = posix.dirname(dir)) {
       const mod = dir === "." ? "go.mod" : `${dir}/go.mod`;
       if (this.#listed.has(mod)) {
         const path = /^module\s+(\S+)/m.exec(this.#source.read(mod) ?? "")?.[1];
-        return path ? { dir, path } : null;
+        found = path ? { dir, path } : null;
+        break;
       }
-      if (dir === ".") return null;
+      if (dir === ".") break;
     }
+    this.#goModules.set(start, found);
+    return found;
   }
 
   // ─── Rust ─────────────────────────────────────────────────────────────────
@@ -307,7 +325,7 @@ export class ImportResolver {
     const ext = /\.\w+$/.exec(chat)![0];
     const sameLanguage = (f: string) => JVM.test(f) && (f.endsWith(ext) || f.endsWith(".java"));
     // The same package: the other files of the folder.
-    for (const file of this.#filesIn(posix.dirname(chat))) if (sameLanguage(file)) add(file, []);
+    if (this.#samePackage) for (const file of this.#filesIn(posix.dirname(chat))) if (sameLanguage(file)) add(file, []);
     for (const m of text.matchAll(/^[ \t]*import[ \t]+(static[ \t]+)?(\w+(?:\.\w+)*)(\.\*)?[ \t]*;?/gm)) {
       const parts = m[2]!.split(".");
       if (m[3]) {
@@ -327,14 +345,14 @@ export class ImportResolver {
   #jvmClass(from: string, parts: string[]): string | null {
     if (parts.length === 0) return null;
     const rel = parts.join("/");
-    const found = [".java", ".kt", ".scala"].flatMap((e) => this.#endingWith(rel + e));
+    const found = [".java", ".kt", ".scala"].flatMap((e) => this.#endingWith(rel + e)).sort();
     return found.length > 0 ? nearest(from, found) : null;
   }
 
   // ─── C# ───────────────────────────────────────────────────────────────────
 
   #csharp(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
-    for (const file of this.#filesIn(posix.dirname(chat))) if (file.endsWith(".cs")) add(file, []);
+    if (this.#samePackage) for (const file of this.#filesIn(posix.dirname(chat))) if (file.endsWith(".cs")) add(file, []);
     for (const m of text.matchAll(/^[ \t]*(?:global[ \t]+)?using[ \t]+(?:static[ \t]+)?([\w.]+)[ \t]*;/gm)) {
       const parts = m[1]!.split(".");
       // Namespaces follow folders by convention, often without the root namespace.
@@ -373,24 +391,35 @@ export class ImportResolver {
         else this.#byBase.set(base, [file]);
       }
     }
-    const base = ending.slice(ending.lastIndexOf("/") + 1);
-    return (this.#byBase.get(base) ?? []).filter((f) => f === ending || f.endsWith("/" + ending));
+    // Remembered per ending, in path order: the cold map's pre-scan asks for the same modules from many files.
+    let found = this.#endings.get(ending);
+    if (!found) {
+      const base = ending.slice(ending.lastIndexOf("/") + 1);
+      found = (this.#byBase.get(base) ?? []).filter((f) => f === ending || f.endsWith("/" + ending)).sort();
+      this.#endings.set(ending, found);
+    }
+    return found;
   }
 
   /** A listed folder equal to `ending` or ending with `/ending` (the first in path order). */
   #dirEndingWith(ending: string): string | null {
     this.#filesIn(".");
     this.#dirs ??= [...this.#byDir!.keys()].sort();
-    for (const dir of this.#dirs) if (dir === ending || dir.endsWith("/" + ending)) return dir;
-    return null;
+    let found = this.#dirEndings.get(ending);
+    if (found === undefined) {
+      found = this.#dirs.find((dir) => dir === ending || dir.endsWith("/" + ending)) ?? null;
+      this.#dirEndings.set(ending, found);
+    }
+    return found;
   }
 }
 
 /** The candidate sharing the longest path prefix with `from` (ties: path order). */
-function nearest(from: string, candidates: string[]): string {
+function nearest(from: string, candidates: readonly string[]): string {
   let best = candidates[0]!;
   let bestShare = -1;
-  for (const candidate of [...candidates].sort()) {
+  // Candidates come sorted (#endingWith); a tie goes to the first in path order.
+  for (const candidate of candidates) {
     let i = 0;
     while (i < candidate.length && candidate[i] === from[i]) i++;
     if (i > bestShare) {

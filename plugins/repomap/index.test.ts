@@ -6,7 +6,7 @@ import { join } from "node:path";
 import type { ContextBudget, Kit, ModelInfo, TurnContext } from "../../core/plugin.ts";
 import { shareContextWindow } from "../../core/chat/budget.ts";
 import { countTokens } from "../../core/chat/tokens.ts";
-import { statePath } from "../../core/edit/state.ts";
+import { openCacheStore } from "../../core/edit/cache-store.ts";
 import plugin, { MAP_BUDGET, RepoMapService, mapTokensFor } from "./index.ts";
 
 const dirs: string[] = [];
@@ -38,7 +38,7 @@ function setup(): { root: string; kit: Kit; warnings: string[] } {
     log: { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) },
     // The options the last `turn(root, options)` named, as the kernel's settled settings would give them.
     options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
-    state: { file: (path: string, siblings?: readonly string[]) => statePath(root, path, siblings) },
+    cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(root, namespace, { version: options?.version, warn: (m) => warnings.push(m) }),
   } as unknown as Kit;
   return { root, kit, warnings };
 }
@@ -209,4 +209,40 @@ test("outside a request (coder map, /map) and after /map-refresh the map is exac
   refreshed.forceRefresh();
   expect((await refreshed.provide(...turn(root, options, chat)))!.text).not.toContain("ship_parcel");
   refreshed.close();
+});
+
+test("a cold first map stands while the rest is parsed in the background; the turn after that rebuilds once from the full cache", async () => {
+  const { generateRepo } = await import("../../scripts/gen-repo.ts");
+  const root = mkdtempSync(join(tmpdir(), "coder-repomap-provider-cold-"));
+  dirs.push(root);
+  const repo = generateRepo(root, 200, 7);
+  const chat = repo.files.find((f) => (repo.imports.get(f)?.length ?? 0) >= 2)!;
+  const kitFor = () =>
+    ({
+      apiVersion: 2,
+      version: "test",
+      root,
+      tokens: { count: (text: string) => countTokens(text) },
+      files: { list: async () => repo.files, read: async () => null, absolute: (p: string) => join(root, p) },
+      log: { debug() {}, info() {}, warn() {}, error() {} },
+      options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
+      cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(root, namespace, { version: options?.version, warn: () => {} }),
+    }) as unknown as Kit;
+  const service = new RepoMapService(kitFor());
+  service.backgroundDelayMs = 0;
+  service.coldFirstFiles = 0;
+  const ask = () => service.provide(...turn(root, { mapTokens: 1024 }, { chatFiles: [chat], message: "change it" }));
+  const first = (await ask())!.text;
+  // The same state while the background parse may still run: the block stays.
+  expect((await ask())!.text).toBe(first);
+  await service.finishBackground();
+  const rebuilt = (await ask())!.text;
+  // What a session gets when it parses every file before its first map.
+  const exact = new RepoMapService(kitFor());
+  exact.coldFirstFiles = Number.POSITIVE_INFINITY;
+  const full = (await exact.provide(...turn(root, { mapTokens: 1024 }, { chatFiles: [chat], message: "" })))!.text;
+  expect(rebuilt).toBe(full);
+  expect((await ask())!.text).toBe(rebuilt);
+  service.close();
+  exact.close();
 });

@@ -2,10 +2,10 @@
 // /map-refresh. It needs no model: `coder map` and --show-repo-map call it too.
 import type { BudgetClaim, ContextBlock, ContextBudget, Kit, Plugin, PluginObject, SubcommandContext, TurnContext } from "../../core/plugin.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
-import { SQLITE_SIBLINGS, TAG_CACHE, TagCache } from "./cache.ts";
+import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
 import { MapMemory } from "./memory.ts";
-import { reparseInBackground, type BackgroundReparse } from "./scan.ts";
+import { parseInBackground, reparseInBackground, type BackgroundParse, type BackgroundReparse } from "./scan.ts";
 import { MAP_MULTIPLIER_NO_FILES, MAP_REFRESH, MAP_SUBCOMMAND, MAP_TOKENS, REPOMAP_OPTIONS } from "./options.ts";
 
 export type RefreshMode = (typeof MAP_REFRESH.values)[number];
@@ -28,6 +28,13 @@ export function mapPreamble(hasChatFiles: boolean): string {
     : "Map of this repository: its most relevant definitions, with the lines around them that show where they sit. These files are read-only here; to change one, ask for it to be added to the chat first.\n";
 }
 
+/**
+ * From this many files without cached tags, a map does not wait for every parse:
+ * the files it needs are parsed first and the rest in the background (cold.ts).
+ * Below it, parsing everything costs about what choosing would save.
+ */
+export const COLD_FIRST_FILES = 800;
+
 const loadAssets = async (): Promise<GrammarAssets> => (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS;
 
 interface SessionMap {
@@ -44,6 +51,9 @@ export class RepoMapService {
   #last: SessionMap | null = null;
   #forceNext = false;
   #background: BackgroundReparse | null = null;
+  /** A cold build's other files, being parsed into the cache (the provisional map stands until it is done). */
+  #coldParse: BackgroundParse | null = null;
+  #coldDone = true;
   /** Tags, grammars and ranks kept between this session's builds. */
   #memory = new MapMemory();
   #warmUpScheduled = false;
@@ -53,21 +63,16 @@ export class RepoMapService {
    * for the cores), well within a real model's reply time.
    */
   backgroundDelayMs = 500;
+  /** From this many files without cached tags, a build is a cold first map (COLD_FIRST_FILES). */
+  coldFirstFiles = COLD_FIRST_FILES;
 
   constructor(kit: Kit) {
     this.#kit = kit;
   }
 
   #openCache(): TagCache {
-    if (!this.#cache) {
-      let file: string | null = null;
-      try {
-        file = this.#kit.state.file(TAG_CACHE, SQLITE_SIBLINGS);
-      } catch (error) {
-        this.#kit.log.warn(`repo map: no cache file (${error instanceof Error ? error.message : String(error)}); caching in memory`);
-      }
-      this.#cache = TagCache.open(file, (m) => this.#kit.log.warn(m));
-    }
+    // The kit's store: a planted link, a corrupt or a locked file each give one warning, never a crash.
+    this.#cache ??= new TagCache(this.#kit.cache(CACHE_NAMESPACE, { version: CACHE_VERSION }));
     return this.#cache;
   }
 
@@ -111,11 +116,13 @@ export class RepoMapService {
       // Not outside a request (`coder map`, /map: message ""), where the exact map is
       // wanted, nor in manual mode, where the first map stays.
       deferChatFiles: this.#last === null && !forced && mode !== "manual" && turn.message !== "",
+      coldFirst: this.coldFirstFiles,
     };
     const prepared = prepareRepoMap(input);
     // Session-stable: the same repository state, chat files and budget give the same block,
     // whatever identifiers later messages mention (mentions shape the map when it is rebuilt).
-    if (!forced && mode !== "always" && this.#last?.stateKey === prepared.stateKey && !this.#last.provisional) return this.#block(this.#last, turn);
+    // A cold build's provisional map stands while its background parse runs (nothing new to rank by yet).
+    if (!forced && mode !== "always" && this.#last?.stateKey === prepared.stateKey && (!this.#last.provisional || !this.#coldDone)) return this.#block(this.#last, turn);
     let result;
     try {
       await this.#settleBackground(turn.signal);
@@ -129,8 +136,32 @@ export class RepoMapService {
     if (result.deferred.length > 0) {
       this.#background = reparseInBackground(result.deferred, { root: input.root, cache: input.cache, assets: input.assets, memory: this.#memory }, this.backgroundDelayMs);
     }
+    if (result.pending.length > 0) this.#parseRest(result.pending, input);
     this.#scheduleWarmUp(input);
     return this.#block(this.#last, turn);
+  }
+
+  /**
+   * The files a cold build left: parsed in the background into the cache (one worker
+   * per core, started once the map is returned). A newer cold build replaces a parse
+   * under way (what was stored stays). When it is done, the next turn rebuilds the
+   * provisional map from the full cache, once.
+   */
+  #parseRest(pending: Parameters<typeof parseInBackground>[0], input: RepoMapInput): void {
+    this.#coldParse?.cancel();
+    const parse = parseInBackground(pending, { root: input.root, cache: input.cache, assets: input.assets, memory: this.#memory }, this.backgroundDelayMs);
+    this.#coldParse = parse;
+    this.#coldDone = false;
+    void parse.done.then(() => {
+      if (this.#coldParse === parse) this.#coldDone = true;
+    });
+  }
+
+  /** Waits for a cold build's background parse, keeping the process alive meanwhile (`coder map` fills the cache before it exits); false when there was none. */
+  async finishBackground(): Promise<boolean> {
+    if (!this.#coldParse) return false;
+    await this.#coldParse.hold();
+    return true;
   }
 
   /**
@@ -184,6 +215,9 @@ export class RepoMapService {
   close(): void {
     this.#background?.cancel();
     this.#background = null;
+    this.#coldParse?.cancel();
+    this.#coldParse = null;
+    this.#coldDone = true;
     this.#cache?.close();
     this.#cache = null;
     this.#memory.close();
@@ -217,9 +251,12 @@ function textOf(read: { ok: true; bytes: Uint8Array } | { ok: false }): string |
 
 
 /** `coder map [FILE ...]` / `--show-repo-map`: the map for these chat files, outside any request. */
-async function printMap(files: readonly string[], cli: SubcommandContext): Promise<number> {
+async function printMap(service: RepoMapService, files: readonly string[], cli: SubcommandContext): Promise<number> {
   const { block, budget } = await cli.context(PROVIDER, files);
   cli.print(block?.text ? block.text : `(the repo map is empty)${budget.tokens <= 0 ? " (the map is off: --map-tokens is 0)" : ""}`);
+  // A cold map was printed before every file was parsed: fill the cache before exiting, and
+  // store the full map, so that the next run is warm.
+  if (await service.finishBackground()) await cli.context(PROVIDER, files);
   return 0;
 }
 
@@ -232,7 +269,7 @@ export default ((kit: Kit): PluginObject => {
     apiVersion: 2,
     name: "repomap",
     options: REPOMAP_OPTIONS,
-    subcommands: [{ ...MAP_SUBCOMMAND, run: (files, cli) => printMap(files, cli) }],
+    subcommands: [{ ...MAP_SUBCOMMAND, run: (files, cli) => printMap(service, files, cli) }],
     context: [
       {
         name: PROVIDER,

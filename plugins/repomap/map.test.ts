@@ -7,7 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { countTokens } from "../../core/chat/tokens.ts";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
-import { TagCache } from "./cache.ts";
+import { CACHE_FILE, memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts";
+import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
 import { reparseInBackground } from "./scan.ts";
 
@@ -57,7 +58,7 @@ function input(root: string, cache: TagCache, overrides: Partial<RepoMapInput> =
 
 test("builds a map of definitions; files without a grammar appear by name; binaries are left out", async () => {
   const root = repo(SOURCES);
-  const result = await buildRepoMap(input(root, TagCache.memory()));
+  const result = await buildRepoMap(input(root, memoryTags()));
   expect(result.text).toContain("lib/store.py:\n│class Store:");
   expect(result.text).toContain("│    def add_item(self, item):");
   expect(result.text).toContain("web/ui.ts:");
@@ -70,7 +71,7 @@ test("builds a map of definitions; files without a grammar appear by name; binar
 
 test("chat files are left out of the map and pull up what they reference", async () => {
   const root = repo(SOURCES);
-  const result = await buildRepoMap(input(root, TagCache.memory(), { chatFiles: ["app/main.py"], budget: 60 }));
+  const result = await buildRepoMap(input(root, memoryTags(), { chatFiles: ["app/main.py"], budget: 60 }));
   expect(result.text).not.toContain("app/main.py");
   expect(result.text).toContain("lib/total.py");
 });
@@ -78,27 +79,27 @@ test("chat files are left out of the map and pull up what they reference", async
 test("warm runs reuse the map; a changed file is reparsed alone and shows up", async () => {
   const root = repo(SOURCES);
   const dir = join(root, ".coder", "cache", "repomap");
-  const first = await buildRepoMap(input(root, TagCache.open(tagFile(dir), () => {})));
+  const first = await buildRepoMap(input(root, openTags(root, () => {})));
   expect(first.fromCache).toBe(false);
-  const warm = await buildRepoMap(input(root, TagCache.open(tagFile(dir), () => {})));
+  const warm = await buildRepoMap(input(root, openTags(root, () => {})));
   expect(warm.fromCache).toBe(true);
   expect(warm.stats.parsed).toBe(0);
   expect(warm.text).toBe(first.text);
   // Lines move (a comment on top) but names stay: ranking is reused, lines are right.
   writeFileSync(join(root, "lib/total.py"), "# totals\n" + SOURCES["lib/total.py"]);
-  const moved = await buildRepoMap(input(root, TagCache.open(tagFile(dir), () => {})));
+  const moved = await buildRepoMap(input(root, openTags(root, () => {})));
   expect(moved.stats.parsed).toBe(1);
   expect(moved.text).toContain("lib/total.py:\n⋮\n│def compute_total(store):");
   // A new definition.
   writeFileSync(join(root, "lib/total.py"), SOURCES["lib/total.py"] + "\ndef compute_discount(store):\n    return 0\n");
-  const added = await buildRepoMap(input(root, TagCache.open(tagFile(dir), () => {})));
+  const added = await buildRepoMap(input(root, openTags(root, () => {})));
   expect(added.stats.parsed).toBe(1);
   expect(added.text).toContain("│def compute_discount(store):");
 });
 
 test("the map cache key ignores message words but not chat files or budget", async () => {
   const root = repo(SOURCES);
-  const cache = TagCache.memory();
+  const cache = memoryTags();
   const a = await buildRepoMap(input(root, cache));
   const b = await buildRepoMap(input(root, cache, { budget: 512 }));
   expect(b.fromCache).toBe(false);
@@ -113,25 +114,25 @@ test("a corrupt cache is rebuilt with a warning", async () => {
   const root = repo(SOURCES);
   const dir = join(root, ".coder", "cache", "repomap");
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "tags.sqlite"), "this is not a database".repeat(100));
+  writeFileSync(join(dir, CACHE_FILE), "this is not a database".repeat(100));
   const warnings: string[] = [];
-  const cache = TagCache.open(tagFile(dir), (m) => warnings.push(m));
+  const cache = openTags(root, (m) => warnings.push(m));
   expect(warnings.join("\n")).toContain("rebuilding");
   const result = await buildRepoMap(input(root, cache, {}, warnings));
   expect(result.text).toContain("class Store");
-  const warm = await buildRepoMap(input(root, TagCache.open(tagFile(dir), (m) => warnings.push(m))));
+  const warm = await buildRepoMap(input(root, openTags(root, (m) => warnings.push(m))));
   expect(warm.fromCache).toBe(true);
 });
 
 test("a locked cache is bypassed with a warning, never a crash", async () => {
   const root = repo(SOURCES);
   const dir = join(root, ".coder", "cache", "repomap");
-  TagCache.open(tagFile(dir), () => {}).close();
-  const holder = new Database(join(dir, "tags.sqlite"));
+  openTags(root, () => {}).close();
+  const holder = new Database(join(dir, CACHE_FILE));
   holder.exec("BEGIN EXCLUSIVE");
   try {
     const warnings: string[] = [];
-    const cache = TagCache.open(tagFile(dir), (m) => warnings.push(m), 50);
+    const cache = openTags(root, (m) => warnings.push(m), 50);
     const result = await buildRepoMap(input(root, cache, {}, warnings));
     expect(result.text).toContain("class Store");
     expect(warnings.length).toBeGreaterThan(0);
@@ -143,8 +144,8 @@ test("a locked cache is bypassed with a warning, never a crash", async () => {
 
 test("the worker pool gives the same tags as this thread", async () => {
   const root = repo(SOURCES);
-  const here = await buildRepoMap(input(root, TagCache.memory(), { reuse: "none" }));
-  const pooled = await buildRepoMap(input(root, TagCache.memory(), { reuse: "none", workers: 2, poolThreshold: 1 }));
+  const here = await buildRepoMap(input(root, memoryTags(), { reuse: "none" }));
+  const pooled = await buildRepoMap(input(root, memoryTags(), { reuse: "none", workers: 2, poolThreshold: 1 }));
   expect(pooled.stats.workers).toBeGreaterThan(0);
   expect(pooled.text).toBe(here.text);
 });
@@ -153,7 +154,7 @@ test("an aborted build stops parsing and rejects; the provider's next build star
   const root = repo(SOURCES);
   const controller = new AbortController();
   controller.abort(new Error("interrupted"));
-  const cache = TagCache.memory();
+  const cache = memoryTags();
   await expect(buildRepoMap(input(root, cache, { signal: controller.signal, workers: 2 }))).rejects.toThrow("interrupted");
   const result = await buildRepoMap(input(root, cache));
   expect(result.text).toContain("class Store");
@@ -167,7 +168,7 @@ const CHAT_EDITED = "from web.ui import renderCart\n\ndef main():\n    return re
 
 test("a changed chat file with cached tags: the map is built from those tags, not cached under the fresh key; the reparse makes the next build fresh", async () => {
   const root = repo(SOURCES);
-  const cache = TagCache.memory();
+  const cache = memoryTags();
   const opts = { chatFiles: [CHAT], budget: 40 };
   const first = await buildRepoMap(input(root, cache, opts));
   expect(first.provisional).toBe(false);
@@ -199,7 +200,7 @@ test("a changed chat file with cached tags: the map is built from those tags, no
   expect(fresh.key).toBe(stale.key);
   expect(cache.getMap(fresh.key)).toBe(fresh.text);
   // Exactly what a build from scratch gives: the new references pulled web/ui.ts up.
-  const scratch = await buildRepoMap(input(root, TagCache.memory(), opts));
+  const scratch = await buildRepoMap(input(root, memoryTags(), opts));
   expect(fresh.text).toBe(scratch.text);
   expect(fresh.text).toContain("web/ui.ts:");
   expect(fresh.text).not.toBe(first.text);
@@ -207,7 +208,7 @@ test("a changed chat file with cached tags: the map is built from those tags, no
 
 test("older tags stand in only when the chat files are all that changed, and only when asked", async () => {
   const root = repo(SOURCES);
-  const cache = TagCache.memory();
+  const cache = memoryTags();
   const opts = { chatFiles: [CHAT], budget: 40 };
   await buildRepoMap(input(root, cache, opts));
   writeFileSync(join(root, CHAT), CHAT_EDITED);
@@ -225,14 +226,14 @@ test("older tags stand in only when the chat files are all that changed, and onl
 
   // A chat file never tagged before is parsed.
   const other = repo(SOURCES);
-  const fresh = await buildRepoMap(input(other, TagCache.memory(), { ...opts, deferChatFiles: true }));
+  const fresh = await buildRepoMap(input(other, memoryTags(), { ...opts, deferChatFiles: true }));
   expect(fresh.provisional).toBe(false);
   expect(fresh.stats.parsed).toBe(4);
 });
 
 test("the background reparse stores tags under the stat of the text it read; a vanished file leaves the older tags", async () => {
   const root = repo(SOURCES);
-  const cache = TagCache.memory();
+  const cache = memoryTags();
   const opts = { chatFiles: [CHAT, "lib/total.py"], budget: 40 };
   await buildRepoMap(input(root, cache, opts));
   writeFileSync(join(root, CHAT), CHAT_EDITED);
@@ -252,7 +253,7 @@ test("the background reparse stores tags under the stat of the text it read; a v
 
 test("a background reparse cancelled before it starts writes nothing and settles", async () => {
   const root = repo(SOURCES);
-  const cache = TagCache.memory();
+  const cache = memoryTags();
   const opts = { chatFiles: [CHAT], budget: 40 };
   await buildRepoMap(input(root, cache, opts));
   writeFileSync(join(root, CHAT), CHAT_EDITED);
@@ -264,7 +265,7 @@ test("a background reparse cancelled before it starts writes nothing and settles
   expect(background.started).toBe(false);
   expect(cache.fileMeta().get(CHAT)!.size).toBe(SOURCES[CHAT].length);
   // A cache closed under a running reparse: the reply is dropped quietly.
-  const closing = TagCache.memory();
+  const closing = memoryTags();
   await buildRepoMap(input(root, closing, { ...opts, chatFiles: ["lib/store.py"] }));
   const running = reparseInBackground(stale.deferred, { root, cache: closing, assets: input(root, closing).assets });
   closing.close();
@@ -273,7 +274,7 @@ test("a background reparse cancelled before it starts writes nothing and settles
 
 test("a rendering is reused for the same ranking and the same shown files: a chat file's body edit re-renders nothing", async () => {
   const root = repo(SOURCES);
-  const cache = TagCache.memory();
+  const cache = memoryTags();
   const opts = { chatFiles: [CHAT], budget: 40 };
   const first = await buildRepoMap(input(root, cache, opts));
   // Lines move in the chat file, names stay: parsed, same ranking, same rendering.
@@ -287,17 +288,17 @@ test("a rendering is reused for the same ranking and the same shown files: a cha
   writeFileSync(join(root, "lib/total.py"), "# totals\n" + SOURCES["lib/total.py"]);
   const moved = await buildRepoMap(input(root, cache, opts));
   expect(moved.fromCache).toBe(false);
-  expect(moved.text).toBe((await buildRepoMap(input(root, TagCache.memory(), opts))).text);
+  expect(moved.text).toBe((await buildRepoMap(input(root, memoryTags(), opts))).text);
 });
 
 test("a session's memory gives the same maps as fresh builds through edits, additions and removals, and keeps one compiled grammar", async () => {
   const { MapMemory } = await import("./memory.ts");
   const root = repo(SOURCES);
   const memory = new MapMemory();
-  const cache = TagCache.memory();
+  const cache = memoryTags();
   const files = [...Object.keys(SOURCES)];
   const session = (extra: Partial<RepoMapInput> = {}) => buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files, ...extra }));
-  const fresh = async () => (await buildRepoMap(input(root, TagCache.memory(), { chatFiles: [CHAT], files }))).text;
+  const fresh = async () => (await buildRepoMap(input(root, memoryTags(), { chatFiles: [CHAT], files }))).text;
   await session();
   const loader = memory.loader;
   expect(loader).not.toBeNull();
@@ -338,7 +339,7 @@ test("of a file past PARSE_HEAD_CHARS only the head is parsed: its first definit
   const filler = Array.from({ length: Math.ceil(PARSE_HEAD_CHARS / 8) }, (_, i) => `print(${i})\n`).join("");
   const files = { "big.py": `def head_function():\n    return 1\n\n${filler}\ndef tail_function():\n    return 2\n` };
   const root = repo(files);
-  const result = await buildRepoMap(input(root, TagCache.memory(), { files: Object.keys(files) }));
+  const result = await buildRepoMap(input(root, memoryTags(), { files: Object.keys(files) }));
   expect(result.text).toContain("│def head_function():");
   expect(result.text).not.toContain("tail_function");
 });
@@ -347,7 +348,7 @@ test("after a warm-up the session's tagger parses an edited file (its grammar co
   const { MapMemory } = await import("./memory.ts");
   const root = repo(SOURCES);
   const memory = new MapMemory();
-  const cache = TagCache.memory();
+  const cache = memoryTags();
   const files = Object.keys(SOURCES);
   await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
   await memory.warmUp(cache, EMBEDDED_ASSETS, root, [CHAT]);
@@ -358,7 +359,7 @@ test("after a warm-up the session's tagger parses an edited file (its grammar co
     const edited = await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
     expect(edited.stats.parsed).toBe(1);
     expect(edited.stats.workers).toBe(1);
-    expect(edited.text).toBe((await buildRepoMap(input(root, TagCache.memory(), { chatFiles: [CHAT], files }))).text);
+    expect(edited.text).toBe((await buildRepoMap(input(root, memoryTags(), { chatFiles: [CHAT], files }))).text);
   } finally {
     memory.close();
   }
@@ -369,8 +370,12 @@ test("after a warm-up the session's tagger parses an edited file (its grammar co
   expect(after.stats.workers).toBe(0);
 });
 
-/** The cache file in `dir` (made), as the kit's `state.file` hands it to the plugin. */
-function tagFile(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  return join(dir, "tags.sqlite");
+/** A tag cache in memory, as a test's throwaway. */
+function memoryTags(): TagCache {
+  return new TagCache(memoryCacheStore(CACHE_VERSION));
+}
+
+/** The repository's tag cache through the kit's store (`.coder/cache/repomap/cache.sqlite`). */
+function openTags(root: string, warn: (message: string) => void, busyTimeoutMs?: number): TagCache {
+  return new TagCache(openCacheStore(root, CACHE_NAMESPACE, { version: CACHE_VERSION, warn, busyTimeoutMs }));
 }

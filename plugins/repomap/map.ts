@@ -54,6 +54,13 @@ export interface RepoMapInput {
    * files are to be reparsed (reparseInBackground) before the next build.
    */
   deferChatFiles?: boolean;
+  /**
+   * A cold build does not wait for every parse: when at least this many files need
+   * parsing, the files the first map needs are parsed now (cold.ts) and the rest are
+   * returned in `pending`, for the caller to parse in the background
+   * (scan.ts parseInBackground). Such a map is `provisional`. Absent: parse everything.
+   */
+  coldFirst?: number;
 }
 
 export interface RepoMapResult {
@@ -68,6 +75,8 @@ export interface RepoMapResult {
   ranking?: readonly RankedEntry[];
   /** The changed chat files whose older tags were used: still to be reparsed. */
   deferred: FileEntry[];
+  /** A cold build's files not parsed yet (see RepoMapInput.coldFirst): to be parsed in the background. */
+  pending: FileEntry[];
   stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number };
 }
 
@@ -113,7 +122,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   if (input.reuse !== "none") {
     const cached = input.cache.getMap(key);
     if (cached !== null) {
-      return { text: cached, tokens: estimateTokens(cached, input.countTokens), fromCache: true, key, provisional: false, deferred: [], stats };
+      return { text: cached, tokens: estimateTokens(cached, input.countTokens), fromCache: true, key, provisional: false, deferred: [], pending: [], stats };
     }
   }
 
@@ -129,6 +138,10 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     signal: input.signal,
     memory: input.memory,
     deferrable: input.deferChatFiles ? chat : undefined,
+    coldFirst:
+      input.coldFirst === undefined
+        ? undefined
+        : { minFiles: input.coldFirst, files: entries.map((e) => e.path), chatFiles: input.chatFiles, budget: input.budget, read: (path) => (input.read ? input.read(path) : readText(input.root, path)) },
   });
   Object.assign(stats, scan.stats);
   stats.scanMs = performance.now() - scanStart;
@@ -139,7 +152,9 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   const limit = Math.max(200, input.budget * 2);
   const imports = chatImports(input, allFiles, scan);
   const rankingKey = rankingKeyOf(input, scan.files, limit, imports);
-  const provisional = scan.deferred.length > 0;
+  const provisional = scan.deferred.length > 0 || scan.pending.length > 0;
+  // A cold build's ranking and rendering stand for a few requests at most: not worth storing.
+  const store = input.reuse !== "none" && scan.pending.length === 0;
   // The same ranking over the same shown files renders the same map, whatever
   // else changed (e.g. the body of a chat file: never shown, same names).
   const renderKey = renderKeyOf(input, entries, chat, rankingKey);
@@ -147,7 +162,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   if (rendered !== null) {
     stats.rankMs = performance.now() - rankStart;
     if (!provisional) input.cache.putMap(key, rendered);
-    return { text: rendered, tokens: estimateTokens(rendered, input.countTokens), fromCache: true, key, provisional, deferred: scan.deferred, stats };
+    return { text: rendered, tokens: estimateTokens(rendered, input.countTokens), fromCache: true, key, provisional, deferred: scan.deferred, pending: scan.pending, stats };
   }
   let ranked = decodeRanking(input.reuse === "none" ? null : input.cache.getRanking(rankingKey));
   if (ranked) {
@@ -172,7 +187,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
       limit,
       warm: input.memory,
     });
-    input.cache.putRanking(rankingKey, encodeRanking(ranked));
+    if (store) input.cache.putRanking(rankingKey, encodeRanking(ranked));
   }
   // Scope ranges are decoded only for the files the map renders.
   const definitions = new Map<string, Definition[]>();
@@ -200,12 +215,12 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   const fitted = fitToBudget(ordered, input.budget, (prefix) => renderer.render(prefix, chat), input.countTokens);
   stats.renderMs = performance.now() - renderStart;
 
-  if (input.reuse !== "none") {
+  if (store) {
     input.cache.putMap(renderKey, fitted.text);
     // A provisional map is not what this state's tags give: never cached under its key.
     if (!provisional) input.cache.putMap(key, fitted.text);
   }
-  return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, ranking: ordered, stats };
+  return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, pending: scan.pending, ranking: ordered, stats };
 }
 
 /**

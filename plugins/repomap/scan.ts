@@ -1,7 +1,7 @@
 // Brings the tag cache up to date for a list of repository files: stat every
 // file, reparse only what changed (in a worker pool when there are many), and
 // return each file's tags. A warm run with nothing changed only stats.
-import { lstatSync } from "node:fs";
+import { closeSync, constants, lstatSync, openSync, readSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
@@ -10,11 +10,14 @@ import type { CachedFile, FileMeta, RankRow, TagCache } from "./cache.ts";
 
 /** Up to this many files, cached tags are read while changed files are parsed. */
 const SPECULATIVE_LOAD_FILES = 20_000;
+/** The pre-scan's read buffer (reused: one file at a time). */
+const PRESCAN_BUFFER_BYTES = 8192;
 import { isBinaryPath, skipByName, untagged } from "./filter.ts";
 import type { WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
 import type { RankFile } from "./graph.ts";
 import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
+import { planColdScan, type ColdInput } from "./cold.ts";
 
 /** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
 export interface RememberedTags {
@@ -79,6 +82,13 @@ export interface ScanOptions {
    * in `deferred` for a reparse after the map is returned (see reparseInBackground).
    */
   deferrable?: ReadonlySet<string>;
+  /**
+   * A cold build: when at least `minFiles` files need parsing, parse only those the
+   * first map needs (cold.ts planColdScan) and leave the rest in `pending`, to be
+   * parsed in the background (parseInBackground). Until then they rank by the names
+   * they import and show no definitions.
+   */
+  coldFirst?: Omit<ColdInput, "head"> & { minFiles: number };
 }
 
 export interface ScanStats {
@@ -95,6 +105,8 @@ export interface ScanResult {
   fresh: Map<string, CachedFile>;
   /** Changed files described by their older cached tags (see ScanOptions.deferrable): still to be reparsed. */
   deferred: FileEntry[];
+  /** Files not parsed yet in a cold build (see ScanOptions.coldFirst): to be parsed in the background. */
+  pending: FileEntry[];
   /** What ranking needs of every described file (fresh, remembered or cached), decoded. */
   rankFiles(): RankSource[];
   /** One file's encoded definitions. */
@@ -132,6 +144,17 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     deferred = stale;
     stale = [];
   }
+  let prescanned: Map<string, RankFile> | null = null;
+  let pending: FileEntry[] = [];
+  const cold = options.coldFirst;
+  if (cold && stale.length >= cold.minFiles) {
+    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes) });
+    stale = plan.now;
+    pending = plan.later;
+    prescanned = plan.prescanned;
+    // Not a cached signature: a ranking over these is never taken for the parsed files' one.
+    for (const entry of pending) files.set(entry.path, { sig: `~${entry.mtime}:${entry.size}`, skipped: "" });
+  }
   const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0 };
   let cachedRows: Map<string, RankRow> | null = null;
   if (stale.length > 0) {
@@ -163,13 +186,15 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     files,
     fresh,
     deferred,
+    pending,
     stats,
     rankFiles() {
       const rows = cachedRows;
       cachedRows = null;
-      return rankFilesOf(files, fresh, rows, options.cache, memory);
+      return rankFilesOf(files, fresh, rows, options.cache, memory, prescanned);
     },
     defsOf(path) {
+      if (prescanned?.has(path)) return "";
       return fresh.get(path)?.defs ?? options.cache.defsOf(path);
     },
   };
@@ -192,15 +217,22 @@ function rankFilesOf(
   preloaded: Map<string, RankRow> | null,
   cache: TagCache,
   memory: ScanMemory | undefined,
+  prescanned: ReadonlyMap<string, RankFile> | null,
 ): RankSource[] {
   let rows = preloaded;
+  const cached = files.size - fresh.size - (prescanned?.size ?? 0);
   if (!rows && memory) {
     let missing = 0;
-    for (const [path, { sig }] of files) if (!fresh.has(path) && memory.tags.get(path)?.sig !== sig) missing++;
+    for (const [path, { sig }] of files) if (!fresh.has(path) && !prescanned?.has(path) && memory.tags.get(path)?.sig !== sig) missing++;
     if (missing > 64) rows = cache.rankRows();
-  } else if (!rows) rows = cache.rankRows();
+  } else if (!rows && cached > 64) rows = cache.rankRows();
   const out: RankSource[] = [];
   for (const [path, { sig, skipped }] of files) {
+    const early = prescanned?.get(path);
+    if (early) {
+      out.push({ file: early, skipped: "" });
+      continue;
+    }
     const remembered = fresh.has(path) ? undefined : memory?.tags.get(path);
     if (remembered && remembered.sig === sig) {
       out.push({ file: remembered.file, skipped });
@@ -219,6 +251,38 @@ function rankFilesOf(
 export function decodeRankFile(row: Pick<RankRow, "path" | "names" | "refs">): RankFile {
   const defs = decodeDefNames(row.names);
   return { path: row.path, defNames: defs.names, defLines: defs.lines, refs: decodeRefKeys(row.refs) };
+}
+
+/** The first `maxBytes` of a file as text, cut after its last whole line; null when unreadable. */
+const HEAD_BUFFER = new Uint8Array(PRESCAN_BUFFER_BYTES);
+
+function readHead(abs: string, maxBytes: number): string | null {
+  let fd: number;
+  try {
+    // NOFOLLOW: the listing left out links already; one put in a file's place since is not read.
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = maxBytes <= HEAD_BUFFER.length ? HEAD_BUFFER : new Uint8Array(maxBytes);
+    let length = 0;
+    while (length < maxBytes) {
+      const n = readSync(fd, buffer, length, maxBytes - length, null);
+      if (n <= 0) break;
+      length += n;
+    }
+    let end = length;
+    if (length === maxBytes) {
+      const cut = buffer.lastIndexOf(10, length - 1);
+      if (cut > 0) end = cut + 1;
+    }
+    return new TextDecoder().decode(buffer.subarray(0, end));
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** A changed file whose cached tags (same grammar version) may stand in for now. */
@@ -273,7 +337,19 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
   return results;
 }
 
-function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAssets, count: number): Promise<WorkerResult[]> {
+/** How a pool runs beside a build's own parse: in the background, each batch handed on as it comes. */
+interface PoolHooks {
+  /** Each batch's results as they arrive (then they are not collected). */
+  onResults?: (results: WorkerResult[]) => void;
+  /** Workers that do not keep the process alive. */
+  unref?: boolean;
+  /** Ask the workers for each file's stat around its read (WorkerRequest `stat`). */
+  stat?: boolean;
+  /** The workers, once started (to ref them later). */
+  started?: (workers: readonly Worker[]) => void;
+}
+
+function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "signal" | "progress">, assets: GrammarAssets, count: number, hooks: PoolHooks = {}): Promise<WorkerResult[]> {
   // Files sorted by language and cut into one contiguous segment per worker: a
   // worker works through its own segment (few grammars to compile: compiling one
   // costs as much as parsing a hundred files), then helps with the back of the
@@ -285,6 +361,7 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
     end: Math.floor((queue.length * (i + 1)) / count),
   }));
   const results: WorkerResult[] = [];
+  let parsed = 0;
   let batchId = 0;
   const take = (own: number): FileEntry[] => {
     const mine = segments[own]!;
@@ -319,15 +396,20 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
       const batch = take(own);
       if (batch.length === 0) return false;
       const files = batch.map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name }));
-      worker.postMessage({ kind: "parse", id: batchId++, files } satisfies WorkerRequest);
+      worker.postMessage({ kind: "parse", id: batchId++, files, stat: hooks.stat } satisfies WorkerRequest);
       return true;
     };
     for (let i = 0; i < count; i++) {
       const worker = new Worker(workerEntry());
       workers.push(worker);
+      if (hooks.unref) worker.unref();
       worker.onmessage = (event: MessageEvent<WorkerReply>) => {
-        results.push(...event.data.results);
-        options.progress?.(results.length, queue.length);
+        if (done) return;
+        if (hooks.onResults) {
+          parsed += event.data.results.length;
+          hooks.onResults(event.data.results);
+        } else results.push(...event.data.results);
+        options.progress?.(parsed + results.length, queue.length);
         if (!feed(worker, i)) {
           running--;
           if (running === 0) finish();
@@ -337,6 +419,7 @@ function parseInPool(stale: FileEntry[], options: ScanOptions, assets: GrammarAs
       worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
       if (feed(worker, i)) running++;
     }
+    hooks.started?.(workers);
     if (running === 0) finish();
   });
 }
@@ -432,5 +515,100 @@ export function reparseInBackground(
       return started;
     },
     cancel: settle,
+  };
+}
+
+/** A cold build's other files being parsed off this thread (see parseInBackground). */
+export interface BackgroundParse extends BackgroundReparse {
+  /** Keeps the process alive until the parse is done (a one-shot `coder map` fills the cache before it exits); settles with it. */
+  hold(): Promise<void>;
+  /** Files stored so far. */
+  readonly stored: number;
+}
+
+/**
+ * Parses the files a cold build left for later (ScanResult.pending) in a pool of
+ * workers, one per core, that does not keep the process alive, started after
+ * `delayMs` (an unreferenced timer: off the path of the request just sent). Each
+ * batch is stored as it arrives, each file under the stat taken around its read (a
+ * file edited meanwhile is not stored: the next build parses it); so what was parsed
+ * stays cached when the process ends first. Never throws.
+ */
+export function parseInBackground(
+  entries: readonly FileEntry[],
+  options: Pick<ScanOptions, "root" | "cache" | "assets" | "memory" | "workers">,
+  delayMs = 0,
+): BackgroundParse {
+  const abort = new AbortController();
+  let workers: readonly Worker[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let started = false;
+  let held = false;
+  let settled = false;
+  let stored = 0;
+  let settle: () => void = () => {};
+  const done = new Promise<void>((resolve) => {
+    settle = () => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      abort.abort(new Error("background parse stopped"));
+      resolve();
+    };
+  });
+  const queue = entries.filter((e) => e.lang);
+  const byPath = new Map(queue.map((e) => [e.path, e]));
+  const store = (results: WorkerResult[]) => {
+    const rows: CachedFile[] = [];
+    for (const result of results) {
+      const entry = byPath.get(result.rel);
+      if (!entry || result.mtime === undefined || result.size === undefined) continue;
+      const { rel: _rel, mtime, size, ...tags } = result;
+      const skipped = skipByName(entry.path, size);
+      rows.push({ path: entry.path, mtime, size, version: GRAMMAR_TABLE_VERSION, ...(skipped ? untagged(skipped) : tags) });
+    }
+    options.cache.putFiles(rows, () => {});
+    options.memory?.stored(rows);
+    stored += rows.length;
+  };
+  const start = async () => {
+    timer = null;
+    if (settled || started) return;
+    started = true;
+    const assets = await options.assets();
+    if (settled) return;
+    const count = Math.max(1, Math.min(options.workers ?? availableParallelism(), Math.ceil(queue.length / 50)));
+    await parseInPool(queue, { root: options.root, signal: abort.signal }, assets, count, {
+      onResults: store,
+      unref: !held,
+      stat: true,
+      started: (ws) => (workers = ws),
+    });
+  };
+  const run = () => void start().then(settle, settle);
+  if (queue.length === 0) settle();
+  else if (delayMs > 0) {
+    timer = setTimeout(run, delayMs);
+    (timer as { unref?: () => void }).unref?.();
+  } else run();
+  return {
+    done,
+    get started() {
+      return started;
+    },
+    get stored() {
+      return stored;
+    },
+    cancel: settle,
+    hold() {
+      held = true;
+      for (const worker of workers) worker.ref();
+      if (timer) {
+        clearTimeout(timer);
+        run();
+      }
+      return done;
+    },
   };
 }

@@ -1,5 +1,6 @@
 // A real kit for the formats' unit tests, assembled from coder's own core modules
 // (matcher, reports, file store) rather than mocks: the same pieces main.ts injects.
+import { openCacheStore } from "../../core/edit/cache-store.ts";
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -44,6 +45,7 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     run: async () => ({ code: 0, stdout: "", stderr: "" }),
     log: { debug() {}, info() {}, warn() {}, error() {} },
     cacheDir: (plugin) => stateFolder(root, `cache/${plugin}`),
+    cache: (namespace, options) => openCacheStore(root, namespace, { version: options?.version, warn: () => {} }),
     state: {
       write: (path, data) => writeState(root, path, data),
       file: (path, siblings) => statePath(root, path, siblings),
