@@ -1284,8 +1284,11 @@ export interface Kit {
    *
    * `select` and `input` ask for one of `choices` or a line of text. They return the person's
    * answer (null when they cancel, or answer with nothing and no default is declared); under
-   * --yes-always, when nobody can answer, and in a front end that cannot ask such a question,
-   * they return `default` (null without one) without asking.
+   * --yes-always, when nobody can answer (one-shot `-m`, `--json`), and in a front end that
+   * cannot ask such a question (an ACP editor without form elicitation, for `input`), they
+   * return `default` (null without one) without asking, and say so unless --yes-always chose it.
+   * The REPL lists the choices and reads a number or a name, or a line; an ACP editor gets a
+   * permission request whose options are the choices, or an `elicitation/create` form.
    *
    * @example
    * const level = await kit.ui.select("Review depth?", ["quick", "thorough"] as const, { default: "quick" });
@@ -1339,6 +1342,23 @@ export interface Kit {
      * if (r && !r.ok) session.warn(r.problem);
      */
     readBytes?(path: string, options?: { maxBytes?: number }): { ok: true; bytes: Uint8Array } | { ok: false; missing: boolean; problem: string };
+    /**
+     * The repository's files (as `list()`: tracked, or every file without git, never what
+     * `.gitignore` or `.coderignore` hides) whose path matches the glob `pattern`: `*` and `?`
+     * within one folder, `**` across folders, `[abc]`, `{a,b}`.
+     * @example const tests = await kit.files.glob("src/**\/*.test.ts");
+     */
+    glob(pattern: string): Promise<string[]>;
+    /** Does the glob `pattern` (the syntax of `glob`) match `path`? For lists a plugin holds itself. */
+    matches(pattern: string, path: string): boolean;
+    /**
+     * Does coder leave this repository path alone: matched by `.coderignore` (or `--ignore-file`),
+     * or ignored by git and not tracked (git's own answer: `.gitignore` files, `.git/info/exclude`,
+     * the user's `core.excludesFile`; without git, the `.gitignore` files)? Paths inside `.git/`
+     * are ignored; a path outside the repository is refused (throws).
+     * @example if (await kit.files.ignored(".env")) return;
+     */
+    ignored(path: string): Promise<boolean>;
   };
   diff: {
     /** A unified diff of one file's change, for showing. */
@@ -1365,6 +1385,26 @@ export interface Kit {
    * if (r?.timedOut) kit.log.warn("npm test timed out; it and its children were stopped");
    */
   spawn?(argv: string[], options?: SpawnOptions): Promise<SpawnResult>;
+  /**
+   * Start argv (no shell) and keep talking to it: a server over stdin/stdout, a recorder you stop
+   * when the user is done. It runs in its own process group (unless `foreground`), so `stop()`,
+   * and coder's exit however it exits, end it and every process it started (SIGTERM, then
+   * SIGKILL). Throws an Error naming the command when it cannot start.
+   *
+   * @example
+   * const server = kit.start(["my-lsp", "--stdio"], { stdin: "pipe", onStdout: (bytes) => parser.push(bytes) });
+   * await server.write(request);
+   * await server.stop();
+   */
+  start(argv: string[], options?: StartOptions): RunningChild;
+  /** The full path of an executable on PATH, or null (`kit.which("ffmpeg")`). */
+  which(command: string): string | null;
+  /**
+   * A new private folder under the system's temp folder (for a recording, a converted file):
+   * `remove()` deletes it and all in it. Remove it when done; coder does not track it.
+   * @example const tmp = kit.tempFolder("voice"); try { ... } finally { tmp.remove(); }
+   */
+  tempFolder(prefix: string): { path: string; remove(): void };
   log: Logger;
   /**
    * Replace a file the user named (a report, an export; relative to `cwd`, or absolute) with
@@ -1483,6 +1523,47 @@ export interface SpawnOptions {
   onOutput?: (text: string) => void;
   /** Keep stdout's bytes as they came too (`SpawnResult.stdoutBytes`): an image, or other output that is not text. */
   bytes?: boolean;
+}
+
+/** How `kit.start` runs a command. */
+export interface StartOptions {
+  /** Where (default: the repository root). */
+  cwd?: string;
+  /** The whole environment (default: coder's). */
+  env?: Record<string, string | undefined>;
+  /** "pipe": write to it with `write`; "ignore" (the default): it reads nothing. */
+  stdin?: "pipe" | "ignore";
+  /** Each chunk of stdout as it arrives (stdout is dropped without it). */
+  onStdout?: (chunk: Uint8Array) => void;
+  /** Each chunk of stderr as text (the last 4,000 characters are kept in `stderrTail` either way). */
+  onStderr?: (text: string) => void;
+  /** Stay in coder's process group, so the terminal's Ctrl-C reaches the command too (a recorder the user may cancel). */
+  foreground?: boolean;
+}
+
+/** How a started command ended: its exit code, or the signal that ended it. */
+export interface ChildExit {
+  code: number | null;
+  signal: string | null;
+}
+
+/** A command started with `kit.start`. */
+export interface RunningChild {
+  readonly pid: number;
+  /** Write to its stdin (`stdin: "pipe"`); resolves once the pipe took it, rejects when the pipe is closed. */
+  write(data: string | Uint8Array): Promise<void>;
+  /** Close its stdin (a server that reads to the end then leaves). */
+  endInput(): void;
+  /** Resolves when its first process has exited. */
+  readonly exited: Promise<ChildExit>;
+  /** Resolves once it exited and its output pipes closed (waited for at most a second after the exit: a process left behind may hold them). */
+  readonly closed: Promise<void>;
+  /** Send `signal` (default SIGTERM) to its process group (to it alone when `foreground`). */
+  kill(signal?: string): void;
+  /** End it: SIGTERM (or `signal`) to the group, up to `graceMs` (default 2 s) to exit, then SIGKILL to whatever is left; resolves when it is over. */
+  stop(options?: { signal?: string; graceMs?: number }): Promise<ChildExit>;
+  /** The last lines it wrote on stderr, joined with " | " (for a one-line report). */
+  stderrTail(lines?: number): string;
 }
 
 /** What `kit.spawn` returns: 124 after a timeout, 130 after an abort, 127 when it could not start. */

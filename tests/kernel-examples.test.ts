@@ -12,7 +12,7 @@ setDefaultTimeout(60_000);
 
 beforeAll(requireBinary);
 
-const EXAMPLE_FILES = ["toy-format.ts", "git-branch.ts", "echo-model.ts", "hello-command.ts", "ticket-flag.ts", "commit-trailer.ts", "redact-secrets.ts", "find-replace-format.ts"];
+const EXAMPLE_FILES = ["toy-format.ts", "git-branch.ts", "echo-model.ts", "hello-command.ts", "ticket-flag.ts", "commit-trailer.ts", "redact-secrets.ts", "find-replace-format.ts", "pr-title.ts"];
 
 /** dist/coder and the example plugins copied alone beside an empty git repository. */
 function lone() {
@@ -39,6 +39,7 @@ describe("example plugins in the lone binary", () => {
       "commit-trailer.ts": /^\s+commit-trailer\s+\S+commit-trailer\.ts$/m,
       "redact-secrets.ts": /^\s+redact-secrets\s+\S+redact-secrets\.ts$/m,
       "find-replace-format.ts": /find-replace\s+find-replace-format/,
+      "pr-title.ts": /\/pr-title\s+pr-title/,
     };
     for (const [file, pattern] of Object.entries(expected)) {
       const r = await coder(["--plugin", s.plugin(file), "plugins"], { cwd: s.repo, env: s.env, bin: s.bin });

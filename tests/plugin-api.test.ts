@@ -3,25 +3,18 @@
 // onCommit trailer in git log (and a refused commit); its onEdit veto shown with nothing written;
 // onRequest masking what is sent; setup and dispose at exit and on SIGTERM.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startFakeServer, type FakeServer, type FakeStep } from "./support/fake-server.ts";
-import { BIN, EXAMPLES, coder, git, requireBinary, sandbox, type Sandbox } from "./support/kernel.ts";
+import { BIN, EXAMPLES, coder, committedSandbox, git, requireBinary, type Sandbox } from "./support/kernel.ts";
 
 setDefaultTimeout(60_000);
 beforeAll(requireBinary);
 
 /** A sandbox with one committed file and the example plugins (and any others given) beside the repository. */
 function setup(extra: Record<string, string> = {}): Sandbox & { plugin: (file: string) => string } {
-  const s = sandbox();
-  writeFileSync(join(s.repo, "a.txt"), "hello\n");
-  git(s.repo, ["add", "-A"], s.env);
-  git(s.repo, ["commit", "-q", "-m", "init"], s.env);
-  const dir = join(s.repo, "..", "plugins");
-  mkdirSync(dir, { recursive: true });
-  for (const file of ["ticket-flag.ts", "commit-trailer.ts", "redact-secrets.ts"]) copyFileSync(join(EXAMPLES, file), join(dir, file));
-  for (const [file, text] of Object.entries(extra)) writeFileSync(join(dir, file), text);
-  return { ...s, plugin: (file) => join(dir, file) };
+  const examples = Object.fromEntries(["ticket-flag.ts", "commit-trailer.ts", "redact-secrets.ts"].map((file) => [file, readFileSync(join(EXAMPLES, file), "utf8")]));
+  return committedSandbox({ "a.txt": "hello\n" }, { ...examples, ...extra });
 }
 
 const model = (server: FakeServer) => ["--model", "openai/gpt-4.1", "--api-base", server.url, "--api-key", "sk-test", "--map-tokens", "0", "--no-pretty", "--edit-format", "whole"];

@@ -118,6 +118,8 @@ class CoderAgent {
   /** The kernel of each folder sessions were opened in (settings are copied per session). */
   private readonly apps = new Map<string, Promise<App>>();
   private clientFs = { read: false, write: false };
+  /** The client offers `elicitation/create` forms (a plugin's kit.ui.input is asked through one). */
+  private clientForms = false;
   private clientTerminal = false;
 
   constructor(
@@ -197,6 +199,7 @@ class CoderAgent {
   async initialize(params: acp.InitializeRequest): Promise<acp.InitializeResponse> {
     const fs = params.clientCapabilities?.fs;
     this.clientFs = { read: fs?.readTextFile === true, write: fs?.writeTextFile === true };
+    this.clientForms = params.clientCapabilities?.elicitation?.form != null;
     this.clientTerminal = params.clientCapabilities?.terminal === true;
     let missing: string | null = null;
     try {
@@ -295,7 +298,7 @@ class CoderAgent {
     }
     let session: AcpSession;
     try {
-      session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, terminal: this.clientTerminal, log: this.log, ...(record ? { record } : {}) });
+      session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, terminal: this.clientTerminal, forms: this.clientForms, log: this.log, ...(record ? { record } : {}) });
     } catch (error) {
       if (error instanceof acp.RequestError) throw error;
       throw new acp.RequestError(-32603, `cannot start a coder session in ${params.cwd}: ${messageOf(error)}`);

@@ -1,7 +1,9 @@
 // The gate's questions as `session/request_permission`: allow once, allow always
 // (remembered for the session), reject once and reject always (the gate's "Don't ask
 // again"). A cancelled prompt answers No; shell commands, config changes and merge
-// conflicts are never allowed "always" (they keep their stricter rule).
+// conflicts are never allowed "always" (they keep their stricter rule). A plugin's
+// `kit.ui.select` is a permission request whose options are its choices; `kit.ui.input`
+// is an `elicitation/create` form when the client offers form elicitation.
 import type * as acp from "@agentclientprotocol/sdk";
 import type { Choice, ChooseOptions, Prompter } from "../gate/prompter.ts";
 import type { CardView } from "./output.ts";
@@ -26,8 +28,17 @@ const OPTION_OF: Record<Choice, acp.PermissionOption> = {
 };
 const ALLOW_ALWAYS: acp.PermissionOption = { optionId: "allow-always", name: "Allow always (this session)", kind: "allow_always" };
 
+/** Sends one `elicitation/create` (a form) to the client. */
+export type ElicitClient = (request: { message: string; requestedSchema: acp.ElicitationSchema }) => Promise<acp.CreateElicitationResponse>;
+
 export class AcpPrompter implements Prompter {
   readonly interactive = true;
+  /**
+   * A plugin's `kit.ui.input`, as an `elicitation/create` form with one text field, when the
+   * client offers form elicitation; absent otherwise (ACP has no other way to ask for free
+   * text), and the gate then answers the declared default and says so in the thread.
+   */
+  readonly input?: (question: string, detail?: string, fallback?: string) => Promise<string | null>;
   /** Keys answered "allow always" in this session. */
   readonly allowed = new Set<string>();
   /** A prompt turn is running: there is someone to ask. */
@@ -44,7 +55,65 @@ export class AcpPrompter implements Prompter {
     private readonly cardFor: (key: string) => CardView | null = () => null,
     /** A question about `key` was answered No (its card, if any, closes). */
     private readonly declined: (key: string) => void = () => {},
-  ) {}
+    /** The client's form elicitation, when it offers one. */
+    elicit: ElicitClient | null = null,
+  ) {
+    if (elicit) this.input = (question, detail, fallback) => this.askText(elicit, question, detail, fallback);
+  }
+
+  /**
+   * A plugin's `kit.ui.select` as a permission request whose options are the choices (the
+   * default marked). A cancelled request is null; outside a prompt turn, the default.
+   */
+  async select(question: string, choices: readonly string[], detail?: string, fallback?: string): Promise<string | null> {
+    if (!this.active || this.cancelled) {
+      this.log(`${question} -> ${fallback === undefined ? "no answer" : JSON.stringify(fallback)} (${this.cancelled ? "the prompt was cancelled" : "asked outside a prompt turn"})`);
+      return this.cancelled ? null : (fallback ?? null);
+    }
+    const options: acp.PermissionOption[] = choices.map((choice, i) => ({ optionId: `choice-${i + 1}`, name: choice === fallback ? `${choice} (default)` : choice, kind: "allow_once" }));
+    const said: acp.ToolCallContent[] = [{ type: "content", content: { type: "text", text: question } }];
+    if (detail) said.push({ type: "content", content: { type: "text", text: detail } });
+    let response: acp.RequestPermissionResponse;
+    try {
+      await this.settled();
+      response = await this.ask({
+        toolCall: { toolCallId: `coder-ask-${this.nextId++}`, title: titleOf(question), kind: "other", status: "pending", content: said, rawInput: { question, choices: [...choices], ...(fallback !== undefined ? { default: fallback } : {}) } },
+        options,
+      });
+    } catch (error) {
+      this.log(`${question} -> no answer (the permission request failed: ${error instanceof Error ? error.message : String(error)})`);
+      return null;
+    }
+    if (this.cancelled || response.outcome.outcome !== "selected") return null;
+    const picked = response.outcome.optionId;
+    const at = options.findIndex((o) => o.optionId === picked);
+    if (at < 0) {
+      this.log(`${question} -> no answer (the client answered "${picked}", which was not offered)`);
+      return null;
+    }
+    return choices[at] ?? null;
+  }
+
+  /** One text field in a form; declined or cancelled is null, an empty answer the default. */
+  private async askText(elicit: ElicitClient, question: string, detail: string | undefined, fallback: string | undefined): Promise<string | null> {
+    if (!this.active || this.cancelled) {
+      this.log(`${question} -> ${fallback === undefined ? "no answer" : JSON.stringify(fallback)} (${this.cancelled ? "the prompt was cancelled" : "asked outside a prompt turn"})`);
+      return this.cancelled ? null : (fallback ?? null);
+    }
+    const field: acp.ElicitationPropertySchema = { type: "string", title: question, ...(detail ? { description: detail } : {}), ...(fallback !== undefined ? { default: fallback } : {}) };
+    let response: acp.CreateElicitationResponse;
+    try {
+      await this.settled();
+      response = await elicit({ message: question, requestedSchema: { type: "object", properties: { answer: field }, required: ["answer"] } });
+    } catch (error) {
+      this.log(`${question} -> no answer (the elicitation failed: ${error instanceof Error ? error.message : String(error)})`);
+      return null;
+    }
+    if (this.cancelled || response.action !== "accept") return null;
+    const answer = (response as { content?: Record<string, unknown> | null }).content?.answer;
+    if (typeof answer !== "string") return fallback ?? null;
+    return answer === "" && fallback !== undefined ? fallback : answer;
+  }
 
   /** A prompt turn starts: questions go to the client until it ends or is cancelled. */
   begin(): void {

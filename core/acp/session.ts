@@ -54,6 +54,8 @@ export interface SessionSetup {
   fs: { read: boolean; write: boolean };
   /** The client offers terminals (`terminal/create` ...): shown commands run there. */
   terminal: boolean;
+  /** The client offers form elicitation (`elicitation/create`). */
+  forms?: boolean;
   log: (level: "info" | "warn" | "error", text: string) => void;
   /** A saved session to restore (`session/load`). */
   record?: SessionRecord;
@@ -164,6 +166,7 @@ export class AcpSession {
       () => this.output.drained(),
       (key) => this.output.cardFor(key),
       (key) => this.output.declined(key),
+      setup.forms ? (request) => client.request(acp.methods.client.elicitation.create, { sessionId: id, mode: "form", ...request }) : null,
     );
     this.buffers = new EditorBuffers(setup.app.root, setup);
   }

@@ -7,7 +7,7 @@ import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { App, Loaded } from "../kernel.ts";
 import { displayPath } from "../config/config.ts";
 import { fileScope, inSubtree } from "../edit/subtree.ts";
-import { capReader, createKit } from "./kit.ts";
+import { type BaseFiles, capReader, createKit } from "./kit.ts";
 import { type PluginSource, loadPlugins, userSources } from "../plugins/loader.ts";
 import type { Kit, Logger } from "../plugin.ts";
 import { Registry, messageOf } from "../plugins/registry.ts";
@@ -76,7 +76,9 @@ async function createRealKit(loaded: Loaded, registry: Registry, readOption: (ke
   // Encoding tables are cached per user: $XDG_CACHE_HOME/coder, default ~/.cache/coder.
   deps.setTokenCacheDir(join(loaded.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "coder"));
   const scope = fileScope(options, root, loaded.cwd);
-  const list = async () => inSubtree(await deps.listRepoFiles(root, { git: options.git !== false && loaded.gitRoot !== null, ignoreFile: scope.ignoreFile }), scope);
+  const useGit = options.git !== false && loaded.gitRoot !== null;
+  const listAll = () => deps.listRepoFiles(root, { git: useGit, ignoreFile: scope.ignoreFile });
+  const list = async () => inSubtree(await listAll(), scope);
   let encoding: string | undefined;
   return createKit({
     version: loaded.version,
@@ -90,6 +92,9 @@ async function createRealKit(loaded: Loaded, registry: Registry, readOption: (ke
       return encoding;
     },
     files: deps.files(root, list, options.maxFileSize * 1024 * 1024),
+    ignoreFile: scope.ignoreFile,
+    listAll,
+    ...(useGit ? { gitIgnores: (rel: string) => deps.gitIgnores(root, rel) } : {}),
     registry,
     log,
     env: loaded.env,
@@ -107,7 +112,8 @@ interface KernelModules {
   countTokens: (text: string, encoding?: string) => number;
   setTokenCacheDir: (dir: string | null) => void;
   listRepoFiles: (root: string, opts?: { git?: boolean; ignoreFile?: string }) => Promise<string[]>;
-  files: (root: string, list: () => Promise<string[]>, maxBytes: number) => Kit["files"];
+  gitIgnores: (root: string, rel: string) => boolean;
+  files: (root: string, list: () => Promise<string[]>, maxBytes: number) => BaseFiles;
 }
 
 /** The other kernel modules the kit is made of, loaded on demand. */
@@ -126,6 +132,7 @@ async function kernelModules(): Promise<KernelModules> {
     countTokens: tokens.countTokens,
     setTokenCacheDir: tokens.setTokenCacheDir,
     listRepoFiles: git.listRepoFiles,
+    gitIgnores: git.gitIgnores,
     files: (root, list, maxBytes) => {
       const store = new files.FileStore(root, { maxBytes });
       return {

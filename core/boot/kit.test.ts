@@ -1,8 +1,9 @@
-import { expect, test } from "bun:test";
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { describe, expect, test } from "bun:test";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { completeRequest, createKit, plainFiles, runCommand } from "./kit.ts";
+import { completeRequest, createKit, kitFiles, plainFiles, runCommand } from "./kit.ts";
+import { gitIgnores, listRepoFiles } from "../git/git.ts";
 import type { ModelEvent } from "../plugin.ts";
 
 test("completeRequest assembles text and tool calls; a retry voids what came before", async () => {
@@ -77,6 +78,84 @@ test("kit.files.readBytes: the capped reader, refusing a link to /dev/zero and a
   expect(files.readBytes!("a.bin")).toMatchObject({ ok: false, missing: false, problem: "a.bin is 5 bytes, over the 4 bytes limit (--max-file-size) for files coder reads" });
   expect(files.readBytes!("zero")).toMatchObject({ ok: false, problem: "zero is a character device, not a regular file; coder reads only regular files" });
   expect(files.readBytes!("nope")).toMatchObject({ ok: false, missing: true });
+});
+
+describe("kit.files: globs and ignore rules", () => {
+  /** A repository with tracked, untracked, git-ignored and .coderignore'd files. */
+  function repo(): string {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "coder-kit-ign-")));
+    const files: Record<string, string> = {
+      ".gitignore": "*.log\nbuild/\n",
+      ".coderignore": "secret/\n",
+      "src/a.ts": "a\n",
+      "src/deep/b.test.ts": "b\n",
+      "tracked.log": "kept\n",
+      "app.log": "noise\n",
+      "build/out.js": "x\n",
+      "secret/key.txt": "k\n",
+      "notes.txt": "n\n",
+    };
+    for (const [path, text] of Object.entries(files)) {
+      mkdirSync(join(root, path, ".."), { recursive: true });
+      writeFileSync(join(root, path), text);
+    }
+    const git = (...args: string[]) => Bun.spawnSync(["git", "-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: root });
+    git("init", "-q");
+    git("add", ".");
+    git("add", "-f", "tracked.log");
+    git("commit", "-qm", "init");
+    return root;
+  }
+
+  const filesOf = (root: string, git = true) => {
+    const list = () => listRepoFiles(root, { git });
+    return kitFiles(root, join(root, "src"), { files: plainFiles(root, list), listAll: list, ...(git ? { gitIgnores: (rel: string) => gitIgnores(root, rel) } : {}) });
+  };
+
+  test("glob: the listing's files (tracked, not .coderignore'd) that match, in the one glob syntax", async () => {
+    const files = filesOf(repo());
+    expect(await files.glob("src/**/*.ts")).toEqual(["src/a.ts", "src/deep/b.test.ts"]);
+    expect(await files.glob("./*.{log,txt}")).toEqual(["notes.txt", "tracked.log"]);
+    expect(await files.glob("**/*.txt")).toEqual(["notes.txt"]);
+    expect(files.matches("src/*.ts", "src/deep/b.test.ts")).toBe(false);
+    expect(files.matches("src/**/*.test.ts", "src/deep/b.test.ts")).toBe(true);
+  });
+
+  test("ignored: .coderignore, git's rules for untracked files, .git itself; a tracked file is never git-ignored", async () => {
+    const files = filesOf(repo());
+    expect(await files.ignored("app.log")).toBe(true);
+    expect(await files.ignored("new.log")).toBe(true);
+    expect(await files.ignored("build/out.js")).toBe(true);
+    expect(await files.ignored("secret/key.txt")).toBe(true);
+    expect(await files.ignored(".git/config")).toBe(true);
+    expect(await files.ignored("tracked.log")).toBe(false);
+    expect(await files.ignored("src/a.ts")).toBe(false);
+    expect(await files.ignored("src/new.ts")).toBe(false);
+    await expect(files.ignored("../elsewhere.txt")).rejects.toThrow("is outside the repository");
+  });
+
+  test("in a repository git itself answers: the user's own excludes file counts too", async () => {
+    const root = repo();
+    writeFileSync(join(root, "..", "global-ignore"), "*.secret\n");
+    Bun.spawnSync(["git", "config", "core.excludesFile", join(root, "..", "global-ignore")], { cwd: root });
+    expect(await filesOf(root).ignored("api.secret")).toBe(true);
+    expect(await filesOf(root, false).ignored("api.secret")).toBe(false);
+  });
+
+  test("without git, the .gitignore files decide alone", async () => {
+    const root = repo();
+    const files = filesOf(root, false);
+    expect(await files.ignored("tracked.log")).toBe(true);
+    expect(await files.ignored("notes.txt")).toBe(false);
+    expect(await files.glob("*.log")).toEqual([]);
+  });
+
+  test("a .coderignore that is not a regular file is refused, naming it", async () => {
+    const root = repo();
+    rmSync(join(root, ".coderignore"));
+    mkdirSync(join(root, ".coderignore"));
+    await expect(filesOf(root).ignored("notes.txt")).rejects.toThrow(".coderignore");
+  });
 });
 
 test("kit.writeOutput: a file the user named, relative to cwd, replaced whole; a link at that name is refused, its target untouched", () => {

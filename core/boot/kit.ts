@@ -1,8 +1,9 @@
 // The kit: the capabilities handed to every plugin (built-in or user). main.ts
 // injects the real implementations (matcher, reports, tokens, file store,
 // registry); plugins reach coder only through this object.
-import { realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve, sep } from "node:path";
+import { mkdtempSync, realpathSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "../errors.ts";
 import { fittedSize, mediaTokens, mediaTypeOfFile } from "../chat/parts.ts";
@@ -12,8 +13,10 @@ import { ReplyAssembler } from "../chat/stream.ts";
 import type { App } from "../kernel.ts";
 import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
-import { shellArgv, spawnGroup } from "../proc/spawn.ts";
+import { shellArgv, spawnGroup, startGroup } from "../proc/spawn.ts";
 import { readState, replaceNamedFile, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
+import { globMatches } from "../edit/glob.ts";
+import type { RepoIgnore } from "../edit/ignore-rules.ts";
 import { formatHelpers } from "../edit/search-replace.ts";
 import { cacheNamespace, openCacheStore } from "../edit/cache-store.ts";
 
@@ -29,7 +32,14 @@ export interface KitDeps {
   countTokens(text: string, encoding?: string): number;
   /** The current model's tokenizer encoding (it changes with /model); o200k_base when absent. */
   encoding?: () => string | undefined;
-  files: Kit["files"];
+  /** The file reads and the listing; the kit adds globs, ignore rules and named writes on top. */
+  files: BaseFiles;
+  /** The gitignore-style file of paths coder leaves alone (`--ignore-file`); `.coderignore` when absent. */
+  ignoreFile?: string;
+  /** Every file git tracks (the listing before `--subtree-only`); `files.list` when absent. */
+  listAll?: () => Promise<string[]>;
+  /** In a repository: does git ignore this path (`git check-ignore`)? Absent without git: the `.gitignore` files decide. */
+  gitIgnores?: (rel: string) => boolean;
   /** Adapters and model info (the registry may still be filling while plugins load). */
   registry: Pick<Registry, "adapterFor" | "modelInfo">;
   log: Logger;
@@ -46,8 +56,12 @@ export interface KitDeps {
   ui?: App["ui"];
 }
 
+/** What a front end hands the kit for `kit.files`: reads and the listing. */
+export type BaseFiles = Pick<Kit["files"], "read" | "list" | "absolute" | "readBytes">;
+
 export function createKit(deps: KitDeps): Kit {
   const { root } = deps;
+  const cwd = deps.cwd ?? root;
   return {
     apiVersion: 2,
     version: deps.version,
@@ -59,17 +73,16 @@ export function createKit(deps: KitDeps): Kit {
       input: async (question, options) => (deps.ui?.input ? deps.ui.input(question, options ?? {}) : (options?.default ?? null)),
     },
     root,
-    cwd: deps.cwd ?? root,
+    cwd,
     matcher: deps.matcher,
     reports: deps.reports,
     formats: formatHelpers(deps.matcher),
     FormatError,
     tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base") },
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
-    files: deps.files,
+    files: kitFiles(root, cwd, deps),
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
-    run: (command, options) => runCommand(command, { ...options, cwd: options?.cwd ?? root }),
-    spawn: (argv, options) => spawnGroup(argv, { ...options, cwd: options?.cwd ?? root }),
+    ...kitProcesses(root),
     log: deps.log,
     writeOutput: (path, data) => replaceNamedFile(resolve(deps.cwd ?? root, path), data),
     cacheDir: (plugin) => stateFolder(root, `cache/${cacheNamespace(plugin)}`),
@@ -97,6 +110,42 @@ export function createKit(deps: KitDeps): Kit {
         { ...request, apiBase: request.apiBase ?? deps.apiBase, apiKey: request.apiKey ?? deps.apiKey, env: deps.env },
         signal ?? new AbortController().signal,
       );
+    },
+  };
+}
+
+/** The kit's processes and scratch space: commands run in `root` unless told otherwise. */
+export function kitProcesses(root: string): Pick<Kit, "run" | "spawn" | "start" | "which" | "tempFolder"> {
+  return {
+    run: (command, options) => runCommand(command, { ...options, cwd: options?.cwd ?? root }),
+    spawn: (argv, options) => spawnGroup(argv, { ...options, cwd: options?.cwd ?? root }),
+    start: (argv, options) => startGroup(argv, { ...options, cwd: options?.cwd ?? root }),
+    which: (command) => Bun.which(command),
+    tempFolder: (prefix) => {
+      const path = mkdtempSync(join(tmpdir(), `coder-${prefix.replace(/[^A-Za-z0-9._-]/g, "_")}-`));
+      return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
+    },
+  };
+}
+
+/** `kit.files`: the front end's reads and listing, with the one glob syntax and the one set of ignore rules. */
+export function kitFiles(root: string, cwd: string, deps: Pick<KitDeps, "files" | "ignoreFile" | "listAll" | "gitIgnores">): Kit["files"] {
+  const { files } = deps;
+  // The ignore library loads on the first question, not at start-up.
+  let rules: RepoIgnore | null = null;
+  const isTracked = async (rel: string) => (await (deps.listAll ?? files.list)()).includes(rel);
+  return {
+    ...files,
+    glob: async (pattern) => {
+      const clean = pattern.replace(/^\.\//, "");
+      return (await files.list()).filter((path) => globMatches(clean, path));
+    },
+    matches: (pattern, path) => globMatches(pattern.replace(/^\.\//, ""), path.replace(/^\.\//, "")),
+    ignored: async (path) => {
+      const rel = relative(root, files.absolute(path)).split(sep).join("/");
+      if (rel === "") return false;
+      rules ??= new (await import("../edit/ignore-rules.ts")).RepoIgnore(root, deps.ignoreFile, deps.gitIgnores);
+      return rules.isIgnored(rel, isTracked);
     },
   };
 }
@@ -152,7 +201,7 @@ export function capReader(root: string, maxBytes: number): NonNullable<Kit["file
  * (tests, tools): refuses paths outside `root`, returns null for missing or
  * binary files.
  */
-export function plainFiles(root: string, list: () => Promise<string[]>, maxBytes: number = DEFAULT_MAX_FILE_BYTES): Kit["files"] {
+export function plainFiles(root: string, list: () => Promise<string[]>, maxBytes: number = DEFAULT_MAX_FILE_BYTES): BaseFiles {
   const absolute = (path: string) => {
     const full = resolve(root, path);
     const rel = relative(root, full);

@@ -1,7 +1,8 @@
-// The files a folder ignores when git does not say (`--no-git`, or no repository):
-// every `.gitignore` from the root down, and `.git/info/exclude`, read with the
-// `ignore` library's gitignore semantics. The file store refuses ignored files and
-// the file listing skips them, so `--no-git` never opens a secret like `.env`.
+// The one place coder reads ignore files, with the `ignore` library's gitignore semantics:
+// every `.gitignore` from the root down and `.git/info/exclude` (what git would ignore, for
+// `--no-git` and `kit.files.ignored`), and `.coderignore` (or `--ignore-file`: what coder
+// leaves alone). The file store refuses ignored files and the file listing skips them, so
+// `--no-git` never opens a secret like `.env`.
 import { readCappedText, SMALL_FILE_BYTES } from "./read.ts";
 import { UsageError } from "../errors.ts";
 import { join } from "node:path";
@@ -53,4 +54,42 @@ function readOrEmpty(file: string): string {
   const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
   if (read.problem) throw new UsageError(`${read.problem}; coder cannot tell which files it ignores (make it a regular file)`);
   return read.text ?? "";
+}
+
+/**
+ * The rules of `.coderignore` (or the `--ignore-file` given), or null when there is no such
+ * file. One that cannot be read is refused, naming it: coder fails closed, as listing every
+ * file would show what the file hides.
+ */
+export function coderIgnoreRules(file: string): Ignore | null {
+  const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
+  if (read.problem) throw new UsageError(`${read.problem}; it lists the files coder leaves alone, so coder stops here (make it a regular file)`);
+  return read.text === null ? null : ignore().add(read.text);
+}
+
+/**
+ * What coder leaves alone in one repository: `.coderignore` (or `ignoreFile`), and what git
+ * ignores. In a repository git answers itself (`gitIgnores`: its user-wide excludes count
+ * too); without git, the `.gitignore` files do, and `tracked` (the walk's listing) keeps a
+ * listed file in.
+ */
+export class RepoIgnore {
+  private readonly rules: IgnoreRules;
+
+  constructor(
+    root: string,
+    private readonly ignoreFile: string = join(root, ".coderignore"),
+    private readonly gitIgnores?: (rel: string) => boolean,
+  ) {
+    this.rules = new IgnoreRules(root);
+  }
+
+  /** Is `rel` (repository-relative, forward slashes) ignored? */
+  async isIgnored(rel: string, tracked: (rel: string) => Promise<boolean>): Promise<boolean> {
+    if (rel === ".git" || rel.startsWith(".git/")) return true;
+    // Read each time, as the listing is: an edit to .coderignore counts at once.
+    if (coderIgnoreRules(this.ignoreFile)?.ignores(rel)) return true;
+    if (this.gitIgnores) return this.gitIgnores(rel);
+    return this.rules.isIgnored(rel) && !(await tracked(rel));
+  }
 }

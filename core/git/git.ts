@@ -205,13 +205,9 @@ function fileStamp(path: string): string {
 }
 
 async function applyCoderignore(file: string, files: string[]): Promise<string[]> {
-  const read = readCappedText(file, { maxBytes: SMALL_FILE_BYTES });
-  // Fail closed: listing every file when the ignore file cannot be read would show what it hides.
-  if (read.problem) throw new UsageError(`${read.problem}; it lists the files coder leaves alone, so coder stops here (make it a regular file)`);
-  if (read.text === null) return files;
-  const { default: ignore } = await import("ignore");
-  const ig = ignore().add(read.text);
-  return files.filter((f) => !ig.ignores(f));
+  const { coderIgnoreRules } = await import("../edit/ignore-rules.ts");
+  const rules = coderIgnoreRules(file);
+  return rules ? files.filter((f) => !rules.ignores(f)) : files;
 }
 
 async function walkFiles(root: string): Promise<string[]> {
@@ -238,6 +234,14 @@ async function walkFiles(root: string): Promise<string[]> {
   };
   walk(root);
   return out.sort();
+}
+
+/**
+ * Does git ignore `rel` in the repository at `root` (`git check-ignore`: every `.gitignore`,
+ * `.git/info/exclude` and the user's `core.excludesFile`; a tracked file is never ignored)?
+ */
+export function gitIgnores(root: string, rel: string): boolean {
+  return runGitSync(root, ["check-ignore", "-q", "--", rel]).code === 0;
 }
 
 /** `git ls-files --ignored --directory` output: files, and folders (ending in "/") ignored whole. */
@@ -364,7 +368,7 @@ export class GitRepo {
   isIgnored(rel: string): boolean {
     if (!rel || rel.startsWith("../")) return false;
     if (this.ignoredSnapshot?.has(rel)) return true;
-    return runGitSync(this.root, ["check-ignore", "-q", "--", rel]).code === 0;
+    return gitIgnores(this.root, rel);
   }
 
   private ignoredSnapshot: IgnoredPaths | null = null;

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { spawnGroup } from "./spawn.ts";
+import { spawnGroup, startGroup } from "./spawn.ts";
 
 /** True while the process is alive. */
 function alive(pid: number): boolean {
@@ -68,5 +68,48 @@ describe("spawnGroup bytes", () => {
     const plain = await spawnGroup(["sh", "-c", `printf '${printf}'`], { cwd: tmpdir() });
     expect(plain.stdoutBytes).toBeUndefined();
     expect([...new TextEncoder().encode(plain.stdout)]).not.toEqual(raw);
+  });
+});
+
+describe("startGroup (kit.start)", () => {
+  test("stdin and stdout are piped both ways while it runs; stderr is kept for the report", async () => {
+    const seen: string[] = [];
+    const child = startGroup(["sh", "-c", "echo oops >&2; while read line; do echo \"got $line\"; done"], { cwd: tmpdir(), stdin: "pipe", onStdout: (b) => seen.push(new TextDecoder().decode(b)) });
+    await child.write("one\n");
+    await child.write(new TextEncoder().encode("two\n"));
+    for (let i = 0; i < 200 && !seen.join("").includes("got two"); i++) await Bun.sleep(10);
+    expect(seen.join("")).toBe("got one\ngot two\n");
+    child.endInput();
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+    await child.closed;
+    expect(child.stderrTail()).toBe("oops");
+    await expect(child.write("three\n")).rejects.toThrow("is not reading its input");
+  });
+
+  test("stop ends the whole group, SIGKILL for a process that ignores SIGTERM", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "coder-start-"));
+    const child = startGroup(["sh", "-c", `sh -c 'trap "" TERM; echo $$ > ${dir}/child; while :; do sleep 1; done' & wait`], { cwd: dir });
+    for (let i = 0; i < 200 && !existsSync(join(dir, "child")); i++) await Bun.sleep(10);
+    const grandchild = Number(readFileSync(join(dir, "child"), "utf8"));
+    const exit = await child.stop({ graceMs: 200 });
+    expect(exit.signal).toBe("SIGTERM");
+    expect(await gone(grandchild)).toBe(true);
+  });
+
+  test("when its first process exits on its own, what it started goes too", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "coder-start-"));
+    const child = startGroup(["sh", "-c", `sleep 300 & echo $! > ${dir}/child; exit 3`], { cwd: dir });
+    expect((await child.exited).code).toBe(3);
+    await child.closed;
+    expect(await gone(Number(readFileSync(join(dir, "child"), "utf8")))).toBe(true);
+  });
+
+  test("stop({ signal }) sends that signal first (a recorder finishes its file on SIGINT); a missing program throws naming it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "coder-start-"));
+    const child = startGroup(["sh", "-c", `trap 'echo finished > ${dir}/out; exit 0' INT; echo ready; while :; do sleep 0.05; done`], { cwd: dir, onStdout: () => {} });
+    await Bun.sleep(200);
+    expect(await child.stop({ signal: "SIGINT", graceMs: 5000 })).toEqual({ code: 0, signal: null });
+    expect(readFileSync(join(dir, "out"), "utf8")).toBe("finished\n");
+    expect(() => startGroup(["/no/such/program"], { cwd: dir })).toThrow("could not start /no/such/program");
   });
 });

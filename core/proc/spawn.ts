@@ -1,9 +1,9 @@
 // The one way coder starts a command that may start others (git and its hooks, lint and test
 // commands, /run, plugins' commands): in its own process group, so a timeout, an abort or
 // coder's own exit ends the whole group (SIGTERM, then SIGKILL), not just the first process.
-import type { SpawnOptions as PluginSpawnOptions, SpawnResult } from "../plugin.ts";
+import type { ChildExit, SpawnOptions as PluginSpawnOptions, RunningChild, SpawnResult, StartOptions } from "../plugin.ts";
 
-export type { SpawnResult };
+export type { ChildExit, RunningChild, SpawnResult, StartOptions };
 
 /** How long a group gets between SIGTERM and SIGKILL. */
 export const DEFAULT_GRACE_MS = 2_000;
@@ -46,10 +46,21 @@ export function signalGroup(pid: number, signal: NodeJS.Signals): void {
  * children itself), then SIGKILL to whatever is left of the group (a child that ignores SIGTERM,
  * or outlived its parent).
  */
-export async function endGroup(pid: number, exited: Promise<unknown>, graceMs: number = DEFAULT_GRACE_MS): Promise<void> {
-  signalGroup(pid, "SIGTERM");
+export async function endGroup(pid: number, exited: Promise<unknown>, graceMs: number = DEFAULT_GRACE_MS, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
+  signalGroup(pid, signal);
   await Promise.race([exited, Bun.sleep(graceMs)]);
   signalGroup(pid, "SIGKILL");
+}
+
+/**
+ * Start `argv` with stdout and stderr piped; with `ownGroup`, as the leader of a new process
+ * group that coder's exit ends. Throws when it cannot start.
+ */
+function launch<In extends "pipe" | "inherit" | "ignore">(argv: string[], options: { cwd: string; env?: Record<string, string | undefined> }, stdin: In, ownGroup: boolean) {
+  installExitHook();
+  const proc = Bun.spawn<In, "pipe", "pipe">(argv, { cwd: options.cwd, env: options.env ?? process.env, stdin, stdout: "pipe", stderr: "pipe", detached: ownGroup });
+  if (ownGroup) liveGroups.add(proc.pid);
+  return proc;
 }
 
 /**
@@ -62,24 +73,15 @@ export async function endGroup(pid: number, exited: Promise<unknown>, graceMs: n
  */
 export async function spawnGroup(argv: string[], options: SpawnOptions): Promise<SpawnResult> {
   if (argv.length === 0) return { code: 127, stdout: "", stderr: "an empty command", timedOut: false, aborted: false, startError: "an empty command" };
-  installExitHook();
   const ownGroup = !options.inheritStdin && process.platform !== "win32";
-  let proc: ReturnType<typeof Bun.spawn<"pipe" | "inherit", "pipe", "pipe">>;
+  let proc: ReturnType<typeof launch<"pipe" | "inherit">>;
   try {
-    proc = Bun.spawn(argv, {
-      cwd: options.cwd,
-      env: options.env ?? process.env,
-      stdin: options.inheritStdin ? "inherit" : "pipe",
-      stdout: "pipe",
-      stderr: "pipe",
-      detached: ownGroup,
-    });
+    proc = launch(argv, options, options.inheritStdin ? "inherit" : "pipe", ownGroup);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
     return { code: 127, stdout: "", stderr: why, timedOut: false, aborted: false, startError: why };
   }
   const pid = proc.pid;
-  if (ownGroup) liveGroups.add(pid);
   if (proc.stdin && typeof proc.stdin !== "number") {
     try {
       if (options.input !== undefined) proc.stdin.write(options.input);
@@ -175,4 +177,109 @@ async function endSingle(proc: { exited: Promise<unknown>; exitCode: number | nu
 /** argv for a command line through the platform shell. */
 export function shellArgv(command: string): string[] {
   return process.platform === "win32" ? ["cmd", "/c", command] : ["sh", "-c", command];
+}
+
+/** How much of a started command's stderr is kept for `stderrTail`. */
+const STDERR_KEPT = 4_000;
+
+/**
+ * Start `argv` and keep it running: stdin piped or closed, stdout and stderr streamed to the
+ * callbacks. In its own process group unless `foreground`; when its first process exits (on its
+ * own or told to), the rest of its group is ended too and the pipes get a bounded wait, so a
+ * helper it left behind neither lives on nor hangs coder. Throws when it cannot start.
+ *
+ * @example
+ * const child = startGroup(["my-server", "--stdio"], { cwd: root, stdin: "pipe", onStdout: (b) => feed(b) });
+ * await child.write("hello\n");
+ * await child.stop();
+ */
+export function startGroup(argv: string[], options: StartOptions & { cwd: string }): RunningChild {
+  if (argv.length === 0) throw new Error("an empty command");
+  const ownGroup = !options.foreground && process.platform !== "win32";
+  let proc: ReturnType<typeof launch<"pipe" | "ignore">>;
+  try {
+    proc = launch(argv, options, options.stdin === "pipe" ? "pipe" : "ignore", ownGroup);
+  } catch (error) {
+    throw new Error(`could not start ${argv[0]}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const pid = proc.pid;
+  let stderrText = "";
+  const pumpOut = (async () => {
+    try {
+      for await (const chunk of proc.stdout) options.onStdout?.(chunk);
+    } catch {
+      // The pipe was given up on after the exit.
+    }
+  })();
+  const pumpErr = (async () => {
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of proc.stderr) {
+        const text = decoder.decode(chunk, { stream: true });
+        stderrText = (stderrText + text).slice(-STDERR_KEPT);
+        if (text) options.onStderr?.(text);
+      }
+    } catch {
+      // As above.
+    }
+  })();
+  const pipes = Promise.all([pumpOut, pumpErr]).then(() => {});
+  const exited: Promise<ChildExit> = proc.exited.then(() => ({ code: proc.exitCode, signal: typeof proc.signalCode === "string" ? proc.signalCode : null }));
+  const closed = exited.then(async () => {
+    // What the first process started goes with it; its pipes get a bounded wait.
+    if (ownGroup) await endGroup(pid, pipes, PIPE_DRAIN_MS);
+    const drained = await Promise.race([pipes.then(() => true), Bun.sleep(PIPE_DRAIN_MS).then(() => false)]);
+    if (!drained) {
+      void proc.stdout.cancel().catch(() => {});
+      void proc.stderr.cancel().catch(() => {});
+    }
+    if (ownGroup) liveGroups.delete(pid);
+  });
+  const signal = (sig: string) => {
+    if (ownGroup) signalGroup(pid, sig as NodeJS.Signals);
+    else if (proc.exitCode === null && proc.signalCode === null) proc.kill(sig as NodeJS.Signals);
+  };
+  let inputOpen = options.stdin === "pipe";
+  return {
+    pid,
+    exited,
+    closed,
+    async write(data) {
+      const sink = proc.stdin;
+      if (!inputOpen || !sink || typeof sink === "number" || proc.exitCode !== null || proc.signalCode !== null) throw new Error(`${argv[0]} is not reading its input (it has ended or its input is closed)`);
+      try {
+        sink.write(data);
+        await sink.flush();
+      } catch (error) {
+        inputOpen = false;
+        throw new Error(`${argv[0]} stopped reading its input: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    },
+    endInput() {
+      const sink = proc.stdin;
+      if (!inputOpen || !sink || typeof sink === "number") return;
+      inputOpen = false;
+      try {
+        void Promise.resolve(sink.end()).catch(() => {});
+      } catch {
+        // Already closed by the other side.
+      }
+    },
+    kill: (sig = "SIGTERM") => signal(sig),
+    async stop(stopOptions = {}) {
+      const grace = stopOptions.graceMs ?? DEFAULT_GRACE_MS;
+      const first = (stopOptions.signal ?? "SIGTERM") as NodeJS.Signals;
+      if (proc.exitCode === null && proc.signalCode === null) {
+        if (ownGroup) await endGroup(pid, exited, grace, first);
+        else {
+          proc.kill(first);
+          await Promise.race([exited, Bun.sleep(grace)]);
+          if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+        }
+      }
+      await closed;
+      return exited;
+    },
+    stderrTail: (lines = 3) => stderrText.trimEnd().split("\n").slice(-lines).join(" | ").slice(-400),
+  };
 }

@@ -25,7 +25,7 @@ export function reportText(s: Session, version: string): string {
     "(Paste this into a new issue on the issue tracker of the project you installed coder from, with the steps filled in. coder has sent nothing anywhere; check that the text holds nothing private.)",
     "",
     `- coder: ${version}`,
-    `- platform: ${platform()} ${release()} ${arch()}, Bun ${Bun.version}`,
+    `- platform: ${platform()} ${release()} ${arch()}, Bun ${process.versions.bun ?? "?"}`,
     `- model: ${s.model.name}${s.model.unknown ? " (not in the model table)" : ""}; weak ${s.modelFor("weak")}; editor ${s.modelFor("editor")}`,
     `- edit format: ${s.editFormat}`,
     `- files in the chat: ${s.chatFiles().length}, read-only: ${s.readOnlyFiles().length}`,

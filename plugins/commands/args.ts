@@ -32,6 +32,9 @@ export function splitWords(text: string): string[] {
   return words;
 }
 
+/** Does a glob match a path (`kit.files.matches`: coder's one glob syntax)? */
+export type GlobMatch = (pattern: string, path: string) => boolean;
+
 export function isGlob(word: string): boolean {
   return /[*?[\]{}]/.test(word);
 }
@@ -41,14 +44,13 @@ export function isGlob(word: string): boolean {
  * matches (a bare directory name becomes the files under it); other words stay as
  * typed. Returns the paths and the patterns that matched nothing.
  */
-export function expandPaths(words: readonly string[], files: readonly string[]): { paths: string[]; unmatched: string[] } {
+export function expandPaths(words: readonly string[], files: readonly string[], matches: GlobMatch): { paths: string[]; unmatched: string[] } {
   const paths: string[] = [];
   const unmatched: string[] = [];
   for (const raw of words) {
     const word = raw.replace(/^\.\//, "").replace(/\/+$/, "");
     if (isGlob(word)) {
-      const glob = new Bun.Glob(word);
-      const hits = files.filter((f) => glob.match(f));
+      const hits = files.filter((f) => matches(word, f));
       if (hits.length) paths.push(...hits);
       else unmatched.push(raw);
       continue;
@@ -96,10 +98,10 @@ export function escapeWord(path: string): string {
  * The chat files `/drop WORD` means: the file itself, a glob's matches, the files under a folder,
  * or else (as in Aider) every chat file whose path contains the word.
  */
-export function dropMatches(word: string, inChat: readonly string[]): string[] {
+export function dropMatches(word: string, inChat: readonly string[], matches: GlobMatch): string[] {
   const clean = word.replace(/^\.\//, "").replace(/\/+$/, "");
   if (inChat.includes(clean)) return [clean];
-  if (isGlob(clean)) return expandPaths([clean], inChat).paths.filter((p) => inChat.includes(p));
+  if (isGlob(clean)) return expandPaths([clean], inChat, matches).paths.filter((p) => inChat.includes(p));
   const under = inChat.filter((f) => f.startsWith(`${clean}/`));
   if (under.length) return under;
   return inChat.filter((f) => f.includes(clean));

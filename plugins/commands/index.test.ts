@@ -10,6 +10,7 @@ import { askAboutOutput } from "../../core/chat/shell-output.ts";
 import { head, isolateGitEnv, log, makeRepo, write } from "../../tests/git-helpers.ts";
 import { completePaths, expandPaths, splitWords } from "./args.ts";
 import commandsPlugin from "./index.ts";
+import { globMatches } from "../../core/edit/glob.ts";
 
 const savedEnv = { ...process.env };
 beforeAll(() => isolateGitEnv());
@@ -106,7 +107,7 @@ async function setup(files: Record<string, string> = { "src/a.ts": "a\n", "src/b
   const repo = await GitRepo.open(root);
   const ran: string[] = [];
   const kit = {
-    files: { list: () => listRepoFiles(root) },
+    files: { list: () => listRepoFiles(root), matches: globMatches },
     run: async (command: string) => {
       ran.push(command);
       return { code: command.startsWith("false") ? 1 : 0, stdout: command.includes("quiet") ? "" : `output of ${command}\n`, stderr: "" };
@@ -276,10 +277,10 @@ describe("argument helpers", () => {
   });
   test("expandPaths", () => {
     const files = ["src/a.ts", "src/b.ts", "src/sub/c.ts", "README.md"];
-    expect(expandPaths(["src/**/*.ts"], files).paths).toEqual(["src/a.ts", "src/b.ts", "src/sub/c.ts"]);
-    expect(expandPaths(["src/"], files).paths).toEqual(["src/a.ts", "src/b.ts", "src/sub/c.ts"]);
-    expect(expandPaths(["new.ts", "*.md"], files)).toEqual({ paths: ["new.ts", "README.md"], unmatched: [] });
-    expect(expandPaths(["*.py"], files).unmatched).toEqual(["*.py"]);
+    expect(expandPaths(["src/**/*.ts"], files, globMatches).paths).toEqual(["src/a.ts", "src/b.ts", "src/sub/c.ts"]);
+    expect(expandPaths(["src/"], files, globMatches).paths).toEqual(["src/a.ts", "src/b.ts", "src/sub/c.ts"]);
+    expect(expandPaths(["new.ts", "*.md"], files, globMatches)).toEqual({ paths: ["new.ts", "README.md"], unmatched: [] });
+    expect(expandPaths(["*.py"], files, globMatches).unmatched).toEqual(["*.py"]);
   });
   test("completePaths", () => {
     const files = ["src/app.ts", "src/api.ts", "lib/apx.ts"];

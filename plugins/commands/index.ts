@@ -43,7 +43,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
     if (words.length === 0) return [];
     const files = await kit.files.list();
     fileCache = files;
-    const { paths, unmatched } = expandPaths(words, files);
+    const { paths, unmatched } = expandPaths(words, files, kit.files.matches);
     for (const pattern of unmatched) s.warn(`No repository file matches ${pattern}.`);
     return paths;
   }
@@ -137,7 +137,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
         const paths = words.length ? [] : inChat;
         // As in Aider, a word names the chat files it is part of (`/drop cli.py`); several ask first.
         for (const word of words) {
-          const matches = dropMatches(word, inChat);
+          const matches = dropMatches(word, inChat, kit.files.matches);
           if (matches.length === 0) s.warn(`No file in the chat matches ${word}.`);
           else if (matches.length === 1 || isGlob(word)) paths.push(...matches);
           else if (await s.confirm(`${word} matches ${matches.length} files in the chat: ${matches.join(", ")}. Drop them all?`)) paths.push(...matches);

@@ -1,6 +1,7 @@
 import { expect, test } from "bun:test";
 import { dropMatches } from "./args.ts";
 import { twoColumns, usageLabel, wrapWords } from "./layout.ts";
+import { globMatches } from "../../core/edit/glob.ts";
 
 test("wrapWords breaks between words and cuts only a word longer than the line", () => {
   expect(wrapWords("one two three four", 9)).toEqual(["one two", "three", "four"]);
@@ -31,11 +32,11 @@ test("usageLabel: a usage that names the command is kept; otherwise the name com
 
 test("dropMatches: the file itself, a glob, a folder, else every chat file containing the word", () => {
   const chat = ["src/cli.py", "tests/test_cli.py", "app.py", "/abs/notes.md"];
-  expect(dropMatches("app.py", chat)).toEqual(["app.py"]);
-  expect(dropMatches("cli.py", chat)).toEqual(["src/cli.py", "tests/test_cli.py"]);
-  expect(dropMatches("src/", chat)).toEqual(["src/cli.py"]);
-  expect(dropMatches("*.py", chat)).toEqual(["app.py"]);
-  expect(dropMatches("**/*.py", chat)).toEqual(["src/cli.py", "tests/test_cli.py", "app.py"]);
-  expect(dropMatches("notes", chat)).toEqual(["/abs/notes.md"]);
-  expect(dropMatches("nothing", chat)).toEqual([]);
+  expect(dropMatches("app.py", chat, globMatches)).toEqual(["app.py"]);
+  expect(dropMatches("cli.py", chat, globMatches)).toEqual(["src/cli.py", "tests/test_cli.py"]);
+  expect(dropMatches("src/", chat, globMatches)).toEqual(["src/cli.py"]);
+  expect(dropMatches("*.py", chat, globMatches)).toEqual(["app.py"]);
+  expect(dropMatches("**/*.py", chat, globMatches)).toEqual(["src/cli.py", "tests/test_cli.py", "app.py"]);
+  expect(dropMatches("notes", chat, globMatches)).toEqual(["/abs/notes.md"]);
+  expect(dropMatches("nothing", chat, globMatches)).toEqual([]);
 });

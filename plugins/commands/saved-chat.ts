@@ -1,10 +1,12 @@
 // /save FILE and /load FILE: a chat's set-up as the slash commands that rebuild it
 // (its files, read-only files, model, edit format and reasoning settings), written to a
 // file the user names and replayed line by line.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Kit, Session, SlashCommand } from "../../core/plugin.ts";
 import { escapeWord } from "./args.ts";
+
+/** The largest file /load reads (a saved chat is a few lines per chat file). */
+const SAVED_CHAT_BYTES = 4 * 1024 * 1024;
 
 /** The commands that rebuild this chat's set-up, one per line. */
 export function savedChat(s: Session, version: string): string {
@@ -28,11 +30,13 @@ export function savedChatCommands(kit: Kit): SlashCommand[] {
     run(arg, s) {
       const file = arg.trim();
       if (!file) return s.warn("Usage: /save FILE");
-      const target = resolve(s.cwd, file);
-      // Written whole or not at all: a temp file beside it, then a rename.
-      const temp = `${target}.${process.pid}.tmp`;
-      writeFileSync(temp, savedChat(s, kit.version));
-      renameSync(temp, target);
+      // Written whole or not at all, never through a link: the kit's writer for a file the person named.
+      try {
+        if (!kit.writeOutput) return s.warn("This coder cannot write files you name.");
+        kit.writeOutput(resolve(s.cwd, file), savedChat(s, kit.version));
+      } catch (error) {
+        return s.warn(`Cannot write ${file}: ${error instanceof Error ? error.message : String(error)}`);
+      }
       s.print(`Saved this chat's set-up to ${file}: /load ${file} rebuilds it.`);
     },
   };
@@ -44,12 +48,10 @@ export function savedChatCommands(kit: Kit): SlashCommand[] {
     async run(arg, s) {
       const file = arg.trim();
       if (!file) return s.warn("Usage: /load FILE");
-      let text: string;
-      try {
-        text = readFileSync(resolve(s.cwd, file), "utf8");
-      } catch (error) {
-        return s.warn(`Cannot read ${file}: ${(error as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : String(error)}`);
-      }
+      // Through coder's capped reader: a FIFO or a link to /dev/zero is refused, not read forever.
+      const read = kit.files.readBytes?.(resolve(s.cwd, file), { maxBytes: SAVED_CHAT_BYTES });
+      if (!read?.ok) return s.warn(`Cannot read ${file}: ${read?.missing ? "no such file" : (read?.problem ?? "no reader")}`);
+      const text = new TextDecoder().decode(read.bytes);
       for (const [i, raw] of text.split(/\r?\n/).entries()) {
         const line = raw.trim();
         if (!line || line.startsWith("#")) continue;

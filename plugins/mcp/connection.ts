@@ -8,6 +8,7 @@ import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { describeServer, type ServerConfig } from "./config.ts";
 import { GroupStdioTransport } from "./stdio.ts";
+import type { Kit } from "../../core/plugin.ts";
 
 export interface ToolInfo {
   name: string;
@@ -62,12 +63,12 @@ export class McpConnection {
   ) {}
 
   /** Connect and initialise within the server's start-up timeout. */
-  static async start(server: ServerConfig): Promise<McpConnection> {
+  static async start(server: ServerConfig, start: Kit["start"]): Promise<McpConnection> {
     const transports = server.transport === "stdio" ? ["stdio"] : server.transport === "sse" ? ["sse"] : ["http", "sse"];
     let lastError: unknown;
     let tail = "";
     for (const kind of transports) {
-      const transport = makeTransport(server, kind);
+      const transport = makeTransport(server, kind, start);
       const client = new Client(CLIENT, { capabilities: {} });
       const connection = new McpConnection(server, client, transport, kind);
       try {
@@ -207,8 +208,8 @@ function contentText(item: ContentItem): string {
   }
 }
 
-function makeTransport(server: ServerConfig, kind: string): Transport {
-  if (server.transport === "stdio") return new GroupStdioTransport(server);
+function makeTransport(server: ServerConfig, kind: string, start: Kit["start"]): Transport {
+  if (server.transport === "stdio") return new GroupStdioTransport(server, start);
   const requestInit = { headers: server.headers };
   if (kind === "sse") return new SSEClientTransport(new URL(server.url), { requestInit, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...server.headers } }) } });
   return new StreamableHTTPClientTransport(new URL(server.url), { requestInit });

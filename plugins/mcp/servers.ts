@@ -103,7 +103,7 @@ export class McpServers {
     entry.status = "starting";
     try {
       const { McpConnection } = await import("./connection.ts");
-      const connection = await McpConnection.start(entry.config);
+      const connection = await McpConnection.start(entry.config, this.kit.start);
       entry.offer = await connection.offer();
       entry.connection = connection;
       entry.status = "running";

@@ -1,8 +1,6 @@
 // The system clipboard through the platform's own tools: wl-clipboard on Wayland, xclip or
 // xsel on X11, pbcopy/pbpaste and osascript on macOS, PowerShell on Windows (and WSL).
 // /paste reads an image (as PNG) or text; /copy and /copy-context write text.
-import { readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Kit } from "../../core/plugin.ts";
 
@@ -18,11 +16,16 @@ interface ClipboardTool {
 }
 
 type Run = Kit["run"];
-/** What the clipboard tools run through: kit.run for text, kit.spawn for an image's bytes. */
-export type ClipboardKit = Pick<Kit, "run" | "spawn">;
+/**
+ * What the clipboard tools run through: kit.run for text, kit.spawn for an image's bytes; on
+ * macOS, osascript writes the image into a kit.tempFolder, read back through kit.files.readBytes.
+ */
+export type ClipboardKit = Pick<Kit, "run" | "spawn"> & Partial<Pick<Kit, "tempFolder">> & { files?: Pick<Kit["files"], "readBytes"> };
 type Which = (command: string) => string | null;
 
 const TIMEOUT_MS = 10_000;
+/** The largest clipboard image read back from osascript's file (a full-resolution screenshot fits). */
+const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47];
 
 /** What to install, per platform, when no tool is found. */
@@ -96,24 +99,27 @@ function macos(kit: ClipboardKit): ClipboardTool {
   return {
     name: "pbpaste",
     async readImage() {
-      const file = join(tmpdir(), `coder-paste-${process.pid}-${Date.now()}.png`);
-      const script = [
-        "try",
-        "set png to (the clipboard as «class PNGf»)",
-        "on error",
-        'return "none"',
-        "end try",
-        `set f to open for access (POSIX file "${file}") with write permission`,
-        "write png to f",
-        "close access f",
-        'return "ok"',
-      ];
-      const r = await run(["osascript", ...script.flatMap((line) => ["-e", line])], { timeoutMs: TIMEOUT_MS });
-      if (r.stdout.trim() !== "ok") return null;
+      if (!kit.tempFolder || !kit.files?.readBytes) throw new ClipboardError("Cannot read an image from the clipboard: this coder's kit has no temp folder");
+      const folder = kit.tempFolder("paste");
       try {
-        return new Uint8Array(readFileSync(file));
+        const file = join(folder.path, "clipboard.png");
+        const script = [
+          "try",
+          "set png to (the clipboard as «class PNGf»)",
+          "on error",
+          'return "none"',
+          "end try",
+          `set f to open for access (POSIX file "${file}") with write permission`,
+          "write png to f",
+          "close access f",
+          'return "ok"',
+        ];
+        const r = await run(["osascript", ...script.flatMap((line) => ["-e", line])], { timeoutMs: TIMEOUT_MS });
+        if (r.stdout.trim() !== "ok") return null;
+        const read = kit.files.readBytes(file, { maxBytes: MAX_IMAGE_BYTES });
+        return read.ok ? read.bytes : null;
       } finally {
-        rmSync(file, { force: true });
+        folder.remove();
       }
     },
     readText: () => checked(run, "pbpaste", ["pbpaste"]),
@@ -140,7 +146,7 @@ function powershell(kit: ClipboardKit, exe: string): ClipboardTool {
 }
 
 /** The clipboard tool this machine has, or a ClipboardError saying what to install. */
-export function findClipboard(kit: ClipboardKit, which: Which = (c) => Bun.which(c), env: Readonly<Record<string, string | undefined>> = process.env, platform: NodeJS.Platform = process.platform): ClipboardTool {
+export function findClipboard(kit: ClipboardKit, which: Which, env: Readonly<Record<string, string | undefined>> = process.env, platform: NodeJS.Platform = process.platform): ClipboardTool {
   if (platform === "darwin" && which("pbpaste")) return macos(kit);
   if (platform === "win32") {
     const exe = which("powershell") ?? which("pwsh");

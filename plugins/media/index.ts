@@ -2,13 +2,11 @@
 // context provider), /paste takes the clipboard's image or text, /web adds a page as
 // Markdown (and --detect-urls offers the pages a message names), /voice dictates, and
 // /copy and /copy-context fill the clipboard. Heavy libraries load on first use only.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import type { ContentPart, ContextProvider, Kit, PluginObject, Session, SlashCommand, TurnContext } from "../../core/plugin.ts";
 import { imageDimensions, MediaParts } from "./attach.ts";
 import { ClipboardError, findClipboard, readClipboard } from "./clipboard.ts";
-import { convert, findRecorder, NO_RECORDER, record, waitForEnter } from "./voice.ts";
+import { convert, findRecorder, MAX_RECORDING_BYTES, NO_RECORDER, record, waitForEnter } from "./voice.ts";
 import { addWebPage, findUrls, type WebOptions } from "./web.ts";
 import { DETECT_URLS, MEDIA_OPTIONS, VOICE_FORMAT, VOICE_INPUT_DEVICE, VOICE_LANGUAGE, WEB_TIMEOUT } from "./options.ts";
 
@@ -87,7 +85,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     async run(arg, s) {
       let content: Awaited<ReturnType<typeof readClipboard>>;
       try {
-        content = await readClipboard(findClipboard(kit));
+        content = await readClipboard(findClipboard(kit, kit.which));
       } catch (error) {
         if (error instanceof ClipboardError) return s.warn(error.message);
         throw error;
@@ -128,7 +126,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
   /** Write `text` to the clipboard; false (with the reason warned) when there is no way to. */
   const copyText = async (s: Session, text: string): Promise<boolean> => {
     try {
-      await findClipboard(kit).writeText(text);
+      await findClipboard(kit, kit.which).writeText(text);
       return true;
     } catch (error) {
       if (!(error instanceof ClipboardError)) throw error;
@@ -176,35 +174,37 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     async run(_arg, s) {
       if (!s.interactive) return s.warn("/voice needs the interactive REPL (Enter stops the recording).");
       const device = kit.options.get(VOICE_INPUT_DEVICE);
-      const recorder = findRecorder(device);
+      const recorder = findRecorder(device, kit.which);
       if (!recorder) return s.warn(NO_RECORDER);
-      const folder = mkdtempSync(join(tmpdir(), "coder-voice-"));
+      const folder = kit.tempFolder("voice");
       try {
-        const wav = join(folder, "recording.wav");
+        const wav = join(folder.path, "recording.wav");
         s.print(`Recording with ${recorder.name}: speak, then press Enter to stop (Ctrl-C cancels).`);
         const enter = waitForEnter();
-        const recording = await record(recorder, wav, enter.done);
+        const recording = await record(kit, recorder, wav, enter.done);
         enter.cancel();
         if (!recording.ok) return recording.cancelled ? s.print(recording.problem) : s.warn(recording.problem);
         const format = kit.options.get(VOICE_FORMAT);
         let file = wav;
         if (format !== "wav") {
-          file = join(folder, `recording.${format}`);
+          file = join(folder.path, `recording.${format}`);
           const problem = await convert(kit, wav, file);
           if (problem) return s.warn(problem);
         }
         s.print("Transcribing ...");
         const language = kit.options.get(VOICE_LANGUAGE);
+        const audio = kit.files.readBytes?.(file, { maxBytes: MAX_RECORDING_BYTES });
+        if (!audio?.ok) return s.warn(audio?.problem ?? "the recording cannot be read");
         let text: string;
         try {
-          text = await kit.transcribe({ model: s.model.name, audio: new Uint8Array(readFileSync(file)), fileName: `recording.${format}`, ...(language ? { language } : {}) });
+          text = await kit.transcribe({ model: s.model.name, audio: audio.bytes, fileName: `recording.${format}`, ...(language ? { language } : {}) });
         } catch (error) {
           return s.warn(errorText(error));
         }
         if (!text) return s.warn("Nothing was heard in the recording.");
         s.setInput(text);
       } finally {
-        rmSync(folder, { recursive: true, force: true });
+        folder.remove();
       }
     },
   };

@@ -5,10 +5,14 @@ import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { wav } from "./testdata/make.ts";
-import { type SpawnOptions, spawnGroup } from "../../core/proc/spawn.ts";
+import { type SpawnOptions, type StartOptions, spawnGroup, startGroup } from "../../core/proc/spawn.ts";
+import { capReader } from "../../core/boot/kit.ts";
 import { convert, findRecorder, record } from "./voice.ts";
 
 const has = (...tools: string[]) => (command: string) => (tools.includes(command) ? `/usr/bin/${command}` : null);
+
+/** What record() uses of the kit: the real starter and capped reader. */
+const kit = { start: (argv: string[], o?: StartOptions) => startGroup(argv, { ...o, cwd: tmpdir() }), files: { readBytes: capReader(tmpdir(), 1 << 20) } };
 
 /** Resolves once `file` exists (a stub says it is ready by creating it). */
 async function appears(file: string): Promise<void> {
@@ -44,33 +48,33 @@ describe("record", () => {
     const dir = mkdtempSync(join(tmpdir(), "coder-out-"));
     const recorder = stub(`trap 'cp "${fixture}" "$1"; exit 0' INT\ntouch "${dir}/ready"\nwhile :; do sleep 0.05; done`);
     const file = join(dir, "r.wav");
-    const recording = record(recorder, file, appears(join(dir, "ready")));
+    const recording = record(kit, recorder, file, appears(join(dir, "ready")));
     expect(await recording).toEqual({ ok: true });
     expect(readFileSync(file)).toEqual(readFileSync(fixture));
   });
 
   test("a recorder that fails at once: its error, first line", async () => {
     const recorder = stub('echo "no such device: hw:9" >&2; echo more >&2; exit 1');
-    const result = await record(recorder, join(tmpdir(), "never.wav"), new Promise(() => {}));
+    const result = await record(kit, recorder, join(tmpdir(), "never.wav"), new Promise(() => {}));
     expect(result).toEqual({ ok: false, cancelled: false, problem: "recorder stopped on its own (exit 1): no such device: hw:9" });
   });
 
   test("Ctrl-C reaches the recorder too: the recording is cancelled", async () => {
     const recorder = stub("kill -INT $$; sleep 5");
-    expect(await record(recorder, join(tmpdir(), "never.wav"), new Promise(() => {}))).toEqual({ ok: false, cancelled: true, problem: "Recording cancelled." });
+    expect(await record(kit, recorder, join(tmpdir(), "never.wav"), new Promise(() => {}))).toEqual({ ok: false, cancelled: true, problem: "Recording cancelled." });
   });
 
   test("a recording with no sound in it is refused, naming the microphone option", async () => {
     const dir = mkdtempSync(join(tmpdir(), "coder-out-"));
     const recorder = stub(`trap 'printf RIFF > "$1"; exit 0' INT\ntouch "${dir}/ready"\nwhile :; do sleep 0.05; done`);
     const file = join(dir, "r.wav");
-    const result = await record(recorder, file, appears(join(dir, "ready")));
+    const result = await record(kit, recorder, file, appears(join(dir, "ready")));
     expect(existsSync(file)).toBe(true);
     expect(result).toEqual({ ok: false, cancelled: false, problem: "recorder recorded nothing: check the microphone (--voice-input-device)" });
   });
 
   test("another format needs ffmpeg, and says so", async () => {
-    expect(await convert({}, "/t/r.wav", "/t/r.mp3", has())).toBe("--voice-format mp3 needs ffmpeg to convert the recording: install it, or use --voice-format wav");
+    expect(await convert({ which: has() }, "/t/r.wav", "/t/r.mp3")).toBe("--voice-format mp3 needs ffmpeg to convert the recording: install it, or use --voice-format wav");
   });
 
   test("ffmpeg converts through kit.spawn (a stub on PATH): the output written, a failure's first stderr line said", async () => {
@@ -80,12 +84,12 @@ describe("record", () => {
     chmodSync(join(dir, "ffmpeg"), 0o755);
     const env = { ...process.env, PATH: `${dir}:${process.env.PATH ?? "/usr/bin:/bin"}` };
     const calls: string[][] = [];
-    const kit = { spawn: (argv: string[], o?: Omit<SpawnOptions, "cwd">) => (calls.push(argv), spawnGroup(argv, { ...o, cwd: dir, env })) };
+    const kit = { which: has("ffmpeg"), spawn: (argv: string[], o?: Omit<SpawnOptions, "cwd">) => (calls.push(argv), spawnGroup(argv, { ...o, cwd: dir, env })) };
     writeFileSync(join(dir, "r.wav"), wav(0.1));
-    expect(await convert(kit, join(dir, "r.wav"), join(dir, "r.mp3"), has("ffmpeg"))).toBeNull();
+    expect(await convert(kit, join(dir, "r.wav"), join(dir, "r.mp3"))).toBeNull();
     expect(readFileSync(join(dir, "r.mp3"))).toEqual(readFileSync(join(dir, "r.wav")));
     expect(calls[0]!.slice(0, 1)).toEqual(["ffmpeg"]);
     writeFileSync(join(dir, "bad.wav"), "x");
-    expect(await convert(kit, join(dir, "bad.wav"), join(dir, "bad.mp3"), has("ffmpeg"))).toBe("ffmpeg could not convert the recording: Invalid data found when processing input");
+    expect(await convert(kit, join(dir, "bad.wav"), join(dir, "bad.mp3"))).toBe("ffmpeg could not convert the recording: Invalid data found when processing input");
   });
 });

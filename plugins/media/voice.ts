@@ -1,7 +1,6 @@
 // Recording from the microphone for /voice with whatever is installed: sox's `rec`,
 // ALSA's `arecord`, or `ffmpeg`; 16 kHz mono WAV, stopped when the user presses Enter
 // (Ctrl-C cancels). ffmpeg also converts the recording when another format is asked for.
-import { existsSync, statSync } from "node:fs";
 import { createInterface } from "node:readline";
 import type { Kit } from "../../core/plugin.ts";
 
@@ -15,7 +14,7 @@ export interface Recorder {
 }
 
 /** The first recorder installed here, or null. */
-export function findRecorder(device: string | undefined, which: Which = (c) => Bun.which(c), platform: NodeJS.Platform = process.platform): Recorder | null {
+export function findRecorder(device: string | undefined, which: Which, platform: NodeJS.Platform = process.platform): Recorder | null {
   if (which("rec")) {
     return { name: "rec", argv: (file) => ["rec", "-q", "-c", "1", "-r", "16000", "-b", "16", file], ...(device ? { env: { AUDIODEV: device } } : {}) };
   }
@@ -46,31 +45,41 @@ export function waitForEnter(): { done: Promise<void>; cancel: () => void } {
   return { done, cancel: () => rl.close() };
 }
 
+/** What recording needs from the kit: starting the recorder, and reading what it wrote. */
+export type RecordKit = Pick<Kit, "start"> & { files: Pick<Kit["files"], "readBytes"> };
+
+/** The most a recording may hold: what OpenAI's transcription endpoint takes (25 MB). */
+export const MAX_RECORDING_BYTES = 25 * 1024 * 1024;
+
+/** A recorder that does not finish its file within this long of SIGINT is killed. */
+const RECORDER_GRACE_MS = 5_000;
+
 /**
  * Record into `file` until `stop` resolves. A recorder that ends first was interrupted
  * (Ctrl-C reaches it too: the recording is cancelled) or failed (its error is the problem).
  */
-export async function record(recorder: Recorder, file: string, stop: Promise<void>): Promise<Recording> {
-  let proc: ReturnType<typeof Bun.spawn>;
+export async function record(kit: RecordKit, recorder: Recorder, file: string, stop: Promise<void>): Promise<Recording> {
+  let child: ReturnType<Kit["start"]>;
+  let stderr = "";
   try {
-    proc = Bun.spawn(recorder.argv(file), { stdin: "ignore", stdout: "ignore", stderr: "pipe", env: { ...process.env, ...recorder.env } });
+    // In coder's process group: the terminal's Ctrl-C reaches the recorder and cancels it.
+    child = kit.start(recorder.argv(file), { env: { ...process.env, ...recorder.env }, foreground: true, onStderr: (text) => void (stderr = (stderr + text).slice(0, 2000)) });
   } catch (error) {
     return { ok: false, cancelled: false, problem: `could not start ${recorder.name}: ${error instanceof Error ? error.message : String(error)}` };
   }
-  const stderr = new Response(proc.stderr as ReadableStream).text();
-  const ended = await Promise.race([proc.exited.then(() => true), stop.then(() => false)]);
+  const ended = await Promise.race([child.exited.then(() => true), stop.then(() => false)]);
   if (ended) {
-    if (proc.signalCode === "SIGINT") return { ok: false, cancelled: true, problem: "Recording cancelled." };
-    const why = (await stderr).trim().split("\n")[0];
-    return { ok: false, cancelled: false, problem: `${recorder.name} stopped on its own (exit ${proc.exitCode})${why ? `: ${why}` : ""}` };
+    const exit = await child.exited;
+    await child.closed;
+    if (exit.signal === "SIGINT") return { ok: false, cancelled: true, problem: "Recording cancelled." };
+    const why = stderr.trim().split("\n")[0];
+    return { ok: false, cancelled: false, problem: `${recorder.name} stopped on its own (exit ${exit.code ?? exit.signal})${why ? `: ${why}` : ""}` };
   }
   // SIGINT lets each recorder finish the file's header; a stuck one is killed.
-  proc.kill("SIGINT");
-  const killer = setTimeout(() => proc.kill("SIGKILL"), 5_000);
-  await proc.exited;
-  clearTimeout(killer);
+  await child.stop({ signal: "SIGINT", graceMs: RECORDER_GRACE_MS });
   // A WAV header alone is 44 bytes: anything not longer holds no sound.
-  if (!existsSync(file) || statSync(file).size <= 44) {
+  const wrote = kit.files.readBytes?.(file, { maxBytes: MAX_RECORDING_BYTES });
+  if (!wrote || (wrote.ok ? wrote.bytes.length <= 44 : wrote.missing)) {
     return { ok: false, cancelled: false, problem: `${recorder.name} recorded nothing: check the microphone (--voice-input-device)` };
   }
   return { ok: true };
@@ -80,8 +89,8 @@ export async function record(recorder: Recorder, file: string, stop: Promise<voi
 const CONVERT_TIMEOUT_MS = 120_000;
 
 /** Convert a recording with ffmpeg through kit.spawn (for --voice-format mp3 or webm). */
-export async function convert(kit: Pick<Kit, "spawn">, input: string, output: string, which: Which = (c) => Bun.which(c)): Promise<string | null> {
-  if (!which("ffmpeg") || !kit.spawn) return `--voice-format ${output.split(".").at(-1)} needs ffmpeg to convert the recording: install it, or use --voice-format wav`;
+export async function convert(kit: Pick<Kit, "spawn" | "which">, input: string, output: string): Promise<string | null> {
+  if (!kit.which("ffmpeg") || !kit.spawn) return `--voice-format ${output.split(".").at(-1)} needs ffmpeg to convert the recording: install it, or use --voice-format wav`;
   const r = await kit.spawn(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", input, output], { timeoutMs: CONVERT_TIMEOUT_MS });
   if (r.timedOut) return `ffmpeg did not finish converting the recording within ${CONVERT_TIMEOUT_MS / 1000} s and was stopped`;
   return r.code === 0 ? null : `ffmpeg could not convert the recording: ${r.startError ?? (r.stderr.trim().split("\n")[0] || `exit ${r.code}`)}`;

@@ -19,6 +19,8 @@ export interface ClientOptions {
   answers?: string[];
   /** fs/write_text_file answers with this error (message and data), as an editor whose user refused the write. */
   refuseWrites?: { message: string; data: unknown };
+  /** Offer form elicitation, answering each `elicitation/create` with the next of these (decline when none is left). */
+  forms?: acp.CreateElicitationResponse[];
   /** Extra arguments after `acp` and the test model's flags. */
   args?: string[];
   /** Offer terminals: `terminal/create` runs the command (recorded in `terminals.calls`). */
@@ -131,6 +133,8 @@ export interface AcpTestClient {
   updates: acp.SessionNotification[];
   /** Every permission request, in arrival order. */
   permissions: acp.RequestPermissionRequest[];
+  /** Every elicitation/create request, in arrival order (with `forms`). */
+  elicitations: acp.CreateElicitationRequest[];
   /** How many session/updates had arrived when each permission request came. */
   askedAt: number[];
   reads: string[];
@@ -165,6 +169,8 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
   const reads: string[] = [];
   const writes: { path: string; content: string }[] = [];
   const answers = [...(options.answers ?? [])];
+  const elicitations: acp.CreateElicitationRequest[] = [];
+  const forms = [...(options.forms ?? [])];
   const terminals = new TestTerminals(() => updates.length);
   const app = acp
     .client({ name: "coder-tests" })
@@ -174,6 +180,10 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
       askedAt.push(updates.length);
       const pick = answers.shift() ?? "reject";
       return pick === "cancelled" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: pick } };
+    })
+    .onRequest(acp.methods.client.elicitation.create, ({ params }) => {
+      elicitations.push(params);
+      return forms.shift() ?? { action: "decline" };
     })
     .onRequest(acp.methods.client.fs.readTextFile, ({ params }) => {
       reads.push(params.path);
@@ -209,6 +219,7 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
     proc,
     updates,
     permissions,
+    elicitations,
     askedAt,
     reads,
     writes,
@@ -216,7 +227,7 @@ export function startAcp(cwd: string, server: FakeServer, options: ClientOptions
     initialize: () =>
       connection.agent.request(acp.methods.agent.initialize, {
         protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: { ...(options.fs ? { fs: { readTextFile: true, writeTextFile: true } } : {}), ...(options.terminal ? { terminal: true } : {}) },
+        clientCapabilities: { ...(options.fs ? { fs: { readTextFile: true, writeTextFile: true } } : {}), ...(options.terminal ? { terminal: true } : {}), ...(options.forms ? { elicitation: { form: {} } } : {}) },
       }),
     updatesOf,
     text: (sessionId, from = 0) =>

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { FormatError } from "../../core/errors.ts";
 import { DEFAULT_MAX_FILE_BYTES, FileStore } from "../../core/edit/files.ts";
-import { capReader } from "../../core/boot/kit.ts";
+import { capReader, kitFiles, kitProcesses } from "../../core/boot/kit.ts";
 import { matcher } from "../../core/edit/matcher.ts";
 import { fittedSize, mediaTokens, mediaTypeOfFile } from "../../core/chat/parts.ts";
 import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } from "../../core/plugin.ts";
@@ -32,13 +32,16 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     tool: (tool) => tool,
     tokens: { count: (text) => Math.ceil(text.length / 4) },
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
-    files: {
-      read: async (path) => store.read(path),
-      list: async () => [],
-      absolute: (path) => join(root, path),
-      readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES),
-    },
+    files: kitFiles(root, root, {
+      files: {
+        read: async (path) => store.read(path),
+        list: async () => [],
+        absolute: (path) => join(root, path),
+        readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES),
+      },
+    }),
     diff: { unified: (path, before, after) => `--- ${path}\n+++ ${path}\n-${before}\n+${after}\n` },
+    ...kitProcesses(root),
     run: async () => ({ code: 0, stdout: "", stderr: "" }),
     log: { debug() {}, info() {}, warn() {}, error() {} },
     cacheDir: (plugin) => stateFolder(root, `cache/${plugin}`),

@@ -91,6 +91,18 @@ export async function coder(args: string[], options: { cwd: string; env: Record<
   return { code, stdout, stderr };
 }
 
+/** A sandbox whose repository holds `files`, committed, and a `plugins` folder beside it holding `plugins`. */
+export function committedSandbox(files: Record<string, string>, plugins: Record<string, string> = {}): Sandbox & { plugin: (file: string) => string } {
+  const s = sandbox();
+  writeFiles(s.repo, files);
+  git(s.repo, ["add", "-A"], s.env);
+  git(s.repo, ["commit", "-q", "-m", "init"], s.env);
+  const dir = join(s.repo, "..", "plugins");
+  mkdirSync(dir, { recursive: true });
+  writeFiles(dir, plugins);
+  return { ...s, plugin: (file) => join(dir, file) };
+}
+
 export function git(repo: string, args: string[], env: Record<string, string>): string {
   const r = Bun.spawnSync(["git", ...args], { cwd: repo, env });
   if (r.exitCode !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr.toString()}`);
