@@ -66,7 +66,10 @@ async function changedPaths(ctx: TaskContext, dir: string): Promise<string[]> {
 
 /** The shell-run test command's result in `dir`, as a transcript event. */
 async function runTests(ctx: TaskContext, dir: string, argv: string[]): Promise<{ ok: boolean; output: string; event: Record<string, unknown> }> {
-  const r = await ctx.kit.spawn(argv, { cwd: dir, input: "", timeoutMs: TEST_TIMEOUT_MS, signal: ctx.signal });
+  // No Python bytecode cache: a fix written in the same second as the first try, at the same
+  // size, would otherwise be tested as the stale .pyc of the first try (Python checks mtime and size).
+  const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
+  const r = await ctx.kit.spawn(argv, { cwd: dir, env, input: "", timeoutMs: TEST_TIMEOUT_MS, signal: ctx.signal });
   const output = tail(`${r.stdout}${r.stderr ? `\n${r.stderr}` : ""}`.trim() + (r.timedOut ? `\n(the tests ran past ${TEST_TIMEOUT_MS / 1000} s and were stopped)` : "") + (r.startError ? `\n${r.startError}` : ""));
   const ok = r.code === 0;
   return { ok, output, event: { type: "eval-test", time: new Date().toISOString(), command: argv.join(" "), ok, code: r.code, output } };
