@@ -1426,10 +1426,9 @@ export interface Kit {
    * `data` (text as UTF-8, or bytes) atomically: an exclusive new temp file beside it, then a
    * rename, so a reader never sees half of it. A link or anything but a regular file at that name
    * is refused with an Error naming it, never written through. Returns the absolute path written.
-   * Optional (additive to API version 1).
-   * @example kit.writeOutput?.("report.html", html)
+   * @example kit.writeOutput("report.html", html)
    */
-  writeOutput?(path: string, data: string | Uint8Array): string;
+  writeOutput(path: string, data: string | Uint8Array): string;
   /**
    * A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never
    * through a link). Write files there with `state.write("cache/<plugin>/...", data)`.

@@ -32,7 +32,6 @@ export function savedChatCommands(kit: Kit): SlashCommand[] {
       if (!file) return s.warn("Usage: /save FILE");
       // Written whole or not at all, never through a link: the kit's writer for a file the person named.
       try {
-        if (!kit.writeOutput) return s.warn("This coder cannot write files you name.");
         kit.writeOutput(resolve(s.cwd, file), savedChat(s, kit.version));
       } catch (error) {
         return s.warn(`Cannot write ${file}: ${error instanceof Error ? error.message : String(error)}`);

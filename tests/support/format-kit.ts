@@ -13,7 +13,7 @@ import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } 
 import { resolveModelPath } from "../../core/edit/paths.ts";
 import { reports } from "../../core/edit/reports.ts";
 import { formatHelpers } from "../../core/edit/search-replace.ts";
-import { outputFolderAt, readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../../core/edit/state.ts";
+import { outputFolderAt, readState, replaceNamedFile, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../../core/edit/state.ts";
 
 /** A kit over `root` (a fresh temp dir by default). */
 export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))): Kit {
@@ -45,6 +45,7 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     run: async () => ({ code: 0, stdout: "", stderr: "" }),
     log: { debug() {}, info() {}, warn() {}, error() {} },
     outputFolder: (path) => outputFolderAt(resolve(root, path)),
+    writeOutput: (path, data) => replaceNamedFile(resolve(root, path), data),
     cacheDir: (plugin) => stateFolder(root, `cache/${plugin}`),
     cache: (namespace, options) => openCacheStore(root, namespace, { version: options?.version, warn: () => {} }),
     state: {
