@@ -153,6 +153,7 @@ describe("kit.tempFolder: writes confined to the folder", () => {
     chmodSync(join(source, "run.sh"), 0o755);
     mkdirSync(join(source, "src/.meta"), { recursive: true });
     writeFileSync(join(source, "src/.meta/kept.txt"), "deep skip names are kept");
+    chmodSync(join(source, "src"), 0o555);
     mkdirSync(join(source, ".meta"));
     writeFileSync(join(source, ".meta/example"), "the answer");
     symlinkSync("/etc/passwd", join(source, "link"));
@@ -162,6 +163,9 @@ describe("kit.tempFolder: writes confined to the folder", () => {
     expect(readdirSync(join(folder.path, "task")).sort()).toEqual(["run.sh", "src"]);
     expect(statSync(join(folder.path, "task/run.sh")).mode & 0o777).toBe(0o755);
     expect(readFileSync(join(folder.path, "task/src/.meta/kept.txt"), "utf8")).toBe("deep skip names are kept");
+    expect(statSync(join(folder.path, "task/src")).mode & 0o777).toBe(0o555);
+    chmodSync(join(source, "src"), 0o755);
+    chmodSync(join(folder.path, "task/src"), 0o755);
     const outside = temp();
     writeFileSync(join(outside, "victim"), "keep");
     symlinkSync(join(outside, "victim"), join(folder.path, "task/one.txt"));

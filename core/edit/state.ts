@@ -4,7 +4,7 @@
 // the one writer below, which never follows a link: a linked `.coder`, folder
 // or record would let the repository point coder's writes (model text, web
 // pages, clipboard images included) at any file the user can write.
-import { closeSync, constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { chmodSync, closeSync, constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ConfigError } from "../errors.ts";
@@ -373,7 +373,7 @@ function renameOver(tmp: string, file: string): void {
  * or a folder's regular files and folders (links and devices are left out), keeping their modes.
  */
 export function makeTempFolder(prefix: string): TempFolder {
-  return tempFolderAt(realpathSync(mkdtempSync(join(tmpdir(), `${tempFolderPrefix(prefix)}`))));
+  return tempFolderAt(realpathSync(mkdtempSync(join(tmpdir(), tempFolderPrefix(prefix)))));
 }
 
 function tempFolderPrefix(prefix: string): string {
@@ -412,9 +412,13 @@ function tempFolderAt(path: string): TempFolder {
     if (stat.isFile()) return copyFile(source, dest);
     if (!stat.isDirectory()) return;
     const have = lstatOrNull(dest);
-    if (have && !have.isDirectory()) removeQuietly(dest);
-    if (have?.isSymbolicLink() || !have?.isDirectory()) mkdirSync(dest, stat.mode & 0o777);
+    if (!have?.isDirectory()) {
+      if (have) removeQuietly(dest);
+      mkdirSync(dest, 0o700);
+    }
     for (const name of readdirSync(source)) if (!skip.includes(name)) copyTree(join(source, name), join(dest, name), []);
+    // The folder's own mode last, so a read-only one is still filled.
+    chmodSync(dest, stat.mode & 0o7777);
   };
   return {
     path,
