@@ -2,7 +2,6 @@
 // can hand them to the kernel without loading the runner (`--help` stays cheap). Every one is
 // command-line only: an eval is asked for, never configured by a repository.
 import type { PluginOption, Subcommand } from "../../core/plugin.ts";
-import { EVAL_HTML } from "./report-options.ts";
 
 const GROUP = "Eval (coder eval)";
 const cli = { cliOnly: true, noEnv: true, group: GROUP } as const;
@@ -17,6 +16,17 @@ export const EVAL_SHARD = { key: "shard", type: "string", arg: "I/N", ...cli, he
 export const EVAL_RESUME = { key: "resume", type: "string", arg: "DIR", ...cli, help: "continue the run in DIR: same tasks, models and formats; finished ones are not run again" } as const satisfies PluginOption;
 export const EVAL_MAX_COST = { key: "maxCost", type: "number", arg: "DOLLARS", ...cli, help: "start no new task once the run has cost this much" } as const satisfies PluginOption;
 export const EVAL_OUT = { key: "out", type: "string", arg: "DIR", ...cli, help: "the run directory (default: .coder/eval/<time>/)" } as const satisfies PluginOption;
+export const EVAL_HTML = {
+  key: "html",
+  type: "string",
+  arg: "FILE",
+  cliOnly: true,
+  noEnv: true,
+  group: GROUP,
+  help: "coder eval report: also write the report as one self-contained HTML page to FILE (charts, every task's transcript)",
+} as const satisfies PluginOption;
+
+export const EVAL_REPORT_USAGE = "coder eval report [--html FILE] [--json] DIR...";
 
 export const EVAL_OPTIONS: readonly PluginOption[] = [EVAL_COMMITS, EVAL_SAMPLE, EVAL_SEED, EVAL_NO_FILES, EVAL_EXERCISES, EVAL_JOBS, EVAL_SHARD, EVAL_RESUME, EVAL_MAX_COST, EVAL_OUT, EVAL_HTML];
 

@@ -3,7 +3,7 @@
 // --json), and with --html one self-contained page. It writes nothing else: not summary.json.
 import type { Kit, SubcommandContext } from "../../core/plugin.ts";
 import { htmlReport } from "./html.ts";
-import { EVAL_REPORT_USAGE } from "./report-options.ts";
+import { EVAL_REPORT_USAGE } from "./options.ts";
 import { textReport } from "./report-text.ts";
 import { mergeRuns, RunDirError } from "./summarize.ts";
 
