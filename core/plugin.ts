@@ -1335,13 +1335,13 @@ export interface Kit {
      * Bytes of a file (relative to the root, or absolute: read-only files may live anywhere) through
      * coder's one capped reader: a regular file only (a link to /dev/zero, a FIFO or a device is
      * refused before a byte is read), at most `maxBytes` (default `--max-file-size`). A refusal is
-     * a value whose `problem` names the file and what is wrong. Optional (additive to API version 1).
+     * a value whose `problem` names the file and what is wrong.
      *
      * @example
-     * const r = kit.files.readBytes?.("logo.png");
-     * if (r && !r.ok) session.warn(r.problem);
+     * const r = kit.files.readBytes("logo.png");
+     * if (!r.ok) session.warn(r.problem);
      */
-    readBytes?(path: string, options?: { maxBytes?: number }): { ok: true; bytes: Uint8Array } | { ok: false; missing: boolean; problem: string };
+    readBytes(path: string, options?: { maxBytes?: number }): { ok: true; bytes: Uint8Array } | { ok: false; missing: boolean; problem: string };
     /**
      * The repository's files (as `list()`: tracked, or every file without git, never what
      * `.gitignore` or `.coderignore` hides) whose path matches the glob `pattern`: `*` and `?`
@@ -1378,13 +1378,12 @@ export interface Kit {
    * Run argv (no shell) in its own process group: a timeout or an abort sends SIGTERM to the whole
    * group (the command and every process it started), then SIGKILL after `graceMs` (default 2 s).
    * `inheritStdin` keeps the command in coder's group so it can read the terminal. Never throws.
-   * Optional (additive to API version 1).
    *
    * @example
-   * const r = await kit.spawn?.(["npm", "test"], { timeoutMs: 600_000, signal });
-   * if (r?.timedOut) kit.log.warn("npm test timed out; it and its children were stopped");
+   * const r = await kit.spawn(["npm", "test"], { timeoutMs: 600_000, signal });
+   * if (r.timedOut) kit.log.warn("npm test timed out; it and its children were stopped");
    */
-  spawn?(argv: string[], options?: SpawnOptions): Promise<SpawnResult>;
+  spawn(argv: string[], options?: SpawnOptions): Promise<SpawnResult>;
   /**
    * Start argv (no shell) and keep talking to it: a server over stdin/stdout, a recorder you stop
    * when the user is done. It runs in its own process group (unless `foreground`), so `stop()`,
@@ -1400,21 +1399,36 @@ export interface Kit {
   /** The full path of an executable on PATH, or null (`kit.which("ffmpeg")`). */
   which(command: string): string | null;
   /**
-   * A new private folder under the system's temp folder (for a recording, a converted file):
-   * `remove()` deletes it and all in it. Remove it when done; coder does not track it.
+   * A new private folder under the system's temp folder (for a recording, a converted file, a
+   * scratch copy of a project), named `coder-<prefix>-XXXXXX`; write into it through the folder
+   * (see `TempFolder`). `remove()` deletes it and all in it. Remove it when done; coder does not track it.
    * @example const tmp = kit.tempFolder("voice"); try { ... } finally { tmp.remove(); }
    */
-  tempFolder(prefix: string): { path: string; remove(): void };
+  tempFolder(prefix: string): TempFolder;
+  /**
+   * A folder `kit.tempFolder(prefix)` made earlier (an earlier coder's, left behind by a kill), to
+   * clean up: only a real folder directly in the system's temp folder whose name has that prefix;
+   * null for any other path.
+   * @example kit.reopenTempFolder("eval", leftover)?.remove()
+   */
+  reopenTempFolder(prefix: string, path: string): TempFolder | null;
+  /**
+   * A folder the user named for output (relative to `cwd`, or absolute), e.g. a run directory:
+   * made when first written, and written only inside, never through a link (see `OutputFolder`).
+   * @example const out = kit.outputFolder("results"); out.write("run.json", json); out.append("log.jsonl", line);
+   */
+  outputFolder(path: string): OutputFolder;
+  /** The command line that runs this coder again (the compiled binary, or bun with main.ts from the sources), for a child coder. */
+  self(): string[];
   log: Logger;
   /**
    * Replace a file the user named (a report, an export; relative to `cwd`, or absolute) with
    * `data` (text as UTF-8, or bytes) atomically: an exclusive new temp file beside it, then a
    * rename, so a reader never sees half of it. A link or anything but a regular file at that name
    * is refused with an Error naming it, never written through. Returns the absolute path written.
-   * Optional (additive to API version 1).
-   * @example kit.writeOutput?.("report.html", html)
+   * @example kit.writeOutput("report.html", html)
    */
-  writeOutput?(path: string, data: string | Uint8Array): string;
+  writeOutput(path: string, data: string | Uint8Array): string;
   /**
    * A folder this plugin may keep caches in (`.coder/cache/<plugin>`), created on demand (never
    * through a link). Write files there with `state.write("cache/<plugin>/...", data)`.
@@ -1503,6 +1517,45 @@ export interface CacheStore {
   /** Several writes as one transaction: all land, or none (false). */
   batch(write: (writes: CacheWrites) => void): boolean;
   close(): void;
+}
+
+/**
+ * A private temp folder (`kit.tempFolder`). Every path is relative to `path` and stays inside it
+ * (an absolute path or `..` is refused); folders on the way are made, and a link among them is
+ * refused with an Error naming it. A file is replaced whole (a new file, then a rename), so a
+ * link planted at its name is replaced, never written through.
+ */
+export interface TempFolder {
+  /** Its absolute real path. */
+  readonly path: string;
+  /** Replace `rel` with `data` (text as UTF-8, or bytes). Returns the absolute path. */
+  write(rel: string, data: string | Uint8Array): string;
+  /**
+   * Copy the file or folder at `source` (anywhere: it is only read) to `rel`, modes kept: a
+   * folder's regular files and folders, less the top-level entries named in `skip`; links and
+   * devices in it are left out. Returns the absolute path.
+   */
+  copyIn(source: string, rel: string, options?: { skip?: readonly string[] }): string;
+  /** Remove `rel` (a file, a link itself, or a folder and all in it) when it is there; with no `rel`, the whole folder. */
+  remove(rel?: string): void;
+}
+
+/**
+ * A folder the user named for output (`kit.outputFolder`). Paths are relative to it and stay
+ * inside it; a link, or anything but a plain file, at a name written is refused with an Error
+ * naming it (under `.coder/`, every folder on the way is checked as for coder's own records).
+ */
+export interface OutputFolder {
+  /** Its absolute path. */
+  readonly path: string;
+  /** Replace `rel` with `data` whole (a new file, then a rename: a reader never sees half). Returns the absolute path. */
+  write(rel: string, data: string | Uint8Array): string;
+  /**
+   * Add `text` to the end of `rel` (made when missing) with one write, so a kill leaves whole
+   * lines or a torn last one, never a line in the middle of another. A file with other hard
+   * links is refused too. Returns the absolute path.
+   */
+  append(rel: string, text: string): string;
 }
 
 /** How `kit.spawn` runs a command. */

@@ -31,13 +31,6 @@ const ALLOWED: Allowed[] = [
   { file: "plugins/repomap/scan.ts", text: "Bun.file", why: "the in-thread fallback of the same scan: it reads only files of the kit's listing" },
   { file: "plugins/repomap/scan.ts", text: 'from "node:fs"', why: "openSync with O_RDONLY | O_NOFOLLOW: reads the listed files without following a link (no write)" },
   { file: "plugins/repomap/scan.ts", text: "Bun.main", why: "finds the Worker's entry inside the compiled binary (a path, no I/O)" },
-  // `coder eval` (merged after the kit gained start and tempFolder): its scratch workspaces
-  // and its `--out DIR` run directory live outside the repository, where the kit has no writer yet.
-  { file: "plugins/eval/child.ts", text: "Bun.main", why: "finds this coder's own binary (or main.ts from source) to run each task with (a path, no I/O)" },
-  { file: "plugins/eval/rundir.ts", text: 'from "node:fs"', why: "a run directory at --out DIR (the user's folder); under .coder/eval it goes through kit.state" },
-  { file: "plugins/eval/tasks.ts", text: "Bun.write", why: "copies an exercise's test files into the task's own temp workspace" },
-  { file: "plugins/eval/tasks.ts", text: 'from "node:fs"', why: "removes the task's own temp workspace files" },
-  { file: "plugins/eval/workspace.ts", text: 'from "node:fs"', why: "makes, fills and removes the task's temp workspace under the system's temp folder" },
 ];
 
 /** Non-test TypeScript sources under `dir` (tests and their testdata may use anything). */

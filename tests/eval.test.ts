@@ -1,9 +1,9 @@
 // `coder eval` end to end: dist/coder runs itself per task against the fake model server, on a
 // fixture repository's history and on three small exercises; the run directory is read back.
 import { beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { RunSpec, TaskRecord } from "../plugins/eval/record.ts";
+import { RECORD_VERSION, type RunSpec, type TaskRecord } from "../plugins/eval/record.ts";
 import { type Change, changesOf, formatOf, perfectModel, replyFor } from "./support/eval-models.ts";
 import { type FakeServer, type FakeStep, startFakeServer } from "./support/fake-server.ts";
 import { inTerminal, SCRIPT } from "./support/pty.ts";
@@ -278,6 +278,24 @@ describe("coder eval operations", () => {
       expect(r.stderr).not.toContain("    at ");
     }
     expect(existsSync(join(s.repo, ".coder", "eval"))).toBe(false);
+  });
+
+  test("--resume of a run directory whose tasks.jsonl is a link is refused (exit 2), the link's target neither cut nor appended to", async () => {
+    const s = fixture();
+    const run = join(tempDir(), "run");
+    mkdirSync(run);
+    const spec = { v: RECORD_VERSION, coder: "0", source: "history", commits: null, exercises: null, sample: 0, seed: 1, models: ["openai/x"], formats: ["diff"], noFiles: false, testCmd: null, shard: null, tasks: [], started: new Date().toISOString() };
+    writeFiles(run, { "run.json": JSON.stringify(spec) });
+    // A file with no final newline: read through the link, its "torn last line" would be cut off.
+    const victim = join(tempDir(), "victim.txt");
+    writeFileSync(victim, "the user's notes, no newline");
+    symlinkSync(victim, join(run, "tasks.jsonl"));
+    const r = await coder(["eval", "--resume", run], { cwd: s.repo, env: s.env });
+    expect([r.code, r.stderr]).toEqual([2, expect.stringContaining(`${join(run, "tasks.jsonl")} is a symlink`)]);
+    expect(r.stderr).not.toContain("    at ");
+    expect(readFileSync(victim, "utf8")).toBe("the user's notes, no newline");
+    expect(lstatSync(join(run, "tasks.jsonl")).isSymbolicLink()).toBe(true);
+    expect(existsSync(join(run, "summary.json"))).toBe(false);
   });
 
   test("coder eval --help: its usage, what it does, and its own options", async () => {

@@ -1,9 +1,8 @@
 // The kit: the capabilities handed to every plugin (built-in or user). main.ts
 // injects the real implementations (matcher, reports, tokens, file store,
 // registry); plugins reach coder only through this object.
-import { mkdtempSync, realpathSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve, sep } from "node:path";
 import { createTwoFilesPatch } from "diff";
 import { FormatError, UsageError } from "../errors.ts";
 import { fittedSize, mediaTokens, mediaTypeOfFile } from "../chat/parts.ts";
@@ -14,7 +13,7 @@ import type { App } from "../kernel.ts";
 import { readCapped } from "../edit/read.ts";
 import { DEFAULT_MAX_FILE_BYTES } from "../edit/files.ts";
 import { shellArgv, spawnGroup, startGroup } from "../proc/spawn.ts";
-import { readState, replaceNamedFile, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
+import { makeTempFolder, outputFolderAt, readState, reopenTempFolder, replaceNamedFile, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../edit/state.ts";
 import { globMatches } from "../edit/glob.ts";
 import type { RepoIgnore } from "../edit/ignore-rules.ts";
 import { formatHelpers } from "../edit/search-replace.ts";
@@ -84,7 +83,8 @@ export function createKit(deps: KitDeps): Kit {
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
     ...kitProcesses(root),
     log: deps.log,
-    writeOutput: (path, data) => replaceNamedFile(resolve(deps.cwd ?? root, path), data),
+    writeOutput: (path, data) => replaceNamedFile(resolve(cwd, path), data),
+    outputFolder: (path) => outputFolderAt(resolve(cwd, path)),
     cacheDir: (plugin) => stateFolder(root, `cache/${cacheNamespace(plugin)}`),
     cache: (namespace, options) => openCacheStore(root, namespace, { version: options?.version, warn: (m) => deps.log.warn(m) }),
     state: {
@@ -115,17 +115,23 @@ export function createKit(deps: KitDeps): Kit {
 }
 
 /** The kit's processes and scratch space: commands run in `root` unless told otherwise. */
-export function kitProcesses(root: string): Pick<Kit, "run" | "spawn" | "start" | "which" | "tempFolder"> {
+export function kitProcesses(root: string): Pick<Kit, "run" | "spawn" | "start" | "which" | "tempFolder" | "reopenTempFolder" | "self"> {
   return {
     run: (command, options) => runCommand(command, { ...options, cwd: options?.cwd ?? root }),
     spawn: (argv, options) => spawnGroup(argv, { ...options, cwd: options?.cwd ?? root }),
     start: (argv, options) => startGroup(argv, { ...options, cwd: options?.cwd ?? root }),
     which: (command) => Bun.which(command),
-    tempFolder: (prefix) => {
-      const path = mkdtempSync(join(tmpdir(), `coder-${prefix.replace(/[^A-Za-z0-9._-]/g, "_")}-`));
-      return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
-    },
+    tempFolder: makeTempFolder,
+    reopenTempFolder,
+    self: selfCommand,
   };
+}
+
+/** The command that runs this coder: the compiled binary, or `bun main.ts` from the sources. */
+export function selfCommand(): string[] {
+  const main = Bun.main;
+  const compiled = main.startsWith("/$bunfs/") || main.includes("~BUN");
+  return compiled ? [process.execPath] : [process.execPath, main];
 }
 
 /** `kit.files`: the front end's reads and listing, with the one glob syntax and the one set of ignore rules. */
@@ -189,7 +195,7 @@ export function stopNote(how: { timedOut: boolean; aborted: boolean }, timeoutMs
 }
 
 /** `kit.files.readBytes`: any file (relative to `root`, or absolute) through the one capped reader. */
-export function capReader(root: string, maxBytes: number): NonNullable<Kit["files"]["readBytes"]> {
+export function capReader(root: string, maxBytes: number): Kit["files"]["readBytes"] {
   return (path, options) => {
     const r = readCapped(resolve(root, path), { maxBytes: options?.maxBytes ?? maxBytes, name: path, capName: options?.maxBytes === undefined ? "--max-file-size" : undefined });
     return r.ok ? { ok: true, bytes: r.bytes } : { ok: false, missing: r.reason === "missing", problem: r.message };

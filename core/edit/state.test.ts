@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, test } from "bun:test";
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { appendState, readState, removeState, stateFolder, statePath, StateFileError, writeState } from "./state.ts";
+import { basename, dirname, join } from "node:path";
+import { appendState, makeTempFolder, outputFolderAt, readState, removeState, reopenTempFolder, stateFolder, statePath, StateFileError, writeState } from "./state.ts";
 
 const made: string[] = [];
 afterAll(() => {
@@ -113,5 +113,129 @@ describe("the one writer under .coder/", () => {
     expect(readState(root, "cache/p/linked.json", 100)).toBeNull();
     symlinkSync("/dev/zero", join(root, ".coder/cache/p/zero.json"));
     expect(readState(root, "cache/p/zero.json", 100)).toBeNull();
+  });
+});
+
+describe("kit.tempFolder: writes confined to the folder", () => {
+  test("write makes folders and replaces whole; .., absolute paths and a linked folder on the way are refused, nothing written outside", () => {
+    const outside = temp();
+    const folder = makeTempFolder("t/e st");
+    made.push(folder.path);
+    expect(basename(folder.path)).toMatch(/^coder-t_e_st-[A-Za-z0-9]{6}$/);
+    expect(folder.path).toBe(realpathSync(folder.path));
+    expect(folder.write("a/b/c.txt", "one")).toBe(join(folder.path, "a", "b", "c.txt"));
+    folder.write("a/b/c.txt", new Uint8Array([0x74, 0x77, 0x6f]));
+    expect(readFileSync(join(folder.path, "a/b/c.txt"), "utf8")).toBe("two");
+    expect(readdirSync(join(folder.path, "a/b"))).toEqual(["c.txt"]);
+    expect(() => folder.write("../escape.txt", "x")).toThrow(StateFileError);
+    expect(() => folder.write(join(outside, "abs.txt"), "x")).toThrow("is not a path inside");
+    symlinkSync(outside, join(folder.path, "out"));
+    expect(() => folder.write("out/x.txt", "x")).toThrow("out is a symlink");
+    expect(() => folder.copyIn(join(folder.path, "a/b/c.txt"), "out/y.txt")).toThrow("out is a symlink");
+    expect(readdirSync(outside)).toEqual([]);
+  });
+
+  test("a link planted at a name written is replaced, its target untouched", () => {
+    const outside = temp();
+    writeFileSync(join(outside, "victim"), "keep");
+    const folder = makeTempFolder("t");
+    made.push(folder.path);
+    symlinkSync(join(outside, "victim"), join(folder.path, "test.py"));
+    folder.write("test.py", "new");
+    expect(lstatSync(join(folder.path, "test.py")).isFile()).toBe(true);
+    expect(readFileSync(join(folder.path, "test.py"), "utf8")).toBe("new");
+    expect(readFileSync(join(outside, "victim"), "utf8")).toBe("keep");
+  });
+
+  test("copyIn copies a folder (modes kept, top-level skips left out, links not copied) or one file over a link", () => {
+    const source = temp();
+    writeFileSync(join(source, "run.sh"), "#!/bin/sh\n");
+    chmodSync(join(source, "run.sh"), 0o755);
+    mkdirSync(join(source, "src/.meta"), { recursive: true });
+    writeFileSync(join(source, "src/.meta/kept.txt"), "deep skip names are kept");
+    chmodSync(join(source, "src"), 0o555);
+    mkdirSync(join(source, ".meta"));
+    writeFileSync(join(source, ".meta/example"), "the answer");
+    symlinkSync("/etc/passwd", join(source, "link"));
+    const folder = makeTempFolder("t");
+    made.push(folder.path);
+    expect(folder.copyIn(source, "task", { skip: [".meta"] })).toBe(join(folder.path, "task"));
+    expect(readdirSync(join(folder.path, "task")).sort()).toEqual(["run.sh", "src"]);
+    expect(statSync(join(folder.path, "task/run.sh")).mode & 0o777).toBe(0o755);
+    expect(readFileSync(join(folder.path, "task/src/.meta/kept.txt"), "utf8")).toBe("deep skip names are kept");
+    expect(statSync(join(folder.path, "task/src")).mode & 0o777).toBe(0o555);
+    chmodSync(join(source, "src"), 0o755);
+    chmodSync(join(folder.path, "task/src"), 0o755);
+    const outside = temp();
+    writeFileSync(join(outside, "victim"), "keep");
+    symlinkSync(join(outside, "victim"), join(folder.path, "task/one.txt"));
+    folder.copyIn(join(source, ".meta/example"), "task/one.txt");
+    expect(readFileSync(join(folder.path, "task/one.txt"), "utf8")).toBe("the answer");
+    expect(readFileSync(join(outside, "victim"), "utf8")).toBe("keep");
+  });
+
+  test("remove(rel) removes a file, a folder, or a link itself; remove() the whole folder", () => {
+    const outside = temp();
+    writeFileSync(join(outside, "victim"), "keep");
+    const folder = makeTempFolder("t");
+    made.push(folder.path);
+    folder.write("d/f.txt", "x");
+    folder.write("g.txt", "y");
+    symlinkSync(outside, join(folder.path, "l"));
+    folder.remove("l");
+    folder.remove("d");
+    folder.remove("missing/too");
+    expect(() => folder.remove("../x")).toThrow(StateFileError);
+    expect(readdirSync(folder.path)).toEqual(["g.txt"]);
+    expect(readFileSync(join(outside, "victim"), "utf8")).toBe("keep");
+    folder.remove();
+    expect(existsSync(folder.path)).toBe(false);
+  });
+
+  test("reopenTempFolder: only a real folder of that prefix directly in the temp folder", () => {
+    const folder = makeTempFolder("reo");
+    made.push(folder.path);
+    expect(reopenTempFolder("reo", folder.path)?.path).toBe(folder.path);
+    expect(reopenTempFolder("other", folder.path)).toBeNull();
+    const elsewhere = join(temp(), basename(folder.path));
+    mkdirSync(elsewhere);
+    expect(reopenTempFolder("reo", elsewhere)).toBeNull();
+    const link = join(dirname(folder.path), `coder-reo-link${process.pid}`);
+    symlinkSync(folder.path, link);
+    made.push(link);
+    expect(reopenTempFolder("reo", link)).toBeNull();
+    reopenTempFolder("reo", folder.path)!.remove();
+    expect(existsSync(folder.path)).toBe(false);
+  });
+});
+
+describe("kit.outputFolder: a folder the user named", () => {
+  test("made on the first write; write replaces whole, append adds with one write; a link or hard link at a name is refused", () => {
+    const base = temp();
+    const out = outputFolderAt(join(base, "runs/one"));
+    expect(out.path).toBe(join(base, "runs/one"));
+    out.write("run.json", "{}\n");
+    out.append("tasks.jsonl", "a\n");
+    out.append("tasks.jsonl", "b\n");
+    out.write("run.json", "{ }\n");
+    expect(readFileSync(join(out.path, "tasks.jsonl"), "utf8")).toBe("a\nb\n");
+    expect(readdirSync(out.path).sort()).toEqual(["run.json", "tasks.jsonl"]);
+    writeFileSync(join(base, "victim"), "keep");
+    symlinkSync(join(base, "victim"), join(out.path, "summary.json"));
+    expect(() => out.write("summary.json", "x")).toThrow("summary.json is a symlink");
+    expect(() => out.append("summary.json", "x")).toThrow("summary.json is a symlink");
+    linkSync(join(base, "victim"), join(out.path, "hard.jsonl"));
+    expect(() => out.append("hard.jsonl", "x")).toThrow("has other hard links");
+    expect(() => out.write("../x", "x")).toThrow(StateFileError);
+    expect(readFileSync(join(base, "victim"), "utf8")).toBe("keep");
+  });
+
+  test("under .coder/ every folder on the way is checked: a linked eval folder is refused", () => {
+    const root = temp();
+    const outside = temp();
+    mkdirSync(join(root, ".coder"));
+    symlinkSync(outside, join(root, ".coder", "eval"));
+    expect(() => outputFolderAt(join(root, ".coder/eval/run1")).write("run.json", "{}")).toThrow(".coder/eval is a symlink");
+    expect(readdirSync(outside)).toEqual([]);
   });
 });

@@ -4,10 +4,11 @@
 // the one writer below, which never follows a link: a linked `.coder`, folder
 // or record would let the repository point coder's writes (model text, web
 // pages, clipboard images included) at any file the user can write.
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, unlinkSync, writeSync } from "node:fs";
-import { hostname } from "node:os";
+import { chmodSync, closeSync, constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
+import { hostname, tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { ConfigError } from "../errors.ts";
+import type { OutputFolder, TempFolder } from "../plugin.ts";
 import { readCapped } from "./read.ts";
 
 export const STATE_DIR = ".coder";
@@ -319,4 +320,161 @@ export function readState(root: string, rel: string, maxBytes: number): Uint8Arr
   if (lstatOrNull(file)?.isSymbolicLink() !== false) return null;
   const read = readCapped(file, { maxBytes });
   return read.ok ? read.bytes : null;
+}
+
+// ─── Folders outside the repository ──────────────────────────────────────────
+// A plugin's private temp folder (`kit.tempFolder`) and a folder the user named for output
+// (`kit.outputFolder`, e.g. `coder eval --out DIR`). A write goes only inside the folder: the
+// path is relative, with no `..`; every folder on the way is a real folder (made when missing,
+// a link refused); a file is replaced whole through a temp file and a rename.
+
+/** The names of `rel`, a path inside `folder`; an absolute path, `..` or nothing is refused. */
+function namesInside(folder: string, rel: string): string[] {
+  const names = rel.split(/[\\/]+/).filter((p) => p !== "" && p !== ".");
+  if (!names.length || isAbsolute(rel) || names.includes("..")) throw new StateFileError(`${rel} is not a path inside ${folder}`);
+  return names;
+}
+
+/** `base/<names>` as a folder: each one made when missing (with `make`), a link or a file on the way refused. Null when one is missing and not made. */
+function folderInside(base: string, names: readonly string[], make: boolean): string | null {
+  let dir = base;
+  for (const name of names) {
+    dir = join(dir, name);
+    let stat = lstatOrNull(dir);
+    if (!stat && !make) return null;
+    if (!stat) {
+      try {
+        mkdirSync(dir, 0o755);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      }
+      stat = lstatOrNull(dir);
+    }
+    if (stat?.isSymbolicLink()) throw new StateFileError(`${dir} is a symlink; coder never writes through a link (delete it)`);
+    if (!stat?.isDirectory()) throw new StateFileError(`${dir} is not a folder; coder writes inside it (delete it)`);
+  }
+  return dir;
+}
+
+/** Rename `tmp` over `file`, removing `tmp` when that fails. */
+function renameOver(tmp: string, file: string): void {
+  try {
+    renameSync(tmp, file);
+  } catch (error) {
+    removeQuietly(tmp);
+    throw error;
+  }
+}
+
+/**
+ * `kit.tempFolder(prefix)`: a new private folder `coder-<prefix>-XXXXXX` in the system's temp
+ * folder (its real path), with writes confined to it. `write` and `copyIn` replace the name they
+ * are given (a link planted there is replaced, never written through); `copyIn` copies a file,
+ * or a folder's regular files and folders (links and devices are left out), keeping their modes.
+ */
+export function makeTempFolder(prefix: string): TempFolder {
+  return tempFolderAt(realpathSync(mkdtempSync(join(tmpdir(), tempFolderPrefix(prefix)))));
+}
+
+function tempFolderPrefix(prefix: string): string {
+  return `coder-${prefix.replace(/[^A-Za-z0-9._-]/g, "_")}-`;
+}
+
+/**
+ * An existing folder that `makeTempFolder(prefix)` made (an earlier coder's, left by a kill), to
+ * write in or remove: only a real folder directly in the system's temp folder with that prefix
+ * in its name; null for anything else.
+ */
+export function reopenTempFolder(prefix: string, path: string): TempFolder | null {
+  const abs = resolve(path);
+  if (!basename(abs).startsWith(tempFolderPrefix(prefix))) return null;
+  try {
+    if (realpathSync(dirname(abs)) !== realpathSync(tmpdir())) return null;
+  } catch {
+    return null;
+  }
+  const stat = lstatOrNull(abs);
+  return stat?.isDirectory() && !stat.isSymbolicLink() ? tempFolderAt(join(realpathSync(dirname(abs)), basename(abs))) : null;
+}
+
+function tempFolderAt(path: string): TempFolder {
+  const target = (rel: string) => {
+    const names = namesInside(path, rel);
+    return join(folderInside(path, names.slice(0, -1), true)!, names.at(-1)!);
+  };
+  const copyFile = (source: string, file: string) => {
+    const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+    copyFileSync(source, tmp, constants.COPYFILE_EXCL);
+    renameOver(tmp, file);
+  };
+  const copyTree = (source: string, dest: string, skip: readonly string[]) => {
+    const stat = lstatSync(source);
+    if (stat.isFile()) return copyFile(source, dest);
+    if (!stat.isDirectory()) return;
+    const have = lstatOrNull(dest);
+    if (!have?.isDirectory()) {
+      if (have) removeQuietly(dest);
+      mkdirSync(dest, 0o700);
+    }
+    for (const name of readdirSync(source)) if (!skip.includes(name)) copyTree(join(source, name), join(dest, name), []);
+    // The folder's own mode last, so a read-only one is still filled.
+    chmodSync(dest, stat.mode & 0o7777);
+  };
+  return {
+    path,
+    write: (rel, data) => {
+      const file = target(rel);
+      renameOver(writeTempBeside(file, data), file);
+      return file;
+    },
+    copyIn: (source, rel, options) => {
+      const file = target(rel);
+      copyTree(source, file, options?.skip ?? []);
+      return file;
+    },
+    remove: (rel) => {
+      if (rel === undefined) return rmSync(path, { recursive: true, force: true });
+      const names = namesInside(path, rel);
+      const dir = folderInside(path, names.slice(0, -1), false);
+      if (dir === null) return;
+      const file = join(dir, names.at(-1)!);
+      const stat = lstatOrNull(file);
+      if (stat?.isDirectory()) rmSync(file, { recursive: true, force: true });
+      else if (stat) removeQuietly(file);
+    },
+  };
+}
+
+/**
+ * `kit.outputFolder(path)`: a folder the user named (made when missing, as they named it), with
+ * files written inside it only: `write` replaces a file whole (temp file and rename), `append`
+ * adds text with one write to the end of a file. A link, or anything but a plain file, at the
+ * name is refused with an Error naming it, as is a file with other hard links for `append`.
+ * Inside `.coder/` every folder on the way is checked as for coder's own records.
+ */
+export function outputFolderAt(path: string): OutputFolder {
+  const abs = resolve(path);
+  const target = (rel: string) => {
+    const names = namesInside(abs, rel);
+    checkedRecordPath(abs, "folder");
+    const file = join(folderInside(abs, names.slice(0, -1), true)!, names.at(-1)!);
+    const stat = lstatOrNull(file);
+    if (stat?.isSymbolicLink()) throw new StateFileError(`${file} is a symlink; coder does not write through a link (delete the link, or choose another folder)`);
+    if (stat && !stat.isFile()) throw new StateFileError(`${file} is not a regular file; coder writes only plain files there (delete it, or choose another folder)`);
+    return { file, stat };
+  };
+  return {
+    path: abs,
+    write: (rel, data) => {
+      const { file } = target(rel);
+      renameOver(writeTempBeside(file, data), file);
+      return file;
+    },
+    append: (rel, text) => {
+      const { file, stat } = target(rel);
+      if (stat && stat.nlink > 1) throw new StateFileError(`${file} has other hard links; coder does not append to a file shared with another name (delete it, or choose another folder)`);
+      writeAll(openSync(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | constants.O_NOFOLLOW, 0o644), text);
+      return file;
+    },
+  };
 }

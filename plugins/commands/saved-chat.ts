@@ -32,7 +32,6 @@ export function savedChatCommands(kit: Kit): SlashCommand[] {
       if (!file) return s.warn("Usage: /save FILE");
       // Written whole or not at all, never through a link: the kit's writer for a file the person named.
       try {
-        if (!kit.writeOutput) return s.warn("This coder cannot write files you name.");
         kit.writeOutput(resolve(s.cwd, file), savedChat(s, kit.version));
       } catch (error) {
         return s.warn(`Cannot write ${file}: ${error instanceof Error ? error.message : String(error)}`);
@@ -49,8 +48,8 @@ export function savedChatCommands(kit: Kit): SlashCommand[] {
       const file = arg.trim();
       if (!file) return s.warn("Usage: /load FILE");
       // Through coder's capped reader: a FIFO or a link to /dev/zero is refused, not read forever.
-      const read = kit.files.readBytes?.(resolve(s.cwd, file), { maxBytes: SAVED_CHAT_BYTES });
-      if (!read?.ok) return s.warn(`Cannot read ${file}: ${read?.missing ? "no such file" : (read?.problem ?? "no reader")}`);
+      const read = kit.files.readBytes(resolve(s.cwd, file), { maxBytes: SAVED_CHAT_BYTES });
+      if (!read.ok) return s.warn(`Cannot read ${file}: ${read.missing ? "no such file" : read.problem}`);
       const text = new TextDecoder().decode(read.bytes);
       for (const [i, raw] of text.split(/\r?\n/).entries()) {
         const line = raw.trim();

@@ -3,13 +3,6 @@
 // public surface: what a task measures is exactly what a user's one-shot request would do.
 import type { Kit } from "../../core/plugin.ts";
 
-/** The command that runs this coder: the compiled binary, or `bun main.ts` from the sources. */
-export function selfCommand(): string[] {
-  const main = Bun.main;
-  const compiled = main.startsWith("/$bunfs/") || main.includes("~BUN");
-  return compiled ? [process.execPath] : [process.execPath, main];
-}
-
 export interface ChildRequest {
   cwd: string;
   message: string;
@@ -35,7 +28,7 @@ export interface ChildRun {
 export async function runCoder(kit: Kit, request: ChildRequest): Promise<ChildRun> {
   const message = request.message.startsWith("/") ? `Request: ${request.message}` : request.message;
   const argv = [
-    ...selfCommand(),
+    ...kit.self(),
     "--json",
     "--yes-always",
     "--no-auto-commits",
@@ -46,9 +39,7 @@ export async function runCoder(kit: Kit, request: ChildRequest): Promise<ChildRu
     "--",
     ...request.files,
   ];
-  const spawn = kit.spawn;
-  if (!spawn) throw new Error("this coder's kit has no spawn");
-  const result = await spawn(argv, { cwd: request.cwd, env: request.env, input: "", signal: request.signal, timeoutMs: request.timeoutMs });
+  const result = await kit.spawn(argv, { cwd: request.cwd, env: request.env, input: "", signal: request.signal, timeoutMs: request.timeoutMs });
   const events: Record<string, unknown>[] = [];
   for (const line of result.stdout.split("\n")) {
     if (!line.trim()) continue;

@@ -28,7 +28,6 @@ export function runReport(dirs: readonly string[], cli: SubcommandContext, kit: 
   let written: string | null = null;
   if (typeof html === "string") {
     try {
-      if (!kit.writeOutput) throw new Error("this coder cannot write report files");
       written = kit.writeOutput(html, htmlReport(summary, records, dirs));
     } catch (error) {
       cli.warn(`coder eval report: the HTML report was not written to ${html}: ${(error as Error).message}`);

@@ -121,7 +121,6 @@ function childSetup(cli: SubcommandContext): { flags: string[]; env: Record<stri
 
 export async function runEval(kit: Kit, args: readonly string[], cli: SubcommandContext): Promise<number> {
   if (args.length) cli.usage(`coder eval takes no arguments (got "${args[0]}"); see coder eval --help`);
-  if (!kit.spawn) throw new Error("coder eval needs kit.spawn");
   const get = kit.options.get;
   const jobs = Math.max(1, Math.floor(get(EVAL_JOBS) ?? 1));
   const maxCost = get(EVAL_MAX_COST);
@@ -211,7 +210,6 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
 
   const summary = summarize(records, [run.dir], spec.source, { models: spec.models, formats: spec.formats });
   run.writeSummary(summary);
-  run.close();
   const ran = records.length - done.length;
   const left = queue.length - ran;
   if (interrupted) {

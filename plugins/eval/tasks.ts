@@ -1,7 +1,7 @@
 // One task × model × format, from a fresh workspace to its TaskRecord: run coder, then score
 // (history: against the real child commit; exercises: the tests, twice at most). Returns null
 // when the run was interrupted: an unfinished task is not recorded, so `--resume` runs it again.
-import { readFileSync, rmSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Kit } from "../../core/plugin.ts";
 import { type ChildRun, emptyTally, runCoder, type Tally, tallyRun } from "./child.ts";
@@ -66,7 +66,10 @@ async function changedPaths(ctx: TaskContext, dir: string): Promise<string[]> {
 
 /** The shell-run test command's result in `dir`, as a transcript event. */
 async function runTests(ctx: TaskContext, dir: string, argv: string[]): Promise<{ ok: boolean; output: string; event: Record<string, unknown> }> {
-  const r = await ctx.kit.spawn!(argv, { cwd: dir, input: "", timeoutMs: TEST_TIMEOUT_MS, signal: ctx.signal });
+  // No Python bytecode cache: a fix written in the same second as the first try, at the same
+  // size, would otherwise be tested as the stale .pyc of the first try (Python checks mtime and size).
+  const env = { ...process.env, PYTHONDONTWRITEBYTECODE: "1" };
+  const r = await ctx.kit.spawn(argv, { cwd: dir, env, input: "", timeoutMs: TEST_TIMEOUT_MS, signal: ctx.signal });
   const output = tail(`${r.stdout}${r.stderr ? `\n${r.stderr}` : ""}`.trim() + (r.timedOut ? `\n(the tests ran past ${TEST_TIMEOUT_MS / 1000} s and were stopped)` : "") + (r.startError ? `\n${r.startError}` : ""));
   const ok = r.code === 0;
   return { ok, output, event: { type: "eval-test", time: new Date().toISOString(), command: argv.join(" "), ok, code: r.code, output } };
@@ -132,7 +135,7 @@ export async function runHistoryTask(ctx: TaskContext, commit: CommitTask, model
   if (ctx.testCmd && t.applied > 0 && (exact || same)) {
     // The commit's own tests and other files join the result, as the commit had them.
     for (const other of commit.others) {
-      if (other.deleted) rmSync(join(dir, other.path), { force: true });
+      if (other.deleted) ctx.workspaces.removeIn(dir, other.path);
       else await git(ctx.kit, dir, ["checkout", commit.sha, "--", other.path]);
     }
     const tests = await runTests(ctx, dir, ["sh", "-c", ctx.testCmd]);
@@ -167,7 +170,7 @@ export async function runExercise(ctx: TaskContext, exercise: Exercise, model: s
     };
     // The tests run as the exercise wrote them: a model's change to a test file is undone first.
     const test = async () => {
-      for (const file of exercise.tests) await Bun.write(join(dir, file), Bun.file(join(exercise.dir, file)));
+      for (const file of exercise.tests) ctx.workspaces.copyInto(dir, join(exercise.dir, file), file);
       const result = await runTests(ctx, dir, command!);
       transcript.push(result.event);
       return result;

@@ -1,16 +1,16 @@
 // Where a task runs: a temporary git worktree of a commit's parent (history), or a temporary
 // copy of an exercise made a repository of its own. Both live in the system's temp folder,
 // never in the user's tree; each is removed after its task, and every one still open is
-// removed on the way out (also after Ctrl-C) and unregistered from the repository.
-import { cpSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// removed on the way out (also after Ctrl-C) and unregistered from the repository. Every write
+// goes through the kit's temp folder, confined to it.
+import { readdirSync, readFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import type { Kit, SpawnResult } from "../../core/plugin.ts";
+import type { Kit, SpawnResult, TempFolder } from "../../core/plugin.ts";
 
 /** git with no hooks of the repository (a checkout must not run its post-checkout hook), never a pager or a prompt. */
 export async function git(kit: Kit, cwd: string, args: string[], options: { bytes?: boolean; signal?: AbortSignal } = {}): Promise<SpawnResult> {
   const env = { ...process.env, GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", LC_ALL: "C" };
-  return kit.spawn!(["git", "-c", "core.hooksPath=/dev/null", ...args], { cwd, env, bytes: options.bytes, timeoutMs: 120_000, signal: options.signal });
+  return kit.spawn(["git", "-c", "core.hooksPath=/dev/null", ...args], { cwd, env, bytes: options.bytes, timeoutMs: 120_000, signal: options.signal });
 }
 
 export async function gitOk(kit: Kit, cwd: string, args: string[]): Promise<string> {
@@ -51,7 +51,7 @@ const IDENTITY = ["-c", "user.name=coder eval", "-c", "user.email=eval@coder.inv
 
 /** The temp folders and worktrees open now, so an interrupted run can remove them all. */
 export class Workspaces {
-  readonly #open = new Map<string, { dir: string; repo: string | null }>();
+  readonly #open = new Map<string, { folder: TempFolder; dir: string; repo: string | null }>();
   /** Each worker's worktree, kept between its tasks (see `checkout`). */
   readonly #slots = new Map<number, string>();
 
@@ -68,7 +68,7 @@ export class Workspaces {
     if (known && this.#open.has(join(known, ".."))) {
       await gitOk(this.kit, known, ["reset", "--hard", "--quiet"]);
       await gitOk(this.kit, known, ["clean", "-ffdxq", "-e", "/.coder/"]);
-      for (const entry of readdirSafe(join(known, ".coder"))) if (entry !== "cache" && entry !== ".gitignore") rmSync(join(known, ".coder", entry), { recursive: true, force: true });
+      for (const entry of readdirSafe(join(known, ".coder"))) if (entry !== "cache" && entry !== ".gitignore") this.removeIn(known, `.coder/${entry}`);
       await gitOk(this.kit, known, ["checkout", "--detach", "--quiet", commit]);
       return known;
     }
@@ -79,20 +79,21 @@ export class Workspaces {
 
   /** A detached worktree of `commit` of the repository at `repo`, in a new temp folder. */
   async worktree(repo: string, commit: string): Promise<string> {
-    const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-eval-")));
+    const folder = this.kit.tempFolder("eval");
+    const base = folder.path;
     const dir = join(base, basename(base)); // the worktree's name in .git/worktrees: unique, so parallel adds never collide
-    this.#open.set(base, { dir, repo });
-    writeFileSync(join(base, OWNER), String(process.pid));
+    this.#open.set(base, { folder, dir, repo });
+    folder.write(OWNER, String(process.pid));
     await gitOk(this.kit, repo, ["worktree", "add", "--detach", "--quiet", dir, commit]);
     return dir;
   }
 
   /** A copy of `source` (without the folders named in `leaveOut`) as a new repository with one commit. */
   async copy(source: string, leaveOut: readonly string[]): Promise<string> {
-    const base = realpathSync(mkdtempSync(join(tmpdir(), "coder-eval-")));
-    const dir = join(base, "task");
-    this.#open.set(base, { dir, repo: null });
-    cpSync(source, dir, { recursive: true, filter: (path) => !leaveOut.some((name) => path === join(source, name)) });
+    const folder = this.kit.tempFolder("eval");
+    const dir = join(folder.path, "task");
+    this.#open.set(folder.path, { folder, dir, repo: null });
+    folder.copyIn(source, "task", { skip: leaveOut });
     await gitOk(this.kit, dir, ["init", "--quiet"]);
     await gitOk(this.kit, dir, ["add", "-A"]);
     await gitOk(this.kit, dir, [...IDENTITY, "commit", "--quiet", "--no-verify", "-m", "exercise"]);
@@ -110,7 +111,7 @@ export class Workspaces {
     if (!entry) return;
     this.#open.delete(base);
     const removed = entry.repo ? (await git(this.kit, entry.repo, ["worktree", "remove", "--force", dir])).code === 0 : true;
-    rmSync(base, { recursive: true, force: true });
+    entry.folder.remove();
     if (!removed && entry.repo) await git(this.kit, entry.repo, ["worktree", "prune"]);
   }
 
@@ -128,11 +129,27 @@ export class Workspaces {
       if (!/^coder-eval-[A-Za-z0-9]{6}$/.test(basename(base)) || basename(path) !== basename(base)) continue;
       if (ownerAlive(join(base, OWNER))) continue;
       await git(this.kit, repo, ["worktree", "remove", "--force", path]);
-      rmSync(base, { recursive: true, force: true });
+      this.kit.reopenTempFolder("eval", base)?.remove();
       removed++;
     }
     if (removed) await git(this.kit, repo, ["worktree", "prune"]);
     return removed;
+  }
+
+  /** Copy the file `source` over `rel` in workspace `dir` (a link the task left at that name is replaced, not written through). */
+  copyInto(dir: string, source: string, rel: string): void {
+    this.#folderOf(dir).copyIn(source, `${basename(dir)}/${rel}`);
+  }
+
+  /** Remove `rel` in workspace `dir` when it is there. */
+  removeIn(dir: string, rel: string): void {
+    this.#folderOf(dir).remove(`${basename(dir)}/${rel}`);
+  }
+
+  #folderOf(dir: string): TempFolder {
+    const entry = this.#open.get(join(dir, ".."));
+    if (!entry) throw new Error(`${dir} is not a workspace of this run`);
+    return entry.folder;
   }
 
   /** Remove every workspace still open (after Ctrl-C, the ones whose tasks were stopped). */

@@ -135,8 +135,7 @@ export class MediaParts {
     const type = this.kit.media.typeOf(abs);
     if (!type) return { ok: false, problem: `${name} is not an image or a PDF` };
     // Through the kit's capped reader: a regular file within --max-file-size, or a reason.
-    const read = this.kit.files.readBytes?.(abs);
-    if (!read) return { ok: false, problem: `${name} cannot be read: this coder has no capped file reader (kit.files.readBytes)` };
+    const read = this.kit.files.readBytes(abs);
     if (!read.ok) return { ok: false, problem: read.missing ? `${name} no longer exists` : read.problem.replace(abs, name) };
     const bytes = read.bytes;
     if (type === "application/pdf") {

@@ -39,7 +39,6 @@ export class ClipboardError extends Error {}
 
 /** Bytes of a command's stdout through kit.spawn (kit.run decodes text; images need the raw bytes). */
 async function runBytes(kit: ClipboardKit, argv: string[]): Promise<{ code: number; bytes: Uint8Array }> {
-  if (!kit.spawn) throw new ClipboardError("Cannot read an image from the clipboard: this coder's kit has no spawn");
   const r = await kit.spawn(argv, { timeoutMs: TIMEOUT_MS, bytes: true });
   return { code: r.code, bytes: r.stdoutBytes ?? new Uint8Array() };
 }
@@ -99,7 +98,7 @@ function macos(kit: ClipboardKit): ClipboardTool {
   return {
     name: "pbpaste",
     async readImage() {
-      if (!kit.tempFolder || !kit.files?.readBytes) throw new ClipboardError("Cannot read an image from the clipboard: this coder's kit has no temp folder");
+      if (!kit.tempFolder || !kit.files) throw new ClipboardError("Cannot read an image from the clipboard: this coder's kit has no temp folder");
       const folder = kit.tempFolder("paste");
       try {
         const file = join(folder.path, "clipboard.png");

@@ -193,8 +193,8 @@ export default function mediaPlugin(kit: Kit): PluginObject {
         }
         s.print("Transcribing ...");
         const language = kit.options.get(VOICE_LANGUAGE);
-        const audio = kit.files.readBytes?.(file, { maxBytes: MAX_RECORDING_BYTES });
-        if (!audio?.ok) return s.warn(audio?.problem ?? "the recording cannot be read");
+        const audio = kit.files.readBytes(file, { maxBytes: MAX_RECORDING_BYTES });
+        if (!audio.ok) return s.warn(audio.problem);
         let text: string;
         try {
           text = await kit.transcribe({ model: s.model.name, audio: audio.bytes, fileName: `recording.${format}`, ...(language ? { language } : {}) });

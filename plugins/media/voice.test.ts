@@ -74,7 +74,7 @@ describe("record", () => {
   });
 
   test("another format needs ffmpeg, and says so", async () => {
-    expect(await convert({ which: has() }, "/t/r.wav", "/t/r.mp3")).toBe("--voice-format mp3 needs ffmpeg to convert the recording: install it, or use --voice-format wav");
+    expect(await convert({ which: has(), spawn: (argv: string[]) => spawnGroup(argv, { cwd: tmpdir() }) }, "/t/r.wav", "/t/r.mp3")).toBe("--voice-format mp3 needs ffmpeg to convert the recording: install it, or use --voice-format wav");
   });
 
   test("ffmpeg converts through kit.spawn (a stub on PATH): the output written, a failure's first stderr line said", async () => {

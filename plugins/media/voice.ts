@@ -78,8 +78,8 @@ export async function record(kit: RecordKit, recorder: Recorder, file: string, s
   // SIGINT lets each recorder finish the file's header; a stuck one is killed.
   await child.stop({ signal: "SIGINT", graceMs: RECORDER_GRACE_MS });
   // A WAV header alone is 44 bytes: anything not longer holds no sound.
-  const wrote = kit.files.readBytes?.(file, { maxBytes: MAX_RECORDING_BYTES });
-  if (!wrote || (wrote.ok ? wrote.bytes.length <= 44 : wrote.missing)) {
+  const wrote = kit.files.readBytes(file, { maxBytes: MAX_RECORDING_BYTES });
+  if ((wrote.ok ? wrote.bytes.length <= 44 : wrote.missing)) {
     return { ok: false, cancelled: false, problem: `${recorder.name} recorded nothing: check the microphone (--voice-input-device)` };
   }
   return { ok: true };
@@ -90,7 +90,7 @@ const CONVERT_TIMEOUT_MS = 120_000;
 
 /** Convert a recording with ffmpeg through kit.spawn (for --voice-format mp3 or webm). */
 export async function convert(kit: Pick<Kit, "spawn" | "which">, input: string, output: string): Promise<string | null> {
-  if (!kit.which("ffmpeg") || !kit.spawn) return `--voice-format ${output.split(".").at(-1)} needs ffmpeg to convert the recording: install it, or use --voice-format wav`;
+  if (!kit.which("ffmpeg")) return `--voice-format ${output.split(".").at(-1)} needs ffmpeg to convert the recording: install it, or use --voice-format wav`;
   const r = await kit.spawn(["ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", input, output], { timeoutMs: CONVERT_TIMEOUT_MS });
   if (r.timedOut) return `ffmpeg did not finish converting the recording within ${CONVERT_TIMEOUT_MS / 1000} s and was stopped`;
   return r.code === 0 ? null : `ffmpeg could not convert the recording: ${r.startError ?? (r.stderr.trim().split("\n")[0] || `exit ${r.code}`)}`;

@@ -7,6 +7,8 @@ import type { ContextBudget, Kit, ModelInfo, TurnContext } from "../../core/plug
 import { shareContextWindow } from "../../core/chat/budget.ts";
 import { countTokens } from "../../core/chat/tokens.ts";
 import { openCacheStore } from "../../core/edit/cache-store.ts";
+import { capReader } from "../../core/boot/kit.ts";
+import { DEFAULT_MAX_FILE_BYTES } from "../../core/edit/files.ts";
 import plugin, { MAP_BUDGET, RepoMapService, mapTokensFor } from "./index.ts";
 
 const dirs: string[] = [];
@@ -34,7 +36,7 @@ function setup(): { root: string; kit: Kit; warnings: string[] } {
     version: "test",
     root,
     tokens: { count: (text: string) => countTokens(text) },
-    files: { list: async () => Object.keys(FILES), read: async () => null, absolute: (p: string) => join(root, p) },
+    files: { list: async () => Object.keys(FILES), read: async () => null, absolute: (p: string) => join(root, p), readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES) },
     log: { debug() {}, info() {}, warn: (m: string) => warnings.push(m), error: (m: string) => warnings.push(m) },
     // The options the last `turn(root, options)` named, as the kernel's settled settings would give them.
     options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
@@ -223,7 +225,7 @@ test("a cold first map stands while the rest is parsed in the background; the tu
       version: "test",
       root,
       tokens: { count: (text: string) => countTokens(text) },
-      files: { list: async () => repo.files, read: async () => null, absolute: (p: string) => join(root, p) },
+      files: { list: async () => repo.files, read: async () => null, absolute: (p: string) => join(root, p), readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES) },
       log: { debug() {}, info() {}, warn() {}, error() {} },
       options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
       cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(root, namespace, { version: options?.version, warn: () => {} }),

@@ -101,7 +101,7 @@ export class RepoMapService {
       mentionedIdents: turn.mentionedIdents,
       budget,
       countTokens: (text) => this.#kit.tokens.count(text),
-      read: this.#kit.files.readBytes ? (path) => textOf(this.#kit.files.readBytes!(path)) : undefined,
+      read: (path) => textOf(this.#kit.files.readBytes(path)),
       cache: this.#openCache(),
       assets: loadAssets,
       warn: (m) => this.#kit.log.warn(m),

@@ -3,7 +3,7 @@
 import { openCacheStore } from "../../core/edit/cache-store.ts";
 import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { FormatError } from "../../core/errors.ts";
 import { DEFAULT_MAX_FILE_BYTES, FileStore } from "../../core/edit/files.ts";
 import { capReader, kitFiles, kitProcesses } from "../../core/boot/kit.ts";
@@ -13,7 +13,7 @@ import type { EditFormat, Kit, ModelReply, ParseContext, Plugin, PluginObject } 
 import { resolveModelPath } from "../../core/edit/paths.ts";
 import { reports } from "../../core/edit/reports.ts";
 import { formatHelpers } from "../../core/edit/search-replace.ts";
-import { readState, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../../core/edit/state.ts";
+import { outputFolderAt, readState, replaceNamedFile, STATE_READ_BYTES, stateFolder, statePath, writeState } from "../../core/edit/state.ts";
 
 /** A kit over `root` (a fresh temp dir by default). */
 export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))): Kit {
@@ -44,6 +44,8 @@ export function testKit(root: string = mkdtempSync(join(tmpdir(), "coder-fmt-"))
     ...kitProcesses(root),
     run: async () => ({ code: 0, stdout: "", stderr: "" }),
     log: { debug() {}, info() {}, warn() {}, error() {} },
+    outputFolder: (path) => outputFolderAt(resolve(root, path)),
+    writeOutput: (path, data) => replaceNamedFile(resolve(root, path), data),
     cacheDir: (plugin) => stateFolder(root, `cache/${plugin}`),
     cache: (namespace, options) => openCacheStore(root, namespace, { version: options?.version, warn: () => {} }),
     state: {
