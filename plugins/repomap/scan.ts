@@ -458,41 +458,22 @@ export function reparseInBackground(
   delayMs = 0,
 ): BackgroundReparse {
   let worker: Worker | null = null;
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let started = false;
-  let settled = false;
-  let settle: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    settle = () => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      worker?.terminate();
-      worker = null;
-      resolve();
-    };
+  const job = backgroundJob(delayMs, () => {
+    worker?.terminate();
+    worker = null;
   });
+  const settle = job.settle;
   const byPath = new Map(entries.filter((e) => e.lang).map((e) => [e.path, e]));
   const start = async () => {
-    timer = null;
-    if (settled) return;
-    started = true;
+    if (!job.begin()) return;
     const assets = await options.assets();
-    if (settled) return;
+    if (job.settled) return;
     const w = new Worker(workerEntry());
     worker = w;
     w.unref();
     w.onmessage = (event: MessageEvent<WorkerReply>) => {
-      if (settled) return;
-      const rows: CachedFile[] = [];
-      for (const result of event.data.results) {
-        const entry = byPath.get(result.rel);
-        if (!entry || result.mtime === undefined || result.size === undefined) continue;
-        const { rel: _rel, mtime, size, ...tags } = result;
-        const skipped = skipByName(entry.path, size);
-        rows.push({ path: entry.path, mtime, size, version: GRAMMAR_TABLE_VERSION, ...(skipped ? untagged(skipped) : tags) });
-      }
+      if (job.settled) return;
+      const rows = cachedRows(event.data.results, byPath);
       // One synchronous transaction: all rows or none, and no other work interleaves.
       options.cache.putFiles(rows, () => {});
       options.memory?.stored(rows);
@@ -503,16 +484,11 @@ export function reparseInBackground(
     const files = [...byPath.values()].map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name }));
     w.postMessage({ kind: "parse", id: 0, files, stat: true } satisfies WorkerRequest);
   };
-  const run = () => void start().catch(() => settle());
-  if (byPath.size === 0) settle();
-  else if (delayMs > 0) {
-    timer = setTimeout(run, delayMs);
-    (timer as { unref?: () => void }).unref?.();
-  } else run();
+  job.schedule(() => void start().catch(() => settle()), byPath.size === 0);
   return {
-    done,
+    done: job.done,
     get started() {
-      return started;
+      return job.started;
     },
     cancel: settle,
   };
@@ -541,43 +517,22 @@ export function parseInBackground(
 ): BackgroundParse {
   const abort = new AbortController();
   let workers: readonly Worker[] = [];
-  let timer: ReturnType<typeof setTimeout> | null = null;
-  let started = false;
   let held = false;
-  let settled = false;
   let stored = 0;
-  let settle: () => void = () => {};
-  const done = new Promise<void>((resolve) => {
-    settle = () => {
-      if (settled) return;
-      settled = true;
-      if (timer) clearTimeout(timer);
-      timer = null;
-      abort.abort(new Error("background parse stopped"));
-      resolve();
-    };
-  });
+  const job = backgroundJob(delayMs, () => abort.abort(new Error("background parse stopped")));
+  const settle = job.settle;
   const queue = entries.filter((e) => e.lang);
   const byPath = new Map(queue.map((e) => [e.path, e]));
   const store = (results: WorkerResult[]) => {
-    const rows: CachedFile[] = [];
-    for (const result of results) {
-      const entry = byPath.get(result.rel);
-      if (!entry || result.mtime === undefined || result.size === undefined) continue;
-      const { rel: _rel, mtime, size, ...tags } = result;
-      const skipped = skipByName(entry.path, size);
-      rows.push({ path: entry.path, mtime, size, version: GRAMMAR_TABLE_VERSION, ...(skipped ? untagged(skipped) : tags) });
-    }
+    const rows = cachedRows(results, byPath);
     options.cache.putFiles(rows, () => {});
     options.memory?.stored(rows);
     stored += rows.length;
   };
   const start = async () => {
-    timer = null;
-    if (settled || started) return;
-    started = true;
+    if (!job.begin()) return;
     const assets = await options.assets();
-    if (settled) return;
+    if (job.settled) return;
     const count = Math.max(1, Math.min(options.workers ?? availableParallelism(), Math.ceil(queue.length / 50)));
     await parseInPool(queue, { root: options.root, signal: abort.signal }, assets, count, {
       onResults: store,
@@ -586,16 +541,11 @@ export function parseInBackground(
       started: (ws) => (workers = ws),
     });
   };
-  const run = () => void start().then(settle, settle);
-  if (queue.length === 0) settle();
-  else if (delayMs > 0) {
-    timer = setTimeout(run, delayMs);
-    (timer as { unref?: () => void }).unref?.();
-  } else run();
+  job.schedule(() => void start().then(settle, settle), queue.length === 0);
   return {
-    done,
+    done: job.done,
     get started() {
-      return started;
+      return job.started;
     },
     get stored() {
       return stored;
@@ -604,11 +554,75 @@ export function parseInBackground(
     hold() {
       held = true;
       for (const worker of workers) worker.ref();
-      if (timer) {
-        clearTimeout(timer);
-        run();
-      }
-      return done;
+      job.startNow();
+      return job.done;
+    },
+  };
+}
+
+/** The cache rows of a worker's results, each under the stat taken around its read; files not asked for are left out. */
+function cachedRows(results: readonly WorkerResult[], byPath: ReadonlyMap<string, FileEntry>): CachedFile[] {
+  const rows: CachedFile[] = [];
+  for (const result of results) {
+    const entry = byPath.get(result.rel);
+    if (!entry || result.mtime === undefined || result.size === undefined) continue;
+    const { rel: _rel, mtime, size, ...tags } = result;
+    const skipped = skipByName(entry.path, size);
+    rows.push({ path: entry.path, mtime, size, version: GRAMMAR_TABLE_VERSION, ...(skipped ? untagged(skipped) : tags) });
+  }
+  return rows;
+}
+
+/**
+ * The life of one background job: started once, after `delayMs` on an unreferenced timer (or at
+ * once), settled once (by the job, a cancel, or nothing to do), `stop` run as it settles.
+ */
+function backgroundJob(delayMs: number, stop: () => void) {
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  let run: (() => void) | null = null;
+  let started = false;
+  let settled = false;
+  let resolve: () => void = () => {};
+  const done = new Promise<void>((r) => (resolve = r));
+  const settle = () => {
+    if (settled) return;
+    settled = true;
+    if (timer) clearTimeout(timer);
+    timer = null;
+    stop();
+    resolve();
+  };
+  return {
+    done,
+    settle,
+    get started() {
+      return started;
+    },
+    get settled() {
+      return settled;
+    },
+    /** Marks the job started; false when it already was, or has settled (then the job does nothing). */
+    begin(): boolean {
+      timer = null;
+      if (settled || started) return false;
+      started = true;
+      return true;
+    },
+    /** Runs `start` after the delay; settles at once when there is nothing to do. */
+    schedule(start: () => void, empty: boolean): void {
+      run = start;
+      if (empty) settle();
+      else if (delayMs > 0) {
+        timer = setTimeout(start, delayMs);
+        (timer as { unref?: () => void }).unref?.();
+      } else start();
+    },
+    /** Starts a job still waiting for its delay now. */
+    startNow(): void {
+      if (!timer || !run) return;
+      clearTimeout(timer);
+      timer = null;
+      run();
     },
   };
 }
