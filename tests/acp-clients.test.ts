@@ -30,10 +30,10 @@ function agentArgs(repo: Repo, s: FakeServer, extra: string[] = []): string[] {
 
 const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
 
-/** Every JSON-RPC message acpx printed (--format json), and its exit code. */
-async function acpx(repo: Repo, s: FakeServer, prompt: string, flags: string[], extra: string[] = []): Promise<{ code: number; messages: any[]; stderr: string }> {
+/** acpx (--format json) with ARGS, driving `coder acp` in the repo against the fake model. */
+function acpxProcess(repo: Repo, s: FakeServer, args: string[], extra: string[] = []) {
   const agent = `sh -c ${quote(`cd ${quote(repo.root)} && exec ${agentArgs(repo, s, extra).map(quote).join(" ")}`)}`;
-  const proc = Bun.spawn([ACPX, "--agent", agent, "--cwd", repo.root, "--format", "json", ...flags, "exec", prompt], {
+  return Bun.spawn([ACPX, "--agent", agent, "--cwd", repo.root, "--format", "json", ...args], {
     timeout: 90_000,
     killSignal: "SIGKILL",
     cwd: repo.root,
@@ -42,6 +42,11 @@ async function acpx(repo: Repo, s: FakeServer, prompt: string, flags: string[], 
     stdout: "pipe",
     stderr: "pipe",
   });
+}
+
+/** Every JSON-RPC message acpx printed (--format json), and its exit code. */
+async function acpx(repo: Repo, s: FakeServer, prompt: string, flags: string[], extra: string[] = []): Promise<{ code: number; messages: any[]; stderr: string }> {
+  const proc = acpxProcess(repo, s, [...flags, "exec", prompt], extra);
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   const messages = stdout
     .split("\n")
@@ -52,16 +57,7 @@ async function acpx(repo: Repo, s: FakeServer, prompt: string, flags: string[], 
 
 /** acpx's `sessions list`: the agent's own session/list, as acpx prints it. */
 async function acpxSessions(repo: Repo, s: FakeServer): Promise<any> {
-  const agent = `sh -c ${quote(`cd ${quote(repo.root)} && exec ${agentArgs(repo, s).map(quote).join(" ")}`)}`;
-  const proc = Bun.spawn([ACPX, "--agent", agent, "--cwd", repo.root, "--format", "json", "sessions", "list"], {
-    timeout: 60_000,
-    killSignal: "SIGKILL",
-    cwd: repo.root,
-    env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
-    stdin: "ignore",
-    stdout: "pipe",
-    stderr: "pipe",
-  });
+  const proc = acpxProcess(repo, s, ["sessions", "list"]);
   const stdout = await new Response(proc.stdout).text();
   await proc.exited;
   return stdout
@@ -250,17 +246,7 @@ describe("acpx: commands in its terminals", () => {
   test("acpx cancel (a persistent session) during a run in acpx's terminal: kill, output, release, and the prompt ends cancelled", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([]);
-    const agent = `sh -c ${quote(`cd ${quote(repo.root)} && exec ${agentArgs(repo, s).map(quote).join(" ")}`)}`;
-    const spawn = (args: string[]) =>
-      Bun.spawn([ACPX, "--agent", agent, "--cwd", repo.root, "--format", "json", "--approve-all", "--ttl", "1", ...args], {
-        timeout: 90_000,
-        killSignal: "SIGKILL",
-        cwd: repo.root,
-        env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CONFIG_HOME: join(repo.home, ".config"), GIT_CONFIG_NOSYSTEM: "1" },
-        stdin: "ignore",
-        stdout: "pipe",
-        stderr: "pipe",
-      });
+    const spawn = (args: string[]) => acpxProcess(repo, s, ["--approve-all", "--ttl", "1", ...args]);
     expect(await spawn(["sessions", "new"]).exited).toBe(0);
     const prompting = spawn(["prompt", "/test echo started; exec sleep 60"]);
     // acpx prints each message as it goes: cancel once coder waits for the command's exit.
