@@ -21,7 +21,10 @@ async function requestThenDiff(repo: Repo, args: string[], reply: string): Promi
   run.pty.type("set y to 2\r");
   let at = await run.pty.waitFor(/Applied|applied/);
   at = await run.pty.waitFor("> ", at);
+  // The "> " above may be the live box's input line while the commit is still being made: then
+  // /diff is queued and runs when the reply ends. Its echo marks where its own output starts.
   run.pty.type("/diff\r");
+  at = await run.pty.waitFor("> /diff\n", at);
   at = await run.pty.waitFor("+y = 2", at);
   await run.pty.waitFor("> ", at);
   await run.finish();
