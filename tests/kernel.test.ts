@@ -2,7 +2,7 @@
 // precedence and provenance, config errors, version pins, trust, plugin loading
 // (pins, duplicates, validation, plugins that throw), subcommands.
 import { beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { OPTIONS, type OptionSpec, flagName } from "../core/config/options.ts";
 import { BIN, coder, requireBinary, sandbox, sha256, writeFiles } from "./support/kernel.ts";
@@ -328,6 +328,27 @@ describe("plugins", () => {
     expect(r.code).toBe(0);
     const parsed = JSON.parse(readFileSync(join(s.repo, ".coder.json"), "utf8")) as { plugins: { path: string; sha256: string }[] };
     expect(parsed.plugins).toEqual([{ path: "./a.ts", sha256: sha256(plugin("a")) }]);
+  });
+
+  test("plugins pin and plugin new never write through a link the repository planted: refused in one line, the target untouched", async () => {
+    const s = sandbox();
+    const outside = sandbox().repo;
+    const target = join(outside, "real.json");
+    writeFileSync(target, '{ "plugins": ["./a.ts"] }\n');
+    writeFiles(s.repo, { "a.ts": plugin("a") });
+    symlinkSync(target, join(s.repo, ".coder.json"));
+    const pin = await coder(["plugins", "pin"], { cwd: s.repo, env: s.env });
+    expect(pin.code).toBe(1);
+    expect(pin.stderr).toContain(".coder.json is a symlink");
+    expect(pin.stderr).not.toContain("internal error");
+    expectOneCleanLine(pin.stderr);
+    expect(readFileSync(target, "utf8")).toBe('{ "plugins": ["./a.ts"] }\n');
+    // A dangling link where the template's declarations go: not followed to create a file outside.
+    symlinkSync(join(outside, "decl.d.ts"), join(s.repo, "coder-plugin.d.ts"));
+    const made = await coder(["plugin", "new", "zz", "--kind", "command"], { cwd: s.repo, env: s.env });
+    expect(made.code).toBe(1);
+    expect(made.stderr).toContain("coder-plugin.d.ts is a symlink");
+    expect(existsSync(join(outside, "decl.d.ts"))).toBe(false);
   });
 
   test("--verbose prints each plugin's sha256", async () => {

@@ -2,7 +2,7 @@
 // entries of `.env`) as `.coder.json` settings, through the option table, with a line
 // for every setting that does not map and why. Keys already in `.coder.json` are
 // replaced in place (its comments and layout kept); the others are added.
-import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import { applyEdits, modify, parse } from "jsonc-parser";
@@ -12,6 +12,7 @@ import { displayPath, findGitRoot, PROJECT_FILE, parseDotenv } from "../config/c
 import { describeTrustKeys } from "../config/trust.ts";
 import { ConfigError, UsageError } from "../errors.ts";
 import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
+import { replaceNamedFile } from "../edit/state.ts";
 import type { OptionTable } from "../config/options.ts";
 import { messageOf } from "../plugins/registry.ts";
 
@@ -232,7 +233,5 @@ function writeSettings(target: string, settings: Record<string, unknown>): void 
   for (const [key, value] of Object.entries(settings)) {
     text = applyEdits(text, modify(text, [key], value, { formattingOptions: { insertSpaces: true, tabSize: 2, eol: "\n" } }));
   }
-  const temp = `${target}.${process.pid}.tmp`;
-  writeFileSync(temp, text.endsWith("\n") ? text : `${text}\n`);
-  renameSync(temp, target);
+  replaceNamedFile(target, text.endsWith("\n") ? text : `${text}\n`);
 }

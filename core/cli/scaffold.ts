@@ -1,9 +1,10 @@
 // `coder plugin new NAME --kind KIND`: a typed, working template plugin beside
 // `coder-plugin.d.ts`, the plugin API types (core/plugin.ts, embedded at build
 // time) so the template type-checks with no coder sources or node_modules.
-import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
+import { replaceNamedFile } from "../edit/state.ts";
 import { KERNEL_TABLE, type Options } from "../config/options.ts";
 
 declare const CODER_PLUGIN_API: string | undefined;
@@ -190,8 +191,8 @@ export function writePluginTemplate(args: string[], kind: string | undefined, cw
   if (existsSync(folder) && !statSync(folder).isDirectory()) throw new UsageError(`cannot write ${target}: ${folder} is a file, not a folder`);
   mkdirSync(folder, { recursive: true });
   const declarations = resolve(folder, "coder-plugin.d.ts");
-  writeFileSync(declarations, pluginDeclarations(version));
-  writeFileSync(file, pluginTemplate(name, kind as TemplateKind));
+  replaceNamedFile(declarations, pluginDeclarations(version));
+  replaceNamedFile(file, pluginTemplate(name, kind as TemplateKind));
   process.stdout.write(`wrote ${file} and ${declarations}\ntry it: coder --plugin ${file} plugins\n`);
   return 0;
 }

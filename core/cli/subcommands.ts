@@ -2,12 +2,12 @@
 // plugins pin`, `coder models [FILTER]`, and any plugin's `coder NAME`. With
 // --json, `plugins` and `models` print one JSON document on one line instead
 // of a table.
-import { writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 import { applyEdits, findNodeAtLocation, modify, parseTree, type Node } from "jsonc-parser";
 import type { App, Loaded } from "../kernel.ts";
 import { PROJECT_FILE, displayPath } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
+import { replaceNamedFile } from "../edit/state.ts";
 import { flagValues } from "../config/argv.ts";
 import { displayOrigin, hashPluginFile } from "../plugins/loader.ts";
 import type { ModelInfo, Subcommand, SubcommandContext, TurnContext } from "../plugin.ts";
@@ -214,7 +214,7 @@ export async function pinPlugins(loaded: Loaded): Promise<number> {
     text = applyEdits(text, modify(text, ["plugins", i], { path, sha256 }, { formattingOptions: formatting }));
     lines.push(`  ${path}  sha256:${sha256}`);
   });
-  writeFileSync(file, text);
+  replaceNamedFile(file, text);
   if (before === "trusted") {
     const layers = loaded.layers.map((l) => (l.file === file ? { ...l, text } : l));
     rememberTrust(loaded.configDir, loaded.root, projectConfigHash(layers, loaded.root, undefined, loaded.settings.table), true);

@@ -7,7 +7,7 @@
 import { chmodSync, closeSync, constants, copyFileSync, lstatSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
-import { ConfigError } from "../errors.ts";
+import { ConfigError, RuntimeFailure } from "../errors.ts";
 import type { OutputFolder, TempFolder } from "../plugin.ts";
 import { readCapped } from "./read.ts";
 
@@ -27,7 +27,7 @@ function lstatOrNull(path: string): ReturnType<typeof lstatSync> | null {
 }
 
 /** A record coder will not write: a link or something else planted in `.coder/`. The message names it and the fix. */
-export class StateFileError extends Error {}
+export class StateFileError extends RuntimeFailure {}
 
 /**
  * Why coder may not keep records in `root/.coder`, or null. `.coder` must be a
