@@ -3,8 +3,8 @@
 // use. A large one is cached under the user's cache directory, keyed by the binary's version and
 // the content's checksum, so later runs read it back instead of decompressing. From source the
 // assets are plain files and are read as they are.
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from "node:fs";
-import { homedir } from "node:os";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
 import { basename, join } from "node:path";
 
 declare const CODER_VERSION: string | undefined;
@@ -62,9 +62,52 @@ export function readAsset(path: string, cacheDir: string | null = assetCacheDir(
   const cacheName = `${basename(path).replace(/[^\w.-]/g, "_")}-${header.crc.toString(16).padStart(8, "0")}`;
   const cached = cacheDir && header.rawLength > CACHE_ABOVE ? readCached(join(cacheDir, cacheName), header) : null;
   if (cached) return cached;
+  const raw = unpack(path, bytes, header);
+  if (cacheDir && header.rawLength > CACHE_ABOVE) writeCached(cacheDir, cacheName, raw);
+  return raw;
+}
+
+const imported = new Map<string, Promise<Record<string, unknown>>>();
+
+/**
+ * Import a packed library bundle (scripts/build.ts packs the libraries no start-up path needs,
+ * the web page and image libraries and the MCP SDK, as one ES module each): unpacked into the
+ * user's cache as a `.js` file, checked against its checksum, and imported from there, once
+ * per process. When the cache cannot be written (a read-only home) it is imported from a
+ * private temporary folder that is removed again.
+ */
+export function importPacked(path: string, cacheDir: string | null = assetCacheDir()): Promise<Record<string, unknown>> {
+  let loading = imported.get(path);
+  if (!loading) {
+    loading = importUnpacked(path, cacheDir);
+    imported.set(path, loading);
+  }
+  return loading;
+}
+
+async function importUnpacked(path: string, cacheDir: string | null): Promise<Record<string, unknown>> {
+  const bytes = readWhole(path);
+  const header = bytes && headerOf(bytes);
+  if (!bytes || !header) throw new Error(`embedded library ${path} cannot be read`);
+  const name = `${basename(path).replace(/[^\w.-]/g, "_")}-${header.crc.toString(16).padStart(8, "0")}.js`;
+  if (cacheDir) {
+    const file = join(cacheDir, name);
+    if (!readCached(file, header)) writeCached(cacheDir, name, unpack(path, bytes, header));
+    if (readCached(file, header)) return (await import(file)) as Record<string, unknown>;
+  }
+  const dir = mkdtempSync(join(tmpdir(), "coder-lib-"));
+  try {
+    const file = join(dir, name);
+    writeFileSync(file, unpack(path, bytes, header), { flag: "wx", mode: 0o600 });
+    return (await import(file)) as Record<string, unknown>;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function unpack(path: string, bytes: Uint8Array, header: Header): Uint8Array {
   const raw = new Uint8Array(Bun.zstdDecompressSync(bytes.subarray(HEADER)));
   if (raw.length !== header.rawLength || Bun.hash.crc32(raw) !== header.crc) throw new Error(`embedded asset ${path} is damaged (its checksum does not match)`);
-  if (cacheDir && header.rawLength > CACHE_ABOVE) writeCached(cacheDir, cacheName, raw);
   return raw;
 }
 

@@ -43,6 +43,81 @@ function entrypoints(): string[] {
  */
 const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
 
+/**
+ * Libraries no start-up path uses, grouped by the feature that loads them: each group is bundled
+ * on its own as one ES module, embedded packed, and imported from the user's cache on first use
+ * (grammars/packed.ts importPacked). They take neither bytecode nor room in the binary's code:
+ * about 4.8 MB of a full-bytecode build. Every import of one of these packages must name a
+ * specifier listed here (the build fails otherwise), so no copy of a pack is bundled by accident.
+ */
+export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: string[] }> = {
+  web: { packages: /^(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm)(\/|$)/, specifiers: ["linkedom", "@mozilla/readability", "turndown", "@joplin/turndown-plugin-gfm"] },
+  media: { packages: /^(@jimp\/|image-size(\/|$))/, specifiers: ["@jimp/core", "@jimp/js-png", "@jimp/js-jpeg", "@jimp/js-gif", "@jimp/plugin-resize", "image-size"] },
+  mcp: {
+    packages: /^@modelcontextprotocol\/sdk(\/|$)/,
+    specifiers: ["@modelcontextprotocol/sdk/client/index.js", "@modelcontextprotocol/sdk/client/sse.js", "@modelcontextprotocol/sdk/client/streamableHttp.js", "@modelcontextprotocol/sdk/types.js", "@modelcontextprotocol/sdk/shared/stdio.js"],
+  },
+};
+
+interface BuiltPack {
+  /** The packed bundle on disk (embedded with `type: "file"`). */
+  file: string;
+  /** Per specifier: the names its module exports. */
+  exports: string[][];
+}
+
+/** Bundle each library pack into dist/.packs/NAME.js (then packed to NAME.cdz), once per build run. */
+async function buildLibraryPacks(dir: string): Promise<Record<string, BuiltPack>> {
+  mkdirSync(dir, { recursive: true });
+  const built: Record<string, BuiltPack> = {};
+  for (const [name, pack] of Object.entries(LIBRARY_PACKS)) {
+    const entry = join(dir, `${name}-entry.js`);
+    writeFileSync(entry, pack.specifiers.map((spec, i) => `export * as m${i} from ${JSON.stringify(spec)};\n`).join(""));
+    const result = await Bun.build({ entrypoints: [entry], root: dir, target: "bun", format: "esm", minify: true, outdir: join(dir, name), naming: "[name].js" });
+    if (!result.success) {
+      for (const log of result.logs) console.error(log);
+      throw new Error(`could not bundle the ${name} library pack`);
+    }
+    const bundle = join(dir, name, `${name}-entry.js`);
+    const mod = (await import(bundle)) as Record<string, Record<string, unknown>>;
+    const file = join(dir, `${name}.cdz`);
+    writeFileSync(file, packAsset(readFileSync(bundle)));
+    built[name] = { file, exports: pack.specifiers.map((_, i) => Object.keys(mod[`m${i}`] ?? {}).sort()) };
+  }
+  return built;
+}
+
+/** Imports of a packed library become a module that imports the pack and re-exports that specifier's names. */
+function packImports(packs: Record<string, BuiltPack>): BunPlugin {
+  return {
+    name: "library-packs",
+    setup(build) {
+      build.onResolve({ filter: /^[@a-z]/ }, (args) => {
+        for (const [name, pack] of Object.entries(LIBRARY_PACKS)) {
+          if (!pack.packages.test(args.path)) continue;
+          if (!pack.specifiers.includes(args.path)) throw new Error(`${args.importer} imports ${args.path}, which belongs to the ${name} library pack but is not one of its specifiers: add it to LIBRARY_PACKS in scripts/build.ts`);
+          return { path: `${name}:${args.path}`, namespace: "library-pack" };
+        }
+        return undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: "library-pack" }, (args) => {
+        const [name, spec] = [args.path.slice(0, args.path.indexOf(":")), args.path.slice(args.path.indexOf(":") + 1)];
+        const pack = packs[name]!;
+        const index = LIBRARY_PACKS[name]!.specifiers.indexOf(spec);
+        const names = pack.exports[index]!;
+        const lines = [
+          `import pack from ${JSON.stringify(pack.file)} with { type: "file" };`,
+          `import { importPacked } from ${JSON.stringify(join(ROOT, "grammars/packed.ts"))};`,
+          `const m = (await importPacked(pack)).m${index};`,
+          ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`),
+          `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`,
+        ];
+        return { contents: lines.join("\n"), loader: "js" };
+      });
+    },
+  };
+}
+
 const packEmbedded: BunPlugin = {
   name: "pack-embedded-files",
   setup(build) {
@@ -70,7 +145,8 @@ function moduleMap(metafile: { outputs: Record<string, { inputs: Record<string, 
   return map;
 }
 
-export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARGETS)[number]): Promise<void> {
+export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARGETS)[number], packs?: Record<string, BuiltPack>): Promise<void> {
+  packs ??= await buildLibraryPacks(join(ROOT, "dist", ".packs"));
   const result = await Bun.build({
     entrypoints: entrypoints(),
     root: ROOT,
@@ -78,7 +154,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     splitting: true,
     metafile: true,
     banner: TRACE_BANNER,
-    plugins: [packEmbedded],
+    plugins: [packImports(packs), packEmbedded],
     compile: {
       outfile,
       ...(target ? { target } : {}),
