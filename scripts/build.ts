@@ -55,8 +55,13 @@ export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: strin
   media: { packages: /^(@jimp\/|image-size(\/|$))/, specifiers: ["@jimp/core", "@jimp/js-png", "@jimp/js-jpeg", "@jimp/js-gif", "@jimp/plugin-resize", "image-size"] },
   mcp: {
     packages: /^@modelcontextprotocol\/sdk(\/|$)/,
-    specifiers: ["@modelcontextprotocol/sdk/client/index.js", "@modelcontextprotocol/sdk/client/sse.js", "@modelcontextprotocol/sdk/client/streamableHttp.js", "@modelcontextprotocol/sdk/types.js", "@modelcontextprotocol/sdk/shared/stdio.js"],
+    specifiers: [
+      "@modelcontextprotocol/sdk/client/index.js", "@modelcontextprotocol/sdk/client/sse.js", "@modelcontextprotocol/sdk/client/streamableHttp.js", "@modelcontextprotocol/sdk/types.js", "@modelcontextprotocol/sdk/shared/stdio.js",
+    ],
   },
+  // `coder init`'s prompts, and `coder config import-aider`'s YAML reader.
+  init: { packages: /^@clack\/prompts(\/|$)/, specifiers: ["@clack/prompts"] },
+  yaml: { packages: /^yaml(\/|$)/, specifiers: ["yaml"] },
 };
 
 interface BuiltPack {
@@ -145,6 +150,14 @@ function moduleMap(metafile: { outputs: Record<string, { inputs: Record<string, 
   return map;
 }
 
+/** CODER_BYTECODE_DEPTH=N: bytecode for N levels of nested functions only (Bun's bytecodeDepth), for measuring that trade. */
+function bytecodeDepth(): { bytecodeDepth?: number } {
+  const raw = process.env.CODER_BYTECODE_DEPTH;
+  if (raw === undefined || raw === "") return {};
+  if (!/^\d+$/.test(raw)) throw new Error(`CODER_BYTECODE_DEPTH must be a whole number, got ${JSON.stringify(raw)}`);
+  return { bytecodeDepth: Number(raw) };
+}
+
 export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARGETS)[number], packs?: Record<string, BuiltPack>): Promise<void> {
   packs ??= await buildLibraryPacks(join(ROOT, "dist", ".packs"));
   const result = await Bun.build({
@@ -164,6 +177,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
       autoloadPackageJson: false,
     },
     bytecode: process.env.CODER_BYTECODE !== "0",
+    ...bytecodeDepth(),
     minify: true,
     sourcemap: "none",
     define: {
