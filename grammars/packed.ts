@@ -38,6 +38,17 @@ export function packAsset(raw: Uint8Array, level = 9): Uint8Array {
   return out;
 }
 
+/** The raw bytes of a packed asset, or null when `bytes` is not one or does not unpack to what its header says. */
+export function unpackAsset(bytes: Uint8Array): Uint8Array | null {
+  const header = headerOf(bytes);
+  if (!header) return null;
+  try {
+    return unpack("", bytes, header);
+  } catch {
+    return null;
+  }
+}
+
 /** Whether `bytes` is a packed asset. */
 export function isPacked(bytes: Uint8Array): boolean {
   return headerOf(bytes) !== null;
