@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CACHE_ABOVE, isPacked, packAsset, readAsset } from "./packed.ts";
+import { CACHE_ABOVE, importPacked, isPacked, packAsset, readAsset } from "./packed.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -112,4 +112,70 @@ describe("packed assets", () => {
     expect(files.length).toBe(1);
     expect(new Uint8Array(readFileSync(join(cache, files[0]!)))).toEqual(raw);
   });
+});
+
+describe("packed library modules (importPacked)", () => {
+  /** A packed ES module in `dir/name` exporting `value`, padded to `pad` bytes of comment. */
+  function plantModule(dir: string, name: string, value: number, pad = 0): string {
+    const path = join(dir, name);
+    writeFileSync(path, packAsset(new TextEncoder().encode(`export const value = ${value};\n//${"x".repeat(pad)}\n`)));
+    return path;
+  }
+
+  test("is imported from the user's cache as a checked .js file, once per process", async () => {
+    const dir = scratch();
+    const path = plantModule(dir, "web-a1.cdz", 42);
+    const cache = join(dir, "cache");
+    const first = importPacked(path, cache);
+    expect(importPacked(path, cache)).toBe(first);
+    expect((await first).value).toBe(42);
+    const files = cacheFiles(cache);
+    expect(files).toHaveLength(1);
+    expect(files[0]).toMatch(/^web-a1\.cdz-[0-9a-f]{8}\.js$/);
+  });
+
+  test("a cached copy with other code in it (same length) is not imported: it is replaced", async () => {
+    const dir = scratch();
+    const path = plantModule(dir, "web-b2.cdz", 7);
+    const cache = join(dir, "cache");
+    // What the cache file would be named, learned from another path's module of the same name.
+    const probe = plantModule(join(dir, "probe") + (mkdirSync(join(dir, "probe")), ""), "web-b2.cdz", 7);
+    await importPacked(probe, join(dir, "probe-cache"));
+    const [name] = cacheFiles(join(dir, "probe-cache"));
+    mkdirSync(cache);
+    writeFileSync(join(cache, name!), "export const value = 9;\n//\n");
+    expect((await importPacked(path, cache)).value).toBe(7);
+    expect(readFileSync(join(cache, name!), "utf8")).toContain("value = 7");
+  });
+
+  test("without a writable cache it is imported from a private temporary folder, removed afterwards", async () => {
+    const dir = scratch();
+    const path = plantModule(dir, "media-c3.cdz", 5);
+    // The cache folder's parent is a file: nothing can be written there.
+    writeFileSync(join(dir, "not-a-folder"), "");
+    const temp = join(dir, "tmp");
+    mkdirSync(temp);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      expect((await importPacked(path, join(dir, "not-a-folder", "cache"))).value).toBe(5);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(readdirSync(temp)).toEqual([]);
+  });
+
+  test("a file that is not packed is refused with its path", async () => {
+    const dir = scratch();
+    writeFileSync(join(dir, "plain.js"), "export const value = 1;\n");
+    await expect(importPacked(join(dir, "plain.js"), join(dir, "cache"))).rejects.toThrow(`embedded library ${join(dir, "plain.js")} cannot be read`);
+  });
+});
+
+test("an asset whose cache folder cannot exist (a file in its path) is still read, uncached", () => {
+  const dir = scratch();
+  const { path, raw } = plant(dir);
+  writeFileSync(join(dir, "not-a-folder"), "");
+  expect(readAsset(path, join(dir, "not-a-folder", "cache"))).toEqual(raw);
 });

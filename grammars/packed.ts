@@ -186,6 +186,9 @@ function writeCached(dir: string, name: string, raw: Uint8Array): void {
     }
     renameSync(temp, join(dir, name));
   } catch {
-    rmSync(temp, { force: true });
+    // Under a path that is not a folder even removing fails (ENOTDIR): nothing was written then.
+    try {
+      rmSync(temp, { force: true });
+    } catch {}
   }
 }
