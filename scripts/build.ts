@@ -5,10 +5,14 @@
 // itself, for API keys only). The version and the plugin API text are baked in.
 // Code is split into chunks loaded on first import(), so `--version` evaluates only
 // main.ts's own chunk; embedded grammars and queries are stored zstd-packed
-// (grammars/packed.ts). dist/coder.modules.json maps each chunk to its source modules,
+// (grammars/packed.ts, zstd level 19, kept in a build cache). The libraries no start-up path
+// uses (web page, image, MCP, `coder init`, YAML) are bundled apart as library packs, embedded
+// packed and imported from the user's cache on first use: no bytecode and no code room for them
+// (LIBRARY_PACKS). dist/coder.modules.json maps each chunk to its source modules,
 // for CODER_TRACE_MODULES (main.ts) and the test that keeps heavy packages off the start.
-// CODER_BYTECODE=0 builds without bytecode (about 10 MB smaller, but `coder acp` and a task
-// start markedly slower), for measuring that trade.
+// CODER_BYTECODE=0 builds without bytecode (about 6 MB smaller, but `coder acp` and a task
+// start markedly slower), and CODER_BYTECODE_DEPTH=N with bytecode for N levels of nested
+// functions only (0: 5.3 MB smaller, `coder acp`'s initialize twice as slow), for measuring that trade.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, relative } from "node:path";
@@ -180,7 +184,12 @@ function moduleMap(metafile: { outputs: Record<string, { inputs: Record<string, 
   for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
     if (!/\.(js|ts)$/.test(output) && !output.endsWith("coder")) continue;
     map[basename(output)] = Object.keys(inputs)
-      .map((input) => (input.startsWith("/") ? relative(ROOT, input) : input).replace(/^(\.\.\/)+[^/]+\/node_modules\//, "node_modules/"))
+      .map((input) => {
+        // A library pack's stand-in is named as its package, so a trace of it names the package.
+        const packed = /^library-pack:(\w+):(.+)$/.exec(input);
+        if (packed) return `node_modules/${packed[2]} (library pack ${packed[1]})`;
+        return (input.startsWith("/") ? relative(ROOT, input) : input).replace(/^(\.\.\/)+[^/]+\/node_modules\//, "node_modules/");
+      })
       .sort();
   }
   return map;

@@ -3,7 +3,7 @@
 // one-shot task none of the front ends or media it does not use. And `coder doctor` loads every
 // embedded grammar through the packed path, leaving the unpacked grammars in the user's cache.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readTrace } from "../scripts/module-trace.ts";
@@ -67,6 +67,16 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(packages).toContain("openai");
     expect(packages.filter((p) => HEAVY.some((h) => p === h || p.startsWith("@jimp/")))).toEqual([]);
     expect(modules.filter((m) => /^core\/(acp|term\/repl|watch)\b/.test(m))).toEqual([]);
+  });
+
+  test("the web, image, MCP, set-up and YAML libraries are not in the binary's code, only a stand-in that imports their pack", () => {
+    const map = JSON.parse(readFileSync(`${BINARY}.modules.json`, "utf8")) as Record<string, string[]>;
+    const modules = Object.values(map).flat();
+    const packed = /^node_modules\/(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm|@mixmark-io|htmlparser2|@jimp\/|image-size|file-type|@modelcontextprotocol\/|ajv|@clack\/|yaml)\b/;
+    const bundled = modules.filter((m) => packed.test(m) && !/ \(library pack \w+\)$/.test(m));
+    expect(bundled).toEqual([]);
+    expect(modules).toContain("node_modules/linkedom (library pack web)");
+    expect(modules).toContain("node_modules/@modelcontextprotocol/sdk/client/index.js (library pack mcp)");
   });
 
   test("coder doctor loads every embedded grammar from its packed form, unpacked once into the user's cache", async () => {
