@@ -242,7 +242,8 @@ async function main(): Promise<void> {
   const dist = join(ROOT, "dist");
   mkdirSync(dist, { recursive: true });
   const started = performance.now();
-  await buildBinary(join(dist, "coder"));
+  const packs = await buildLibraryPacks(join(dist, ".packs"));
+  await buildBinary(join(dist, "coder"), undefined, packs);
   console.log(`built dist/coder (coder ${pkg.version}) in ${Math.round(performance.now() - started)} ms`);
   if (!release) return;
   const out = join(dist, "release");
@@ -253,7 +254,7 @@ async function main(): Promise<void> {
     const name = assetName(pkg.version, target);
     const file = join(out, name);
     const t = performance.now();
-    await buildBinary(target.includes("windows") ? file.replace(/\.exe$/, "") : file, target);
+    await buildBinary(target.includes("windows") ? file.replace(/\.exe$/, "") : file, target, packs);
     const hash = new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex");
     sums.push(`${hash}  ${basename(file)}`);
     console.log(`built dist/release/${name} in ${Math.round(performance.now() - t)} ms`);
