@@ -6,6 +6,7 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { basename, join } from "node:path";
+import { pathToFileURL } from "node:url";
 
 declare const CODER_VERSION: string | undefined;
 
@@ -104,13 +105,13 @@ async function importUnpacked(path: string, cacheDir: string | null): Promise<Re
   if (cacheDir) {
     const file = join(cacheDir, name);
     if (!readCached(file, header)) writeCached(cacheDir, name, unpack(path, bytes, header));
-    if (readCached(file, header)) return (await import(file)) as Record<string, unknown>;
+    if (readCached(file, header)) return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   }
   const dir = mkdtempSync(join(tmpdir(), "coder-lib-"));
   try {
     const file = join(dir, name);
     writeFileSync(file, unpack(path, bytes, header), { flag: "wx", mode: 0o600 });
-    return (await import(file)) as Record<string, unknown>;
+    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
