@@ -1063,8 +1063,8 @@ export interface Session {
   warn(text: string): void;
   commands(): readonly SlashCommand[];
   formats(): readonly string[];
-  /** Each registered edit format with its one-line summary (for `/edit-format`). */
-  formatSummaries(): readonly { name: string; summary: string }[];
+  /** Each registered edit format with its one-line summary (for `/edit-format`), its mode, and whether it is the fallback for unknown models. */
+  formatSummaries(): readonly { name: string; summary: string; mode: NonNullable<EditFormat["mode"]>; fallback: boolean }[];
   exit(): void;
   /**
    * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under
