@@ -370,6 +370,21 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("the terminal, round 2 (dist/cod
     await leave(screen);
     await screen.waitFor("pick it up again with: coder --restore-chat-history");
   });
+
+  test("Ctrl-D while a reply streams leaves once it is done: its edit is applied and committed first", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const { server, screen } = await open(repo, [{ model: "gpt-4.1", text: `${LONG}\n${block("a.py", "x = 1\n", "x = 2\n")}`, chunkDelayMs: 60, chunkChars: 12 }], ["--yes-always", "a.py"]);
+    screen.type("set x to 2");
+    await screen.waitFor("The first part of a long answer.");
+    screen.send("\x04");
+    await screen.waitFor("coder leaves when the reply ends");
+    expect(await screen.exited).toBe(0);
+    expect(screen.text()).toContain("Applied edit to a.py");
+    expect(screen.text()).toContain("pick it up again with: coder --restore-chat-history");
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    expect(repo.git("status", "--porcelain")).toBe("");
+    expect(mainRequests(server)).toHaveLength(1);
+  });
 });
 
 test("--apply needs no model and warns about no missing key", async () => {
