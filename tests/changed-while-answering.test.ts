@@ -19,7 +19,7 @@ describe.skipIf(!existsSync(BINARY))("a file changed while the model answered (d
     const r = await runCoder(repo, s, ["--yes-always", "--edit-format", "whole", "-m", "set x to 2", "a.py"]);
     expect(r.code).toBe(0);
     expect(repo.read("a.py")).toBe("x = 2\ny = 1\nz = 99\n");
-    expect(r.stdout + r.stderr).toContain("was written from the file as it was before it changed while the model answered, and merged onto that change");
+    expect(r.stdout + r.stderr).toContain("a.py changed while the model answered: its edit was merged onto that change, so check the change");
     expect(mainRequests(s).length).toBe(1);
     expect(repo.git("status", "--porcelain")).toBe("");
   });

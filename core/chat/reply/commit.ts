@@ -153,7 +153,7 @@ function showWhatToCheck(services: CoderServices, staged: AppliedReply, written:
       o.rung === "fuzzy"
         ? `The edit to ${o.path} matched approximately: its SEARCH text differs from the file`
         : o.note === mergedNote(o.path)
-          ? `The edit to ${o.path} was written from the file as it was before it changed while the model answered, and merged onto that change`
+          ? `${o.path} changed while the model answered: its edit was merged onto that change`
           : null;
     if (!why) continue;
     shown.add(path);
