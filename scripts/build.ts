@@ -69,7 +69,7 @@ export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: strin
   yaml: { packages: /^yaml(\/|$)/, specifiers: ["yaml"] },
 };
 
-interface BuiltPack {
+export interface BuiltPack {
   /** The packed bundle on disk (embedded with `type: "file"`). */
   file: string;
   /** Per specifier: the names its module exports. */
@@ -98,7 +98,7 @@ async function buildLibraryPacks(dir: string): Promise<Record<string, BuiltPack>
 }
 
 /** Imports of a packed library become a module that imports the pack and re-exports that specifier's names. */
-function packImports(packs: Record<string, BuiltPack>): BunPlugin {
+export function packImports(packs: Record<string, BuiltPack>): BunPlugin {
   return {
     name: "library-packs",
     setup(build) {
