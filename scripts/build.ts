@@ -10,9 +10,10 @@
 // packed and imported from the user's cache on first use: no bytecode and no code room for them
 // (LIBRARY_PACKS). dist/coder.modules.json maps each chunk to its source modules,
 // for CODER_TRACE_MODULES (main.ts) and the test that keeps heavy packages off the start.
-// CODER_BYTECODE=0 builds without bytecode (about 6 MB smaller, but `coder acp` and a task
-// start markedly slower), and CODER_BYTECODE_DEPTH=N with bytecode for N levels of nested
-// functions only (0: 5.3 MB smaller, `coder acp`'s initialize twice as slow), for measuring that trade.
+// CODER_BYTECODE=0 builds without bytecode (7.5 MB smaller, but `coder acp` and a task start
+// markedly slower), and CODER_BYTECODE_DEPTH=N with bytecode for N levels of nested functions
+// only (0: 6 MB smaller, but `coder acp`'s initialize twice as slow and a task 30% more CPU and
+// 20 MB more memory), for measuring that trade.
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, relative } from "node:path";
@@ -52,7 +53,8 @@ const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
  * Libraries no start-up path uses, grouped by the feature that loads them: each group is bundled
  * on its own as one ES module, embedded packed, and imported from the user's cache on first use
  * (grammars/packed.ts importPacked). They take neither bytecode nor room in the binary's code:
- * about 4.8 MB of a full-bytecode build. Every import of one of these packages must name a
+ * 5 MB of a full-bytecode build; their first use in a process costs about 30-150 ms more (parsed
+ * without bytecode). Every import of one of these packages must name a
  * specifier listed here (the build fails otherwise), so no copy of a pack is bundled by accident.
  */
 export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: string[] }> = {
@@ -61,7 +63,11 @@ export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: strin
   mcp: {
     packages: /^@modelcontextprotocol\/sdk(\/|$)/,
     specifiers: [
-      "@modelcontextprotocol/sdk/client/index.js", "@modelcontextprotocol/sdk/client/sse.js", "@modelcontextprotocol/sdk/client/streamableHttp.js", "@modelcontextprotocol/sdk/types.js", "@modelcontextprotocol/sdk/shared/stdio.js",
+      "@modelcontextprotocol/sdk/client/index.js",
+      "@modelcontextprotocol/sdk/client/sse.js",
+      "@modelcontextprotocol/sdk/client/streamableHttp.js",
+      "@modelcontextprotocol/sdk/types.js",
+      "@modelcontextprotocol/sdk/shared/stdio.js",
     ],
   },
   // `coder init`'s prompts, and `coder config import-aider`'s YAML reader.
