@@ -1,6 +1,6 @@
 // Our BPE count must equal js-tiktoken's own encoder, and sampling must stay close for huge texts.
 import { beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Tiktoken } from "js-tiktoken/lite";
@@ -116,4 +116,19 @@ test("a table read back from the cache is opened, not read: a short count reads 
   resetEncodings();
   expect(countTokens(long)).toBe(enc.encode(long, [], []).length);
   expect(tableState().loaded).toBe("whole");
+});
+
+test("a cache file cut short while its table is open is rebuilt from the ranks, and counts stay exact", () => {
+  const enc = reference("o200k_base");
+  resetEncodings();
+  countTokens("warm the cache");
+  resetEncodings();
+  expect(countTokens("hello")).toBe(1);
+  expect(tableState().loaded).toBe("partial");
+  const file = join(cache, readdirSync(cache).find((f) => f.startsWith("tokens-o200k_base"))!);
+  truncateSync(file, 100);
+  const text = samples.join("\n");
+  expect(countTokens(text)).toBe(enc.encode(text, [], []).length);
+  expect(tableState().loaded).toBe("whole");
+  resetEncodings();
 });
