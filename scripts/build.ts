@@ -69,7 +69,7 @@ export function profilePath(name: (typeof BYTECODE_PROFILES)[number]): string {
 /**
  * JavaScriptCore's tier-up thresholds times this: code that runs during one short task (start-up,
  * the map from the cache, one request) stays in the interpreter instead of waking the JIT
- * compilers, whose own code would be paged in (the trivial task's peak RSS is about 4 MB lower,
+ * compilers, whose own code would be paged in (the trivial task's peak RSS is 3.5 MB lower,
  * and it is no slower); hot loops (a cold map, counting a long text) still reach the JIT within
  * moments. The REPL restores the normal policy once it waits for input (core/cli/chat-modes.ts).
  */

@@ -2,7 +2,7 @@
 // after `npm run build`): the compiled binary is run the common ways it starts, each with
 // BUN_BYTECODE_ORDER_OUT, and Bun writes which functions that run used, in order. Built with
 // them, the binary keeps the bytecode those runs use together at the front of its module graph,
-// so a run touches fewer of the binary's pages: the trivial task's peak RSS is about 4 MB lower.
+// so a run touches fewer of the binary's pages: the trivial task's peak RSS is 3.3 MB lower.
 // A profile from an older build still applies (functions it does not name are laid out after),
 // so re-record when start-up code has changed much, not on every change.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
