@@ -82,8 +82,8 @@ export function readAsset(path: string, cacheDir: string | null = assetCacheDir(
 const imported = new Map<string, Promise<Record<string, unknown>>>();
 
 /**
- * Import a packed library bundle (scripts/build.ts packs the libraries no start-up path needs,
- * the web page and image libraries and the MCP SDK, as one ES module each): unpacked into the
+ * Import a packed library bundle (scripts/build.ts packs libraries no start-up path needs, the
+ * MCP SDK, `coder init`'s prompts and the YAML reader, as one ES module each): unpacked into the
  * user's cache as a `.js` file, checked against its checksum, and imported from there, once
  * per process. When the cache cannot be written (a read-only home) it is imported from a
  * private temporary folder that is removed again.
