@@ -16,6 +16,7 @@ const DEFS = "defs";
 const MAPS = "maps";
 const RANKINGS = "rankings";
 const IMPORTS = "imports";
+const GRAPHS = "graphs";
 
 export interface CachedFile {
   path: string;
@@ -135,6 +136,20 @@ export class TagCache {
     this.store.batch((w) => {
       w.put(RANKINGS, key, entries);
       w.keepNewest(RANKINGS, 20);
+    });
+  }
+
+  /** The ranking's stored graph for a context (rank-state.ts), or null. */
+  getRankState(key: string): Uint8Array | null {
+    const value = this.store.get(GRAPHS, key);
+    return value instanceof Uint8Array ? value : null;
+  }
+
+  putRankState(key: string, state: Uint8Array): void {
+    // A state is as large as the graph: keep the newest two contexts (a chat file added and removed again).
+    this.store.batch((w) => {
+      w.put(GRAPHS, key, state);
+      w.keepNewest(GRAPHS, 2);
     });
   }
 

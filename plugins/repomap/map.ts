@@ -9,15 +9,15 @@ import type { GrammarAssets } from "../../grammars/runtime.ts";
 import type { TagCache } from "./cache.ts";
 import { ImportResolver, type FileImports } from "./imports.ts";
 import type { MapMemory } from "./memory.ts";
-import type { RankFile } from "./graph.ts";
-import { rankDefinitions, type RankedEntry } from "./rank.ts";
+import type { RankedEntry } from "./rank.ts";
+import { rankWithState } from "./rank-state.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
 import { capBareNames, specialFiles } from "./special.ts";
 import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
 import { decodeDefNames, decodeDefs, type Definition } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, so cached maps are not reused. */
-const MAP_FORMAT = 2;
+const MAP_FORMAT = 3;
 
 export interface RepoMapInput {
   root: string;
@@ -77,7 +77,7 @@ export interface RepoMapResult {
   deferred: FileEntry[];
   /** A cold build's files not parsed yet (see RepoMapInput.coldFirst): to be parsed in the background. */
   pending: FileEntry[];
-  stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number };
+  stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number; ranking?: "reused" | "patched" | "built" };
 }
 
 /** A stat of the repository and the keys of the map it would give. */
@@ -117,7 +117,7 @@ export async function buildRepoMap(input: RepoMapInput): Promise<RepoMapResult> 
 export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapResult> {
   const { input, entries, key, statMs } = prepared;
   const chat = new Set(input.chatFiles);
-  const stats = { files: entries.length, parsed: 0, bytesParsed: 0, workers: 0, statMs, scanMs: 0, rankMs: 0, renderMs: 0 };
+  const stats: RepoMapResult["stats"] = { files: entries.length, parsed: 0, bytesParsed: 0, workers: 0, statMs, scanMs: 0, rankMs: 0, renderMs: 0 };
 
   if (input.reuse !== "none") {
     const cached = input.cache.getMap(key);
@@ -168,25 +168,25 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   if (ranked) {
     // Same names everywhere: only lines in the files parsed now may have moved.
     ranked = relineFresh(ranked, scan.fresh);
+    stats.ranking = "reused";
   } else {
-    const rankFiles: RankFile[] = [];
-    for (const { file, skipped } of scan.rankFiles()) {
-      // A chat file stays even without tags: its imports still link it to what it uses.
-      if (!chat.has(file.path) && (skipped || (file.defNames.length === 0 && file.refs.length === 0))) continue;
-      rankFiles.push(file);
-    }
-    const tagged = new Set(rankFiles.map((f) => f.path));
-    for (const path of imports.keys()) if (!tagged.has(path)) rankFiles.push({ path, defNames: [], defLines: [], refs: [] });
-    ranked = rankDefinitions({
-      files: rankFiles,
-      allFiles,
-      chatFiles: chat,
-      mentionedFiles: new Set(input.mentionedFiles),
-      mentionedIdents: new Set(input.mentionedIdents),
-      imports,
-      limit,
-      warm: input.memory,
+    const result = rankWithState({
+      entries,
+      scan,
+      request: {
+        allFiles,
+        chatFiles: chat,
+        mentionedFiles: new Set(input.mentionedFiles),
+        mentionedIdents: new Set(input.mentionedIdents),
+        imports,
+        limit,
+      },
+      cache: input.cache,
+      store,
+      memory: input.memory,
     });
+    ranked = result.ranked;
+    stats.ranking = result.how;
     if (store) input.cache.putRanking(rankingKey, encodeRanking(ranked));
   }
   // Scope ranges are decoded only for the files the map renders.

@@ -11,6 +11,7 @@ import type { RankFile } from "./graph.ts";
 import { rankDefinitions } from "./rank.ts";
 import { decodeRankFile, type RememberedTags, type ScanMemory, workerEntry } from "./scan.ts";
 import { SessionTagger } from "./tagger.ts";
+import type { RankState, RankStateHolder } from "./rank-state.ts";
 
 /** Up to this many files, a warm-up also reads every file's tags into memory (~40 ms per 1,000 files). */
 const PREFILL_FILES = 20_000;
@@ -18,15 +19,15 @@ const PREFILL_FILES = 20_000;
 const WARM_RANK_FILES = 500;
 
 
-export class MapMemory implements ScanMemory {
+export class MapMemory implements ScanMemory, RankStateHolder {
   /** Mirror of the tag cache's index, as this session last wrote or read it (null: not read yet). */
   meta: Map<string, FileMeta> | null = null;
   /** Decoded tags by path, valid while the signature matches the index's. */
   readonly tags = new Map<string, RememberedTags>();
   /** The main thread's parser and compiled queries (compiling a tags query costs 40–90 ms). */
   loader: GrammarLoader | null = null;
-  /** The last PageRank vector by path: the next ranking starts from it. */
-  ranks: Map<string, number> | null = null;
+  /** The last ranking's graph and PageRank vector (rank-state.ts): the next ranking patches it. */
+  rankState: RankState | null = null;
   /** The session's worker for the few files an edit changes, its grammars compiled ahead (tagger.ts). */
   tagger: SessionTagger | null = null;
 
