@@ -268,6 +268,8 @@ export interface GraphContext {
 export interface DefinitionGraph {
   edges: EdgeList;
   edgeStart: Int32Array;
+  /** Each file's place in path order, when the edges needed it (kept for patching). */
+  pathOrder: Int32Array | null;
   /** Slots of identifier `id` are slotBase[id] .. slotBase[id + 1] - 1, one per definer in definerList order. */
   slotBase: Int32Array;
   slotCount: number;
@@ -275,12 +277,18 @@ export interface DefinitionGraph {
 
 /** Per-build scratch of the edge builder: each file's place in path order (for the bounded identifiers' nearest definers), computed when first needed. */
 class EdgeScratch {
-  #order: Int32Array | null = null;
+  #order: Int32Array | null;
   readonly importedDefiners: number[] = [];
   readonly #paths: readonly string[];
 
-  constructor(paths: readonly string[]) {
+  constructor(paths: readonly string[], order: Int32Array | null = null) {
     this.#paths = paths;
+    this.#order = order;
+  }
+
+  /** The order if it was needed (or given). */
+  get computedOrder(): Int32Array | null {
+    return this.#order;
   }
 
   get order(): Int32Array {
@@ -325,7 +333,7 @@ export function buildGraph(index: IdentIndex, paths: readonly string[], context:
     identEdges(id, index, paths, context, edges, scratch);
   }
   edgeStart[identCount] = edges.count;
-  return { edges, edgeStart, ...slotsOf(index) };
+  return { edges, edgeStart, pathOrder: scratch.computedOrder, ...slotsOf(index) };
 }
 
 /** The edges of one identifier, from its rows alone (and the context). */
@@ -471,85 +479,112 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
       });
     }
   }
-  // Reassemble the compressed rows: unchanged identifiers copied, changed ones from their new rows.
+  // Reassemble the compressed rows: runs of unchanged identifiers copied in one
+  // go, changed ones from their new rows (identifiers new to the index are all changed).
   const identCount = names.length;
   const oldCount = index.names.length;
+  const rowOf: (IdentRows | undefined)[] = new Array(identCount);
+  for (const [id, row] of rows) rowOf[id] = row;
+  const affected = [...rows.keys()].sort((a, b) => a - b);
+  /** Runs of unchanged identifiers [from, to) between the changed ones. */
+  const runs: [number, number][] = [];
+  let next = 0;
+  for (const id of affected) {
+    if (id > next) runs.push([next, Math.min(id, oldCount)]);
+    next = id + 1;
+  }
+  if (next < oldCount) runs.push([next, oldCount]);
   const definerStart = new Int32Array(identCount + 1);
   const referencerStart = new Int32Array(identCount + 1);
   for (let id = 0; id < identCount; id++) {
-    const row = rows.get(id);
+    const row = rowOf[id];
     definerStart[id + 1] = definerStart[id]! + (row ? row.definers.length : index.definerStart[id + 1]! - index.definerStart[id]!);
     referencerStart[id + 1] = referencerStart[id]! + (row ? row.referencers.length : index.referencerStart[id + 1]! - index.referencerStart[id]!);
   }
   const entryCount = definerStart[identCount]!;
   const definerList = new Int32Array(entryCount);
   const definerLineStart = new Int32Array(entryCount + 1);
-  let lineCount = 0;
-  for (let id = 0; id < identCount; id++) {
-    const row = rows.get(id);
-    const at = definerStart[id]!;
-    if (row) {
-      row.definers.forEach((f, k) => {
-        definerList[at + k] = f;
-        definerLineStart[at + k] = lineCount;
-        lineCount += row.lines[k]!.length;
-      });
-    } else {
-      const from = index.definerStart[id]!;
-      const n = index.definerStart[id + 1]! - from;
-      definerList.set(index.definerList.subarray(from, from + n), at);
-      for (let k = 0; k < n; k++) {
-        definerLineStart[at + k] = lineCount;
-        lineCount += index.definerLineStart[from + k + 1]! - index.definerLineStart[from + k]!;
-      }
-    }
-  }
-  definerLineStart[entryCount] = lineCount;
-  const definerLines = new Int32Array(lineCount);
   const referencerFile = new Int32Array(referencerStart[identCount]!);
   const referencerRefs = new Float64Array(referencerStart[identCount]!);
   const referencerMembers = new Float64Array(referencerStart[identCount]!);
-  let anyReference = false;
-  for (let id = 0; id < identCount; id++) {
-    const row = rows.get(id);
-    const at = definerStart[id]!;
-    const refAt = referencerStart[id]!;
-    if (row) {
-      row.lines.forEach((lines, k) => definerLines.set(lines, definerLineStart[at + k]!));
-      referencerFile.set(row.referencers, refAt);
-      referencerRefs.set(row.refs, refAt);
-      referencerMembers.set(row.members, refAt);
-    } else {
-      const from = index.definerStart[id]!;
-      const to = index.definerStart[id + 1]!;
-      if (to > from) definerLines.set(index.definerLines.subarray(index.definerLineStart[from]!, index.definerLineStart[to]!), definerLineStart[at]!);
-      const rFrom = index.referencerStart[id]!;
-      const rTo = index.referencerStart[id + 1]!;
-      referencerFile.set(index.referencerFile.subarray(rFrom, rTo), refAt);
-      referencerRefs.set(index.referencerRefs.subarray(rFrom, rTo), refAt);
-      referencerMembers.set(index.referencerMembers.subarray(rFrom, rTo), refAt);
+  // Definer entries and their line offsets, in identifier order.
+  let lineCount = 0;
+  const copyDefiners = (from: number, to: number) => {
+    const oldFrom = index.definerStart[from]!;
+    const oldTo = index.definerStart[to]!;
+    const at = definerStart[from]!;
+    definerList.set(index.definerList.subarray(oldFrom, oldTo), at);
+    const shift = lineCount - index.definerLineStart[oldFrom]!;
+    for (let e = oldFrom; e < oldTo; e++) definerLineStart[at + e - oldFrom] = index.definerLineStart[e]! + shift;
+    lineCount += index.definerLineStart[oldTo]! - index.definerLineStart[oldFrom]!;
+  };
+  const copyReferencers = (from: number, to: number) => {
+    const oldFrom = index.referencerStart[from]!;
+    const oldTo = index.referencerStart[to]!;
+    const at = referencerStart[from]!;
+    referencerFile.set(index.referencerFile.subarray(oldFrom, oldTo), at);
+    referencerRefs.set(index.referencerRefs.subarray(oldFrom, oldTo), at);
+    referencerMembers.set(index.referencerMembers.subarray(oldFrom, oldTo), at);
+  };
+  let run = 0;
+  const lineSources: [number, number, number][] = [];
+  for (let id = 0; id < identCount; ) {
+    const row = rowOf[id];
+    if (!row) {
+      const [from, to] = runs[run++]!;
+      lineSources.push([index.definerLineStart[index.definerStart[from]!]!, index.definerLineStart[index.definerStart[to]!]!, lineCount]);
+      copyDefiners(from, to);
+      copyReferencers(from, to);
+      id = to;
+      continue;
     }
-    if (!anyReference && referencerStart[id + 1]! > refAt && definerStart[id + 1]! > at) anyReference = true;
+    const at = definerStart[id]!;
+    row.definers.forEach((f, k) => {
+      definerList[at + k] = f;
+      definerLineStart[at + k] = lineCount;
+      lineCount += row.lines[k]!.length;
+    });
+    const refAt = referencerStart[id]!;
+    referencerFile.set(row.referencers, refAt);
+    referencerRefs.set(row.refs, refAt);
+    referencerMembers.set(row.members, refAt);
+    id++;
   }
+  definerLineStart[entryCount] = lineCount;
+  const definerLines = new Int32Array(lineCount);
+  for (const [from, to, at] of lineSources) definerLines.set(index.definerLines.subarray(from, to), at);
+  for (const id of affected) {
+    const row = rows.get(id)!;
+    row.lines.forEach((lines, k) => definerLines.set(lines, definerLineStart[definerStart[id]! + k]!));
+  }
+  let anyReference = false;
+  for (let id = 0; id < identCount && !anyReference; id++) anyReference = referencerStart[id + 1]! > referencerStart[id]! && definerStart[id + 1]! > definerStart[id]!;
   if (!anyReference) return null;
   const allKeys = new Float64Array(identCount);
   allKeys.set(index.keys.subarray(0, oldCount));
   allKeys.set(keys, oldCount);
   const patched = makeIndex({ names, keys: allKeys, definerStart, definerList, definerLineStart, definerLines, referencerStart, referencerFile, referencerRefs, referencerMembers, anyReference, lookup });
 
-  // Edges: unchanged identifiers' blocks copied, changed ones rebuilt.
-  let edgeCount = 0;
-  for (let id = 0; id < identCount; id++) edgeCount += rows.has(id) ? edgeEstimate(patched, id) : graph.edgeStart[id + 1]! - graph.edgeStart[id]!;
-  const edges = new EdgeList(edgeCount);
+  // Edges: runs of unchanged identifiers' blocks copied, changed ones rebuilt.
+  const edges = new EdgeList(graph.edges.count + affected.reduce((n, id) => n + edgeEstimate(patched, id), 0));
   const edgeStart = new Int32Array(identCount + 1);
-  const scratch = new EdgeScratch(paths);
-  for (let id = 0; id < identCount; id++) {
+  const scratch = new EdgeScratch(paths, graph.pathOrder);
+  run = 0;
+  for (let id = 0; id < identCount; ) {
+    if (!rowOf[id]) {
+      const [from, to] = runs[run++]!;
+      const shift = edges.count - graph.edgeStart[from]!;
+      for (let i = from; i < to; i++) edgeStart[i] = graph.edgeStart[i]! + shift;
+      edges.append(graph.edges, graph.edgeStart[from]!, graph.edgeStart[to]!);
+      id = to;
+      continue;
+    }
     edgeStart[id] = edges.count;
-    if (rows.has(id)) identEdges(id, patched, paths, context, edges, scratch);
-    else edges.append(graph.edges, graph.edgeStart[id]!, graph.edgeStart[id + 1]!);
+    identEdges(id, patched, paths, context, edges, scratch);
+    id++;
   }
   edgeStart[identCount] = edges.count;
-  return { index: patched, graph: { edges, edgeStart, ...slotsOf(patched) } };
+  return { index: patched, graph: { edges, edgeStart, pathOrder: scratch.computedOrder, ...slotsOf(patched) } };
 }
 
 /** The identifier whose row holds entry `e` of compressed rows with these starts. */

@@ -10,7 +10,7 @@ import type { TagCache } from "./cache.ts";
 import { ImportResolver, type FileImports } from "./imports.ts";
 import type { MapMemory } from "./memory.ts";
 import type { RankedEntry } from "./rank.ts";
-import { rankWithState } from "./rank-state.ts";
+import { PATCH_MIN_FILES, rankWithState } from "./rank-state.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
 import { capBareNames, specialFiles } from "./special.ts";
 import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
@@ -137,6 +137,8 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     poolThreshold: input.poolThreshold,
     signal: input.signal,
     memory: input.memory,
+    // A few changed files patch the kept graph (rank-state.ts): no other file's tags are read.
+    preloadAbove: PATCH_MIN_FILES,
     deferrable: input.deferChatFiles ? chat : undefined,
     coldFirst:
       input.coldFirst === undefined
@@ -244,7 +246,11 @@ function chatImports(input: RepoMapInput, files: readonly string[], scan: ScanRe
     resolver ??= new ImportResolver({ files, read: (path) => (input.read ? input.read(path) : readText(input.root, path)) });
     const found = resolver.importsOf(chat);
     imports.set(chat, found);
-    if (!deferred.has(chat) && sig) input.cache.putImports(chat, sig, encodeImports(found));
+    if (!deferred.has(chat) && sig) {
+      const encoded = encodeImports(found);
+      // Written only when it changed (a write is a transaction: more than the read).
+      if (input.cache.getImports(chat, sig) !== encoded) input.cache.putImports(chat, sig, encoded);
+    }
   }
   return imports;
 }

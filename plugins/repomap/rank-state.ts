@@ -14,9 +14,11 @@ import { buildRankGraph, graphContext, rankGraph, withImportedNames, type Ranked
 import { decodeRankFile, type FileEntry, type RankSource, type ScanResult } from "./scan.ts";
 
 /** Bump when the stored layout or what the graph is built from changes. */
-const STATE_FORMAT = 1;
+const STATE_FORMAT = 2;
 /** The signature of a file with no definitions and no references (not ranked unless a chat file). */
 const EMPTY_SIG = rankingSignature([], "");
+/** Up to this many changed files (or 5% of the files) the kept graph is patched; more are ranked from scratch. */
+export const PATCH_MIN_FILES = 64;
 /** A patched state is stored again once this many files changed since the stored copy (until then each run re-patches them). */
 const SAVE_AFTER = 8;
 
@@ -80,7 +82,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
   if (!state && input.store) state = loadState(input.cache, key, request);
   if (state && samePaths(state.graph.paths, listed.paths)) {
     const changed = new Map<number, RankFile>();
-    const limit = Math.max(64, Math.floor(listed.paths.length / 20));
+    const limit = Math.max(PATCH_MIN_FILES, Math.floor(listed.paths.length / 20));
     let usable = true;
     for (let f = 0; f < listed.paths.length && usable; f++) {
       if (state.sigs[f] === listed.sigs[f]) continue;
@@ -192,9 +194,9 @@ function samePaths(a: readonly string[], b: readonly string[]): boolean {
 
 // ─── Stored form: a JSON head (paths, signatures, names) and typed arrays, 8-byte aligned ───
 
-type ArrayField = "keys" | "definerStart" | "definerList" | "definerLineStart" | "definerLines" | "referencerStart" | "referencerFile" | "referencerRefs" | "referencerMembers" | "edgeStart" | "src" | "dst" | "weight" | "definer" | "ranks";
-const INT_FIELDS: readonly ArrayField[] = ["definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "edgeStart", "src", "dst", "definer"];
-const FIELDS: readonly ArrayField[] = ["keys", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "referencerRefs", "referencerMembers", "edgeStart", "src", "dst", "weight", "definer", "ranks"];
+type ArrayField = "pathOrder" | "keys" | "definerStart" | "definerList" | "definerLineStart" | "definerLines" | "referencerStart" | "referencerFile" | "referencerRefs" | "referencerMembers" | "edgeStart" | "src" | "dst" | "weight" | "definer" | "ranks";
+const INT_FIELDS: readonly ArrayField[] = ["pathOrder", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "edgeStart", "src", "dst", "definer"];
+const FIELDS: readonly ArrayField[] = ["pathOrder", "keys", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "referencerRefs", "referencerMembers", "edgeStart", "src", "dst", "weight", "definer", "ranks"];
 
 interface StoredHead {
   format: number;
@@ -211,6 +213,7 @@ export function encodeState(state: RankState): Uint8Array {
   const { index, graph } = state.graph;
   const count = graph.edges.count;
   const arrays: Record<ArrayField, Int32Array | Float64Array> = {
+    pathOrder: graph.pathOrder ?? new Int32Array(0),
     keys: index.keys,
     definerStart: index.definerStart,
     definerList: index.definerList,
@@ -309,6 +312,6 @@ export function decodeState(blob: Uint8Array, key: string, request: Pick<RankReq
   const slotBase = new Int32Array(identCount + 1);
   for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + index.definerStart[id + 1]! - index.definerStart[id]!;
   const { context, importedNames, importedFiles } = graphContext(request, head.paths);
-  const graph: RankGraph = { paths: head.paths, index, graph: { edges, edgeStart: ints("edgeStart"), slotBase, slotCount: slotBase[identCount]! }, context, importedNames, importedFiles };
+  const graph: RankGraph = { paths: head.paths, index, graph: { edges, edgeStart: ints("edgeStart"), pathOrder: ints("pathOrder").length === head.paths.length ? ints("pathOrder") : null, slotBase, slotCount: slotBase[identCount]! }, context, importedNames, importedFiles };
   return { key, sigs: head.sigs, graph, ranks: floats("ranks"), unsaved: 0 };
 }

@@ -145,7 +145,9 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
   for (let slot = 0; slot < graph.slotCount; slot++) if (slots.used[slot] && !context.inChat[slots.file[slot]!]) order.push(slot);
   if (order.length > limit * 2) {
     // Only the top `limit` slots can be shown: cut at that rank before the full sort.
-    const values = Float64Array.from(order, (slot) => slots.rank[slot]!).sort();
+    const values = new Float64Array(order.length);
+    for (let i = 0; i < order.length; i++) values[i] = slots.rank[order[i]!]!;
+    values.sort();
     const threshold = values[values.length - limit]!;
     order = order.filter((slot) => slots.rank[slot]! >= threshold);
   }
@@ -232,7 +234,11 @@ function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly
   }
   const weight = edges.weight.subarray(0, edges.count);
   const nodePaths = files.map((f) => paths[f]!);
-  const start = initial ? Float64Array.from(files, (f) => initial(paths[f]!, f) ?? 1 / files.length) : undefined;
+  let start: Float64Array | undefined;
+  if (initial) {
+    start = new Float64Array(files.length);
+    for (let node = 0; node < files.length; node++) start[node] = initial(paths[files[node]!]!, files[node]!) ?? 1 / files.length;
+  }
   const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start });
   return { files, src, ranks };
 }
