@@ -17,6 +17,8 @@ const MAPS = "maps";
 const RANKINGS = "rankings";
 const IMPORTS = "imports";
 const GRAPHS = "graphs";
+/** The key of the state stored last (one row). */
+const GRAPHS_LATEST = "graphs-latest";
 
 export interface CachedFile {
   path: string;
@@ -150,7 +152,16 @@ export class TagCache {
     this.store.batch((w) => {
       w.put(GRAPHS, key, state);
       w.keepNewest(GRAPHS, 2);
+      w.put(GRAPHS_LATEST, "key", key);
     });
+  }
+
+  /** The state stored last, with its key, or null. */
+  latestRankState(): { key: string; state: Uint8Array } | null {
+    const key = this.store.get(GRAPHS_LATEST, "key");
+    if (typeof key !== "string") return null;
+    const state = this.getRankState(key);
+    return state ? { key, state } : null;
   }
 
   getMap(key: string): string | null {

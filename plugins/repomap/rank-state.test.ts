@@ -151,14 +151,22 @@ test("within a session the graph is patched in memory, edit after edit, and stay
   const tagged = listFiles(root).filter((p) => languageFor(p) !== null);
   const chat = tagged.find((p) => p.endsWith(".py"))!;
   const cache = diskCache(root);
-  const memory = new MapMemory();
+  let memory = new MapMemory();
   try {
     const build = () => buildRepoMap(input(root, cache, chat, { memory }));
     expect((await build()).stats.ranking).toBe("built");
+    // A second session (a new process): its first map comes from the map cache; its
+    // warm-up reads the stored graph ahead, which the map after the edit patches.
+    memory.close();
+    memory = new MapMemory();
+    expect((await build()).fromCache).toBe(true);
+    await memory.warmUp(cache, EMBEDDED_ASSETS, root, [chat]);
+    expect(memory.rankState?.attached).toBe(false);
     for (let i = 0; i < 3; i++) {
       appendFileSync(join(root, chat), `\n\ndef session_added_${i}(value):\n    return value\n`);
       const rebuilt = await build();
       expect(rebuilt.stats.ranking).toBe("patched");
+      expect(memory.rankState?.attached).toBe(true);
       expect(shown(rebuilt)).toEqual(await fromScratch(root, chat));
     }
   } finally {

@@ -14,7 +14,7 @@ import { buildRankGraph, graphContext, rankGraph, withImportedNames, type Ranked
 import { decodeRankFile, type FileEntry, type RankSource, type ScanResult } from "./scan.ts";
 
 /** Bump when the stored layout or what the graph is built from changes. */
-const STATE_FORMAT = 2;
+const STATE_FORMAT = 3;
 /** The signature of a file with no definitions and no references (not ranked unless a chat file). */
 const EMPTY_SIG = rankingSignature([], "");
 /** Up to this many changed files (or 5% of the files) the kept graph is patched; more are ranked from scratch. */
@@ -32,6 +32,8 @@ export interface RankState {
   ranks: Float64Array;
   /** Files patched since the copy in the cache. */
   unsaved: number;
+  /** Whether graph.context was computed for this state's key (a state read ahead, by the session's warm-up, has none yet). */
+  attached: boolean;
 }
 
 /** Where a session keeps its state (memory.ts MapMemory). */
@@ -80,6 +82,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
   const listed = rankedList(input);
   let state = input.memory?.rankState?.key === key ? input.memory.rankState : null;
   if (!state && input.store) state = loadState(input.cache, key, request);
+  if (state && !state.attached) attach(state, request);
   if (state && samePaths(state.graph.paths, listed.paths)) {
     const changed = new Map<number, RankFile>();
     const limit = Math.max(PATCH_MIN_FILES, Math.floor(listed.paths.length / 20));
@@ -94,7 +97,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
     if (patched) {
       const previous = state.ranks;
       const { ranked, ranks } = rankGraph(patched, request, (_, f) => (previous[f]! > 0 ? previous[f] : undefined));
-      keep(input, { key, sigs: listed.sigs, graph: patched, ranks, unsaved: state.unsaved + changed.size });
+      keep(input, { key, sigs: listed.sigs, graph: patched, ranks, unsaved: state.unsaved + changed.size, attached: true });
       return { ranked, how: "patched", changed: changed.size };
     }
   }
@@ -125,7 +128,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
   const previous = input.memory?.rankState ?? null;
   const warm = previous ? new Map(previous.graph.paths.map((path, f) => [path, previous.ranks[f]!])) : null;
   const { ranked, ranks } = rankGraph(graph, request, warm ? (path) => (warm.get(path)! > 0 ? warm.get(path) : undefined) : undefined);
-  keep(input, { key, sigs, graph, ranks, unsaved: Infinity });
+  keep(input, { key, sigs, graph, ranks, unsaved: Infinity, attached: true });
   return { ranked, how: "built", changed: files.length };
 }
 
@@ -142,7 +145,8 @@ function keep(input: StateRankInput, state: RankState): void {
   }
   if (input.memory) input.memory.rankState = state;
   if (state.unsaved >= SAVE_AFTER) {
-    input.cache.putRankState(state.key, encodeState(state));
+    const encoded = encodeState(state);
+    if (encoded) input.cache.putRankState(state.key, encoded);
     state.unsaved = 0;
   }
 }
@@ -201,15 +205,15 @@ const FIELDS: readonly ArrayField[] = ["pathOrder", "keys", "definerStart", "def
 interface StoredHead {
   format: number;
   key: string;
-  paths: string[];
-  sigs: string[];
-  names: string[];
   anyReference: boolean;
-  slotCount: number;
+  /** Element counts of FIELDS, then byte lengths of the paths, signatures and names ("\n"-joined UTF-8: far cheaper to read than JSON). */
   lengths: number[];
+  texts: number[];
 }
 
-export function encodeState(state: RankState): Uint8Array {
+/** The stored form; null when a path holds a line break (listed paths are "\n"-joined). */
+export function encodeState(state: RankState): Uint8Array | null {
+  if (state.graph.paths.some((path) => path.includes("\n"))) return null;
   const { index, graph } = state.graph;
   const count = graph.edges.count;
   const arrays: Record<ArrayField, Int32Array | Float64Array> = {
@@ -230,24 +234,28 @@ export function encodeState(state: RankState): Uint8Array {
     definer: graph.edges.definer.subarray(0, count),
     ranks: state.ranks,
   };
+  const encoder = new TextEncoder();
+  const texts = [state.graph.paths, state.sigs, index.names].map((list) => encoder.encode(list.join("\n")));
   const head: StoredHead = {
     format: STATE_FORMAT,
     key: state.key,
-    paths: state.graph.paths,
-    sigs: state.sigs,
-    names: index.names,
     anyReference: index.anyReference,
-    slotCount: graph.slotCount,
     lengths: FIELDS.map((f) => arrays[f].length),
+    texts: texts.map((t) => t.length),
   };
-  const headBytes = new TextEncoder().encode(JSON.stringify(head));
+  const headBytes = encoder.encode(JSON.stringify(head));
   const headSpace = align8(8 + headBytes.length);
   let size = headSpace;
+  for (const t of texts) size += align8(t.length);
   for (const f of FIELDS) size += align8(arrays[f].byteLength);
   const out = new Uint8Array(size);
   new DataView(out.buffer).setUint32(0, headBytes.length, true);
   out.set(headBytes, 8);
   let at = headSpace;
+  for (const t of texts) {
+    out.set(t, at);
+    at += align8(t.length);
+  }
   for (const f of FIELDS) {
     const a = arrays[f];
     out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
@@ -271,13 +279,42 @@ function loadState(cache: TagCache, key: string, request: Omit<RankRequest, "fil
   }
 }
 
-export function decodeState(blob: Uint8Array, key: string, request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">): RankState | null {
+/**
+ * The state stored last, read ahead (a session's warm-up: the map after the first
+ * edit then reads nothing); its edges' context is attached when a build of that
+ * context uses it.
+ */
+export function loadLatestState(cache: TagCache): RankState | null {
+  const latest = cache.latestRankState();
+  if (!latest) return null;
+  try {
+    return decodeState(latest.state, latest.key, null);
+  } catch {
+    return null;
+  }
+}
+
+/** Computes what the edges were built with (the key says it is this request's context). */
+function attach(state: RankState, request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">): void {
+  Object.assign(state.graph, graphContext(request, state.graph.paths));
+  state.attached = true;
+}
+
+export function decodeState(blob: Uint8Array, key: string, request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports"> | null): RankState | null {
   const bytes = blob.byteOffset % 8 === 0 ? blob : blob.slice();
   if (bytes.length < 8) return null;
   const headLength = new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(0, true);
   const head = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headLength))) as StoredHead;
-  if (head.format !== STATE_FORMAT || head.key !== key || head.lengths.length !== FIELDS.length) return null;
+  if (head.format !== STATE_FORMAT || head.key !== key || head.lengths.length !== FIELDS.length || head.texts.length !== 3) return null;
   let at = align8(8 + headLength);
+  const decoder = new TextDecoder();
+  // Counts from the arrays: paths (and signatures) one per rank, names one per identifier.
+  const counts = [head.lengths[FIELDS.indexOf("ranks")]!, head.lengths[FIELDS.indexOf("ranks")]!, head.lengths[FIELDS.indexOf("definerStart")]! - 1];
+  const [paths, sigs, names] = head.texts.map((length, i) => {
+    const text = decoder.decode(bytes.subarray(at, at + length));
+    at += align8(length);
+    return counts[i] === 0 ? [] : text.split("\n");
+  }) as [string[], string[], string[]];
   const arrays = {} as Record<ArrayField, Int32Array | Float64Array>;
   FIELDS.forEach((f, i) => {
     const length = head.lengths[i]!;
@@ -288,10 +325,10 @@ export function decodeState(blob: Uint8Array, key: string, request: Pick<RankReq
   });
   const ints = (f: ArrayField) => arrays[f] as Int32Array;
   const floats = (f: ArrayField) => arrays[f] as Float64Array;
-  const identCount = head.names.length;
-  if (ints("definerStart").length !== identCount + 1 || ints("edgeStart").length !== identCount + 1 || floats("ranks").length !== head.paths.length) return null;
+  const identCount = names.length;
+  if (sigs.length !== paths.length || ints("definerStart").length !== identCount + 1 || ints("edgeStart").length !== identCount + 1 || floats("ranks").length !== paths.length) return null;
   const index = restoreIndex({
-    names: head.names,
+    names,
     keys: floats("keys"),
     definerStart: ints("definerStart"),
     definerList: ints("definerList"),
@@ -311,7 +348,8 @@ export function decodeState(blob: Uint8Array, key: string, request: Pick<RankReq
   edges.count = edges.src.length;
   const slotBase = new Int32Array(identCount + 1);
   for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + index.definerStart[id + 1]! - index.definerStart[id]!;
-  const { context, importedNames, importedFiles } = graphContext(request, head.paths);
-  const graph: RankGraph = { paths: head.paths, index, graph: { edges, edgeStart: ints("edgeStart"), pathOrder: ints("pathOrder").length === head.paths.length ? ints("pathOrder") : null, slotBase, slotCount: slotBase[identCount]! }, context, importedNames, importedFiles };
-  return { key, sigs: head.sigs, graph, ranks: floats("ranks"), unsaved: 0 };
+  // Until attached, an empty context (nothing reads it before).
+  const { context, importedNames, importedFiles } = request ? graphContext(request, paths) : { context: { inChat: new Uint8Array(0), mentionedIdents: new Set<string>(), imports: new Map(), into: new Float64Array(0) }, importedNames: new Map(), importedFiles: new Set<string>() };
+  const graph: RankGraph = { paths, index, graph: { edges, edgeStart: ints("edgeStart"), pathOrder: ints("pathOrder").length === paths.length ? ints("pathOrder") : null, slotBase, slotCount: slotBase[identCount]! }, context, importedNames, importedFiles };
+  return { key, sigs, graph, ranks: floats("ranks"), unsaved: 0, attached: request !== null };
 }
