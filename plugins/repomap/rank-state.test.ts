@@ -81,6 +81,9 @@ test("after each edit (definition added, removed, renamed; file deleted, added) 
   const chatText = readFileSync(join(root, chat), "utf8");
   const called = [...chatText.matchAll(/import \{ (\w+) \} from/g)].map((m) => m[1]!);
   expect(called.length).toBeGreaterThan(2);
+  // A file the chat file imports: the map shows its definitions first.
+  const imported = chatText.match(/import \{ \w+ \} from "(\.[^"]+)"/)![1]!;
+  const target = tagged.find((p) => join(root, p).startsWith(join(root, chat, "..", imported) + "."))!;
 
   // First build: everything parsed, the graph built and stored.
   let cache = diskCache(root);
@@ -89,13 +92,20 @@ test("after each edit (definition added, removed, renamed; file deleted, added) 
   cache.close();
   expect(shown(first)).toEqual(await fromScratch(root, chat));
 
-  const edits: { what: string; apply: () => void; how: "patched" | "built" }[] = [
+  const edits: { what: string; apply: () => void; how: "patched" | "built" | "reused" }[] = [
     {
       what: "a definition added (a name the chat file calls, so a second definer)",
       apply: () => appendFileSync(join(root, ts[10]!), `\nexport function ${called[0]}(value: number) {\n  return value;\n}\n`),
       how: "patched",
     },
     {
+      // Same names: the ranking is reused and relined; the kept graph is not touched.
+      what: "lines moved in a file the map shows",
+      apply: () => writeFileSync(join(root, target), "// moved\n// down\n" + readFileSync(join(root, target), "utf8")),
+      how: "reused",
+    },
+    {
+      // Patched from the graph kept before the lines moved: that file's lines must be the new ones.
       what: "a new name defined",
       apply: () => appendFileSync(join(root, ts[20]!), "\nexport function freshlyAddedHelper(value: number) {\n  return value;\n}\n"),
       how: "patched",
@@ -114,8 +124,6 @@ test("after each edit (definition added, removed, renamed; file deleted, added) 
     {
       what: "a definition renamed (in a file the chat file imports)",
       apply: () => {
-        const imported = chatText.match(/import \{ \w+ \} from "(\.[^"]+)"/)![1]!;
-        const target = [...tagged].find((p) => join(root, p).startsWith(join(root, chat, "..", imported)))!;
         const text = readFileSync(join(root, target), "utf8");
         writeFileSync(join(root, target), text.replace(/export (function|class) (\w+)/, "export $1 $2Renamed"));
       },

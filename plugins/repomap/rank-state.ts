@@ -14,7 +14,7 @@ import { buildRankGraph, graphContext, rankGraph, withImportedNames, type Ranked
 import { decodeRankFile, type FileEntry, type RankSource, type ScanResult } from "./scan.ts";
 
 /** Bump when the stored layout or what the graph is built from changes. */
-const STATE_FORMAT = 3;
+const STATE_FORMAT = 4;
 /** The signature of a file with no definitions and no references (not ranked unless a chat file). */
 const EMPTY_SIG = rankingSignature([], "");
 /** Up to this many changed files (or 5% of the files) the kept graph is patched; more are ranked from scratch. */
@@ -25,7 +25,11 @@ const SAVE_AFTER = 8;
 export interface RankState {
   /** What the edges were built with besides the tags (rankContextKey). */
   key: string;
-  /** Each ranked file's signature ("-" skipped, "" not tagged), parallel to graph.paths. */
+  /**
+   * Each ranked file's version, parallel to graph.paths: its ranking signature
+   * and the stat of its tags ("" for a file ranked without tags). A file whose
+   * lines moved keeps its signature but not its stat: its lines are patched too.
+   */
   sigs: string[];
   graph: RankGraph;
   /** PageRank of each file (0: not in the graph). */
@@ -114,7 +118,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
     // A chat file stays even without tags: its imports still link it to what it uses.
     if (!chat.has(file.path) && (skipped || (file.defNames.length === 0 && file.refs.length === 0))) continue;
     files.push(file);
-    sigs.push(sigOf(scan, file.path));
+    sigs.push(versionOf(scan, entry));
   }
   const tagged = new Set(files.map((f) => f.path));
   for (const path of request.imports?.keys() ?? []) {
@@ -151,11 +155,11 @@ function keep(input: StateRankInput, state: RankState): void {
   }
 }
 
-/** A file's signature as the ranking sees it ("-" skipped, "" not described). */
-function sigOf(scan: ScanResult, path: string): string {
-  const described = scan.files.get(path);
+/** A file's version as the kept graph records it: ranking signature ("-" skipped) and stat; "" when not described. */
+function versionOf(scan: ScanResult, entry: FileEntry): string {
+  const described = scan.files.get(entry.path);
   if (!described) return "";
-  return described.skipped ? "-" : described.sig;
+  return `${described.skipped ? "-" : described.sig}\u0000${entry.mtime}\u0000${entry.size}`;
 }
 
 /** The files a ranking covers, in listing order, as the scan describes them (without reading their tags). */
@@ -169,7 +173,7 @@ function rankedList(input: StateRankInput): { paths: string[]; sigs: string[] } 
     if (!described) continue;
     if (!chat.has(entry.path) && (described.skipped || described.sig === EMPTY_SIG)) continue;
     paths.push(entry.path);
-    sigs.push(described.skipped ? "-" : described.sig);
+    sigs.push(versionOf(input.scan, entry));
     seen.add(entry.path);
   }
   for (const path of input.request.imports?.keys() ?? []) {
