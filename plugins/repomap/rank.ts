@@ -147,8 +147,7 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
     // Only the top `limit` slots can be shown: cut at that rank before the full sort.
     const values = new Float64Array(order.length);
     for (let i = 0; i < order.length; i++) values[i] = slots.rank[order[i]!]!;
-    values.sort();
-    const threshold = values[values.length - limit]!;
+    const threshold = nthSmallest(values, values.length - limit);
     order = order.filter((slot) => slots.rank[slot]! >= threshold);
   }
   order.sort((a, b) => {
@@ -179,6 +178,32 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
     ranked.push({ path });
   }
   return { ranked, ranks: fileRanks };
+}
+
+/** The value a sort would put at `n` (0-based, ascending): quickselect, reordering `values` in place (no full sort of every slot). */
+export function nthSmallest(values: Float64Array, n: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i] = values[j]!;
+        values[j] = t;
+        i++;
+        j--;
+      }
+    }
+    if (n <= j) hi = j;
+    else if (n >= i) lo = i;
+    else return values[n]!;
+  }
+  return values[n]!;
 }
 
 /**
