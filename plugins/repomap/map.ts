@@ -9,8 +9,9 @@ import type { GrammarAssets } from "../../grammars/runtime.ts";
 import type { TagCache } from "./cache.ts";
 import { ImportResolver, type FileImports } from "./imports.ts";
 import type { MapMemory } from "./memory.ts";
-import type { RankedEntry } from "./rank.ts";
-import { PATCH_MIN_FILES, rankWithState } from "./rank-state.ts";
+import type { RankedEntry, RankRequest } from "./rank.ts";
+import { PATCH_MIN_FILES, rankWithState, STATE_FORMAT } from "./rank-state.ts";
+import { EDGES_PER_IDENT, WEIGHTS } from "./graph.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
 import { capBareNames, specialFiles } from "./special.ts";
 import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
@@ -172,17 +173,19 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     ranked = relineFresh(ranked, scan.fresh);
     stats.ranking = "reused";
   } else {
+    const request = {
+      allFiles,
+      chatFiles: chat,
+      mentionedFiles: new Set(input.mentionedFiles),
+      mentionedIdents: new Set(input.mentionedIdents),
+      imports,
+      limit,
+    };
     const result = rankWithState({
+      key: rankContextKey(request),
       entries,
       scan,
-      request: {
-        allFiles,
-        chatFiles: chat,
-        mentionedFiles: new Set(input.mentionedFiles),
-        mentionedIdents: new Set(input.mentionedIdents),
-        imports,
-        limit,
-      },
+      request,
       cache: input.cache,
       store,
       memory: input.memory,
@@ -281,9 +284,7 @@ function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: str
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${limit}\n`);
   hasher.update(sortedUnique(input.chatFiles) + "\n\n");
-  for (const [chat, fileImports] of [...imports].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    hasher.update(`${chat}\n${[...fileImports].map(([file, names]) => `${file}\t${[...names].sort().join(",")}`).sort().join("\n")}\n\n`);
-  }
+  hasher.update(importsText(imports));
   hasher.update(sortedUnique(input.mentionedFiles) + "\n\n");
   hasher.update(sortedUnique(input.mentionedIdents) + "\n\n");
   // In listing order (parse results arrive in any order). Untagged files only
@@ -310,6 +311,25 @@ function renderKeyOf(input: RepoMapInput, entries: readonly FileEntry[], chat: R
   for (const e of entries) parts.push(chat.has(e.path) ? e.path : fileState(e));
   hasher.update(parts.join("\n"));
   return "render:" + hasher.digest("hex");
+}
+
+/** The chat files' imports as key text: each chat file, then its imported files with the names taken (all sorted). */
+function importsText(imports: ReadonlyMap<string, FileImports>): string {
+  let text = "";
+  for (const [chat, fileImports] of [...imports].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+    text += `${chat}\n${[...fileImports].map(([file, names]) => `${file}\t${[...names].sort().join(",")}`).sort().join("\n")}\n\n`;
+  }
+  return text;
+}
+
+/** The context a state was built in: the chat files, their imports, the mentioned names, the weights. */
+function rankContextKey(request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(`${STATE_FORMAT}|${GRAMMAR_TABLE_VERSION}|${EDGES_PER_IDENT}|${JSON.stringify(WEIGHTS)}\n`);
+  hasher.update([...request.chatFiles].sort().join("\n") + "\n\n");
+  hasher.update(importsText(request.imports ?? new Map()));
+  hasher.update([...request.mentionedIdents].sort().join("\n"));
+  return hasher.digest("hex");
 }
 
 /** A file as a key sees it: path, mtime and size. */

@@ -5,16 +5,14 @@
 // from the stored vector, instead of reading every file's tags, rebuilding the
 // index and the graph and iterating from uniform. Kept in the session's memory and
 // in the tag cache (one value per context), so a fresh process patches it too.
-import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
 import type { TagCache } from "./cache.ts";
-import { EDGES_PER_IDENT, EdgeList, patchRankGraph, restoreIndex, WEIGHTS, type RankFile } from "./graph.ts";
-import type { FileImports } from "./imports.ts";
+import { EdgeList, patchRankGraph, restoreIndex, type RankFile } from "./graph.ts";
 import { rankingSignature } from "./parse.ts";
 import { buildRankGraph, graphContext, rankGraph, withImportedNames, type RankedEntry, type RankGraph, type RankRequest } from "./rank.ts";
 import { decodeRankFile, type FileEntry, type RankSource, type ScanResult } from "./scan.ts";
 
 /** Bump when the stored layout or what the graph is built from changes. */
-const STATE_FORMAT = 4;
+export const STATE_FORMAT = 4;
 /** The signature of a file with no definitions and no references (not ranked unless a chat file). */
 const EMPTY_SIG = rankingSignature([], "");
 /** Up to this many changed files (or 5% of the files) the kept graph is patched; more are ranked from scratch. */
@@ -46,6 +44,8 @@ export interface RankStateHolder {
 }
 
 export interface StateRankInput {
+  /** What the edges depend on besides the tags: the chat files, their imports, the mentioned names, the weights, STATE_FORMAT (map.ts rankContextKey). */
+  key: string;
   entries: readonly FileEntry[];
   scan: ScanResult;
   /** The ranking request (files come from the scan). */
@@ -63,26 +63,13 @@ export interface StateRankResult {
   changed: number;
 }
 
-/** The context a state was built in: the chat files, their imports, the mentioned names, the weights. */
-export function rankContextKey(request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">): string {
-  const hasher = new Bun.CryptoHasher("sha256");
-  hasher.update(`${STATE_FORMAT}|${GRAMMAR_TABLE_VERSION}|${EDGES_PER_IDENT}|${JSON.stringify(WEIGHTS)}\n`);
-  hasher.update([...request.chatFiles].sort().join("\n") + "\n\n");
-  const imports: [string, FileImports][] = [...(request.imports ?? new Map())].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-  for (const [chat, fileImports] of imports) {
-    hasher.update(`${chat}\n${[...fileImports].map(([file, names]) => `${file}\t${[...names].sort().join(",")}`).sort().join("\n")}\n\n`);
-  }
-  hasher.update([...request.mentionedIdents].sort().join("\n"));
-  return hasher.digest("hex");
-}
-
 /**
  * Ranks the scanned files: patches the kept state when only a few files' tags
  * changed, else builds the graph from every file's tags (and keeps it).
  */
 export function rankWithState(input: StateRankInput): StateRankResult {
   const { request, scan } = input;
-  const key = rankContextKey(request);
+  const key = input.key;
   const listed = rankedList(input);
   let state = input.memory?.rankState?.key === key ? input.memory.rankState : null;
   if (!state && input.store) state = loadState(input.cache, key, request);
