@@ -21,7 +21,7 @@ export const BUILTINS: BuiltinPlugin[] = [
   { origin: "built-in:formats/architect", name: "architect", load: () => import("./formats/architect/index.ts"), options: ARCHITECT_OPTIONS },
   { origin: "built-in:formats/context", name: "context", load: () => import("./formats/context/index.ts") },
   // model adapters
-  { origin: "built-in:plugins/openai", name: "openai", load: () => import("./plugins/openai/index.ts") },
+  { origin: "built-in:plugins/openai", name: "openai", load: () => import("./plugins/openai/index.ts"), models: true },
   // context providers
   { origin: "built-in:plugins/repomap", name: "repomap", load: () => import("./plugins/repomap/index.ts"), options: REPOMAP_OPTIONS, subcommands: [MAP_SUBCOMMAND] },
   // commands
