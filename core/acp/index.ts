@@ -33,7 +33,12 @@ export const onEarlySignal = (signal: NodeJS.Signals): void => process.exit(SIGN
 export async function runAcp(input: RunInput): Promise<number> {
   trace("acp: start");
   for (const signal of Object.keys(SIGNAL_EXIT_CODES) as NodeJS.Signals[]) process.on(signal, onEarlySignal);
-  const { protocol, writeLine } = takeStdout();
+  // Until the SDK loads, lines go out through Bun's own writer, one after the other: the first
+  // touch of process.stdout builds Node's stream objects, a cost the answer need not wait for.
+  let written: Promise<unknown> = Promise.resolve();
+  let writeLine = (line: string): void => {
+    written = written.then(() => Bun.write(Bun.stdout, `${line}\n`));
+  };
   const verbose = input.args.values.verbose === true || /^(1|true|yes|on)$/i.test(process.env.CODER_VERBOSE ?? "");
   const log: Log = (level, text) => {
     if (level === "info" && !verbose) return;
@@ -68,8 +73,11 @@ export async function runAcp(input: RunInput): Promise<number> {
       answered = { id, result };
     }
   }
+  await written;
+  const out = takeStdout();
+  writeLine = out.writeLine;
   const { serve } = await import("./agent.ts");
-  return serve({ input, log, protocol, loaded, opening, answered });
+  return serve({ input, log, protocol: out.protocol, loaded, opening, answered });
 }
 
 /** Read up to the end of the first line (or of the input). */

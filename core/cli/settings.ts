@@ -4,6 +4,7 @@
 // start here; the result (Loaded) goes to core/boot/assemble.ts.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
+import { isatty } from "node:tty";
 import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { ConfigProblem, Loaded } from "../kernel.ts";
 import { type ParsedArgv, readEnvOptions } from "../config/argv.ts";
@@ -95,7 +96,8 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const trustKeys = [...keysNeedingTrust(layers, table), ...dotenvTrustKeys(dotenv.bases)];
   // Questions on the terminal only in a conversation: not with --message, --message-file or --json.
   const conversational = !options.message && !options.messageFile && !options.json;
-  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && conversational;
+  // isatty, not process.stdin.isTTY: the first touch of process.stdin or stdout builds Node's stream objects, which `coder acp` would pay for before it answers.
+  const interactive = isatty(0) && isatty(1) && conversational;
   let trusted = trustKeys.length === 0 || options.trust === true;
   // Reading or showing the config needs no trust; everything that loads plugins or runs a chat does.
   const needsDecision = input.subcommand !== "config" && input.subcommand !== "doctor" && !(input.subcommand === "plugins" && input.rest[0] === "pin");
@@ -110,7 +112,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
       keys: trustKeys,
       table,
       trustFlag: options.trust === true,
-      canAsk: Boolean(process.stdin.isTTY && process.stderr.isTTY) && conversational,
+      canAsk: isatty(0) && isatty(2) && conversational,
       ask: askYesNo,
       warn: log.warn,
     });
