@@ -10,7 +10,7 @@
 // from that same first line: its own answer to it, the same, is dropped (agent.ts).
 import { type RunInput, loadSettings } from "../cli/settings.ts";
 import { messageOf } from "../plugins/registry.ts";
-import { trace } from "../trace.ts";
+import { markModules, trace } from "../trace.ts";
 import { initializeRequestId, initializeResult, quickMissingKey } from "./initialize.ts";
 import { MAX_MESSAGE_BYTES, leadingId, limitLines } from "./limit.ts";
 
@@ -70,6 +70,7 @@ export async function runAcp(input: RunInput): Promise<number> {
       const result = initializeResult(input.version, "error" in decided ? null : (decided.missing ?? null));
       writeLine(JSON.stringify({ jsonrpc: "2.0", id, result }));
       trace("acp: initialize answered");
+      markModules("acp initialize answered");
       answered = { id, result };
     }
   }
