@@ -95,8 +95,14 @@ function handOver(start: Start): { messages: ReadableStream<Uint8Array>; replies
       if (!dropping) return sink.write(chunk);
       dropping = false;
       // One message per write (ndJsonStream): the answer to the initialize the client has already had.
-      const reply = JSON.parse(new TextDecoder().decode(chunk)) as { id?: unknown; error?: { message?: string } };
-      if (reply.id !== answered?.id || reply.error) log("warn", `the SDK's answer to the initialize coder answered first differs: ${JSON.stringify(reply).slice(0, 300)}`);
+      const text = new TextDecoder().decode(chunk);
+      let reply: { id?: unknown; result?: unknown } = {};
+      try {
+        reply = JSON.parse(text) as typeof reply;
+      } catch {
+        // said below
+      }
+      if (reply.id !== answered?.id || reply.result === undefined) log("warn", `the SDK's answer to the initialize coder answered first differs: ${text.slice(0, 300)}`);
       release();
     },
   });

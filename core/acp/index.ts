@@ -33,16 +33,17 @@ export const onEarlySignal = (signal: NodeJS.Signals): void => process.exit(SIGN
 export async function runAcp(input: RunInput): Promise<number> {
   trace("acp: start");
   for (const signal of Object.keys(SIGNAL_EXIT_CODES) as NodeJS.Signals[]) process.on(signal, onEarlySignal);
-  // Until the SDK loads, lines go out through Bun's own writer, one after the other: the first
-  // touch of process.stdout builds Node's stream objects, a cost the answer need not wait for.
-  let written: Promise<unknown> = Promise.resolve();
-  let writeLine = (line: string): void => {
-    written = written.then(() => Bun.write(Bun.stdout, `${line}\n`));
-  };
   const verbose = input.args.values.verbose === true || /^(1|true|yes|on)$/i.test(process.env.CODER_VERBOSE ?? "");
   const log: Log = (level, text) => {
     if (level === "info" && !verbose) return;
     process.stderr.write(`coder acp: ${level === "info" ? "" : `${level}: `}${text}\n`);
+  };
+  // Until the SDK loads, lines go out through Bun's own writer, one after the other: the first
+  // touch of process.stdout builds Node's stream objects, a cost the answer need not wait for.
+  let written: Promise<unknown> = Promise.resolve();
+  let writeLine = (line: string): void => {
+    // A client that has gone away fails this write; the SDK finds it gone too, and coder ends as it would.
+    written = written.then(() => Bun.write(Bun.stdout, `${line}\n`)).catch((error: unknown) => log("info", `stdout: ${messageOf(error)}`));
   };
   // A message over the limit is answered (when it has an id) and the agent keeps serving.
   const oversized = (bytes: number, head: Uint8Array) => {
@@ -55,15 +56,15 @@ export async function runAcp(input: RunInput): Promise<number> {
   // The settings of the folder coder was started in load while the client sends `initialize`; its kernel starts from them.
   const loaded = loadSettings({ ...input, cwd, rest: [] });
   loaded.catch(() => {});
-  const missing = loaded.then(
-    async (settled) => ({ missing: await quickMissingKey(settled, await input.builtins()) }),
-    (error: unknown) => ({ error }),
-  );
+  // Never rejects: what the answer does with an error is decided below.
+  const missing: Promise<{ missing: string | null | undefined } | { error: unknown }> = loaded
+    .then(async (settled) => ({ missing: await quickMissingKey(settled, await input.builtins()) }))
+    .catch((error: unknown) => ({ error }));
   const opening = await firstLine(limitLines(Bun.stdin.stream(), MAX_MESSAGE_BYTES, oversized).getReader());
   const id = opening.line ? initializeRequestId(new TextDecoder().decode(opening.line)) : null;
   let answered: { id: number | string; result: ReturnType<typeof initializeResult> } | undefined;
   if (id !== null) {
-    const decided = await missing.catch((error: unknown) => ({ error }));
+    const decided = await missing;
     if ("error" in decided || decided.missing !== undefined) {
       // What the kernel's answer does with settings it cannot read: no auth method, and a warning.
       if ("error" in decided) log("warn", `could not read the settings of ${cwd}: ${messageOf(decided.error)}`);
