@@ -160,6 +160,7 @@ describe.skipIf(!existsSync(BINARY))("coder acp: the first initialize (answered 
     ["client capabilities of the wrong types (the SDK's defaults)", initialize(1, { protocolVersion: 1, clientCapabilities: { fs: "yes", terminal: 1, elicitation: [] }, clientInfo: 7 }), "quick"],
     ["no client capabilities", initialize(1, { protocolVersion: 1 }), "quick"],
     ["a string id", { ...initialize(1), id: "init" }, "quick"],
+    ["blank lines before it", `\n  \n${JSON.stringify(initialize(1))}`, "quick"],
     ["no protocol version", initialize(1, { clientCapabilities: {} }), "sdk"],
     ["a protocol version out of range", initialize(1, { protocolVersion: 70000 }), "sdk"],
     ["a fractional protocol version", initialize(1, { protocolVersion: 1.5 }), "sdk"],

@@ -82,7 +82,7 @@ export async function runAcp(input: RunInput): Promise<number> {
   return serve({ input, log, protocol: out.protocol, loaded, opening, answered });
 }
 
-/** Read up to the end of the first line (or of the input). */
+/** Read up to the end of the first line that is not blank (or of the input); the SDK skips blank lines too. */
 async function firstLine(reader: Opening["reader"]): Promise<Opening> {
   const chunks: Uint8Array[] = [];
   for (;;) {
@@ -90,11 +90,17 @@ async function firstLine(reader: Opening["reader"]): Promise<Opening> {
     if (done) return { line: null, after: Buffer.concat(chunks), reader };
     if (!value?.length) continue;
     chunks.push(value);
-    const nl = value.indexOf(0x0a);
-    if (nl >= 0) {
-      const all = Buffer.concat(chunks);
-      const end = all.length - value.length + nl + 1;
-      return { line: all.subarray(0, end), after: all.subarray(end), reader };
+    if (value.indexOf(0x0a) < 0) continue;
+    let all: Uint8Array = Buffer.concat(chunks.splice(0));
+    for (;;) {
+      const nl = all.indexOf(0x0a);
+      if (nl < 0) {
+        chunks.push(all);
+        break;
+      }
+      const line = all.subarray(0, nl + 1);
+      if (new TextDecoder().decode(line).trim()) return { line, after: all.subarray(nl + 1), reader };
+      all = all.subarray(nl + 1);
     }
   }
 }
