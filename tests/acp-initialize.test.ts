@@ -15,6 +15,7 @@ import { assembleApp } from "../core/boot/assemble.ts";
 import { missingApiKey } from "../core/chat/model-choice.ts";
 import { PROTOCOL_VERSION, initializeResult, quickMissingKey } from "../core/acp/initialize.ts";
 import { BINARY, acpLines } from "./support/acp-client.ts";
+import { SCRIPT, inTerminal } from "./support/pty.ts";
 
 const made: string[] = [];
 afterAll(() => {
@@ -218,5 +219,21 @@ describe.skipIf(!existsSync(BINARY))("coder acp: the first initialize (answered 
     expect(created.error.code).toBe(-32603);
     expect(created.error.message).toContain("bad");
     expect(created.error.message).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe.skipIf(!existsSync(BINARY) || !SCRIPT)("coder acp in a terminal", () => {
+  test("never asks the trust question on its stdin (the protocol's): an untrusted project key is refused as through an editor's pipes, and initialize is answered", async () => {
+    const dir = folder({ ".coder.json": JSON.stringify({ lintCmd: "true" }) });
+    const term = inTerminal([BINARY, "acp"], { cwd: dir.root, env: baseEnv(dir.home, { OPENAI_API_KEY: "sk-test" }) });
+    try {
+      term.send(`${JSON.stringify(initialize(1))}\r`);
+      await term.waitFor('"authMethods":[]');
+      expect(term.output).toContain("sets lintCmd (it runs code on this machine), and the repository is not trusted; run with --trust");
+      expect(term.output).not.toContain("Trust");
+    } finally {
+      term.proc.kill();
+      await term.proc.exited;
+    }
   });
 });

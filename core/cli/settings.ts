@@ -4,7 +4,6 @@
 // start here; the result (Loaded) goes to core/boot/assemble.ts.
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { isatty } from "node:tty";
 import type { BuiltinPlugin } from "../plugins/loader.ts";
 import type { ConfigProblem, Loaded } from "../kernel.ts";
 import { type ParsedArgv, readEnvOptions } from "../config/argv.ts";
@@ -94,10 +93,11 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const dotenv = readDotenv(root);
   if (dotenv.problem) log.warn(dotenv.problem);
   const trustKeys = [...keysNeedingTrust(layers, table), ...dotenvTrustKeys(dotenv.bases)];
-  // Questions on the terminal only in a conversation: not with --message, --message-file or --json.
-  const conversational = !options.message && !options.messageFile && !options.json;
-  // isatty, not process.stdin.isTTY: the first touch of process.stdin or stdout builds Node's stream objects, which `coder acp` would pay for before it answers.
-  const interactive = isatty(0) && isatty(1) && conversational;
+  // Questions on the terminal only in a conversation: not with --message, --message-file or --json,
+  // nor in `coder acp`, whose stdin is the protocol. Terminals are looked at only then: the first
+  // touch of process.stdin builds Node's tty and stream objects, which `coder acp` need not wait for.
+  const conversational = input.subcommand !== "acp" && !options.message && !options.messageFile && !options.json;
+  const interactive = conversational && Boolean(process.stdin.isTTY && process.stdout.isTTY);
   let trusted = trustKeys.length === 0 || options.trust === true;
   // Reading or showing the config needs no trust; everything that loads plugins or runs a chat does.
   const needsDecision = input.subcommand !== "config" && input.subcommand !== "doctor" && !(input.subcommand === "plugins" && input.rest[0] === "pin");
@@ -112,7 +112,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
       keys: trustKeys,
       table,
       trustFlag: options.trust === true,
-      canAsk: isatty(0) && isatty(2) && conversational,
+      canAsk: conversational && Boolean(process.stdin.isTTY && process.stderr.isTTY),
       ask: askYesNo,
       warn: log.warn,
     });
