@@ -166,7 +166,7 @@ export class Coder {
     this.fileList = null;
     try {
       trace("send: assembling chunks");
-      const { chunks, fence } = await this.buildChunks(message, controller.signal);
+      const { chunks, fence, shown } = await this.buildChunks(message, controller.signal);
       const messages = chunkMessages(chunks);
       checkModelTakesParts(messages, this.modelInfo);
       const { promptTokens, estimated } = prompt.checkContextWindow(chunks, messages, this.modelInfo, this.countTokens);
@@ -184,7 +184,7 @@ export class Coder {
       this.lastRequest = request;
       this.services.lastReplyText = reply.text;
       this.services.transcript.assistant(reply.text);
-      return await this.handleReply(reply, fence, controller.signal);
+      return await this.handleReply(reply, fence, controller.signal, shown);
     } finally {
       this.controller = null;
       this.fileList = null;
@@ -308,7 +308,7 @@ export class Coder {
   // ─── Context ──────────────────────────────────────────────────────────────
 
   /** The chunks of the next request (core/chat/prompt.ts). */
-  buildChunks(message: string, signal: AbortSignal): Promise<{ chunks: Chunk[]; fence: Fence }> {
+  buildChunks(message: string, signal: AbortSignal): Promise<{ chunks: Chunk[]; fence: Fence; shown: Map<string, string | null> }> {
     return prompt.buildChunks(this, () => this.turnContext(message, signal), this.providers);
   }
 
@@ -390,7 +390,8 @@ export class Coder {
 
   // ─── The reply ────────────────────────────────────────────────────────────
 
-  private async handleReply(reply: { text: string; toolCalls: ToolCall[]; finishReason: FinishReason }, fence: Fence, signal: AbortSignal): Promise<SendResult> {
+  /** `shown`: the files' texts as the model was shown them (none for a saved reply): its edits are written from those. */
+  private async handleReply(reply: { text: string; toolCalls: ToolCall[]; finishReason: FinishReason }, fence: Fence, signal: AbortSignal, shown?: ReadonlyMap<string, string | null>): Promise<SendResult> {
     const { out, app } = this.services;
     this.history.cur.push(reply.toolCalls.length ? { role: "assistant", content: reply.text, toolCalls: reply.toolCalls } : { role: "assistant", content: reply.text });
 
@@ -429,10 +430,11 @@ export class Coder {
         readOnlyFiles: this.chat.readOnly,
         resolvePath: (r) => r,
         files: this.services.files,
+        ...(shown ? { shown } : {}),
         gate: this.services.gate,
         diff: (path, before, after) => app.kit.diff.unified(path, before, after),
         hooks: app.registry.hooks,
-        guardUncommitted: (paths) => guardUncommitted({ matcher: app.kit.matcher, git: this.services.git, files: this.services.files }, paths),
+        guardUncommitted: (paths) => guardUncommitted({ matcher: app.kit.matcher, git: this.services.git, files: this.services.files, ...(shown ? { shown } : {}) }, paths),
         ...(this.amendReply ? { amend: this.amendReply } : {}),
         ...(out.staged ? { preview: (changes) => out.staged?.(changes) } : {}),
       },

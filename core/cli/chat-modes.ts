@@ -13,6 +13,7 @@ import { loadTranscript } from "../chat/history.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
 import { runSteps, wantsStep } from "./steps.ts";
+import { routeLog } from "./settings.ts";
 import type { AiCommentWatch } from "../watch/index.ts";
 import { NonInteractivePrompter } from "../gate/prompter.ts";
 import { TerminalPrompter } from "../term/confirm.ts";
@@ -198,14 +199,22 @@ async function chooseOutput(app: App): Promise<Screen> {
   // Warnings go to stderr; on the same terminal they pass the box like the rest.
   const err = (t: string) => (live && process.stderr.isTTY ? live.write(t) : process.stderr.write(t));
   const liveHooks = { show: () => live?.show(), hide: () => live?.hide() };
+  // With the live box, plugins' and the kernel's log lines pass through the renderer, which ends the reply's line and redraws the box.
+  const ownLog = (renderer: Output) => routeLog({ line: (text) => renderer.print(text), warn: (message) => renderer.warn(message) });
   if (!wantsColour(app.env, o.pretty, Boolean(process.stdout.isTTY))) {
     const plain = lineEditor ? new PlainOutput(out, err, true, { showDiffs, interactive, live: liveHooks }) : new PlainOutput(undefined, undefined, undefined, { showDiffs, interactive });
-    if (lineEditor) live = new (await import("../term/live-box.ts")).LiveBox(colourlessTheme());
+    if (lineEditor) {
+      live = new (await import("../term/live-box.ts")).LiveBox(colourlessTheme());
+      ownLog(plain);
+    }
     return { out: plain, theme: null, settled, live, lineEditor };
   }
   const { TtyOutput } = await import("../term/tty-output.ts");
   const tty = new TtyOutput({ showDiffs, interactive, light: o.lightMode && !o.darkMode, codeTheme: o.codeTheme, ...(lineEditor ? { out, err, live: liveHooks } : {}) });
-  if (lineEditor) live = new (await import("../term/live-box.ts")).LiveBox(tty.theme);
+  if (lineEditor) {
+    live = new (await import("../term/live-box.ts")).LiveBox(tty.theme);
+    ownLog(tty);
+  }
   return { out: tty, theme: tty.theme, settled: () => tty.settled(), live, lineEditor };
 }
 

@@ -338,9 +338,9 @@ export class FileStore {
     return null;
   }
 
-  /** A staged view for one reply's edits. */
-  workspace(chatFiles: readonly string[]): StagedWorkspace {
-    return new StagedWorkspace(this, chatFiles);
+  /** A staged view for one reply's edits; `shown`: the files' texts as the model was shown them (null: not existing). */
+  workspace(chatFiles: readonly string[], shown?: ReadonlyMap<string, string | null>): StagedWorkspace {
+    return new StagedWorkspace(this, chatFiles, shown);
   }
 
   /** Call `listener` with what each `writeAll` wrote (not dry runs), until the returned function is called. */
@@ -650,7 +650,13 @@ export class StagedWorkspace implements Workspace {
   constructor(
     private readonly store: FileStore,
     readonly chatFiles: readonly string[],
+    private readonly shownTexts: ReadonlyMap<string, string | null> = new Map(),
   ) {}
+
+  shown(path: string): string | null | undefined {
+    for (const rel of [normalizeRel(path), this.store.canonical(path)]) if (this.shownTexts.has(rel)) return this.shownTexts.get(rel)!;
+    return undefined;
+  }
 
   read(path: string): string | null {
     for (const rel of [normalizeRel(path), this.store.canonical(path)]) if (this.staged.has(rel)) return this.staged.get(rel)!;
