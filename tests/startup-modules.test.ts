@@ -70,8 +70,13 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(modules.filter((m) => /^core\/(acp|term\/repl|watch)\b/.test(m))).toEqual([]);
   });
 
-  test("coder acp answers initialize before it evaluates any package (the ACP SDK, zod) or the kernel past the settings and the model adapter", async () => {
+  test("coder acp answers initialize before it evaluates any package (the ACP SDK, zod; with a config file, only its JSONC parser) or the kernel past the settings and the model adapter", async () => {
     const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    const repo = makeRepo({ ".coder.json": '{ "model": "anthropic/claude-sonnet-4", "autoCommits": false, "read": ["AGENTS.md"] }\n' });
+    const withConfig = await traced(["acp"], { cwd: repo.root, stdin: `${initialize}\n`, until: "acp initialize answered" });
+    expect(withConfig.code).toBe(0);
+    expect(JSON.parse(withConfig.stdout.split("\n")[0]!).result.authMethods[0].description).toContain("ANTHROPIC_API_KEY");
+    expect(withConfig.trace.packages).toEqual(["jsonc-parser"]);
     const r = await traced(["acp"], { stdin: `${initialize}\n`, until: "acp initialize answered" });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout.split("\n")[0]!).result.authMethods[0].id).toBe("api-key");
