@@ -3,6 +3,7 @@
 // edits and commits (core/chat/reply/commit.ts), lints and tests, makes its offers
 // (core/chat/reply/offers.ts) or hands an architect's plan to an editor (core/chat/architect.ts);
 // whatever needs the model's attention comes back as the reflection, the next user message.
+import { isAbsolute } from "node:path";
 import { chooseEditor, runEditor } from "./architect.ts";
 import { type Chunk, chatFileEntry, chunkMessages, countMessageTokens, renderTokenReport, type TokenRow, tokenRows } from "./chunks.ts";
 import { lintAndTest, warmSyntaxCheck } from "./checks.ts";
@@ -166,6 +167,7 @@ export class Coder {
     this.fileList = null;
     try {
       trace("send: assembling chunks");
+      await this.services.files.sync(this.repoChatFiles());
       const { chunks, fence, shown } = await this.buildChunks(message, controller.signal);
       const messages = chunkMessages(chunks);
       checkModelTakesParts(messages, this.modelInfo);
@@ -390,6 +392,11 @@ export class Coder {
 
   // ─── The reply ────────────────────────────────────────────────────────────
 
+  /** The chat's files in the repository, editable and read-only. */
+  private repoChatFiles(): string[] {
+    return [...this.chat.editable, ...this.chat.readOnly.filter((p) => !isAbsolute(p))];
+  }
+
   /** `shown`: the files' texts as the model was shown them (none for a saved reply): its edits are written from those. */
   private async handleReply(reply: { text: string; toolCalls: ToolCall[]; finishReason: FinishReason }, fence: Fence, signal: AbortSignal, shown?: ReadonlyMap<string, string | null>): Promise<SendResult> {
     const { out, app } = this.services;
@@ -419,6 +426,8 @@ export class Coder {
     }
 
     const { edits } = parsed.parsed;
+    // The edits land on the files as they are now: an editor's buffer the user typed in while the model answered is read again.
+    await this.services.files.sync(this.repoChatFiles());
     // --no-suggest-shell-commands: the prompt asked for none; any the model wrote anyway are not offered.
     const shell = this.options.suggestShellCommands ? parsed.parsed.shell : [];
     const first = await stageEdits(

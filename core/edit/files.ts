@@ -118,6 +118,8 @@ export interface EditorFiles {
   write?(rel: string, text: string): Promise<boolean>;
   /** The store deleted the file: the editor's text of it is no longer what is there. */
   removed?(rel: string): void;
+  /** Read the editor's texts of `rels` again (the user may have typed since they were read). */
+  refresh?(rels: readonly string[]): Promise<void>;
 }
 
 /** An editor refused a write (its user said no): the message is the editor's reason. */
@@ -336,6 +338,14 @@ export class FileStore {
     const size = shape.encoding.startsWith("utf-16") ? text.length * 2 : Buffer.byteLength(text, "utf8");
     if (size > this.maxBytes) return `the new text of ${norm} is ${megabytes(size)}, over the ${megabytes(this.maxBytes)} limit for files coder writes (--max-file-size)`;
     return null;
+  }
+
+  /**
+   * Make `read` answer what is there now for `rels`: an editor's buffers are read again (the
+   * user may have typed while the model answered); without an editor, reads are live already.
+   */
+  async sync(rels: readonly string[]): Promise<void> {
+    await this.opts.editor?.refresh?.(rels.map(normalizeRel));
   }
 
   /** A staged view for one reply's edits; `shown`: the files' texts as the model was shown them (null: not existing). */

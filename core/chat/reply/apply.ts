@@ -34,6 +34,8 @@ export interface FileStoreLike {
   savedWhenUnsaved?(rel: string): string | null;
   /** Hear what each write batch wrote, until the returned function is called. */
   onWrite(listener: (written: readonly FileWrite[]) => void): () => void;
+  /** Make reads of `rels` answer what is there now (an editor's buffers read again). */
+  sync(rels: readonly string[]): Promise<void>;
 }
 
 /** What the engine needs of core/gate/gate.ts `Gate`. */
