@@ -58,6 +58,9 @@ export async function serve(start: Start): Promise<number> {
     .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => agent.setConfigOption(params))
     .onNotification(acp.methods.agent.session.cancel, ({ params }) => agent.cancel(params))
     .connect(acp.ndJsonStream(replies, messages, { maxMessageBytes: MAX_MESSAGE_BYTES }));
+  // The binary starts with a raised JIT policy for short runs (scripts/build.ts JIT_POLICY); an
+  // editor's agent serves for the whole editing session, so it gets the normal one back.
+  Bun.unsafe.setJITPolicy(1);
   // The warm-up: the kernel for the folder coder was started in loads while the client reads the answer.
   agent.warm();
   trace("acp: serving");
