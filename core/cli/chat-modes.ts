@@ -7,7 +7,8 @@ import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { App } from "../kernel.ts";
 import { exitCodeFor, Interrupted, UsageError } from "../errors.ts";
-import { chatHistoryPath, chooseModel, createCoder, missingKeyLine } from "../chat/create.ts";
+import { chatHistoryPath, createCoder, missingKeyLine } from "../chat/create.ts";
+import { chooseModel } from "../chat/model-choice.ts";
 import { loadTranscript } from "../chat/history.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
@@ -79,6 +80,9 @@ export async function runCoder(app: App): Promise<number> {
     out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
     if (o.restoreChatHistory) await restoreHistory(app, coder, out);
     if (o.load !== undefined && !step) await new CoderSession(coder).runCommand(`/load ${o.load}`);
+    // The binary starts with a raised JIT policy for short runs (scripts/build.ts JIT_POLICY);
+    // a session that waits for more (the REPL, --watch-files, steps) gets the normal one back.
+    if (message === null) Bun.unsafe.setJITPolicy(1);
 
     if (step) {
       exitCode = await runSteps(app, coder, out);
