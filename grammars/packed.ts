@@ -83,7 +83,7 @@ const imported = new Map<string, Promise<Record<string, unknown>>>();
 
 /**
  * Import a packed library bundle (scripts/build.ts packs libraries no start-up path needs, the
- * MCP SDK, `coder init`'s prompts and the YAML reader, as one ES module each): unpacked into the
+ * web page, image, MCP, set-up and YAML libraries, as one ES module each): unpacked into the
  * user's cache as a `.js` file, checked against its checksum, and imported from there, once
  * per process. When the cache cannot be written (a read-only home) it is imported from a
  * private temporary folder that is removed again.

@@ -6,7 +6,7 @@
 // Code is split into chunks loaded on first import(), so `--version` evaluates only
 // main.ts's own chunk; embedded grammars and queries are stored zstd-packed
 // (grammars/packed.ts, zstd level 19, kept in a build cache). Libraries no start-up path uses
-// (the MCP SDK, `coder init`'s prompts, YAML) are bundled apart as library packs, embedded
+// (web page, image, MCP, `coder init`'s prompts, YAML) are bundled apart as library packs, embedded
 // packed and imported from the user's cache on first use: no bytecode and no code room for them
 // (LIBRARY_PACKS). dist/coder.modules.json maps each chunk to its source modules,
 // for CODER_TRACE_MODULES (main.ts) and the test that keeps heavy packages off the start.
@@ -55,17 +55,18 @@ const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
  * Libraries no start-up path uses, grouped by the feature that loads them: each group is bundled
  * on its own as one ES module, embedded packed, and imported from the user's cache on first use
  * (grammars/packed.ts importPacked). They take neither bytecode nor room in the binary's code
- * (2.2 MB of a full-bytecode build); their first use in a process costs about 30-60 ms more
+ * (5.7 MB of a full-bytecode build); their first use in a process costs about 30-150 ms more
  * (parsed without bytecode). Every import of one of these packages must name a specifier listed
  * here (the build fails otherwise), so no copy of a pack is bundled by accident.
  *
- * The web page libraries (linkedom, Readability, turndown and its GFM plugin) and the image ones
- * (@jimp/*, image-size) would save 3.5 MB more as packs `web` and `media`, but with them out of
- * the bundle `coder acp`'s initialize costs 8-15% more CPU (measured, 30-60 runs; the module
- * graph it evaluates is the same, and the cause is not the stand-ins' top-level await nor the
- * Node built-ins the bundle imports), so they stay in the binary.
+ * Measured with the web page and image libraries packed: `coder acp` answers initialize and
+ * session/new as soon as without (medians of 40), but its CPU until the first answer is about
+ * 10% more (cause not found: not the stand-ins' top-level await, nor the Node built-ins the
+ * bundle imports); before initialize was answered ahead of the kernel, that was 8-15% on the answer.
  */
 export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: string[] }> = {
+  web: { packages: /^(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm)(\/|$)/, specifiers: ["linkedom", "@mozilla/readability", "turndown", "@joplin/turndown-plugin-gfm"] },
+  media: { packages: /^(@jimp\/|image-size(\/|$))/, specifiers: ["@jimp/core", "@jimp/js-png", "@jimp/js-jpeg", "@jimp/js-gif", "@jimp/plugin-resize", "image-size"] },
   mcp: {
     packages: /^@modelcontextprotocol\/sdk(\/|$)/,
     specifiers: [
