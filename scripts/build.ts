@@ -59,10 +59,11 @@ const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
  * (parsed without bytecode). Every import of one of these packages must name a specifier listed
  * here (the build fails otherwise), so no copy of a pack is bundled by accident.
  *
- * Measured with the web page and image libraries packed: `coder acp` answers initialize and
- * session/new as soon as without (medians of 40), but its CPU until the first answer is about
- * 10% more (cause not found: not the stand-ins' top-level await, nor the Node built-ins the
- * bundle imports); before initialize was answered ahead of the kernel, that was 8-15% on the answer.
+ * Measured with the web page and image libraries packed (`web`, `media`: 3.5 MB of it): `coder
+ * acp` answers initialize as soon as without, and initialize + session/new within this machine's
+ * noise (-1% to +12% over four runs of 30-40), but its CPU up to the first answer is about 10%
+ * more (cause not found: not the stand-ins' top-level await, nor the Node built-ins the bundle
+ * imports); before initialize was answered ahead of the kernel, that was 8-15% on the answer.
  */
 export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: string[] }> = {
   web: { packages: /^(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm)(\/|$)/, specifiers: ["linkedom", "@mozilla/readability", "turndown", "@joplin/turndown-plugin-gfm"] },
