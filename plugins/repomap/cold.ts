@@ -6,7 +6,7 @@
 // in the background (scan.ts parseInBackground), and until then rank by the names
 // they import.
 import type { FileEntry } from "./scan.ts";
-import { ImportResolver, type FileImports } from "./imports.ts";
+import { ImportResolver } from "./imports.ts";
 import type { RankFile } from "./graph.ts";
 import { personalizedPageRank } from "./pagerank.ts";
 import { identKey } from "./tags.ts";
@@ -56,16 +56,8 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
     return configs.get(path)!;
   };
   const heads = new ImportResolver({ files: input.files, read: (path) => (byPath.has(path) ? input.head(path, PRESCAN_BYTES) : readOther(path)) }, { followReexports: false, samePackage: false });
-  const imports = new Map<string, FileImports>();
-  for (const entry of stale) imports.set(entry.path, heads.importsOf(entry.path));
-  const importers = new Map<string, string[]>();
-  for (const [from, targets] of imports) {
-    for (const to of targets.keys()) {
-      let list = importers.get(to);
-      if (!list) importers.set(to, (list = []));
-      list.push(from);
-    }
-  }
+  const graph = importGraph(stale, input.files, heads);
+  const { ids, paths } = graph;
 
   const order: string[] = [];
   const chosen = new Set<string>();
@@ -84,10 +76,14 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   const whole: string[] = [];
   for (const path of chat) for (const [target, names] of full.importsOf(path)) (names.size > 0 ? named : whole).push(target);
   const near = [...named, ...whole];
-  for (const path of chat) near.push(...(importers.get(path) ?? []));
+  for (const path of chat) near.push(...graph.importersOf(ids.get(path)).map((i) => stale[i]!.path));
   for (const path of near.slice(0, MAX_NEIGHBOURS)) choose(path);
   const second: string[] = [];
-  for (const path of near) for (const target of imports.get(path)?.keys() ?? []) second.push(target);
+  for (const path of near) {
+    const at = graph.staleIndex.get(path);
+    if (at === undefined) continue;
+    for (let e = graph.start[at]!; e < graph.start[at + 1]!; e++) second.push(paths[graph.target[e]!]!);
+  }
   for (const path of second.slice(0, MAX_NEIGHBOURS)) choose(path);
 
   const wantFiles = Math.max(MIN_NOW_FILES, Math.ceil(input.budget / 8));
@@ -95,7 +91,7 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   let bytes = 0;
   for (const path of order) bytes += byPath.get(path)!.size;
   if (order.length < wantFiles || bytes < wantBytes) {
-    for (const path of byImportRank(stale, imports, chat)) {
+    for (const path of byImportRank(stale, graph, chat)) {
       if (order.length >= wantFiles && bytes >= wantBytes) break;
       if (chosen.has(path)) continue;
       choose(path);
@@ -104,35 +100,163 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   }
 
   const now = order.map((path) => byPath.get(path)!);
-  const later = stale.filter((e) => !chosen.has(e.path));
+  const later: FileEntry[] = [];
   const prescanned = new Map<string, RankFile>();
-  for (const entry of later) prescanned.set(entry.path, importsAsReferences(entry.path, imports.get(entry.path)));
+  stale.forEach((entry, i) => {
+    if (chosen.has(entry.path)) return;
+    later.push(entry);
+    prescanned.set(entry.path, importsAsReferences(entry.path, graph.names[i]!));
+  });
   return { now, later, prescanned };
 }
 
+/**
+ * The pre-scan's import graph, compact: per stale file (in `stale` order) its imported
+ * files as ids into the listing, each once, in the order first imported (as importsOf
+ * merges them), with how many distinct names it takes from each; and per stale file
+ * every name it imports. A Go package's files come as one list per import, so the
+ * graph holds no set per imported file (at 100k files, millions of such edges).
+ */
+export interface ImportGraph {
+  /** Listed path → id, and back. */
+  ids: ReadonlyMap<string, number>;
+  paths: readonly string[];
+  /** Stale path → its index in `stale`. */
+  staleIndex: ReadonlyMap<string, number>;
+  /** Stale file i's edges are start[i] .. start[i + 1] - 1. */
+  start: Int32Array;
+  target: Int32Array;
+  /** Distinct names taken through each edge. */
+  nameCount: Int32Array;
+  /** Per stale file, every name it imports. */
+  names: readonly (readonly string[])[];
+  /** The stale files (indexes) importing listed file `id`, in `stale` order. */
+  importersOf(id: number | undefined): number[];
+}
+
+/** The import graph of the `stale` files' heads, resolved against every listed file (see ImportGraph). */
+export function importGraph(stale: readonly FileEntry[], files: readonly string[], resolver: ImportResolver): ImportGraph {
+  const paths = [...files];
+  // An id is the position of a path's first listing.
+  const ids = new Map<string, number>();
+  paths.forEach((path, i) => {
+    if (!ids.has(path)) ids.set(path, i);
+  });
+  const staleIndex = new Map(stale.map((e, i) => [e.path, i]));
+  const start = new Int32Array(stale.length + 1);
+  let target: Int32Array<ArrayBuffer> = new Int32Array(Math.max(1024, stale.length * 8));
+  let nameCount: Int32Array<ArrayBuffer> = new Int32Array(target.length);
+  const names: string[][] = [];
+  // Where file `id`'s edge from the current importer is (stamp: which importer set it), to merge a file imported twice.
+  const stamp = new Int32Array(paths.length).fill(-1);
+  const edgeOf = new Int32Array(paths.length);
+  let edges = 0;
+  stale.forEach((entry, i) => {
+    start[i] = edges;
+    // Each edge's names: the list it came with, or, when the file comes again through
+    // another import (rare), the merged set.
+    const edgeNames: (readonly string[] | Set<string>)[] = [];
+    resolver.eachImport(entry.path, (found, list) => {
+      const distinct = list.length < 2 ? list.length : new Set(list).size;
+      const each = (path: string) => {
+        const id = ids.get(path);
+        if (id === undefined) return;
+        if (stamp[id] === i) {
+          const e = edgeOf[id]!;
+          let set = edgeNames[e - start[i]!]!;
+          if (!(set instanceof Set)) edgeNames[e - start[i]!] = set = new Set(set);
+          for (const name of list) set.add(name);
+          nameCount[e] = set.size;
+          return;
+        }
+        if (edges === target.length) {
+          target = grow(target);
+          nameCount = grow(nameCount);
+        }
+        stamp[id] = i;
+        edgeOf[id] = edges;
+        target[edges] = id;
+        nameCount[edges] = distinct;
+        edgeNames.push(list);
+        edges++;
+      };
+      if (typeof found === "string") each(found);
+      else for (const path of found) each(path);
+    });
+    // Every name imported, in the order importsOf's sets give them (the files in order, each one's names).
+    const taken = new Set<string>();
+    let previous: readonly string[] | Set<string> | null = null;
+    for (const list of edgeNames) {
+      // A Go package's files share one list: its names are in already.
+      if (list === previous) continue;
+      previous = list;
+      for (const name of list) taken.add(name);
+    }
+    names.push([...taken]);
+  });
+  start[stale.length] = edges;
+  target = target.subarray(0, edges);
+  nameCount = nameCount.subarray(0, edges);
+  return {
+    ids,
+    paths,
+    staleIndex,
+    start,
+    target,
+    nameCount,
+    names,
+    importersOf(id) {
+      const out: number[] = [];
+      if (id === undefined) return out;
+      for (let i = 0; i < stale.length; i++) {
+        for (let e = start[i]!; e < start[i + 1]!; e++) {
+          if (target[e] === id) {
+            out.push(i);
+            break;
+          }
+        }
+      }
+      return out;
+    },
+  };
+}
+
+function grow(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
 /** The stale files by PageRank over "imports" edges (weighted by the names taken), personalised to the chat files. */
-function byImportRank(stale: readonly FileEntry[], imports: ReadonlyMap<string, FileImports>, chat: readonly string[]): string[] {
-  const index = new Map(stale.map((e, i) => [e.path, i]));
-  const src: number[] = [];
-  const dst: number[] = [];
-  const weight: number[] = [];
-  for (const [from, targets] of imports) {
-    const a = index.get(from)!;
-    for (const [to, names] of targets) {
-      const b = index.get(to);
-      if (b === undefined || b === a) continue;
-      src.push(a);
-      dst.push(b);
-      weight.push(1 + Math.sqrt(names.size));
+function byImportRank(stale: readonly FileEntry[], graph: ImportGraph, chat: readonly string[]): string[] {
+  // Edges between stale files only (ids of the listing → indexes of `stale`).
+  const local = new Int32Array(graph.paths.length).fill(-1);
+  stale.forEach((entry, i) => {
+    const id = graph.ids.get(entry.path);
+    if (id !== undefined) local[id] = i;
+  });
+  const total = graph.target.length;
+  const src = new Int32Array(total);
+  const dst = new Int32Array(total);
+  const weight = new Float64Array(total);
+  let count = 0;
+  for (let a = 0; a < stale.length; a++) {
+    for (let e = graph.start[a]!; e < graph.start[a + 1]!; e++) {
+      const b = local[graph.target[e]!]!;
+      if (b < 0 || b === a) continue;
+      src[count] = a;
+      dst[count] = b;
+      weight[count] = 1 + Math.sqrt(graph.nameCount[e]!);
+      count++;
     }
   }
   let personalization: Float64Array | null = null;
-  const inChat = chat.filter((path) => index.has(path));
+  const inChat = chat.filter((path) => graph.staleIndex.has(path));
   if (inChat.length > 0) {
     personalization = new Float64Array(stale.length);
-    for (const path of inChat) personalization[index.get(path)!] = 1;
+    for (const path of inChat) personalization[graph.staleIndex.get(path)!] = 1;
   }
-  const ranks = personalizedPageRank(stale.length, { src: Int32Array.from(src), dst: Int32Array.from(dst), weight: Float64Array.from(weight), count: src.length }, personalization);
+  const ranks = personalizedPageRank(stale.length, { src, dst, weight, count }, personalization);
   // Ties (files nothing imports) by size: a larger file is likelier to hold what others use.
   return stale
     .map((e, i) => ({ path: e.path, rank: ranks[i]!, size: e.size }))
@@ -141,10 +265,8 @@ function byImportRank(stale: readonly FileEntry[], imports: ReadonlyMap<string, 
 }
 
 /** A file not parsed yet, as ranking reads it: the names it imports count as its references. */
-function importsAsReferences(path: string, imports: FileImports | undefined): RankFile {
-  const names = new Set<string>();
-  for (const taken of imports?.values() ?? []) for (const name of taken) names.add(name);
-  const refs = new Float64Array(names.size * 3);
+function importsAsReferences(path: string, names: readonly string[]): RankFile {
+  const refs = new Float64Array(names.length * 3);
   let i = 0;
   for (const name of names) {
     refs[i++] = identKey(name);

@@ -96,6 +96,8 @@ export interface ScanStats {
   parsed: number;
   bytesParsed: number;
   workers: number;
+  /** A cold build's pre-scan and plan (cold.ts planColdScan), ms; 0 when there was none. */
+  prescanMs: number;
 }
 
 export interface ScanResult {
@@ -147,15 +149,18 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   let prescanned: Map<string, RankFile> | null = null;
   let pending: FileEntry[] = [];
   const cold = options.coldFirst;
+  let prescanMs = 0;
   if (cold && stale.length >= cold.minFiles) {
+    const planStart = performance.now();
     const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes) });
     stale = plan.now;
     pending = plan.later;
     prescanned = plan.prescanned;
     // Not a cached signature: a ranking over these is never taken for the parsed files' one.
     for (const entry of pending) files.set(entry.path, { sig: `~${entry.mtime}:${entry.size}`, skipped: "" });
+    prescanMs = performance.now() - planStart;
   }
-  const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0 };
+  const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0, prescanMs };
   let cachedRows: Map<string, RankRow> | null = null;
   if (stale.length > 0) {
     // Parse what changed (in workers) while this thread reads what ranking will
