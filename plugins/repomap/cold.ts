@@ -5,6 +5,7 @@
 // files are parsed now, until there is enough for the budget; the rest are parsed
 // in the background (scan.ts parseInBackground), and until then rank by the names
 // they import.
+import { closeSync, constants, openSync, readSync } from "node:fs";
 import type { FileEntry } from "./scan.ts";
 import { ImportResolver } from "./imports.ts";
 import type { RankFile } from "./graph.ts";
@@ -28,6 +29,8 @@ export interface ColdInput {
   head(path: string, maxBytes: number): string | null;
   /** A chat file's whole text (its imports decide what is parsed first). */
   read(path: string): string | null;
+  /** The stale files' import edges when already read (in workers: scan.ts prescanInPool); else read here. */
+  edges?: ImportEdges;
 }
 
 export interface ColdPlan {
@@ -49,15 +52,11 @@ export interface ColdPlan {
  */
 export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   const byPath = new Map(stale.map((e) => [e.path, e]));
-  // Other files (tsconfig.json, package.json, go.mod) are read whole, once each.
-  const configs = new Map<string, string | null>();
-  const readOther = (path: string) => {
-    if (!configs.has(path)) configs.set(path, input.head(path, 1 << 20));
-    return configs.get(path)!;
-  };
-  const heads = new ImportResolver({ files: input.files, read: (path) => (byPath.has(path) ? input.head(path, PRESCAN_BYTES) : readOther(path)) }, { followReexports: false, samePackage: false });
-  const graph = importGraph(stale, input.files, heads);
-  const { ids, paths } = graph;
+  const ids = listingIds(input.files);
+  const stalePaths = stale.map((e) => e.path);
+  const edges = input.edges ?? importEdges(stalePaths, ids, prescanResolver(input.files, (path) => byPath.has(path), input.head));
+  const graph = importGraph(stalePaths, input.files, ids, edges);
+  const { paths } = graph;
 
   const order: string[] = [];
   const chosen = new Set<string>();
@@ -105,61 +104,86 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   stale.forEach((entry, i) => {
     if (chosen.has(entry.path)) return;
     later.push(entry);
-    prescanned.set(entry.path, importsAsReferences(entry.path, graph.names[i]!));
+    const names = graph.names[i]!;
+    prescanned.set(entry.path, importsAsReferences(entry.path, names === "" ? [] : names.split("\n")));
   });
   return { now, later, prescanned };
 }
 
+/** The resolver the pre-scan reads imports with: the first PRESCAN_BYTES of each stale file, other files (tsconfig.json, package.json, go.mod) whole, once each. */
+export function prescanResolver(files: readonly string[], isStale: (path: string) => boolean, head: ColdInput["head"]): ImportResolver {
+  const configs = new Map<string, string | null>();
+  const readOther = (path: string) => {
+    if (!configs.has(path)) configs.set(path, head(path, 1 << 20));
+    return configs.get(path)!;
+  };
+  return new ImportResolver({ files, read: (path) => (isStale(path) ? head(path, PRESCAN_BYTES) : readOther(path)) }, { followReexports: false, samePackage: false });
+}
+
+/** Each listed path's id: the position of its first listing. */
+export function listingIds(files: readonly string[]): Map<string, number> {
+  const ids = new Map<string, number>();
+  files.forEach((path, i) => {
+    if (!ids.has(path)) ids.set(path, i);
+  });
+  return ids;
+}
+
 /**
- * The pre-scan's import graph, compact: per stale file (in `stale` order) its imported
- * files as ids into the listing, each once, in the order first imported (as importsOf
- * merges them), with how many distinct names it takes from each; and per stale file
- * every name it imports. A Go package's files come as one list per import, so the
- * graph holds no set per imported file (at 100k files, millions of such edges).
+ * Some files' imports, compact: per file (in the order given) its imported files as
+ * listing ids, each once, in the order first imported (as importsOf merges them), with
+ * how many distinct names it takes from each; and per file every name it imports. A Go
+ * package's files come as one list per import, so this holds no set per imported file
+ * (at 100k files, millions of such edges). Plain data: workers send it as it is.
  */
-export interface ImportGraph {
+export interface ImportEdges {
+  /** File i's edges are start[i] .. start[i + 1] - 1. */
+  start: Int32Array;
+  target: Int32Array;
+  /** Distinct names taken through each edge. */
+  nameCount: Int32Array;
+  /** Per file, every name it imports (importsOf's order), joined by newlines. */
+  names: string[];
+}
+
+/** The pre-scan's import graph over the stale files (in `stale` order). */
+export interface ImportGraph extends ImportEdges {
   /** Listed path → id, and back. */
   ids: ReadonlyMap<string, number>;
   paths: readonly string[];
   /** Stale path → its index in `stale`. */
   staleIndex: ReadonlyMap<string, number>;
-  /** Stale file i's edges are start[i] .. start[i + 1] - 1. */
-  start: Int32Array;
-  target: Int32Array;
-  /** Distinct names taken through each edge. */
-  nameCount: Int32Array;
-  /** Per stale file, every name it imports. */
-  names: readonly (readonly string[])[];
   /** The stale files (indexes) importing listed file `id`, in `stale` order. */
   importersOf(id: number | undefined): number[];
 }
 
-/** The import graph of the `stale` files' heads, resolved against every listed file (see ImportGraph). */
-export function importGraph(stale: readonly FileEntry[], files: readonly string[], resolver: ImportResolver): ImportGraph {
-  const paths = [...files];
-  // An id is the position of a path's first listing.
-  const ids = new Map<string, number>();
-  paths.forEach((path, i) => {
-    if (!ids.has(path)) ids.set(path, i);
-  });
-  const staleIndex = new Map(stale.map((e, i) => [e.path, i]));
-  const start = new Int32Array(stale.length + 1);
-  let target: Int32Array<ArrayBuffer> = new Int32Array(Math.max(1024, stale.length * 8));
+/** The import edges of `paths` (files of the listing that `ids` numbers), resolved by `resolver`. */
+export function importEdges(paths: readonly string[], ids: ReadonlyMap<string, number>, resolver: ImportResolver): ImportEdges {
+  let listed = 0;
+  for (const id of ids.values()) if (id >= listed) listed = id + 1;
+  const start = new Int32Array(paths.length + 1);
+  let target: Int32Array<ArrayBuffer> = new Int32Array(Math.max(1024, paths.length * 8));
   let nameCount: Int32Array<ArrayBuffer> = new Int32Array(target.length);
-  const names: string[][] = [];
+  const names: string[] = [];
   // Where file `id`'s edge from the current importer is (stamp: which importer set it), to merge a file imported twice.
-  const stamp = new Int32Array(paths.length).fill(-1);
-  const edgeOf = new Int32Array(paths.length);
+  const stamp = new Int32Array(listed).fill(-1);
+  const edgeOf = new Int32Array(listed);
   let edges = 0;
-  stale.forEach((entry, i) => {
+  // A list of files (a Go package's) comes from many importers: its ids are looked up once.
+  const listIds = new WeakMap<readonly string[], (number | undefined)[]>();
+  const idsOf = (list: readonly string[]) => {
+    let found = listIds.get(list);
+    if (!found) listIds.set(list, (found = list.map((path) => ids.get(path))));
+    return found;
+  };
+  paths.forEach((path, i) => {
     start[i] = edges;
     // Each edge's names: the list it came with, or, when the file comes again through
     // another import (rare), the merged set.
     const edgeNames: (readonly string[] | Set<string>)[] = [];
-    resolver.eachImport(entry.path, (found, list) => {
+    resolver.eachImport(path, (found, list) => {
       const distinct = list.length < 2 ? list.length : new Set(list).size;
-      const each = (path: string) => {
-        const id = ids.get(path);
+      const each = (id: number | undefined) => {
         if (id === undefined) return;
         if (stamp[id] === i) {
           const e = edgeOf[id]!;
@@ -180,8 +204,8 @@ export function importGraph(stale: readonly FileEntry[], files: readonly string[
         edgeNames.push(list);
         edges++;
       };
-      if (typeof found === "string") each(found);
-      else for (const path of found) each(path);
+      if (typeof found === "string") each(ids.get(found));
+      else for (const id of idsOf(found)) each(id);
     });
     // Every name imported, in the order importsOf's sets give them (the files in order, each one's names).
     const taken = new Set<string>();
@@ -192,19 +216,20 @@ export function importGraph(stale: readonly FileEntry[], files: readonly string[
       previous = list;
       for (const name of list) taken.add(name);
     }
-    names.push([...taken]);
+    names.push([...taken].join("\n"));
   });
-  start[stale.length] = edges;
-  target = target.subarray(0, edges);
-  nameCount = nameCount.subarray(0, edges);
+  start[paths.length] = edges;
+  return { start, target: target.slice(0, edges), nameCount: nameCount.slice(0, edges), names };
+}
+
+/** The graph over the stale files from their edges. */
+export function importGraph(stale: readonly string[], files: readonly string[], ids: ReadonlyMap<string, number>, edges: ImportEdges): ImportGraph {
+  const { start, target } = edges;
   return {
+    ...edges,
     ids,
-    paths,
-    staleIndex,
-    start,
-    target,
-    nameCount,
-    names,
+    paths: files,
+    staleIndex: new Map(stale.map((path, i) => [path, i])),
     importersOf(id) {
       const out: number[] = [];
       if (id === undefined) return out;
@@ -274,4 +299,37 @@ function importsAsReferences(path: string, names: readonly string[]): RankFile {
     refs[i++] = 0;
   }
   return { path, defNames: [], defLines: [], refs };
+}
+
+/** The first `maxBytes` of a file as text, cut after its last whole line; null when unreadable. */
+const HEAD_BUFFER = new Uint8Array(PRESCAN_BYTES);
+const UTF8 = new TextDecoder();
+
+export function readHead(abs: string, maxBytes: number): string | null {
+  let fd: number;
+  try {
+    // NOFOLLOW: the listing left out links already; one put in a file's place since is not read.
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = maxBytes <= HEAD_BUFFER.length ? HEAD_BUFFER : new Uint8Array(maxBytes);
+    let length = 0;
+    while (length < maxBytes) {
+      const n = readSync(fd, buffer, length, maxBytes - length, null);
+      if (n <= 0) break;
+      length += n;
+    }
+    let end = length;
+    if (length === maxBytes) {
+      const cut = buffer.lastIndexOf(10, length - 1);
+      if (cut > 0) end = cut + 1;
+    }
+    return UTF8.decode(buffer.subarray(0, end));
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }

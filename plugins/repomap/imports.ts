@@ -45,10 +45,14 @@ export class ImportResolver {
   /** Listed files by base name, and by their last two path components (`pkg/__init__.py`), each in path order. */
   #byBase: Map<string, string[]> | null = null;
   #byLastTwo: Map<string, string[]> | null = null;
+  /** Every folder holding a listed file at any depth, by its last component; whether a module path names one. */
+  #folders: Map<string, string[]> | null = null;
+  readonly #packageFolders = new Map<string, boolean>();
   /** Folders by their last component, each in path order. */
   #dirsByName: Map<string, string[]> | null = null;
-  /** A TS/JS specifier's file per importing folder and specifier (what it resolves to depends on nothing else). */
+  /** A bare TS/JS specifier's file per importing folder and specifier; a path's file per path. */
   readonly #tsResolved = new Map<string, string | null>();
+  readonly #tsFiles = new Map<string, string | null>();
   /** A relative Python module's file per importing folder; an absolute module's candidates (nearest picked per importer). */
   readonly #pyRelative = new Map<string, string | null>();
   readonly #pyAbsolute = new Map<string, readonly string[]>();
@@ -157,29 +161,31 @@ export class ImportResolver {
   }
 
   #resolveTs(from: string, spec: string): string | null {
+    if (spec.startsWith("./") || spec.startsWith("../")) return this.#tsFile(posix.join(posix.dirname(from), spec));
+    if (spec.startsWith("/")) return null;
+    // A bare specifier resolves by the folder's tsconfig and the workspace packages: remembered per folder.
     const key = `${posix.dirname(from)}\0${spec}`;
     let found = this.#tsResolved.get(key);
-    if (found === undefined) this.#tsResolved.set(key, (found = this.#resolveTsNow(from, spec)));
+    if (found === undefined) {
+      found = null;
+      const config = this.#tsconfigFor(from);
+      for (const base of [...(config ? config.resolve(spec) : []), ...this.#workspacePackage(spec)]) {
+        found = this.#tsFile(base);
+        if (found) break;
+      }
+      this.#tsResolved.set(key, found);
+    }
     return found;
   }
 
-  #resolveTsNow(from: string, spec: string): string | null {
-    const bases: string[] = [];
-    if (spec.startsWith("./") || spec.startsWith("../")) bases.push(posix.join(posix.dirname(from), spec));
-    else if (spec.startsWith("/")) return null;
-    else {
-      const config = this.#tsconfigFor(from);
-      if (config) bases.push(...config.resolve(spec));
-      bases.push(...this.#workspacePackage(spec));
-    }
-    for (const base of bases) {
-      const found = this.#tsFile(base);
-      if (found) return found;
-    }
-    return null;
+  /** The listed file a TS/JS path without extension (or with `.js` written for `.ts`) names, remembered per path. */
+  #tsFile(base: string): string | null {
+    let found = this.#tsFiles.get(base);
+    if (found === undefined) this.#tsFiles.set(base, (found = this.#tsFileNow(base)));
+    return found;
   }
 
-  #tsFile(base: string): string | null {
+  #tsFileNow(base: string): string | null {
     const normal = posix.normalize(base);
     if (normal.startsWith("../")) return null;
     const stripped = normal.replace(/\.(m|c)?js$/, "");
@@ -245,8 +251,8 @@ export class ImportResolver {
       const target = this.#resolvePython(chat, module);
       add(target, names);
       if (target && this.#hops > 0) this.#followPythonReexports(target, names, add, this.#hops);
-      // `from package import module`: a name may be a module of its own.
-      for (const name of names) {
+      // `from package import module`: a name may be a module of its own (only where the package is a listed folder).
+      if (this.#packageFolder(chat, module)) for (const name of names) {
         const sub = this.#resolvePython(chat, module.endsWith(".") ? module + name : `${module}.${name}`);
         if (sub) add(sub, usedMembers(code, aliasOf(m[2]!, name)));
       }
@@ -273,6 +279,36 @@ export class ImportResolver {
       add(target, passed);
       this.#followPythonReexports(target, passed, add, hops - 1);
     }
+  }
+
+  /** Whether a folder that `module.name` could resolve into is listed (an ancestor of some listed file). */
+  #packageFolder(from: string, module: string): boolean {
+    if (!this.#folders) {
+      this.#folders = new Map();
+      const seen = new Set<string>();
+      for (const file of this.#source.files) {
+        for (let dir = posix.dirname(file); !seen.has(dir); dir = posix.dirname(dir)) {
+          seen.add(dir);
+          push(this.#folders, dir.slice(dir.lastIndexOf("/") + 1), dir);
+          if (dir === "." || dir === "/") break;
+        }
+      }
+    }
+    const relative = module.startsWith(".");
+    // Remembered per module (absolute), or per importing folder and module (relative).
+    const key = relative ? `${posix.dirname(from)}\0${module}` : module;
+    let known = this.#packageFolders.get(key);
+    if (known !== undefined) return known;
+    const dots = /^\.*/.exec(module)![0].length;
+    const rel = module.slice(dots).split(".").filter(Boolean).join("/");
+    if (relative) {
+      let dir = posix.dirname(from);
+      for (let i = 1; i < dots; i++) dir = posix.dirname(dir);
+      const folder = posix.normalize(posix.join(dir, rel));
+      known = this.#folders.get(folder.slice(folder.lastIndexOf("/") + 1))?.includes(folder) ?? false;
+    } else known = !rel || (this.#folders.get(rel.slice(rel.lastIndexOf("/") + 1))?.some((dir) => dir === rel || dir.endsWith("/" + rel)) ?? false);
+    this.#packageFolders.set(key, known);
+    return known;
   }
 
   #resolvePython(from: string, module: string): string | null {

@@ -1,7 +1,7 @@
 // Brings the tag cache up to date for a list of repository files: stat every
 // file, reparse only what changed (in a worker pool when there are many), and
 // return each file's tags. A warm run with nothing changed only stats.
-import { closeSync, constants, lstatSync, openSync, readSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
@@ -10,14 +10,14 @@ import type { CachedFile, FileMeta, RankRow, TagCache } from "./cache.ts";
 
 /** Up to this many files, cached tags are read while changed files are parsed. */
 const SPECULATIVE_LOAD_FILES = 20_000;
-/** The pre-scan's read buffer (reused: one file at a time). */
-const PRESCAN_BUFFER_BYTES = 8192;
+/** From this many files to pre-scan, a cold build reads their imports in workers (below, here: starting workers costs more). */
+export const PRESCAN_POOL_FILES = 4_000;
 import { isBinaryPath, skipByName, untagged } from "./filter.ts";
-import type { WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
+import type { PrescanReply, WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
 import type { RankFile } from "./graph.ts";
 import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
-import { planColdScan, type ColdInput } from "./cold.ts";
+import { listingIds, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
 
 /** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
 export interface RememberedTags {
@@ -152,7 +152,17 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   let prescanMs = 0;
   if (cold && stale.length >= cold.minFiles) {
     const planStart = performance.now();
-    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes) });
+    let edges: ImportEdges | undefined;
+    const count = options.workers ?? availableParallelism();
+    if (count > 0 && stale.length >= PRESCAN_POOL_FILES) {
+      try {
+        edges = await prescanInPool(stale, cold.files, options, count);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        options.warn(`repo map: pre-scan workers failed (${error instanceof Error ? error.message : String(error)}); reading on one thread`);
+      }
+    }
+    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges });
     stale = plan.now;
     pending = plan.later;
     prescanned = plan.prescanned;
@@ -256,38 +266,6 @@ function rankFilesOf(
 export function decodeRankFile(row: Pick<RankRow, "path" | "names" | "refs">): RankFile {
   const defs = decodeDefNames(row.names);
   return { path: row.path, defNames: defs.names, defLines: defs.lines, refs: decodeRefKeys(row.refs) };
-}
-
-/** The first `maxBytes` of a file as text, cut after its last whole line; null when unreadable. */
-const HEAD_BUFFER = new Uint8Array(PRESCAN_BUFFER_BYTES);
-
-function readHead(abs: string, maxBytes: number): string | null {
-  let fd: number;
-  try {
-    // NOFOLLOW: the listing left out links already; one put in a file's place since is not read.
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const buffer = maxBytes <= HEAD_BUFFER.length ? HEAD_BUFFER : new Uint8Array(maxBytes);
-    let length = 0;
-    while (length < maxBytes) {
-      const n = readSync(fd, buffer, length, maxBytes - length, null);
-      if (n <= 0) break;
-      length += n;
-    }
-    let end = length;
-    if (length === maxBytes) {
-      const cut = buffer.lastIndexOf(10, length - 1);
-      if (cut > 0) end = cut + 1;
-    }
-    return new TextDecoder().decode(buffer.subarray(0, end));
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 /** A changed file whose cached tags (same grammar version) may stand in for now. */
@@ -427,6 +405,90 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
     hooks.started?.(workers);
     if (running === 0) finish();
   });
+}
+
+/**
+ * A cold build's pre-scan of `stale` (cold.ts) in `count` workers: each builds the same
+ * resolver over the listing and answers chunks of the stale files, by position, with
+ * their import edges; joined here in order, they are what importEdges gives on this
+ * thread. Chunks are small enough that a worker slowed by other load takes fewer.
+ */
+export function prescanInPool(stale: readonly FileEntry[], files: readonly string[], options: Pick<ScanOptions, "root" | "signal">, count: number): Promise<ImportEdges> {
+  options.signal?.throwIfAborted();
+  const ids = listingIds(files);
+  const staleIds = Int32Array.from(stale, (e) => ids.get(e.path)!);
+  // One string: far quicker to copy to a worker than 100k of them.
+  const listing = files.join("\n");
+  const chunk = Math.max(250, Math.ceil(stale.length / (count * 8)));
+  const parts: ImportEdges[] = [];
+  let next = 0;
+  return new Promise((resolve, reject) => {
+    const workers: Worker[] = [];
+    let running = 0;
+    let done = false;
+    const finish = (error?: unknown) => {
+      if (done) return;
+      done = true;
+      options.signal?.removeEventListener("abort", onAbort);
+      for (const w of workers) w.terminate();
+      if (error) reject(error);
+      else resolve(joinEdges(parts));
+    };
+    const onAbort = () => finish(options.signal!.reason);
+    options.signal?.addEventListener("abort", onAbort);
+    const feed = (worker: Worker): boolean => {
+      if (next >= stale.length) return false;
+      const from = next;
+      next = Math.min(stale.length, from + chunk);
+      worker.postMessage({ kind: "prescan", id: from / chunk, from, to: next } satisfies WorkerRequest);
+      return true;
+    };
+    for (let i = 0; i < Math.min(count, Math.ceil(stale.length / chunk)); i++) {
+      const worker = new Worker(workerEntry());
+      workers.push(worker);
+      worker.onmessage = (event: MessageEvent<PrescanReply>) => {
+        if (done) return;
+        parts[event.data.id] = event.data;
+        if (!feed(worker)) {
+          running--;
+          if (running === 0) finish();
+        }
+      };
+      worker.onerror = (event) => finish(new Error(event.message || "worker error"));
+      worker.postMessage({ kind: "prescan-init", root: options.root, files: listing, stale: staleIds } satisfies WorkerRequest);
+      if (feed(worker)) running++;
+    }
+    if (running === 0) finish();
+  });
+}
+
+/** Consecutive files' edges as one (see ImportEdges). */
+function joinEdges(parts: readonly ImportEdges[]): ImportEdges {
+  let fileCount = 0;
+  let edgeCount = 0;
+  for (const part of parts) {
+    fileCount += part.start.length - 1;
+    edgeCount += part.target.length;
+  }
+  const start = new Int32Array(fileCount + 1);
+  const target = new Int32Array(edgeCount);
+  const nameCount = new Int32Array(edgeCount);
+  const names: string[] = [];
+  let f = 0;
+  let e = 0;
+  for (const part of parts) {
+    const n = part.start.length - 1;
+    for (let i = 0; i < n; i++) {
+      start[f + i] = part.start[i]! + e;
+      names.push(part.names[i]!);
+    }
+    target.set(part.target, e);
+    nameCount.set(part.nameCount, e);
+    f += n;
+    e += part.target.length;
+  }
+  start[f] = e;
+  return { start, target, nameCount, names };
 }
 
 /**
