@@ -10,7 +10,7 @@ import { CACHE_VERSION, TagCache } from "./cache.ts";
 import { importEdges, listingIds, prescanResolver, readHead, type ImportEdges } from "./cold.ts";
 import { ImportResolver } from "./imports.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
-import { parseInBackground, prescanInPool, statFiles } from "./scan.ts";
+import { parseInBackground, prescanInPool, segmentCuts, statFiles } from "./scan.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -205,4 +205,14 @@ test("eachImport merged is importsOf; a Java class's members imported with .* re
   // A Java class's members imported with `.*` resolve to the class (not to nothing).
   const members = { "Main.java": "import com.acme.util.Lists.*;\nclass Main {}\n", "com/acme/util/Lists.java": "package com.acme.util;\npublic class Lists {}\n", "com/acme/util/README.md": "" };
   expect([...new ImportResolver({ files: Object.keys(members), read: (path) => members[path as keyof typeof members] ?? null }).importsOf("Main.java").keys()]).toEqual(["com/acme/util/Lists.java"]);
+});
+
+test("the parse pool cuts its queue at a change of language when one is within a quarter of a segment", () => {
+  const queue = (spec: [string, number][]) => spec.flatMap(([lang, n]) => Array<string>(n).fill(lang));
+  // 70 JavaScript and 58 TypeScript files (a first map's in node_modules/openai): one grammar per worker.
+  expect(segmentCuts(queue([["javascript", 70], ["typescript", 58]]), 2)).toEqual([0, 70, 128]);
+  expect(segmentCuts(queue([["a", 30], ["b", 30], ["c", 30], ["d", 30]]), 3)).toEqual([0, 30, 90, 120]);
+  // No change of language near: even cuts.
+  expect(segmentCuts(queue([["go", 10], ["python", 100], ["ts", 10]]), 2)).toEqual([0, 60, 120]);
+  expect(segmentCuts(queue([["ts", 100]]), 2)).toEqual([0, 50, 100]);
 });

@@ -339,10 +339,8 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
   // fullest remaining segment. Small batches keep every core busy to the end.
   const queue = [...stale].sort((a, b) => (a.lang!.name < b.lang!.name ? -1 : a.lang!.name > b.lang!.name ? 1 : 0));
   const batchSize = Math.max(8, Math.min(64, Math.ceil(queue.length / (count * 8))));
-  const segments = Array.from({ length: count }, (_, i) => ({
-    next: Math.floor((queue.length * i) / count),
-    end: Math.floor((queue.length * (i + 1)) / count),
-  }));
+  const cuts = segmentCuts(queue.map((e) => e.lang!.name), count);
+  const segments = Array.from({ length: count }, (_, i) => ({ next: cuts[i]!, end: cuts[i + 1]! }));
   const results: WorkerResult[] = [];
   let parsed = 0;
   let batchId = 0;
@@ -405,6 +403,33 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
     hooks.started?.(workers);
     if (running === 0) finish();
   });
+}
+
+/**
+ * Where a queue sorted by language is cut into `count` segments (count + 1 positions):
+ * evenly, each cut moved to the nearest change of language within a quarter of a
+ * segment, so that fewer workers compile a grammar for a few files of it.
+ */
+export function segmentCuts(langs: readonly string[], count: number): number[] {
+  const cuts = [0];
+  const slack = Math.floor(langs.length / count / 4);
+  for (let i = 1; i < count; i++) {
+    const even = Math.floor((langs.length * i) / count);
+    let cut = even;
+    for (let d = 0; d <= slack; d++) {
+      if (even - d > cuts[cuts.length - 1]! && langs[even - d - 1] !== langs[even - d]) {
+        cut = even - d;
+        break;
+      }
+      if (even + d < langs.length && even + d > 0 && langs[even + d - 1] !== langs[even + d]) {
+        cut = even + d;
+        break;
+      }
+    }
+    cuts.push(Math.max(cut, cuts[cuts.length - 1]!));
+  }
+  cuts.push(langs.length);
+  return cuts;
 }
 
 /**
