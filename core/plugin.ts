@@ -517,6 +517,12 @@ export interface Workspace {
   remove(path: string): void;
   /** Why `path` may not be written (outside the repository, .git/, binary, ignored), or null. Formats turn it into a `refused` outcome. */
   check?(path: string): string | null;
+  /**
+   * The file's text as the model was shown it in the request this reply answers (null: shown as
+   * not existing yet), or undefined when it was not shown. Differs from `read` when the file
+   * changed while the model answered; `kit.formats.stage` merges a whole new text onto that change.
+   */
+  shown?(path: string): string | null | undefined;
 }
 
 export type EditOutcome<E extends Edit = Edit> =
@@ -580,11 +586,12 @@ export interface MatchFailure {
   candidates: MatchCandidate[];
   /**
    * Set when the SEARCH text quotes a file as last committed (or saved, under an editor's
-   * unsaved buffer), and those lines have changed since (the user's edit): the current lines,
-   * 1-based, of `path`. Such a
-   * SEARCH never lands approximately; `explain` asks for the current lines instead.
+   * unsaved buffer, or as the model was shown it), and those lines have changed since (the
+   * user's edit): the current lines, 1-based, of `path`. Such a SEARCH never lands
+   * approximately; `explain` asks for the current lines instead. `kit.formats.stage` sets it
+   * too, for a whole text whose change meets one made while the model answered.
    */
-  userChange?: { path: string; startLine: number; endLine: number; text: string; committedLine: number; was?: "committed" | "saved" };
+  userChange?: { path: string; startLine: number; endLine: number; text: string; committedLine: number; was?: "committed" | "saved" | "shown" };
 }
 
 export type MatchResult = MatchSuccess | MatchFailure;
@@ -689,7 +696,13 @@ export interface FormatHelpers {
   isShellFence(line: string): boolean;
   /** The command of the shell fence opening at `lines[at]`, and the index of the line after its closing fence. */
   readShellBlock(lines: readonly string[], at: number): { command: string; next: number };
-  /** Write `content` to `path` in the workspace: an applied outcome, or a refused one with the workspace's reason. */
+  /**
+   * Stage `content` as the whole new text of `path`, written from the text the model was shown
+   * (`ws.shown`): an applied outcome, or a refused one with the workspace's reason. When the file
+   * changed while the model answered, the model's change is merged onto the file as it is now
+   * (three-way, as git merges); a change to the same lines fails, nothing staged, and says what
+   * those lines read now.
+   */
   stage<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string): EditOutcome<E>;
   /** Placement clues in the prose a reply puts before an edit ("around line 42", "in `Cart.total`"). */
   hintsFromProse(prose: string): PlacementHints;
@@ -1050,8 +1063,8 @@ export interface Session {
   warn(text: string): void;
   commands(): readonly SlashCommand[];
   formats(): readonly string[];
-  /** Each registered edit format with its one-line summary (for `/edit-format`). */
-  formatSummaries(): readonly { name: string; summary: string }[];
+  /** Each registered edit format with its one-line summary (for `/edit-format`), its mode, and whether it is the fallback for unknown models. */
+  formatSummaries(): readonly { name: string; summary: string; mode: NonNullable<EditFormat["mode"]>; fallback: boolean }[];
   exit(): void;
   /**
    * Ask the user a yes/no question through the gate (Yes / No / Don't ask again; yes under

@@ -66,3 +66,13 @@ describe("only the problems an edit introduced", () => {
     expect(introducedProblems("def f(:\n", now!.problems, null, [])).toHaveLength(now!.problems.length);
   });
 });
+
+test("the syntax check and the repo map share one runtime and one compiled grammar per thread", async () => {
+  // Each loader is its own (the check's, the map's), but a second copy of a grammar's WebAssembly
+  // would cost its memory again: the Language is the same object, whichever loader asks first.
+  const spec = LANGUAGES.find((l) => l.name === "python")!;
+  const mapLoader = new GrammarLoader(EMBEDDED_ASSETS);
+  const [checked, mapped] = await Promise.all([loader.parser(spec), mapLoader.load(spec)]);
+  expect(mapped.language).toBe(checked.language);
+  expect((await new GrammarLoader(EMBEDDED_ASSETS).parser(spec)).language).toBe(checked.language);
+});

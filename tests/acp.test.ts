@@ -458,6 +458,32 @@ describe("coder acp", () => {
     expect(repo.git("show", "HEAD:a.py")).toBe("x = 1\ny = 6\n");
   });
 
+  test("a buffer the user types in while the model answers: the reply's listing is merged onto it, never written over it", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\ny = 1\nz = 1\n" });
+    const abs = join(repo.root, "a.py");
+    const buffers = new Map([[abs, "x = 1\ny = 1\nz = 1\n"]]);
+    const s = await server([{ text: "a.py\n```python\nx = 2\ny = 1\nz = 1\n```\n", waitFor: async () => void buffers.set(abs, "x = 1\ny = 1\nz = 99\n") }]);
+    const c = start(repo.root, s, { home: repo.home, fs: true, buffers, args: ["--edit-format", "whole"] });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "set x to 2", [{ type: "resource_link", uri: fileUri(repo.root, "a.py"), name: "a.py" }]);
+    expect(JSON.stringify(mainRequests(s)[0].messages)).toContain("z = 1");
+    expect(c.writes).toEqual([{ path: abs, content: "x = 2\ny = 1\nz = 99\n" }]);
+    expect(repo.read("a.py")).toBe("x = 2\ny = 1\nz = 99\n");
+  });
+
+  test("a buffer the user types in while the model answers: a SEARCH/REPLACE edit lands on what the buffer holds now", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\ny = 1\nz = 1\n" });
+    const abs = join(repo.root, "a.py");
+    const buffers = new Map([[abs, "x = 1\ny = 1\nz = 1\n"]]);
+    const s = await server([{ text: block("a.py", "x = 1\n", "x = 2\n"), waitFor: async () => void buffers.set(abs, "x = 1\ny = 1\nz = 99\n") }]);
+    const c = start(repo.root, s, { home: repo.home, fs: true, buffers });
+    await c.initialize();
+    const { sessionId } = await session(c, repo.root);
+    await prompt(c, sessionId, "set x to 2", [{ type: "resource_link", uri: fileUri(repo.root, "a.py"), name: "a.py" }]);
+    expect(c.writes).toEqual([{ path: abs, content: "x = 2\ny = 1\nz = 99\n" }]);
+  });
+
   test("session/load after a restart replays the conversation, and the next request carries it", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ text: "The answer is 42." }, { text: "You asked about the answer." }]);

@@ -267,7 +267,7 @@ describe("coder eval operations", () => {
       [["eval"], s.repo, "coder eval needs a model: --model NAME"],
       [["eval", "--model", "a/b", "--exercises", join(plain, "none")], s.repo, "no such directory"],
       [["eval", "--model", "a/b", "--exercises", plain, "--commits", "HEAD~2..HEAD"], s.repo, "give one"],
-      [["eval", "--model", "a/b", "--resume", plain], s.repo, "no run.json there"],
+      [["eval", "--model", "a/b", "--resume", plain], s.repo, "is not a coder eval run directory"],
       [["eval", "--model", "a/b", "--out", run], s.repo, `continue it with --resume ${run}`],
       [["eval", "--model", "a/b", "--commits", "HEAD~2..HEAD~1"], s.repo, "qualifies as a task"],
       [["eval", "extra", "--model", "a/b"], s.repo, "coder eval takes no arguments"],
@@ -278,6 +278,19 @@ describe("coder eval operations", () => {
       expect(r.stderr).not.toContain("    at ");
     }
     expect(existsSync(join(s.repo, ".coder", "eval"))).toBe(false);
+  });
+
+  test("--resume checks the run as the report does: a bad line in tasks.jsonl is a usage error naming it, nothing run or written", async () => {
+    const s = fixture();
+    const run = join(tempDir(), "run");
+    mkdirSync(run);
+    const spec = { v: RECORD_VERSION, coder: "0", source: "history", commits: null, exercises: null, sample: 0, seed: 1, models: ["openai/x"], formats: ["diff"], noFiles: false, testCmd: null, shard: null, tasks: [], started: new Date().toISOString() };
+    writeFiles(run, { "run.json": JSON.stringify(spec), "tasks.jsonl": 'not a record\n{"v":1}\n' });
+    const r = await coder(["eval", "--resume", run], { cwd: s.repo, env: s.env });
+    expect([r.code, r.stderr]).toEqual([2, expect.stringContaining(`${join(run, "tasks.jsonl")}:1: not valid JSON`)]);
+    expect(r.stderr).not.toContain("    at ");
+    expect(readFileSync(join(run, "tasks.jsonl"), "utf8")).toBe('not a record\n{"v":1}\n');
+    expect(existsSync(join(run, "summary.json"))).toBe(false);
   });
 
   test("--resume of a run directory whose tasks.jsonl is a link is refused (exit 2), the link's target neither cut nor appended to", async () => {

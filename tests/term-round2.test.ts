@@ -3,7 +3,7 @@
 // model answers, Esc to stop, the guided first run, /help laid out to the width, /tokens as
 // a table, /drop by substring, honest /lint counts, the banner and the exit line.
 import { afterEach, describe, expect, test } from "bun:test";
-import { existsSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeServer } from "./support/fake-server.ts";
 import { coderArgv, SCRIPT, type Screen, startScreen } from "./support/screen.ts";
@@ -369,6 +369,39 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("the terminal, round 2 (dist/cod
     await screen.waitForPrompt();
     await leave(screen);
     await screen.waitFor("pick it up again with: coder --restore-chat-history");
+  });
+
+  test("a plugin's kit.log line while a reply streams lands on a line of its own above the box, which stays whole", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const plugin = join(repo.home, "late-log.ts");
+    writeFileSync(plugin, `export default (kit) => ({ apiVersion: 2, name: "late-log", onRequest: () => void setTimeout(() => kit.log.warn("late-log: a note from the plugin"), 700) });\n`);
+    const { screen } = await open(repo, [{ model: "gpt-4.1", text: LONG, chunkDelayMs: 60, chunkChars: 6 }], ["--plugin", plugin, "a.py"]);
+    screen.type("write a long answer");
+    await screen.waitFor("late-log: a note from the plugin");
+    await screen.waitFor("The end.");
+    await screen.waitForPrompt();
+    const lines = screen.lines();
+    const note = lines.filter((l) => l.includes("late-log: a note from the plugin"));
+    expect(note).toEqual(["warning: late-log: a note from the plugin"]);
+    // Nothing of the box was left behind in the scrollback: no stray rule or footer.
+    expect(lines.filter((l) => l.includes("esc to stop"))).toEqual([]);
+    expect(lines.filter((l) => /^─{10,}$/.test(l))).toEqual([]);
+    await leave(screen);
+  });
+
+  test("Ctrl-D while a reply streams leaves once it is done: its edit is applied and committed first", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n" });
+    const { server, screen } = await open(repo, [{ model: "gpt-4.1", text: `${LONG}\n${block("a.py", "x = 1\n", "x = 2\n")}`, chunkDelayMs: 60, chunkChars: 12 }], ["--yes-always", "a.py"]);
+    screen.type("set x to 2");
+    await screen.waitFor("The first part of a long answer.");
+    screen.send("\x04");
+    await screen.waitFor("coder leaves when the reply ends");
+    expect(await screen.exited).toBe(0);
+    expect(screen.text()).toContain("Applied edit to a.py");
+    expect(screen.text()).toContain("pick it up again with: coder --restore-chat-history");
+    expect(repo.read("a.py")).toBe("x = 2\n");
+    expect(repo.git("status", "--porcelain")).toBe("");
+    expect(mainRequests(server)).toHaveLength(1);
   });
 });
 

@@ -3,6 +3,7 @@
 // edits and commits (core/chat/reply/commit.ts), lints and tests, makes its offers
 // (core/chat/reply/offers.ts) or hands an architect's plan to an editor (core/chat/architect.ts);
 // whatever needs the model's attention comes back as the reflection, the next user message.
+import { isAbsolute } from "node:path";
 import { chooseEditor, runEditor } from "./architect.ts";
 import { type Chunk, chatFileEntry, chunkMessages, countMessageTokens, renderTokenReport, type TokenRow, tokenRows } from "./chunks.ts";
 import { lintAndTest, warmSyntaxCheck } from "./checks.ts";
@@ -166,7 +167,8 @@ export class Coder {
     this.fileList = null;
     try {
       trace("send: assembling chunks");
-      const { chunks, fence } = await this.buildChunks(message, controller.signal);
+      await this.services.files.sync(this.repoChatFiles());
+      const { chunks, fence, shown } = await this.buildChunks(message, controller.signal);
       const messages = chunkMessages(chunks);
       checkModelTakesParts(messages, this.modelInfo);
       const { promptTokens, estimated } = prompt.checkContextWindow(chunks, messages, this.modelInfo, this.countTokens);
@@ -184,7 +186,7 @@ export class Coder {
       this.lastRequest = request;
       this.services.lastReplyText = reply.text;
       this.services.transcript.assistant(reply.text);
-      return await this.handleReply(reply, fence, controller.signal);
+      return await this.handleReply(reply, fence, controller.signal, shown);
     } finally {
       this.controller = null;
       this.fileList = null;
@@ -308,7 +310,7 @@ export class Coder {
   // ─── Context ──────────────────────────────────────────────────────────────
 
   /** The chunks of the next request (core/chat/prompt.ts). */
-  buildChunks(message: string, signal: AbortSignal): Promise<{ chunks: Chunk[]; fence: Fence }> {
+  buildChunks(message: string, signal: AbortSignal): Promise<{ chunks: Chunk[]; fence: Fence; shown: Map<string, string | null> }> {
     return prompt.buildChunks(this, () => this.turnContext(message, signal), this.providers);
   }
 
@@ -390,7 +392,13 @@ export class Coder {
 
   // ─── The reply ────────────────────────────────────────────────────────────
 
-  private async handleReply(reply: { text: string; toolCalls: ToolCall[]; finishReason: FinishReason }, fence: Fence, signal: AbortSignal): Promise<SendResult> {
+  /** The chat's files in the repository, editable and read-only. */
+  private repoChatFiles(): string[] {
+    return [...this.chat.editable, ...this.chat.readOnly.filter((p) => !isAbsolute(p))];
+  }
+
+  /** `shown`: the files' texts as the model was shown them (none for a saved reply): its edits are written from those. */
+  private async handleReply(reply: { text: string; toolCalls: ToolCall[]; finishReason: FinishReason }, fence: Fence, signal: AbortSignal, shown?: ReadonlyMap<string, string | null>): Promise<SendResult> {
     const { out, app } = this.services;
     this.history.cur.push(reply.toolCalls.length ? { role: "assistant", content: reply.text, toolCalls: reply.toolCalls } : { role: "assistant", content: reply.text });
 
@@ -418,6 +426,8 @@ export class Coder {
     }
 
     const { edits } = parsed.parsed;
+    // The edits land on the files as they are now: an editor's buffer the user typed in while the model answered is read again.
+    await this.services.files.sync(this.repoChatFiles());
     // --no-suggest-shell-commands: the prompt asked for none; any the model wrote anyway are not offered.
     const shell = this.options.suggestShellCommands ? parsed.parsed.shell : [];
     const first = await stageEdits(
@@ -429,10 +439,11 @@ export class Coder {
         readOnlyFiles: this.chat.readOnly,
         resolvePath: (r) => r,
         files: this.services.files,
+        ...(shown ? { shown } : {}),
         gate: this.services.gate,
         diff: (path, before, after) => app.kit.diff.unified(path, before, after),
         hooks: app.registry.hooks,
-        guardUncommitted: (paths) => guardUncommitted({ matcher: app.kit.matcher, git: this.services.git, files: this.services.files }, paths),
+        guardUncommitted: (paths) => guardUncommitted({ matcher: app.kit.matcher, git: this.services.git, files: this.services.files, ...(shown ? { shown } : {}) }, paths),
         ...(this.amendReply ? { amend: this.amendReply } : {}),
         ...(out.staged ? { preview: (changes) => out.staged?.(changes) } : {}),
       },

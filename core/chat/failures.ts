@@ -14,6 +14,7 @@ export function failureSummary(outcome: EditOutcome): string | null {
   const changed = outcome.match?.userChange;
   if (changed) {
     const where = changed.startLine === changed.endLine ? `line ${changed.startLine}` : `lines ${changed.startLine}–${changed.endLine}`;
+    if (changed.was === "shown") return `Did not edit ${path}: the model wrote this edit from ${changed.path} as it was before ${where} changed while it answered, and that change would have been undone; it was shown the current lines.`;
     return `Did not edit ${path}: the edit quotes ${changed.path} as last ${changed.was ?? "committed"}, and your ${changed.was === "saved" ? "unsaved" : "uncommitted"} change to ${where} would have been undone; the model was shown the current lines.`;
   }
   switch (outcome.reason) {

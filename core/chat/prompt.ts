@@ -38,7 +38,7 @@ export function platformLine(env: Readonly<Record<string, string | undefined>>):
  * The chunks of the next request. `turn` gives the TurnContext for the context providers;
  * an editor coder asks none of them (it sees the read-only files, though).
  */
-export async function buildChunks(src: PromptSource, turn: () => Promise<TurnContext>, providers: ContextProviders): Promise<{ chunks: Chunk[]; fence: Fence }> {
+export async function buildChunks(src: PromptSource, turn: () => Promise<TurnContext>, providers: ContextProviders): Promise<{ chunks: Chunk[]; fence: Fence; shown: Map<string, string | null> }> {
   const { app, files } = src.services;
   const chatFiles = [...src.chat.editable];
   const fileTexts = chatFiles.map((path) => ({ path, content: files.read(path) }));
@@ -89,7 +89,9 @@ export async function buildChunks(src: PromptSource, turn: () => Promise<TurnCon
     systemRole: src.modelInfo.capabilities.systemPrompt,
     breakpoints: src.modelInfo.capabilities.cache === "breakpoints",
   });
-  return { chunks, fence };
+  // What the model is shown of each repository file: its edits are written from these texts.
+  const shown = new Map<string, string | null>([...fileTexts, ...readOnly.filter((f) => !isAbsolute(f.path))].map((f) => [f.path, f.content]));
+  return { chunks, fence, shown };
 }
 
 /** The per-model addenda (ModelInfo.prompting.addendum), added to the system message of formats that change code. */

@@ -15,7 +15,7 @@ import { UsageError } from "../errors.ts";
 import { flagName } from "../config/options.ts";
 import { fileMentions } from "./mentions.ts";
 import { mediaTypeOfFile } from "./parts.ts";
-import type { ModelInfo, PromptChunk, Session, SessionGit, SlashCommand } from "../plugin.ts";
+import type { EditFormat, ModelInfo, PromptChunk, Session, SessionGit, SlashCommand } from "../plugin.ts";
 import { guard, messageOf } from "../plugins/registry.ts";
 import { runPermittedCommand, runShownCommand } from "./reply/offers.ts";
 import { askAboutOutput } from "./shell-output.ts";
@@ -306,8 +306,10 @@ export class CoderSession implements Session {
     return [...this.services.app.registry.formats.keys()];
   }
 
-  formatSummaries(): readonly { name: string; summary: string }[] {
-    return [...this.services.app.registry.formats.values()].map((f) => ({ name: f.item.name, summary: f.item.summary }));
+  formatSummaries(): readonly { name: string; summary: string; mode: NonNullable<EditFormat["mode"]>; fallback: boolean }[] {
+    const { registry } = this.services.app;
+    const fallback = registry.fallbackFormat();
+    return [...registry.formats.values()].map((f) => ({ name: f.item.name, summary: f.item.summary, mode: f.item.mode ?? "edit", fallback: f.item.name === fallback }));
   }
 
   exit(): void {

@@ -1,10 +1,10 @@
 // Our BPE count must equal js-tiktoken's own encoder, and sampling must stay close for huge texts.
 import { beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Tiktoken } from "js-tiktoken/lite";
-import { countMessages, countTokens, countTools, resetEncodings, SAMPLE_ABOVE, setTokenCacheDir } from "./tokens.ts";
+import { countMessages, countTokens, countTools, PARTIAL_READS, resetEncodings, SAMPLE_ABOVE, setTokenCacheDir, tableState } from "./tokens.ts";
 
 let cache: string;
 beforeAll(() => {
@@ -87,4 +87,48 @@ test("tables read back from the disk cache count exactly as freshly built ones; 
   resetEncodings();
   expect(countTokens(text)).toBe(expected); // no cache at all
   setTokenCacheDir(cache);
+});
+
+test("a table read back from the cache is opened, not read: a short count reads only the buckets it looks up, a long one reads it whole", () => {
+  const enc = reference("o200k_base");
+  resetEncodings();
+  countTokens("warm the cache");
+  resetEncodings();
+  expect(tableState()).toEqual({ loaded: "none", bucketsRead: 0 });
+  const short = "def greet(name: str) -> str:\n    return f\"Hello, {name}!\"\n";
+  expect(countTokens(short)).toBe(enc.encode(short, [], []).length);
+  const after = tableState();
+  expect(after.loaded).toBe("partial");
+  expect(after.bucketsRead).toBeGreaterThan(0);
+  expect(after.bucketsRead).toBeLessThan(200);
+  // Past PARTIAL_READS bucket reads the rest of the table is read at once, and counts stay exact.
+  const source = readFileSync(join(import.meta.dir, "..", "..", "node_modules", "openai", "client.mjs"), "utf8");
+  let step = 0;
+  while (tableState().loaded === "partial") {
+    const slice = source.slice(step * 1500, (step + 1) * 1500);
+    expect(countTokens(slice)).toBe(enc.encode(slice, [], []).length);
+    step++;
+  }
+  expect(tableState().loaded).toBe("whole");
+  expect(step).toBeGreaterThan(1);
+  expect(PARTIAL_READS).toBeGreaterThan(after.bucketsRead);
+  const long = source.slice(0, 30_000);
+  resetEncodings();
+  expect(countTokens(long)).toBe(enc.encode(long, [], []).length);
+  expect(tableState().loaded).toBe("whole");
+});
+
+test("a cache file cut short while its table is open is rebuilt from the ranks, and counts stay exact", () => {
+  const enc = reference("o200k_base");
+  resetEncodings();
+  countTokens("warm the cache");
+  resetEncodings();
+  expect(countTokens("hello")).toBe(1);
+  expect(tableState().loaded).toBe("partial");
+  const file = join(cache, readdirSync(cache).find((f) => f.startsWith("tokens-o200k_base"))!);
+  truncateSync(file, 100);
+  const text = samples.join("\n");
+  expect(countTokens(text)).toBe(enc.encode(text, [], []).length);
+  expect(tableState().loaded).toBe("whole");
+  resetEncodings();
 });

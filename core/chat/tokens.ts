@@ -6,7 +6,7 @@
 // `Tiktoken` class: its constructor takes ~350 ms to index o200k, and counting needs no ids.
 // The result is identical to `new Tiktoken(ranks).encode(text, [], []).length`
 // (tokens.test.ts checks it); special-token text counts as ordinary text.
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { closeSync, fstatSync, mkdirSync, openSync, readSync, renameSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import type { ChatMessage, ToolSpec } from "../plugin.ts";
@@ -30,18 +30,26 @@ export const MESSAGE_OVERHEAD = 3;
 export const REPLY_PRIMING = 3;
 
 /**
- * One encoding's ranks as a flat open-addressing hash table over the tokens' bytes:
- * building it takes a fraction of the time a Map of 200k string keys does, and the
- * first count sits on the path to the first request (the repo map counts its text).
+ * One encoding's ranks as a bucketed hash table over the tokens' bytes, in one layout for memory
+ * and the disk cache alike (the cache file is the table): header ints, the pattern (UTF-8,
+ * padded to 4 bytes), the bucket directory (bucket k spans data[dir[k]] .. data[dir[k + 1]]),
+ * then the buckets, each a run of entries `[length u8][rank u24, little-endian][token bytes]`.
+ *
+ * Building it from the rank text takes a fraction of the time a Map of 200k string keys does.
+ * Read back from the cache, the table is opened, not read: a count of a small text (the repo
+ * map's sample, a file name) looks up a few thousand byte strings, and only the buckets they
+ * land in are read (a few dozen bytes each, instead of o200k's 2.5 MB); past PARTIAL_READS
+ * bucket reads, or for a long text, the rest is read at once.
  */
 interface Encoding {
-  /** Every token's bytes, back to back; token t spans bytes[offsets[t]] .. bytes[offsets[t + 1]]. */
-  bytes: Uint8Array;
-  offsets: Int32Array;
-  ranks: Int32Array;
-  /** Slot → token index + 1 (0 = empty); size a power of two. */
-  table: Int32Array;
+  /** Bucket count − 1 (the count is a power of two). */
   mask: number;
+  /** Byte offsets of the buckets in the data: bucket count + 1 of them. */
+  dir: Uint32Array;
+  /** The bucket data, once it is all in memory (built, or read whole). */
+  data: Uint8Array | null;
+  /** Until then: the open cache file, where its data starts, and the buckets read so far. */
+  partial: { fd: number; dataStart: number; buckets: Map<number, Uint8Array> } | null;
   pattern: RegExp;
   /** Piece text → token count; pieces repeat a lot (words, indentation). */
   pieces: Map<string, number>;
@@ -93,11 +101,25 @@ function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   return h >>> 0;
 }
 
+/** Entries per bucket, on average: bucket count = the power of two nearest tokens / this. */
+const PER_BUCKET = 4;
+/** Bytes before an entry's token bytes: its length (u8) and its rank (u24). */
+const ENTRY_HEAD = 4;
+/** Bucket reads after which a partly read table is read whole (a long count would otherwise make thousands of reads). */
+export const PARTIAL_READS = 2048;
+/** Texts at least this long (in characters) read the whole table first. */
+const WHOLE_ABOVE = 20_000;
+
+const CACHE_MAGIC = 0x52444f43; // "CODR"
+const CACHE_VERSION = 3;
+/** magic, version, tokens, bucket count, pattern bytes, data bytes, 0, 0. */
+const HEADER_INTS = 8;
+
 /**
  * Parse js-tiktoken's rank text — lines of "! <first rank> <base64 token> <base64 token> ...",
- * consecutive ranks — straight into the flat table.
+ * consecutive ranks — into the table's layout; returns the table and its bytes (the cache file).
  */
-function buildEncoding(file: RankFile): Encoding {
+function buildEncoding(file: RankFile): { enc: Encoding; image: Uint8Array } {
   const text = file.bpe_ranks;
   let count = 0;
   for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 32) count++; // upper bound on tokens
@@ -141,25 +163,46 @@ function buildEncoding(file: RankFile): Encoding {
     pos = eol + 1;
   }
   offsets[tokens] = used;
-  let size = 1;
-  while (size < tokens * 2) size <<= 1;
-  const table = new Int32Array(size);
-  const mask = size - 1;
+  let buckets = 1;
+  while (buckets * PER_BUCKET < tokens) buckets <<= 1;
+  const mask = buckets - 1;
+  const bucketOf = new Int32Array(tokens);
+  const sizes = new Uint32Array(buckets);
   for (let t = 0; t < tokens; t++) {
-    let slot = hashBytes(bytes, offsets[t]!, offsets[t + 1]!) & mask;
-    while (table[slot] !== 0) slot = (slot + 1) & mask;
-    table[slot] = t + 1;
+    const length = offsets[t + 1]! - offsets[t]!;
+    if (length > 255 || ranks[t]! > 0xffffff) throw new Error(`token ${t} does not fit the table layout`);
+    const k = hashBytes(bytes, offsets[t]!, offsets[t + 1]!) & mask;
+    bucketOf[t] = k;
+    sizes[k] = sizes[k]! + ENTRY_HEAD + length;
   }
-  return { bytes, offsets: offsets.subarray(0, tokens + 1), ranks: ranks.subarray(0, tokens), table, mask, pattern: new RegExp(file.pat_str, "gu"), pieces: new Map() };
+  const pattern = new TextEncoder().encode(file.pat_str);
+  const dataLength = used + tokens * ENTRY_HEAD;
+  const dataStart = (HEADER_INTS + Math.ceil(pattern.length / 4) + buckets + 1) * 4;
+  const image = new Uint8Array(dataStart + dataLength);
+  const ints = new Uint32Array(image.buffer, 0, dataStart / 4);
+  ints.set([CACHE_MAGIC, CACHE_VERSION, tokens, buckets, pattern.length, dataLength, 0, 0]);
+  image.set(pattern, HEADER_INTS * 4);
+  const dir = ints.subarray(dataStart / 4 - (buckets + 1));
+  for (let k = 0; k < buckets; k++) dir[k + 1] = dir[k]! + sizes[k]!;
+  const data = image.subarray(dataStart);
+  const fill = dir.slice(0, buckets);
+  for (let t = 0; t < tokens; t++) {
+    const from = offsets[t]!;
+    const length = offsets[t + 1]! - from;
+    let at = fill[bucketOf[t]!]!;
+    data[at] = length;
+    data[at + 1] = ranks[t]! & 0xff;
+    data[at + 2] = (ranks[t]! >> 8) & 0xff;
+    data[at + 3] = ranks[t]! >> 16;
+    data.set(bytes.subarray(from, from + length), at + ENTRY_HEAD);
+    fill[bucketOf[t]!] = at + ENTRY_HEAD + length;
+  }
+  return { enc: { mask, dir, data, partial: null, pattern: new RegExp(file.pat_str, "gu"), pieces: new Map() }, image };
 }
 
 // ─── The table cache ─────────────────────────────────────────────────────────
-// Building a table costs ~100 ms; reading it back from disk ~3 ms. Encodings are fixed
+// Building a table costs ~100 ms; opening it from disk well under 1 ms. Encodings are fixed
 // vocabularies, so a cache keyed by encoding name and layout version never goes stale.
-
-const CACHE_MAGIC = 0x52444f43; // "CODR"
-const CACHE_VERSION = 2;
-const HEADER_INTS = 8;
 
 let cacheDir: string | null | undefined;
 
@@ -177,52 +220,75 @@ function cachePath(dir: string, key: string): string {
   return join(dir, `tokens-${key}-v${CACHE_VERSION}.bin`);
 }
 
-/** Layout: header ints, offsets, ranks, table (Int32), pattern (UTF-8, padded), token bytes. */
-function writeCache(path: string, enc: Encoding, patStr: string): void {
-  const tokens = enc.ranks.length;
-  const pattern = new TextEncoder().encode(patStr);
-  const patternInts = Math.ceil(pattern.length / 4);
-  const ints = HEADER_INTS + tokens + 1 + tokens + enc.table.length + patternInts;
-  const out = new Uint8Array(ints * 4 + enc.offsets[tokens]!);
-  const view = new Int32Array(out.buffer, 0, ints);
-  view.set([CACHE_MAGIC, CACHE_VERSION, tokens, enc.offsets[tokens]!, enc.table.length, pattern.length, 0, 0]);
-  let at = HEADER_INTS;
-  view.set(enc.offsets.subarray(0, tokens + 1), at);
-  view.set(enc.ranks, (at += tokens + 1));
-  view.set(enc.table, (at += tokens));
-  out.set(pattern, (at += enc.table.length) * 4);
-  out.set(enc.bytes.subarray(0, enc.offsets[tokens]!), ints * 4);
+function writeCache(path: string, image: Uint8Array): void {
   const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, out);
+  writeFileSync(temp, image);
   renameSync(temp, path);
 }
 
-function readCache(path: string): Encoding | undefined {
-  let file: Uint8Array;
+/** `length` bytes of `fd` from `at`, or null when the file is shorter. */
+function readAt(fd: number, at: number, length: number): Uint8Array | null {
+  const out = new Uint8Array(length);
+  let done = 0;
+  while (done < length) {
+    const n = readSync(fd, out, done, length - done, at + done);
+    if (n <= 0) return null;
+    done += n;
+  }
+  return out;
+}
+
+/**
+ * Open a cached table: its header, pattern and bucket directory are read and checked (the
+ * directory must rise to the data's length, the file be as long as its header says); the
+ * buckets are read when looked up. Anything else is a miss, and the table gets rebuilt.
+ */
+function openCache(path: string): Encoding | undefined {
+  let fd: number;
   try {
-    file = readFileSync(path);
+    fd = openSync(path, "r");
   } catch {
     return undefined;
   }
-  const buffer = file.byteOffset % 4 === 0 ? file.buffer : file.slice().buffer;
-  const base = file.byteOffset % 4 === 0 ? file.byteOffset : 0;
-  if (file.length < HEADER_INTS * 4) return undefined;
-  const header = new Int32Array(buffer, base, HEADER_INTS);
-  const [magic, version, tokens, used, tableSize, patternLength] = header as unknown as number[];
-  if (magic !== CACHE_MAGIC || version !== CACHE_VERSION) return undefined;
-  const patternInts = Math.ceil(patternLength! / 4);
-  const ints = HEADER_INTS + tokens! + 1 + tokens! + tableSize! + patternInts;
-  if (file.length !== ints * 4 + used!) return undefined;
-  let at = base + HEADER_INTS * 4;
-  const offsets = new Int32Array(buffer, at, tokens! + 1);
-  const ranks = new Int32Array(buffer, (at += (tokens! + 1) * 4), tokens!);
-  const table = new Int32Array(buffer, (at += tokens! * 4), tableSize!);
-  const patStr = new TextDecoder().decode(new Uint8Array(buffer, (at += tableSize! * 4), patternLength!));
-  const bytes = new Uint8Array(buffer, base + ints * 4, used!);
-  // Structural check (a cache from a broken writer must not count wrongly): offsets rise to `used`.
-  if (offsets[0] !== 0 || offsets[tokens!] !== used || tableSize! < tokens! || (tableSize! & (tableSize! - 1)) !== 0) return undefined;
-  for (let t = 0; t < tokens!; t++) if (offsets[t + 1]! <= offsets[t]!) return undefined;
-  return { bytes, offsets, ranks, table, mask: tableSize! - 1, pattern: new RegExp(patStr, "gu"), pieces: new Map() };
+  try {
+    const head = readAt(fd, 0, HEADER_INTS * 4);
+    if (!head) return undefined;
+    const [magic, version, tokens, buckets, patternLength, dataLength] = new Uint32Array(head.buffer) as unknown as number[];
+    if (magic !== CACHE_MAGIC || version !== CACHE_VERSION || !buckets || (buckets & (buckets - 1)) !== 0 || tokens! < 1) return undefined;
+    const patternBytes = Math.ceil(patternLength! / 4) * 4;
+    const dataStart = HEADER_INTS * 4 + patternBytes + (buckets + 1) * 4;
+    if (fstatSync(fd).size !== dataStart + dataLength!) return undefined;
+    const rest = readAt(fd, HEADER_INTS * 4, patternBytes + (buckets + 1) * 4);
+    if (!rest) return undefined;
+    const dir = new Uint32Array(rest.buffer, patternBytes, buckets + 1);
+    if (dir[0] !== 0 || dir[buckets] !== dataLength) return undefined;
+    for (let k = 0; k < buckets; k++) if (dir[k + 1]! < dir[k]!) return undefined;
+    const pattern = new RegExp(new TextDecoder().decode(rest.subarray(0, patternLength)), "gu");
+    const enc: Encoding = { mask: buckets - 1, dir, data: null, partial: { fd, dataStart, buckets: new Map() }, pattern, pieces: new Map() };
+    fd = -1; // the table keeps it
+    return enc;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd >= 0) closeSync(fd);
+  }
+}
+
+/** Read the rest of a partly read table (or rebuild it, should its file have become unreadable). */
+function readWhole(enc: Encoding, key: EncodingName): void {
+  const partial = enc.partial;
+  if (!partial) return;
+  enc.partial = null;
+  let data: Uint8Array | null = null;
+  try {
+    data = readAt(partial.fd, partial.dataStart, enc.dir[enc.dir.length - 1]!);
+  } catch {
+    data = null;
+  } finally {
+    closeSync(partial.fd);
+  }
+  if (data) enc.data = data;
+  else Object.assign(enc, buildEncoding(rankFile(key)).enc);
 }
 
 function loadEncoding(name: string | undefined): Encoding {
@@ -230,44 +296,89 @@ function loadEncoding(name: string | undefined): Encoding {
   let enc = encodings.get(key);
   if (enc) return enc;
   const dir = tableCacheDir();
-  enc = dir ? readCache(cachePath(dir, key)) : undefined;
+  enc = dir ? openCache(cachePath(dir, key)) : undefined;
   if (!enc) {
-    const file = rankFile(key);
-    enc = buildEncoding(file);
+    const built = buildEncoding(rankFile(key));
+    enc = built.enc;
     if (dir) {
       try {
         mkdirSync(dir, { recursive: true });
-        writeCache(cachePath(dir, key), enc, file.pat_str);
+        writeCache(cachePath(dir, key), built.image);
       } catch {
         // A read-only home only costs the rebuild next time.
       }
     }
   }
   encodings.set(key, enc);
+  keys.set(enc, key);
   return enc;
 }
 
-/** Forget loaded tables (tests). */
+const keys = new WeakMap<Encoding, EncodingName>();
+
+/** Forget loaded tables, closing their cache files (tests). */
 export function resetEncodings(): void {
+  for (const enc of encodings.values()) if (enc.partial) closeSync(enc.partial.fd);
   encodings.clear();
 }
 
-/** Load an encoding's tables now (e.g. while waiting for user input) so the first count is fast. */
+/** Load an encoding's whole table now (e.g. while waiting for user input) so no count waits on a read. */
 export function preloadEncoding(encoding: string = "o200k_base"): void {
-  loadEncoding(encoding);
+  const enc = loadEncoding(encoding);
+  readWhole(enc, keys.get(enc)!);
+}
+
+/** How much of an encoding's table is in memory: none (not loaded), the buckets read so far, or all of it. */
+export function tableState(encoding: string = "o200k_base"): { loaded: "none" | "partial" | "whole"; bucketsRead: number } {
+  const enc = encodings.get(encodingName(encoding));
+  if (!enc) return { loaded: "none", bucketsRead: 0 };
+  return enc.partial ? { loaded: "partial", bucketsRead: enc.partial.buckets.size } : { loaded: "whole", bucketsRead: enc.dir.length - 1 };
+}
+
+const EMPTY = new Uint8Array(0);
+
+/** Bucket k of a partly read table, read on first use (or, past PARTIAL_READS, the whole table read and null returned). */
+function partialBucket(enc: Encoding, k: number): Uint8Array | null {
+  const partial = enc.partial!;
+  let bucket = partial.buckets.get(k);
+  if (bucket) return bucket;
+  const from = enc.dir[k]!;
+  const to = enc.dir[k + 1]!;
+  if (from === to) return EMPTY;
+  if (partial.buckets.size >= PARTIAL_READS) {
+    readWhole(enc, keys.get(enc)!);
+    return null;
+  }
+  try {
+    bucket = readAt(partial.fd, partial.dataStart + from, to - from) ?? undefined;
+  } catch {
+    bucket = undefined;
+  }
+  if (!bucket) {
+    readWhole(enc, keys.get(enc)!);
+    return null;
+  }
+  partial.buckets.set(k, bucket);
+  return bucket;
 }
 
 /** Rank of the byte sequence piece[start, end), or -1. */
 function rankOf(enc: Encoding, piece: Uint8Array, start: number, end: number): number {
   const length = end - start;
-  let slot = hashBytes(piece, start, end) & enc.mask;
-  for (let entry = enc.table[slot]!; entry !== 0; slot = (slot + 1) & enc.mask, entry = enc.table[slot]!) {
-    const t = entry - 1;
-    const from = enc.offsets[t]!;
-    if (enc.offsets[t + 1]! - from !== length) continue;
-    let i = 0;
-    while (i < length && enc.bytes[from + i] === piece[start + i]) i++;
-    if (i === length) return enc.ranks[t]!;
+  const hash = hashBytes(piece, start, end);
+  const read = enc.data ? null : partialBucket(enc, hash & enc.mask);
+  const bucket = read ?? enc.data!;
+  let at = read ? 0 : enc.dir[hash & enc.mask]!;
+  const stop = read ? read.length : enc.dir[(hash & enc.mask) + 1]!;
+  while (at < stop) {
+    const size = bucket[at]!;
+    if (size === length) {
+      const from = at + ENTRY_HEAD;
+      let i = 0;
+      while (i < length && bucket[from + i] === piece[start + i]) i++;
+      if (i === length) return bucket[at + 1]! | (bucket[at + 2]! << 8) | (bucket[at + 3]! << 16);
+    }
+    at += ENTRY_HEAD + size;
   }
   return -1;
 }
@@ -350,6 +461,7 @@ function countSampled(text: string, enc: Encoding): number {
 export function countTokens(text: string, encoding: string = "o200k_base"): number {
   if (!text) return 0;
   const enc = loadEncoding(encoding);
+  if (enc.partial && text.length >= WHOLE_ABOVE) readWhole(enc, keys.get(enc)!);
   return text.length > SAMPLE_ABOVE ? countSampled(text, enc) : countExact(text, enc);
 }
 

@@ -12,6 +12,7 @@ import { loadTranscript } from "../chat/history.ts";
 import { messageOf } from "../plugins/registry.ts";
 import { CoderSession } from "../chat/session.ts";
 import { runSteps, wantsStep } from "./steps.ts";
+import { routeLog } from "./settings.ts";
 import type { AiCommentWatch } from "../watch/index.ts";
 import { NonInteractivePrompter } from "../gate/prompter.ts";
 import { TerminalPrompter } from "../term/confirm.ts";
@@ -78,6 +79,9 @@ export async function runCoder(app: App): Promise<number> {
     out.emit({ type: "start", version: app.version, model: coder.model, editFormat: coder.format.item.name, files });
     if (o.restoreChatHistory) await restoreHistory(app, coder, out);
     if (o.load !== undefined && !step) await new CoderSession(coder).runCommand(`/load ${o.load}`);
+    // The binary starts with a raised JIT policy for short runs (scripts/build.ts JIT_POLICY);
+    // a session that waits for more (the REPL, --watch-files, steps) gets the normal one back.
+    if (message === null) Bun.unsafe.setJITPolicy(1);
 
     if (step) {
       exitCode = await runSteps(app, coder, out);
@@ -197,14 +201,22 @@ async function chooseOutput(app: App): Promise<Screen> {
   // Warnings go to stderr; on the same terminal they pass the box like the rest.
   const err = (t: string) => (live && process.stderr.isTTY ? live.write(t) : process.stderr.write(t));
   const liveHooks = { show: () => live?.show(), hide: () => live?.hide() };
+  // With the live box, plugins' and the kernel's log lines pass through the renderer, which ends the reply's line and redraws the box.
+  const ownLog = (renderer: Output) => routeLog({ line: (text) => renderer.print(text), warn: (message) => renderer.warn(message) });
   if (!wantsColour(app.env, o.pretty, Boolean(process.stdout.isTTY))) {
     const plain = lineEditor ? new PlainOutput(out, err, true, { showDiffs, interactive, live: liveHooks }) : new PlainOutput(undefined, undefined, undefined, { showDiffs, interactive });
-    if (lineEditor) live = new (await import("../term/live-box.ts")).LiveBox(colourlessTheme());
+    if (lineEditor) {
+      live = new (await import("../term/live-box.ts")).LiveBox(colourlessTheme());
+      ownLog(plain);
+    }
     return { out: plain, theme: null, settled, live, lineEditor };
   }
   const { TtyOutput } = await import("../term/tty-output.ts");
   const tty = new TtyOutput({ showDiffs, interactive, light: o.lightMode && !o.darkMode, codeTheme: o.codeTheme, ...(lineEditor ? { out, err, live: liveHooks } : {}) });
-  if (lineEditor) live = new (await import("../term/live-box.ts")).LiveBox(tty.theme);
+  if (lineEditor) {
+    live = new (await import("../term/live-box.ts")).LiveBox(tty.theme);
+    ownLog(tty);
+  }
   return { out: tty, theme: tty.theme, settled: () => tty.settled(), live, lineEditor };
 }
 

@@ -35,12 +35,31 @@ export interface RunInput {
   env?: Readonly<Record<string, string | undefined>>;
 }
 
+/** A front end that owns the terminal: log lines go through it (see `routeLog`). */
+export interface LogSink {
+  /** A whole line of text, e.g. "coder: error: …". */
+  line(text: string): void;
+  warn(message: string): void;
+}
+
+let sink: LogSink | null = null;
+
+/**
+ * Send the log's lines through `to` (the REPL's renderer, which draws its live box under the
+ * reply) instead of straight to stderr, where they would land inside the box; null: stderr again.
+ */
+export function routeLog(to: LogSink | null): void {
+  sink = to;
+}
+
 /** Warnings and errors on stderr, one line each; debug only with --verbose. */
 function stderrLogger(verbose: () => boolean, quiet = false): Logger {
-  const write = (prefix: string, message: string) => process.stderr.write(`${prefix}${message}\n`);
+  const write = (prefix: string, message: string) => (sink ? sink.line(`${prefix}${message}`) : process.stderr.write(`${prefix}${message}\n`));
   // A warning on a terminal breaks between words, under the message (the terminal would break words).
-  const warning = (message: string) =>
+  const warning = (message: string) => {
+    if (sink) return sink.warn(message);
     process.stderr.write(`${process.stderr.isTTY ? wrapStatus(`warning: ${message}`, process.stderr.columns || 80, "warning: ".length) : `warning: ${message}`}\n`);
+  };
   return {
     debug: (m) => verbose() && write("coder: debug: ", m),
     info: (m) => !quiet && write("coder: ", m),

@@ -118,6 +118,8 @@ export interface EditorFiles {
   write?(rel: string, text: string): Promise<boolean>;
   /** The store deleted the file: the editor's text of it is no longer what is there. */
   removed?(rel: string): void;
+  /** Read the editor's texts of `rels` again (the user may have typed since they were read). */
+  refresh?(rels: readonly string[]): Promise<void>;
 }
 
 /** An editor refused a write (its user said no): the message is the editor's reason. */
@@ -338,9 +340,17 @@ export class FileStore {
     return null;
   }
 
-  /** A staged view for one reply's edits. */
-  workspace(chatFiles: readonly string[]): StagedWorkspace {
-    return new StagedWorkspace(this, chatFiles);
+  /**
+   * Make `read` answer what is there now for `rels`: an editor's buffers are read again (the
+   * user may have typed while the model answered); without an editor, reads are live already.
+   */
+  async sync(rels: readonly string[]): Promise<void> {
+    await this.opts.editor?.refresh?.(rels.map(normalizeRel));
+  }
+
+  /** A staged view for one reply's edits; `shown`: the files' texts as the model was shown them (null: not existing). */
+  workspace(chatFiles: readonly string[], shown?: ReadonlyMap<string, string | null>): StagedWorkspace {
+    return new StagedWorkspace(this, chatFiles, shown);
   }
 
   /** Call `listener` with what each `writeAll` wrote (not dry runs), until the returned function is called. */
@@ -650,7 +660,13 @@ export class StagedWorkspace implements Workspace {
   constructor(
     private readonly store: FileStore,
     readonly chatFiles: readonly string[],
+    private readonly shownTexts: ReadonlyMap<string, string | null> = new Map(),
   ) {}
+
+  shown(path: string): string | null | undefined {
+    for (const rel of [normalizeRel(path), this.store.canonical(path)]) if (this.shownTexts.has(rel)) return this.shownTexts.get(rel)!;
+    return undefined;
+  }
 
   read(path: string): string | null {
     for (const rel of [normalizeRel(path), this.store.canonical(path)]) if (this.staged.has(rel)) return this.staged.get(rel)!;

@@ -465,7 +465,7 @@ export function explainFailure(failure: MatchFailure, search: string, replace: s
   return out.join("\n");
 }
 
-/** A stale SEARCH: the lines it quotes were changed (and not committed) since the last commit. */
+/** A stale SEARCH: the lines it quotes were changed (and not committed) since the last commit, or while the model answered. */
 function explainUserChange(change: NonNullable<MatchFailure["userChange"]>): string {
   const where = change.startLine === change.endLine ? `line ${change.startLine}` : `lines ${change.startLine}-${change.endLine}`;
   const now = change.text
@@ -474,7 +474,9 @@ function explainUserChange(change: NonNullable<MatchFailure["userChange"]>): str
   return [
     change.was === "saved"
       ? `The SEARCH text matches ${change.path} as it was last saved (from line ${change.committedLine}), but those lines have changed since in the user's editor, not saved yet: the user is working on this file.`
-      : `The SEARCH text matches ${change.path} as it was last committed (from line ${change.committedLine}), but those lines have changed since, in an edit not committed yet (most likely the user's, who is working on this file).`,
+      : change.was === "shown"
+        ? `The SEARCH text matches ${change.path} as you were shown it (from line ${change.committedLine}), but those lines were changed while you were answering (most likely by the user, who is working on this file).`
+        : `The SEARCH text matches ${change.path} as it was last committed (from line ${change.committedLine}), but those lines have changed since, in an edit not committed yet (most likely the user's, who is working on this file).`,
     "",
     ...now,
     "",

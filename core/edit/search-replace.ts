@@ -6,6 +6,8 @@
 import type { Edit, EditOutcome, FormatHelpers, Matcher, MatchResult, MatchRung, SearchReplaceEdit, Workspace } from "../plugin.ts";
 import { FormatError } from "../errors.ts";
 import { BlockSyntaxError, parseEditBlocks } from "./blocks.ts";
+import { fenced } from "./fence.ts";
+import { mergedNote, rebaseWhole } from "./rebase.ts";
 import { choosePlace, hintsFromHunkHeader, hintsFromProse } from "./placement.ts";
 import { isShellFence, readShellBlock, shellBlocks } from "./shell-fence.ts";
 
@@ -135,6 +137,44 @@ export function stageWrite<E extends Edit>(edit: E, ws: Workspace, path: string,
   return { status: "applied", edit, path, ...(rung ? { rung } : {}), ...(note ? { note } : {}) };
 }
 
+/** At most this many current lines are quoted back to the model when a whole text could not be merged. */
+const QUOTED_LINES = 40;
+
+/**
+ * Stage `content`, the whole new text of `path` the model wrote from the text it was shown
+ * (`kit.formats.stage`). When the file changed while the model answered, the model's change is
+ * merged onto it; a change to the same lines fails (nothing staged) and quotes them as they are now.
+ */
+export function stageWhole<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string): EditOutcome<E> {
+  const shown = ws.shown?.(path);
+  const now = ws.read(path);
+  if (shown === undefined || shown === now) return stageWrite(edit, ws, path, content, note);
+  if (now === null) {
+    const detail = `You wrote the new text of ${path} from the text you were shown, but ${path} was deleted while you were answering (most likely by the user). Nothing was written. Ask the user whether ${path} should come back before you send it again.`;
+    return { status: "failed", edit, path, reason: "missing-file", detail };
+  }
+  const rebased = rebaseWhole(shown, now, content);
+  if ("text" in rebased) return stageWrite(edit, ws, path, rebased.text, mergedNote(path));
+  const { startLine, endLine, text, shownLine } = rebased.conflict;
+  const quoted = text.split("\n").slice(0, QUOTED_LINES).join("\n");
+  const where = startLine === endLine ? `line ${startLine}` : `lines ${startLine}-${Math.min(endLine, startLine + QUOTED_LINES - 1)}`;
+  const detail = [
+    `You wrote the new text of ${path} from the text you were shown, but ${path} changed while you were answering (most likely by the user, who is working on this file), and your change touches the same lines (line ${shownLine} of the text you were shown). Nothing was written to ${path}.`,
+    "",
+    ...(text ? [`Those lines now read (${where} of ${path}):`, fenced(quoted.endsWith("\n") ? quoted : `${quoted}\n`)] : [`Those lines are no longer in ${path} (they were deleted after line ${startLine - 1}).`]),
+    "",
+    `Rule: never undo the user's changes. Send ${path} again, written from its current text, and keep the user's change unless they asked to undo it.`,
+  ].join("\n");
+  return {
+    status: "failed",
+    edit,
+    path,
+    reason: "not-found",
+    detail,
+    match: { status: "failed", reason: "not-found", candidates: [], userChange: { path, startLine, endLine, text, committedLine: shownLine, was: "shown" } },
+  };
+}
+
 /** `kit.formats`: the helpers above (and the block and shell-fence parsers) bound to the kit's matcher (and so to its uncommitted-change guard). */
 export function formatHelpers(matcher: Matcher): FormatHelpers {
   return {
@@ -149,7 +189,7 @@ export function formatHelpers(matcher: Matcher): FormatHelpers {
     shellBlocks,
     isShellFence,
     readShellBlock,
-    stage: (edit, ws, path, content, note) => stageWrite(edit, ws, path, content, note),
+    stage: stageWhole,
     hintsFromProse,
     hintsFromHunkHeader,
     choosePlace,

@@ -14,8 +14,8 @@ export interface CommittedFile {
   head: string;
   /** Its text in the work tree now, as the file store reads it (an editor's buffer when it has one). */
   disk: string;
-  /** What `head` is: the last commit (default), or the saved file under an editor's unsaved buffer. */
-  was?: "committed" | "saved";
+  /** What `head` is: the last commit (default), the saved file under an editor's unsaved buffer, or the text the model was shown (the file changed while it answered). */
+  was?: "committed" | "saved" | "shown";
 }
 
 /** At most this many current lines are quoted back to the model. */
@@ -64,7 +64,7 @@ interface FileLines {
   path: string;
   head: string[];
   disk: string[];
-  was: "committed" | "saved";
+  was: "committed" | "saved" | "shown";
 }
 
 interface Scope {

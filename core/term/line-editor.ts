@@ -286,7 +286,7 @@ export const SHORTCUTS = [
   "  Enter sends · Alt-Enter inserts a newline · { … } on lines of their own: one message",
   "  Tab completes commands and files · Up/Down recall messages · Ctrl-R searches them",
   "  Esc or Ctrl-C stops a reply · typing while it streams goes to the box below it; Enter there queues",
-  "  Ctrl-C clears the line (twice on an empty line leaves) · Ctrl-D leaves",
+  "  Ctrl-C clears the line (twice on an empty line leaves) · Ctrl-D leaves (during a reply: once it ends)",
   "  Ctrl-L clears the screen · Ctrl-Z suspends (fg resumes) · !cmd runs cmd · /help lists the commands",
 ].join("\n");
 

@@ -25,6 +25,8 @@ export class LiveBox {
   private buffer: StdinBuffer | null = null;
   /** Messages sent with Enter while the model answered, oldest first. */
   readonly queued: string[] = [];
+  /** Ctrl-D on an empty box: the REPL leaves once the reply (and any queued message) is done. */
+  leaveRequested = false;
   private readonly onData = (data: string | Buffer) => this.buffer?.process(data);
   private readonly onResize = () => this.redraw();
 
@@ -105,12 +107,20 @@ export class LiveBox {
       if (editor.searching()) editor.handleKey(data, () => {});
       else {
         this.turn?.stop();
+        this.leaveRequested = false;
         // Messages queued for after the reply come back to the box: the user decides whether they still stand.
         if (this.queued.length) editor.draft = [...this.queued.splice(0), editor.draft].filter((t) => t.trim()).join("\n");
       }
       return this.redraw();
     }
-    if (matchesKey(data, "ctrl+d")) return;
+    if (matchesKey(data, "ctrl+d")) {
+      // As at the prompt, Ctrl-D on an empty line leaves: once the reply is done, not in the middle of it.
+      if (editor.draft === "" && !this.leaveRequested) {
+        this.leaveRequested = true;
+        this.redraw();
+      }
+      return;
+    }
     if (matchesKey(data, "ctrl+l")) {
       this.stdout.write(`\x1b[H\x1b[2J${this.regionText()}`);
       return;
@@ -147,7 +157,8 @@ export class LiveBox {
     box.push(...(this.editor?.compose("> ", width, false) ?? []));
     for (const message of this.queued.slice(0, MAX_QUEUED_SHOWN)) box.push(t.dim(`  queued: ${message.split("\n")[0]}`));
     if (this.queued.length > MAX_QUEUED_SHOWN) box.push(t.dim(`  … and ${this.queued.length - MAX_QUEUED_SHOWN} more queued`));
-    box.push(t.dim(this.queued.length ? "  esc to stop · queued messages are sent when the reply ends" : "  esc to stop · enter queues a message for when the reply ends"));
+    if (this.leaveRequested) box.push(t.dim(`  coder leaves when the reply ends${this.queued.length ? " and the queued messages are answered" : ""} · esc stops the reply and stays`));
+    else box.push(t.dim(this.queued.length ? "  esc to stop · queued messages are sent when the reply ends" : "  esc to stop · enter queues a message for when the reply ends"));
     lines.push(...box.map((line) => fit(line, width - 1)));
     this.drawn = lines.map((l) => textWidth(l));
     return `${lines.join("\r\n")}\r`;

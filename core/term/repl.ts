@@ -69,7 +69,8 @@ export async function runRepl(opts: ReplOptions): Promise<number> {
     // Watched files may ask for something while the prompt waits: that ends the prompt.
     const watching = new AbortController();
     void opts.watch?.next().then(() => watching.abort());
-    // A message queued in the box while the model answered is sent now, as if typed.
+    // A message queued in the box while the model answered is sent now, as if typed; Ctrl-D pressed there leaves after the last.
+    if (live?.leaveRequested && !live.queued.length) return farewell(coder, out);
     const queued = live?.queued.shift();
     if (queued !== undefined) {
       editor?.remember(queued);

@@ -173,13 +173,9 @@ const plugin: Plugin = (kit: Kit) => {
         const clash = offFenceClash(edit, before) ?? markerClash(edit, before);
         if (clash) return { status: "failed", edit, path: edit.path, reason: "invalid", detail: clash };
         const content = keepFinalNewlineState(before, edit.content);
-        try {
-          ws.write(edit.path, content);
-        } catch (err) {
-          return { status: "failed", edit, path: edit.path, reason: "refused", detail: (err as Error).message };
-        }
+        // Through kit.formats.stage: a file changed while the model answered gets the listing's change merged onto it, never reverted.
         const note = before === null ? "created" : before === content ? "unchanged" : undefined;
-        return { status: "applied", edit, path: edit.path, ...(note ? { note } : {}) };
+        return kit.formats.stage(edit, ws, edit.path, content, note);
       });
     },
     report: (outcomes, ctx) => kit.reports.failedEdits(outcomes, ctx),

@@ -43,7 +43,8 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
   const session: Session = {
     root,
     cwd: root,
-    options: { editFormat: "ask" },
+    // A plugin's format that does not edit, configured: /code must not pick it.
+    options: { editFormat: "review" },
     get model() {
       return model();
     },
@@ -81,8 +82,14 @@ function makeSession(root: string, git: GitRepo | null, commands: () => SlashCom
     print: (t) => void out.push(t),
     warn: (t) => void warnings.push(t),
     commands,
-    formats: () => ["diff", "whole", "ask", "architect"],
-    formatSummaries: () => [],
+    formats: () => ["diff", "whole", "ask", "architect", "review"],
+    formatSummaries: () => [
+      { name: "diff", summary: "", mode: "edit", fallback: true },
+      { name: "whole", summary: "", mode: "edit", fallback: false },
+      { name: "ask", summary: "", mode: "none", fallback: false },
+      { name: "architect", summary: "", mode: "editor", fallback: false },
+      { name: "review", summary: "", mode: "none", fallback: false },
+    ],
     exit: () => void (state.exited = true),
     lastDiff: async () => (git ? git.lastDiff() : "No reply has changed files yet."),
     interactive: false,

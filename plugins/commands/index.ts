@@ -10,10 +10,6 @@ import { checkCommands } from "./checks.ts";
 import { modelCommands } from "./models.ts";
 import { savedChatCommands } from "./saved-chat.ts";
 
-/** /code's format when neither the config nor the model names an editing one. */
-const CODE_FALLBACK_FORMAT = "diff";
-/** Formats that do not edit: /code and /ok never pick them. */
-const NOT_EDITING = new Set(["ask", "architect", "context"]);
 /** What /ok sends: the go-ahead after an /ask answer or an architect's plan. */
 const GO_AHEAD = "Ok, please go ahead and make those changes.";
 const LS_LIMIT = 200;
@@ -66,13 +62,14 @@ export default function commandsPlugin(kit: Kit): PluginObject {
 
   const noGit = (s: Session) => s.warn("Not in a git repository (or --no-git): there are no commits to work with.");
 
-  /** The edit format /code uses: the configured one unless it is a non-editing mode, else the model's. */
+  /** The edit format /code uses: the configured one if it edits files, else the model's, else the fallback format. */
   const codeFormat = (s: Session): string => {
+    const formats = s.formatSummaries();
+    const editing = new Set(formats.filter((f) => f.mode === "edit").map((f) => f.name));
     const configured = typeof s.options.editFormat === "string" ? s.options.editFormat : "";
-    for (const name of [configured, s.model.editFormat, CODE_FALLBACK_FORMAT]) {
-      if (name && !NOT_EDITING.has(name) && s.formats().includes(name)) return name;
-    }
-    return CODE_FALLBACK_FORMAT;
+    const fallback = formats.find((f) => f.fallback && editing.has(f.name))?.name ?? [...editing][0];
+    for (const name of [configured, s.model.editFormat, fallback]) if (name && editing.has(name)) return name;
+    throw new Error("no registered edit format edits files");
   };
 
   const mode = (name: string, format: (s: Session) => string, summary: string): SlashCommand => ({

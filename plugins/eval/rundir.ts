@@ -5,7 +5,8 @@
 import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Kit, OutputFolder } from "../../core/plugin.ts";
-import { RECORD_VERSION, type RunSpec, type TaskRecord } from "./record.ts";
+import type { RunSpec, TaskRecord } from "./record.ts";
+import { readRun, RunDirError, type RunRead } from "./summarize.ts";
 
 const TASKS = "tasks.jsonl";
 
@@ -27,43 +28,42 @@ export class RunDir {
     return run;
   }
 
-  /** An existing run directory, its spec and the records it has (a torn last line, from a kill mid-write, is cut off). */
-  static resume(kit: Kit, dir: string): { run: RunDir; spec: RunSpec; records: TaskRecord[] } {
-    const specPath = join(dir, "run.json");
-    let spec: RunSpec;
+  /**
+   * An existing run directory, its spec and the records it has, read and checked as the report
+   * reads them (`readRun`): a bad line is an error naming it; a torn last line (a kill mid-write)
+   * is cut off, with a warning.
+   */
+  static resume(kit: Kit, dir: string): { run: RunDir; spec: RunSpec; records: TaskRecord[]; warnings: string[] } {
+    const file = join(dir, TASKS);
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    // The records are appended to later, which is never done through a link: refused now, before anything is read or any task runs.
+    if (stat && !stat.isFile()) throw new Error(`--resume ${dir}: ${file} is ${stat.isSymbolicLink() ? "a symlink" : "not a regular file"}; coder eval appends its records only to a plain file there`);
+    let read: RunRead;
     try {
-      spec = JSON.parse(readFileSync(specPath, "utf8")) as RunSpec;
+      read = readRun(dir);
     } catch (error) {
-      throw new Error(`--resume ${dir}: ${existsSync(specPath) ? `${specPath} is not a run's JSON (${(error as Error).message})` : "no run.json there (is it a coder eval run directory?)"}`);
+      if (error instanceof RunDirError) throw new Error(`--resume: ${error.message}`);
+      throw error;
     }
-    if (spec.v !== RECORD_VERSION) throw new Error(`--resume ${dir}: run.json has record version ${String(spec.v)}; this coder reads version ${RECORD_VERSION}`);
     const run = new RunDir(kit.outputFolder(dir));
-    return { run, spec, records: run.#readRecords() };
+    if (stat) run.#cutTornLine(readFileSync(file, "utf8"));
+    return { run, spec: read.spec, records: read.records, warnings: read.warnings };
   }
 
-  #readRecords(): TaskRecord[] {
-    const file = join(this.dir, TASKS);
-    const stat = lstatSync(file, { throwIfNoEntry: false });
-    if (!stat) return [];
-    // The records are appended to later, which is never done through a link: refused now, before any task runs.
-    if (!stat.isFile()) throw new Error(`--resume ${this.dir}: ${file} is ${stat.isSymbolicLink() ? "a symlink" : "not a regular file"}; coder eval appends its records only to a plain file there`);
-    let text = readFileSync(file, "utf8");
+  /**
+   * A last line without its newline: a torn one (a kill mid-write) goes, a whole record (read as
+   * one) gets its newline; either way the file is replaced, so the next record starts a line of its own.
+   */
+  #cutTornLine(text: string): void {
     const end = text.lastIndexOf("\n") + 1;
-    if (end < text.length) {
-      // A torn last line (a kill mid-write): the file is replaced by its whole lines.
-      text = text.slice(0, end);
-      this.#folder.write(TASKS, text);
+    if (end === text.length) return;
+    let whole = true;
+    try {
+      JSON.parse(text.slice(end));
+    } catch {
+      whole = false;
     }
-    const records: TaskRecord[] = [];
-    for (const line of text.split("\n")) {
-      if (!line.trim()) continue;
-      try {
-        records.push(JSON.parse(line) as TaskRecord);
-      } catch {
-        // A line that is not JSON was not written by coder eval: left as it is, not counted.
-      }
-    }
-    return records;
+    this.#folder.write(TASKS, whole ? `${text}\n` : text.slice(0, end));
   }
 
   /** Append one record as one line, with one write (a kill leaves the line whole, or a torn tail that resume cuts). */

@@ -132,7 +132,9 @@ export async function runEval(kit: Kit, args: readonly string[], cli: Subcommand
   if (resume !== undefined) {
     const dir = resolve(kit.cwd, resume);
     try {
-      ({ run, spec, records: done } = RunDir.resume(kit, dir));
+      let warnings: string[];
+      ({ run, spec, records: done, warnings } = RunDir.resume(kit, dir));
+      for (const warning of warnings) cli.warn(warning);
     } catch (error) {
       return cli.usage((error as Error).message);
     }

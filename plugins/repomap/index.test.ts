@@ -183,6 +183,18 @@ test("a changed chat file: the first map comes from its older tags, the next tur
   expect(await earlierSession(root, kit, options, chat)).toBe(second);
 });
 
+test("a one-shot run (--message, --message-file) schedules no warm-up for a map after an edit; a session does", async () => {
+  const { root, kit } = setup();
+  const chat = { chatFiles: ["src/orders.py"], message: "place the order" };
+  for (const [options, warms] of [[{ mapTokens: 25, message: "place the order" }, false], [{ mapTokens: 25, messageFile: "task.md" }, false], [{ mapTokens: 25 }, true]] as const) {
+    const service = new RepoMapService(kit);
+    service.backgroundDelayMs = 60_000;
+    expect(await service.provide(...turn(root, options, chat))).not.toBeNull();
+    expect(service.warmUpScheduled).toBe(warms);
+    service.close();
+  }
+});
+
 test("a reparse not started by the next turn is cancelled and that turn parses the file itself", async () => {
   const { root, kit } = setup();
   const options = { mapTokens: 25 };

@@ -76,6 +76,11 @@ export class RepoMapService {
     return this.#cache;
   }
 
+  /** Whether the session's warm-up is scheduled (or done): never in a one-shot run. */
+  get warmUpScheduled(): boolean {
+    return this.#warmUpScheduled;
+  }
+
   /** The next map ignores every cached map (tags stay cached: they are keyed by content). */
   forceRefresh(): void {
     this.#forceNext = true;
@@ -137,7 +142,9 @@ export class RepoMapService {
       this.#background = reparseInBackground(result.deferred, { root: input.root, cache: input.cache, assets: input.assets, memory: this.#memory }, this.backgroundDelayMs);
     }
     if (result.pending.length > 0) this.#parseRest(result.pending, input);
-    this.#scheduleWarmUp(input);
+    // A one-shot run (--message, --message-file) ends after its reply: a warm-up for the map after
+    // an edit would only start a worker (10–25 MB resident) when the run outlives its delay.
+    if (turn.options.message === undefined && turn.options.messageFile === undefined) this.#scheduleWarmUp(input);
     return this.#block(this.#last, turn);
   }
 

@@ -14,9 +14,13 @@ export function requireBinary(): void {
 }
 
 const made: string[] = [];
-afterAll(() => {
+const removeMade = () => {
   for (const dir of made.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+};
+// This module is loaded once per run: its afterAll belongs to the first test file that imports
+// it, so the folders of later files are removed when the run ends.
+afterAll(removeMade);
+process.on("exit", removeMade);
 
 /** A fresh temp directory (real path), removed after the test file. */
 export function tempDir(prefix = "coder-test-"): string {

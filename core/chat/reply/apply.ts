@@ -28,12 +28,14 @@ export interface FileStoreLike {
   readOutside(abs: string): string | null;
   /** Why a file does not read into the chat (not a regular file, over --max-file-size, not found, not text). */
   unreadable(path: string): string;
-  workspace(chatFiles: readonly string[]): StagedWorkspace;
+  workspace(chatFiles: readonly string[], shown?: ReadonlyMap<string, string | null>): StagedWorkspace;
   writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions): Promise<WriteReport>;
   /** The file as saved, when an editor holds an unsaved change to it (else null). */
   savedWhenUnsaved?(rel: string): string | null;
   /** Hear what each write batch wrote, until the returned function is called. */
   onWrite(listener: (written: readonly FileWrite[]) => void): () => void;
+  /** Make reads of `rels` answer what is there now (an editor's buffers read again). */
+  sync(rels: readonly string[]): Promise<void>;
 }
 
 /** What the engine needs of core/gate/gate.ts `Gate`. */
@@ -51,6 +53,8 @@ export interface ApplyInputs {
   readOnlyFiles: readonly string[];
   resolvePath(raw: string): string;
   files: FileStoreLike;
+  /** The files' texts as the model was shown them in the request this reply answers (null: not existing); none for a saved reply. */
+  shown?: ReadonlyMap<string, string | null>;
   gate: GateLike;
   /** A unified diff of one file's change, shown when a change needs a person's yes. */
   diff(path: string, before: string, after: string): string;
@@ -78,22 +82,30 @@ export type ReplyAmendment = (changes: ReadonlyMap<string, string | null>, read:
 export interface UncommittedSources {
   matcher: Matcher;
   git: { committedTexts(paths: readonly string[]): Promise<Map<string, string>> } | null;
-  files: Pick<FileStoreLike, "read" | "savedWhenUnsaved">;
+  files: Pick<FileStoreLike, "read" | "savedWhenUnsaved" | "canonical">;
+  /** The files' texts as the model was shown them in the request this reply answers. */
+  shown?: ReadonlyMap<string, string | null>;
 }
 
 /**
  * The user's uncommitted changes to `paths`, made known to the shared matcher until the
  * returned function is called: a SEARCH quoting such a file as last committed then lands only
- * on an exact copy of the current lines, never approximately over the user's change.
+ * on an exact copy of the current lines, never approximately over the user's change. The same
+ * holds for a file changed while the model answered: the text it was shown is older than the disk.
  */
 export async function guardUncommitted(sources: UncommittedSources, paths: readonly string[]): Promise<() => void> {
   const { matcher, git, files } = sources;
   if (!(matcher instanceof SharedMatcher)) return () => {};
   const dirty: CommittedFile[] = [];
   const committed = git ? await git.committedTexts(paths) : new Map<string, string>();
+  const shown = new Map([...(sources.shown ?? [])].map(([path, text]) => [files.canonical(path), text]));
   for (const path of paths) {
-    // Older versions the user has changed since: the last commit, and the saved file under an editor's unsaved buffer.
-    const olders = [{ text: committed.get(path), was: "committed" as const }, { text: files.savedWhenUnsaved?.(path), was: "saved" as const }].filter((o) => typeof o.text === "string");
+    // Older versions changed since: the text the model was shown (changed while it answered), the last commit, and the saved file under an editor's unsaved buffer.
+    const olders = [
+      { text: shown.get(path), was: "shown" as const },
+      { text: committed.get(path), was: "committed" as const },
+      { text: files.savedWhenUnsaved?.(path), was: "saved" as const },
+    ].filter((o) => typeof o.text === "string");
     const now = olders.length ? files.read(path) : null;
     if (now === null) continue;
     for (const { text, was } of olders) if (text !== now) dirty.push({ path, head: text as string, disk: now, was });
@@ -194,7 +206,7 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
     allowed.push({ edit, index });
   }
 
-  const ws = files.workspace([...chatFiles, ...outside]);
+  const ws = files.workspace([...chatFiles, ...outside], inputs.shown);
   const before = new Map<string, string | null>();
   const touched = new Set(allowed.flatMap((a) => editTargets(a.edit)));
   for (const path of touched) before.set(path, ws.read(path));
@@ -275,7 +287,7 @@ export async function stageEdits(inputs: ApplyInputs, edits: Edit[], answers: Ga
 async function previewEdits(inputs: ApplyInputs, edits: Edit[]): Promise<void> {
   const { files, chatFiles, format } = inputs;
   const paths = [...new Set([...chatFiles, ...edits.flatMap(editTargets)])];
-  const ws = files.workspace(paths);
+  const ws = files.workspace(paths, inputs.shown);
   let endGuard = () => {};
   try {
     // Under the same guard of the user's uncommitted changes as the real staging, so the card shows what it will do.

@@ -7,6 +7,7 @@ import { type CommitStyle, styleCommitPrompt } from "../../git/commit-message.ts
 import { commitMessagePrompt, type GitOperation } from "../../git/git.ts";
 import { clearJournal, sha256, writeJournal } from "../../edit/journal.ts";
 import { RepoLock } from "../../edit/lock.ts";
+import { mergedNote } from "../../edit/rebase.ts";
 import type { ChatMessage, EditOutcome, Kit } from "../../plugin.ts";
 import { messageOf } from "../../plugins/registry.ts";
 import { type AppliedReply, editTargets, isStale, outcomeDetail } from "./apply.ts";
@@ -81,7 +82,7 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
         ...(summary ? { summary } : {}),
       });
     });
-    showApproximateMatches(services, staged, written);
+    showWhatToCheck(services, staged, written);
   };
   let staged = first;
   let written: string[] = [];
@@ -138,23 +139,31 @@ export async function writeAndCommit(author: CommitAuthor, first: AppliedReply, 
 export type Alongside = (written: readonly string[], staged: AppliedReply) => Promise<string | null>;
 
 /**
- * An edit placed by the fuzzy rung changed lines the model did not quote exactly: the user
- * sees what it did, not only a `--json` detail.
+ * An edit placed by the fuzzy rung changed lines the model did not quote exactly, and one merged
+ * onto a change made while the model answered was written from older text: the user sees what
+ * it did, not only a `--json` detail.
  */
-function showApproximateMatches(services: CoderServices, staged: AppliedReply, written: readonly string[]): void {
+function showWhatToCheck(services: CoderServices, staged: AppliedReply, written: readonly string[]): void {
   const { files, out, app } = services;
   const shown = new Set<string>();
   for (const o of staged.outcomes) {
     const path = files.canonical(o.path);
-    if (o.status !== "applied" || o.rung !== "fuzzy" || !written.includes(path) || shown.has(path)) continue;
+    if (o.status !== "applied" || !written.includes(path) || shown.has(path)) continue;
+    const why =
+      o.rung === "fuzzy"
+        ? `The edit to ${o.path} matched approximately: its SEARCH text differs from the file`
+        : o.note === mergedNote(o.path)
+          ? `${o.path} changed while the model answered: its edit was merged onto that change`
+          : null;
+    if (!why) continue;
     shown.add(path);
     // The diff shown with "Applied edit" already says what changed: it is not printed twice.
     if (!app.settings.options.json && diffsShown(app.settings.options, app.interactive)) {
-      out.print(`The edit to ${o.path} matched approximately: its SEARCH text differs from the file, so check the change above.`);
+      out.print(`${why}, so check the change above.`);
       continue;
     }
     const diff = app.kit.diff.unified(path, staged.before.get(path) ?? staged.before.get(o.path) ?? "", staged.changes.get(path) ?? "");
-    out.print(`The edit to ${o.path} matched approximately: its SEARCH text differs from the file, so check the change:\n${diff.trimEnd()}`);
+    out.print(`${why}, so check the change:\n${diff.trimEnd()}`);
   }
 }
 

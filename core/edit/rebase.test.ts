@@ -1,0 +1,82 @@
+import { describe, expect, test } from "bun:test";
+import type { Edit, Workspace } from "../plugin.ts";
+import { mergedNote, rebaseWhole } from "./rebase.ts";
+import { stageWhole } from "./search-replace.ts";
+
+/** A workspace over `files` whose model was shown `shown`. */
+function workspace(files: Record<string, string>, shown: Record<string, string | null>): Workspace & { files: Record<string, string> } {
+  return {
+    files,
+    chatFiles: Object.keys(files),
+    read: (p) => files[p] ?? null,
+    exists: (p) => p in files,
+    write: (p, c) => void (files[p] = c),
+    remove: (p) => void delete files[p],
+    shown: (p) => (p in shown ? shown[p] : undefined),
+  };
+}
+
+const edit: Edit = { path: "a.py", source: "a.py listing" };
+
+describe("rebaseWhole: the model's whole text merged onto a change made while it answered", () => {
+  test("changes to different lines both stay", () => {
+    expect(rebaseWhole("a\nb\nc\nd\ne\n", "a\nb\nc\nd\nE\n", "A\nb\nc\nd\ne\n")).toEqual({ text: "A\nb\nc\nd\nE\n" });
+  });
+
+  test("a line both changed alike is no conflict", () => {
+    expect(rebaseWhole("a\nb\nc\n", "a\nB\nc\n", "a\nB\nc\nd\n")).toEqual({ text: "a\nB\nc\nd\n" });
+  });
+
+  test("a line both changed differently is a conflict naming the current lines and the shown line", () => {
+    const r = rebaseWhole("a\nb\nc\nd\n", "a\nb\nX\nY\n", "a\nb\nZ\nd\n");
+    expect(r).toEqual({ conflict: { startLine: 3, endLine: 4, text: "X\nY\n", shownLine: 3 } });
+  });
+
+  test("a file created while the model answered, and created by the model too, is a conflict", () => {
+    expect("conflict" in rebaseWhole(null, "user's\n", "model's\n")).toBe(true);
+    expect(rebaseWhole(null, "same\n", "same\n")).toEqual({ text: "same\n" });
+  });
+
+  test("a last line without a newline keeps its state", () => {
+    expect(rebaseWhole("a\nb\nc", "a\nb\nC", "A\nb\nc")).toEqual({ text: "A\nb\nC" });
+  });
+});
+
+describe("stageWhole (kit.formats.stage)", () => {
+  test("unchanged since shown: the text is staged as written", () => {
+    const ws = workspace({ "a.py": "x\n" }, { "a.py": "x\n" });
+    expect(stageWhole(edit, ws, "a.py", "y\n")).toEqual({ status: "applied", edit, path: "a.py" });
+    expect(ws.files["a.py"]).toBe("y\n");
+  });
+
+  test("not shown (a saved reply, a file outside the chat): staged as written", () => {
+    const ws = workspace({ "a.py": "x\n" }, {});
+    expect(stageWhole(edit, ws, "a.py", "y\n", "replaced")).toMatchObject({ status: "applied", note: "replaced" });
+    expect(ws.files["a.py"]).toBe("y\n");
+  });
+
+  test("changed meanwhile elsewhere: merged, with the merged note", () => {
+    const ws = workspace({ "a.py": "a\nb\nc\nd\nE\n" }, { "a.py": "a\nb\nc\nd\ne\n" });
+    expect(stageWhole(edit, ws, "a.py", "A\nb\nc\nd\ne\n")).toMatchObject({ status: "applied", note: mergedNote("a.py") });
+    expect(ws.files["a.py"]).toBe("A\nb\nc\nd\nE\n");
+  });
+
+  test("changed meanwhile on the same lines: failed, nothing staged, the current lines quoted for the model", () => {
+    const ws = workspace({ "a.py": "a\nb\nX\n" }, { "a.py": "a\nb\nc\n" });
+    const outcome = stageWhole(edit, ws, "a.py", "a\nb\nZ\n");
+    expect(outcome.status).toBe("failed");
+    if (outcome.status !== "failed") return;
+    expect(outcome.detail).toContain("changed while you were answering");
+    expect(outcome.detail).toContain("line 3 of a.py");
+    expect(outcome.detail).toContain("X\n");
+    expect(outcome.match?.userChange).toEqual({ path: "a.py", startLine: 3, endLine: 3, text: "X\n", committedLine: 3, was: "shown" });
+    expect(ws.files["a.py"]).toBe("a\nb\nX\n");
+  });
+
+  test("deleted meanwhile: failed, not brought back", () => {
+    const ws = workspace({}, { "a.py": "a\n" });
+    const outcome = stageWhole(edit, ws, "a.py", "a\nb\n");
+    expect(outcome).toMatchObject({ status: "failed", reason: "missing-file" });
+    expect(ws.files).toEqual({});
+  });
+});
