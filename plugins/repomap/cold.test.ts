@@ -5,9 +5,10 @@ import { dirname, join } from "node:path";
 import { countTokens } from "../../core/chat/tokens.ts";
 import { memoryCacheStore } from "../../core/edit/cache-store.ts";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
+import { languageFor } from "../../grammars/languages.ts";
 import { generateRepo, type GeneratedRepo } from "../../scripts/gen-repo.ts";
 import { CACHE_VERSION, TagCache } from "./cache.ts";
-import { importEdges, listingIds, prescanResolver, readHead, type ImportEdges } from "./cold.ts";
+import { importEdges, listingIds, planColdScan, prescanResolver, readHead, type ImportEdges } from "./cold.ts";
 import { ImportResolver } from "./imports.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
 import { parseInBackground, prescanInPool, segmentCuts, statFiles } from "./scan.ts";
@@ -215,4 +216,25 @@ test("the parse pool cuts its queue at a change of language when one is within a
   // No change of language near: even cuts.
   expect(segmentCuts(queue([["go", 10], ["python", 100], ["ts", 10]]), 2)).toEqual([0, 60, 120]);
   expect(segmentCuts(queue([["ts", 100]]), 2)).toEqual([0, 50, 100]);
+});
+
+test("a widely imported chat file's importers are parsed first only up to the budget's bytes; what the chat imports always", () => {
+  const text: Record<string, string> = {
+    "src/core.ts": 'import { dep } from "./dep";\nexport function core() { return dep(); }\n',
+    "src/dep.ts": 'import { leaf } from "./leaf";\nexport function dep() { return leaf(); }\n',
+    "src/leaf.ts": "export function leaf() { return 1; }\n",
+  };
+  // 60 files of 2,000 bytes importing the chat file (a budget of 100 tokens wants 20,000 bytes).
+  for (let i = 0; i < 60; i++) text[`src/users/user${i}.ts`] = `import { core } from "../core";\nexport const u${i} = core();\n${"// padding\n".repeat(160)}`.slice(0, 2000);
+  const files = Object.keys(text);
+  const stale = files.map((path) => ({ path, mtime: 1, size: text[path]!.length, lang: languageFor(path) }));
+  const plan = planColdScan(stale, { files, chatFiles: ["src/core.ts"], budget: 100, head: (path, max) => text[path]?.slice(0, max) ?? null, read: (path) => text[path] ?? null });
+  const now = plan.now.map((e) => e.path);
+  expect(now.slice(0, 3)).toEqual(["src/core.ts", "src/dep.ts", "src/leaf.ts"]);
+  // Importers until 20,000 bytes, then by rank until 48 files or 80,000 bytes: not all 60.
+  const bytes = plan.now.reduce((sum, e) => sum + e.size, 0);
+  expect(bytes).toBeGreaterThanOrEqual(20_000);
+  expect(bytes).toBeLessThan(80_000 + 2_000);
+  expect(plan.later.length).toBeGreaterThan(10);
+  for (const entry of plan.later) expect(plan.prescanned.get(entry.path)?.refs.length).toBe(3);
 });

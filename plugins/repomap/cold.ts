@@ -18,6 +18,8 @@ export const PRESCAN_BYTES = 8192;
 const MIN_NOW_FILES = 48;
 /** The chat files' neighbours parsed now, at most (a chat file importing half the repository). */
 const MAX_NEIGHBOURS = 300;
+/** Files chosen by rank stop at this many times the budget's bytes (200 a token), however few. */
+const MAX_BYTES_SHARE = 4;
 
 export interface ColdInput {
   /** Every listed file (imports resolve against them). */
@@ -58,24 +60,27 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   const graph = importGraph(stalePaths, input.files, ids, edges);
   const { paths } = graph;
 
+  const wantFiles = Math.max(MIN_NOW_FILES, Math.ceil(input.budget / 8));
+  const wantBytes = input.budget * 200;
   const order: string[] = [];
   const chosen = new Set<string>();
+  let bytes = 0;
   const choose = (path: string) => {
     if (!byPath.has(path) || chosen.has(path)) return;
     chosen.add(path);
     order.push(path);
+    bytes += byPath.get(path)!.size;
   };
   const chat = [...new Set(input.chatFiles)];
   for (const path of chat) choose(path);
   // The chat files' own imports from their whole text, re-exports followed (what the map shows first).
   const full = new ImportResolver({ files: input.files, read: input.read });
   // Files the chat takes names from first; then the ones it imports whole (a Go or Java
-  // package's other files: many); then the files importing the chat files.
+  // package's other files: many); then the files those import.
   const named: string[] = [];
   const whole: string[] = [];
   for (const path of chat) for (const [target, names] of full.importsOf(path)) (names.size > 0 ? named : whole).push(target);
   const near = [...named, ...whole];
-  for (const path of chat) near.push(...graph.importersOf(ids.get(path)).map((i) => stale[i]!.path));
   for (const path of near.slice(0, MAX_NEIGHBOURS)) choose(path);
   const second: string[] = [];
   for (const path of near) {
@@ -84,17 +89,20 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
     for (let e = graph.start[at]!; e < graph.start[at + 1]!; e++) second.push(paths[graph.target[e]!]!);
   }
   for (const path of second.slice(0, MAX_NEIGHBOURS)) choose(path);
-
-  const wantFiles = Math.max(MIN_NOW_FILES, Math.ceil(input.budget / 8));
-  const wantBytes = input.budget * 200;
-  let bytes = 0;
-  for (const path of order) bytes += byPath.get(path)!.size;
+  // The files importing the chat files, while the budget's bytes are not reached: rank
+  // flows from the chat files to what they import, so these are seldom shown (and a
+  // widely imported chat file has hundreds of them).
+  const importers: string[] = [];
+  for (const path of chat) for (const i of graph.importersOf(ids.get(path))) importers.push(stale[i]!.path);
+  for (const path of importers.slice(0, MAX_NEIGHBOURS)) {
+    if (bytes >= wantBytes) break;
+    choose(path);
+  }
+  // Then by rank, until enough files and bytes for the budget, or MAX_BYTES_SHARE times its bytes (a tree of large files).
   if (order.length < wantFiles || bytes < wantBytes) {
     for (const path of byImportRank(stale, graph, chat)) {
-      if (order.length >= wantFiles && bytes >= wantBytes) break;
-      if (chosen.has(path)) continue;
+      if ((order.length >= wantFiles && bytes >= wantBytes) || bytes >= wantBytes * MAX_BYTES_SHARE) break;
       choose(path);
-      bytes += byPath.get(path)!.size;
     }
   }
 
