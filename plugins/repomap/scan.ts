@@ -332,6 +332,29 @@ interface PoolHooks {
   started?: (workers: readonly Worker[]) => void;
 }
 
+/** The workers of one pool, ended together: when it finishes (done or failed) or its signal aborts. */
+function poolLife(signal: AbortSignal | undefined, resolve: () => void, reject: (error: unknown) => void): { workers: Worker[]; finish(error?: unknown): void; readonly done: boolean } {
+  const workers: Worker[] = [];
+  let done = false;
+  const finish = (error?: unknown) => {
+    if (done) return;
+    done = true;
+    signal?.removeEventListener("abort", onAbort);
+    for (const w of workers) w.terminate();
+    if (error) reject(error);
+    else resolve();
+  };
+  const onAbort = () => finish(signal!.reason);
+  signal?.addEventListener("abort", onAbort);
+  return {
+    workers,
+    finish,
+    get done() {
+      return done;
+    },
+  };
+}
+
 function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "signal" | "progress">, assets: GrammarAssets, count: number, hooks: PoolHooks = {}): Promise<WorkerResult[]> {
   // Files sorted by language and cut into one contiguous segment per worker: a
   // worker works through its own segment (few grammars to compile: compiling one
@@ -360,19 +383,9 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
     return batch;
   };
   return new Promise((resolve, reject) => {
-    const workers: Worker[] = [];
+    const life = poolLife(options.signal, () => resolve(results), reject);
+    const { workers, finish } = life;
     let running = 0;
-    let done = false;
-    const finish = (error?: unknown) => {
-      if (done) return;
-      done = true;
-      options.signal?.removeEventListener("abort", onAbort);
-      for (const w of workers) w.terminate();
-      if (error) reject(error);
-      else resolve(results);
-    };
-    const onAbort = () => finish(options.signal!.reason);
-    options.signal?.addEventListener("abort", onAbort);
     const feed = (worker: Worker, own: number): boolean => {
       const batch = take(own);
       if (batch.length === 0) return false;
@@ -385,7 +398,7 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
       workers.push(worker);
       if (hooks.unref) worker.unref();
       worker.onmessage = (event: MessageEvent<WorkerReply>) => {
-        if (done) return;
+        if (life.done) return;
         if (hooks.onResults) {
           parsed += event.data.results.length;
           hooks.onResults(event.data.results);
@@ -448,19 +461,9 @@ export function prescanInPool(stale: readonly FileEntry[], files: readonly strin
   const parts: ImportEdges[] = [];
   let next = 0;
   return new Promise((resolve, reject) => {
-    const workers: Worker[] = [];
+    const life = poolLife(options.signal, () => resolve(joinEdges(parts)), reject);
+    const { workers, finish } = life;
     let running = 0;
-    let done = false;
-    const finish = (error?: unknown) => {
-      if (done) return;
-      done = true;
-      options.signal?.removeEventListener("abort", onAbort);
-      for (const w of workers) w.terminate();
-      if (error) reject(error);
-      else resolve(joinEdges(parts));
-    };
-    const onAbort = () => finish(options.signal!.reason);
-    options.signal?.addEventListener("abort", onAbort);
     const feed = (worker: Worker): boolean => {
       if (next >= stale.length) return false;
       const from = next;
@@ -472,7 +475,7 @@ export function prescanInPool(stale: readonly FileEntry[], files: readonly strin
       const worker = new Worker(workerEntry());
       workers.push(worker);
       worker.onmessage = (event: MessageEvent<PrescanReply>) => {
-        if (done) return;
+        if (life.done) return;
         parts[event.data.id] = event.data;
         if (!feed(worker)) {
           running--;
