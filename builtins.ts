@@ -1,7 +1,9 @@
 // The one list of built-in plugins. They register through the same door as a
 // user's --plugin file; each is loaded lazily so start-up stays cheap. What a
 // built-in declares to the command line (options, subcommands) is listed here too,
-// from the plugin's own small options.ts, so `--help` loads no plugin.
+// from the plugin's own small options.ts, so `--help` loads no plugin; and `models`
+// marks those that register model adapters, the only ones `coder acp` loads to answer
+// `initialize` (tests/builtins.test.ts holds each built-in to what is said here).
 import type { BuiltinPlugin } from "./core/plugins/loader.ts";
 import { type OptionTable, optionTable } from "./core/config/options.ts";
 import { ARCHITECT_OPTIONS } from "./formats/architect/options.ts";
@@ -21,7 +23,7 @@ export const BUILTINS: BuiltinPlugin[] = [
   { origin: "built-in:formats/architect", name: "architect", load: () => import("./formats/architect/index.ts"), options: ARCHITECT_OPTIONS },
   { origin: "built-in:formats/context", name: "context", load: () => import("./formats/context/index.ts") },
   // model adapters
-  { origin: "built-in:plugins/openai", name: "openai", load: () => import("./plugins/openai/index.ts") },
+  { origin: "built-in:plugins/openai", name: "openai", load: () => import("./plugins/openai/index.ts"), models: true },
   // context providers
   { origin: "built-in:plugins/repomap", name: "repomap", load: () => import("./plugins/repomap/index.ts"), options: REPOMAP_OPTIONS, subcommands: [MAP_SUBCOMMAND] },
   // commands

@@ -16,9 +16,11 @@ test("the binary's bytecode is laid out by the recorded start-up profiles, the o
   }
 });
 
-test("the binary starts with a raised JIT policy, and a session that waits for input restores the normal one", () => {
+test("the binary starts with a raised JIT policy, and a session that waits for input (the REPL, coder acp) restores the normal one", () => {
   expect(compileOptions("/tmp/coder-test-out").jitPolicy).toBe(JIT_POLICY);
   expect(JIT_POLICY).toBeGreaterThan(1);
   const modes = readFileSync(new URL("../core/cli/chat-modes.ts", import.meta.url), "utf8");
   expect(modes).toContain("if (message === null) Bun.unsafe.setJITPolicy(1);");
+  // coder acp serves an editor for hours.
+  expect(readFileSync(new URL("../core/acp/agent.ts", import.meta.url), "utf8")).toContain("Bun.unsafe.setJITPolicy(1);");
 });

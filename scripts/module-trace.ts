@@ -1,7 +1,8 @@
 // What a run of dist/coder evaluated, by package: `bun scripts/module-trace.ts -- ARGS...` runs
 // dist/coder ARGS with CODER_TRACE_MODULES and prints the source modules of every chunk it
-// evaluated (grouped by npm package; our own files listed by folder). The test
-// tests/startup-modules.test.ts holds the start-up paths to what they need.
+// evaluated (grouped by npm package; our own files listed by folder), and what came before each
+// mark the run set (`bun scripts/module-trace.ts -- acp < initialize.jsonl`: before the answer to
+// initialize). The test tests/startup-modules.test.ts holds the start-up paths to what they need.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 
@@ -13,10 +14,19 @@ export interface ModuleTrace {
   packages: string[];
 }
 
-/** Map the chunk names a CODER_TRACE_MODULES file lists to their modules (dist/coder.modules.json). */
-export function readTrace(traceFile: string, binary: string): ModuleTrace {
+/**
+ * Map the chunk names a CODER_TRACE_MODULES file lists to their modules (dist/coder.modules.json);
+ * with `until`, only the chunks evaluated before that mark (core/trace.ts markModules).
+ */
+export function readTrace(traceFile: string, binary: string, until?: string): ModuleTrace {
   const map = JSON.parse(readFileSync(`${binary}.modules.json`, "utf8")) as Record<string, string[]>;
-  const chunks = readFileSync(traceFile, "utf8").split("\n").filter(Boolean);
+  let lines = readFileSync(traceFile, "utf8").split("\n").filter(Boolean);
+  if (until !== undefined) {
+    const at = lines.indexOf(`#${until}`);
+    if (at < 0) throw new Error(`${traceFile} has no mark "${until}"`);
+    lines = lines.slice(0, at);
+  }
+  const chunks = lines.filter((line) => !line.startsWith("#"));
   const modules = [...new Set(chunks.flatMap((c) => map[c] ?? [`(unknown chunk ${c})`]))].sort();
   const packages = [...new Set(modules.flatMap((m) => (m.startsWith("node_modules/") ? [packageOf(m)] : [])))].sort();
   return { chunks, modules, packages };
@@ -32,9 +42,13 @@ if (import.meta.main) {
   const args = process.argv.slice(2).filter((a, i) => !(i === 0 && a === "--"));
   const trace = join(require("node:os").tmpdir(), `coder-trace-${process.pid}.txt`);
   const proc = Bun.spawnSync([binary, ...args], { stdin: "inherit", stdout: "ignore", stderr: "inherit", env: { ...process.env, CODER_TRACE_MODULES: trace } });
-  const t = readTrace(trace, binary);
-  const own = [...new Set(t.modules.filter((m) => !m.startsWith("node_modules/")).map((m) => m.split("/").slice(0, -1).join("/") || m))];
-  console.log(`coder ${args.join(" ")} (exit ${proc.exitCode}): ${t.chunks.length} chunks, ${t.modules.length} modules`);
-  console.log(`  packages: ${t.packages.join(", ") || "(none)"}`);
-  console.log(`  our folders: ${own.join(", ")}`);
+  const print = (title: string, t: ModuleTrace) => {
+    const own = [...new Set(t.modules.filter((m) => !m.startsWith("node_modules/")).map((m) => m.split("/").slice(0, -1).join("/") || m))];
+    console.log(`${title}: ${t.chunks.length} chunks, ${t.modules.length} modules`);
+    console.log(`  packages: ${t.packages.join(", ") || "(none)"}`);
+    console.log(`  our folders: ${own.join(", ")}`);
+  };
+  print(`coder ${args.join(" ")} (exit ${proc.exitCode})`, readTrace(trace, binary));
+  // What came before each mark (\`coder acp\`: before its answer to initialize).
+  for (const mark of readFileSync(trace, "utf8").split("\n").filter((line) => line.startsWith("#"))) print(`  before "${mark.slice(1)}"`, readTrace(trace, binary, mark.slice(1)));
 }

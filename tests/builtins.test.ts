@@ -1,5 +1,6 @@
 // builtins.ts declares each built-in's name, options and subcommands so --help and argv need no
-// plugin code: each loaded plugin must declare the very same.
+// plugin code, and which register model adapters so `coder acp` answers initialize loading only
+// those: each loaded plugin must declare the very same.
 import { expect, test } from "bun:test";
 import { BUILTINS } from "../builtins.ts";
 import type { PluginObject } from "../core/plugin.ts";
@@ -11,6 +12,8 @@ for (const builtin of BUILTINS) {
     const plugin: PluginObject = typeof exported === "function" ? await exported(testKit()) : exported;
     expect(plugin.name).toBe(builtin.name);
     expect(plugin.options ?? []).toEqual(builtin.options ?? []);
+    // `coder acp` answers initialize from the built-ins marked `models` alone (core/acp/initialize.ts).
+    expect((plugin.models ?? []).length > 0).toBe(builtin.models === true);
     expect((plugin.subcommands ?? []).map(({ name, summary, usage }) => ({ name, summary, usage }))).toEqual((builtin.subcommands ?? []).map(({ name, summary, usage }) => ({ name, summary, usage })));
   });
 }

@@ -53,7 +53,7 @@ const ALLOWED: readonly { file: string; literal: string; why: string }[] = [
   { file: "core/plugin.ts", literal: "tool", why: "the `tool` message role" },
   { file: "core/plugin.ts", literal: "ask", why: "a tool's `confirm: \"ask\"` (ask before each call)" },
   { file: "core/cli/subcommands.ts", literal: "media", why: "the `coder models` column saying which images and PDFs a model takes" },
-  { file: "core/acp/index.ts", literal: "mcpServers", why: "ACP's session/new request field `params.mcpServers` (the protocol's name)" },
+  { file: "core/acp/agent.ts", literal: "mcpServers", why: "ACP's session/new request field `params.mcpServers` (the protocol's name)" },
 ];
 
 function sources(dir: string): string[] {

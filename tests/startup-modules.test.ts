@@ -26,13 +26,14 @@ const HEAVY = [
   "yaml",
 ];
 
-async function traced(args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) {
+async function traced(args: string[], opts: { cwd?: string; env?: Record<string, string>; stdin?: string; until?: string } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "coder-trace-"));
   const file = join(dir, "trace.txt");
   try {
-    const proc = Bun.spawn([BINARY, ...args], { cwd: opts.cwd ?? dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...opts.env, CODER_TRACE_MODULES: file }, stdout: "pipe", stderr: "pipe" });
+    const stdin = opts.stdin === undefined ? "ignore" : new TextEncoder().encode(opts.stdin);
+    const proc = Bun.spawn([BINARY, ...args], { cwd: opts.cwd ?? dir, env: { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: dir, ...opts.env, CODER_TRACE_MODULES: file }, stdin, stdout: "pipe", stderr: "pipe" });
     const [stdout, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
-    return { code, stdout, trace: readTrace(file, BINARY) };
+    return { code, stdout, trace: readTrace(file, BINARY, opts.until) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -67,6 +68,23 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(packages).toContain("openai");
     expect(packages.filter((p) => HEAVY.some((h) => p === h || p.startsWith("@jimp/")))).toEqual([]);
     expect(modules.filter((m) => /^core\/(acp|term\/repl|watch)\b/.test(m))).toEqual([]);
+  });
+
+  test("coder acp answers initialize before it evaluates any package (the ACP SDK, zod; with a config file, only its JSONC parser) or the kernel past the settings and the model adapter", async () => {
+    const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
+    const repo = makeRepo({ ".coder.json": '{ "model": "anthropic/claude-sonnet-4", "autoCommits": false, "read": ["AGENTS.md"] }\n' });
+    const withConfig = await traced(["acp"], { cwd: repo.root, stdin: `${initialize}\n`, until: "acp initialize answered" });
+    expect(withConfig.code).toBe(0);
+    expect(JSON.parse(withConfig.stdout.split("\n")[0]!).result.authMethods[0].description).toContain("ANTHROPIC_API_KEY");
+    expect(withConfig.trace.packages).toEqual(["jsonc-parser"]);
+    const r = await traced(["acp"], { stdin: `${initialize}\n`, until: "acp initialize answered" });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout.split("\n")[0]!).result.authMethods[0].id).toBe("api-key");
+    expect(r.trace.packages).toEqual([]);
+    expect(r.trace.modules).toContain("core/acp/initialize.ts");
+    // No engine, kit or front end; of the plugins only the model adapter, and what the built-ins declare to the command line.
+    expect(r.trace.modules.filter((m) => /^(core\/(boot|term\/(?!style\.ts)|chat\/(?!model-choice\.ts)|acp\/(agent|session)))/.test(m))).toEqual([]);
+    expect(r.trace.modules.filter((m) => /^(formats|plugins)\//.test(m) && !/\/options\.ts$/.test(m) && !m.startsWith("plugins/openai/"))).toEqual([]);
   });
 
   test("coder doctor loads every embedded grammar from its packed form, unpacked once into the user's cache", async () => {

@@ -1,44 +1,50 @@
 // `coder acp`: coder as an Agent Client Protocol agent on stdin/stdout, built on the
-// official SDK (`agent()` over `ndJsonStream`). Each session is one engine session on
-// the folder the client names, with the same options, CODER_* environment, .env and
-// config files as the CLI. Only protocol goes to stdout; logs go to stderr.
-import { randomUUID } from "node:crypto";
-import { existsSync, statSync } from "node:fs";
-import { isAbsolute } from "node:path";
-import * as acp from "@agentclientprotocol/sdk";
-import type { App } from "../kernel.ts";
-import type { Logger } from "../plugin.ts";
-import { chooseModel } from "../chat/create.ts";
-import { messageOf } from "../plugins/registry.ts";
+// official SDK (agent.ts). Each session is one engine session on the folder the client
+// names, with the same options, CODER_* environment, .env and config files as the CLI.
+// Only protocol goes to stdout; logs go to stderr.
+//
+// Start-up: the SDK's schemas and the kernel cost far more than the answer to `initialize`
+// needs, so this file (which loads neither) reads the folder's settings while the client's
+// first line arrives and, when that line is a plain `initialize` and the settings alone decide
+// the answer (initialize.ts), answers it at once. Then the SDK loads and takes the stream over
+// from that same first line: its own answer to it, the same, is dropped (agent.ts).
 import { type RunInput, loadSettings } from "../cli/settings.ts";
-import { assembleApp } from "../boot/assemble.ts";
-import { trace } from "../trace.ts";
+import { messageOf } from "../plugins/registry.ts";
+import { markModules, trace } from "../trace.ts";
+import { initializeRequestId, initializeResult, quickMissingKey } from "./initialize.ts";
 import { MAX_MESSAGE_BYTES, leadingId, limitLines } from "./limit.ts";
-import { type SessionRecord, loadRecord } from "./records.ts";
-import { deleteSession, listSessions } from "./saved.ts";
-import { AcpSession } from "./session.ts";
 
-type Log = (level: "info" | "warn" | "error", text: string) => void;
+export type Log = (level: "info" | "warn" | "error", text: string) => void;
 
-/** The id of the one auth method: an API key in the environment, .env or config. */
-const API_KEY_METHOD = "api-key";
+/** The client's first line (newline included; null when the input ended before one), what was read after it, and the rest. */
+export interface Opening {
+  line: Uint8Array | null;
+  after: Uint8Array;
+  reader: { read(): Promise<{ value?: Uint8Array; done: boolean }>; cancel(reason?: unknown): Promise<void> };
+}
 
-/** A new session is warmed (a request assembled in the background) this long after it opens, unless a prompt came first. */
-const WARM_DELAY_MS = 150;
+/** The exit code for each signal an editor stops its agent with. */
+export const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
 
-/** How long coder waits, when the client goes away, for turns to finish their writes and commits. */
-const CLOSE_WAIT_MS = 30_000;
+/** A signal before the agent serves (no turn can be under way): exit at once, with its code. */
+export const onEarlySignal = (signal: NodeJS.Signals): void => process.exit(SIGNAL_EXIT_CODES[signal] ?? 143);
 
 /** Serve ACP until the client closes stdin; the exit code. */
 export async function runAcp(input: RunInput): Promise<number> {
   trace("acp: start");
-  const { protocol, writeLine } = takeStdout();
+  for (const signal of Object.keys(SIGNAL_EXIT_CODES) as NodeJS.Signals[]) process.on(signal, onEarlySignal);
   const verbose = input.args.values.verbose === true || /^(1|true|yes|on)$/i.test(process.env.CODER_VERBOSE ?? "");
   const log: Log = (level, text) => {
     if (level === "info" && !verbose) return;
     process.stderr.write(`coder acp: ${level === "info" ? "" : `${level}: `}${text}\n`);
   };
-  const agent = new CoderAgent(input, log);
+  // Until the SDK loads, lines go out through Bun's own writer, one after the other: the first
+  // touch of process.stdout builds Node's stream objects, a cost the answer need not wait for.
+  let written: Promise<unknown> = Promise.resolve();
+  let writeLine = (line: string): void => {
+    // A client that has gone away fails this write; the SDK finds it gone too, and coder ends as it would.
+    written = written.then(() => Bun.write(Bun.stdout, `${line}\n`)).catch((error: unknown) => log("info", `stdout: ${messageOf(error)}`));
+  };
   // A message over the limit is answered (when it has an id) and the agent keeps serving.
   const oversized = (bytes: number, head: Uint8Array) => {
     const id = leadingId(head);
@@ -46,54 +52,58 @@ export async function runAcp(input: RunInput): Promise<number> {
     log("warn", message);
     writeLine(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32600, message } }));
   };
-  const connection = acp.agent({ name: "coder" })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => agent.initialize(params))
-    .onRequest(acp.methods.agent.authenticate, ({ params }) => agent.authenticate(params))
-    .onRequest(acp.methods.agent.session.new, ({ params, client }) => agent.newSession(params, client))
-    .onRequest(acp.methods.agent.session.load, ({ params, client }) => agent.loadSession(params, client))
-    .onRequest(acp.methods.agent.session.list, ({ params }) => agent.listSessions(params))
-    .onRequest(acp.methods.agent.session.close, ({ params }) => agent.closeSession(params))
-    .onRequest(acp.methods.agent.session.delete, ({ params }) => agent.deleteSession(params))
-    .onRequest(acp.methods.agent.session.prompt, ({ params }) => agent.prompt(params))
-    .onRequest(acp.methods.agent.session.setMode, ({ params }) => agent.setMode(params))
-    .onRequest(acp.methods.agent.session.setConfigOption, ({ params }) => agent.setConfigOption(params))
-    .onNotification(acp.methods.agent.session.cancel, ({ params }) => agent.cancel(params))
-    .connect(acp.ndJsonStream(protocol, limitLines(Bun.stdin.stream(), MAX_MESSAGE_BYTES, oversized), { maxMessageBytes: MAX_MESSAGE_BYTES }));
-  // The warm-up: the kernel for the folder coder was started in loads while the client sends `initialize`.
-  agent.warm();
-  trace("acp: serving");
-  // The editor stops its agent with a signal: a turn under way is stopped like Ctrl-C, and
-  // its write batch finished and committed, before coder exits.
-  let signalled: number | null = null;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (signalled !== null) return;
-    signalled = SIGNAL_EXIT_CODES[signal] ?? 143;
-    log("info", `${signal}: stopping`);
-    connection.close();
-  };
-  for (const signal of Object.keys(SIGNAL_EXIT_CODES) as NodeJS.Signals[]) process.on(signal, onSignal);
-  await connection.closed;
-  await agent.close();
-  return signalled ?? 0;
-}
-
-/**
- * The editor's MCP servers as entries of the shape other tools' `mcpServers` hold: stdio servers
- * with their environment, http and sse ones with their headers. A name is made a valid server
- * name (letters, digits, _ and -), as it prefixes the server's tools.
- */
-export function clientServers(servers: readonly acp.McpServer[]): Record<string, unknown> {
-  const pairs = (list: readonly { name: string; value: string }[] | undefined) => Object.fromEntries((list ?? []).map((p) => [p.name, p.value]));
-  const entries: Record<string, unknown> = {};
-  for (const server of servers) {
-    const name = server.name.replace(/[^A-Za-z0-9_-]/g, "_") || "editor";
-    if ("command" in server) entries[name] = { command: server.command, args: server.args, env: pairs(server.env) };
-    else entries[name] = { url: server.url, type: server.type, headers: pairs(server.headers) };
+  const cwd = input.cwd ?? process.cwd();
+  // The settings of the folder coder was started in load while the client sends `initialize`; its kernel starts from them.
+  const loaded = loadSettings({ ...input, cwd, rest: [] });
+  loaded.catch(() => {});
+  // Never rejects: what the answer does with an error is decided below.
+  const missing: Promise<{ missing: string | null | undefined } | { error: unknown }> = loaded
+    .then(async (settled) => ({ missing: await quickMissingKey(settled, await input.builtins()) }))
+    .catch((error: unknown) => ({ error }));
+  const opening = await firstLine(limitLines(Bun.stdin.stream(), MAX_MESSAGE_BYTES, oversized).getReader());
+  const id = opening.line ? initializeRequestId(new TextDecoder().decode(opening.line)) : null;
+  let answered: { id: number | string; result: ReturnType<typeof initializeResult> } | undefined;
+  if (id !== null) {
+    const decided = await missing;
+    if ("error" in decided || decided.missing !== undefined) {
+      // What the kernel's answer does with settings it cannot read: no auth method, and a warning.
+      if ("error" in decided) log("warn", `could not read the settings of ${cwd}: ${messageOf(decided.error)}`);
+      const result = initializeResult(input.version, "error" in decided ? null : (decided.missing ?? null));
+      writeLine(JSON.stringify({ jsonrpc: "2.0", id, result }));
+      trace("acp: initialize answered");
+      markModules("acp initialize answered");
+      answered = { id, result };
+    }
   }
-  return entries;
+  await written;
+  const out = takeStdout();
+  writeLine = out.writeLine;
+  const { serve } = await import("./agent.ts");
+  return serve({ input, log, protocol: out.protocol, loaded, opening, answered });
 }
 
-const SIGNAL_EXIT_CODES: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 };
+/** Read up to the end of the first line that is not blank (or of the input); the SDK skips blank lines too. */
+async function firstLine(reader: Opening["reader"]): Promise<Opening> {
+  const chunks: Uint8Array[] = [];
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return { line: null, after: Buffer.concat(chunks), reader };
+    if (!value?.length) continue;
+    chunks.push(value);
+    if (value.indexOf(0x0a) < 0) continue;
+    let all: Uint8Array = Buffer.concat(chunks.splice(0));
+    for (;;) {
+      const nl = all.indexOf(0x0a);
+      if (nl < 0) {
+        chunks.push(all);
+        break;
+      }
+      const line = all.subarray(0, nl + 1);
+      if (new TextDecoder().decode(line).trim()) return { line, after: all.subarray(nl + 1), reader };
+      all = all.subarray(nl + 1);
+    }
+  }
+}
 
 /**
  * stdout belongs to the protocol: a stray write (a plugin's console.log, a library's
@@ -111,235 +121,4 @@ function takeStdout(): { protocol: WritableStream<Uint8Array>; writeLine: (line:
     // One whole line in one write: it never lands inside a message the SDK is writing.
     writeLine: (line) => void write(`${line}\n`, () => {}),
   };
-}
-
-class CoderAgent {
-  private readonly sessions = new Map<string, AcpSession>();
-  /** The kernel of each folder sessions were opened in (settings are copied per session). */
-  private readonly apps = new Map<string, Promise<App>>();
-  private clientFs = { read: false, write: false };
-  /** The client offers `elicitation/create` forms (a plugin's kit.ui.input is asked through one). */
-  private clientForms = false;
-  private clientTerminal = false;
-
-  constructor(
-    private readonly input: RunInput,
-    private readonly log: Log,
-  ) {}
-
-  warm(): void {
-    this.appFor(this.input.cwd ?? process.cwd()).catch(() => {});
-  }
-
-  private appFor(cwd: string): Promise<App> {
-    let app = this.apps.get(cwd);
-    if (!app) {
-      app = loadSettings({ ...this.input, cwd, rest: [] }).then((loaded) => assembleApp({ ...loaded, log: this.toSessions(loaded.log, cwd) }, this.input.builtins));
-      app.then(() => trace(`acp: kernel ready for ${cwd}`), () => {});
-      this.apps.set(cwd, app);
-      app.catch(() => this.apps.delete(cwd));
-    }
-    return app;
-  }
-
-  /**
-   * The folder's log, whose warnings and errors (an MCP server that did not start, a plugin's
-   * failure) also reach the thread of each session prompting there, once per session.
-   */
-  private toSessions(log: Logger, cwd: string): Logger {
-    const tell = (text: string) => {
-      for (const session of this.sessions.values()) if (session.cwd === cwd) session.notice(text);
-    };
-    return {
-      debug: (text) => log.debug(text),
-      info: (text) => log.info(text),
-      warn: (text) => {
-        log.warn(text);
-        tell(text);
-      },
-      error: (text) => {
-        log.error(text);
-        tell(text);
-      },
-    };
-  }
-
-  /** A kernel for one session: the folder's registry and kit, its own copy of the settings. */
-  private async sessionApp(cwd: string): Promise<App> {
-    if (!isAbsolute(cwd) || !existsSync(cwd) || !statSync(cwd).isDirectory()) throw new acp.RequestError(-32602, `cwd ${JSON.stringify(cwd)} is not an absolute path to a folder`);
-    let app: App;
-    try {
-      app = await this.appFor(cwd);
-    } catch (error) {
-      throw new acp.RequestError(-32603, `cannot start coder in ${cwd}: ${messageOf(error)}`);
-    }
-    const { settings } = app;
-    return {
-      ...app,
-      interactive: false,
-      persistent: true,
-      settings: { ...settings, options: { ...settings.options }, provenance: { ...settings.provenance }, positionals: [] },
-    };
-  }
-
-  /** The variables to set when no API key is found (the CLI's warning), or null when a model is usable. */
-  private async missingKey(cwd: string): Promise<string | null> {
-    let warning: string | null = null;
-    const app = await this.appFor(cwd);
-    const model = chooseModel(app, (text) => (warning = text));
-    if (warning || app.settings.options.apiKey) return warning;
-    // A model is chosen (--model, CODER_MODEL, a config): is its own key there?
-    try {
-      return app.registry.adapterFor(model).missingKey?.(model, app.env) ?? null;
-    } catch {
-      return null; // an unknown provider is reported by the first request
-    }
-  }
-
-  async initialize(params: acp.InitializeRequest): Promise<acp.InitializeResponse> {
-    const fs = params.clientCapabilities?.fs;
-    this.clientFs = { read: fs?.readTextFile === true, write: fs?.writeTextFile === true };
-    this.clientForms = params.clientCapabilities?.elicitation?.form != null;
-    this.clientTerminal = params.clientCapabilities?.terminal === true;
-    let missing: string | null = null;
-    try {
-      missing = await this.missingKey(this.input.cwd ?? process.cwd());
-    } catch (error) {
-      this.log("warn", `could not read the settings of ${process.cwd()}: ${messageOf(error)}`);
-    }
-    trace("acp: initialize answered");
-    return {
-      protocolVersion: acp.PROTOCOL_VERSION,
-      agentInfo: { name: "coder", title: "coder", version: this.input.version },
-      agentCapabilities: {
-        loadSession: true,
-        sessionCapabilities: { list: {}, close: {}, delete: {} },
-        promptCapabilities: { image: true, audio: false, embeddedContext: true },
-        mcpCapabilities: { http: true, sse: true },
-      },
-      authMethods: missing ? [{ id: API_KEY_METHOD, name: "API key", description: missing }] : [],
-    };
-  }
-
-  async authenticate(params: acp.AuthenticateRequest): Promise<acp.AuthenticateResponse> {
-    if (params.methodId !== API_KEY_METHOD) throw new acp.RequestError(-32602, `unknown auth method "${params.methodId}"; coder has "${API_KEY_METHOD}"`);
-    // Keys are read again: the user may have set one in .env or the config since.
-    this.apps.clear();
-    const missing = await this.missingKey(this.input.cwd ?? process.cwd());
-    if (missing) throw acp.RequestError.authRequired(undefined, missing);
-    return {};
-  }
-
-  async newSession(params: acp.NewSessionRequest, client: acp.AgentContext): Promise<acp.NewSessionResponse> {
-    const session = await this.open(randomUUID(), params, client);
-    // The client learns the session id from this answer: updates for it go out after the answer.
-    setTimeout(() => {
-      session.output.open();
-      session.output.update({ sessionUpdate: "available_commands_update", availableCommands: session.availableCommands() });
-      setTimeout(() => session.warm(), WARM_DELAY_MS);
-    }, 0);
-    return { sessionId: session.id, modes: session.modes(), configOptions: session.configOptions() };
-  }
-
-  async loadSession(params: acp.LoadSessionRequest, client: acp.AgentContext): Promise<acp.LoadSessionResponse> {
-    const app = await this.sessionApp(params.cwd);
-    let ignored: string | null = null;
-    const record = loadRecord(app.root, params.sessionId, (why) => (ignored = why));
-    if (!record) throw new acp.RequestError(-32002, ignored ?? `no saved coder session ${params.sessionId} in ${app.root} (.coder/acp/)`);
-    await this.sessions.get(params.sessionId)?.close();
-    const session = await this.open(params.sessionId, params, client, record);
-    session.output.open();
-    session.replay();
-    session.output.update({ sessionUpdate: "available_commands_update", availableCommands: session.availableCommands() });
-    await session.output.drained();
-    setTimeout(() => session.warm(), WARM_DELAY_MS);
-    return { modes: session.modes(), configOptions: session.configOptions() };
-  }
-
-  /** `session/list`: the saved sessions of the repository at `cwd` (the folder coder started in by default). */
-  async listSessions(params: acp.ListSessionsRequest): Promise<acp.ListSessionsResponse> {
-    const cwd = params.cwd ?? this.input.cwd ?? process.cwd();
-    if (!isAbsolute(cwd) || !existsSync(cwd)) throw new acp.RequestError(-32602, `cwd ${JSON.stringify(cwd)} is not an absolute path to a folder`);
-    const app = await this.appFor(cwd).catch((error: unknown) => {
-      throw new acp.RequestError(-32603, `cannot read the sessions of ${cwd}: ${messageOf(error)}`);
-    });
-    return { sessions: listSessions(app.root) };
-  }
-
-  /** `session/close`: the turn under way stops (its writes finished and committed) and the session is forgotten; its record stays. */
-  async closeSession(params: acp.CloseSessionRequest): Promise<acp.CloseSessionResponse> {
-    const session = this.session(params.sessionId);
-    this.sessions.delete(params.sessionId);
-    await session.close();
-    return {};
-  }
-
-  /** `session/delete`: closed if open, and its saved record removed. */
-  async deleteSession(params: acp.DeleteSessionRequest): Promise<acp.DeleteSessionResponse> {
-    const open = this.sessions.get(params.sessionId);
-    const root = open?.root ?? (await this.appFor(this.input.cwd ?? process.cwd())).root;
-    if (open) {
-      this.sessions.delete(params.sessionId);
-      await open.close();
-    }
-    if (!deleteSession(root, params.sessionId) && !open) throw new acp.RequestError(-32002, `no saved coder session ${params.sessionId} in ${root} (.coder/acp/)`);
-    return {};
-  }
-
-  private async open(id: string, params: acp.NewSessionRequest, client: acp.AgentContext, record?: SessionRecord): Promise<AcpSession> {
-    const app = await this.sessionApp(params.cwd);
-    // The editor's own MCP servers are the user's choice: they join this session's servers without the trust a project's need.
-    // They go to the option a plugin declares for them (`editorMcpServers`); with none, nothing would start them.
-    const target = app.settings.table.specs.find((spec) => spec.editorMcpServers && spec.type === "object");
-    if (params.mcpServers?.length && target) {
-      const options = app.settings.options as Record<string, unknown>;
-      options[target.key] = { ...((options[target.key] as Record<string, unknown> | undefined) ?? {}), ...clientServers(params.mcpServers) };
-      this.log("info", `session ${id}: MCP servers from the editor: ${params.mcpServers.map((s) => s.name).join(", ")}`);
-    }
-    let session: AcpSession;
-    try {
-      session = await AcpSession.create({ id, cwd: params.cwd, app, client, fs: this.clientFs, terminal: this.clientTerminal, forms: this.clientForms, log: this.log, ...(record ? { record } : {}) });
-    } catch (error) {
-      if (error instanceof acp.RequestError) throw error;
-      throw new acp.RequestError(-32603, `cannot start a coder session in ${params.cwd}: ${messageOf(error)}`);
-    }
-    this.sessions.set(id, session);
-    session.save();
-    this.log("info", `session ${id} in ${app.root}`);
-    return session;
-  }
-
-  private session(id: string): AcpSession {
-    const session = this.sessions.get(id);
-    if (!session) throw new acp.RequestError(-32002, `unknown session ${JSON.stringify(id)}: create one with session/new (or session/load)`);
-    return session;
-  }
-
-  async prompt(params: acp.PromptRequest): Promise<acp.PromptResponse> {
-    return { stopReason: await this.session(params.sessionId).prompt(params.prompt) };
-  }
-
-  setMode(params: acp.SetSessionModeRequest): acp.SetSessionModeResponse {
-    this.session(params.sessionId).setMode(params.modeId);
-    return {};
-  }
-
-  setConfigOption(params: acp.SetSessionConfigOptionRequest): acp.SetSessionConfigOptionResponse {
-    const session = this.session(params.sessionId);
-    if (typeof params.value !== "string") throw new acp.RequestError(-32602, `config option ${params.configId} takes a string value`);
-    session.setConfigOption(params.configId, params.value);
-    return { configOptions: session.configOptions() };
-  }
-
-  cancel(params: acp.CancelNotification): void {
-    const session = this.sessions.get(params.sessionId);
-    if (session) session.cancel();
-    else this.log("warn", `session/cancel for unknown session ${params.sessionId}`);
-  }
-
-  /** Stop every session's turn; resolves once they have settled (at most CLOSE_WAIT_MS). */
-  async close(): Promise<void> {
-    const settled = Promise.all([...this.sessions.values()].map((session) => session.close()));
-    await Promise.race([settled, new Promise((resolve) => setTimeout(resolve, CLOSE_WAIT_MS).unref())]);
-  }
 }

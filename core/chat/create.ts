@@ -7,6 +7,7 @@ import { isAbsolute, join, resolve } from "node:path";
 import type { App } from "../kernel.ts";
 import type { ProviderSetup } from "../plugin.ts";
 import { UsageError } from "../errors.ts";
+import { chooseModel } from "./model-choice.ts";
 import { type EditorFiles, FileStore, shapeOptions } from "../edit/files.ts";
 import type { IgnoreRules } from "../edit/ignore-rules.ts";
 import { Gate, type GateEvent } from "../gate/gate.ts";
@@ -194,23 +195,6 @@ function weakModelOf(app: App, model: string): string {
  * `--model`, else the model the API keys present point at (the model adapters know which
  * key means which provider), else the first adapter's `fallbackModel` with a warning naming the keys to set.
  */
-export function chooseModel(app: App, warn: (text: string) => void): string {
-  const o = app.settings.options;
-  if (o.model) return o.model;
-  const adapters = [...app.registry.models.values()].map((entry) => entry.item);
-  for (const adapter of adapters) {
-    const model = adapter.defaultModel?.(app.env);
-    if (model) return model;
-  }
-  if (!o.apiKey) {
-    const keys = [...new Set(adapters.flatMap((a) => a.defaultModelKeys ?? []))];
-    if (keys.length) warn(`no API key found: set ${keys.join(", ")} (in the environment or the repository's .env), or choose a model with --model (e.g. ollama/qwen2.5-coder)`);
-  }
-  const fallback = adapters.find((a) => a.fallbackModel)?.fallbackModel;
-  if (!fallback) throw new UsageError("no model: no model adapter finds an API key or names a fallback; choose one with --model");
-  return fallback;
-}
-
 /** Every provider the model adapters offer for guided set-up (`coder init`). */
 export function setupProviders(app: App): ProviderSetup[] {
   return [...app.registry.models.values()].flatMap((entry) => entry.item.providers?.() ?? []);

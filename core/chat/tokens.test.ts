@@ -109,13 +109,13 @@ test("a table read back from the cache is opened, not read: a short count reads 
     expect(countTokens(slice)).toBe(enc.encode(slice, [], []).length);
     step++;
   }
-  expect(tableState().loaded).toBe("whole");
+  expect(tableState().loaded).toBe("all");
   expect(step).toBeGreaterThan(1);
   expect(PARTIAL_READS).toBeGreaterThan(after.bucketsRead);
   const long = source.slice(0, 30_000);
   resetEncodings();
   expect(countTokens(long)).toBe(enc.encode(long, [], []).length);
-  expect(tableState().loaded).toBe("whole");
+  expect(tableState().loaded).toBe("all");
 });
 
 test("a cache file cut short while its table is open is rebuilt from the ranks, and counts stay exact", () => {
@@ -129,6 +129,6 @@ test("a cache file cut short while its table is open is rebuilt from the ranks, 
   truncateSync(file, 100);
   const text = samples.join("\n");
   expect(countTokens(text)).toBe(enc.encode(text, [], []).length);
-  expect(tableState().loaded).toBe("whole");
+  expect(tableState().loaded).toBe("all");
   resetEncodings();
 });

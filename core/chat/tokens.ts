@@ -328,11 +328,11 @@ export function preloadEncoding(encoding: string = "o200k_base"): void {
   readWhole(enc, keys.get(enc)!);
 }
 
-/** How much of an encoding's table is in memory: none (not loaded), the buckets read so far, or all of it. */
-export function tableState(encoding: string = "o200k_base"): { loaded: "none" | "partial" | "whole"; bucketsRead: number } {
+/** How much of an encoding's table is in memory: none (not loaded), the buckets read so far, or all of it ("all"). */
+export function tableState(encoding: string = "o200k_base"): { loaded: "none" | "partial" | "all"; bucketsRead: number } {
   const enc = encodings.get(encodingName(encoding));
   if (!enc) return { loaded: "none", bucketsRead: 0 };
-  return enc.partial ? { loaded: "partial", bucketsRead: enc.partial.buckets.size } : { loaded: "whole", bucketsRead: enc.dir.length - 1 };
+  return enc.partial ? { loaded: "partial", bucketsRead: enc.partial.buckets.size } : { loaded: "all", bucketsRead: enc.dir.length - 1 };
 }
 
 const EMPTY = new Uint8Array(0);

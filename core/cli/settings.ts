@@ -112,9 +112,11 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
   const dotenv = readDotenv(root);
   if (dotenv.problem) log.warn(dotenv.problem);
   const trustKeys = [...keysNeedingTrust(layers, table), ...dotenvTrustKeys(dotenv.bases)];
-  // Questions on the terminal only in a conversation: not with --message, --message-file or --json.
-  const conversational = !options.message && !options.messageFile && !options.json;
-  const interactive = Boolean(process.stdin.isTTY && process.stdout.isTTY) && conversational;
+  // Questions on the terminal only in a conversation: not with --message, --message-file or --json,
+  // nor in `coder acp`, whose stdin is the protocol. Terminals are looked at only then: the first
+  // touch of process.stdin builds Node's tty and stream objects, which `coder acp` need not wait for.
+  const conversational = input.subcommand !== "acp" && !options.message && !options.messageFile && !options.json;
+  const interactive = conversational && Boolean(process.stdin.isTTY && process.stdout.isTTY);
   let trusted = trustKeys.length === 0 || options.trust === true;
   // Reading or showing the config needs no trust; everything that loads plugins or runs a chat does.
   const needsDecision = input.subcommand !== "config" && input.subcommand !== "doctor" && !(input.subcommand === "plugins" && input.rest[0] === "pin");
@@ -129,7 +131,7 @@ export async function loadSettings(input: RunInput): Promise<Loaded> {
       keys: trustKeys,
       table,
       trustFlag: options.trust === true,
-      canAsk: Boolean(process.stdin.isTTY && process.stderr.isTTY) && conversational,
+      canAsk: conversational && Boolean(process.stdin.isTTY && process.stderr.isTTY),
       ask: askYesNo,
       warn: log.warn,
     });

@@ -1,89 +1,77 @@
 // One config file: JSONC parsing and validation against the zod schema derived
-// from the option table, with errors naming file, line, key path and what was
-// expected; and the JSON Schema that `coder config schema` prints.
+// from the option table (config-schema.ts), with errors naming file, line, key path
+// and what was expected. A file whose every value is plainly what its key takes is
+// read without zod, which costs more to load than the rest of a start.
 import { findNodeAtLocation, type Node, type ParseError, parseTree, printParseErrorCode } from "jsonc-parser";
-import { z } from "zod";
 import { type ConfigLayer, type LayerKind, displayPath, isProjectLayer } from "./config.ts";
 import { ConfigError } from "../errors.ts";
 import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
 import { type OptionSpec, type OptionTable, type PluginRef, configKeys } from "./options.ts";
 
-// Zod's compiled fast path costs more to build than it saves on a few small files.
-z.config({ jitless: true });
-
-// ─── Schema ──────────────────────────────────────────────────────────────────
-
-const modelOverrideSchema = z
-  .object({
-    contextWindow: z.number().int().positive(),
-    maxOutput: z.number().int().positive(),
-    prices: z.object({ input: z.number(), output: z.number(), cacheRead: z.number(), cacheWrite: z.number() }).partial().strict(),
-    editFormat: z.string(),
-    weakModel: z.string(),
-    editorModel: z.string(),
-    editorFormat: z.string(),
-    encoding: z.string(),
-    prompting: z.object({ reminder: z.enum(["user", "system"]), addendum: z.enum(["lazy", "overeager"]) }).partial().strict(),
-    capabilities: z
-      .object({
-        tools: z.boolean(),
-        systemPrompt: z.boolean(),
-        temperature: z.boolean(),
-        reasoningEffort: z.boolean(),
-        reasoningLevels: z.array(z.string()),
-        thinkingTokens: z.boolean(),
-        prefill: z.boolean(),
-        cache: z.enum(["auto", "breakpoints", "none"]),
-        images: z.boolean(),
-        pdf: z.boolean(),
-      })
-      .partial()
-      .strict(),
-  })
-  .partial()
-  .strict();
-
-const pluginEntrySchema = z.union([
-  z.string().min(1),
-  z.object({ path: z.string().min(1), sha256: z.string().regex(/^[0-9a-f]{64}$/, "a 64-digit lowercase hex sha256").optional() }).strict(),
-]);
-
-function valueSchema(spec: OptionSpec): z.ZodType {
-  switch (spec.type) {
-    case "boolean":
-      return z.boolean();
-    case "number":
-      // Every number option is a budget, a count or a time: none means anything below 0.
-      return spec.positive ? z.number().positive() : z.number().min(0);
-    case "string":
-      return z.string();
-    case "list":
-      return z.array(z.string());
-    case "enum":
-      return z.enum(spec.values as [string, ...string[]]);
-    case "models":
-      return z.record(z.string(), modelOverrideSchema);
-    case "plugins":
-      return z.array(pluginEntrySchema);
-    case "command-map":
-      return z.union([z.string(), z.record(z.string(), z.string())]);
-    case "object":
-      // The entries are the declaring plugin's to check (e.g. plugins/mcp/config.ts for mcpServers).
-      return z.record(z.string(), z.unknown());
-  }
-}
-
-/** The zod schema of a config file, derived from the option table. */
-export function configSchema(table: OptionTable) {
-  const shape: Record<string, z.ZodType> = { $schema: z.string().optional().describe("JSON Schema reference (ignored)") };
-  for (const spec of configKeys(table)) shape[spec.key] = valueSchema(spec).optional().describe(spec.help);
-  return z.object(shape).strict();
+/** The zod schemas (config-schema.ts), loaded the first time a file or value is not plainly valid. */
+function schemas(): typeof import("./config-schema.ts") {
+  return require("./config-schema.ts") as typeof import("./config-schema.ts");
 }
 
 /** The JSON Schema that `coder config schema` prints: the kernel's keys and every loaded plugin's. */
 export function jsonSchema(table: OptionTable): Record<string, unknown> {
-  const schema = z.toJSONSchema(configSchema(table), { target: "draft-2020-12" }) as Record<string, unknown>;
-  return { ...schema, title: "coder config (.coder.json, .coder.local.json, $XDG_CONFIG_HOME/coder/config.json)" };
+  return schemas().jsonSchema(table);
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * `value` is what zod's schema for `spec` (config-schema.ts valueSchema) accepts and gives back
+ * unchanged, told without zod; false means "not sure", and zod decides (and words the error).
+ * Model overrides are always zod's.
+ */
+export function plainlyValidValue(spec: OptionSpec, value: unknown): boolean {
+  switch (spec.type) {
+    case "boolean":
+      return typeof value === "boolean";
+    case "number":
+      return typeof value === "number" && Number.isFinite(value) && (spec.positive ? value > 0 : value >= 0);
+    case "string":
+      return typeof value === "string";
+    case "list":
+      return Array.isArray(value) && value.every((v) => typeof v === "string");
+    case "enum":
+      return typeof value === "string" && (spec.values ?? []).includes(value);
+    case "plugins":
+      return Array.isArray(value) && value.every((entry) => (typeof entry === "string" ? entry.length > 0 : plainPluginEntry(entry)));
+    case "command-map":
+      return typeof value === "string" || (isPlainObject(value) && Object.values(value).every((v) => typeof v === "string"));
+    case "object":
+      return isPlainObject(value);
+    case "models":
+      return false;
+  }
+}
+
+function plainPluginEntry(entry: unknown): boolean {
+  if (!isPlainObject(entry) || Object.keys(entry).some((k) => k !== "path" && k !== "sha256")) return false;
+  if (typeof entry.path !== "string" || entry.path.length === 0) return false;
+  return entry.sha256 === undefined || (typeof entry.sha256 === "string" && /^[0-9a-f]{64}$/.test(entry.sha256));
+}
+
+/**
+ * What zod's schema of the whole file gives for `raw` when every key is the table's and every
+ * value plainly valid (see plainlyValidValue): the same values in the schema's key order
+ * ($schema, then the table's); null when zod must decide.
+ */
+export function plainData(raw: Record<string, unknown>, table: OptionTable): Record<string, unknown> | null {
+  const specs = configKeys(table);
+  const byKey = new Map(specs.map((spec) => [spec.key, spec]));
+  const plain = Object.entries(raw).every(([key, value]) => {
+    if (value === undefined) return key === "$schema" || byKey.has(key);
+    if (key === "$schema") return typeof value === "string";
+    const spec = byKey.get(key);
+    return spec !== undefined && plainlyValidValue(spec, value);
+  });
+  if (!plain) return null;
+  const data: Record<string, unknown> = {};
+  for (const key of ["$schema", ...specs.map((spec) => spec.key)]) if (raw[key] !== undefined) data[key] = raw[key];
+  return data;
 }
 
 function expectedText(spec: OptionSpec | undefined): string | undefined {
@@ -198,7 +186,8 @@ export function parseConfigText(text: string, file: string, kind: LayerKind, cwd
   }
   const raw: unknown = tree ? nodeValue(tree) : {};
   if (raw === null || typeof raw !== "object" || Array.isArray(raw)) throw new ConfigError(`${shown}:1: a config file must hold a JSON object, got ${typeOfJson(raw)}`);
-  const result = configSchema(table).safeParse(raw);
+  const plain = plainData(raw as Record<string, unknown>, table);
+  const result = plain ? { success: true as const, data: plain } : schemas().configSchema(table).safeParse(raw);
   const problems: string[] = [];
   const pending: Record<string, { value: unknown; line: number }> = {};
   if (!result.success) {
@@ -244,7 +233,7 @@ export function parseConfigText(text: string, file: string, kind: LayerKind, cwd
 /** The keys of a file whose only problems were deferred unknown keys: its known keys, validated. */
 function strictlyKnown(raw: Record<string, unknown>, table: OptionTable): Record<string, unknown> {
   const known = Object.fromEntries(Object.entries(raw).filter(([key]) => key === "$schema" || table.byKey.has(key)));
-  const result = configSchema(table).safeParse(known);
+  const result = schemas().configSchema(table).safeParse(known);
   return result.success ? (result.data as Record<string, unknown>) : {};
 }
 
@@ -281,7 +270,7 @@ export function settlePending(layers: ConfigLayer[], table: OptionTable, cwd?: s
         problems.push(unknownKeyProblem(where, key, table));
         continue;
       }
-      const checked = valueSchema(spec).safeParse(value);
+      const checked = plainlyValidValue(spec, value) ? { success: true as const, data: value } : schemas().valueSchema(spec).safeParse(value);
       if (!checked.success) problems.push(valueProblem(where, [key], spec, value, checked.error.issues[0]?.message ?? "invalid value"));
       else if (spec.notInProject && isProjectLayer(layer.kind)) problems.push(notInProjectProblem(where, spec));
       else {

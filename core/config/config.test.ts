@@ -4,7 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgv } from "./argv.ts";
 import { checkVersionPins, isSemverRange, keysNeedingTrust, mergeSettings, readDotenv, type ConfigLayer } from "./config.ts";
-import { jsonSchema, parseConfigText } from "./config-file.ts";
+import { jsonSchema, parseConfigText, plainData, plainlyValidValue } from "./config-file.ts";
+import { configSchema, valueSchema } from "./config-schema.ts";
 import { ConfigError } from "../errors.ts";
 import { optionTable } from "./options.ts";
 
@@ -114,4 +115,48 @@ test("the JSON Schema is strict and documents each key", () => {
 test("semver ranges", () => {
   for (const ok of ["^0.1", ">=0.1.0 <2", "1.x || >=3.0.0-beta.1", "*", "~1.2.3", "1.0.0 - 2.0.0", "0.1.0"]) expect(isSemverRange(ok)).toBe(true);
   for (const bad of ["not a range", "", "^", ">= ", "1.0.0 -"]) expect(isSemverRange(bad)).toBe(false);
+});
+
+describe("plainly valid without zod", () => {
+  // Values of every type, valid and not: what the check passes, zod must accept and give back unchanged.
+  const SAMPLES: unknown[] = [
+    true, false, 0, -0, 1, 2.5, -1, 1e400, "", "a/b", "diff", "nope", null, [], ["a"], ["a", 1], [""], {}, { a: "b" }, { a: 1 }, [1],
+    ["./p.ts"], [{ path: "./p.ts" }], [{ path: "./p.ts", sha256: "a".repeat(64) }], [{ path: "./p.ts", sha256: "A".repeat(64) }], [{ path: "" }], [{ path: "./p.ts", extra: 1 }],
+    { "gpt-x": { contextWindow: 1000 } },
+  ];
+  test("each value: passed plainly only if zod accepts it as it is", () => {
+    let plain = 0;
+    for (const spec of TABLE.specs.filter((s) => !s.cliOnly)) {
+      for (const value of SAMPLES) {
+        if (!plainlyValidValue(spec, value)) continue;
+        plain++;
+        const checked = valueSchema(spec).safeParse(value);
+        expect(checked.success, `${spec.key} = ${JSON.stringify(value)}`).toBe(true);
+        expect(checked.data, `${spec.key} = ${JSON.stringify(value)}`).toEqual(value);
+      }
+    }
+    expect(plain).toBeGreaterThan(50);
+  });
+
+  test("a whole file: unknown keys and $schema; what passes is zod's data, keys in zod's order", () => {
+    const files: Record<string, unknown>[] = [
+      { model: "a/b", editFormat: "diff", autoCommits: false, read: ["AGENTS.md"], lintCmd: { python: "ruff check" } },
+      { $schema: "https://x", model: "a/b" },
+      { $schema: 1 },
+      { modle: "a/b" },
+      { architect: true },
+      { mapTokens: 1024 },
+      { models: { "a/b": { contextWindow: 1 } } },
+      { plugins: ["./p.ts"], lintCmd: "true", model: "a/b", $schema: "x" },
+    ];
+    expect(files.map((f) => plainData(f, TABLE) !== null)).toEqual([true, true, false, false, false, true, false, true]);
+    for (const f of files) {
+      const plain = plainData(f, TABLE);
+      if (!plain) continue;
+      const checked = configSchema(TABLE).safeParse(f);
+      expect(checked.success).toBe(true);
+      const data = Object.entries(checked.data as Record<string, unknown>).filter(([, v]) => v !== undefined);
+      expect(Object.entries(plain)).toEqual(data);
+    }
+  });
 });

@@ -28,6 +28,11 @@ export interface BuiltinPlugin {
    */
   options?: readonly PluginOption[];
   subcommands?: readonly Pick<Subcommand, "name" | "summary" | "usage">[];
+  /**
+   * The plugin registers model adapters (and the others none): `coder acp` loads only these to
+   * answer `initialize` (core/acp/initialize.ts). A test holds each built-in to it.
+   */
+  models?: boolean;
 }
 
 export interface PluginSource {
