@@ -6,7 +6,7 @@ import { GrammarLoader, type GrammarAssets } from "../../grammars/runtime.ts";
 import { LANGUAGES } from "../../grammars/languages.ts";
 import { untagged } from "./filter.ts";
 import { tagSource } from "./parse.ts";
-import { importEdges, listingIds, prescanResolver, readHead, type ImportEdges } from "./cold.ts";
+import type { ImportEdges } from "./cold.ts";
 import type { ImportResolver } from "./imports.ts";
 
 declare const self: Worker;
@@ -46,7 +46,7 @@ export type WorkerReply = { kind: "done"; id: number; results: WorkerResult[] };
 export type PrescanReply = { kind: "prescanned"; id: number } & ImportEdges;
 
 let loader: GrammarLoader | null = null;
-let prescan: { files: string[]; stale: Int32Array; ids: Map<string, number>; resolver: ImportResolver } | null = null;
+let prescan: Promise<{ files: string[]; stale: Int32Array; ids: Map<string, number>; resolver: ImportResolver; importEdges: typeof import("./cold.ts").importEdges }> | null = null;
 const specs = new Map(LANGUAGES.map((l) => [l.name, l]));
 
 self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
@@ -57,18 +57,24 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
   }
   if (request.kind === "prescan-init") {
     const { root, stale } = request;
-    const files = request.files === "" ? [] : request.files.split("\n");
-    const isStale = new Uint8Array(files.length);
-    for (const id of stale) isStale[id] = 1;
-    const ids = listingIds(files);
-    prescan = { files, stale, ids, resolver: prescanResolver(files, (path) => isStale[ids.get(path) ?? -1] === 1, (path, maxBytes) => readHead(join(root, path), maxBytes)) };
+    // Imported here: a worker that only parses does not load the import resolver.
+    prescan = import("./cold.ts").then(({ importEdges, listingIds, prescanResolver, readHead }) => {
+      const files = request.files === "" ? [] : request.files.split("\n");
+      const isStale = new Uint8Array(files.length);
+      for (const id of stale) isStale[id] = 1;
+      const ids = listingIds(files);
+      const resolver = prescanResolver(files, (path) => isStale[ids.get(path) ?? -1] === 1, (path, maxBytes) => readHead(join(root, path), maxBytes));
+      return { files, stale, ids, importEdges, resolver };
+    });
     return;
   }
   if (request.kind === "prescan") {
-    if (!prescan) throw new Error("pre-scan not initialised");
+    // Messages are handled as they come: a chunk may arrive while the import above is under way.
+    const state = await prescan;
+    if (!state) throw new Error("pre-scan not initialised");
     const paths: string[] = [];
-    for (let i = request.from; i < request.to; i++) paths.push(prescan.files[prescan.stale[i]!]!);
-    const edges = importEdges(paths, prescan.ids, prescan.resolver);
+    for (let i = request.from; i < request.to; i++) paths.push(state.files[state.stale[i]!]!);
+    const edges = state.importEdges(paths, state.ids, state.resolver);
     self.postMessage({ kind: "prescanned", id: request.id, ...edges } satisfies PrescanReply, [edges.start.buffer as ArrayBuffer, edges.target.buffer as ArrayBuffer, edges.nameCount.buffer as ArrayBuffer]);
     return;
   }
