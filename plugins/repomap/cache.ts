@@ -16,6 +16,9 @@ const DEFS = "defs";
 const MAPS = "maps";
 const RANKINGS = "rankings";
 const IMPORTS = "imports";
+const GRAPHS = "graphs";
+/** The key of the state stored last (one row). */
+const GRAPHS_LATEST = "graphs-latest";
 
 export interface CachedFile {
   path: string;
@@ -136,6 +139,29 @@ export class TagCache {
       w.put(RANKINGS, key, entries);
       w.keepNewest(RANKINGS, 20);
     });
+  }
+
+  /** The ranking's stored graph for a context (rank-state.ts), or null. */
+  getRankState(key: string): Uint8Array | null {
+    const value = this.store.get(GRAPHS, key);
+    return value instanceof Uint8Array ? value : null;
+  }
+
+  putRankState(key: string, state: Uint8Array): void {
+    // A state is as large as the graph: keep the newest two contexts (a chat file added and removed again).
+    this.store.batch((w) => {
+      w.put(GRAPHS, key, state);
+      w.keepNewest(GRAPHS, 2);
+      w.put(GRAPHS_LATEST, "key", key);
+    });
+  }
+
+  /** The state stored last, with its key, or null. */
+  latestRankState(): { key: string; state: Uint8Array } | null {
+    const key = this.store.get(GRAPHS_LATEST, "key");
+    if (typeof key !== "string") return null;
+    const state = this.getRankState(key);
+    return state ? { key, state } : null;
   }
 
   getMap(key: string): string | null {

@@ -52,42 +52,74 @@ function defKeysOf(file: RankFile): Float64Array {
   return file.defKeys;
 }
 
-/** Every identifier defined somewhere, with its defining and referencing files (compressed rows). */
+/**
+ * Every identifier defined or referenced somewhere, with its defining files (and
+ * the lines of each definition) and its referencing files, in compressed rows
+ * ordered by file. Identifiers only referenced (`names[id]` is "") add no edge;
+ * they are kept so that a file that starts defining one is linked to its
+ * referencers without reading every file again (see patchRankGraph).
+ */
 export interface IdentIndex {
+  /** The defined spelling of each identifier ("" while it is only referenced). */
   names: string[];
+  /** identKey of each identifier. */
+  keys: Float64Array;
   /** The id of a defined identifier, or -1. */
   idOf(name: string): number;
   definerStart: Int32Array;
   definerList: Int32Array;
+  /** Lines of definer entry e (its name may be defined more than once in the file) are definerLines[definerLineStart[e] .. definerLineStart[e + 1]]. */
+  definerLineStart: Int32Array;
+  definerLines: Int32Array;
   referencerStart: Int32Array;
   referencerFile: Int32Array;
   /** How often each referencing file references the identifier plainly or qualified, and as a member of an unknown receiver. */
   referencerRefs: Float64Array;
   referencerMembers: Float64Array;
+  /** Whether any file references a defined identifier (else every definer stands as its own referencer, as Aider does). */
+  anyReference: boolean;
+  /** Keys → ids (kept for patching). */
+  lookup: KeyIndex;
+}
+
+/** One identifier's rows: definers (ascending file) with their lines, referencers (ascending file) with their counts. */
+interface IdentRows {
+  definers: number[];
+  lines: number[][];
+  referencers: number[];
+  refs: number[];
+  members: number[];
 }
 
 export function indexIdentifiers(files: readonly RankFile[]): IdentIndex {
-  // Identifiers as integers (an open-addressing table on their 53-bit keys);
-  // definers and referencers in compressed rows: flat typed arrays + offsets.
   let totalDefs = 0;
   let totalRefs = 0;
   for (const file of files) {
     totalDefs += file.defNames.length;
     totalRefs += Math.floor(file.refs.length / REF_STRIDE);
   }
-  const index = new KeyIndex(totalDefs);
-  const identNames: string[] = [];
+  const lookup = new KeyIndex(totalDefs + totalRefs);
+  const names: string[] = [];
+  const keyList: number[] = [];
+  const intern = (key: number, name: string): number => {
+    const id = lookup.get(key, names.length);
+    if (id === names.length) {
+      names.push(name);
+      keyList.push(key);
+    } else if (name && !names[id]) names[id] = name;
+    return id;
+  };
+  // Definitions: each (file, identifier) once, its lines in the file's order.
   const defIdent = new Int32Array(totalDefs);
-  const lastDefiner = new Int32Array(totalDefs).fill(-1);
-  const definerCount = new Int32Array(totalDefs + 1);
+  const maxIds = totalDefs + totalRefs + 1;
+  const lastDefiner = new Int32Array(maxIds).fill(-1);
+  const definerCount = new Int32Array(maxIds);
   let d = 0;
   for (let f = 0; f < files.length; f++) {
-    const names = files[f]!.defNames;
+    const defNames = files[f]!.defNames;
     const keys = defKeysOf(files[f]!);
-    for (let i = 0; i < names.length; i++, d++) {
-      const name = names[i]!;
-      const id = index.get(keys[i]!, identNames.length);
-      if (id === identNames.length) identNames.push(name);
+    for (let i = 0; i < defNames.length; i++, d++) {
+      const id = intern(keys[i]!, defNames[i]!);
       defIdent[d] = id;
       if (lastDefiner[id] !== f) {
         lastDefiner[id] = f;
@@ -95,11 +127,30 @@ export function indexIdentifiers(files: readonly RankFile[]): IdentIndex {
       }
     }
   }
-  const identCount = identNames.length;
+  // References (every referenced identifier, defined or not).
+  const refIdent = new Int32Array(totalRefs);
+  let r = 0;
+  for (let f = 0; f < files.length; f++) {
+    const refs = files[f]!.refs;
+    for (let p = 0; p + REF_STRIDE <= refs.length; p += REF_STRIDE, r++) refIdent[r] = intern(refs[p]!, "");
+  }
+  const identCount = names.length;
+  const referencerCount = new Int32Array(identCount);
+  let anyReference = false;
+  for (let i = 0; i < r; i++) {
+    const id = refIdent[i]!;
+    referencerCount[id] = referencerCount[id]! + 1;
+    if (definerCount[id]! > 0) anyReference = true;
+  }
+
   const definerStart = new Int32Array(identCount + 1);
   for (let id = 0; id < identCount; id++) definerStart[id + 1] = definerStart[id]! + definerCount[id]!;
-  const definerList = new Int32Array(definerStart[identCount]!);
+  const entryCount = definerStart[identCount]!;
+  const definerList = new Int32Array(entryCount);
+  const defEntry = new Int32Array(totalDefs);
+  const lineCount = new Int32Array(entryCount + 1);
   const fill = definerStart.slice(0, identCount);
+  const lastEntry = new Int32Array(identCount);
   lastDefiner.fill(-1);
   d = 0;
   for (let f = 0; f < files.length; f++) {
@@ -108,26 +159,23 @@ export function indexIdentifiers(files: readonly RankFile[]): IdentIndex {
       const id = defIdent[d]!;
       if (lastDefiner[id] !== f) {
         lastDefiner[id] = f;
+        lastEntry[id] = fill[id]!;
         definerList[fill[id]!++] = f;
       }
+      defEntry[d] = lastEntry[id]!;
+      lineCount[lastEntry[id]!] = lineCount[lastEntry[id]!]! + 1;
     }
+  }
+  const definerLineStart = new Int32Array(entryCount + 1);
+  for (let e = 0; e < entryCount; e++) definerLineStart[e + 1] = definerLineStart[e]! + lineCount[e]!;
+  const definerLines = new Int32Array(totalDefs);
+  const lineFill = definerLineStart.slice(0, entryCount);
+  d = 0;
+  for (let f = 0; f < files.length; f++) {
+    const lines = files[f]!.defLines;
+    for (let i = 0; i < lines.length; i++, d++) definerLines[lineFill[defEntry[d]!]!++] = lines[i]!;
   }
 
-  // Referencing files per identifier (only identifiers defined somewhere).
-  const refIdent = new Int32Array(totalRefs).fill(-1);
-  const referencerCount = new Int32Array(identCount + 1);
-  let anyReference = false;
-  let r = 0;
-  for (let f = 0; f < files.length; f++) {
-    const refs = files[f]!.refs;
-    for (let p = 0; p + REF_STRIDE <= refs.length; p += REF_STRIDE, r++) {
-      const id = index.find(refs[p]!);
-      if (id < 0) continue;
-      anyReference = true;
-      refIdent[r] = id;
-      referencerCount[id] = referencerCount[id]! + 1;
-    }
-  }
   const referencerStart = new Int32Array(identCount + 1);
   let referencerFile: Int32Array;
   let referencerRefs: Float64Array;
@@ -143,22 +191,42 @@ export function indexIdentifiers(files: readonly RankFile[]): IdentIndex {
       const refs = files[f]!.refs;
       for (let p = 0; p + REF_STRIDE <= refs.length; p += REF_STRIDE, r++) {
         const id = refIdent[r]!;
-        if (id < 0) continue;
         referencerFile[at[id]!] = f;
         referencerMembers[at[id]!] = refs[p + 2]!;
         referencerRefs[at[id]!++] = refs[p + 1]!;
       }
     }
   } else {
-    // No references at all: every definer references its own names once (as Aider does).
+    // No reference to anything defined: every definer references its own names once (as Aider does).
     referencerStart.set(definerStart);
-    referencerFile = definerList;
-    referencerRefs = new Float64Array(definerList.length).fill(1);
-    referencerMembers = new Float64Array(definerList.length);
+    referencerFile = definerList.slice();
+    referencerRefs = new Float64Array(entryCount).fill(1);
+    referencerMembers = new Float64Array(entryCount);
   }
+  return makeIndex({ names, keys: Float64Array.from(keyList), definerStart, definerList, definerLineStart, definerLines, referencerStart, referencerFile, referencerRefs, referencerMembers, anyReference, lookup });
+}
 
-  const idOf = (name: string) => index.find(identKey(name));
-  return { names: identNames, idOf, definerStart, definerList, referencerStart, referencerFile, referencerRefs, referencerMembers };
+function makeIndex(fields: Omit<IdentIndex, "idOf">): IdentIndex {
+  const { lookup, definerStart } = fields;
+  return {
+    ...fields,
+    idOf(name: string): number {
+      const id = lookup.find(identKey(name));
+      return id >= 0 && id + 1 < definerStart.length && definerStart[id + 1]! > definerStart[id]! ? id : -1;
+    },
+  };
+}
+
+/** The key index of stored keys (a stored index keeps only the keys). */
+export function lookupOf(keys: Float64Array, spare = 0): KeyIndex {
+  const lookup = new KeyIndex(keys.length + spare);
+  for (let id = 0; id < keys.length; id++) lookup.get(keys[id]!, id);
+  return lookup;
+}
+
+/** An index from stored rows (rank-state.ts). */
+export function restoreIndex(fields: Omit<IdentIndex, "idOf" | "lookup">): IdentIndex {
+  return makeIndex({ ...fields, lookup: lookupOf(fields.keys) });
 }
 
 /**
@@ -191,99 +259,353 @@ export interface GraphContext {
   into: Float64Array;
 }
 
-/** The graph's edges; each edge feeds one slot, a (defining file, identifier) pair. */
+/**
+ * The graph's edges, grouped by identifier: those of `id` are edgeStart[id] ..
+ * edgeStart[id + 1] - 1 (so that a change to one identifier's rows replaces only
+ * its block). Each edge feeds one slot, a (defining file, identifier) pair:
+ * slotBase[id] + the edge's `definer` (its position in the identifier's definer row).
+ */
 export interface DefinitionGraph {
   edges: EdgeList;
+  edgeStart: Int32Array;
+  /** Each file's place in path order, when the edges needed it (kept for patching). */
+  pathOrder: Int32Array | null;
   /** Slots of identifier `id` are slotBase[id] .. slotBase[id + 1] - 1, one per definer in definerList order. */
   slotBase: Int32Array;
   slotCount: number;
 }
 
-export function buildGraph(index: IdentIndex, paths: readonly string[], context: GraphContext): DefinitionGraph {
-  const { names: identNames, definerStart, definerList, referencerStart, referencerFile, referencerRefs, referencerMembers } = index;
-  const { inChat, mentionedIdents, imports, into } = context;
-  const identCount = identNames.length;
-  const definersOf = (id: number) => definerList.subarray(definerStart[id]!, definerStart[id + 1]!);
-  const hasReferencers = (id: number) => referencerStart[id + 1]! > referencerStart[id]!;
-  // One slot per (definer, ident): the unit that collects rank.
-  const slotBase = new Int32Array(identCount + 1);
-  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + definerStart[id + 1]! - definerStart[id]!;
-  const slotCount = slotBase[identCount]!;
+/** Per-build scratch of the edge builder: each file's place in path order (for the bounded identifiers' nearest definers), computed when first needed. */
+class EdgeScratch {
+  #order: Int32Array | null;
+  readonly importedDefiners: number[] = [];
+  readonly #paths: readonly string[];
 
+  constructor(paths: readonly string[], order: Int32Array | null = null) {
+    this.#paths = paths;
+    this.#order = order;
+  }
+
+  /** The order if it was needed (or given). */
+  get computedOrder(): Int32Array | null {
+    return this.#order;
+  }
+
+  get order(): Int32Array {
+    if (!this.#order) {
+      const paths = this.#paths;
+      const order = new Int32Array(paths.length);
+      const sorted = paths.map((_, i) => i).sort((a, b) => cmp(paths[a]!, paths[b]!));
+      sorted.forEach((file, place) => (order[file] = place));
+      this.#order = order;
+    }
+    return this.#order;
+  }
+}
+
+/** How many edges identifier `id` adds (an estimate when a chat file's imports are involved). */
+function edgeEstimate(index: IdentIndex, id: number): number {
+  const definers = index.definerStart[id + 1]! - index.definerStart[id]!;
+  const referencers = index.referencerStart[id + 1]! - index.referencerStart[id]!;
+  if (referencers === 0) return definers;
+  if (definers > 5 && referencers * definers > EDGES_PER_IDENT) return referencers * Math.min(definers, Math.max(1, Math.floor(EDGES_PER_IDENT / referencers)));
+  return referencers * definers;
+}
+
+function slotsOf(index: IdentIndex): { slotBase: Int32Array; slotCount: number } {
+  const identCount = index.names.length;
+  const slotBase = new Int32Array(identCount + 1);
+  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + index.definerStart[id + 1]! - index.definerStart[id]!;
+  return { slotBase, slotCount: slotBase[identCount]! };
+}
+
+export function buildGraph(index: IdentIndex, paths: readonly string[], context: GraphContext): DefinitionGraph {
+  const identCount = index.names.length;
   // Count the edges first so the edge arrays are usually allocated once (a chat
   // file's imports may add more: the list then grows).
   let edgeCount = 0;
-  for (let id = 0; id < identCount; id++) {
-    const definers = definerStart[id + 1]! - definerStart[id]!;
-    const referencers = referencerStart[id + 1]! - referencerStart[id]!;
-    if (referencers === 0) edgeCount += definers;
-    else if (definers > 5 && referencers * definers > EDGES_PER_IDENT) edgeCount += referencers * Math.min(definers, Math.max(1, Math.floor(EDGES_PER_IDENT / referencers)));
-    else edgeCount += referencers * definers;
-  }
+  for (let id = 0; id < identCount; id++) edgeCount += edgeEstimate(index, id);
   const edges = new EdgeList(edgeCount);
+  const edgeStart = new Int32Array(identCount + 1);
+  const scratch = new EdgeScratch(paths);
   for (let id = 0; id < identCount; id++) {
-    if (hasReferencers(id)) continue;
-    const defining = definersOf(id);
-    for (let k = 0; k < defining.length; k++) edges.add(defining[k]!, defining[k]!, 0.1, slotBase[id]! + k);
+    edgeStart[id] = edges.count;
+    identEdges(id, index, paths, context, edges, scratch);
   }
-  const importedDefiners: number[] = [];
-  // Each file's place in path order (for the bounded identifiers' nearest definers), computed when first needed.
-  let order: Int32Array | null = null;
-  const pathOrder = (): Int32Array => {
-    if (!order) {
-      order = new Int32Array(paths.length);
-      const sorted = paths.map((_, i) => i).sort((a, b) => cmp(paths[a]!, paths[b]!));
-      sorted.forEach((file, place) => (order![file] = place));
-    }
-    return order;
-  };
-  for (let id = 0; id < identCount; id++) {
-    if (!hasReferencers(id)) continue;
-    const referencers = referencerFile.subarray(referencerStart[id]!, referencerStart[id + 1]!);
-    const counts = referencerRefs.subarray(referencerStart[id]!, referencerStart[id + 1]!);
-    const members = referencerMembers.subarray(referencerStart[id]!, referencerStart[id + 1]!);
-    const ident = identNames[id]!;
-    const defining = definersOf(id);
-    const base = slotBase[id]!;
-    const mentioned = mentionedIdents.has(ident);
-    const mul = identWeight(ident, defining.length, mentioned);
-    const bounded = defining.length > 5 && referencers.length * defining.length > EDGES_PER_IDENT;
-    const perReferencer = Math.max(1, Math.floor(EDGES_PER_IDENT / referencers.length));
-    if (bounded) defining.sort((a, b) => pathOrder()[a]! - pathOrder()[b]!);
-    for (let r = 0; r < referencers.length; r++) {
-      const referencer = referencers[r]!;
-      // Only member calls of a common name (`x.get()` with `get` defined in many
-      // files), outside the chat: they say nothing about which definer is meant.
-      if (counts[r] === 0 && bounded && !inChat[referencer]) continue;
-      const imported = inChat[referencer] ? imports.get(referencer) : undefined;
-      let factor = inChat[referencer] ? WEIGHTS.chat : 1;
-      if (imported) {
-        // Resolved through the chat file's imports: only the imported definers, however common the
-        // name; a name the chat file defines itself is its own (no edge to another file's).
-        importedDefiners.length = 0;
-        let local = false;
-        for (let k = 0; k < defining.length; k++) {
-          if (defining[k] === referencer) local = true;
-          else if (imported.has(defining[k]!)) importedDefiners.push(k);
-        }
-        if (local && importedDefiners.length === 0) continue;
-        if (importedDefiners.length > 0) {
-          const weight = identWeight(ident, importedDefiners.length, mentioned) * factor * WEIGHTS.imported * Math.sqrt(counts[r]! + members[r]!);
-          for (const k of importedDefiners) edges.add(referencer, defining[k]!, weight, base + k);
-          continue;
-        }
-        factor *= WEIGHTS.unresolved;
-      }
-      const weight = mul * factor * (Math.sqrt(counts[r]!) + WEIGHTS.member * Math.sqrt(members[r]!));
-      if (bounded) {
-        for (const k of nearestByPath(paths, defining, paths[referencer]!, perReferencer)) edges.add(referencer, defining[k]!, weight * into[defining[k]!]!, base + k);
-      } else {
-        for (let k = 0; k < defining.length; k++) edges.add(referencer, defining[k]!, weight * into[defining[k]!]!, base + k);
-      }
-    }
-  }
+  edgeStart[identCount] = edges.count;
+  return { edges, edgeStart, pathOrder: scratch.computedOrder, ...slotsOf(index) };
+}
 
-  return { edges, slotBase, slotCount };
+/** The edges of one identifier, from its rows alone (and the context). */
+function identEdges(id: number, index: IdentIndex, paths: readonly string[], context: GraphContext, edges: EdgeList, scratch: EdgeScratch): void {
+  const { definerStart, definerList, referencerStart, referencerFile, referencerRefs, referencerMembers } = index;
+  const { inChat, mentionedIdents, imports, into } = context;
+  const defining = definerList.subarray(definerStart[id]!, definerStart[id + 1]!);
+  if (defining.length === 0) return;
+  if (referencerStart[id + 1]! === referencerStart[id]!) {
+    // Defined, never referenced: a small self-edge keeps it in the ranking.
+    for (let k = 0; k < defining.length; k++) edges.add(defining[k]!, defining[k]!, 0.1, k);
+    return;
+  }
+  const referencers = referencerFile.subarray(referencerStart[id]!, referencerStart[id + 1]!);
+  const counts = referencerRefs.subarray(referencerStart[id]!, referencerStart[id + 1]!);
+  const members = referencerMembers.subarray(referencerStart[id]!, referencerStart[id + 1]!);
+  const ident = index.names[id]!;
+  const mentioned = mentionedIdents.has(ident);
+  const mul = identWeight(ident, defining.length, mentioned);
+  const bounded = defining.length > 5 && referencers.length * defining.length > EDGES_PER_IDENT;
+  const perReferencer = Math.max(1, Math.floor(EDGES_PER_IDENT / referencers.length));
+  // Bounded: definer positions in path order, for the nearest definers by path.
+  let byPath: number[] = [];
+  let sortedDefiners: number[] = [];
+  if (bounded) {
+    const order = scratch.order;
+    byPath = Array.from(defining, (_, k) => k).sort((a, b) => order[defining[a]!]! - order[defining[b]!]!);
+    sortedDefiners = byPath.map((k) => defining[k]!);
+  }
+  const importedDefiners = scratch.importedDefiners;
+  for (let r = 0; r < referencers.length; r++) {
+    const referencer = referencers[r]!;
+    // Only member calls of a common name (`x.get()` with `get` defined in many
+    // files), outside the chat: they say nothing about which definer is meant.
+    if (counts[r] === 0 && bounded && !inChat[referencer]) continue;
+    const imported = inChat[referencer] ? imports.get(referencer) : undefined;
+    let factor = inChat[referencer] ? WEIGHTS.chat : 1;
+    if (imported) {
+      // Resolved through the chat file's imports: only the imported definers, however common the
+      // name; a name the chat file defines itself is its own (no edge to another file's).
+      importedDefiners.length = 0;
+      let local = false;
+      for (let k = 0; k < defining.length; k++) {
+        if (defining[k] === referencer) local = true;
+        else if (imported.has(defining[k]!)) importedDefiners.push(k);
+      }
+      if (local && importedDefiners.length === 0) continue;
+      if (importedDefiners.length > 0) {
+        const weight = identWeight(ident, importedDefiners.length, mentioned) * factor * WEIGHTS.imported * Math.sqrt(counts[r]! + members[r]!);
+        for (const k of importedDefiners) edges.add(referencer, defining[k]!, weight, k);
+        continue;
+      }
+      factor *= WEIGHTS.unresolved;
+    }
+    const weight = mul * factor * (Math.sqrt(counts[r]!) + WEIGHTS.member * Math.sqrt(members[r]!));
+    if (bounded) {
+      for (const at of nearestByPath(paths, sortedDefiners, paths[referencer]!, perReferencer)) {
+        const k = byPath[at]!;
+        edges.add(referencer, defining[k]!, weight * into[defining[k]!]!, k);
+      }
+    } else {
+      for (let k = 0; k < defining.length; k++) edges.add(referencer, defining[k]!, weight * into[defining[k]!]!, k);
+    }
+  }
+}
+
+/** A changed file's tags, by its position in the ranked files (the list itself unchanged). */
+export type ChangedFiles = ReadonlyMap<number, RankFile>;
+
+/**
+ * Brings an index and its graph up to date after some files' tags changed (the
+ * list of files and the context the same): only the identifiers those files
+ * define or reference, before or after, get new rows and new edges; every other
+ * identifier's rows and edges are copied. The result has the same rows and, per
+ * identifier, the same edges in the same order as indexIdentifiers + buildGraph
+ * over the new tags (identifiers new to the index are numbered after the others,
+ * which changes nothing but the order of the blocks). Null when the change turns
+ * the "no reference at all" case on or off (then rebuild).
+ */
+export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths: readonly string[], context: GraphContext, changed: ChangedFiles): { index: IdentIndex; graph: DefinitionGraph } | null {
+  if (!index.anyReference) return null;
+  const isChanged = new Uint8Array(paths.length);
+  for (const f of changed.keys()) isChanged[f] = 1;
+  const rows = new Map<number, IdentRows>();
+  const rowsOf = (id: number): IdentRows => {
+    let row = rows.get(id);
+    if (!row) {
+      row = { definers: [], lines: [], referencers: [], refs: [], members: [] };
+      const { definerStart, definerList, definerLineStart, definerLines, referencerStart, referencerFile, referencerRefs, referencerMembers } = index;
+      if (id < index.names.length) {
+        // The unchanged files' entries (the changed files' are added below).
+        for (let e = definerStart[id]!; e < definerStart[id + 1]!; e++) {
+          if (isChanged[definerList[e]!]) continue;
+          row.definers.push(definerList[e]!);
+          row.lines.push(Array.from(definerLines.subarray(definerLineStart[e]!, definerLineStart[e + 1]!)));
+        }
+        for (let e = referencerStart[id]!; e < referencerStart[id + 1]!; e++) {
+          if (isChanged[referencerFile[e]!]) continue;
+          row.referencers.push(referencerFile[e]!);
+          row.refs.push(referencerRefs[e]!);
+          row.members.push(referencerMembers[e]!);
+        }
+      }
+      rows.set(id, row);
+    }
+    return row;
+  };
+  // What the changed files defined and referenced before.
+  for (let e = 0; e < index.definerList.length; e++) if (isChanged[index.definerList[e]!]) rowsOf(identAt(index.definerStart, e));
+  for (let e = 0; e < index.referencerFile.length; e++) if (isChanged[index.referencerFile[e]!]) rowsOf(identAt(index.referencerStart, e));
+  // And now: new identifiers are numbered after the stored ones.
+  const names = index.names.slice();
+  const keys: number[] = [];
+  const lookup = index.lookup;
+  const intern = (key: number, name: string): number => {
+    let id = lookup.find(key);
+    if (id < 0) {
+      id = names.length;
+      lookup.insert(key, id);
+      names.push(name);
+      keys.push(key);
+    } else if (name && !names[id]) names[id] = name;
+    return id;
+  };
+  for (const f of [...changed.keys()].sort((a, b) => a - b)) {
+    const file = changed.get(f)!;
+    const defKeys = defKeysOf(file);
+    const seen = new Map<number, IdentRows>();
+    for (let i = 0; i < file.defNames.length; i++) {
+      const id = intern(defKeys[i]!, file.defNames[i]!);
+      const row = rowsOf(id);
+      if (!seen.has(id)) {
+        seen.set(id, row);
+        insertSorted(row.definers, f, (at) => row.lines.splice(at, 0, []));
+      }
+      row.lines[row.definers.indexOf(f)]!.push(file.defLines[i]!);
+    }
+    for (let p = 0; p + REF_STRIDE <= file.refs.length; p += REF_STRIDE) {
+      const row = rowsOf(intern(file.refs[p]!, ""));
+      insertSorted(row.referencers, f, (at) => {
+        row.refs.splice(at, 0, file.refs[p + 1]!);
+        row.members.splice(at, 0, file.refs[p + 2]!);
+      });
+    }
+  }
+  // Reassemble the compressed rows: runs of unchanged identifiers copied in one
+  // go, changed ones from their new rows (identifiers new to the index are all changed).
+  const identCount = names.length;
+  const oldCount = index.names.length;
+  const rowOf: (IdentRows | undefined)[] = new Array(identCount);
+  for (const [id, row] of rows) rowOf[id] = row;
+  const affected = [...rows.keys()].sort((a, b) => a - b);
+  /** Runs of unchanged identifiers [from, to) between the changed ones. */
+  const runs: [number, number][] = [];
+  let next = 0;
+  for (const id of affected) {
+    if (id > next) runs.push([next, Math.min(id, oldCount)]);
+    next = id + 1;
+  }
+  if (next < oldCount) runs.push([next, oldCount]);
+  const definerStart = new Int32Array(identCount + 1);
+  const referencerStart = new Int32Array(identCount + 1);
+  for (let id = 0; id < identCount; id++) {
+    const row = rowOf[id];
+    definerStart[id + 1] = definerStart[id]! + (row ? row.definers.length : index.definerStart[id + 1]! - index.definerStart[id]!);
+    referencerStart[id + 1] = referencerStart[id]! + (row ? row.referencers.length : index.referencerStart[id + 1]! - index.referencerStart[id]!);
+  }
+  const entryCount = definerStart[identCount]!;
+  const definerList = new Int32Array(entryCount);
+  const definerLineStart = new Int32Array(entryCount + 1);
+  const referencerFile = new Int32Array(referencerStart[identCount]!);
+  const referencerRefs = new Float64Array(referencerStart[identCount]!);
+  const referencerMembers = new Float64Array(referencerStart[identCount]!);
+  // Definer entries and their line offsets, in identifier order.
+  let lineCount = 0;
+  const copyDefiners = (from: number, to: number) => {
+    const oldFrom = index.definerStart[from]!;
+    const oldTo = index.definerStart[to]!;
+    const at = definerStart[from]!;
+    definerList.set(index.definerList.subarray(oldFrom, oldTo), at);
+    const shift = lineCount - index.definerLineStart[oldFrom]!;
+    for (let e = oldFrom; e < oldTo; e++) definerLineStart[at + e - oldFrom] = index.definerLineStart[e]! + shift;
+    lineCount += index.definerLineStart[oldTo]! - index.definerLineStart[oldFrom]!;
+  };
+  const copyReferencers = (from: number, to: number) => {
+    const oldFrom = index.referencerStart[from]!;
+    const oldTo = index.referencerStart[to]!;
+    const at = referencerStart[from]!;
+    referencerFile.set(index.referencerFile.subarray(oldFrom, oldTo), at);
+    referencerRefs.set(index.referencerRefs.subarray(oldFrom, oldTo), at);
+    referencerMembers.set(index.referencerMembers.subarray(oldFrom, oldTo), at);
+  };
+  let run = 0;
+  const lineSources: [number, number, number][] = [];
+  for (let id = 0; id < identCount; ) {
+    const row = rowOf[id];
+    if (!row) {
+      const [from, to] = runs[run++]!;
+      lineSources.push([index.definerLineStart[index.definerStart[from]!]!, index.definerLineStart[index.definerStart[to]!]!, lineCount]);
+      copyDefiners(from, to);
+      copyReferencers(from, to);
+      id = to;
+      continue;
+    }
+    const at = definerStart[id]!;
+    row.definers.forEach((f, k) => {
+      definerList[at + k] = f;
+      definerLineStart[at + k] = lineCount;
+      lineCount += row.lines[k]!.length;
+    });
+    const refAt = referencerStart[id]!;
+    referencerFile.set(row.referencers, refAt);
+    referencerRefs.set(row.refs, refAt);
+    referencerMembers.set(row.members, refAt);
+    id++;
+  }
+  definerLineStart[entryCount] = lineCount;
+  const definerLines = new Int32Array(lineCount);
+  for (const [from, to, at] of lineSources) definerLines.set(index.definerLines.subarray(from, to), at);
+  for (const id of affected) {
+    const row = rows.get(id)!;
+    row.lines.forEach((lines, k) => definerLines.set(lines, definerLineStart[definerStart[id]! + k]!));
+  }
+  let anyReference = false;
+  for (let id = 0; id < identCount && !anyReference; id++) anyReference = referencerStart[id + 1]! > referencerStart[id]! && definerStart[id + 1]! > definerStart[id]!;
+  if (!anyReference) return null;
+  const allKeys = new Float64Array(identCount);
+  allKeys.set(index.keys.subarray(0, oldCount));
+  allKeys.set(keys, oldCount);
+  const patched = makeIndex({ names, keys: allKeys, definerStart, definerList, definerLineStart, definerLines, referencerStart, referencerFile, referencerRefs, referencerMembers, anyReference, lookup });
+
+  // Edges: runs of unchanged identifiers' blocks copied, changed ones rebuilt.
+  const edges = new EdgeList(graph.edges.count + affected.reduce((n, id) => n + edgeEstimate(patched, id), 0));
+  const edgeStart = new Int32Array(identCount + 1);
+  const scratch = new EdgeScratch(paths, graph.pathOrder);
+  run = 0;
+  for (let id = 0; id < identCount; ) {
+    if (!rowOf[id]) {
+      const [from, to] = runs[run++]!;
+      const shift = edges.count - graph.edgeStart[from]!;
+      for (let i = from; i < to; i++) edgeStart[i] = graph.edgeStart[i]! + shift;
+      edges.append(graph.edges, graph.edgeStart[from]!, graph.edgeStart[to]!);
+      id = to;
+      continue;
+    }
+    edgeStart[id] = edges.count;
+    identEdges(id, patched, paths, context, edges, scratch);
+    id++;
+  }
+  edgeStart[identCount] = edges.count;
+  return { index: patched, graph: { edges, edgeStart, pathOrder: scratch.computedOrder, ...slotsOf(patched) } };
+}
+
+/** The identifier whose row holds entry `e` of compressed rows with these starts. */
+function identAt(start: Int32Array, e: number): number {
+  let lo = 0;
+  let hi = start.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (start[mid]! <= e) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
+
+/** Inserts `value` into an ascending list unless present; `inserted(at)` keeps parallel lists in step. */
+function insertSorted(list: number[], value: number, inserted: (at: number) => void): void {
+  let at = list.length;
+  while (at > 0 && list[at - 1]! > value) at--;
+  if (at > 0 && list[at - 1] === value) return;
+  list.splice(at, 0, value);
+  inserted(at);
 }
 
 /** Positions of up to `k` definers whose paths share the longest prefix with `path` (definers sorted by path). */
@@ -324,27 +646,40 @@ export class EdgeList {
   src: Int32Array;
   dst: Int32Array;
   weight: Float64Array;
-  slot: Int32Array;
+  /** The edge's position in its identifier's definer row (its slot is slotBase[id] + this). */
+  definer: Int32Array;
   count = 0;
 
   constructor(capacity: number) {
     this.src = new Int32Array(capacity);
     this.dst = new Int32Array(capacity);
     this.weight = new Float64Array(capacity);
-    this.slot = new Int32Array(capacity);
+    this.definer = new Int32Array(capacity);
   }
 
-  add(src: number, dst: number, weight: number, slot: number): void {
-    if (this.count === this.src.length) this.#grow();
+  add(src: number, dst: number, weight: number, definer: number): void {
+    if (this.count === this.src.length) this.#grow(this.count + 1);
     const i = this.count++;
     this.src[i] = src;
     this.dst[i] = dst;
     this.weight[i] = weight;
-    this.slot[i] = slot;
+    this.definer[i] = definer;
   }
 
-  #grow(): void {
-    const capacity = Math.max(16, this.src.length * 2);
+  /** Appends edges from .. to - 1 of another list. */
+  append(other: EdgeList, from: number, to: number): void {
+    const n = to - from;
+    if (n <= 0) return;
+    if (this.count + n > this.src.length) this.#grow(this.count + n);
+    this.src.set(other.src.subarray(from, to), this.count);
+    this.dst.set(other.dst.subarray(from, to), this.count);
+    this.weight.set(other.weight.subarray(from, to), this.count);
+    this.definer.set(other.definer.subarray(from, to), this.count);
+    this.count += n;
+  }
+
+  #grow(needed: number): void {
+    const capacity = Math.max(16, this.src.length * 2, needed);
     const grown = <T extends Int32Array | Float64Array>(from: T, to: T): T => {
       to.set(from);
       return to;
@@ -352,15 +687,16 @@ export class EdgeList {
     this.src = grown(this.src, new Int32Array(capacity));
     this.dst = grown(this.dst, new Int32Array(capacity));
     this.weight = grown(this.weight, new Float64Array(capacity));
-    this.slot = grown(this.slot, new Int32Array(capacity));
+    this.definer = grown(this.definer, new Int32Array(capacity));
   }
 }
 
 /** Identifier keys → dense ids: open addressing on a Float64Array (several times cheaper than a Map here). */
-class KeyIndex {
-  readonly #keys: Float64Array;
-  readonly #ids: Int32Array;
-  readonly #mask: number;
+export class KeyIndex {
+  #keys: Float64Array;
+  #ids: Int32Array;
+  #mask: number;
+  #size = 0;
 
   constructor(expected: number) {
     let capacity = 16;
@@ -385,9 +721,33 @@ class KeyIndex {
   get(key: number, next: number): number {
     const i = this.#slot(key);
     if (this.#ids[i] === -1) {
+      if ((this.#size + 1) * 2 > this.#ids.length) {
+        this.#rehash();
+        return this.get(key, next);
+      }
       this.#keys[i] = key;
       this.#ids[i] = next;
+      this.#size++;
     }
     return this.#ids[i]!;
+  }
+
+  /** Adds `key` as `id` (absent keys only). */
+  insert(key: number, id: number): void {
+    this.get(key, id);
+  }
+
+  #rehash(): void {
+    const keys = this.#keys;
+    const ids = this.#ids;
+    this.#keys = new Float64Array(keys.length * 2);
+    this.#ids = new Int32Array(ids.length * 2).fill(-1);
+    this.#mask = this.#ids.length - 1;
+    for (let i = 0; i < ids.length; i++) {
+      if (ids[i] === -1) continue;
+      const at = this.#slot(keys[i]!);
+      this.#ids[at] = ids[i]!;
+      this.#keys[at] = keys[i]!;
+    }
   }
 }

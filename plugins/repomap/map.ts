@@ -9,15 +9,16 @@ import type { GrammarAssets } from "../../grammars/runtime.ts";
 import type { TagCache } from "./cache.ts";
 import { ImportResolver, type FileImports } from "./imports.ts";
 import type { MapMemory } from "./memory.ts";
-import type { RankFile } from "./graph.ts";
-import { rankDefinitions, type RankedEntry } from "./rank.ts";
+import type { RankedEntry, RankRequest } from "./rank.ts";
+import { PATCH_MIN_FILES, rankWithState, STATE_FORMAT } from "./rank-state.ts";
+import { EDGES_PER_IDENT, WEIGHTS } from "./graph.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
 import { capBareNames, specialFiles } from "./special.ts";
 import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
 import { decodeDefNames, decodeDefs, type Definition } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, so cached maps are not reused. */
-const MAP_FORMAT = 2;
+const MAP_FORMAT = 3;
 
 export interface RepoMapInput {
   root: string;
@@ -77,7 +78,7 @@ export interface RepoMapResult {
   deferred: FileEntry[];
   /** A cold build's files not parsed yet (see RepoMapInput.coldFirst): to be parsed in the background. */
   pending: FileEntry[];
-  stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number };
+  stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number; ranking?: "reused" | "patched" | "built" };
 }
 
 /** A stat of the repository and the keys of the map it would give. */
@@ -117,7 +118,7 @@ export async function buildRepoMap(input: RepoMapInput): Promise<RepoMapResult> 
 export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapResult> {
   const { input, entries, key, statMs } = prepared;
   const chat = new Set(input.chatFiles);
-  const stats = { files: entries.length, parsed: 0, bytesParsed: 0, workers: 0, prescanMs: 0, statMs, scanMs: 0, rankMs: 0, renderMs: 0 };
+  const stats: RepoMapResult["stats"] = { files: entries.length, parsed: 0, bytesParsed: 0, workers: 0, prescanMs: 0, statMs, scanMs: 0, rankMs: 0, renderMs: 0 };
 
   if (input.reuse !== "none") {
     const cached = input.cache.getMap(key);
@@ -137,6 +138,8 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     poolThreshold: input.poolThreshold,
     signal: input.signal,
     memory: input.memory,
+    // A few changed files patch the kept graph (rank-state.ts): no other file's tags are read.
+    preloadAbove: PATCH_MIN_FILES,
     deferrable: input.deferChatFiles ? chat : undefined,
     coldFirst:
       input.coldFirst === undefined
@@ -168,25 +171,27 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   if (ranked) {
     // Same names everywhere: only lines in the files parsed now may have moved.
     ranked = relineFresh(ranked, scan.fresh);
+    stats.ranking = "reused";
   } else {
-    const rankFiles: RankFile[] = [];
-    for (const { file, skipped } of scan.rankFiles()) {
-      // A chat file stays even without tags: its imports still link it to what it uses.
-      if (!chat.has(file.path) && (skipped || (file.defNames.length === 0 && file.refs.length === 0))) continue;
-      rankFiles.push(file);
-    }
-    const tagged = new Set(rankFiles.map((f) => f.path));
-    for (const path of imports.keys()) if (!tagged.has(path)) rankFiles.push({ path, defNames: [], defLines: [], refs: [] });
-    ranked = rankDefinitions({
-      files: rankFiles,
+    const request = {
       allFiles,
       chatFiles: chat,
       mentionedFiles: new Set(input.mentionedFiles),
       mentionedIdents: new Set(input.mentionedIdents),
       imports,
       limit,
-      warm: input.memory,
+    };
+    const result = rankWithState({
+      key: rankContextKey(request),
+      entries,
+      scan,
+      request,
+      cache: input.cache,
+      store,
+      memory: input.memory,
     });
+    ranked = result.ranked;
+    stats.ranking = result.how;
     if (store) input.cache.putRanking(rankingKey, encodeRanking(ranked));
   }
   // Scope ranges are decoded only for the files the map renders.
@@ -244,7 +249,11 @@ function chatImports(input: RepoMapInput, files: readonly string[], scan: ScanRe
     resolver ??= new ImportResolver({ files, read: (path) => (input.read ? input.read(path) : readText(input.root, path)) });
     const found = resolver.importsOf(chat);
     imports.set(chat, found);
-    if (!deferred.has(chat) && sig) input.cache.putImports(chat, sig, encodeImports(found));
+    if (!deferred.has(chat) && sig) {
+      const encoded = encodeImports(found);
+      // Written only when it changed (a write is a transaction: more than the read).
+      if (input.cache.getImports(chat, sig) !== encoded) input.cache.putImports(chat, sig, encoded);
+    }
   }
   return imports;
 }
@@ -275,9 +284,7 @@ function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: str
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${limit}\n`);
   hasher.update(sortedUnique(input.chatFiles) + "\n\n");
-  for (const [chat, fileImports] of [...imports].sort((a, b) => (a[0] < b[0] ? -1 : 1))) {
-    hasher.update(`${chat}\n${[...fileImports].map(([file, names]) => `${file}\t${[...names].sort().join(",")}`).sort().join("\n")}\n\n`);
-  }
+  hasher.update(importsText(imports));
   hasher.update(sortedUnique(input.mentionedFiles) + "\n\n");
   hasher.update(sortedUnique(input.mentionedIdents) + "\n\n");
   // In listing order (parse results arrive in any order). Untagged files only
@@ -304,6 +311,25 @@ function renderKeyOf(input: RepoMapInput, entries: readonly FileEntry[], chat: R
   for (const e of entries) parts.push(chat.has(e.path) ? e.path : fileState(e));
   hasher.update(parts.join("\n"));
   return "render:" + hasher.digest("hex");
+}
+
+/** The chat files' imports as key text: each chat file, then its imported files with the names taken (all sorted). */
+function importsText(imports: ReadonlyMap<string, FileImports>): string {
+  let text = "";
+  for (const [chat, fileImports] of [...imports].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+    text += `${chat}\n${[...fileImports].map(([file, names]) => `${file}\t${[...names].sort().join(",")}`).sort().join("\n")}\n\n`;
+  }
+  return text;
+}
+
+/** The context a state was built in: the chat files, their imports, the mentioned names, the weights. */
+function rankContextKey(request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">): string {
+  const hasher = new Bun.CryptoHasher("sha256");
+  hasher.update(`${STATE_FORMAT}|${GRAMMAR_TABLE_VERSION}|${EDGES_PER_IDENT}|${JSON.stringify(WEIGHTS)}\n`);
+  hasher.update([...request.chatFiles].sort().join("\n") + "\n\n");
+  hasher.update(importsText(request.imports ?? new Map()));
+  hasher.update([...request.mentionedIdents].sort().join("\n"));
+  return hasher.digest("hex");
 }
 
 /** A file as a key sees it: path, mtime and size. */

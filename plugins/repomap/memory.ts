@@ -8,9 +8,11 @@ import type { FileMeta, TagCache } from "./cache.ts";
 import { join } from "node:path";
 import { languageFor } from "../../grammars/languages.ts";
 import type { RankFile } from "./graph.ts";
-import { rankDefinitions } from "./rank.ts";
+import { buildRankGraph, rankGraph } from "./rank.ts";
+import { patchRankGraph } from "./graph.ts";
 import { decodeRankFile, type RememberedTags, type ScanMemory, workerEntry } from "./scan.ts";
 import { SessionTagger } from "./tagger.ts";
+import { loadLatestState, type RankState, type RankStateHolder } from "./rank-state.ts";
 
 /** Up to this many files, a warm-up also reads every file's tags into memory (~40 ms per 1,000 files). */
 const PREFILL_FILES = 20_000;
@@ -18,15 +20,15 @@ const PREFILL_FILES = 20_000;
 const WARM_RANK_FILES = 500;
 
 
-export class MapMemory implements ScanMemory {
+export class MapMemory implements ScanMemory, RankStateHolder {
   /** Mirror of the tag cache's index, as this session last wrote or read it (null: not read yet). */
   meta: Map<string, FileMeta> | null = null;
   /** Decoded tags by path, valid while the signature matches the index's. */
   readonly tags = new Map<string, RememberedTags>();
   /** The main thread's parser and compiled queries (compiling a tags query costs 40–90 ms). */
   loader: GrammarLoader | null = null;
-  /** The last PageRank vector by path: the next ranking starts from it. */
-  ranks: Map<string, number> | null = null;
+  /** The last ranking's graph and PageRank vector (rank-state.ts): the next ranking patches it. */
+  rankState: RankState | null = null;
   /** The session's worker for the few files an edit changes, its grammars compiled ahead (tagger.ts). */
   tagger: SessionTagger | null = null;
 
@@ -50,10 +52,16 @@ export class MapMemory implements ScanMemory {
         if (!this.tags.has(row.path)) this.tags.set(row.path, { sig: row.sig, skipped: row.skipped, file: decodeRankFile(row) });
       }
     }
+    // The ranking's graph as last stored: the map after an edit patches it without reading it.
+    this.rankState ??= loadLatestState(cache);
     // A ranking of a few files readies this thread's ranking code (the first run of
     // it in a process costs several times a later one, whatever the size).
+    // The same for the patch of a kept graph (rank-state.ts), on a copy of the sample's.
     const sample = [...this.tags.values()].slice(0, WARM_RANK_FILES).map((t) => t.file);
-    rankDefinitions({ files: sample, allFiles: sample.map((f) => f.path), chatFiles: new Set(sample.slice(0, 1).map((f) => f.path)), mentionedFiles: new Set(), mentionedIdents: new Set(), limit: 100 });
+    const request = { allFiles: sample.map((f) => f.path), chatFiles: new Set(sample.slice(0, 1).map((f) => f.path)), mentionedFiles: new Set<string>(), mentionedIdents: new Set<string>(), limit: 100 };
+    const graph = buildRankGraph({ ...request, files: sample });
+    rankGraph(graph, request);
+    if (sample.length > 1) patchRankGraph(graph.index, graph.graph, graph.paths, graph.context, new Map([[1, sample[1]!]]));
     await tagging;
   }
 

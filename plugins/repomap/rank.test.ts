@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { RankFile } from "./graph.ts";
-import { EDGES_PER_IDENT, identWeight, rankDefinitions, rankFile } from "./rank.ts";
+import { EDGES_PER_IDENT, identWeight, nthSmallest, rankDefinitions, rankFile } from "./rank.ts";
 
 const defsOf = (...names: string[]) => names.map((name, line) => ({ name, line }));
 const refsOf = (...names: string[]) => new Map(names.map((n) => [n, 1]));
@@ -150,4 +150,14 @@ test("a chat file importing more definers of a name than the edge bound allows: 
   // The one name the chat file uses from a single definer ranks first; all 60 `get`s are linked (past the bound of 32).
   expect(ranked[0]).toEqual({ path: "lib/store59.ts", name: "storeHelper59", line: 1 });
   expect(ranked.filter((e) => e.name === "get").length).toBe(60);
+});
+
+test("nthSmallest picks what a sort puts at each position, repeats included", () => {
+  let x = 7;
+  const next = () => ((x = (x * 1103515245 + 12345) % 2147483648) / 2147483648);
+  for (const size of [1, 2, 5, 100, 1001]) {
+    const values = Float64Array.from({ length: size }, () => Math.floor(next() * 20) / 4);
+    const sorted = values.slice().sort();
+    for (const n of [0, size >> 1, size - 1]) expect(nthSmallest(values.slice(), n)).toBe(sorted[n]!);
+  }
 });

@@ -2,7 +2,7 @@
 // an identifier to files that define it, weighted as Aider weighs it, ranked by
 // personalised PageRank, each file's rank spread over its out-edges onto the
 // (file, identifier) definitions they point at.
-import { buildGraph, cmp, indexIdentifiers, WEIGHTS, type DefinitionGraph, type EdgeList, type IdentIndex, type RankFile } from "./graph.ts";
+import { buildGraph, cmp, indexIdentifiers, WEIGHTS, type DefinitionGraph, type EdgeList, type GraphContext, type IdentIndex, type RankFile } from "./graph.ts";
 import type { FileImports } from "./imports.ts";
 import { personalizedPageRank } from "./pagerank.ts";
 import { identKey, REF_STRIDE } from "./tags.ts";
@@ -48,26 +48,106 @@ export interface RankRequest {
 export type RankedEntry = { path: string; name: string; line: number } | { path: string; name?: undefined; line?: undefined };
 
 export function rankDefinitions(request: RankRequest): RankedEntry[] {
-  const { chatFiles } = request;
+  const graph = buildRankGraph(request);
+  const previous = request.warm?.ranks;
+  const { ranked, ranks } = rankGraph(graph, request, previous ? (path) => previous.get(path) : undefined);
+  if (request.warm) {
+    const next = new Map<string, number>();
+    graph.paths.forEach((path, f) => ranks[f]! > 0 && next.set(path, ranks[f]!));
+    request.warm.ranks = next;
+  }
+  return ranked;
+}
+
+/** The reference graph of a ranking and what its edges were built with. */
+export interface RankGraph {
+  /** The ranked files, in the order of the request. */
+  paths: string[];
+  index: IdentIndex;
+  graph: DefinitionGraph;
+  context: GraphContext;
+  /** Per chat file (by index), the names it imports (added to its references). */
+  importedNames: Map<number, string[]>;
+  importedFiles: Set<string>;
+}
+
+export function buildRankGraph(request: Pick<RankRequest, "files" | "chatFiles" | "mentionedIdents" | "imports">): RankGraph {
   const paths = request.files.map((f) => f.path);
+  const { context, importedNames, importedFiles } = graphContext(request, paths);
+  const files = request.files.map((file, f) => withImportedNames(file, importedNames.get(f)));
+  const index = indexIdentifiers(files);
+  return { paths, index, graph: buildGraph(index, paths, context), context, importedNames, importedFiles };
+}
+
+/** What the edges depend on besides the tags: the chat files, their imports, the mentioned names, the low-value paths. */
+export function graphContext(request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">, paths: readonly string[]): { context: GraphContext; importedNames: Map<number, string[]>; importedFiles: Set<string> } {
+  const { chatFiles } = request;
   const inChat = Uint8Array.from(paths, (path) => (chatFiles.has(path) ? 1 : 0));
-  const { files, imports, importedFiles } = withImports(request, paths);
+  const imports = new Map<number, Set<number>>();
+  const importedNames = new Map<number, string[]>();
+  const importedFiles = new Set<string>();
+  if (request.imports && request.imports.size > 0) {
+    const indexOf = new Map(paths.map((path, i) => [path, i]));
+    for (const [chat, fileImports] of request.imports) {
+      const at = indexOf.get(chat);
+      if (at === undefined) continue;
+      const targets = new Set<number>();
+      const names = new Set<string>();
+      for (const [file, taken] of fileImports) {
+        importedFiles.add(file);
+        const target = indexOf.get(file);
+        if (target !== undefined) targets.add(target);
+        for (const name of taken) names.add(name);
+      }
+      imports.set(at, targets);
+      importedNames.set(at, [...names]);
+    }
+  }
   const testInChat = [...chatFiles].some((path) => TEST_PATH.test(path));
   const into = Float64Array.from(paths, (path) => (!testInChat && !importedFiles.has(path) && LOW_VALUE_PATH.test(path) ? WEIGHTS.lowValue : 1));
-  const index = indexIdentifiers(files);
-  const graph = buildGraph(index, paths, { inChat, mentionedIdents: request.mentionedIdents, imports, into });
-  const nodes = rankNodes(request, paths, graph.edges, importedFiles);
+  return { context: { inChat, mentionedIdents: request.mentionedIdents, imports, into }, importedNames, importedFiles };
+}
+
+/**
+ * A chat file's references plus the names it imports (a name imported but not
+ * tagged as used, e.g. a type in a generic argument, still links the chat file to
+ * its definition).
+ */
+export function withImportedNames(file: RankFile, names: readonly string[] | undefined): RankFile {
+  if (!names || names.length === 0) return file;
+  const known = new Set<number>();
+  for (let p = 0; p + REF_STRIDE <= file.refs.length; p += REF_STRIDE) known.add(file.refs[p]!);
+  const extra = [...new Set(names)].map(identKey).filter((key) => !known.has(key));
+  if (extra.length === 0) return file;
+  const refs = new Float64Array(file.refs.length + extra.length * REF_STRIDE);
+  refs.set(Array.from(file.refs));
+  extra.forEach((key, i) => refs.set([key, 1, 0], file.refs.length + i * REF_STRIDE));
+  return { ...file, refs };
+}
+
+/**
+ * Ranks the definitions of a graph: PageRank over its files (started from
+ * `initial` by path when given: a previous ranking converges in a few
+ * iterations), each file's rank spread over its out-edges onto definitions, the
+ * chat files' imported definitions first; then files by rank, then every other
+ * file by name. Also returns each file's PageRank (0: not in the graph).
+ */
+export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "warm">, initial?: (path: string, f: number) => number | undefined): { ranked: RankedEntry[]; ranks: Float64Array } {
+  const { chatFiles } = request;
+  const { paths, index, graph, context, importedFiles } = rg;
+  const nodes = rankNodes(request, paths, graph.edges, importedFiles, initial);
   const slots = rankSlots(index, graph, nodes);
   promoteImported(request, paths, index, graph, slots.rank);
   const limit = request.limit ?? Infinity;
 
   // Definitions by rank (chat files left out), ties broken as Aider's reverse sort does.
   let order: number[] = [];
-  for (let slot = 0; slot < graph.slotCount; slot++) if (slots.used[slot] && !inChat[slots.file[slot]!]) order.push(slot);
+  for (let slot = 0; slot < graph.slotCount; slot++) if (slots.used[slot] && !context.inChat[slots.file[slot]!]) order.push(slot);
   if (order.length > limit * 2) {
     // Only the top `limit` slots can be shown: cut at that rank before the full sort.
-    const values = Float64Array.from(order, (slot) => slots.rank[slot]!).sort();
-    const threshold = values[values.length - limit]!;
+    const values = new Float64Array(order.length);
+    for (let i = 0; i < order.length; i++) values[i] = slots.rank[order[i]!]!;
+    const threshold = nthSmallest(values, values.length - limit);
     order = order.filter((slot) => slots.rank[slot]! >= threshold);
   }
   order.sort((a, b) => {
@@ -78,60 +158,52 @@ export function rankDefinitions(request: RankRequest): RankedEntry[] {
 
   const ranked: RankedEntry[] = [];
   const included = new Set<string>();
+  const fileRanks = new Float64Array(paths.length);
+  nodes.files.forEach((f, node) => (fileRanks[f] = nodes.ranks[node]!));
   for (const slot of order) {
-    if (ranked.length >= limit) return ranked;
-    const file = files[slots.file[slot]!]!;
+    if (ranked.length >= limit) return { ranked, ranks: fileRanks };
+    const path = paths[slots.file[slot]!]!;
     const ident = index.names[slots.ident[slot]!]!;
-    for (let d = 0; d < file.defNames.length; d++) {
-      if (file.defNames[d] === ident) ranked.push({ path: file.path, name: ident, line: file.defLines[d]! });
-    }
-    included.add(file.path);
+    // The definition's lines in the file, in the file's order.
+    const entry = index.definerStart[slots.ident[slot]!]! + slot - graph.slotBase[slots.ident[slot]!]!;
+    for (let l = index.definerLineStart[entry]!; l < index.definerLineStart[entry + 1]!; l++) ranked.push({ path, name: ident, line: index.definerLines[l]! });
+    included.add(path);
   }
   // Then files in the graph by rank, then every other file, by name only.
-  const byRank = nodes.paths.map((path, node) => ({ path, rank: nodes.ranks[node]! })).sort((a, b) => b.rank - a.rank || cmp(b.path, a.path));
+  const byRank = nodes.files.map((f, node) => ({ path: paths[f]!, rank: nodes.ranks[node]! })).sort((a, b) => b.rank - a.rank || cmp(b.path, a.path));
   for (const path of [...byRank.map((n) => n.path), ...[...request.allFiles].sort()]) {
     if (ranked.length >= limit) break;
     if (included.has(path) || chatFiles.has(path)) continue;
     included.add(path);
     ranked.push({ path });
   }
-  return ranked;
+  return { ranked, ranks: fileRanks };
 }
 
-/**
- * The chat files' imports as file indices, and each chat file's references plus
- * the names it imports (a name imported but not tagged as used, e.g. a type in a
- * generic argument, still links the chat file to its definition).
- */
-function withImports(request: RankRequest, paths: readonly string[]): { files: readonly RankFile[]; imports: Map<number, Set<number>>; importedFiles: Set<string> } {
-  const imports = new Map<number, Set<number>>();
-  const importedFiles = new Set<string>();
-  if (!request.imports || request.imports.size === 0) return { files: request.files, imports, importedFiles };
-  const indexOf = new Map(paths.map((path, i) => [path, i]));
-  const files = [...request.files];
-  for (const [chat, fileImports] of request.imports) {
-    const at = indexOf.get(chat);
-    if (at === undefined) continue;
-    const targets = new Set<number>();
-    const names = new Set<string>();
-    for (const [file, taken] of fileImports) {
-      importedFiles.add(file);
-      const target = indexOf.get(file);
-      if (target !== undefined) targets.add(target);
-      for (const name of taken) names.add(name);
+/** The value a sort would put at `n` (0-based, ascending): quickselect, reordering `values` in place (no full sort of every slot). */
+export function nthSmallest(values: Float64Array, n: number): number {
+  let lo = 0;
+  let hi = values.length - 1;
+  while (lo < hi) {
+    const pivot = values[(lo + hi) >> 1]!;
+    let i = lo;
+    let j = hi;
+    while (i <= j) {
+      while (values[i]! < pivot) i++;
+      while (values[j]! > pivot) j--;
+      if (i <= j) {
+        const t = values[i]!;
+        values[i] = values[j]!;
+        values[j] = t;
+        i++;
+        j--;
+      }
     }
-    imports.set(at, targets);
-    const file = files[at]!;
-    const known = new Set<number>();
-    for (let p = 0; p + REF_STRIDE <= file.refs.length; p += REF_STRIDE) known.add(file.refs[p]!);
-    const extra = [...names].map(identKey).filter((key) => !known.has(key));
-    if (extra.length === 0) continue;
-    const refs = new Float64Array(file.refs.length + extra.length * REF_STRIDE);
-    refs.set(Array.from(file.refs));
-    extra.forEach((key, i) => refs.set([key, 1, 0], file.refs.length + i * REF_STRIDE));
-    files[at] = { ...file, refs };
+    if (n <= j) hi = j;
+    else if (n >= i) lo = i;
+    else return values[n]!;
   }
-  return { files, imports, importedFiles };
+  return values[n]!;
 }
 
 /**
@@ -139,7 +211,7 @@ function withImports(request: RankRequest, paths: readonly string[]): { files: r
  * chat file uses is what its reader needs beside it. Ranks sum to 1, so +1 puts
  * a slot ahead of every other.
  */
-function promoteImported(request: RankRequest, paths: readonly string[], index: IdentIndex, graph: DefinitionGraph, rank: Float64Array): void {
+function promoteImported(request: Pick<RankRequest, "imports">, paths: readonly string[], index: IdentIndex, graph: DefinitionGraph, rank: Float64Array): void {
   if (!WEIGHTS.importedFirst || !request.imports || request.imports.size === 0) return;
   const wanted = new Map<string, Set<string>>();
   for (const fileImports of request.imports.values()) {
@@ -164,52 +236,58 @@ function promoteImported(request: RankRequest, paths: readonly string[], index: 
 }
 
 interface RankedNodes {
-  /** Edge endpoints as node numbers (graph nodes are the files that have an edge, as in Aider's graph). */
+  /** The files that have an edge (the graph's nodes, as in Aider's graph), in file order. */
+  files: number[];
+  /** Edge endpoints as node numbers. */
   src: Int32Array;
-  paths: string[];
   ranks: Float64Array;
 }
 
-function rankNodes(request: RankRequest, paths: readonly string[], edges: EdgeList, importedFiles: ReadonlySet<string>): RankedNodes {
+function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly string[], edges: EdgeList, importedFiles: ReadonlySet<string>, initial?: (path: string, f: number) => number | undefined): RankedNodes {
   const nodeOf = new Int32Array(paths.length).fill(-1);
-  const nodePaths: string[] = [];
+  for (let e = 0; e < edges.count; e++) {
+    nodeOf[edges.src[e]!] = 0;
+    nodeOf[edges.dst[e]!] = 0;
+  }
+  const files: number[] = [];
+  for (let f = 0; f < paths.length; f++) if (nodeOf[f] === 0) nodeOf[f] = files.push(f) - 1;
   const src = new Int32Array(edges.count);
   const dst = new Int32Array(edges.count);
-  const nodeFor = (file: number) => {
-    if (nodeOf[file] === -1) {
-      nodeOf[file] = nodePaths.length;
-      nodePaths.push(paths[file]!);
-    }
-    return nodeOf[file]!;
-  };
   for (let e = 0; e < edges.count; e++) {
-    src[e] = nodeFor(edges.src[e]!);
-    dst[e] = nodeFor(edges.dst[e]!);
+    src[e] = nodeOf[edges.src[e]!]!;
+    dst[e] = nodeOf[edges.dst[e]!]!;
   }
   const weight = edges.weight.subarray(0, edges.count);
-  const previous = request.warm?.ranks;
-  const initial = previous ? Float64Array.from(nodePaths, (path) => previous.get(path) ?? 1 / nodePaths.length) : undefined;
-  const ranks = personalizedPageRank(nodePaths.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial });
-  if (request.warm) request.warm.ranks = new Map(nodePaths.map((path, node) => [path, ranks[node]!]));
-  return { src, paths: nodePaths, ranks };
+  const nodePaths = files.map((f) => paths[f]!);
+  let start: Float64Array | undefined;
+  if (initial) {
+    start = new Float64Array(files.length);
+    for (let node = 0; node < files.length; node++) start[node] = initial(paths[files[node]!]!, files[node]!) ?? 1 / files.length;
+  }
+  const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start });
+  return { files, src, ranks };
 }
 
 /** Each node's rank spread over its out-edges onto (defining file, identifier) slots. */
 function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes): { rank: Float64Array; used: Uint8Array; file: Int32Array; ident: Int32Array } {
-  const { edges, slotBase, slotCount } = graph;
-  const outWeight = new Float64Array(nodes.paths.length);
+  const { edges, edgeStart, slotBase, slotCount } = graph;
+  const outWeight = new Float64Array(nodes.files.length);
   for (let e = 0; e < edges.count; e++) outWeight[nodes.src[e]!] = outWeight[nodes.src[e]!]! + edges.weight[e]!;
   const rank = new Float64Array(slotCount);
   const used = new Uint8Array(slotCount);
-  for (let e = 0; e < edges.count; e++) {
-    const slot = edges.slot[e]!;
-    const from = nodes.src[e]!;
-    rank[slot] = rank[slot]! + (nodes.ranks[from]! * edges.weight[e]!) / outWeight[from]!;
-    used[slot] = 1;
+  const identCount = index.names.length;
+  for (let id = 0; id < identCount; id++) {
+    const base = slotBase[id]!;
+    for (let e = edgeStart[id]!; e < edgeStart[id + 1]!; e++) {
+      const slot = base + edges.definer[e]!;
+      const from = nodes.src[e]!;
+      rank[slot] = rank[slot]! + (nodes.ranks[from]! * edges.weight[e]!) / outWeight[from]!;
+      used[slot] = 1;
+    }
   }
   const file = new Int32Array(slotCount);
   const ident = new Int32Array(slotCount);
-  for (let id = 0; id < index.names.length; id++) {
+  for (let id = 0; id < identCount; id++) {
     for (let k = index.definerStart[id]!; k < index.definerStart[id + 1]!; k++) {
       const slot = slotBase[id]! + k - index.definerStart[id]!;
       file[slot] = index.definerList[k]!;
@@ -223,7 +301,7 @@ function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes
 const IMPORTED_PERSONALISATION = 0;
 
 /** Aider's personalisation: chat files, mentioned files, and files whose path parts name a mentioned identifier. */
-function personalization(request: RankRequest, nodePaths: readonly string[], importedFiles?: ReadonlySet<string>): Float64Array | null {
+function personalization(request: Omit<RankRequest, "files" | "warm">, nodePaths: readonly string[], importedFiles?: ReadonlySet<string>): Float64Array | null {
   if (request.chatFiles.size === 0 && request.mentionedFiles.size === 0 && request.mentionedIdents.size === 0) return null;
   const vector = new Float64Array(nodePaths.length);
   let any = false;

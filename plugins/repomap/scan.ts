@@ -89,6 +89,12 @@ export interface ScanOptions {
    * they import and show no definitions.
    */
   coldFirst?: Omit<ColdInput, "head"> & { minFiles: number };
+  /**
+   * Read every cached file's tags while parsing only when more files than this
+   * changed (default 0): a ranking patched from its kept graph (rank-state.ts)
+   * needs only the changed files' tags.
+   */
+  preloadAbove?: number;
 }
 
 export interface ScanStats {
@@ -176,7 +182,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     // Parse what changed (in workers) while this thread reads what ranking will
     // likely need (when that is cheap and not already in the session's memory).
     const parsing = parseFiles(stale, options, stats);
-    if (meta.size <= SPECULATIVE_LOAD_FILES && !(memory && memory.tags.size > 0)) cachedRows = options.cache.rankRows();
+    if (meta.size <= SPECULATIVE_LOAD_FILES && stale.length > (options.preloadAbove ?? 0) && !(memory && memory.tags.size > 0)) cachedRows = options.cache.rankRows();
     const results = await parsing;
     const byPath = new Map(stale.map((e) => [e.path, e]));
     for (const result of results) {

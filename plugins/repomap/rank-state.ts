@@ -1,0 +1,346 @@
+// The ranking's graph kept between builds: the identifier index, the edges and the
+// PageRank vector of the last ranking, with each ranked file's signature. When a
+// few files' tags changed (same files, same chat, imports and mentioned names), the
+// graph is patched for the identifiers those files touch and PageRank restarts
+// from the stored vector, instead of reading every file's tags, rebuilding the
+// index and the graph and iterating from uniform. Kept in the session's memory and
+// in the tag cache (one value per context), so a fresh process patches it too.
+import type { TagCache } from "./cache.ts";
+import { EdgeList, patchRankGraph, restoreIndex, type RankFile } from "./graph.ts";
+import { rankingSignature } from "./parse.ts";
+import { buildRankGraph, graphContext, rankGraph, withImportedNames, type RankedEntry, type RankGraph, type RankRequest } from "./rank.ts";
+import { decodeRankFile, type FileEntry, type RankSource, type ScanResult } from "./scan.ts";
+
+/** Bump when the stored layout or what the graph is built from changes. */
+export const STATE_FORMAT = 4;
+/** The signature of a file with no definitions and no references (not ranked unless a chat file). */
+const EMPTY_SIG = rankingSignature([], "");
+/** Up to this many changed files (or 5% of the files) the kept graph is patched; more are ranked from scratch. */
+export const PATCH_MIN_FILES = 64;
+/** A patched state is stored again once this many files changed since the stored copy (until then each run re-patches them). */
+const SAVE_AFTER = 8;
+
+export interface RankState {
+  /** What the edges were built with besides the tags (rankContextKey). */
+  key: string;
+  /**
+   * Each ranked file's version, parallel to graph.paths: its ranking signature
+   * and the stat of its tags ("" for a file ranked without tags). A file whose
+   * lines moved keeps its signature but not its stat: its lines are patched too.
+   */
+  sigs: string[];
+  graph: RankGraph;
+  /** PageRank of each file (0: not in the graph). */
+  ranks: Float64Array;
+  /** Files patched since the copy in the cache. */
+  unsaved: number;
+  /** Whether graph.context was computed for this state's key (a state read ahead, by the session's warm-up, has none yet). */
+  attached: boolean;
+}
+
+/** Where a session keeps its state (memory.ts MapMemory). */
+export interface RankStateHolder {
+  rankState: RankState | null;
+}
+
+export interface StateRankInput {
+  /** What the edges depend on besides the tags: the chat files, their imports, the mentioned names, the weights, STATE_FORMAT (map.ts rankContextKey). */
+  key: string;
+  entries: readonly FileEntry[];
+  scan: ScanResult;
+  /** The ranking request (files come from the scan). */
+  request: Omit<RankRequest, "files" | "warm">;
+  cache: TagCache;
+  /** Read and store the state in the cache (false: a cold build's provisional ranking, or no reuse). */
+  store: boolean;
+  memory?: RankStateHolder;
+}
+
+export interface StateRankResult {
+  ranked: RankedEntry[];
+  /** "patched": from a kept state; "built": from every file's tags. */
+  how: "patched" | "built";
+  changed: number;
+}
+
+/**
+ * Ranks the scanned files: patches the kept state when only a few files' tags
+ * changed, else builds the graph from every file's tags (and keeps it).
+ */
+export function rankWithState(input: StateRankInput): StateRankResult {
+  const { request, scan } = input;
+  const key = input.key;
+  const listed = rankedList(input);
+  let state = input.memory?.rankState?.key === key ? input.memory.rankState : null;
+  if (!state && input.store) state = loadState(input.cache, key, request);
+  if (state && !state.attached) attach(state, request);
+  if (state && samePaths(state.graph.paths, listed.paths)) {
+    const changed = new Map<number, RankFile>();
+    const limit = Math.max(PATCH_MIN_FILES, Math.floor(listed.paths.length / 20));
+    let usable = true;
+    for (let f = 0; f < listed.paths.length && usable; f++) {
+      if (state.sigs[f] === listed.sigs[f]) continue;
+      const file = tagsOf(listed.paths[f]!, scan, input.cache);
+      if (!file || changed.size >= limit) usable = false;
+      else changed.set(f, withImportedNames(file, state.graph.importedNames.get(f)));
+    }
+    const patched = !usable ? null : changed.size === 0 ? state.graph : patch(state.graph, changed);
+    if (patched) {
+      const previous = state.ranks;
+      const { ranked, ranks } = rankGraph(patched, request, (_, f) => (previous[f]! > 0 ? previous[f] : undefined));
+      keep(input, { key, sigs: listed.sigs, graph: patched, ranks, unsaved: state.unsaved + changed.size, attached: true });
+      return { ranked, how: "patched", changed: changed.size };
+    }
+  }
+  // From every file's tags, in listing order.
+  const byPath = new Map<string, RankSource>();
+  for (const source of scan.rankFiles()) byPath.set(source.file.path, source);
+  const files: RankFile[] = [];
+  const sigs: string[] = [];
+  const chat = request.chatFiles;
+  for (const entry of input.entries) {
+    const source = byPath.get(entry.path);
+    if (!source) continue;
+    const { file, skipped } = source;
+    // A chat file stays even without tags: its imports still link it to what it uses.
+    if (!chat.has(file.path) && (skipped || (file.defNames.length === 0 && file.refs.length === 0))) continue;
+    files.push(file);
+    sigs.push(versionOf(scan, entry));
+  }
+  const tagged = new Set(files.map((f) => f.path));
+  for (const path of request.imports?.keys() ?? []) {
+    if (tagged.has(path)) continue;
+    tagged.add(path);
+    files.push({ path, defNames: [], defLines: [], refs: [] });
+    sigs.push("");
+  }
+  const graph = buildRankGraph({ ...request, files });
+  // In a session, the last ranking (of another context) is still a closer start than uniform.
+  const previous = input.memory?.rankState ?? null;
+  const warm = previous ? new Map(previous.graph.paths.map((path, f) => [path, previous.ranks[f]!])) : null;
+  const { ranked, ranks } = rankGraph(graph, request, warm ? (path) => (warm.get(path)! > 0 ? warm.get(path) : undefined) : undefined);
+  keep(input, { key, sigs, graph, ranks, unsaved: Infinity, attached: true });
+  return { ranked, how: "built", changed: files.length };
+}
+
+function patch(graph: RankGraph, changed: Map<number, RankFile>): RankGraph | null {
+  const patched = patchRankGraph(graph.index, graph.graph, graph.paths, graph.context, changed);
+  return patched ? { ...graph, ...patched } : null;
+}
+
+/** Keeps the state in the session's memory, and in the cache once it has drifted from the stored copy. */
+function keep(input: StateRankInput, state: RankState): void {
+  if (!input.store) {
+    if (input.memory) input.memory.rankState = null;
+    return;
+  }
+  if (input.memory) input.memory.rankState = state;
+  if (state.unsaved >= SAVE_AFTER) {
+    const encoded = encodeState(state);
+    if (encoded) input.cache.putRankState(state.key, encoded);
+    state.unsaved = 0;
+  }
+}
+
+/** A file's version as the kept graph records it: ranking signature ("-" skipped) and stat; "" when not described. */
+function versionOf(scan: ScanResult, entry: FileEntry): string {
+  const described = scan.files.get(entry.path);
+  if (!described) return "";
+  return `${described.skipped ? "-" : described.sig}\u0000${entry.mtime}\u0000${entry.size}`;
+}
+
+/** The files a ranking covers, in listing order, as the scan describes them (without reading their tags). */
+function rankedList(input: StateRankInput): { paths: string[]; sigs: string[] } {
+  const paths: string[] = [];
+  const sigs: string[] = [];
+  const chat = input.request.chatFiles;
+  const seen = new Set<string>();
+  for (const entry of input.entries) {
+    const described = input.scan.files.get(entry.path);
+    if (!described) continue;
+    if (!chat.has(entry.path) && (described.skipped || described.sig === EMPTY_SIG)) continue;
+    paths.push(entry.path);
+    sigs.push(versionOf(input.scan, entry));
+    seen.add(entry.path);
+  }
+  for (const path of input.request.imports?.keys() ?? []) {
+    if (seen.has(path)) continue;
+    seen.add(path);
+    paths.push(path);
+    sigs.push("");
+  }
+  return { paths, sigs };
+}
+
+/** A changed file's tags: parsed now, else from the cache. */
+function tagsOf(path: string, scan: ScanResult, cache: TagCache): RankFile | null {
+  if (!scan.files.has(path)) return { path, defNames: [], defLines: [], refs: [] };
+  const row = scan.fresh.get(path) ?? cache.rankRow(path);
+  if (!row) return null;
+  if (row.skipped) return { path, defNames: [], defLines: [], refs: [] };
+  return decodeRankFile(row);
+}
+
+function samePaths(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+// ─── Stored form: a JSON head (paths, signatures, names) and typed arrays, 8-byte aligned ───
+
+type ArrayField = "pathOrder" | "keys" | "definerStart" | "definerList" | "definerLineStart" | "definerLines" | "referencerStart" | "referencerFile" | "referencerRefs" | "referencerMembers" | "edgeStart" | "src" | "dst" | "weight" | "definer" | "ranks";
+const INT_FIELDS: readonly ArrayField[] = ["pathOrder", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "edgeStart", "src", "dst", "definer"];
+const FIELDS: readonly ArrayField[] = ["pathOrder", "keys", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "referencerRefs", "referencerMembers", "edgeStart", "src", "dst", "weight", "definer", "ranks"];
+
+interface StoredHead {
+  format: number;
+  key: string;
+  anyReference: boolean;
+  /** Element counts of FIELDS, then byte lengths of the paths, signatures and names ("\n"-joined UTF-8: far cheaper to read than JSON). */
+  lengths: number[];
+  texts: number[];
+}
+
+/** The stored form; null when a path holds a line break (listed paths are "\n"-joined). */
+export function encodeState(state: RankState): Uint8Array | null {
+  if (state.graph.paths.some((path) => path.includes("\n"))) return null;
+  const { index, graph } = state.graph;
+  const count = graph.edges.count;
+  const arrays: Record<ArrayField, Int32Array | Float64Array> = {
+    pathOrder: graph.pathOrder ?? new Int32Array(0),
+    keys: index.keys,
+    definerStart: index.definerStart,
+    definerList: index.definerList,
+    definerLineStart: index.definerLineStart,
+    definerLines: index.definerLines,
+    referencerStart: index.referencerStart,
+    referencerFile: index.referencerFile,
+    referencerRefs: index.referencerRefs,
+    referencerMembers: index.referencerMembers,
+    edgeStart: graph.edgeStart,
+    src: graph.edges.src.subarray(0, count),
+    dst: graph.edges.dst.subarray(0, count),
+    weight: graph.edges.weight.subarray(0, count),
+    definer: graph.edges.definer.subarray(0, count),
+    ranks: state.ranks,
+  };
+  const encoder = new TextEncoder();
+  const texts = [state.graph.paths, state.sigs, index.names].map((list) => encoder.encode(list.join("\n")));
+  const head: StoredHead = {
+    format: STATE_FORMAT,
+    key: state.key,
+    anyReference: index.anyReference,
+    lengths: FIELDS.map((f) => arrays[f].length),
+    texts: texts.map((t) => t.length),
+  };
+  const headBytes = encoder.encode(JSON.stringify(head));
+  const headSpace = align8(8 + headBytes.length);
+  let size = headSpace;
+  for (const t of texts) size += align8(t.length);
+  for (const f of FIELDS) size += align8(arrays[f].byteLength);
+  const out = new Uint8Array(size);
+  new DataView(out.buffer).setUint32(0, headBytes.length, true);
+  out.set(headBytes, 8);
+  let at = headSpace;
+  for (const t of texts) {
+    out.set(t, at);
+    at += align8(t.length);
+  }
+  for (const f of FIELDS) {
+    const a = arrays[f];
+    out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
+    at += align8(a.byteLength);
+  }
+  return out;
+}
+
+function align8(n: number): number {
+  return (n + 7) & ~7;
+}
+
+/** The stored state of this context, or null (missing, unreadable, another format). */
+function loadState(cache: TagCache, key: string, request: Omit<RankRequest, "files" | "warm">): RankState | null {
+  const blob = cache.getRankState(key);
+  if (!blob) return null;
+  try {
+    return decodeState(blob, key, request);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The state stored last, read ahead (a session's warm-up: the map after the first
+ * edit then reads nothing); its edges' context is attached when a build of that
+ * context uses it.
+ */
+export function loadLatestState(cache: TagCache): RankState | null {
+  const latest = cache.latestRankState();
+  if (!latest) return null;
+  try {
+    return decodeState(latest.state, latest.key, null);
+  } catch {
+    return null;
+  }
+}
+
+/** Computes what the edges were built with (the key says it is this request's context). */
+function attach(state: RankState, request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">): void {
+  Object.assign(state.graph, graphContext(request, state.graph.paths));
+  state.attached = true;
+}
+
+export function decodeState(blob: Uint8Array, key: string, request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports"> | null): RankState | null {
+  const bytes = blob.byteOffset % 8 === 0 ? blob : blob.slice();
+  if (bytes.length < 8) return null;
+  const headLength = new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(0, true);
+  const head = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + headLength))) as StoredHead;
+  if (head.format !== STATE_FORMAT || head.key !== key || head.lengths.length !== FIELDS.length || head.texts.length !== 3) return null;
+  let at = align8(8 + headLength);
+  const decoder = new TextDecoder();
+  // Counts from the arrays: paths (and signatures) one per rank, names one per identifier.
+  const counts = [head.lengths[FIELDS.indexOf("ranks")]!, head.lengths[FIELDS.indexOf("ranks")]!, head.lengths[FIELDS.indexOf("definerStart")]! - 1];
+  const [paths, sigs, names] = head.texts.map((length, i) => {
+    const text = decoder.decode(bytes.subarray(at, at + length));
+    at += align8(length);
+    return counts[i] === 0 ? [] : text.split("\n");
+  }) as [string[], string[], string[]];
+  const arrays = {} as Record<ArrayField, Int32Array | Float64Array>;
+  FIELDS.forEach((f, i) => {
+    const length = head.lengths[i]!;
+    const bytesPer = INT_FIELDS.includes(f) ? 4 : 8;
+    if (at + length * bytesPer > bytes.length) throw new Error("truncated rank state");
+    arrays[f] = bytesPer === 4 ? new Int32Array(bytes.buffer, bytes.byteOffset + at, length) : new Float64Array(bytes.buffer, bytes.byteOffset + at, length);
+    at += align8(length * bytesPer);
+  });
+  const ints = (f: ArrayField) => arrays[f] as Int32Array;
+  const floats = (f: ArrayField) => arrays[f] as Float64Array;
+  const identCount = names.length;
+  if (sigs.length !== paths.length || ints("definerStart").length !== identCount + 1 || ints("edgeStart").length !== identCount + 1 || floats("ranks").length !== paths.length) return null;
+  const index = restoreIndex({
+    names,
+    keys: floats("keys"),
+    definerStart: ints("definerStart"),
+    definerList: ints("definerList"),
+    definerLineStart: ints("definerLineStart"),
+    definerLines: ints("definerLines"),
+    referencerStart: ints("referencerStart"),
+    referencerFile: ints("referencerFile"),
+    referencerRefs: floats("referencerRefs"),
+    referencerMembers: floats("referencerMembers"),
+    anyReference: head.anyReference,
+  });
+  const edges = new EdgeList(0);
+  edges.src = ints("src");
+  edges.dst = ints("dst");
+  edges.weight = floats("weight");
+  edges.definer = ints("definer");
+  edges.count = edges.src.length;
+  const slotBase = new Int32Array(identCount + 1);
+  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + index.definerStart[id + 1]! - index.definerStart[id]!;
+  // Until attached, an empty context (nothing reads it before).
+  const { context, importedNames, importedFiles } = request ? graphContext(request, paths) : { context: { inChat: new Uint8Array(0), mentionedIdents: new Set<string>(), imports: new Map(), into: new Float64Array(0) }, importedNames: new Map(), importedFiles: new Set<string>() };
+  const graph: RankGraph = { paths, index, graph: { edges, edgeStart: ints("edgeStart"), pathOrder: ints("pathOrder").length === paths.length ? ints("pathOrder") : null, slotBase, slotCount: slotBase[identCount]! }, context, importedNames, importedFiles };
+  return { key, sigs, graph, ranks: floats("ranks"), unsaved: 0, attached: request !== null };
+}
