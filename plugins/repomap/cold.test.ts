@@ -1,14 +1,17 @@
 import { afterAll, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { countTokens } from "../../core/chat/tokens.ts";
 import { memoryCacheStore } from "../../core/edit/cache-store.ts";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
+import { languageFor } from "../../grammars/languages.ts";
 import { generateRepo, type GeneratedRepo } from "../../scripts/gen-repo.ts";
 import { CACHE_VERSION, TagCache } from "./cache.ts";
+import { importEdges, listingIds, planColdScan, prescanResolver, readHead, type ImportEdges } from "./cold.ts";
+import { ImportResolver } from "./imports.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
-import { parseInBackground } from "./scan.ts";
+import { parseInBackground, prescanInPool, segmentCuts, statFiles } from "./scan.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -108,4 +111,130 @@ test("a cancelled background parse stops and settles; what it stored stays valid
   const next = await buildRepoMap(input(root, repo.files, cache));
   expect(next.pending).toEqual([]);
   expect(next.stats.parsed).toBe(cold.pending.length);
+});
+
+/** Files every language's import reader resolves in its own way, beside a generated repository. */
+const VARIED: Record<string, string> = {
+  "web/tsconfig.json": '{ "compilerOptions": { "baseUrl": ".", "paths": { "@app/*": ["src/lib/*"] } } }',
+  "web/src/lib/util.ts": "export function helper() {}\nexport type Shape = {};\n",
+  "web/src/lib/index.ts": 'export { helper } from "./util";\n',
+  "web/src/main.ts": 'import type { Shape } from "./lib/util";\nimport { helper } from "./lib/util.js";\nimport * as lib from "@app/util";\nimport all from "./lib";\nlib.helper(all as Shape);\nconst { helper: h } = require("@app/util");\n',
+  "app/__init__.py": "from .models import User\n",
+  "app/models.py": "class User:\n    pass\n",
+  "app/services/__init__.py": "def run():\n    pass\n",
+  "app/main.py": "from app import models, services\nfrom app.services import run\nimport app.models as m\nfrom . import models as again\nm.User()\nservices.run()\n",
+  "java/com/acme/util/Strings.java": "package com.acme.util;\npublic class Strings { public static String trim(String s) { return s; } }\n",
+  "java/com/acme/util/Lists.java": "package com.acme.util;\npublic class Lists {}\n",
+  "java/com/acme/util/notes.md": "not Java\n",
+  "java/com/acme/App.java": "package com.acme;\nimport com.acme.util.*;\nimport com.acme.util.Strings;\nimport static com.acme.util.Strings.trim;\nimport com.acme.util.Lists.*;\npublic class App { String x = Strings.trim(\"a\"); }\n",
+  "cs/Acme/Core/Thing.cs": "namespace Acme.Core { public class Thing {} }\n",
+  "cs/Acme/App.cs": "using Acme.Core;\nusing System;\nnamespace Acme { class App { Thing t; } }\n",
+  "pkg0/mod0/extra_test.go": 'package mod0\n\nimport (\n\tother "example.com/gen/pkg0/mod1"\n\t"example.com/gen/pkg0/mod0"\n)\n\nfunc TestX() { other.Run(); mod0.Go() }\n',
+  "crate/Cargo.toml": '[package]\nname = "c"\n',
+  "crate/src/lib.rs": "mod inner;\npub mod shapes;\nuse crate::shapes::{Circle, Square};\nuse self::inner::*;\n",
+  "crate/src/inner.rs": "pub fn go() {}\n",
+  "crate/src/shapes/mod.rs": "pub struct Circle;\npub struct Square;\n",
+};
+
+/** What importsOf gives for `path`, in the form of ImportEdges (targets in order, distinct names per target, every name). */
+function edgesOf(edges: ImportEdges, files: readonly string[], i: number): { targets: string[]; counts: number[]; names: string } {
+  const targets: string[] = [];
+  const counts: number[] = [];
+  for (let e = edges.start[i]!; e < edges.start[i + 1]!; e++) {
+    targets.push(files[edges.target[e]!]!);
+    counts.push(edges.nameCount[e]!);
+  }
+  return { targets, counts, names: edges.names[i]! };
+}
+
+test("the pre-scan's import edges are importsOf's, file by file, on this thread and in workers", async () => {
+  const { root, repo } = generated(500);
+  for (const [path, text] of Object.entries(VARIED)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const files = statFiles(root, [...repo.files, ...Object.keys(VARIED)]).map((e) => e.path);
+  const stale = statFiles(root, files).filter((e) => e.lang);
+  const isStale = new Set(stale.map((e) => e.path));
+  const head = (path: string, maxBytes: number) => readHead(join(root, path), maxBytes);
+  const here = importEdges(
+    stale.map((e) => e.path),
+    listingIds(files),
+    prescanResolver(files, (path) => isStale.has(path), head),
+  );
+  let resolved = 0;
+  stale.forEach((entry, i) => {
+    // A fresh resolver per file: nothing remembered from other files' imports.
+    const expected = prescanResolver(files, (path) => isStale.has(path), head).importsOf(entry.path);
+    const names = new Set<string>();
+    for (const taken of expected.values()) for (const name of taken) names.add(name);
+    expect({ path: entry.path, ...edgesOf(here, files, i) }).toEqual({ path: entry.path, targets: [...expected.keys()], counts: [...expected.values()].map((s) => s.size), names: [...names].join("\n") });
+    resolved += expected.size;
+  });
+  expect(resolved).toBeGreaterThan(stale.length * 3);
+  // Every reader had something to resolve.
+  const at = (path: string) => edgesOf(here, files, stale.findIndex((e) => e.path === path)).targets;
+  expect(at("web/src/main.ts")).toEqual(["web/src/lib/util.ts", "web/src/lib/index.ts"]);
+  expect(at("app/main.py")).toEqual(["app/__init__.py", "app/models.py", "app/services/__init__.py"]);
+  expect(at("java/com/acme/App.java")).toEqual(["java/com/acme/util/Strings.java", "java/com/acme/util/Lists.java"]);
+  expect(at("cs/Acme/App.cs")).toEqual(["cs/Acme/Core/Thing.cs"]);
+  expect(at("crate/src/lib.rs")).toEqual(["crate/src/inner.rs", "crate/src/shapes/mod.rs"]);
+  expect(at("pkg0/mod0/extra_test.go").length).toBeGreaterThan(0);
+  // In two workers, chunk by chunk: the same edges.
+  const pooled = await prescanInPool(stale, files, { root }, 2);
+  expect(Array.from(pooled.start)).toEqual(Array.from(here.start));
+  expect(Array.from(pooled.target)).toEqual(Array.from(here.target));
+  expect(Array.from(pooled.nameCount)).toEqual(Array.from(here.nameCount));
+  expect(pooled.names).toEqual(here.names);
+});
+
+test("eachImport merged is importsOf; a Java class's members imported with .* resolve to the class", () => {
+  const files = Object.keys(VARIED);
+  const read = (path: string) => VARIED[path] ?? null;
+  const resolver = new ImportResolver({ files, read });
+  for (const path of files) {
+    const merged = new Map<string, Set<string>>();
+    resolver.eachImport(path, (found, names) => {
+      for (const file of typeof found === "string" ? [found] : found) {
+        const set = merged.get(file) ?? new Set<string>();
+        for (const name of names) set.add(name);
+        merged.set(file, set);
+      }
+    });
+    expect(merged).toEqual(new ImportResolver({ files, read }).importsOf(path));
+  }
+  // A Java class's members imported with `.*` resolve to the class (not to nothing).
+  const members = { "Main.java": "import com.acme.util.Lists.*;\nclass Main {}\n", "com/acme/util/Lists.java": "package com.acme.util;\npublic class Lists {}\n", "com/acme/util/README.md": "" };
+  expect([...new ImportResolver({ files: Object.keys(members), read: (path) => members[path as keyof typeof members] ?? null }).importsOf("Main.java").keys()]).toEqual(["com/acme/util/Lists.java"]);
+});
+
+test("the parse pool cuts its queue at a change of language when one is within a quarter of a segment", () => {
+  const queue = (spec: [string, number][]) => spec.flatMap(([lang, n]) => Array<string>(n).fill(lang));
+  // 70 JavaScript and 58 TypeScript files (a first map's in node_modules/openai): one grammar per worker.
+  expect(segmentCuts(queue([["javascript", 70], ["typescript", 58]]), 2)).toEqual([0, 70, 128]);
+  expect(segmentCuts(queue([["a", 30], ["b", 30], ["c", 30], ["d", 30]]), 3)).toEqual([0, 30, 90, 120]);
+  // No change of language near: even cuts.
+  expect(segmentCuts(queue([["go", 10], ["python", 100], ["ts", 10]]), 2)).toEqual([0, 60, 120]);
+  expect(segmentCuts(queue([["ts", 100]]), 2)).toEqual([0, 50, 100]);
+});
+
+test("a widely imported chat file's importers are parsed first only up to the budget's bytes; what the chat imports always", () => {
+  const text: Record<string, string> = {
+    "src/core.ts": 'import { dep } from "./dep";\nexport function core() { return dep(); }\n',
+    "src/dep.ts": 'import { leaf } from "./leaf";\nexport function dep() { return leaf(); }\n',
+    "src/leaf.ts": "export function leaf() { return 1; }\n",
+  };
+  // 60 files of 2,000 bytes importing the chat file (a budget of 100 tokens wants 20,000 bytes).
+  for (let i = 0; i < 60; i++) text[`src/users/user${i}.ts`] = `import { core } from "../core";\nexport const u${i} = core();\n${"// padding\n".repeat(160)}`.slice(0, 2000);
+  const files = Object.keys(text);
+  const stale = files.map((path) => ({ path, mtime: 1, size: text[path]!.length, lang: languageFor(path) }));
+  const plan = planColdScan(stale, { files, chatFiles: ["src/core.ts"], budget: 100, head: (path, max) => text[path]?.slice(0, max) ?? null, read: (path) => text[path] ?? null });
+  const now = plan.now.map((e) => e.path);
+  expect(now.slice(0, 3)).toEqual(["src/core.ts", "src/dep.ts", "src/leaf.ts"]);
+  // Importers until 20,000 bytes, then by rank until 48 files or 80,000 bytes: not all 60.
+  const bytes = plan.now.reduce((sum, e) => sum + e.size, 0);
+  expect(bytes).toBeGreaterThanOrEqual(20_000);
+  expect(bytes).toBeLessThan(80_000 + 2_000);
+  expect(plan.later.length).toBeGreaterThan(10);
+  for (const entry of plan.later) expect(plan.prescanned.get(entry.path)?.refs.length).toBe(3);
 });

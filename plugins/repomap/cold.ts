@@ -5,8 +5,9 @@
 // files are parsed now, until there is enough for the budget; the rest are parsed
 // in the background (scan.ts parseInBackground), and until then rank by the names
 // they import.
+import { closeSync, constants, openSync, readSync } from "node:fs";
 import type { FileEntry } from "./scan.ts";
-import { ImportResolver, type FileImports } from "./imports.ts";
+import { ImportResolver } from "./imports.ts";
 import type { RankFile } from "./graph.ts";
 import { personalizedPageRank } from "./pagerank.ts";
 import { identKey } from "./tags.ts";
@@ -17,6 +18,8 @@ export const PRESCAN_BYTES = 8192;
 const MIN_NOW_FILES = 48;
 /** The chat files' neighbours parsed now, at most (a chat file importing half the repository). */
 const MAX_NEIGHBOURS = 300;
+/** Files chosen by rank stop at this many times the budget's bytes (200 a token), however few. */
+const MAX_BYTES_SHARE = 4;
 
 export interface ColdInput {
   /** Every listed file (imports resolve against them). */
@@ -28,6 +31,8 @@ export interface ColdInput {
   head(path: string, maxBytes: number): string | null;
   /** A chat file's whole text (its imports decide what is parsed first). */
   read(path: string): string | null;
+  /** The stale files' import edges when already read (in workers: scan.ts prescanInPool); else read here. */
+  edges?: ImportEdges;
 }
 
 export interface ColdPlan {
@@ -49,90 +54,242 @@ export interface ColdPlan {
  */
 export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   const byPath = new Map(stale.map((e) => [e.path, e]));
-  // Other files (tsconfig.json, package.json, go.mod) are read whole, once each.
-  const configs = new Map<string, string | null>();
-  const readOther = (path: string) => {
-    if (!configs.has(path)) configs.set(path, input.head(path, 1 << 20));
-    return configs.get(path)!;
-  };
-  const heads = new ImportResolver({ files: input.files, read: (path) => (byPath.has(path) ? input.head(path, PRESCAN_BYTES) : readOther(path)) }, { followReexports: false, samePackage: false });
-  const imports = new Map<string, FileImports>();
-  for (const entry of stale) imports.set(entry.path, heads.importsOf(entry.path));
-  const importers = new Map<string, string[]>();
-  for (const [from, targets] of imports) {
-    for (const to of targets.keys()) {
-      let list = importers.get(to);
-      if (!list) importers.set(to, (list = []));
-      list.push(from);
-    }
-  }
+  const ids = listingIds(input.files);
+  const stalePaths = stale.map((e) => e.path);
+  const edges = input.edges ?? importEdges(stalePaths, ids, prescanResolver(input.files, (path) => byPath.has(path), input.head));
+  const graph = importGraph(stalePaths, input.files, ids, edges);
+  const { paths } = graph;
 
+  const wantFiles = Math.max(MIN_NOW_FILES, Math.ceil(input.budget / 8));
+  const wantBytes = input.budget * 200;
   const order: string[] = [];
   const chosen = new Set<string>();
+  let bytes = 0;
   const choose = (path: string) => {
     if (!byPath.has(path) || chosen.has(path)) return;
     chosen.add(path);
     order.push(path);
+    bytes += byPath.get(path)!.size;
   };
   const chat = [...new Set(input.chatFiles)];
   for (const path of chat) choose(path);
   // The chat files' own imports from their whole text, re-exports followed (what the map shows first).
   const full = new ImportResolver({ files: input.files, read: input.read });
   // Files the chat takes names from first; then the ones it imports whole (a Go or Java
-  // package's other files: many); then the files importing the chat files.
+  // package's other files: many); then the files those import.
   const named: string[] = [];
   const whole: string[] = [];
   for (const path of chat) for (const [target, names] of full.importsOf(path)) (names.size > 0 ? named : whole).push(target);
   const near = [...named, ...whole];
-  for (const path of chat) near.push(...(importers.get(path) ?? []));
   for (const path of near.slice(0, MAX_NEIGHBOURS)) choose(path);
   const second: string[] = [];
-  for (const path of near) for (const target of imports.get(path)?.keys() ?? []) second.push(target);
+  for (const path of near) {
+    const at = graph.staleIndex.get(path);
+    if (at === undefined) continue;
+    for (let e = graph.start[at]!; e < graph.start[at + 1]!; e++) second.push(paths[graph.target[e]!]!);
+  }
   for (const path of second.slice(0, MAX_NEIGHBOURS)) choose(path);
-
-  const wantFiles = Math.max(MIN_NOW_FILES, Math.ceil(input.budget / 8));
-  const wantBytes = input.budget * 200;
-  let bytes = 0;
-  for (const path of order) bytes += byPath.get(path)!.size;
+  // The files importing the chat files, while the budget's bytes are not reached: rank
+  // flows from the chat files to what they import, so these are seldom shown (and a
+  // widely imported chat file has hundreds of them).
+  const importers: string[] = [];
+  for (const path of chat) for (const i of graph.importersOf(ids.get(path))) importers.push(stale[i]!.path);
+  for (const path of importers.slice(0, MAX_NEIGHBOURS)) {
+    if (bytes >= wantBytes) break;
+    choose(path);
+  }
+  // Then by rank, until enough files and bytes for the budget, or MAX_BYTES_SHARE times its bytes (a tree of large files).
   if (order.length < wantFiles || bytes < wantBytes) {
-    for (const path of byImportRank(stale, imports, chat)) {
-      if (order.length >= wantFiles && bytes >= wantBytes) break;
-      if (chosen.has(path)) continue;
+    for (const path of byImportRank(stale, graph, chat)) {
+      if ((order.length >= wantFiles && bytes >= wantBytes) || bytes >= wantBytes * MAX_BYTES_SHARE) break;
       choose(path);
-      bytes += byPath.get(path)!.size;
     }
   }
 
   const now = order.map((path) => byPath.get(path)!);
-  const later = stale.filter((e) => !chosen.has(e.path));
+  const later: FileEntry[] = [];
   const prescanned = new Map<string, RankFile>();
-  for (const entry of later) prescanned.set(entry.path, importsAsReferences(entry.path, imports.get(entry.path)));
+  stale.forEach((entry, i) => {
+    if (chosen.has(entry.path)) return;
+    later.push(entry);
+    const names = graph.names[i]!;
+    prescanned.set(entry.path, importsAsReferences(entry.path, names === "" ? [] : names.split("\n")));
+  });
   return { now, later, prescanned };
 }
 
+/** The resolver the pre-scan reads imports with: the first PRESCAN_BYTES of each stale file, other files (tsconfig.json, package.json, go.mod) whole, once each. */
+export function prescanResolver(files: readonly string[], isStale: (path: string) => boolean, head: ColdInput["head"]): ImportResolver {
+  const configs = new Map<string, string | null>();
+  const readOther = (path: string) => {
+    if (!configs.has(path)) configs.set(path, head(path, 1 << 20));
+    return configs.get(path)!;
+  };
+  return new ImportResolver({ files, read: (path) => (isStale(path) ? head(path, PRESCAN_BYTES) : readOther(path)) }, { followReexports: false, samePackage: false });
+}
+
+/** Each listed path's id: the position of its first listing. */
+export function listingIds(files: readonly string[]): Map<string, number> {
+  const ids = new Map<string, number>();
+  files.forEach((path, i) => {
+    if (!ids.has(path)) ids.set(path, i);
+  });
+  return ids;
+}
+
+/**
+ * Some files' imports, compact: per file (in the order given) its imported files as
+ * listing ids, each once, in the order first imported (as importsOf merges them), with
+ * how many distinct names it takes from each; and per file every name it imports. A Go
+ * package's files come as one list per import, so this holds no set per imported file
+ * (at 100k files, millions of such edges). Plain data: workers send it as it is.
+ */
+export interface ImportEdges {
+  /** File i's edges are start[i] .. start[i + 1] - 1. */
+  start: Int32Array;
+  target: Int32Array;
+  /** Distinct names taken through each edge. */
+  nameCount: Int32Array;
+  /** Per file, every name it imports (importsOf's order), joined by newlines. */
+  names: string[];
+}
+
+/** The pre-scan's import graph over the stale files (in `stale` order). */
+export interface ImportGraph extends ImportEdges {
+  /** Listed path → id, and back. */
+  ids: ReadonlyMap<string, number>;
+  paths: readonly string[];
+  /** Stale path → its index in `stale`. */
+  staleIndex: ReadonlyMap<string, number>;
+  /** The stale files (indexes) importing listed file `id`, in `stale` order. */
+  importersOf(id: number | undefined): number[];
+}
+
+/** The import edges of `paths` (files of the listing that `ids` numbers), resolved by `resolver`. */
+export function importEdges(paths: readonly string[], ids: ReadonlyMap<string, number>, resolver: ImportResolver): ImportEdges {
+  let listed = 0;
+  for (const id of ids.values()) if (id >= listed) listed = id + 1;
+  const start = new Int32Array(paths.length + 1);
+  let target: Int32Array<ArrayBuffer> = new Int32Array(Math.max(1024, paths.length * 8));
+  let nameCount: Int32Array<ArrayBuffer> = new Int32Array(target.length);
+  const names: string[] = [];
+  // Where file `id`'s edge from the current importer is (stamp: which importer set it), to merge a file imported twice.
+  const stamp = new Int32Array(listed).fill(-1);
+  const edgeOf = new Int32Array(listed);
+  let edges = 0;
+  // A list of files (a Go package's) comes from many importers: its ids are looked up once.
+  const listIds = new WeakMap<readonly string[], (number | undefined)[]>();
+  const idsOf = (list: readonly string[]) => {
+    let found = listIds.get(list);
+    if (!found) listIds.set(list, (found = list.map((path) => ids.get(path))));
+    return found;
+  };
+  paths.forEach((path, i) => {
+    start[i] = edges;
+    // Each edge's names: the list it came with, or, when the file comes again through
+    // another import (rare), the merged set.
+    const edgeNames: (readonly string[] | Set<string>)[] = [];
+    resolver.eachImport(path, (found, list) => {
+      const distinct = list.length < 2 ? list.length : new Set(list).size;
+      const each = (id: number | undefined) => {
+        if (id === undefined) return;
+        if (stamp[id] === i) {
+          const e = edgeOf[id]!;
+          let set = edgeNames[e - start[i]!]!;
+          if (!(set instanceof Set)) edgeNames[e - start[i]!] = set = new Set(set);
+          for (const name of list) set.add(name);
+          nameCount[e] = set.size;
+          return;
+        }
+        if (edges === target.length) {
+          target = grow(target);
+          nameCount = grow(nameCount);
+        }
+        stamp[id] = i;
+        edgeOf[id] = edges;
+        target[edges] = id;
+        nameCount[edges] = distinct;
+        edgeNames.push(list);
+        edges++;
+      };
+      if (typeof found === "string") each(ids.get(found));
+      else for (const id of idsOf(found)) each(id);
+    });
+    // Every name imported, in the order importsOf's sets give them (the files in order, each one's names).
+    const taken = new Set<string>();
+    let previous: readonly string[] | Set<string> | null = null;
+    for (const list of edgeNames) {
+      // A Go package's files share one list: its names are in already.
+      if (list === previous) continue;
+      previous = list;
+      for (const name of list) taken.add(name);
+    }
+    names.push([...taken].join("\n"));
+  });
+  start[paths.length] = edges;
+  return { start, target: target.slice(0, edges), nameCount: nameCount.slice(0, edges), names };
+}
+
+/** The graph over the stale files from their edges. */
+export function importGraph(stale: readonly string[], files: readonly string[], ids: ReadonlyMap<string, number>, edges: ImportEdges): ImportGraph {
+  const { start, target } = edges;
+  return {
+    ...edges,
+    ids,
+    paths: files,
+    staleIndex: new Map(stale.map((path, i) => [path, i])),
+    importersOf(id) {
+      const out: number[] = [];
+      if (id === undefined) return out;
+      for (let i = 0; i < stale.length; i++) {
+        for (let e = start[i]!; e < start[i + 1]!; e++) {
+          if (target[e] === id) {
+            out.push(i);
+            break;
+          }
+        }
+      }
+      return out;
+    },
+  };
+}
+
+function grow(array: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
 /** The stale files by PageRank over "imports" edges (weighted by the names taken), personalised to the chat files. */
-function byImportRank(stale: readonly FileEntry[], imports: ReadonlyMap<string, FileImports>, chat: readonly string[]): string[] {
-  const index = new Map(stale.map((e, i) => [e.path, i]));
-  const src: number[] = [];
-  const dst: number[] = [];
-  const weight: number[] = [];
-  for (const [from, targets] of imports) {
-    const a = index.get(from)!;
-    for (const [to, names] of targets) {
-      const b = index.get(to);
-      if (b === undefined || b === a) continue;
-      src.push(a);
-      dst.push(b);
-      weight.push(1 + Math.sqrt(names.size));
+function byImportRank(stale: readonly FileEntry[], graph: ImportGraph, chat: readonly string[]): string[] {
+  // Edges between stale files only (ids of the listing → indexes of `stale`).
+  const local = new Int32Array(graph.paths.length).fill(-1);
+  stale.forEach((entry, i) => {
+    const id = graph.ids.get(entry.path);
+    if (id !== undefined) local[id] = i;
+  });
+  const total = graph.target.length;
+  const src = new Int32Array(total);
+  const dst = new Int32Array(total);
+  const weight = new Float64Array(total);
+  let count = 0;
+  for (let a = 0; a < stale.length; a++) {
+    for (let e = graph.start[a]!; e < graph.start[a + 1]!; e++) {
+      const b = local[graph.target[e]!]!;
+      if (b < 0 || b === a) continue;
+      src[count] = a;
+      dst[count] = b;
+      weight[count] = 1 + Math.sqrt(graph.nameCount[e]!);
+      count++;
     }
   }
   let personalization: Float64Array | null = null;
-  const inChat = chat.filter((path) => index.has(path));
+  const inChat = chat.filter((path) => graph.staleIndex.has(path));
   if (inChat.length > 0) {
     personalization = new Float64Array(stale.length);
-    for (const path of inChat) personalization[index.get(path)!] = 1;
+    for (const path of inChat) personalization[graph.staleIndex.get(path)!] = 1;
   }
-  const ranks = personalizedPageRank(stale.length, { src: Int32Array.from(src), dst: Int32Array.from(dst), weight: Float64Array.from(weight), count: src.length }, personalization);
+  const ranks = personalizedPageRank(stale.length, { src, dst, weight, count }, personalization);
   // Ties (files nothing imports) by size: a larger file is likelier to hold what others use.
   return stale
     .map((e, i) => ({ path: e.path, rank: ranks[i]!, size: e.size }))
@@ -141,10 +298,8 @@ function byImportRank(stale: readonly FileEntry[], imports: ReadonlyMap<string, 
 }
 
 /** A file not parsed yet, as ranking reads it: the names it imports count as its references. */
-function importsAsReferences(path: string, imports: FileImports | undefined): RankFile {
-  const names = new Set<string>();
-  for (const taken of imports?.values() ?? []) for (const name of taken) names.add(name);
-  const refs = new Float64Array(names.size * 3);
+function importsAsReferences(path: string, names: readonly string[]): RankFile {
+  const refs = new Float64Array(names.length * 3);
   let i = 0;
   for (const name of names) {
     refs[i++] = identKey(name);
@@ -152,4 +307,37 @@ function importsAsReferences(path: string, imports: FileImports | undefined): Ra
     refs[i++] = 0;
   }
   return { path, defNames: [], defLines: [], refs };
+}
+
+/** The first `maxBytes` of a file as text, cut after its last whole line; null when unreadable. */
+const HEAD_BUFFER = new Uint8Array(PRESCAN_BYTES);
+const UTF8 = new TextDecoder();
+
+export function readHead(abs: string, maxBytes: number): string | null {
+  let fd: number;
+  try {
+    // NOFOLLOW: the listing left out links already; one put in a file's place since is not read.
+    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const buffer = maxBytes <= HEAD_BUFFER.length ? HEAD_BUFFER : new Uint8Array(maxBytes);
+    let length = 0;
+    while (length < maxBytes) {
+      const n = readSync(fd, buffer, length, maxBytes - length, null);
+      if (n <= 0) break;
+      length += n;
+    }
+    let end = length;
+    if (length === maxBytes) {
+      const cut = buffer.lastIndexOf(10, length - 1);
+      if (cut > 0) end = cut + 1;
+    }
+    return UTF8.decode(buffer.subarray(0, end));
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -9,6 +9,21 @@ import { aliasOf, expandUse, goImports, readTsPaths, tsImportStatements, usedMem
 /** Per imported file, the names the chat file takes from it (empty: the file as a whole). */
 export type FileImports = Map<string, Set<string>>;
 
+/**
+ * Receives one import statement's resolution: the file (or the files, e.g. a Go
+ * package's) and the names taken from each. The same file may come more than once
+ * (its names are then merged, as importsOf does); never the importing file itself.
+ */
+export type ImportSink = (files: string | readonly string[], names: readonly string[]) => void;
+
+/** What a language's reader hands each resolution to (null: unresolved, ignored). */
+interface Emit {
+  one(file: string | null, names: Iterable<string>): void;
+  all(files: readonly string[], names: readonly string[]): void;
+}
+
+const NONE: readonly string[] = [];
+
 export interface ImportSource {
   /** Every listed repository file. */
   files: readonly string[];
@@ -27,12 +42,26 @@ export class ImportResolver {
   readonly #source: ImportSource;
   readonly #listed: Set<string>;
   #byDir: Map<string, string[]> | null = null;
+  /** Listed files by base name, and by their last two path components (`pkg/__init__.py`), each in path order. */
   #byBase: Map<string, string[]> | null = null;
-  #dirs: string[] | null = null;
+  #byLastTwo: Map<string, string[]> | null = null;
+  /** Every folder holding a listed file at any depth, by its last component; whether a module path names one. */
+  #folders: Map<string, string[]> | null = null;
+  readonly #packageFolders = new Map<string, boolean>();
+  /** Folders by their last component, each in path order. */
+  #dirsByName: Map<string, string[]> | null = null;
+  /** A bare TS/JS specifier's file per importing folder and specifier; a path's file per path. */
+  readonly #tsResolved = new Map<string, string | null>();
+  readonly #tsFiles = new Map<string, string | null>();
+  /** A relative Python module's file per importing folder; an absolute module's candidates (nearest picked per importer). */
+  readonly #pyRelative = new Map<string, string | null>();
+  readonly #pyAbsolute = new Map<string, readonly string[]>();
+  /** A folder's Go files (`true`: with its tests). */
+  readonly #goFiles = new Map<string, readonly string[]>();
   #packages: Map<string, string> | null = null;
   readonly #tsconfigs = new Map<string, TsPaths | null>();
   readonly #texts = new Map<string, string | null>();
-  readonly #endings = new Map<string, string[]>();
+  readonly #endings = new Map<string, readonly string[]>();
   readonly #dirEndings = new Map<string, string | null>();
   /** A folder's Go module (the nearest go.mod above it), read once. */
   readonly #goModules = new Map<string, { dir: string; path: string } | null>();
@@ -51,22 +80,50 @@ export class ImportResolver {
 
   /** The repository files `chat` imports, with the names it uses from each. */
   importsOf(chat: string): FileImports {
-    const text = this.#source.read(chat);
     const out: FileImports = new Map();
-    if (text === null) return out;
-    const add = (file: string | null, names: Iterable<string>) => {
-      if (!file || file === chat) return;
+    const add = (file: string, names: Iterable<string>) => {
       let set = out.get(file);
       if (!set) out.set(file, (set = new Set()));
       for (const name of names) set.add(name);
     };
+    this.#collect(chat, {
+      one: (file, names) => {
+        if (file && file !== chat) add(file, names);
+      },
+      all: (files, names) => {
+        for (const file of files) if (file !== chat) add(file, names);
+      },
+    });
+    return out;
+  }
+
+  /**
+   * The same resolutions as importsOf, unmerged, statement by statement (a Go package's
+   * files as one shared list): the cold map's pre-scan of every file builds its graph
+   * from these without a set per imported file. Merged in order, they are importsOf.
+   */
+  eachImport(path: string, sink: ImportSink): void {
+    this.#collect(path, {
+      one: (file, names) => {
+        if (file && file !== path) sink(file, Array.isArray(names) ? names : [...names]);
+      },
+      all: (files, names) => {
+        const others = files.includes(path) ? files.filter((f) => f !== path) : files;
+        if (others.length > 0) sink(others, names);
+      },
+    });
+  }
+
+  #collect(chat: string, emit: Emit): void {
+    const text = this.#source.read(chat);
+    if (text === null) return;
+    const add = emit.one;
     if (TS_LIKE.test(chat)) this.#typescript(chat, text, add);
     else if (/\.pyi?$/.test(chat)) this.#python(chat, text, add);
-    else if (chat.endsWith(".go")) this.#go(chat, text, add);
+    else if (chat.endsWith(".go")) this.#go(chat, text, emit);
     else if (chat.endsWith(".rs")) this.#rust(chat, text, add);
-    else if (JVM.test(chat)) this.#jvm(chat, text, add);
-    else if (chat.endsWith(".cs")) this.#csharp(chat, text, add);
-    return out;
+    else if (JVM.test(chat)) this.#jvm(chat, text, emit);
+    else if (chat.endsWith(".cs")) this.#csharp(chat, text, emit);
   }
 
   // ─── TS/JS ────────────────────────────────────────────────────────────────
@@ -104,22 +161,31 @@ export class ImportResolver {
   }
 
   #resolveTs(from: string, spec: string): string | null {
-    const bases: string[] = [];
-    if (spec.startsWith("./") || spec.startsWith("../")) bases.push(posix.join(posix.dirname(from), spec));
-    else if (spec.startsWith("/")) return null;
-    else {
+    if (spec.startsWith("./") || spec.startsWith("../")) return this.#tsFile(posix.join(posix.dirname(from), spec));
+    if (spec.startsWith("/")) return null;
+    // A bare specifier resolves by the folder's tsconfig and the workspace packages: remembered per folder.
+    const key = `${posix.dirname(from)}\0${spec}`;
+    let found = this.#tsResolved.get(key);
+    if (found === undefined) {
+      found = null;
       const config = this.#tsconfigFor(from);
-      if (config) bases.push(...config.resolve(spec));
-      bases.push(...this.#workspacePackage(spec));
+      for (const base of [...(config ? config.resolve(spec) : []), ...this.#workspacePackage(spec)]) {
+        found = this.#tsFile(base);
+        if (found) break;
+      }
+      this.#tsResolved.set(key, found);
     }
-    for (const base of bases) {
-      const found = this.#tsFile(base);
-      if (found) return found;
-    }
-    return null;
+    return found;
   }
 
+  /** The listed file a TS/JS path without extension (or with `.js` written for `.ts`) names, remembered per path. */
   #tsFile(base: string): string | null {
+    let found = this.#tsFiles.get(base);
+    if (found === undefined) this.#tsFiles.set(base, (found = this.#tsFileNow(base)));
+    return found;
+  }
+
+  #tsFileNow(base: string): string | null {
     const normal = posix.normalize(base);
     if (normal.startsWith("../")) return null;
     const stripped = normal.replace(/\.(m|c)?js$/, "");
@@ -185,8 +251,8 @@ export class ImportResolver {
       const target = this.#resolvePython(chat, module);
       add(target, names);
       if (target && this.#hops > 0) this.#followPythonReexports(target, names, add, this.#hops);
-      // `from package import module`: a name may be a module of its own.
-      for (const name of names) {
+      // `from package import module`: a name may be a module of its own (only where the package is a listed folder).
+      if (this.#packageFolder(chat, module)) for (const name of names) {
         const sub = this.#resolvePython(chat, module.endsWith(".") ? module + name : `${module}.${name}`);
         if (sub) add(sub, usedMembers(code, aliasOf(m[2]!, name)));
       }
@@ -215,38 +281,89 @@ export class ImportResolver {
     }
   }
 
-  #resolvePython(from: string, module: string): string | null {
+  /** Whether a folder that `module.name` could resolve into is listed (an ancestor of some listed file). */
+  #packageFolder(from: string, module: string): boolean {
+    if (!this.#folders) {
+      this.#folders = new Map();
+      const seen = new Set<string>();
+      for (const file of this.#source.files) {
+        for (let dir = posix.dirname(file); !seen.has(dir); dir = posix.dirname(dir)) {
+          seen.add(dir);
+          push(this.#folders, dir.slice(dir.lastIndexOf("/") + 1), dir);
+          if (dir === "." || dir === "/") break;
+        }
+      }
+    }
+    const relative = module.startsWith(".");
+    // Remembered per module (absolute), or per importing folder and module (relative).
+    const key = relative ? `${posix.dirname(from)}\0${module}` : module;
+    let known = this.#packageFolders.get(key);
+    if (known !== undefined) return known;
     const dots = /^\.*/.exec(module)![0].length;
     const rel = module.slice(dots).split(".").filter(Boolean).join("/");
-    if (dots > 0) {
+    if (relative) {
       let dir = posix.dirname(from);
       for (let i = 1; i < dots; i++) dir = posix.dirname(dir);
-      const base = posix.join(dir, rel);
-      return [`${base}.py`, `${base}.pyi`, `${base}/__init__.py`].map((p) => posix.normalize(p)).find((p) => this.#listed.has(p)) ?? null;
+      const folder = posix.normalize(posix.join(dir, rel));
+      known = this.#folders.get(folder.slice(folder.lastIndexOf("/") + 1))?.includes(folder) ?? false;
+    } else known = !rel || (this.#folders.get(rel.slice(rel.lastIndexOf("/") + 1))?.some((dir) => dir === rel || dir.endsWith("/" + rel)) ?? false);
+    this.#packageFolders.set(key, known);
+    return known;
+  }
+
+  #resolvePython(from: string, module: string): string | null {
+    if (module.startsWith(".")) {
+      const key = `${posix.dirname(from)}\0${module}`;
+      let found = this.#pyRelative.get(key);
+      if (found === undefined) {
+        const dots = /^\.*/.exec(module)![0].length;
+        const rel = module.slice(dots).split(".").filter(Boolean).join("/");
+        let dir = posix.dirname(from);
+        for (let i = 1; i < dots; i++) dir = posix.dirname(dir);
+        const base = posix.join(dir, rel);
+        found = [`${base}.py`, `${base}.pyi`, `${base}/__init__.py`].map((p) => posix.normalize(p)).find((p) => this.#listed.has(p)) ?? null;
+        this.#pyRelative.set(key, found);
+      }
+      return found;
     }
-    if (!rel) return null;
-    for (const ending of [`${rel}.py`, `${rel}.pyi`, `${rel}/__init__.py`]) {
-      const found = this.#endingWith(ending);
-      if (found.length > 0) return nearest(from, found);
+    let candidates = this.#pyAbsolute.get(module);
+    if (candidates === undefined) {
+      candidates = NONE;
+      const rel = module.split(".").filter(Boolean).join("/");
+      if (rel) {
+        for (const ending of [`${rel}.py`, `${rel}.pyi`, `${rel}/__init__.py`]) {
+          const found = this.#endingWith(ending);
+          if (found.length > 0) {
+            candidates = found;
+            break;
+          }
+        }
+      }
+      this.#pyAbsolute.set(module, candidates);
     }
-    return null;
+    return candidates.length === 0 ? null : candidates.length === 1 ? candidates[0]! : nearest(from, candidates);
   }
 
   // ─── Go ───────────────────────────────────────────────────────────────────
 
-  #go(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
+  #go(chat: string, text: string, emit: Emit): void {
     const isTest = chat.endsWith("_test.go");
-    const goFiles = (dir: string) => this.#filesIn(dir).filter((f) => f.endsWith(".go") && (isTest || !f.endsWith("_test.go")));
+    const goFiles = (dir: string) => {
+      const key = `${isTest ? "t" : "p"}${dir}`;
+      let files = this.#goFiles.get(key);
+      if (!files) this.#goFiles.set(key, (files = this.#filesIn(dir).filter((f) => f.endsWith(".go") && (isTest || !f.endsWith("_test.go")))));
+      return files;
+    };
     // The same package: the other files of the folder.
-    if (this.#samePackage) for (const file of goFiles(posix.dirname(chat))) add(file, []);
+    if (this.#samePackage) emit.all(goFiles(posix.dirname(chat)), NONE);
     const module = this.#goModule(chat);
     if (!module) return;
     for (const { alias, path } of goImports(text)) {
       if (path !== module.path && !path.startsWith(module.path + "/")) continue;
       const rel = path.slice(module.path.length + 1);
       const dir = module.dir === "." ? rel || "." : rel ? `${module.dir}/${rel}` : module.dir;
-      const names = usedMembers(text, alias ?? path.slice(path.lastIndexOf("/") + 1));
-      for (const file of goFiles(dir)) add(file, names);
+      const files = goFiles(dir);
+      if (files.length > 0) emit.all(files, usedMembers(text, alias ?? path.slice(path.lastIndexOf("/") + 1)));
     }
   }
 
@@ -321,17 +438,18 @@ export class ImportResolver {
 
   // ─── Java, Kotlin, Scala ──────────────────────────────────────────────────
 
-  #jvm(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
+  #jvm(chat: string, text: string, emit: Emit): void {
+    const add = emit.one;
     const ext = /\.\w+$/.exec(chat)![0];
     const sameLanguage = (f: string) => JVM.test(f) && (f.endsWith(ext) || f.endsWith(".java"));
     // The same package: the other files of the folder.
-    if (this.#samePackage) for (const file of this.#filesIn(posix.dirname(chat))) if (sameLanguage(file)) add(file, []);
+    if (this.#samePackage) emit.all(this.#filesIn(posix.dirname(chat)).filter(sameLanguage), NONE);
     for (const m of text.matchAll(/^[ \t]*import[ \t]+(static[ \t]+)?(\w+(?:\.\w+)*)(\.\*)?[ \t]*;?/gm)) {
       const parts = m[2]!.split(".");
       if (m[3]) {
         // `import a.b.*`: every file of the package (or the members of a class).
         const dir = this.#dirEndingWith(parts.join("/"));
-        if (dir !== null) for (const file of this.#filesIn(dir)) if (sameLanguage(file)) add(file, []);
+        if (dir !== null) emit.all(this.#filesIn(dir).filter(sameLanguage), NONE);
         else add(this.#jvmClass(chat, parts), []);
         continue;
       }
@@ -351,15 +469,16 @@ export class ImportResolver {
 
   // ─── C# ───────────────────────────────────────────────────────────────────
 
-  #csharp(chat: string, text: string, add: (file: string | null, names: Iterable<string>) => void): void {
-    if (this.#samePackage) for (const file of this.#filesIn(posix.dirname(chat))) if (file.endsWith(".cs")) add(file, []);
+  #csharp(chat: string, text: string, emit: Emit): void {
+    const csharp = (file: string) => file.endsWith(".cs");
+    if (this.#samePackage) emit.all(this.#filesIn(posix.dirname(chat)).filter(csharp), NONE);
     for (const m of text.matchAll(/^[ \t]*(?:global[ \t]+)?using[ \t]+(?:static[ \t]+)?([\w.]+)[ \t]*;/gm)) {
       const parts = m[1]!.split(".");
       // Namespaces follow folders by convention, often without the root namespace.
       for (let start = 0; start < parts.length; start++) {
         const dir = this.#dirEndingWith(parts.slice(start).join("/"));
         if (dir === null) continue;
-        for (const file of this.#filesIn(dir)) if (file.endsWith(".cs")) add(file, []);
+        emit.all(this.#filesIn(dir).filter(csharp), NONE);
         break;
       }
     }
@@ -380,38 +499,48 @@ export class ImportResolver {
     return this.#byDir.get(dir) ?? [];
   }
 
-  /** Listed files equal to `ending` or ending with `/ending`. */
-  #endingWith(ending: string): string[] {
-    if (!this.#byBase) {
+  /** Listed files equal to `ending` or ending with `/ending`, in path order. */
+  #endingWith(ending: string): readonly string[] {
+    let found = this.#endings.get(ending);
+    if (found) return found;
+    if (!this.#byBase || !this.#byLastTwo) {
       this.#byBase = new Map();
-      for (const file of this.#source.files) {
-        const base = file.slice(file.lastIndexOf("/") + 1);
-        const list = this.#byBase.get(base);
-        if (list) list.push(file);
-        else this.#byBase.set(base, [file]);
+      this.#byLastTwo = new Map();
+      for (const file of [...this.#source.files].sort()) {
+        const slash = file.lastIndexOf("/");
+        push(this.#byBase, file.slice(slash + 1), file);
+        if (slash >= 0) push(this.#byLastTwo, file.slice(file.lastIndexOf("/", slash - 1) + 1), file);
       }
     }
-    // Remembered per ending, in path order: the cold map's pre-scan asks for the same modules from many files.
-    let found = this.#endings.get(ending);
-    if (!found) {
-      const base = ending.slice(ending.lastIndexOf("/") + 1);
-      found = (this.#byBase.get(base) ?? []).filter((f) => f === ending || f.endsWith("/" + ending)).sort();
-      this.#endings.set(ending, found);
-    }
+    // Looked up by the ending's last one or two components: only files that share them can match.
+    const slash = ending.lastIndexOf("/");
+    const list = slash < 0 ? this.#byBase.get(ending) : this.#byLastTwo.get(ending.slice(ending.lastIndexOf("/", slash - 1) + 1));
+    // Most endings asked for match nothing (`from a.b import name`: is `a/b/name.py` a module?); those are not remembered.
+    if (!list) return NONE;
+    found = list.filter((f) => f === ending || f.endsWith("/" + ending));
+    this.#endings.set(ending, found);
     return found;
   }
 
   /** A listed folder equal to `ending` or ending with `/ending` (the first in path order). */
   #dirEndingWith(ending: string): string | null {
-    this.#filesIn(".");
-    this.#dirs ??= [...this.#byDir!.keys()].sort();
     let found = this.#dirEndings.get(ending);
-    if (found === undefined) {
-      found = this.#dirs.find((dir) => dir === ending || dir.endsWith("/" + ending)) ?? null;
-      this.#dirEndings.set(ending, found);
+    if (found !== undefined) return found;
+    if (!this.#dirsByName) {
+      this.#filesIn(".");
+      this.#dirsByName = new Map();
+      for (const dir of [...this.#byDir!.keys()].sort()) push(this.#dirsByName, dir.slice(dir.lastIndexOf("/") + 1), dir);
     }
+    found = this.#dirsByName.get(ending.slice(ending.lastIndexOf("/") + 1))?.find((dir) => dir === ending || dir.endsWith("/" + ending)) ?? null;
+    this.#dirEndings.set(ending, found);
     return found;
   }
+}
+
+function push(index: Map<string, string[]>, key: string, value: string): void {
+  const list = index.get(key);
+  if (list) list.push(value);
+  else index.set(key, [value]);
 }
 
 /** The candidate sharing the longest path prefix with `from` (ties: path order). */

@@ -118,7 +118,7 @@ export async function buildRepoMap(input: RepoMapInput): Promise<RepoMapResult> 
 export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapResult> {
   const { input, entries, key, statMs } = prepared;
   const chat = new Set(input.chatFiles);
-  const stats: RepoMapResult["stats"] = { files: entries.length, parsed: 0, bytesParsed: 0, workers: 0, statMs, scanMs: 0, rankMs: 0, renderMs: 0 };
+  const stats: RepoMapResult["stats"] = { files: entries.length, parsed: 0, bytesParsed: 0, workers: 0, prescanMs: 0, statMs, scanMs: 0, rankMs: 0, renderMs: 0 };
 
   if (input.reuse !== "none") {
     const cached = input.cache.getMap(key);

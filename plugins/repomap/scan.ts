@@ -1,7 +1,7 @@
 // Brings the tag cache up to date for a list of repository files: stat every
 // file, reparse only what changed (in a worker pool when there are many), and
 // return each file's tags. A warm run with nothing changed only stats.
-import { closeSync, constants, lstatSync, openSync, readSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
@@ -10,14 +10,14 @@ import type { CachedFile, FileMeta, RankRow, TagCache } from "./cache.ts";
 
 /** Up to this many files, cached tags are read while changed files are parsed. */
 const SPECULATIVE_LOAD_FILES = 20_000;
-/** The pre-scan's read buffer (reused: one file at a time). */
-const PRESCAN_BUFFER_BYTES = 8192;
+/** From this many files to pre-scan, a cold build reads their imports in workers (below, here: starting workers costs more). */
+export const PRESCAN_POOL_FILES = 4_000;
 import { isBinaryPath, skipByName, untagged } from "./filter.ts";
-import type { WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
+import type { PrescanReply, WorkerReply, WorkerRequest, WorkerResult } from "./worker.ts";
 import type { RankFile } from "./graph.ts";
 import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
-import { planColdScan, type ColdInput } from "./cold.ts";
+import { listingIds, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
 
 /** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
 export interface RememberedTags {
@@ -102,6 +102,8 @@ export interface ScanStats {
   parsed: number;
   bytesParsed: number;
   workers: number;
+  /** A cold build's pre-scan and plan (cold.ts planColdScan), ms; 0 when there was none. */
+  prescanMs: number;
 }
 
 export interface ScanResult {
@@ -153,15 +155,28 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   let prescanned: Map<string, RankFile> | null = null;
   let pending: FileEntry[] = [];
   const cold = options.coldFirst;
+  let prescanMs = 0;
   if (cold && stale.length >= cold.minFiles) {
-    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes) });
+    const planStart = performance.now();
+    let edges: ImportEdges | undefined;
+    const count = options.workers ?? availableParallelism();
+    if (count > 0 && stale.length >= PRESCAN_POOL_FILES) {
+      try {
+        edges = await prescanInPool(stale, cold.files, options, count);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        options.warn(`repo map: pre-scan workers failed (${error instanceof Error ? error.message : String(error)}); reading on one thread`);
+      }
+    }
+    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges });
     stale = plan.now;
     pending = plan.later;
     prescanned = plan.prescanned;
     // Not a cached signature: a ranking over these is never taken for the parsed files' one.
     for (const entry of pending) files.set(entry.path, { sig: `~${entry.mtime}:${entry.size}`, skipped: "" });
+    prescanMs = performance.now() - planStart;
   }
-  const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0 };
+  const stats: ScanStats = { files: entries.length, parsed: stale.length, bytesParsed: 0, workers: 0, prescanMs };
   let cachedRows: Map<string, RankRow> | null = null;
   if (stale.length > 0) {
     // Parse what changed (in workers) while this thread reads what ranking will
@@ -259,38 +274,6 @@ export function decodeRankFile(row: Pick<RankRow, "path" | "names" | "refs">): R
   return { path: row.path, defNames: defs.names, defLines: defs.lines, refs: decodeRefKeys(row.refs) };
 }
 
-/** The first `maxBytes` of a file as text, cut after its last whole line; null when unreadable. */
-const HEAD_BUFFER = new Uint8Array(PRESCAN_BUFFER_BYTES);
-
-function readHead(abs: string, maxBytes: number): string | null {
-  let fd: number;
-  try {
-    // NOFOLLOW: the listing left out links already; one put in a file's place since is not read.
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const buffer = maxBytes <= HEAD_BUFFER.length ? HEAD_BUFFER : new Uint8Array(maxBytes);
-    let length = 0;
-    while (length < maxBytes) {
-      const n = readSync(fd, buffer, length, maxBytes - length, null);
-      if (n <= 0) break;
-      length += n;
-    }
-    let end = length;
-    if (length === maxBytes) {
-      const cut = buffer.lastIndexOf(10, length - 1);
-      if (cut > 0) end = cut + 1;
-    }
-    return new TextDecoder().decode(buffer.subarray(0, end));
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** A changed file whose cached tags (same grammar version) may stand in for now. */
 function canDefer(entry: FileEntry, meta: ReadonlyMap<string, { version: string }>, deferrable: ReadonlySet<string>): boolean {
   return deferrable.has(entry.path) && meta.get(entry.path)?.version === GRAMMAR_TABLE_VERSION;
@@ -355,6 +338,29 @@ interface PoolHooks {
   started?: (workers: readonly Worker[]) => void;
 }
 
+/** The workers of one pool, ended together: when it finishes (done or failed) or its signal aborts. */
+function poolLife(signal: AbortSignal | undefined, resolve: () => void, reject: (error: unknown) => void): { workers: Worker[]; finish(error?: unknown): void; readonly done: boolean } {
+  const workers: Worker[] = [];
+  let done = false;
+  const finish = (error?: unknown) => {
+    if (done) return;
+    done = true;
+    signal?.removeEventListener("abort", onAbort);
+    for (const w of workers) w.terminate();
+    if (error) reject(error);
+    else resolve();
+  };
+  const onAbort = () => finish(signal!.reason);
+  signal?.addEventListener("abort", onAbort);
+  return {
+    workers,
+    finish,
+    get done() {
+      return done;
+    },
+  };
+}
+
 function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "signal" | "progress">, assets: GrammarAssets, count: number, hooks: PoolHooks = {}): Promise<WorkerResult[]> {
   // Files sorted by language and cut into one contiguous segment per worker: a
   // worker works through its own segment (few grammars to compile: compiling one
@@ -362,10 +368,8 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
   // fullest remaining segment. Small batches keep every core busy to the end.
   const queue = [...stale].sort((a, b) => (a.lang!.name < b.lang!.name ? -1 : a.lang!.name > b.lang!.name ? 1 : 0));
   const batchSize = Math.max(8, Math.min(64, Math.ceil(queue.length / (count * 8))));
-  const segments = Array.from({ length: count }, (_, i) => ({
-    next: Math.floor((queue.length * i) / count),
-    end: Math.floor((queue.length * (i + 1)) / count),
-  }));
+  const cuts = segmentCuts(queue.map((e) => e.lang!.name), count);
+  const segments = Array.from({ length: count }, (_, i) => ({ next: cuts[i]!, end: cuts[i + 1]! }));
   const results: WorkerResult[] = [];
   let parsed = 0;
   let batchId = 0;
@@ -385,19 +389,9 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
     return batch;
   };
   return new Promise((resolve, reject) => {
-    const workers: Worker[] = [];
+    const life = poolLife(options.signal, () => resolve(results), reject);
+    const { workers, finish } = life;
     let running = 0;
-    let done = false;
-    const finish = (error?: unknown) => {
-      if (done) return;
-      done = true;
-      options.signal?.removeEventListener("abort", onAbort);
-      for (const w of workers) w.terminate();
-      if (error) reject(error);
-      else resolve(results);
-    };
-    const onAbort = () => finish(options.signal!.reason);
-    options.signal?.addEventListener("abort", onAbort);
     const feed = (worker: Worker, own: number): boolean => {
       const batch = take(own);
       if (batch.length === 0) return false;
@@ -410,7 +404,7 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
       workers.push(worker);
       if (hooks.unref) worker.unref();
       worker.onmessage = (event: MessageEvent<WorkerReply>) => {
-        if (done) return;
+        if (life.done) return;
         if (hooks.onResults) {
           parsed += event.data.results.length;
           hooks.onResults(event.data.results);
@@ -428,6 +422,107 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
     hooks.started?.(workers);
     if (running === 0) finish();
   });
+}
+
+/**
+ * Where a queue sorted by language is cut into `count` segments (count + 1 positions):
+ * evenly, each cut moved to the nearest change of language within a quarter of a
+ * segment, so that fewer workers compile a grammar for a few files of it.
+ */
+export function segmentCuts(langs: readonly string[], count: number): number[] {
+  const cuts = [0];
+  const slack = Math.floor(langs.length / count / 4);
+  for (let i = 1; i < count; i++) {
+    const even = Math.floor((langs.length * i) / count);
+    let cut = even;
+    for (let d = 0; d <= slack; d++) {
+      if (even - d > cuts[cuts.length - 1]! && langs[even - d - 1] !== langs[even - d]) {
+        cut = even - d;
+        break;
+      }
+      if (even + d < langs.length && even + d > 0 && langs[even + d - 1] !== langs[even + d]) {
+        cut = even + d;
+        break;
+      }
+    }
+    cuts.push(Math.max(cut, cuts[cuts.length - 1]!));
+  }
+  cuts.push(langs.length);
+  return cuts;
+}
+
+/**
+ * A cold build's pre-scan of `stale` (cold.ts) in `count` workers: each builds the same
+ * resolver over the listing and answers chunks of the stale files, by position, with
+ * their import edges; joined here in order, they are what importEdges gives on this
+ * thread. Chunks are small enough that a worker slowed by other load takes fewer.
+ */
+export function prescanInPool(stale: readonly FileEntry[], files: readonly string[], options: Pick<ScanOptions, "root" | "signal">, count: number): Promise<ImportEdges> {
+  options.signal?.throwIfAborted();
+  const ids = listingIds(files);
+  const staleIds = Int32Array.from(stale, (e) => ids.get(e.path)!);
+  // One string: far quicker to copy to a worker than 100k of them.
+  const listing = files.join("\n");
+  const chunk = Math.max(250, Math.ceil(stale.length / (count * 8)));
+  const parts: ImportEdges[] = [];
+  let next = 0;
+  return new Promise((resolve, reject) => {
+    const life = poolLife(options.signal, () => resolve(joinEdges(parts)), reject);
+    const { workers, finish } = life;
+    let running = 0;
+    const feed = (worker: Worker): boolean => {
+      if (next >= stale.length) return false;
+      const from = next;
+      next = Math.min(stale.length, from + chunk);
+      worker.postMessage({ kind: "prescan", id: from / chunk, from, to: next } satisfies WorkerRequest);
+      return true;
+    };
+    for (let i = 0; i < Math.min(count, Math.ceil(stale.length / chunk)); i++) {
+      const worker = new Worker(workerEntry());
+      workers.push(worker);
+      worker.onmessage = (event: MessageEvent<PrescanReply>) => {
+        if (life.done) return;
+        parts[event.data.id] = event.data;
+        if (!feed(worker)) {
+          running--;
+          if (running === 0) finish();
+        }
+      };
+      worker.onerror = (event) => finish(new Error(event.message || "worker error"));
+      worker.postMessage({ kind: "prescan-init", root: options.root, files: listing, stale: staleIds } satisfies WorkerRequest);
+      if (feed(worker)) running++;
+    }
+    if (running === 0) finish();
+  });
+}
+
+/** Consecutive files' edges as one (see ImportEdges). */
+function joinEdges(parts: readonly ImportEdges[]): ImportEdges {
+  let fileCount = 0;
+  let edgeCount = 0;
+  for (const part of parts) {
+    fileCount += part.start.length - 1;
+    edgeCount += part.target.length;
+  }
+  const start = new Int32Array(fileCount + 1);
+  const target = new Int32Array(edgeCount);
+  const nameCount = new Int32Array(edgeCount);
+  const names: string[] = [];
+  let f = 0;
+  let e = 0;
+  for (const part of parts) {
+    const n = part.start.length - 1;
+    for (let i = 0; i < n; i++) {
+      start[f + i] = part.start[i]! + e;
+      names.push(part.names[i]!);
+    }
+    target.set(part.target, e);
+    nameCount.set(part.nameCount, e);
+    f += n;
+    e += part.target.length;
+  }
+  start[f] = e;
+  return { start, target, nameCount, names };
 }
 
 /**

@@ -1,10 +1,13 @@
 // Worker of the repo map's cold build: parses batches of files and posts their
 // encoded tags back. Built as an extra entrypoint of the compiled binary.
 import { lstatSync } from "node:fs";
+import { join } from "node:path";
 import { GrammarLoader, type GrammarAssets } from "../../grammars/runtime.ts";
 import { LANGUAGES } from "../../grammars/languages.ts";
 import { untagged } from "./filter.ts";
 import { tagSource } from "./parse.ts";
+import type { ImportEdges } from "./cold.ts";
+import type { ImportResolver } from "./imports.ts";
 
 declare const self: Worker;
 
@@ -12,7 +15,14 @@ export type WorkerRequest =
   | { kind: "init"; assets: GrammarAssets }
   | { kind: "parse"; id: number; files: { abs: string; rel: string; lang: string }[]; stat?: boolean }
   /** Compile these languages' grammars and queries now (a session's tagger, ahead of the edits); answered with no results. */
-  | { kind: "load"; id: number; langs: string[] };
+  | { kind: "load"; id: number; langs: string[] }
+  /**
+   * The cold map's pre-scan (cold.ts): the listing, and the stale files as listing ids in
+   * their order (read by their heads); then chunks of those, by position, answered with
+   * their import edges.
+   */
+  | { kind: "prescan-init"; root: string; files: string; stale: Int32Array }
+  | { kind: "prescan"; id: number; from: number; to: number };
 
 export interface WorkerResult {
   rel: string;
@@ -32,13 +42,40 @@ export interface WorkerResult {
 
 export type WorkerReply = { kind: "done"; id: number; results: WorkerResult[] };
 
+/** The answer to a `prescan` request. */
+export type PrescanReply = { kind: "prescanned"; id: number } & ImportEdges;
+
 let loader: GrammarLoader | null = null;
+let prescan: Promise<{ files: string[]; stale: Int32Array; ids: Map<string, number>; resolver: ImportResolver; importEdges: typeof import("./cold.ts").importEdges }> | null = null;
 const specs = new Map(LANGUAGES.map((l) => [l.name, l]));
 
 self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   if (request.kind === "init") {
     loader = new GrammarLoader(request.assets);
+    return;
+  }
+  if (request.kind === "prescan-init") {
+    const { root, stale } = request;
+    // Imported here: a worker that only parses does not load the import resolver.
+    prescan = import("./cold.ts").then(({ importEdges, listingIds, prescanResolver, readHead }) => {
+      const files = request.files === "" ? [] : request.files.split("\n");
+      const isStale = new Uint8Array(files.length);
+      for (const id of stale) isStale[id] = 1;
+      const ids = listingIds(files);
+      const resolver = prescanResolver(files, (path) => isStale[ids.get(path) ?? -1] === 1, (path, maxBytes) => readHead(join(root, path), maxBytes));
+      return { files, stale, ids, importEdges, resolver };
+    });
+    return;
+  }
+  if (request.kind === "prescan") {
+    // Messages are handled as they come: a chunk may arrive while the import above is under way.
+    const state = await prescan;
+    if (!state) throw new Error("pre-scan not initialised");
+    const paths: string[] = [];
+    for (let i = request.from; i < request.to; i++) paths.push(state.files[state.stale[i]!]!);
+    const edges = state.importEdges(paths, state.ids, state.resolver);
+    self.postMessage({ kind: "prescanned", id: request.id, ...edges } satisfies PrescanReply, [edges.start.buffer as ArrayBuffer, edges.target.buffer as ArrayBuffer, edges.nameCount.buffer as ArrayBuffer]);
     return;
   }
   if (request.kind === "load") {

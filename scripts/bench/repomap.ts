@@ -27,6 +27,8 @@ interface RunStats {
   bytesParsed: number;
   workers: number;
   scanMs: number;
+  /** A cold build's import pre-scan and plan (part of scanMs). */
+  prescanMs?: number;
   rankMs: number;
   renderMs: number;
   statMs: number;
@@ -133,7 +135,7 @@ const fmt = (ms: number) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Ma
 
 function line(label: string, s: RunStats, extra = ""): string {
   const cold = s.pending ? `  first map at ${fmt(s.firstMapAt ?? 0)} (${s.parsed} files parsed for it; ${s.pending} in the background, all cached at the wall time)` : "";
-  return `  ${label.padEnd(27)} ${fmt(s.wallMs).padStart(9)}${cold}  cpu ${fmt(s.cpuMs).padStart(8)}  RSS ${Math.round(s.rssMB)} MB  (parsed ${s.parsed}, stat ${Math.round(s.statMs)} ms, scan ${Math.round(s.scanMs)} ms, rank ${Math.round(s.rankMs)} ms, render ${Math.round(s.renderMs)} ms${s.fromCache ? ", map from cache" : ""}${s.provisional ? ", provisional" : ""})${extra}`;
+  return `  ${label.padEnd(27)} ${fmt(s.wallMs).padStart(9)}${cold}  cpu ${fmt(s.cpuMs).padStart(8)}  RSS ${Math.round(s.rssMB)} MB  (parsed ${s.parsed}, stat ${Math.round(s.statMs)} ms, scan ${Math.round(s.scanMs)} ms${s.prescanMs ? ` of which pre-scan ${Math.round(s.prescanMs)} ms` : ""}, rank ${Math.round(s.rankMs)} ms, render ${Math.round(s.renderMs)} ms${s.fromCache ? ", map from cache" : ""}${s.provisional ? ", provisional" : ""})${extra}`;
 }
 
 /** Inserts a comment at the top of a file (every definition moves down a line). */
