@@ -19,6 +19,12 @@ const EMPTY_SIG = rankingSignature([], "");
 export const PATCH_MIN_FILES = 64;
 /** A patched state is stored again once this many files changed since the stored copy (until then each run re-patches them). */
 const SAVE_AFTER = 8;
+/**
+ * A state larger than this is kept in the session's memory only, not in the cache: about 14 MB
+ * at 10k files, it would be some 150 MB, written twice (two contexts), at 100k. Such a repository's
+ * fresh process ranks from all tags as before.
+ */
+export const STORE_MAX_BYTES = 32 * 1024 * 1024;
 
 export interface RankState {
   /** What the edges were built with besides the tags (rankContextKey). */
@@ -136,8 +142,9 @@ function keep(input: StateRankInput, state: RankState): void {
   }
   if (input.memory) input.memory.rankState = state;
   if (state.unsaved >= SAVE_AFTER) {
-    const encoded = encodeState(state);
-    if (encoded) input.cache.putRankState(state.key, encoded);
+    // Each edge alone stores 20 bytes (source, target, weight, definer): a state past the cap is not encoded at all.
+    const encoded = state.graph.graph.edges.count * 20 > STORE_MAX_BYTES ? null : encodeState(state);
+    if (encoded && encoded.byteLength <= STORE_MAX_BYTES) input.cache.putRankState(state.key, encoded);
     state.unsaved = 0;
   }
 }
