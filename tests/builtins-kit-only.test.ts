@@ -29,7 +29,7 @@ const ALLOWED: Allowed[] = [
   { file: "plugins/repomap/map.ts", text: "Bun.CryptoHasher", why: "sha256 of strings in memory for the map's cache keys (no I/O)" },
   { file: "plugins/repomap/worker.ts", text: "Bun.file", why: "the tag-scanning Worker thread has no kit; it reads only the repository files the kit's listing handed it" },
   { file: "plugins/repomap/scan.ts", text: "Bun.file", why: "the in-thread fallback of the same scan: it reads only files of the kit's listing" },
-  { file: "plugins/repomap/scan.ts", text: 'from "node:fs"', why: "openSync with O_RDONLY | O_NOFOLLOW: reads the listed files without following a link (no write)" },
+  { file: "plugins/repomap/cold.ts", text: 'from "node:fs"', why: "openSync with O_RDONLY | O_NOFOLLOW: reads the head of each listed file (the pre-scan) without following a link (no write)" },
   { file: "plugins/repomap/scan.ts", text: "Bun.main", why: "finds the Worker's entry inside the compiled binary (a path, no I/O)" },
 ];
 

@@ -2,7 +2,6 @@ import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { countTokens } from "../../core/chat/tokens.ts";
 import { memoryCacheStore } from "../../core/edit/cache-store.ts";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
 import { languageFor } from "../../grammars/languages.ts";
@@ -11,6 +10,7 @@ import { CACHE_VERSION, TagCache } from "./cache.ts";
 import { importEdges, listingIds, planColdScan, prescanResolver, readHead, type ImportEdges } from "./cold.ts";
 import { ImportResolver } from "./imports.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
+import { testInput } from "../../tests/support/repomap-input.ts";
 import { parseInBackground, prescanInPool, segmentCuts, statFiles } from "./scan.ts";
 
 const dirs: string[] = [];
@@ -25,21 +25,7 @@ function generated(count: number): { root: string; repo: GeneratedRepo } {
 }
 
 function input(root: string, files: readonly string[], cache: TagCache, overrides: Partial<RepoMapInput> = {}): RepoMapInput {
-  return {
-    root,
-    files,
-    chatFiles: [],
-    mentionedFiles: [],
-    mentionedIdents: [],
-    budget: 1024,
-    countTokens: (t) => countTokens(t),
-    cache,
-    assets: async () => EMBEDDED_ASSETS,
-    warn: () => {},
-    reuse: "state",
-    workers: 1,
-    ...overrides,
-  };
+  return testInput(root, files, cache, { workers: 1, ...overrides });
 }
 
 const tags = () => new TagCache(memoryCacheStore(CACHE_VERSION));

@@ -5,10 +5,10 @@ import { Database } from "bun:sqlite";
 import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countTokens } from "../../core/chat/tokens.ts";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
 import { CACHE_FILE, memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
+import { testInput } from "../../tests/support/repomap-input.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
 import { reparseInBackground } from "./scan.ts";
 
@@ -39,21 +39,7 @@ const SOURCES = {
 };
 
 function input(root: string, cache: TagCache, overrides: Partial<RepoMapInput> = {}, warnings: string[] = []): RepoMapInput {
-  return {
-    root,
-    files: Object.keys(SOURCES),
-    chatFiles: [],
-    mentionedFiles: [],
-    mentionedIdents: [],
-    budget: 1024,
-    countTokens: (t) => countTokens(t),
-    cache,
-    assets: async () => EMBEDDED_ASSETS,
-    warn: (m) => warnings.push(m),
-    reuse: "state",
-    workers: 0,
-    ...overrides,
-  };
+  return testInput(root, Object.keys(SOURCES), cache, { warn: (m) => warnings.push(m), workers: 0, ...overrides });
 }
 
 test("builds a map of definitions; files without a grammar appear by name; binaries are left out", async () => {

@@ -6,7 +6,6 @@ import { afterAll, expect, test } from "bun:test";
 import { appendFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countTokens } from "../../core/chat/tokens.ts";
 import { memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
 import { languageFor } from "../../grammars/languages.ts";
@@ -14,6 +13,7 @@ import { generateRepo } from "../../scripts/gen-repo.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildRepoMap, type RepoMapInput, type RepoMapResult } from "./map.ts";
 import { MapMemory } from "./memory.ts";
+import { testInput } from "../../tests/support/repomap-input.ts";
 import { EDGES_PER_IDENT, patchRankGraph, type RankFile } from "./graph.ts";
 import { buildRankGraph, rankFile, rankGraph, withImportedNames, type RankGraph } from "./rank.ts";
 
@@ -27,21 +27,7 @@ function listFiles(root: string): string[] {
 }
 
 function input(root: string, cache: TagCache, chat: string, extra: Partial<RepoMapInput> = {}): RepoMapInput {
-  return {
-    root,
-    files: listFiles(root),
-    chatFiles: [chat],
-    mentionedFiles: [],
-    mentionedIdents: [],
-    budget: 1024,
-    countTokens: (t) => countTokens(t),
-    cache,
-    assets: async () => EMBEDDED_ASSETS,
-    warn: () => {},
-    reuse: "state",
-    workers: 0,
-    ...extra,
-  };
+  return testInput(root, listFiles(root), cache, { chatFiles: [chat], workers: 0, ...extra });
 }
 
 /** The repository's own cache, opened as a fresh process opens it. */

@@ -1,0 +1,24 @@
+// The input of a repo-map build as the tests give it: the files, no
+// chat files, 1,024 tokens, the real token counter and the embedded grammars, warnings dropped,
+// the state cache reused; `overrides` changes any of it.
+import { countTokens } from "../../core/chat/tokens.ts";
+import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
+import type { TagCache } from "../../plugins/repomap/cache.ts";
+import type { RepoMapInput } from "../../plugins/repomap/map.ts";
+
+export function testInput(root: string, files: readonly string[], cache: TagCache, overrides: Partial<RepoMapInput> = {}): RepoMapInput {
+  return {
+    root,
+    files: [...files],
+    chatFiles: [],
+    mentionedFiles: [],
+    mentionedIdents: [],
+    budget: 1024,
+    countTokens: (t) => countTokens(t),
+    cache,
+    assets: async () => EMBEDDED_ASSETS,
+    warn: () => {},
+    reuse: "state",
+    ...overrides,
+  };
+}
