@@ -83,19 +83,28 @@ async function peakRssMB(argv: string[], cwd: string, env: Record<string, string
   return Number(rss) / 1024 / 1024;
 }
 
-/** The issue's trivial task: one SEARCH/REPLACE edit in a 20-file repository, instant model, committed with a weak-model message. */
-async function trivialTaskRss(bins: string[], ctx: TargetContext): Promise<number[]> {
-  const repo = join(ctx.dir, "trivial");
-  const home = join(ctx.dir, "trivial-home");
+/**
+ * The issue's trivial task, set up in `dir`: a 20-file repository, committed (`head`), an instant
+ * model (`server`, to stop), and the argv of the task for a binary: one SEARCH/REPLACE edit,
+ * committed with a weak-model message. The bytecode profiles record the same task.
+ */
+export function trivialTask(dir: string): { repo: string; home: string; head: string; server: ReturnType<typeof instantServer>; argv(bin: string): string[] } {
+  const repo = join(dir, "trivial");
+  const home = join(dir, "trivial-home");
   mkdirSync(repo, { recursive: true });
   mkdirSync(home, { recursive: true });
   generateRepo(repo, 20);
   commitAll(repo);
   const head = git(repo, "rev-parse", "HEAD");
   const server = instantServer();
+  const argv = (bin: string) => [bin, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench", "--yes-always", "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"];
+  return { repo, home, head, server, argv };
+}
+
+async function trivialTaskRss(bins: string[], ctx: TargetContext): Promise<number[]> {
+  const { repo, home, head, server, argv } = trivialTask(ctx.dir);
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
   try {
-    const argv = (bin: string) => [bin, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench", "--yes-always", "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"];
     return await interleaved(
       bins.map((bin) => async () => {
         git(repo, "reset", "-q", "--hard", head);

@@ -8,8 +8,8 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { commitAll, git } from "./bench-lib.ts";
-import { generateRepo, instantServer } from "./bench/engine.ts";
+import { git } from "./bench-lib.ts";
+import { trivialTask } from "./bench-targets.ts";
 import { BYTECODE_PROFILES, PROFILE_DIR, profilePath } from "./build.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -18,19 +18,12 @@ type Profile = (typeof BYTECODE_PROFILES)[number];
 
 async function record(): Promise<void> {
   const base = mkdtempSync(join(tmpdir(), "coder-bytecode-order-"));
-  const repo = join(base, "repo");
-  const home = join(base, "home");
-  mkdirSync(repo, { recursive: true });
-  mkdirSync(home, { recursive: true });
-  generateRepo(repo, 20);
-  commitAll(repo);
-  const head = git(repo, "rev-parse", "HEAD");
-  const server = instantServer();
+  const { repo, home, head, server, argv } = trivialTask(base);
   const env = (name: Profile) => ({ PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, NO_COLOR: "1", BUN_BYTECODE_ORDER_OUT: profilePath(name) });
   mkdirSync(PROFILE_DIR, { recursive: true });
   try {
     // The one-shot task (the second run: the first fills the repo map's and the grammars' caches).
-    const task = [BIN, "--model", "openai/gpt-4.1", "--weak-model", "openai/weak", "--api-base", server.url, "--api-key", "sk-bench", "--yes-always", "--no-pretty", "-m", "Raise LIMIT to 2.", "app.py"];
+    const task = argv(BIN);
     for (let i = 0; i < 2; i++) {
       git(repo, "reset", "-q", "--hard", head);
       const proc = Bun.spawn(task, { cwd: repo, env: env("task"), stdout: "ignore", stderr: "pipe" });
