@@ -378,7 +378,8 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("the terminal, round 2 (dist/cod
     const { screen } = await open(repo, [{ model: "gpt-4.1", text: LONG, chunkDelayMs: 60, chunkChars: 6 }], ["--plugin", plugin, "a.py"]);
     screen.type("write a long answer");
     await screen.waitFor("late-log: a note from the plugin");
-    await screen.waitFor("The end.");
+    // The reply's end (its text wraps at the terminal's width wherever the warning split it): the usage line.
+    await screen.waitFor(/Tokens: .* received/);
     await screen.waitForPrompt();
     const lines = screen.lines();
     const note = lines.filter((l) => l.includes("late-log: a note from the plugin"));
