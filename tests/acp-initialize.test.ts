@@ -117,17 +117,23 @@ function spawnAcp(root: string, home: string, args: string[] = [], env: Record<s
 const initialize = (id: number, params: unknown = { protocolVersion: 1, clientCapabilities: {} }) => ({ jsonrpc: "2.0", id, method: "initialize", params });
 const trace = (stderr: string) => [...stderr.matchAll(/\[trace [\d.]+ ms\] acp: (initialize answered|serving)/g)].map((m) => m[1]);
 
+/** `initialize` (answered before the SDK loads), then a second one and `session/new` in one write (the SDK and the kernel): the three answers and stderr. */
+async function initializeTwice(agent: ReturnType<typeof spawnAcp>, cwd: string) {
+  agent.send(initialize(1));
+  const first = await agent.lines.next();
+  agent.send(initialize(2), { jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd, mcpServers: [] } });
+  const second = await agent.lines.next();
+  const created = await agent.lines.next();
+  const stderr = await agent.finish();
+  return { first, second, created, stderr };
+}
+
 describe.skipIf(!existsSync(BINARY))("coder acp: the first initialize (answered before the SDK loads) and a second one (the SDK and the kernel)", () => {
   for (const c of CASES) {
     test(`${c.name}: the same answer, then the SDK serves session/new`, async () => {
       const dir = folder(c.files);
       const agent = spawnAcp(dir.root, dir.home, c.args, c.env);
-      agent.send(initialize(1));
-      const first = await agent.lines.next();
-      agent.send(initialize(2), { jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: dir.root, mcpServers: [] } });
-      const second = await agent.lines.next();
-      const created = await agent.lines.next();
-      const stderr = await agent.finish();
+      const { first, second, created, stderr } = await initializeTwice(agent, dir.root);
       expect(first.id).toBe(1);
       expect(second.id).toBe(2);
       expect(first.result).toEqual(second.result);
@@ -190,12 +196,7 @@ describe.skipIf(!existsSync(BINARY))("coder acp: the first initialize (answered 
   test("a config coder cannot read: initialize says nothing of keys and warns; session/new names the file, without a stack trace", async () => {
     const dir = folder({ ".coder.json": "{ \"model\": " });
     const agent = spawnAcp(dir.root, dir.home);
-    agent.send(initialize(1));
-    const first = await agent.lines.next();
-    agent.send(initialize(2), { jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: dir.root, mcpServers: [] } });
-    const second = await agent.lines.next();
-    const created = await agent.lines.next();
-    const stderr = await agent.finish();
+    const { first, second, created, stderr } = await initializeTwice(agent, dir.root);
     expect(first.result).toEqual(second.result);
     expect(first.result.authMethods).toEqual([]);
     expect(stderr).toContain("could not read the settings of");

@@ -8,6 +8,7 @@ import { FormatError } from "../errors.ts";
 import { BlockSyntaxError, parseEditBlocks } from "./blocks.ts";
 import { fenced } from "./fence.ts";
 import { mergedNote, rebaseWhole } from "./rebase.ts";
+import { QUOTED_LINES } from "./uncommitted.ts";
 import { choosePlace, hintsFromHunkHeader, hintsFromProse } from "./placement.ts";
 import { isShellFence, readShellBlock, shellBlocks } from "./shell-fence.ts";
 
@@ -137,8 +138,6 @@ export function stageWrite<E extends Edit>(edit: E, ws: Workspace, path: string,
   return { status: "applied", edit, path, ...(rung ? { rung } : {}), ...(note ? { note } : {}) };
 }
 
-/** At most this many current lines are quoted back to the model when a whole text could not be merged. */
-const QUOTED_LINES = 40;
 
 /**
  * Stage `content`, the whole new text of `path` the model wrote from the text it was shown

@@ -18,8 +18,8 @@ export interface CommittedFile {
   was?: "committed" | "saved" | "shown";
 }
 
-/** At most this many current lines are quoted back to the model. */
-const QUOTED_LINES = 40;
+/** At most this many current lines are quoted back to the model (a stale SEARCH here; a whole text kit.formats.stage could not merge). */
+export const QUOTED_LINES = 40;
 
 /**
  * The dirty files of the replies being staged. The kernel opens a scope per reply
