@@ -174,6 +174,39 @@ test("the pre-scan's import edges are importsOf's, file by file, on this thread 
   expect(pooled.names).toEqual(here.names);
 });
 
+test("a cold first map parsed by workers started before its plan (two languages) is the one parsed on this thread: same files, same map", async () => {
+  const { root, repo } = generated(400);
+  for (const [path, text] of Object.entries(VARIED)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const files = [...repo.files, ...Object.keys(VARIED)];
+  const chat = "web/src/main.ts";
+  const here = await buildRepoMap(input(root, files, tags(), { chatFiles: [chat], coldFirst: 0, workers: 0 }));
+  const pooled = await buildRepoMap(input(root, files, tags(), { chatFiles: [chat], coldFirst: 0, workers: 2, poolThreshold: 1 }));
+  expect(pooled.stats.workers).toBe(2);
+  expect(here.stats.workers).toBe(0);
+  expect(pooled.stats.parsed).toBe(here.stats.parsed);
+  expect(pooled.pending.map((e) => e.path).sort()).toEqual(here.pending.map((e) => e.path).sort());
+  expect(pooled.text).toBe(here.text);
+  // What the chat imports was parsed for it (a file left for later shows no definitions).
+  const shown = shownFiles(pooled.text);
+  expect(shown.has("web/src/lib/util.ts")).toBe(true);
+  expect(pooled.text).toContain("helper");
+  // More than one language was parsed for it: the pool's workers compiled different grammars.
+  const parsedLangs = new Set(files.filter((f) => !pooled.pending.some((e) => e.path === f)).flatMap((f) => languageFor(f)?.name ?? []));
+  expect(parsedLangs.size).toBeGreaterThan(1);
+});
+
+test("a cold build cancelled while it plans rejects with the signal's reason", async () => {
+  const { root, repo } = generated(300);
+  const controller = new AbortController();
+  const reason = new Error("stopped by the user");
+  const build = buildRepoMap(input(root, repo.files, tags(), { coldFirst: 0, workers: 2, poolThreshold: 1, signal: controller.signal }));
+  queueMicrotask(() => controller.abort(reason));
+  await expect(build).rejects.toBe(reason);
+});
+
 test("eachImport merged is importsOf; a Java class's members imported with .* resolve to the class", () => {
   const files = Object.keys(VARIED);
   const read = (path: string) => VARIED[path] ?? null;
@@ -217,10 +250,10 @@ test("a widely imported chat file's importers are parsed first only up to the bu
   const plan = planColdScan(stale, { files, chatFiles: ["src/core.ts"], budget: 100, head: (path, max) => text[path]?.slice(0, max) ?? null, read: (path) => text[path] ?? null });
   const now = plan.now.map((e) => e.path);
   expect(now.slice(0, 3)).toEqual(["src/core.ts", "src/dep.ts", "src/leaf.ts"]);
-  // Importers until 20,000 bytes, then by rank until 48 files or 80,000 bytes: not all 60.
+  // Importers until 20,000 bytes, then by rank until 48 files or 40,000 bytes (never past it): not all 60.
   const bytes = plan.now.reduce((sum, e) => sum + e.size, 0);
   expect(bytes).toBeGreaterThanOrEqual(20_000);
-  expect(bytes).toBeLessThan(80_000 + 2_000);
+  expect(bytes).toBeLessThanOrEqual(40_000);
   expect(plan.later.length).toBeGreaterThan(10);
   for (const entry of plan.later) expect(plan.prescanned.get(entry.path)?.refs.length).toBe(3);
 });

@@ -17,7 +17,7 @@ import type { PrescanReply, WorkerReply, WorkerRequest, WorkerResult } from "./w
 import type { RankFile } from "./graph.ts";
 import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
-import { listingIds, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
+import { certainlyNow, listingIds, nearChat, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
 
 /** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
 export interface RememberedTags {
@@ -156,10 +156,20 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   let pending: FileEntry[] = [];
   const cold = options.coldFirst;
   let prescanMs = 0;
+  let early: EarlyPool | null = null;
   if (cold && stale.length >= cold.minFiles) {
     const planStart = performance.now();
     let edges: ImportEdges | undefined;
     const count = options.workers ?? availableParallelism();
+    // The chat files' imports: parsed first whatever the pre-scan finds.
+    const near = nearChat(cold);
+    // The parse workers start now, compile their grammars and parse those files while
+    // this thread plans (a worker's start and its grammar cost about what the plan does).
+    if (count > 0 && stale.length >= (options.poolThreshold ?? 16)) {
+      const staleByPath = new Map(stale.map((e) => [e.path, e]));
+      const first = certainlyNow(near, cold.chatFiles).flatMap((path) => staleByPath.get(path) ?? []);
+      early = await startEarlyPool(stale, first, options, count);
+    }
     if (count > 0 && stale.length >= PRESCAN_POOL_FILES) {
       try {
         edges = await prescanInPool(stale, cold.files, options, count);
@@ -168,7 +178,13 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
         options.warn(`repo map: pre-scan workers failed (${error instanceof Error ? error.message : String(error)}); reading on one thread`);
       }
     }
-    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges });
+    let plan: ReturnType<typeof planColdScan>;
+    try {
+      plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges, near });
+    } catch (error) {
+      early?.end();
+      throw error;
+    }
     stale = plan.now;
     pending = plan.later;
     prescanned = plan.prescanned;
@@ -181,7 +197,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   if (stale.length > 0) {
     // Parse what changed (in workers) while this thread reads what ranking will
     // likely need (when that is cheap and not already in the session's memory).
-    const parsing = parseFiles(stale, options, stats);
+    const parsing = parseFiles(stale, options, stats, early);
     if (meta.size <= SPECULATIVE_LOAD_FILES && stale.length > (options.preloadAbove ?? 0) && !(memory && memory.tags.size > 0)) cachedRows = options.cache.rankRows();
     const results = await parsing;
     const byPath = new Map(stale.map((e) => [e.path, e]));
@@ -279,7 +295,127 @@ function canDefer(entry: FileEntry, meta: ReadonlyMap<string, { version: string 
   return deferrable.has(entry.path) && meta.get(entry.path)?.version === GRAMMAR_TABLE_VERSION;
 }
 
-async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats): Promise<WorkerResult[]> {
+/**
+ * Workers started before a cold build's plan: each compiles the grammar its part of
+ * the parse will likely need, and parses its share of the files the first map
+ * certainly needs (the chat files and their imports).
+ */
+interface EarlyPool {
+  workers: Worker[];
+  assets: GrammarAssets;
+  /** The files sent before the plan. */
+  sent: ReadonlySet<string>;
+  /** Their results, once every one is back (rejects when a worker fails). */
+  parsed: Promise<WorkerResult[]>;
+  /** Ends the workers (when the plan failed, or a pool was not needed after all). */
+  end(): void;
+}
+
+/** Files per batch sent before the plan (small: spread evenly over the workers of their language). */
+const EARLY_BATCH = 8;
+
+/**
+ * Starts `count` parse workers for a cold build before its plan is made. Worker i
+ * compiles the language its segment of the stale files would start with (the
+ * files sorted by language and cut as parseInPool cuts them: the first map's files
+ * are mostly of the same languages in about the same shares), then parses the
+ * `first` files of that language (in turn with the other workers of it); a file of
+ * a language no worker compiles goes to the workers in turn.
+ */
+async function startEarlyPool(stale: readonly FileEntry[], first: readonly FileEntry[], options: ScanOptions, count: number): Promise<EarlyPool | null> {
+  options.signal?.throwIfAborted();
+  let assets: GrammarAssets;
+  try {
+    assets = await options.assets();
+  } catch {
+    // Reported where the files are parsed.
+    return null;
+  }
+  if (options.signal?.aborted) return null;
+  const langs = stale.map((e) => e.lang!.name).sort();
+  const cuts = segmentCuts(langs, count);
+  const workers: Worker[] = [];
+  const preloaded: string[] = [];
+  for (let i = 0; i < count; i++) {
+    const worker = new Worker(workerEntry());
+    worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
+    const lang = langs[Math.min(cuts[i]!, langs.length - 1)]!;
+    worker.postMessage({ kind: "load", id: PRELOAD_ID, langs: [lang] } satisfies WorkerRequest);
+    preloaded.push(lang);
+    workers.push(worker);
+  }
+  // Each file to a worker that compiled its language (in turn), else to any (in turn).
+  const shares: FileEntry[][] = workers.map(() => []);
+  const turn = new Map<string, number>();
+  for (const entry of first) {
+    const lang = entry.lang!.name;
+    const matching = preloaded.flatMap((l, i) => (l === lang ? [i] : []));
+    const pool = matching.length > 0 ? matching : preloaded.map((_, i) => i);
+    const n = turn.get(lang) ?? 0;
+    turn.set(lang, n + 1);
+    shares[pool[n % pool.length]!]!.push(entry);
+  }
+  const results: WorkerResult[] = [];
+  let outstanding = 0;
+  let settle: { resolve: (r: WorkerResult[]) => void; reject: (e: unknown) => void };
+  const parsed = new Promise<WorkerResult[]>((resolve, reject) => (settle = { resolve, reject }));
+  const fail = (error: unknown) => settle.reject(error);
+  const onAbort = () => fail(options.signal!.reason);
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  // Once settled, a pool (parseInPool) or end() looks after the workers; a failure is handled where it is awaited.
+  parsed.then(
+    () => options.signal?.removeEventListener("abort", onAbort),
+    () => options.signal?.removeEventListener("abort", onAbort),
+  );
+  workers.forEach((worker, i) => {
+    worker.onmessage = (event: MessageEvent<WorkerReply>) => {
+      if (event.data.id !== EARLY_ID) return;
+      results.push(...event.data.results);
+      if (--outstanding === 0) settle.resolve(results);
+    };
+    worker.onerror = (event) => fail(new Error(event.message || "worker error"));
+    const share = shares[i]!;
+    for (let at = 0; at < share.length; at += EARLY_BATCH) {
+      const files = share.slice(at, at + EARLY_BATCH).map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name }));
+      worker.postMessage({ kind: "parse", id: EARLY_ID, files } satisfies WorkerRequest);
+      outstanding++;
+    }
+  });
+  if (outstanding === 0) settle!.resolve(results);
+  const end = () => {
+    options.signal?.removeEventListener("abort", onAbort);
+    for (const worker of workers) worker.terminate();
+  };
+  return { workers, assets, sent: new Set(first.map((e) => e.path)), parsed, end };
+}
+
+/** The id of a `load` request sent to a worker before its pool feeds it (its answer is not a batch). */
+const PRELOAD_ID = -1;
+/** The id of the batches sent before the plan (startEarlyPool). */
+const EARLY_ID = -2;
+
+async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats, early: EarlyPool | null = null): Promise<WorkerResult[]> {
+  if (options.signal?.aborted) early?.end();
+  options.signal?.throwIfAborted();
+  if (early) {
+    const rest = stale.filter((e) => !early.sent.has(e.path));
+    try {
+      // The plan's files all came from the stale ones, and the early ones are in the plan.
+      const first = await early.parsed;
+      stats.workers = early.workers.length;
+      if (rest.length === 0) {
+        early.end();
+        return first;
+      }
+      return [...first, ...(await parseInPool(rest, options, early.assets, early.workers.length, { workers: early.workers }))];
+    } catch (error) {
+      early.end();
+      if (options.signal?.aborted) throw error;
+      options.warn(`repo map: worker pool failed (${error instanceof Error ? error.message : String(error)}); parsing on one thread`);
+      stats.workers = 0;
+      return parseHere(stale, options, early.assets);
+    }
+  }
   options.signal?.throwIfAborted();
   const assets = await options.assets();
   const threshold = options.poolThreshold ?? 16;
@@ -336,6 +472,8 @@ interface PoolHooks {
   stat?: boolean;
   /** The workers, once started (to ref them later). */
   started?: (workers: readonly Worker[]) => void;
+  /** Workers already started and sent their `init` (startEarlyPool); the pool ends them as its own. */
+  workers?: readonly Worker[];
 }
 
 /** The workers of one pool, ended together: when it finishes (done or failed) or its signal aborts. */
@@ -400,11 +538,12 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
       return true;
     };
     for (let i = 0; i < count; i++) {
-      const worker = new Worker(workerEntry());
+      const given = hooks.workers?.[i];
+      const worker = given ?? new Worker(workerEntry());
       workers.push(worker);
       if (hooks.unref) worker.unref();
       worker.onmessage = (event: MessageEvent<WorkerReply>) => {
-        if (life.done) return;
+        if (life.done || event.data.id === PRELOAD_ID) return;
         if (hooks.onResults) {
           parsed += event.data.results.length;
           hooks.onResults(event.data.results);
@@ -416,7 +555,7 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
         }
       };
       worker.onerror = (event) => finish(new Error(event.message || "worker error"));
-      worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
+      if (!given) worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
       if (feed(worker, i)) running++;
     }
     hooks.started?.(workers);

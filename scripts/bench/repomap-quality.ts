@@ -33,6 +33,7 @@
 // to show what the edge weights alone achieve.
 // A third pass builds each map as the first map of a cold start (RepoMapInput.coldFirst).
 //   bun scripts/bench/repomap-quality.ts [--budget 1024] [--per-repo 20] [--verbose] [--no-ablation]
+//     [--trees openai,zod,node-gyp,generated] (only the trees whose label starts so) [--cold-only] (only the cold first maps)
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -203,20 +204,23 @@ export default async function run(): Promise<void> {
   else console.log("  node-gyp not found (neither in node_modules nor in npm's own): its Python sources are not sampled");
   const generated = await generatedTree(1000);
   trees.push(generated.tree);
+  const only = arg("--trees")?.split(",").filter(Boolean);
+  if (only) trees.splice(0, trees.length, ...trees.filter((tree) => only.some((name) => tree.label.startsWith(name))));
+  const coldOnly = process.argv.includes("--cold-only");
 
   console.log(`## repo map quality (budget ${budget} tokens, one chat file; up to ${perRepo} chat files per tree; rule in scripts/bench/repomap-quality.ts)`);
   const { WEIGHTS } = await import("../../plugins/repomap/graph.ts");
   const sampled = trees.map((tree) => ({ tree, samples: sample(tree, perRepo) }));
   try {
     const results: RepoResult[] = [];
-    for (const { tree, samples } of sampled) {
+    for (const { tree, samples } of coldOnly ? [] : sampled) {
       const tests = samples.filter((s) => isTest(s.chat)).length;
       if (verbose) console.log(`  ${tree.label}:`);
       const result = await scoreTree(tree, samples, budget, verbose);
       results.push(result);
       console.log(`  ${tree.label.padEnd(44)} ${String(result.chats).padStart(3)} chat files (${tests} tests)  import recall ${pct(result.importRecall)}  used-definition recall ${pct(result.defRecall)}  bare names ${pct(result.bareShare)} of tokens`);
     }
-    summary("mean over the real trees", results);
+    if (!coldOnly) summary("mean over the real trees", results);
     // The same samples, each map the first of a cold start (only what it needs parsed).
     const cold: RepoResult[] = [];
     for (const { tree, samples } of sampled) {
@@ -225,7 +229,7 @@ export default async function run(): Promise<void> {
       console.log(`  cold first map: ${tree.label.padEnd(28)} import recall ${pct(result.importRecall)}  used-definition recall ${pct(result.defRecall)}  bare names ${pct(result.bareShare)} of tokens  (${pct(result.parsedShare ?? NaN)} of its files parsed first)`);
     }
     summary("cold first maps (only the files they need parsed; the rest in the background)", cold);
-    if (!process.argv.includes("--no-ablation")) {
+    if (!coldOnly && !process.argv.includes("--no-ablation")) {
       // The same samples with the imported names not listed first: what the edge weights achieve alone.
       WEIGHTS.importedFirst = false;
       const alone: RepoResult[] = [];
