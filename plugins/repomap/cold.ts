@@ -19,7 +19,7 @@ const MIN_NOW_FILES = 48;
 /** The chat files' neighbours parsed now, at most (a chat file importing half the repository). */
 const MAX_NEIGHBOURS = 300;
 /** Files chosen by rank stop at this many times the budget's bytes (200 a token), however few. */
-const MAX_BYTES_SHARE = 2;
+const MAX_BYTES_SHARE = 4;
 
 export interface ColdInput {
   /** Every listed file (imports resolve against them). */
@@ -33,8 +33,6 @@ export interface ColdInput {
   read(path: string): string | null;
   /** The stale files' import edges when already read (in workers: scan.ts prescanInPool); else read here. */
   edges?: ImportEdges;
-  /** The chat files' imports when already read (nearChat); else read here. */
-  near?: readonly string[];
 }
 
 export interface ColdPlan {
@@ -67,19 +65,23 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   const order: string[] = [];
   const chosen = new Set<string>();
   let bytes = 0;
-  const choose = (path: string, maxBytes = Infinity) => {
-    const entry = byPath.get(path);
-    // A file that would take the bytes past a limit is left (a smaller one further on may fit).
-    if (!entry || chosen.has(path) || bytes + entry.size > maxBytes) return;
+  const choose = (path: string) => {
+    if (!byPath.has(path) || chosen.has(path)) return;
     chosen.add(path);
     order.push(path);
-    bytes += entry.size;
+    bytes += byPath.get(path)!.size;
   };
   const chat = [...new Set(input.chatFiles)];
   for (const path of chat) choose(path);
-  const near = input.near ?? nearChat(input);
+  // The chat files' own imports from their whole text, re-exports followed (what the map shows first).
+  const full = new ImportResolver({ files: input.files, read: input.read });
+  // Files the chat takes names from first; then the ones it imports whole (a Go or Java
+  // package's other files: many); then the files those import.
+  const named: string[] = [];
+  const whole: string[] = [];
+  for (const path of chat) for (const [target, names] of full.importsOf(path)) (names.size > 0 ? named : whole).push(target);
+  const near = [...named, ...whole];
   for (const path of near.slice(0, MAX_NEIGHBOURS)) choose(path);
-  // Then the files those import.
   const second: string[] = [];
   for (const path of near) {
     const at = graph.staleIndex.get(path);
@@ -94,13 +96,13 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   for (const path of chat) for (const i of graph.importersOf(ids.get(path))) importers.push(stale[i]!.path);
   for (const path of importers.slice(0, MAX_NEIGHBOURS)) {
     if (bytes >= wantBytes) break;
-    choose(path, wantBytes);
+    choose(path);
   }
   // Then by rank, until enough files and bytes for the budget, or MAX_BYTES_SHARE times its bytes (a tree of large files).
   if (order.length < wantFiles || bytes < wantBytes) {
     for (const path of byImportRank(stale, graph, chat)) {
       if ((order.length >= wantFiles && bytes >= wantBytes) || bytes >= wantBytes * MAX_BYTES_SHARE) break;
-      choose(path, wantBytes * MAX_BYTES_SHARE);
+      choose(path);
     }
   }
 
@@ -114,25 +116,6 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
     prescanned.set(entry.path, importsAsReferences(entry.path, names === "" ? [] : names.split("\n")));
   });
   return { now, later, prescanned };
-}
-
-/**
- * The files the chat files import, read from their whole text with re-exports
- * followed (what the map shows first): those the chat takes names from first, then
- * the ones it imports whole (a Go or Java package's other files: many). The first
- * MAX_NEIGHBOURS of them are parsed before the first map, whatever else is chosen.
- */
-export function nearChat(input: Pick<ColdInput, "files" | "chatFiles" | "read">): string[] {
-  const full = new ImportResolver({ files: input.files, read: input.read });
-  const named: string[] = [];
-  const whole: string[] = [];
-  for (const path of new Set(input.chatFiles)) for (const [target, names] of full.importsOf(path)) (names.size > 0 ? named : whole).push(target);
-  return [...named, ...whole];
-}
-
-/** The files certainly parsed before a cold first map, whatever the pre-scan finds: the chat files and their first neighbours. */
-export function certainlyNow(near: readonly string[], chatFiles: readonly string[]): string[] {
-  return [...new Set([...chatFiles, ...near.slice(0, MAX_NEIGHBOURS)])];
 }
 
 /** The resolver the pre-scan reads imports with: the first PRESCAN_BYTES of each stale file, other files (tsconfig.json, package.json, go.mod) whole, once each. */

@@ -17,7 +17,7 @@ import type { PrescanReply, WorkerReply, WorkerRequest, WorkerResult } from "./w
 import type { RankFile } from "./graph.ts";
 import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
-import { certainlyNow, listingIds, nearChat, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
+import { listingIds, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
 
 /** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
 export interface RememberedTags {
@@ -161,26 +161,20 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     const planStart = performance.now();
     let edges: ImportEdges | undefined;
     const count = options.workers ?? availableParallelism();
-    // The chat files' imports: parsed first whatever the pre-scan finds.
-    const near = nearChat(cold);
-    // The parse workers start now, compile their grammars and parse those files while
-    // this thread plans (a worker's start and its grammar cost about what the plan does).
-    if (count > 0 && stale.length >= (options.poolThreshold ?? 16)) {
-      const staleByPath = new Map(stale.map((e) => [e.path, e]));
-      const first = certainlyNow(near, cold.chatFiles).flatMap((path) => staleByPath.get(path) ?? []);
-      early = await startEarlyPool(stale, first, options, count);
-    }
-    if (count > 0 && stale.length >= PRESCAN_POOL_FILES) {
-      try {
-        edges = await prescanInPool(stale, cold.files, options, count);
-      } catch (error) {
-        if (options.signal?.aborted) throw error;
-        options.warn(`repo map: pre-scan workers failed (${error instanceof Error ? error.message : String(error)}); reading on one thread`);
-      }
-    }
+    // The parse workers start now and compile their grammars while this thread plans
+    // (a worker's start and its grammar's compile cost about what the plan does).
+    if (count > 0 && stale.length >= (options.poolThreshold ?? 16)) early = await startEarlyPool(stale, options, count);
     let plan: ReturnType<typeof planColdScan>;
     try {
-      plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges, near });
+      if (count > 0 && stale.length >= PRESCAN_POOL_FILES) {
+        try {
+          edges = await prescanInPool(stale, cold.files, options, count);
+        } catch (error) {
+          if (options.signal?.aborted) throw error;
+          options.warn(`repo map: pre-scan workers failed (${error instanceof Error ? error.message : String(error)}); reading on one thread`);
+        }
+      }
+      plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges });
     } catch (error) {
       early?.end();
       throw error;
@@ -296,33 +290,26 @@ function canDefer(entry: FileEntry, meta: ReadonlyMap<string, { version: string 
 }
 
 /**
- * Workers started before a cold build's plan: each compiles the grammar its part of
- * the parse will likely need, and parses its share of the files the first map
- * certainly needs (the chat files and their imports).
+ * Workers started before a cold build's plan, each compiling the grammar its part of
+ * the parse will likely need. They parse nothing before the plan: a parse then would
+ * compete with it for the cores, and a parse has a time limit.
  */
 interface EarlyPool {
   workers: Worker[];
   assets: GrammarAssets;
-  /** The files sent before the plan. */
-  sent: ReadonlySet<string>;
-  /** Their results, once every one is back (rejects when a worker fails). */
-  parsed: Promise<WorkerResult[]>;
-  /** Ends the workers (when the plan failed, or a pool was not needed after all). */
+  /** A worker's error before the pool took them over. */
+  readonly failure: Error | null;
+  /** Ends the workers (when the plan failed, or the build was cancelled). */
   end(): void;
 }
 
-/** Files per batch sent before the plan (small: spread evenly over the workers of their language). */
-const EARLY_BATCH = 8;
-
 /**
  * Starts `count` parse workers for a cold build before its plan is made. Worker i
- * compiles the language its segment of the stale files would start with (the
- * files sorted by language and cut as parseInPool cuts them: the first map's files
- * are mostly of the same languages in about the same shares), then parses the
- * `first` files of that language (in turn with the other workers of it); a file of
- * a language no worker compiles goes to the workers in turn.
+ * compiles the language its segment of the stale files would start with (the files
+ * sorted by language and cut as parseInPool cuts them): the first map's files are
+ * mostly of the same languages in about the same shares.
  */
-async function startEarlyPool(stale: readonly FileEntry[], first: readonly FileEntry[], options: ScanOptions, count: number): Promise<EarlyPool | null> {
+async function startEarlyPool(stale: readonly FileEntry[], options: ScanOptions, count: number): Promise<EarlyPool | null> {
   options.signal?.throwIfAborted();
   let assets: GrammarAssets;
   try {
@@ -335,79 +322,37 @@ async function startEarlyPool(stale: readonly FileEntry[], first: readonly FileE
   const langs = stale.map((e) => e.lang!.name).sort();
   const cuts = segmentCuts(langs, count);
   const workers: Worker[] = [];
-  const preloaded: string[] = [];
+  let failure: Error | null = null;
   for (let i = 0; i < count; i++) {
     const worker = new Worker(workerEntry());
+    // Until parseInPool takes the worker over (and its errors).
+    worker.onerror = (event) => (failure ??= new Error(event.message || "worker error"));
     worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
-    const lang = langs[Math.min(cuts[i]!, langs.length - 1)]!;
-    worker.postMessage({ kind: "load", id: PRELOAD_ID, langs: [lang] } satisfies WorkerRequest);
-    preloaded.push(lang);
+    worker.postMessage({ kind: "load", id: PRELOAD_ID, langs: [langs[Math.min(cuts[i]!, langs.length - 1)]!] } satisfies WorkerRequest);
     workers.push(worker);
   }
-  // Each file to a worker that compiled its language (in turn), else to any (in turn).
-  const shares: FileEntry[][] = workers.map(() => []);
-  const turn = new Map<string, number>();
-  for (const entry of first) {
-    const lang = entry.lang!.name;
-    const matching = preloaded.flatMap((l, i) => (l === lang ? [i] : []));
-    const pool = matching.length > 0 ? matching : preloaded.map((_, i) => i);
-    const n = turn.get(lang) ?? 0;
-    turn.set(lang, n + 1);
-    shares[pool[n % pool.length]!]!.push(entry);
-  }
-  const results: WorkerResult[] = [];
-  let outstanding = 0;
-  let settle: { resolve: (r: WorkerResult[]) => void; reject: (e: unknown) => void };
-  const parsed = new Promise<WorkerResult[]>((resolve, reject) => (settle = { resolve, reject }));
-  const fail = (error: unknown) => settle.reject(error);
-  const onAbort = () => fail(options.signal!.reason);
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-  // Once settled, a pool (parseInPool) or end() looks after the workers; a failure is handled where it is awaited.
-  parsed.then(
-    () => options.signal?.removeEventListener("abort", onAbort),
-    () => options.signal?.removeEventListener("abort", onAbort),
-  );
-  workers.forEach((worker, i) => {
-    worker.onmessage = (event: MessageEvent<WorkerReply>) => {
-      if (event.data.id !== EARLY_ID) return;
-      results.push(...event.data.results);
-      if (--outstanding === 0) settle.resolve(results);
-    };
-    worker.onerror = (event) => fail(new Error(event.message || "worker error"));
-    const share = shares[i]!;
-    for (let at = 0; at < share.length; at += EARLY_BATCH) {
-      const files = share.slice(at, at + EARLY_BATCH).map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name }));
-      worker.postMessage({ kind: "parse", id: EARLY_ID, files } satisfies WorkerRequest);
-      outstanding++;
-    }
-  });
-  if (outstanding === 0) settle!.resolve(results);
-  const end = () => {
-    options.signal?.removeEventListener("abort", onAbort);
-    for (const worker of workers) worker.terminate();
+  return {
+    workers,
+    assets,
+    get failure() {
+      return failure;
+    },
+    end: () => workers.forEach((w) => w.terminate()),
   };
-  return { workers, assets, sent: new Set(first.map((e) => e.path)), parsed, end };
 }
 
-/** The id of a `load` request sent to a worker before its pool feeds it (its answer is not a batch). */
+/** The id of the `load` request sent to a worker before its pool feeds it (its answer is not a batch). */
 const PRELOAD_ID = -1;
-/** The id of the batches sent before the plan (startEarlyPool). */
-const EARLY_ID = -2;
 
 async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats, early: EarlyPool | null = null): Promise<WorkerResult[]> {
   if (options.signal?.aborted) early?.end();
   options.signal?.throwIfAborted();
   if (early) {
-    const rest = stale.filter((e) => !early.sent.has(e.path));
     try {
-      // The plan's files all came from the stale ones, and the early ones are in the plan.
-      const first = await early.parsed;
+      if (early.failure) throw early.failure;
       stats.workers = early.workers.length;
-      if (rest.length === 0) {
-        early.end();
-        return first;
-      }
-      return [...first, ...(await parseInPool(rest, options, early.assets, early.workers.length, { workers: early.workers }))];
+      // The pool ends the workers when it is done, fails or is cancelled.
+      return await parseInPool(stale, options, early.assets, early.workers.length, { workers: early.workers });
     } catch (error) {
       early.end();
       if (options.signal?.aborted) throw error;

@@ -224,7 +224,7 @@ export default async function run(): Promise<void> {
     // The same samples, each map the first of a cold start (only what it needs parsed).
     const cold: RepoResult[] = [];
     for (const { tree, samples } of sampled) {
-      const result = await scoreTree(tree, samples, budget, false, true);
+      const result = await scoreTree(tree, samples, budget, verbose, true);
       cold.push(result);
       console.log(`  cold first map: ${tree.label.padEnd(28)} import recall ${pct(result.importRecall)}  used-definition recall ${pct(result.defRecall)}  bare names ${pct(result.bareShare)} of tokens  (${pct(result.parsedShare ?? NaN)} of its files parsed first)`);
     }
