@@ -17,7 +17,7 @@ import type { PrescanReply, WorkerReply, WorkerRequest, WorkerResult } from "./w
 import type { RankFile } from "./graph.ts";
 import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
-import { listingIds, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
+import { listingIds, MIN_NOW_FILES, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
 
 /** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
 export interface RememberedTags {
@@ -163,7 +163,12 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     const count = options.workers ?? availableParallelism();
     // The parse workers start now and compile their grammars while this thread plans
     // (a worker's start and its grammar's compile cost about what the plan does).
-    if (count > 0 && stale.length >= (options.poolThreshold ?? 16)) early = await startEarlyPool(stale, options, count);
+    // As many as the fewest files the plan chooses need (one per 50 files, as parseFiles
+    // starts them); more start after the plan when it chose more files. Never more
+    // threads at once than without this: each one parsing has a share of the cores,
+    // and a parse has a time limit.
+    const parseWorkers = Math.min(count, Math.ceil(Math.min(stale.length, MIN_NOW_FILES) / 50));
+    if (parseWorkers > 0 && stale.length >= (options.poolThreshold ?? 16)) early = await startEarlyPool(stale, options, parseWorkers);
     let plan: ReturnType<typeof planColdScan>;
     try {
       if (count > 0 && stale.length >= PRESCAN_POOL_FILES) {
@@ -299,6 +304,8 @@ interface EarlyPool {
   assets: GrammarAssets;
   /** A worker's error before the pool took them over. */
   readonly failure: Error | null;
+  /** The languages in the order the pool's queue is to be sorted (worker i compiled the one its segment starts with). */
+  order: string[];
   /** Ends the workers (when the plan failed, or the build was cancelled). */
   end(): void;
 }
@@ -319,7 +326,9 @@ async function startEarlyPool(stale: readonly FileEntry[], options: ScanOptions,
     return null;
   }
   if (options.signal?.aborted) return null;
-  const langs = stale.map((e) => e.lang!.name).sort();
+  const order = languageOrder(stale);
+  const rank = new Map(order.map((name, i) => [name, i]));
+  const langs = stale.map((e) => e.lang!.name).sort((a, b) => rank.get(a)! - rank.get(b)!);
   const cuts = segmentCuts(langs, count);
   const workers: Worker[] = [];
   let failure: Error | null = null;
@@ -334,11 +343,19 @@ async function startEarlyPool(stale: readonly FileEntry[], options: ScanOptions,
   return {
     workers,
     assets,
+    order,
     get failure() {
       return failure;
     },
     end: () => workers.forEach((w) => w.terminate()),
   };
+}
+
+/** The stale files' languages, the most frequent first (ties by name). */
+function languageOrder(stale: readonly FileEntry[]): string[] {
+  const counts = new Map<string, number>();
+  for (const entry of stale) counts.set(entry.lang!.name, (counts.get(entry.lang!.name) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([name]) => name);
 }
 
 /** The id of the `load` request sent to a worker before its pool feeds it (its answer is not a batch). */
@@ -350,9 +367,11 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
   if (early) {
     try {
       if (early.failure) throw early.failure;
-      stats.workers = early.workers.length;
+      // The early workers, and as many more as the plan's files need (as below).
+      const count = Math.max(early.workers.length, Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50)));
+      stats.workers = count;
       // The pool ends the workers when it is done, fails or is cancelled.
-      return await parseInPool(stale, options, early.assets, early.workers.length, { workers: early.workers });
+      return await parseInPool(stale, options, early.assets, count, { workers: early.workers, langOrder: early.order });
     } catch (error) {
       early.end();
       if (options.signal?.aborted) throw error;
@@ -417,8 +436,10 @@ interface PoolHooks {
   stat?: boolean;
   /** The workers, once started (to ref them later). */
   started?: (workers: readonly Worker[]) => void;
-  /** Workers already started and sent their `init` (startEarlyPool); the pool ends them as its own. */
+  /** Workers already started and sent their `init` (startEarlyPool), the first of the pool's; it ends them as its own. */
   workers?: readonly Worker[];
+  /** The languages' order in the queue (default: by name): the given workers compiled the first ones. */
+  langOrder?: readonly string[];
 }
 
 /** The workers of one pool, ended together: when it finishes (done or failed) or its signal aborts. */
@@ -449,7 +470,13 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
   // worker works through its own segment (few grammars to compile: compiling one
   // costs as much as parsing a hundred files), then helps with the back of the
   // fullest remaining segment. Small batches keep every core busy to the end.
-  const queue = [...stale].sort((a, b) => (a.lang!.name < b.lang!.name ? -1 : a.lang!.name > b.lang!.name ? 1 : 0));
+  const rank = new Map(hooks.langOrder?.map((name, i) => [name, i]));
+  const queue = [...stale].sort((a, b) => {
+    const ra = rank.get(a.lang!.name) ?? Infinity;
+    const rb = rank.get(b.lang!.name) ?? Infinity;
+    if (ra !== rb) return ra - rb;
+    return a.lang!.name < b.lang!.name ? -1 : a.lang!.name > b.lang!.name ? 1 : 0;
+  });
   const batchSize = Math.max(8, Math.min(64, Math.ceil(queue.length / (count * 8))));
   const cuts = segmentCuts(queue.map((e) => e.lang!.name), count);
   const segments = Array.from({ length: count }, (_, i) => ({ next: cuts[i]!, end: cuts[i + 1]! }));
