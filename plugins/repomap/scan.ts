@@ -163,11 +163,11 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     const count = options.workers ?? availableParallelism();
     // The parse workers start now and compile their grammars while this thread plans
     // (a worker's start and its grammar's compile cost about what the plan does).
-    // As many as the fewest files the plan chooses need (one per 50 files, as parseFiles
-    // starts them); more start after the plan when it chose more files. Never more
-    // threads at once than without this: each one parsing has a share of the cores,
-    // and a parse has a time limit.
-    const parseWorkers = Math.min(count, Math.ceil(Math.min(stale.length, MIN_NOW_FILES) / 50));
+    // As many as the files the plan likely chooses need (one per 50 files, as parseFiles
+    // starts them). Those its files do not need are ended before the parse: never more
+    // threads parsing at once than without this (each has a share of the cores, and a
+    // parse has a wall-clock time limit).
+    const parseWorkers = Math.min(count, Math.ceil(Math.min(stale.length, Math.max(MIN_NOW_FILES, Math.ceil(cold.budget / 8))) / 50));
     if (parseWorkers > 0 && stale.length >= (options.poolThreshold ?? 16)) early = await startEarlyPool(stale, options, parseWorkers);
     let plan: ReturnType<typeof planColdScan>;
     try {
@@ -367,11 +367,12 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
   if (early) {
     try {
       if (early.failure) throw early.failure;
-      // The early workers, and as many more as the plan's files need (as below).
-      const count = Math.max(early.workers.length, Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50)));
+      // As many workers as the plan's files need (as below): the early ones first, ended if not needed.
+      const count = Math.max(1, Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50)));
+      for (const worker of early.workers.slice(count)) worker.terminate();
       stats.workers = count;
       // The pool ends the workers when it is done, fails or is cancelled.
-      return await parseInPool(stale, options, early.assets, count, { workers: early.workers, langOrder: early.order });
+      return await parseInPool(stale, options, early.assets, count, { workers: early.workers.slice(0, count), langOrder: early.order });
     } catch (error) {
       early.end();
       if (options.signal?.aborted) throw error;
