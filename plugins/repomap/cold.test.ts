@@ -174,32 +174,6 @@ test("the pre-scan's import edges are importsOf's, file by file, on this thread 
   expect(pooled.names).toEqual(here.names);
 });
 
-test("a cold first map parsed by a worker started before its plan (files of several languages) is the one parsed on this thread: same files, same map", async () => {
-  const { root, repo } = generated(400);
-  for (const [path, text] of Object.entries(VARIED)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  const files = [...repo.files, ...Object.keys(VARIED)];
-  const chat = "web/src/main.ts";
-  const here = await buildRepoMap(input(root, files, tags(), { chatFiles: [chat], coldFirst: 0, workers: 0 }));
-  const pooled = await buildRepoMap(input(root, files, tags(), { chatFiles: [chat], coldFirst: 0, workers: 2, poolThreshold: 1 }));
-  // One worker started before the plan; the plan chose more than 50 files, so a second joined after it.
-  expect(pooled.stats.parsed).toBeGreaterThan(50);
-  expect(pooled.stats.workers).toBe(2);
-  expect(here.stats.workers).toBe(0);
-  expect(pooled.stats.parsed).toBe(here.stats.parsed);
-  expect(pooled.pending.map((e) => e.path).sort()).toEqual(here.pending.map((e) => e.path).sort());
-  expect(pooled.text).toBe(here.text);
-  // What the chat imports was parsed for it (a file left for later shows no definitions).
-  const shown = shownFiles(pooled.text);
-  expect(shown.has("web/src/lib/util.ts")).toBe(true);
-  expect(pooled.text).toContain("helper");
-  // More than one language was parsed for it: a worker compiled a grammar it had not compiled ahead.
-  const parsedLangs = new Set(files.filter((f) => !pooled.pending.some((e) => e.path === f)).flatMap((f) => languageFor(f)?.name ?? []));
-  expect(parsedLangs.size).toBeGreaterThan(1);
-});
-
 test("a cold build cancelled while it plans rejects with the signal's reason", async () => {
   const { root, repo } = generated(300);
   const controller = new AbortController();

@@ -15,7 +15,7 @@ import { identKey } from "./tags.ts";
 /** Of each file, the imports are read from this many first bytes (imports sit at the top). */
 export const PRESCAN_BYTES = 8192;
 /** At least this many files to parse before the first map, whatever the budget. */
-export const MIN_NOW_FILES = 48;
+const MIN_NOW_FILES = 48;
 /** The chat files' neighbours parsed now, at most (a chat file importing half the repository). */
 const MAX_NEIGHBOURS = 300;
 /** Files chosen by rank stop at this many times the budget's bytes (200 a token), however few. */

@@ -17,7 +17,7 @@ import type { PrescanReply, WorkerReply, WorkerRequest, WorkerResult } from "./w
 import type { RankFile } from "./graph.ts";
 import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
-import { listingIds, MIN_NOW_FILES, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
+import { listingIds, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
 
 /** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
 export interface RememberedTags {
@@ -156,34 +156,19 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   let pending: FileEntry[] = [];
   const cold = options.coldFirst;
   let prescanMs = 0;
-  let early: EarlyPool | null = null;
   if (cold && stale.length >= cold.minFiles) {
     const planStart = performance.now();
     let edges: ImportEdges | undefined;
     const count = options.workers ?? availableParallelism();
-    // The parse workers start now and compile their grammars while this thread plans
-    // (a worker's start and its grammar's compile cost about what the plan does).
-    // As many as the files the plan likely chooses need (one per 50 files, as parseFiles
-    // starts them). Those its files do not need are ended before the parse: never more
-    // threads parsing at once than without this (each has a share of the cores, and a
-    // parse has a wall-clock time limit).
-    const parseWorkers = Math.min(count, Math.ceil(Math.min(stale.length, Math.max(MIN_NOW_FILES, Math.ceil(cold.budget / 8))) / 50));
-    if (parseWorkers > 0 && stale.length >= (options.poolThreshold ?? 16)) early = await startEarlyPool(stale, options, parseWorkers);
-    let plan: ReturnType<typeof planColdScan>;
-    try {
-      if (count > 0 && stale.length >= PRESCAN_POOL_FILES) {
-        try {
-          edges = await prescanInPool(stale, cold.files, options, count);
-        } catch (error) {
-          if (options.signal?.aborted) throw error;
-          options.warn(`repo map: pre-scan workers failed (${error instanceof Error ? error.message : String(error)}); reading on one thread`);
-        }
+    if (count > 0 && stale.length >= PRESCAN_POOL_FILES) {
+      try {
+        edges = await prescanInPool(stale, cold.files, options, count);
+      } catch (error) {
+        if (options.signal?.aborted) throw error;
+        options.warn(`repo map: pre-scan workers failed (${error instanceof Error ? error.message : String(error)}); reading on one thread`);
       }
-      plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges });
-    } catch (error) {
-      early?.end();
-      throw error;
     }
+    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges });
     stale = plan.now;
     pending = plan.later;
     prescanned = plan.prescanned;
@@ -196,7 +181,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   if (stale.length > 0) {
     // Parse what changed (in workers) while this thread reads what ranking will
     // likely need (when that is cheap and not already in the session's memory).
-    const parsing = parseFiles(stale, options, stats, early);
+    const parsing = parseFiles(stale, options, stats);
     if (meta.size <= SPECULATIVE_LOAD_FILES && stale.length > (options.preloadAbove ?? 0) && !(memory && memory.tags.size > 0)) cachedRows = options.cache.rankRows();
     const results = await parsing;
     const byPath = new Map(stale.map((e) => [e.path, e]));
@@ -294,93 +279,7 @@ function canDefer(entry: FileEntry, meta: ReadonlyMap<string, { version: string 
   return deferrable.has(entry.path) && meta.get(entry.path)?.version === GRAMMAR_TABLE_VERSION;
 }
 
-/**
- * Workers started before a cold build's plan, each compiling the grammar its part of
- * the parse will likely need. They parse nothing before the plan: a parse then would
- * compete with it for the cores, and a parse has a time limit.
- */
-interface EarlyPool {
-  workers: Worker[];
-  assets: GrammarAssets;
-  /** A worker's error before the pool took them over. */
-  readonly failure: Error | null;
-  /** The languages in the order the pool's queue is to be sorted (worker i compiled the one its segment starts with). */
-  order: string[];
-  /** Ends the workers (when the plan failed, or the build was cancelled). */
-  end(): void;
-}
-
-/**
- * Starts `count` parse workers for a cold build before its plan is made. Worker i
- * compiles the language its segment of the stale files would start with (the files
- * sorted by language and cut as parseInPool cuts them): the first map's files are
- * mostly of the same languages in about the same shares.
- */
-async function startEarlyPool(stale: readonly FileEntry[], options: ScanOptions, count: number): Promise<EarlyPool | null> {
-  options.signal?.throwIfAborted();
-  let assets: GrammarAssets;
-  try {
-    assets = await options.assets();
-  } catch {
-    // Reported where the files are parsed.
-    return null;
-  }
-  if (options.signal?.aborted) return null;
-  const order = languageOrder(stale);
-  const rank = new Map(order.map((name, i) => [name, i]));
-  const langs = stale.map((e) => e.lang!.name).sort((a, b) => rank.get(a)! - rank.get(b)!);
-  const cuts = segmentCuts(langs, count);
-  const workers: Worker[] = [];
-  let failure: Error | null = null;
-  for (let i = 0; i < count; i++) {
-    const worker = new Worker(workerEntry());
-    // Until parseInPool takes the worker over (and its errors).
-    worker.onerror = (event) => (failure ??= new Error(event.message || "worker error"));
-    worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
-    worker.postMessage({ kind: "load", id: PRELOAD_ID, langs: [langs[Math.min(cuts[i]!, langs.length - 1)]!] } satisfies WorkerRequest);
-    workers.push(worker);
-  }
-  return {
-    workers,
-    assets,
-    order,
-    get failure() {
-      return failure;
-    },
-    end: () => workers.forEach((w) => w.terminate()),
-  };
-}
-
-/** The stale files' languages, the most frequent first (ties by name). */
-function languageOrder(stale: readonly FileEntry[]): string[] {
-  const counts = new Map<string, number>();
-  for (const entry of stale) counts.set(entry.lang!.name, (counts.get(entry.lang!.name) ?? 0) + 1);
-  return [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).map(([name]) => name);
-}
-
-/** The id of the `load` request sent to a worker before its pool feeds it (its answer is not a batch). */
-const PRELOAD_ID = -1;
-
-async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats, early: EarlyPool | null = null): Promise<WorkerResult[]> {
-  if (options.signal?.aborted) early?.end();
-  options.signal?.throwIfAborted();
-  if (early) {
-    try {
-      if (early.failure) throw early.failure;
-      // As many workers as the plan's files need (as below): the early ones first, ended if not needed.
-      const count = Math.max(1, Math.min(options.workers ?? availableParallelism(), Math.ceil(stale.length / 50)));
-      for (const worker of early.workers.slice(count)) worker.terminate();
-      stats.workers = count;
-      // The pool ends the workers when it is done, fails or is cancelled.
-      return await parseInPool(stale, options, early.assets, count, { workers: early.workers.slice(0, count), langOrder: early.order });
-    } catch (error) {
-      early.end();
-      if (options.signal?.aborted) throw error;
-      options.warn(`repo map: worker pool failed (${error instanceof Error ? error.message : String(error)}); parsing on one thread`);
-      stats.workers = 0;
-      return parseHere(stale, options, early.assets);
-    }
-  }
+async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanStats): Promise<WorkerResult[]> {
   options.signal?.throwIfAborted();
   const assets = await options.assets();
   const threshold = options.poolThreshold ?? 16;
@@ -437,10 +336,6 @@ interface PoolHooks {
   stat?: boolean;
   /** The workers, once started (to ref them later). */
   started?: (workers: readonly Worker[]) => void;
-  /** Workers already started and sent their `init` (startEarlyPool), the first of the pool's; it ends them as its own. */
-  workers?: readonly Worker[];
-  /** The languages' order in the queue (default: by name): the given workers compiled the first ones. */
-  langOrder?: readonly string[];
 }
 
 /** The workers of one pool, ended together: when it finishes (done or failed) or its signal aborts. */
@@ -471,13 +366,7 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
   // worker works through its own segment (few grammars to compile: compiling one
   // costs as much as parsing a hundred files), then helps with the back of the
   // fullest remaining segment. Small batches keep every core busy to the end.
-  const rank = new Map(hooks.langOrder?.map((name, i) => [name, i]));
-  const queue = [...stale].sort((a, b) => {
-    const ra = rank.get(a.lang!.name) ?? Infinity;
-    const rb = rank.get(b.lang!.name) ?? Infinity;
-    if (ra !== rb) return ra - rb;
-    return a.lang!.name < b.lang!.name ? -1 : a.lang!.name > b.lang!.name ? 1 : 0;
-  });
+  const queue = [...stale].sort((a, b) => (a.lang!.name < b.lang!.name ? -1 : a.lang!.name > b.lang!.name ? 1 : 0));
   const batchSize = Math.max(8, Math.min(64, Math.ceil(queue.length / (count * 8))));
   const cuts = segmentCuts(queue.map((e) => e.lang!.name), count);
   const segments = Array.from({ length: count }, (_, i) => ({ next: cuts[i]!, end: cuts[i + 1]! }));
@@ -511,12 +400,11 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
       return true;
     };
     for (let i = 0; i < count; i++) {
-      const given = hooks.workers?.[i];
-      const worker = given ?? new Worker(workerEntry());
+      const worker = new Worker(workerEntry());
       workers.push(worker);
       if (hooks.unref) worker.unref();
       worker.onmessage = (event: MessageEvent<WorkerReply>) => {
-        if (life.done || event.data.id === PRELOAD_ID) return;
+        if (life.done) return;
         if (hooks.onResults) {
           parsed += event.data.results.length;
           hooks.onResults(event.data.results);
@@ -528,7 +416,7 @@ function parseInPool(stale: FileEntry[], options: Pick<ScanOptions, "root" | "si
         }
       };
       worker.onerror = (event) => finish(new Error(event.message || "worker error"));
-      if (!given) worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
+      worker.postMessage({ kind: "init", assets } satisfies WorkerRequest);
       if (feed(worker, i)) running++;
     }
     hooks.started?.(workers);
