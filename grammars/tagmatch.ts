@@ -385,6 +385,11 @@ class TagMatcher implements TagQuery {
   readonly #patterns: CPattern[];
   /** Type names for descendantsOfType: every pattern's entry types, or null when some pattern may start at any node. */
   readonly #entryNames: string[] | null;
+  /** Patterns by the type ids they may start at; those that may start anywhere. */
+  readonly #byEntry = new Map<number, CPattern[]>();
+  readonly #anyEntry: CPattern[] = [];
+  /** Named flag by type id. */
+  readonly #named: Uint8Array;
 
   constructor(language: Language, parsed: ParsedPattern[]) {
     const symbols = symbolTable(language, typeNames(parsed));
@@ -441,34 +446,45 @@ class TagMatcher implements TagQuery {
       return { index, root, predicates: predicates.flatMap((p) => compilePredicate(p)), entry: entryTypes(root) };
     });
     const names = new Set<string>();
-    let any = false;
     for (const pattern of this.#patterns) {
-      if (!pattern.entry) any = true;
-      else for (const id of pattern.entry) names.add(symbolName(language, id));
+      if (!pattern.entry) {
+        this.#anyEntry.push(pattern);
+        continue;
+      }
+      for (const id of pattern.entry) {
+        names.add(symbolName(language, id));
+        let list = this.#byEntry.get(id);
+        if (!list) this.#byEntry.set(id, (list = []));
+        list.push(pattern);
+      }
     }
-    this.#entryNames = any ? null : [...names];
+    this.#entryNames = this.#anyEntry.length > 0 ? null : [...names];
+    const count = language.nodeTypeCount;
+    this.#named = new Uint8Array(count);
+    for (let id = 0; id < count; id++) this.#named[id] = language.nodeTypeIsNamed(id) ? 1 : 0;
   }
 
   matches(root: Node): TagMatch[] {
-    const run = new MatchRun();
+    const run = new MatchRun(this.#named);
     const candidates = this.#entryNames ? root.descendantsOfType(this.#entryNames) : allDescendants(root);
-    const seenParents = new Map<number, Set<number>>();
+    const seenParents = new Set<string>();
     for (const node of candidates) {
       const typeId = node.typeId;
-      for (const pattern of this.#patterns) {
+      const patterns = this.#anyEntry.length === 0 ? this.#byEntry.get(typeId) : this.#patterns;
+      if (!patterns) continue;
+      for (const pattern of patterns) {
         if (pattern.entry && !pattern.entry.has(typeId)) continue;
         if ("items" in pattern.root) {
           // Siblings: matched once over the children of each parent a candidate has.
           const parent = node.parent;
           const key = parent ? parent.id : -1;
-          let seen = seenParents.get(pattern.index);
-          if (!seen) seenParents.set(pattern.index, (seen = new Set()));
-          if (seen.has(key)) continue;
-          seen.add(key);
-          const siblings = parent ? run.children(parent, pattern.root.fields) : { nodes: [node], fields: null, looked: null };
+          const seen = `${pattern.index}:${key}`;
+          if (seenParents.has(seen)) continue;
+          seenParents.add(seen);
+          const siblings = parent ? run.children(parent, pattern.root.fields) : { nodes: [node], types: Int32Array.of(typeId), fields: null, looked: null };
           run.topSequence(pattern, siblings, key);
         } else {
-          run.rootStep(pattern, node);
+          run.rootStep(pattern, node, typeId);
         }
       }
     }
@@ -616,6 +632,8 @@ function allDescendants(root: Node): Node[] {
 
 interface Kids {
   nodes: Node[];
+  /** Each child's type id, -1 until read (each read is a call into WebAssembly): see typeAt. */
+  types: Int32Array;
   /** Each child's field id (0: none), when the pattern names fields. */
   fields: Int32Array | null;
   /** The field ids looked up so far. */
@@ -643,11 +661,22 @@ interface Found {
 class MatchRun {
   #kids = new Map<number, Kids>();
   #found: Found[] = [];
+  readonly #named: Uint8Array;
+
+  constructor(named: Uint8Array) {
+    this.#named = named;
+  }
+
+  /** Whether a node of this type id is named (ERROR and ids past the table are). */
+  isNamed(typeId: number): boolean {
+    return typeId >= this.#named.length || this.#named[typeId] === 1;
+  }
 
   children(node: Node, fields: number[]): Kids {
     let kids = this.#kids.get(node.id);
     if (!kids) {
-      kids = { nodes: node.children as Node[], fields: null, looked: null };
+      const nodes = node.children as Node[];
+      kids = { nodes, types: new Int32Array(nodes.length).fill(-1), fields: null, looked: null };
       this.#kids.set(node.id, kids);
     }
     for (const field of fields) {
@@ -662,15 +691,16 @@ class MatchRun {
     return kids;
   }
 
-  rootStep(pattern: CPattern, node: Node): void {
+  rootStep(pattern: CPattern, node: Node, typeId: number): void {
     const step = pattern.root as CStep;
-    this.#step(step, node, 0, null, (caps, last) => this.#record(pattern.index, node, node.id, last, caps));
+    this.#step(step, node, typeId, 0, null, (caps, last) => this.#record(pattern.index, node, node.id, last, caps));
   }
 
   topSequence(pattern: CPattern, siblings: Kids, parent: number): void {
     const seq = pattern.root as CSeq;
     const nodes = siblings.nodes;
     for (let start = 0; start < nodes.length; start++) {
+      if (pattern.entry && !pattern.entry.has(typeAt(siblings, start))) continue;
       this.#sequence(seq, siblings, 0, start, -1, null, null, true, (caps, last, first) => this.#record(pattern.index, first!, parent, last!, caps));
     }
   }
@@ -683,17 +713,17 @@ class MatchRun {
   }
 
   /** Matches one step against one node; calls `done` once per way it matches. */
-  #step(step: CStep, node: Node, field: number, caps: Caps | null, done: (caps: Caps | null, last: Node) => void, outer: string[] = NONE): void {
+  #step(step: CStep, node: Node, typeId: number, field: number, caps: Caps | null, done: (caps: Caps | null, last: Node) => void, outer: string[] = NONE): void {
     if (step.field && step.field !== field) return;
     if (step.kind === "alt") {
       // An alternation's captures are its options' (after their own), on the node the option matched.
       const captures = outer.length === 0 ? step.captures : [...step.captures, ...outer];
-      for (const option of step.options) this.#step(option, node, field, caps, done, captures);
+      for (const option of step.options) this.#step(option, node, typeId, field, caps, done, captures);
       return;
     }
     if (step.ids) {
-      if (!step.ids.has(node.typeId)) return;
-    } else if (step.named && !node.isNamed) return;
+      if (!step.ids.has(typeId)) return;
+    } else if (step.named && !this.isNamed(typeId)) return;
     for (const negated of step.negated) if (node.childForFieldId(negated)) return;
     const withMine = addCaptures(outer, node, addCaptures(step.captures, node, caps));
     if (step.children.items.length === 0) {
@@ -720,61 +750,39 @@ class MatchRun {
     top: boolean,
     done: (caps: Caps | null, last: Node | null, first: Node | null) => void,
     first: Node | null = null,
+    carried = false,
   ): void {
     const nodes = kids.nodes;
+    // An anchor before a skipped optional item carries to the next one (or the end).
+    const anchored = carried || seq.anchors[i]!;
     if (i === seq.items.length) {
-      if (seq.anchors[i] && !top) {
-        for (let k = prev + 1; k < nodes.length; k++) if (nodes[k]!.isNamed) return;
+      if (anchored && !top) {
+        for (let k = prev + 1; k < nodes.length; k++) if (this.isNamed(typeAt(kids, k))) return;
       }
       done(caps, last, first);
       return;
     }
     const item = seq.items[i]!;
-    const immediate = seq.anchors[i]! && !(top && prev < 0);
-    const optional = item.quantifier === "?" || item.quantifier === "*";
-    if (optional) {
-      // Zero repetitions: the next item takes this one's anchor.
-      const skipped: CSeq = seq;
-      this.#sequenceSkip(skipped, kids, i, from, prev, caps, last, top, done, first);
-    }
+    const immediate = anchored && !(top && prev < 0);
+    // Zero repetitions of an optional item.
+    if (item.quantifier === "?" || item.quantifier === "*") this.#sequence(seq, kids, i + 1, from, prev, caps, last, top, done, first, anchored);
     const repeat = item.quantifier === "*" || item.quantifier === "+";
     for (let k = from; k < nodes.length; k++) {
       if (top && prev < 0 && k !== from) break;
       const node = nodes[k]!;
       if (immediate && k > prev + 1) {
         // Only unnamed nodes may be skipped between anchored siblings (or before the first child).
-        if (nodes[k - 1]!.isNamed && k - 1 > prev) break;
+        if (this.isNamed(typeAt(kids, k - 1)) && k - 1 > prev) break;
       }
       const field = kids.fields ? kids.fields[k]! : 0;
-      this.#step(item, node, field, caps, (inner, stepLast) => {
+      if (item.field && item.field !== field) continue;
+      this.#step(item, node, typeAt(kids, k), field, caps, (inner, stepLast) => {
         const start = first ?? node;
-        if (repeat) {
-          // One more repetition, or on to the next item.
-          const again: CSeq = seq;
-          this.#repeat(again, kids, i, k + 1, k, inner, stepLast, top, done, start);
-        }
+        // One more repetition, or on to the next item.
+        if (repeat) this.#repeat(seq, kids, i, k + 1, k, inner, stepLast, top, done, start);
         this.#sequence(seq, kids, i + 1, k + 1, k, inner, stepLast, top, done, start);
       });
     }
-  }
-
-  #sequenceSkip(
-    seq: CSeq,
-    kids: Kids,
-    i: number,
-    from: number,
-    prev: number,
-    caps: Caps | null,
-    last: Node | null,
-    top: boolean,
-    done: (caps: Caps | null, last: Node | null, first: Node | null) => void,
-    first: Node | null,
-  ): void {
-    // Skip item i: the anchor before it carries to item i+1 (or the end).
-    const anchors = seq.anchors.slice();
-    anchors[i + 1] = anchors[i + 1]! || anchors[i]!;
-    const items = seq.items;
-    this.#sequence({ items, anchors, fields: seq.fields }, kids, i + 1, from, prev, caps, last, top, done, first);
   }
 
   /** Further repetitions of a `*`/`+` item. */
@@ -794,10 +802,11 @@ class MatchRun {
     const nodes = kids.nodes;
     for (let k = from; k < nodes.length; k++) {
       // A repetition follows the last without a named node between (as tree-sitter matches them).
-      if (k > from && nodes[k - 1]!.isNamed) break;
+      if (k > from && this.isNamed(typeAt(kids, k - 1))) break;
       const node = nodes[k]!;
       const field = kids.fields ? kids.fields[k]! : 0;
-      this.#step(item, node, field, caps, (inner, stepLast) => {
+      if (item.field && item.field !== field) continue;
+      this.#step(item, node, typeAt(kids, k), field, caps, (inner, stepLast) => {
         this.#repeat(seq, kids, i, k + 1, k, inner, stepLast, top, done, first);
         this.#sequence(seq, kids, i + 1, k + 1, k, inner, stepLast, top, done, first);
       });
@@ -860,6 +869,12 @@ class MatchRun {
 }
 
 const NONE: string[] = [];
+
+function typeAt(kids: Kids, k: number): number {
+  let type = kids.types[k]!;
+  if (type < 0) type = kids.types[k] = kids.nodes[k]!.typeId;
+  return type;
+}
 
 function contains(big: Set<string>, small: Set<string>): boolean {
   if (small.size > big.size) return false;
