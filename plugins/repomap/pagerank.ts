@@ -20,6 +20,8 @@ export interface PageRankOptions {
   maxIterations?: number;
   /** Where to start (e.g. the previous ranking after a small change: it converges in a few iterations); default uniform. */
   initial?: Float64Array;
+  /** Each node's total out-weight, when the caller has it (else summed here). */
+  outWeight?: Float64Array;
 }
 
 /**
@@ -44,10 +46,13 @@ export function personalizedPageRank(
   if (personalization && pSum > 0) for (let i = 0; i < n; i++) p[i] = personalization[i]! / pSum;
   else p.fill(1 / n);
 
-  const outWeight = new Float64Array(n);
-  for (let e = 0; e < edges.count; e++) {
-    const src = edges.src[e]!;
-    outWeight[src] = outWeight[src]! + edges.weight[e]!;
+  let outWeight = options.outWeight;
+  if (!outWeight || outWeight.length !== n) {
+    outWeight = new Float64Array(n);
+    for (let e = 0; e < edges.count; e++) {
+      const src = edges.src[e]!;
+      outWeight[src] = outWeight[src]! + edges.weight[e]!;
+    }
   }
   const share = new Float64Array(edges.count);
   for (let e = 0; e < edges.count; e++) share[e] = edges.weight[e]! / outWeight[edges.src[e]!]!;

@@ -240,6 +240,8 @@ interface RankedNodes {
   files: number[];
   /** Edge endpoints as node numbers. */
   src: Int32Array;
+  /** Each node's total out-weight. */
+  outWeight: Float64Array;
   ranks: Float64Array;
 }
 
@@ -251,28 +253,34 @@ function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly
   }
   const files: number[] = [];
   for (let f = 0; f < paths.length; f++) if (nodeOf[f] === 0) nodeOf[f] = files.push(f) - 1;
-  const src = new Int32Array(edges.count);
-  const dst = new Int32Array(edges.count);
-  for (let e = 0; e < edges.count; e++) {
-    src[e] = nodeOf[edges.src[e]!]!;
-    dst[e] = nodeOf[edges.dst[e]!]!;
+  let src = edges.src.subarray(0, edges.count);
+  let dst = edges.dst.subarray(0, edges.count);
+  // Node numbers are file numbers when every file has an edge (the usual case): no copy.
+  if (files.length < paths.length) {
+    src = new Int32Array(edges.count);
+    dst = new Int32Array(edges.count);
+    for (let e = 0; e < edges.count; e++) {
+      src[e] = nodeOf[edges.src[e]!]!;
+      dst[e] = nodeOf[edges.dst[e]!]!;
+    }
   }
   const weight = edges.weight.subarray(0, edges.count);
+  const outWeight = new Float64Array(files.length);
+  for (let e = 0; e < edges.count; e++) outWeight[src[e]!] = outWeight[src[e]!]! + weight[e]!;
   const nodePaths = files.map((f) => paths[f]!);
   let start: Float64Array | undefined;
   if (initial) {
     start = new Float64Array(files.length);
     for (let node = 0; node < files.length; node++) start[node] = initial(paths[files[node]!]!, files[node]!) ?? 1 / files.length;
   }
-  const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start });
-  return { files, src, ranks };
+  const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start, outWeight });
+  return { files, src, outWeight, ranks };
 }
 
 /** Each node's rank spread over its out-edges onto (defining file, identifier) slots. */
 function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes): { rank: Float64Array; used: Uint8Array; file: Int32Array; ident: Int32Array } {
   const { edges, edgeStart, slotBase, slotCount } = graph;
-  const outWeight = new Float64Array(nodes.files.length);
-  for (let e = 0; e < edges.count; e++) outWeight[nodes.src[e]!] = outWeight[nodes.src[e]!]! + edges.weight[e]!;
+  const { outWeight } = nodes;
   const rank = new Float64Array(slotCount);
   const used = new Uint8Array(slotCount);
   const identCount = index.names.length;
