@@ -224,9 +224,10 @@ export function lookupOf(keys: Float64Array, spare = 0): KeyIndex {
   return lookup;
 }
 
-/** An index from stored rows (rank-state.ts). */
-export function restoreIndex(fields: Omit<IdentIndex, "idOf" | "lookup">): IdentIndex {
-  return makeIndex({ ...fields, lookup: lookupOf(fields.keys) });
+/** An index from stored rows (rank-state.ts), with its stored key table when that is usable (else rebuilt from the keys). */
+export function restoreIndex(fields: Omit<IdentIndex, "idOf" | "lookup">, table?: KeyTable): IdentIndex {
+  const lookup = (table && KeyIndex.fromTable(table, fields.keys.length)) ?? lookupOf(fields.keys);
+  return makeIndex({ ...fields, lookup });
 }
 
 /**
@@ -312,11 +313,9 @@ function edgeEstimate(index: IdentIndex, id: number): number {
   return referencers * definers;
 }
 
-function slotsOf(index: IdentIndex): { slotBase: Int32Array; slotCount: number } {
-  const identCount = index.names.length;
-  const slotBase = new Int32Array(identCount + 1);
-  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + index.definerStart[id + 1]! - index.definerStart[id]!;
-  return { slotBase, slotCount: slotBase[identCount]! };
+/** One slot per definer entry, in definer order: the slots of an identifier start where its definer row does. */
+export function slotsOf(index: Pick<IdentIndex, "definerStart">): { slotBase: Int32Array; slotCount: number } {
+  return { slotBase: index.definerStart, slotCount: index.definerStart[index.definerStart.length - 1]! };
 }
 
 export function buildGraph(index: IdentIndex, paths: readonly string[], context: GraphContext): DefinitionGraph {
@@ -400,6 +399,9 @@ function identEdges(id: number, index: IdentIndex, paths: readonly string[], con
   }
 }
 
+/** Up to this many changed files, a patch finds their old entries by one native search per file and array. */
+const NATIVE_SEARCH_FILES = 8;
+
 /** A changed file's tags, by its position in the ranked files (the list itself unchanged). */
 export type ChangedFiles = ReadonlyMap<number, RankFile>;
 
@@ -442,8 +444,16 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
     return row;
   };
   // What the changed files defined and referenced before.
-  for (let e = 0; e < index.definerList.length; e++) if (isChanged[index.definerList[e]!]) rowsOf(identAt(index.definerStart, e));
-  for (let e = 0; e < index.referencerFile.length; e++) if (isChanged[index.referencerFile[e]!]) rowsOf(identAt(index.referencerStart, e));
+  if (changed.size <= NATIVE_SEARCH_FILES) {
+    // A few files: the typed arrays' own search (a loop here would run cold in a fresh process, ~20 ms).
+    for (const f of changed.keys()) {
+      for (let e = index.definerList.indexOf(f); e >= 0; e = index.definerList.indexOf(f, e + 1)) rowsOf(identAt(index.definerStart, e));
+      for (let e = index.referencerFile.indexOf(f); e >= 0; e = index.referencerFile.indexOf(f, e + 1)) rowsOf(identAt(index.referencerStart, e));
+    }
+  } else {
+    for (let e = 0; e < index.definerList.length; e++) if (isChanged[index.definerList[e]!]) rowsOf(identAt(index.definerStart, e));
+    for (let e = 0; e < index.referencerFile.length; e++) if (isChanged[index.referencerFile[e]!]) rowsOf(identAt(index.referencerStart, e));
+  }
   // And now: new identifiers are numbered after the stored ones.
   const names = index.names.slice();
   const keys: number[] = [];
@@ -691,12 +701,49 @@ export class EdgeList {
   }
 }
 
+/** A KeyIndex's table as stored (rank-state.ts): slots of keys and ids (-1: empty), a power of two long, and how many are used. */
+export interface KeyTable {
+  keys: Float64Array;
+  ids: Int32Array;
+  size: number;
+}
+
 /** Identifier keys → dense ids: open addressing on a Float64Array (several times cheaper than a Map here). */
 export class KeyIndex {
   #keys: Float64Array;
   #ids: Int32Array;
   #mask: number;
   #size = 0;
+
+  /**
+   * An index over a stored table (not copied: inserts write into it), or null when the table
+   * cannot be one of `count` keys (another shape). Rebuilding it costs ~15-30 ms at 70k keys
+   * in a fresh process; reading it, a few.
+   */
+  static fromTable(table: KeyTable, count: number): KeyIndex | null {
+    const capacity = table.ids.length;
+    if (capacity < 16 || (capacity & (capacity - 1)) !== 0 || table.keys.length !== capacity || table.size !== count || (table.size + 1) * 2 > capacity) return null;
+    const index = new KeyIndex(0);
+    index.#keys = table.keys;
+    index.#ids = table.ids;
+    index.#mask = capacity - 1;
+    index.#size = table.size;
+    return index;
+  }
+
+  /**
+   * Its table, to store: the arrays themselves (copy them before the index changes), or a
+   * compact copy when they have far more room than keys (an index is first sized for every
+   * reference, most of which repeat a name).
+   */
+  get table(): KeyTable {
+    if (this.#ids.length > 4 * (this.#size + 16)) {
+      const compact = new KeyIndex(this.#size + 1);
+      for (let i = 0; i < this.#ids.length; i++) if (this.#ids[i] !== -1) compact.get(this.#keys[i]!, this.#ids[i]!);
+      return compact.table;
+    }
+    return { keys: this.#keys, ids: this.#ids, size: this.#size };
+  }
 
   constructor(expected: number) {
     let capacity = 16;

@@ -79,10 +79,15 @@ export function buildRankGraph(request: Pick<RankRequest, "files" | "chatFiles" 
   return { paths, index, graph: buildGraph(index, paths, context), context, importedNames, importedFiles };
 }
 
-/** What the edges depend on besides the tags: the chat files, their imports, the mentioned names, the low-value paths. */
-export function graphContext(request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">, paths: readonly string[]): { context: GraphContext; importedNames: Map<number, string[]>; importedFiles: Set<string> } {
+/**
+ * What the edges depend on besides the tags: the chat files, their imports, the mentioned names, the low-value paths.
+ * `into`: each file's factor as stored with a kept graph (rank-state.ts: its key holds the context), not recomputed.
+ */
+export function graphContext(request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">, paths: readonly string[], into?: Float64Array): { context: GraphContext; importedNames: Map<number, string[]>; importedFiles: Set<string> } {
   const { chatFiles } = request;
-  const inChat = Uint8Array.from(paths, (path) => (chatFiles.has(path) ? 1 : 0));
+  const inChat = new Uint8Array(paths.length);
+  // A few chat files: the array's own search (a loop over every path runs cold in a fresh process).
+  for (const chat of chatFiles) for (let at = paths.indexOf(chat); at >= 0; at = paths.indexOf(chat, at + 1)) inChat[at] = 1;
   const imports = new Map<number, Set<number>>();
   const importedNames = new Map<number, string[]>();
   const importedFiles = new Set<string>();
@@ -103,8 +108,10 @@ export function graphContext(request: Pick<RankRequest, "chatFiles" | "mentioned
       importedNames.set(at, [...names]);
     }
   }
-  const testInChat = [...chatFiles].some((path) => TEST_PATH.test(path));
-  const into = Float64Array.from(paths, (path) => (!testInChat && !importedFiles.has(path) && LOW_VALUE_PATH.test(path) ? WEIGHTS.lowValue : 1));
+  if (!into) {
+    const testInChat = [...chatFiles].some((path) => TEST_PATH.test(path));
+    into = Float64Array.from(paths, (path) => (!testInChat && !importedFiles.has(path) && LOW_VALUE_PATH.test(path) ? WEIGHTS.lowValue : 1));
+  }
   return { context: { inChat, mentionedIdents: request.mentionedIdents, imports, into }, importedNames, importedFiles };
 }
 
