@@ -79,7 +79,15 @@ export interface IdentIndex {
   /** Whether any file references a defined identifier (else every definer stands as its own referencer, as Aider does). */
   anyReference: boolean;
   /** Keys → ids (kept for patching). */
-  lookup: KeyIndex;
+  lookup: KeyLookup;
+}
+
+/** Identifier keys → ids (KeyIndex; SortedKeys for a stored index). */
+export interface KeyLookup {
+  /** The id of `key`, or -1. */
+  find(key: number): number;
+  /** Adds `key` as `id` (absent keys only). */
+  insert(key: number, id: number): void;
 }
 
 /** One identifier's rows: definers (ascending file) with their lines, referencers (ascending file) with their counts. */
@@ -224,10 +232,51 @@ export function lookupOf(keys: Float64Array, spare = 0): KeyIndex {
   return lookup;
 }
 
-/** An index from stored rows (rank-state.ts), with its stored key table when that is usable (else rebuilt from the keys). */
-export function restoreIndex(fields: Omit<IdentIndex, "idOf" | "lookup">, table?: KeyTable): IdentIndex {
-  const lookup = (table && KeyIndex.fromTable(table, fields.keys.length)) ?? lookupOf(fields.keys);
+/**
+ * An index from stored rows (rank-state.ts), its keys found through their stored order
+ * (`keyOrder`: ids sorted by key) when it is one, else by a key index rebuilt from them
+ * (~15-30 ms at 70k keys in a fresh process).
+ */
+export function restoreIndex(fields: Omit<IdentIndex, "idOf" | "lookup">, keyOrder?: Int32Array): IdentIndex {
+  const lookup = keyOrder && keyOrder.length === fields.keys.length ? new SortedKeys(fields.keys, keyOrder) : lookupOf(fields.keys);
   return makeIndex({ ...fields, lookup });
+}
+
+/** An index's ids sorted by key, to store (restoreIndex reads keys through it). */
+export function keyOrderOf(index: Pick<IdentIndex, "keys" | "lookup">): Int32Array {
+  const sorted = index.keys.slice().sort();
+  return Int32Array.from(sorted, (key) => index.lookup.find(key));
+}
+
+/** Keys found by binary search in their stored order; keys added later (a patch's new names) in a small KeyIndex. */
+export class SortedKeys implements KeyLookup {
+  readonly #keys: Float64Array;
+  readonly #order: Int32Array;
+  #added: KeyIndex | null = null;
+
+  constructor(keys: Float64Array, order: Int32Array) {
+    this.#keys = keys;
+    this.#order = order;
+  }
+
+  find(key: number): number {
+    const keys = this.#keys;
+    const order = this.#order;
+    let lo = 0;
+    let hi = order.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = keys[order[mid]!]!;
+      if (at === key) return order[mid]!;
+      if (at < key) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return this.#added ? this.#added.find(key) : -1;
+  }
+
+  insert(key: number, id: number): void {
+    (this.#added ??= new KeyIndex(16)).insert(key, id);
+  }
 }
 
 /**
@@ -701,49 +750,12 @@ export class EdgeList {
   }
 }
 
-/** A KeyIndex's table as stored (rank-state.ts): slots of keys and ids (-1: empty), a power of two long, and how many are used. */
-export interface KeyTable {
-  keys: Float64Array;
-  ids: Int32Array;
-  size: number;
-}
-
 /** Identifier keys → dense ids: open addressing on a Float64Array (several times cheaper than a Map here). */
-export class KeyIndex {
+export class KeyIndex implements KeyLookup {
   #keys: Float64Array;
   #ids: Int32Array;
   #mask: number;
   #size = 0;
-
-  /**
-   * An index over a stored table (not copied: inserts write into it), or null when the table
-   * cannot be one of `count` keys (another shape). Rebuilding it costs ~15-30 ms at 70k keys
-   * in a fresh process; reading it, a few.
-   */
-  static fromTable(table: KeyTable, count: number): KeyIndex | null {
-    const capacity = table.ids.length;
-    if (capacity < 16 || (capacity & (capacity - 1)) !== 0 || table.keys.length !== capacity || table.size !== count || (table.size + 1) * 2 > capacity) return null;
-    const index = new KeyIndex(0);
-    index.#keys = table.keys;
-    index.#ids = table.ids;
-    index.#mask = capacity - 1;
-    index.#size = table.size;
-    return index;
-  }
-
-  /**
-   * Its table, to store: the arrays themselves (copy them before the index changes), or a
-   * compact copy when they have far more room than keys (an index is first sized for every
-   * reference, most of which repeat a name).
-   */
-  get table(): KeyTable {
-    if (this.#ids.length > 4 * (this.#size + 16)) {
-      const compact = new KeyIndex(this.#size + 1);
-      for (let i = 0; i < this.#ids.length; i++) if (this.#ids[i] !== -1) compact.get(this.#keys[i]!, this.#ids[i]!);
-      return compact.table;
-    }
-    return { keys: this.#keys, ids: this.#ids, size: this.#size };
-  }
 
   constructor(expected: number) {
     let capacity = 16;

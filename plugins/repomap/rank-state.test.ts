@@ -14,7 +14,7 @@ import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildRepoMap, type RepoMapInput, type RepoMapResult } from "./map.ts";
 import { MapMemory } from "./memory.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
-import { EDGES_PER_IDENT, patchRankGraph, type RankFile } from "./graph.ts";
+import { EDGES_PER_IDENT, patchRankGraph, SortedKeys, type RankFile } from "./graph.ts";
 import { buildRankGraph, graphContext, rankFile, rankGraph, withImportedNames, type RankGraph } from "./rank.ts";
 import { decodeState, encodeState } from "./rank-state.ts";
 
@@ -260,7 +260,7 @@ test("a patched graph has exactly the identifiers, rows and edges of a graph bui
   }
 });
 
-test("a graph stored after patches and read back (its key table and file factors as stored) patches on to the graph built from the new tags", () => {
+test("a graph stored after patches and read back (its keys in stored order and its files' factors) patches on to the graph built from the new tags", () => {
   const next = random(7);
   const pool = Array.from({ length: 120 }, (_, i) => (i < 6 ? ["get", "run", "update", "init", "load", "save"][i]! : `helper${i}_${i % 5 === 0 ? "snake_case_long" : "x"}`));
   const pick = () => pool[Math.floor(next() ** 2 * pool.length)]!;
@@ -298,7 +298,11 @@ test("a graph stored after patches and read back (its key table and file factors
     expect(read).not.toBeNull();
     expect([...read.graph.context.into]).toEqual([...graphContext(request, paths).context.into]);
     expect([...read.graph.context.inChat]).toEqual(paths.map((p) => (p === chat ? 1 : 0)));
+    // Keys found through their stored order, not a rebuilt key index; counts read back exactly.
+    expect(read.graph.index.lookup).toBeInstanceOf(SortedKeys);
     for (const file of files) for (const name of file.defNames) expect(read.graph.index.idOf(name)).toBe(graph.index.idOf(name));
+    expect([...read.graph.index.referencerRefs]).toEqual([...graph.index.referencerRefs]);
+    expect(canonical(read.graph)).toEqual(canonical(graph));
     expect(decodeState(blob, "another context", request)).toBeNull();
     graph = read.graph;
     ranks = read.ranks;
