@@ -94,9 +94,16 @@ export interface KeyLookup {
 interface IdentRows {
   definers: number[];
   lines: number[][];
-  referencers: number[];
-  refs: number[];
-  members: number[];
+  referencers: Int32Array;
+  refs: Float64Array;
+  members: Float64Array;
+}
+
+/** A patch's row of one identifier before its referencers are assembled: the old entries' range, and the changed files' new entries. */
+interface PendingRows extends Omit<IdentRows, "referencers" | "refs" | "members"> {
+  from: number;
+  to: number;
+  added: { file: number; refs: number; members: number }[];
 }
 
 export function indexIdentifiers(files: readonly RankFile[]): IdentIndex {
@@ -468,27 +475,22 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   if (!index.anyReference) return null;
   const isChanged = new Uint8Array(paths.length);
   for (const f of changed.keys()) isChanged[f] = 1;
-  const rows = new Map<number, IdentRows>();
-  const rowsOf = (id: number): IdentRows => {
-    let row = rows.get(id);
+  const pending = new Map<number, PendingRows>();
+  const rowsOf = (id: number): PendingRows => {
+    let row = pending.get(id);
     if (!row) {
-      row = { definers: [], lines: [], referencers: [], refs: [], members: [] };
-      const { definerStart, definerList, definerLineStart, definerLines, referencerStart, referencerFile, referencerRefs, referencerMembers } = index;
-      if (id < index.names.length) {
+      const old = id < index.names.length;
+      row = { definers: [], lines: [], from: old ? index.referencerStart[id]! : 0, to: old ? index.referencerStart[id + 1]! : 0, added: [] };
+      const { definerStart, definerList, definerLineStart, definerLines } = index;
+      if (old) {
         // The unchanged files' entries (the changed files' are added below).
         for (let e = definerStart[id]!; e < definerStart[id + 1]!; e++) {
           if (isChanged[definerList[e]!]) continue;
           row.definers.push(definerList[e]!);
           row.lines.push(Array.from(definerLines.subarray(definerLineStart[e]!, definerLineStart[e + 1]!)));
         }
-        for (let e = referencerStart[id]!; e < referencerStart[id + 1]!; e++) {
-          if (isChanged[referencerFile[e]!]) continue;
-          row.referencers.push(referencerFile[e]!);
-          row.refs.push(referencerRefs[e]!);
-          row.members.push(referencerMembers[e]!);
-        }
       }
-      rows.set(id, row);
+      pending.set(id, row);
     }
     return row;
   };
@@ -520,7 +522,7 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   for (const f of [...changed.keys()].sort((a, b) => a - b)) {
     const file = changed.get(f)!;
     const defKeys = defKeysOf(file);
-    const seen = new Map<number, IdentRows>();
+    const seen = new Map<number, PendingRows>();
     for (let i = 0; i < file.defNames.length; i++) {
       const id = intern(defKeys[i]!, file.defNames[i]!);
       const row = rowsOf(id);
@@ -532,12 +534,12 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
     }
     for (let p = 0; p + REF_STRIDE <= file.refs.length; p += REF_STRIDE) {
       const row = rowsOf(intern(file.refs[p]!, ""));
-      insertSorted(row.referencers, f, (at) => {
-        row.refs.splice(at, 0, file.refs[p + 1]!);
-        row.members.splice(at, 0, file.refs[p + 2]!);
-      });
+      if (!row.added.some((a) => a.file === f)) row.added.push({ file: f, refs: file.refs[p + 1]!, members: file.refs[p + 2]! });
     }
   }
+  const changedFiles = [...changed.keys()].sort((a, b) => a - b);
+  const rows = new Map<number, IdentRows>();
+  for (const [id, row] of pending) rows.set(id, { definers: row.definers, lines: row.lines, ...mergeReferencers(index, row, changedFiles) });
   // Reassemble the compressed rows: runs of unchanged identifiers copied in one
   // go, changed ones from their new rows (identifiers new to the index are all changed).
   const identCount = names.length;
@@ -644,6 +646,61 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   }
   edgeStart[identCount] = edges.count;
   return { index: patched, graph: { edges, edgeStart, pathOrder: scratch.computedOrder, ...slotsOf(patched) } };
+}
+
+/**
+ * An identifier's referencer row after a patch: its old entries (ascending file) less the
+ * changed files', merged with their new entries, copied in runs by the typed arrays' own `set`
+ * (rows of common names hold thousands of entries; a loop over them runs cold in a fresh process).
+ */
+function mergeReferencers(index: IdentIndex, row: PendingRows, changedFiles: readonly number[]): Pick<IdentRows, "referencers" | "refs" | "members"> {
+  const { referencerFile, referencerRefs, referencerMembers } = index;
+  const { from, to } = row;
+  // Positions to skip (a changed file's old entry) and to insert at (a changed file's new entry), in order.
+  const events: { at: number; insert?: PendingRows["added"][number] }[] = [];
+  for (const f of changedFiles) {
+    const at = lowerBound(referencerFile, from, to, f);
+    if (at < to && referencerFile[at] === f) events.push({ at });
+  }
+  const skipped = events.length;
+  for (const added of row.added) events.push({ at: lowerBound(referencerFile, from, to, added.file), insert: added });
+  // Inserts before skips at one position (a file's new entry in place of its old one); inserts by file.
+  events.sort((a, b) => a.at - b.at || (a.insert ? 0 : 1) - (b.insert ? 0 : 1) || (a.insert && b.insert ? a.insert.file - b.insert.file : 0));
+  const count = to - from - skipped + row.added.length;
+  const referencers = new Int32Array(count);
+  const refs = new Float64Array(count);
+  const members = new Float64Array(count);
+  let out = 0;
+  let cursor = from;
+  const copyTo = (end: number) => {
+    referencers.set(referencerFile.subarray(cursor, end), out);
+    refs.set(referencerRefs.subarray(cursor, end), out);
+    members.set(referencerMembers.subarray(cursor, end), out);
+    out += end - cursor;
+    cursor = end;
+  };
+  for (const event of events) {
+    copyTo(event.at);
+    if (event.insert) {
+      referencers[out] = event.insert.file;
+      refs[out] = event.insert.refs;
+      members[out++] = event.insert.members;
+    } else cursor = event.at + 1;
+  }
+  copyTo(to);
+  return { referencers, refs, members };
+}
+
+/** The first position in [from, to) of an ascending array whose value is not below `value`. */
+function lowerBound(list: Int32Array, from: number, to: number, value: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /** The identifier whose row holds entry `e` of compressed rows with these starts. */
