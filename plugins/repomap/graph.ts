@@ -327,7 +327,7 @@ export interface DefinitionGraph {
   edgeStart: Int32Array;
   /** Each file's place in path order, when the edges needed it (kept for patching). */
   pathOrder: Int32Array | null;
-  /** Slots of identifier `id` are slotBase[id] .. slotBase[id + 1] - 1, one per definer in definerList order. */
+  /** Slots of identifier `id` are slotBase[id] .. slotBase[id + 1] - 1, one per definer in definerList order: slotBase is the index's definerStart, so a slot is its definer entry (rank.ts relies on it). */
   slotBase: Int32Array;
   slotCount: number;
 }

@@ -148,8 +148,10 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
   const limit = request.limit ?? Infinity;
 
   // Definitions by rank (chat files left out), ties broken as Aider's reverse sort does.
+  // A slot is its definer entry (slotBase is definerStart): its file is definerList[slot].
+  const fileOf = index.definerList;
   let order: number[] = [];
-  for (let slot = 0; slot < graph.slotCount; slot++) if (slots.used[slot] && !context.inChat[slots.file[slot]!]) order.push(slot);
+  for (let slot = 0; slot < graph.slotCount; slot++) if (slots.used[slot] && !context.inChat[fileOf[slot]!]) order.push(slot);
   if (order.length > limit * 2) {
     // Only the top `limit` slots can be shown: cut at that rank before the full sort.
     const values = new Float64Array(order.length);
@@ -157,10 +159,13 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
     const threshold = nthSmallest(values, values.length - limit);
     order = order.filter((slot) => slots.rank[slot]! >= threshold);
   }
+  // The identifier of each slot kept (by binary search: not a pass over every slot).
+  const identOf = new Int32Array(graph.slotCount);
+  for (const slot of order) identOf[slot] = identAt(graph.slotBase, slot);
   order.sort((a, b) => {
     const diff = slots.rank[b]! - slots.rank[a]!;
     if (diff !== 0) return diff;
-    return cmp(paths[slots.file[b]!]!, paths[slots.file[a]!]!) || cmp(index.names[slots.ident[b]!]!, index.names[slots.ident[a]!]!);
+    return cmp(paths[fileOf[b]!]!, paths[fileOf[a]!]!) || cmp(index.names[identOf[b]!]!, index.names[identOf[a]!]!);
   });
 
   const ranked: RankedEntry[] = [];
@@ -169,11 +174,10 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
   nodes.files.forEach((f, node) => (fileRanks[f] = nodes.ranks[node]!));
   for (const slot of order) {
     if (ranked.length >= limit) return { ranked, ranks: fileRanks };
-    const path = paths[slots.file[slot]!]!;
-    const ident = index.names[slots.ident[slot]!]!;
+    const path = paths[fileOf[slot]!]!;
+    const ident = index.names[identOf[slot]!]!;
     // The definition's lines in the file, in the file's order.
-    const entry = index.definerStart[slots.ident[slot]!]! + slot - graph.slotBase[slots.ident[slot]!]!;
-    for (let l = index.definerLineStart[entry]!; l < index.definerLineStart[entry + 1]!; l++) ranked.push({ path, name: ident, line: index.definerLines[l]! });
+    for (let l = index.definerLineStart[slot]!; l < index.definerLineStart[slot + 1]!; l++) ranked.push({ path, name: ident, line: index.definerLines[l]! });
     included.add(path);
   }
   // Then files in the graph by rank, then every other file, by name only.
@@ -253,17 +257,28 @@ interface RankedNodes {
 }
 
 function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly string[], edges: EdgeList, importedFiles: ReadonlySet<string>, initial?: (path: string, f: number) => number | undefined): RankedNodes {
-  const nodeOf = new Int32Array(paths.length).fill(-1);
+  // One pass over the edges: which files have one, and each file's out-weight.
+  const isNode = new Uint8Array(paths.length);
+  const outByFile = new Float64Array(paths.length);
   for (let e = 0; e < edges.count; e++) {
-    nodeOf[edges.src[e]!] = 0;
-    nodeOf[edges.dst[e]!] = 0;
+    const from = edges.src[e]!;
+    isNode[from] = 1;
+    isNode[edges.dst[e]!] = 1;
+    outByFile[from] = outByFile[from]! + edges.weight[e]!;
   }
   const files: number[] = [];
-  for (let f = 0; f < paths.length; f++) if (nodeOf[f] === 0) nodeOf[f] = files.push(f) - 1;
+  for (let f = 0; f < paths.length; f++) if (isNode[f]) files.push(f);
   let src = edges.src.subarray(0, edges.count);
   let dst = edges.dst.subarray(0, edges.count);
+  let outWeight = outByFile;
   // Node numbers are file numbers when every file has an edge (the usual case): no copy.
   if (files.length < paths.length) {
+    const nodeOf = new Int32Array(paths.length).fill(-1);
+    outWeight = new Float64Array(files.length);
+    files.forEach((f, node) => {
+      nodeOf[f] = node;
+      outWeight[node] = outByFile[f]!;
+    });
     src = new Int32Array(edges.count);
     dst = new Int32Array(edges.count);
     for (let e = 0; e < edges.count; e++) {
@@ -272,8 +287,6 @@ function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly
     }
   }
   const weight = edges.weight.subarray(0, edges.count);
-  const outWeight = new Float64Array(files.length);
-  for (let e = 0; e < edges.count; e++) outWeight[src[e]!] = outWeight[src[e]!]! + weight[e]!;
   const nodePaths = files.map((f) => paths[f]!);
   let start: Float64Array | undefined;
   if (initial) {
@@ -285,7 +298,7 @@ function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly
 }
 
 /** Each node's rank spread over its out-edges onto (defining file, identifier) slots. */
-function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes): { rank: Float64Array; used: Uint8Array; file: Int32Array; ident: Int32Array } {
+function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes): { rank: Float64Array; used: Uint8Array } {
   const { edges, edgeStart, slotBase, slotCount } = graph;
   const { outWeight } = nodes;
   const rank = new Float64Array(slotCount);
@@ -300,16 +313,19 @@ function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes
       used[slot] = 1;
     }
   }
-  const file = new Int32Array(slotCount);
-  const ident = new Int32Array(slotCount);
-  for (let id = 0; id < identCount; id++) {
-    for (let k = index.definerStart[id]!; k < index.definerStart[id + 1]!; k++) {
-      const slot = slotBase[id]! + k - index.definerStart[id]!;
-      file[slot] = index.definerList[k]!;
-      ident[slot] = id;
-    }
+  return { rank, used };
+}
+
+/** The identifier whose slots hold `slot` (slotBase ascending). */
+function identAt(slotBase: Int32Array, slot: number): number {
+  let lo = 0;
+  let hi = slotBase.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (slotBase[mid]! <= slot) lo = mid;
+    else hi = mid - 1;
   }
-  return { rank, used, file, ident };
+  return lo;
 }
 
 /** Personalisation of a file a chat file imports (a chat file: 1). */
