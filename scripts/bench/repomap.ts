@@ -6,8 +6,8 @@
 // from node_modules. Each measurement is a fresh process (as `coder map` is): the
 // sources run by bun (which adds ~100-150 ms of transpiling the user never pays;
 // these rows give the stats breakdown), and for the warm and one-file-changed rows
-// of a git repository also the compiled binary, `dist/coder map` (no chat file, its
-// own budget), which the target judges. Run by scripts/bench.ts, or alone: bun scripts/bench/repomap.ts [--sizes 1000,10000] [--keep]
+// of a git repository also the compiled binary, `dist/coder map CHAT` (its own
+// budget), which the target judges. Run by scripts/bench.ts, or alone: bun scripts/bench/repomap.ts [--sizes 1000,10000] [--keep]
 //   REPOMAP_BENCH_SIZES=1000,10000,100000 (default)   REPOMAP_BENCH_DIR=/tmp/... to reuse generated repos
 //   REPOMAP_BENCH_MAX_SECONDS=300: a size predicted (from the previous one) to take longer is skipped
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -136,11 +136,11 @@ function measure(root: string, listFile: string | null, deferChatFiles = false):
   return { wallMs, cpuMs: Number(cpu.user + cpu.system) / 1000, rssMB: child.resourceUsage.maxRSS / 1024 / 1024, ...stats };
 }
 
-/** A fresh `dist/coder map` in `root`: wall time, CPU time and peak RSS; null when the binary is not built. */
-function measureBinary(root: string): BinaryRun | null {
+/** A fresh `dist/coder map CHAT` in `root`: wall time, CPU time and peak RSS; null when the binary is not built. */
+function measureBinary(root: string, chat: string): BinaryRun | null {
   if (!existsSync(BINARY)) return null;
   const started = performance.now();
-  const child = Bun.spawnSync([BINARY, "map"], { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const child = Bun.spawnSync([BINARY, "map", chat], { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
   const wallMs = performance.now() - started;
   if (child.exitCode !== 0) throw new Error(`dist/coder map failed in ${root}: ${child.stderr.toString().slice(-2000)}`);
   const cpu = child.resourceUsage.cpuTime;
@@ -154,7 +154,7 @@ interface BinaryRun {
 }
 
 function binaryLine(label: string, run: BinaryRun): string {
-  return `  ${label.padEnd(27)} ${fmt(run.wallMs).padStart(9)}  cpu ${fmt(run.cpuMs).padStart(8)}  RSS ${Math.round(run.rssMB)} MB  (dist/coder map, fresh process)`;
+  return `  ${label.padEnd(27)} ${fmt(run.wallMs).padStart(9)}  cpu ${fmt(run.cpuMs).padStart(8)}  RSS ${Math.round(run.rssMB)} MB  (dist/coder map with the chat file, fresh process)`;
 }
 
 const fmt = (ms: number) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
@@ -188,23 +188,24 @@ function benchRepo(label: string, root: string, listFile: string | null, pick: s
   rmSync(join(root, ".coder"), { recursive: true, force: true });
   const cold = measure(root, listFile);
   const warm = measure(root, listFile);
-  // The binary (a git repository only: `coder map` lists what git tracks): its first map of
-  // its own context (no chat file) is built and stored here, then each row is a fresh process.
-  const binary = listFile === null && measureBinary(root) !== null;
-  const binaryWarm = binary ? measureBinary(root) : null;
+  // The binary (a git repository only: `coder map` lists what git tracks), with the same chat
+  // file (the same kept graph; its own budget): its first map is built and stored here, then
+  // each row is a fresh process.
+  const chat = chatFileOf(root, listFile);
+  const binary = listFile === null && measureBinary(root, chat) !== null;
+  const binaryWarm = binary ? measureBinary(root, chat) : null;
   // Each row's change is made once for the binary and once more for the source run, so
   // that each measures the first map after a one-file change.
   shiftLines(join(root, pick));
-  const binaryMoved = binary ? measureBinary(root) : null;
+  const binaryMoved = binary ? measureBinary(root, chat) : null;
   if (binary) shiftLines(join(root, pick));
   const moved = measure(root, listFile);
   addDefinition(join(root, pick), 100);
-  const binaryAdded = binary ? measureBinary(root) : null;
+  const binaryAdded = binary ? measureBinary(root, chat) : null;
   if (binary) addDefinition(join(root, pick), 101);
   const added = measure(root, listFile);
   // The chat file edited (as after a run that changed it): its parse, and the
   // session's first map built from its older tags (what a request waits for).
-  const chat = chatFileOf(root, listFile);
   const tagged = languageFor(chat) !== null;
   let chatParsed: RunStats | null = null;
   let chatDeferred: RunStats | null = null;
