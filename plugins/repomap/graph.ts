@@ -703,8 +703,8 @@ function lowerBound(list: Int32Array, from: number, to: number, value: number): 
   return lo;
 }
 
-/** The identifier whose row holds entry `e` of compressed rows with these starts. */
-function identAt(start: Int32Array, e: number): number {
+/** The identifier whose row holds entry `e` of compressed rows with these starts (also a slot's, by slotBase). */
+export function identAt(start: Int32Array, e: number): number {
   let lo = 0;
   let hi = start.length - 2;
   while (lo < hi) {

@@ -2,7 +2,7 @@
 // an identifier to files that define it, weighted as Aider weighs it, ranked by
 // personalised PageRank, each file's rank spread over its out-edges onto the
 // (file, identifier) definitions they point at.
-import { buildGraph, cmp, indexIdentifiers, WEIGHTS, type DefinitionGraph, type EdgeList, type GraphContext, type IdentIndex, type RankFile } from "./graph.ts";
+import { buildGraph, cmp, identAt, indexIdentifiers, WEIGHTS, type DefinitionGraph, type EdgeList, type GraphContext, type IdentIndex, type RankFile } from "./graph.ts";
 import type { FileImports } from "./imports.ts";
 import { personalizedPageRank } from "./pagerank.ts";
 import { identKey, REF_STRIDE } from "./tags.ts";
@@ -318,18 +318,6 @@ function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes
     }
   }
   return { rank, used };
-}
-
-/** The identifier whose slots hold `slot` (slotBase ascending). */
-function identAt(slotBase: Int32Array, slot: number): number {
-  let lo = 0;
-  let hi = slotBase.length - 2;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (slotBase[mid]! <= slot) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo;
 }
 
 /** Personalisation of a file a chat file imports (a chat file: 1). */
