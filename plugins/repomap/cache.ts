@@ -5,6 +5,7 @@
 // process; here a failed read is a miss and a failed write costs a reparse.
 import type { CacheStore } from "../../core/plugin.ts";
 import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
+import { identKey } from "./tags.ts";
 
 /** The store's namespace and the layout of what this file keeps in it (another layout empties it). */
 export const CACHE_NAMESPACE = "repomap";
@@ -203,7 +204,7 @@ const tags = new Map<string, string>();
  */
 function versionTag(version: string): string {
   let tag = tags.get(version);
-  if (tag === undefined) tags.set(version, (tag = "#" + Bun.hash(version).toString(36)));
+  if (tag === undefined) tags.set(version, (tag = "#" + identKey(version).toString(36)));
   return tag;
 }
 
