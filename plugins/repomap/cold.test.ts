@@ -174,7 +174,7 @@ test("the pre-scan's import edges are importsOf's, file by file, on this thread 
   expect(pooled.names).toEqual(here.names);
 });
 
-test("a cold build cancelled as it starts rejects with the signal's reason (its workers are not waited for)", async () => {
+test("a cold build cancelled as it starts rejects with the signal's reason", async () => {
   const { root, repo } = generated(300);
   const controller = new AbortController();
   const reason = new Error("stopped by the user");
