@@ -226,10 +226,10 @@ test("a widely imported chat file's importers are parsed first only up to the bu
   const plan = planColdScan(stale, { files, chatFiles: ["src/core.ts"], budget: 100, head: (path, max) => text[path]?.slice(0, max) ?? null, read: (path) => text[path] ?? null });
   const now = plan.now.map((e) => e.path);
   expect(now.slice(0, 3)).toEqual(["src/core.ts", "src/dep.ts", "src/leaf.ts"]);
-  // Importers until 20,000 bytes, then by rank until 48 files or 80,000 bytes: not all 60.
+  // Importers until 20,000 bytes, then by rank until 48 files or 40,000 bytes (never past it): not all 60.
   const bytes = plan.now.reduce((sum, e) => sum + e.size, 0);
   expect(bytes).toBeGreaterThanOrEqual(20_000);
-  expect(bytes).toBeLessThan(80_000 + 2_000);
+  expect(bytes).toBeLessThanOrEqual(40_000);
   expect(plan.later.length).toBeGreaterThan(10);
   for (const entry of plan.later) expect(plan.prescanned.get(entry.path)?.refs.length).toBe(3);
 });

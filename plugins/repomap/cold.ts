@@ -19,7 +19,7 @@ const MIN_NOW_FILES = 48;
 /** The chat files' neighbours parsed now, at most (a chat file importing half the repository). */
 const MAX_NEIGHBOURS = 300;
 /** Files chosen by rank stop at this many times the budget's bytes (200 a token), however few. */
-const MAX_BYTES_SHARE = 4;
+const MAX_BYTES_SHARE = 2;
 
 export interface ColdInput {
   /** Every listed file (imports resolve against them). */
@@ -50,7 +50,7 @@ export interface ColdPlan {
  * that import them; the files those import; then every other file by a PageRank over
  * the import graph personalised to the chat files (uniform without), until at least
  * enough files for the budget are chosen (about one file per 8 tokens, and their
- * text at least 200 bytes per token).
+ * text at least 200 bytes per token), never past MAX_BYTES_SHARE times those bytes.
  */
 export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   const byPath = new Map(stale.map((e) => [e.path, e]));
@@ -65,11 +65,13 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   const order: string[] = [];
   const chosen = new Set<string>();
   let bytes = 0;
-  const choose = (path: string) => {
-    if (!byPath.has(path) || chosen.has(path)) return;
+  const choose = (path: string, maxBytes = Infinity) => {
+    const entry = byPath.get(path);
+    // A file that would take the bytes past a limit is left (a smaller one further on may fit).
+    if (!entry || chosen.has(path) || bytes + entry.size > maxBytes) return;
     chosen.add(path);
     order.push(path);
-    bytes += byPath.get(path)!.size;
+    bytes += entry.size;
   };
   const chat = [...new Set(input.chatFiles)];
   for (const path of chat) choose(path);
@@ -98,11 +100,12 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
     if (bytes >= wantBytes) break;
     choose(path);
   }
-  // Then by rank, until enough files and bytes for the budget, or MAX_BYTES_SHARE times its bytes (a tree of large files).
+  // Then by rank, until enough files and bytes for the budget, or MAX_BYTES_SHARE times its bytes (a tree of large files),
+  // which no file takes the bytes past.
   if (order.length < wantFiles || bytes < wantBytes) {
     for (const path of byImportRank(stale, graph, chat)) {
       if ((order.length >= wantFiles && bytes >= wantBytes) || bytes >= wantBytes * MAX_BYTES_SHARE) break;
-      choose(path);
+      choose(path, wantBytes * MAX_BYTES_SHARE);
     }
   }
 
