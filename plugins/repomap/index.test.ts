@@ -195,6 +195,29 @@ test("a one-shot run (--message, --message-file) schedules no warm-up for a map 
   }
 });
 
+test("a one-shot run (--message, --message-file) starts no background reparse of a changed chat file: its older tags stand in; a session reparses it", async () => {
+  const { root, kit } = setup();
+  const options = { mapTokens: 25 };
+  const chat = { chatFiles: ["src/orders.py"], message: "place the order" };
+  const before = await earlierSession(root, kit, options, chat);
+  writeFileSync(join(root, "src/orders.py"), ORDERS_EDITED);
+  for (const oneShot of [{ message: "place the order" }, { messageFile: "task.md" }]) {
+    const service = new RepoMapService(kit);
+    service.backgroundDelayMs = 0;
+    expect((await service.provide(...turn(root, { ...options, ...oneShot }, chat)))!.text).toBe(before);
+    expect(service.reparseScheduled).toBe(false);
+    service.close();
+  }
+  // Nothing reparsed the file: a later session's first map still stands on the older tags...
+  const session = new RepoMapService(kit);
+  session.backgroundDelayMs = 0;
+  expect((await session.provide(...turn(root, options, chat)))!.text).toBe(before);
+  expect(session.reparseScheduled).toBe(true);
+  // ...and reparses it in the background: its next map is built from the fresh tags.
+  expect((await session.provide(...turn(root, options, { ...chat, message: "and ship it" })))!.text).toContain("ship_parcel");
+  session.close();
+});
+
 test("a reparse not started by the next turn is cancelled and that turn parses the file itself", async () => {
   const { root, kit } = setup();
   const options = { mapTokens: 25 };
