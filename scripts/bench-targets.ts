@@ -101,9 +101,24 @@ export function trivialTask(dir: string): { repo: string; home: string; head: st
   return { repo, home, head, server, argv };
 }
 
+/**
+ * Drop a binary's pages from the page cache (GNU dd's `iflag=nocache`: posix_fadvise DONTNEED on
+ * the file alone; false where that is not available). Most of a short run's resident memory is
+ * the binary's own pages, and how many a fault maps depends on how they came into the page cache:
+ * written by the build (or a copy) in large writes, the kernel keeps them as large folios and maps
+ * each whole, and the same binary's trivial task reads up to 4 MB higher than once its pages were
+ * brought in by running it, which is how a binary's pages are cached after a reboot or eviction.
+ * So each binary starts from nothing and its warm-up runs bring its pages in: old and new alike.
+ */
+function evictPageCache(bin: string): boolean {
+  const dd = Bun.spawnSync(["dd", `if=${bin}`, "iflag=nocache", "count=0", "status=none"], { stdout: "ignore", stderr: "ignore" });
+  return dd.exitCode === 0;
+}
+
 async function trivialTaskRss(bins: string[], ctx: TargetContext): Promise<number[]> {
   const { repo, home, head, server, argv } = trivialTask(ctx.dir);
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
+  if (!bins.map(evictPageCache).every(Boolean)) console.log("  (the binaries' page cache could not be dropped: the RSS row measures them as cached, which can read several MB higher)");
   try {
     return await interleaved(
       bins.map((bin) => async () => {
