@@ -115,19 +115,38 @@ function evictPageCache(bin: string): boolean {
   return dd.exitCode === 0;
 }
 
-async function trivialTaskRss(bins: string[], ctx: TargetContext): Promise<number[]> {
-  const { repo, home, head, server, argv } = trivialTask(ctx.dir);
+/**
+ * The trivial task's peak RSS per binary. With `modelDelayMs`, the model answers that long after
+ * each request, as a real one does: what a run holds while it waits (a background worker started
+ * then, say) shows up here and not with the instant model.
+ */
+async function trivialTaskRss(bins: string[], ctx: TargetContext, modelDelayMs = 0): Promise<number[]> {
+  const { repo, home, head, server, argv } = trivialTask(join(ctx.dir, `rss-${modelDelayMs}`));
+  // A proxy that waits before passing each request on to the instant model.
+  const slow = modelDelayMs
+    ? Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        async fetch(req) {
+          const body = await req.text();
+          await Bun.sleep(modelDelayMs);
+          return fetch(`${server.url}${new URL(req.url).pathname.replace(/^\/v1/, "")}`, { method: "POST", body, headers: { "content-type": "application/json" } });
+        },
+      })
+    : null;
+  const task = (bin: string) => argv(bin).map((arg) => (slow && arg === server.url ? `http://127.0.0.1:${slow.port}/v1` : arg));
   const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
   if (!bins.map(evictPageCache).every(Boolean)) console.log("  (the binaries' page cache could not be dropped: the RSS row measures them as cached, which can read several MB higher)");
   try {
     return await interleaved(
       bins.map((bin) => async () => {
         git(repo, "reset", "-q", "--hard", head);
-        return peakRssMB(argv(bin), repo, env);
+        return peakRssMB(task(bin), repo, env);
       }),
       Math.max(5, Math.round(ctx.runs / 4)),
     );
   } finally {
+    slow?.stop(true);
     server.stop();
   }
 }
@@ -136,7 +155,9 @@ export const TARGET_ROWS: TargetRow[] = [
   { figure: "--version / Bun hello-world", unit: "x", floor: 1.5, measure: (bins, ctx) => ratioToHello(ctx, bins, (bin) => wallOnce([bin, "--version"], ctx.dir)) },
   { figure: "binary size", unit: "MB", floor: 120, measure: async (bins) => bins.map((bin) => statSync(bin).size / 1e6) },
   { figure: "coder acp spawn → initialize / hello-world", unit: "x", floor: 8, measure: (bins, ctx) => ratioToHello(ctx, bins, (bin) => acpInitializeMs(bin, ctx.dir)) },
-  { figure: "trivial task peak RSS", unit: "MB", floor: 60, measure: trivialTaskRss },
+  { figure: "trivial task peak RSS", unit: "MB", floor: 60, measure: (bins, ctx) => trivialTaskRss(bins, ctx) },
+  // The same task with a model that takes 1.5 s to answer, as a real one does (not a row of the issue's table).
+  { figure: "… the model answering after 1.5 s", unit: "MB", floor: 60, measure: (bins, ctx) => trivialTaskRss(bins, ctx, 1500) },
 ];
 
 function format(value: number, unit: TargetRow["unit"]): string {
