@@ -1,7 +1,7 @@
 // The issue's target table, every row beside its floor in the same run, and with a baseline
 // binary the same rows for an older build measured alongside (samples interleaved run by run, so
 // a busy machine weighs on both alike). A row is one entry of TARGET_ROWS: add a row there.
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitAll, git, median } from "./bench-lib.ts";
 import { generateRepo, instantServer } from "./bench/engine.ts";
@@ -111,6 +111,13 @@ export function trivialTask(dir: string): { repo: string; home: string; head: st
  * So each binary starts from nothing and its warm-up runs bring its pages in: old and new alike.
  */
 function evictPageCache(bin: string): boolean {
+  // Pages a build just wrote are dirty until written back, and only clean ones can be dropped.
+  const fd = openSync(bin, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
   const dd = Bun.spawnSync(["dd", `if=${bin}`, "iflag=nocache", "count=0", "status=none"], { stdout: "ignore", stderr: "ignore" });
   return dd.exitCode === 0;
 }
