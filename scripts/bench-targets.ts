@@ -125,36 +125,41 @@ function evictPageCache(bin: string): boolean {
 /**
  * The trivial task's peak RSS per binary. With `modelDelayMs`, the model answers that long after
  * each request, as a real one does: what a run holds while it waits (a background worker started
- * then, say) shows up here and not with the instant model.
+ * then, say) shows up here and not with the instant model. Each binary has a repository and home
+ * of its own: two builds whose caches differ (the repo map's tags, the grammars) would otherwise
+ * invalidate each other's every run, and both measure a cold cache.
  */
 async function trivialTaskRss(bins: string[], ctx: TargetContext, modelDelayMs = 0): Promise<number[]> {
-  const { repo, home, head, server, argv } = trivialTask(join(ctx.dir, `rss-${modelDelayMs}`));
+  const tasks = bins.map((_, i) => trivialTask(join(ctx.dir, `rss-${modelDelayMs}-${i}`)));
   // A proxy that waits before passing each request on to the instant model.
-  const slow = modelDelayMs
-    ? Bun.serve({
-        hostname: "127.0.0.1",
-        port: 0,
-        async fetch(req) {
-          const body = await req.text();
-          await Bun.sleep(modelDelayMs);
-          return fetch(`${server.url}${new URL(req.url).pathname.replace(/^\/v1/, "")}`, { method: "POST", body, headers: { "content-type": "application/json" } });
-        },
-      })
-    : null;
-  const task = (bin: string) => argv(bin).map((arg) => (slow && arg === server.url ? `http://127.0.0.1:${slow.port}/v1` : arg));
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
+  const proxies = tasks.map(({ server }) =>
+    modelDelayMs
+      ? Bun.serve({
+          hostname: "127.0.0.1",
+          port: 0,
+          async fetch(req) {
+            const body = await req.text();
+            await Bun.sleep(modelDelayMs);
+            return fetch(`${server.url}${new URL(req.url).pathname.replace(/^\/v1/, "")}`, { method: "POST", body, headers: { "content-type": "application/json" } });
+          },
+        })
+      : null,
+  );
   if (!bins.map(evictPageCache).every(Boolean)) console.log("  (the binaries' page cache could not be dropped: the RSS row measures them as cached, which can read several MB higher)");
   try {
     return await interleaved(
-      bins.map((bin) => async () => {
+      bins.map((bin, i) => async () => {
+        const { repo, home, head, server, argv } = tasks[i]!;
+        const proxy = proxies[i];
+        const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
         git(repo, "reset", "-q", "--hard", head);
-        return peakRssMB(task(bin), repo, env);
+        return peakRssMB(argv(bin).map((arg) => (proxy && arg === server.url ? `http://127.0.0.1:${proxy.port}/v1` : arg)), repo, env);
       }),
       Math.max(5, Math.round(ctx.runs / 4)),
     );
   } finally {
-    slow?.stop(true);
-    server.stop();
+    for (const proxy of proxies) proxy?.stop(true);
+    for (const { server } of tasks) server.stop();
   }
 }
 
