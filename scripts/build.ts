@@ -21,6 +21,7 @@ import { homedir } from "node:os";
 import { basename, join, relative } from "node:path";
 import type { BunPlugin } from "bun";
 import { packAsset, unpackAsset } from "../grammars/packed.ts";
+import { openaiPrune } from "./openai-prune.ts";
 import { assetName } from "./release-lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -264,7 +265,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     splitting: true,
     metafile: true,
     banner: TRACE_BANNER,
-    plugins: [packImports(packs), packEmbedded],
+    plugins: [packImports(packs), packEmbedded, openaiPrune()],
     compile: compileOptions(outfile, target),
     bytecode: process.env.CODER_BYTECODE !== "0",
     ...bytecodeDepth(),

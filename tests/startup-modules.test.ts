@@ -57,7 +57,7 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(r.trace.packages).toEqual([]);
   });
 
-  test("a one-shot edit evaluates none of the ACP or MCP SDKs, the REPL, the media or web libraries, or zod", async () => {
+  test("a one-shot edit evaluates none of the ACP or MCP SDKs, the REPL, the media or web libraries, zod, or the documentation /help answers from", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     const s = await server([{ text: block("a.py", "x = 1\n", "x = 2\n") }]);
     const file = join(repo.home, "trace.txt");
@@ -68,6 +68,7 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(packages).toContain("openai");
     expect(packages.filter((p) => HEAVY.some((h) => p === h || p.startsWith("@jimp/")))).toEqual([]);
     expect(modules.filter((m) => /^core\/(acp|term\/repl|watch)\b/.test(m))).toEqual([]);
+    expect(modules.filter((m) => m.endsWith(".md"))).toEqual([]);
   });
 
   test("the web page, image, MCP, set-up and YAML libraries are not in the binary's code, only a stand-in that imports their pack", () => {
