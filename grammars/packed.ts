@@ -80,24 +80,44 @@ export function readAsset(path: string, cacheDir: string | null = assetCacheDir(
 }
 
 const imported = new Map<string, Promise<Record<string, unknown>>>();
+const required = new Map<string, Record<string, unknown>>();
 
 /**
  * Import a packed library bundle (scripts/build.ts packs libraries no start-up path needs, the
- * web page, image, MCP, set-up and YAML libraries, as one ES module each): unpacked into the
- * user's cache as a `.js` file, checked against its checksum, and imported from there, once
- * per process. When the cache cannot be written (a read-only home) it is imported from a
+ * web page, image, MCP, ACP, set-up, YAML and zod libraries, as one ES module each): unpacked
+ * into the user's cache as a `.js` file, checked against its checksum, and imported from there,
+ * once per process. When the cache cannot be written (a read-only home) it is imported from a
  * private temporary folder that is removed again.
  */
 export function importPacked(path: string, cacheDir: string | null = assetCacheDir()): Promise<Record<string, unknown>> {
   let loading = imported.get(path);
   if (!loading) {
-    loading = importUnpacked(path, cacheDir);
+    loading = (async () => withUnpackedModule(path, cacheDir, async (file) => (await import(pathToFileURL(file).href)) as Record<string, unknown>))();
     imported.set(path, loading);
   }
   return loading;
 }
 
-async function importUnpacked(path: string, cacheDir: string | null): Promise<Record<string, unknown>> {
+/**
+ * importPacked for a library that synchronous code needs (zod, for a config file read while the
+ * settings load): the same checked file, loaded with require(), so its stand-in has no top-level
+ * await and a require() chain may reach it.
+ */
+export function requirePacked(path: string, cacheDir: string | null = assetCacheDir()): Record<string, unknown> {
+  let loaded = required.get(path);
+  if (!loaded) {
+    loaded = withUnpackedModule(path, cacheDir, (file) => require(file) as Record<string, unknown>);
+    required.set(path, loaded);
+  }
+  return loaded;
+}
+
+/**
+ * Run `load` on the packed library's unpacked, checked `.js` file: the cached copy (a regular
+ * file whose checksum matches, rewritten when it does not), or else a copy in a private temporary
+ * folder, removed once `load` has settled.
+ */
+function withUnpackedModule<T>(path: string, cacheDir: string | null, load: (file: string) => T): T {
   const bytes = readWhole(path);
   const header = bytes && headerOf(bytes);
   if (!bytes || !header) throw new Error(`embedded library ${path} cannot be read`);
@@ -105,16 +125,22 @@ async function importUnpacked(path: string, cacheDir: string | null): Promise<Re
   if (cacheDir) {
     const file = join(cacheDir, name);
     if (!readCached(file, header)) writeCached(cacheDir, name, unpack(path, bytes, header));
-    if (readCached(file, header)) return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    if (readCached(file, header)) return load(file);
   }
   const dir = mkdtempSync(join(tmpdir(), "coder-lib-"));
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  let result: T;
   try {
     const file = join(dir, name);
     writeFileSync(file, unpack(path, bytes, header), { flag: "wx", mode: 0o600 });
-    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    result = load(file);
+  } catch (error) {
+    removeDir();
+    throw error;
   }
+  if (result instanceof Promise) return result.finally(removeDir) as T;
+  removeDir();
+  return result;
 }
 
 function unpack(path: string, bytes: Uint8Array, header: Header): Uint8Array {

@@ -51,6 +51,26 @@ function entrypoints(): string[] {
  */
 const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
 
+export interface LibraryPack {
+  /** The packages whose every import must go through the pack. */
+  packages: RegExp;
+  /** The specifiers the code imports them by: the pack's entry exports each one's module. */
+  specifiers: string[];
+  /** Loaded with require() (grammars/packed.ts requirePacked), for a library that synchronous code reaches. */
+  sync?: boolean;
+}
+
+/**
+ * Packs that keep the binary under its size floor (issue 26): `coder acp`'s SDK (with its own copy
+ * of the zod it validates messages with), loaded when the SDK takes the stream over after
+ * `initialize`; and zod, which only a config file that is not plainly valid and a plugin's typed
+ * tool need.
+ */
+const SIZE_PACKS: Record<string, LibraryPack> = {
+  acp: { packages: /^@agentclientprotocol\/sdk(\/|$)/, specifiers: ["@agentclientprotocol/sdk"] },
+  zod: { packages: /^zod(\/|$)/, specifiers: ["zod"], sync: true },
+};
+
 /**
  * Libraries no start-up path uses, grouped by the feature that loads them: each group is bundled
  * on its own as one ES module, embedded packed, and imported from the user's cache on first use
@@ -65,7 +85,7 @@ const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
  * more (cause not found: not the stand-ins' top-level await, nor the Node built-ins the bundle
  * imports); before initialize was answered ahead of the kernel, that was 8-15% on the answer.
  */
-export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: string[] }> = {
+export const LIBRARY_PACKS: Record<string, LibraryPack> = {
   web: { packages: /^(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm)(\/|$)/, specifiers: ["linkedom", "@mozilla/readability", "turndown", "@joplin/turndown-plugin-gfm"] },
   media: { packages: /^(@jimp\/|image-size(\/|$))/, specifiers: ["@jimp/core", "@jimp/js-png", "@jimp/js-jpeg", "@jimp/js-gif", "@jimp/plugin-resize", "image-size"] },
   mcp: {
@@ -81,6 +101,7 @@ export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: strin
   // `coder init`'s prompts, and `coder config import-aider`'s YAML reader.
   init: { packages: /^@clack\/prompts(\/|$)/, specifiers: ["@clack/prompts"] },
   yaml: { packages: /^yaml(\/|$)/, specifiers: ["yaml"] },
+  ...SIZE_PACKS,
 };
 
 export interface BuiltPack {
@@ -131,8 +152,8 @@ export function packImports(packs: Record<string, BuiltPack>): BunPlugin {
         const names = pack.exports[index]!;
         const lines = [
           `import pack from ${JSON.stringify(pack.file)} with { type: "file" };`,
-          `import { importPacked } from ${JSON.stringify(join(ROOT, "grammars/packed.ts"))};`,
-          `const m = (await importPacked(pack)).m${index};`,
+          `import { importPacked, requirePacked } from ${JSON.stringify(join(ROOT, "grammars/packed.ts"))};`,
+          LIBRARY_PACKS[name]!.sync ? `const m = requirePacked(pack).m${index};` : `const m = (await importPacked(pack)).m${index};`,
           ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`),
           `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`,
         ];
