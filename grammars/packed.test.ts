@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CACHE_ABOVE, importPacked, isPacked, packAsset, readAsset, requirePacked } from "./packed.ts";
+import { CACHE_ABOVE, importPacked, isPacked, packAsset, readAsset, requirePacked, unpackAsset } from "./packed.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -42,6 +42,25 @@ describe("packed assets", () => {
     // Read back from the cache: the same bytes, and nothing else written.
     expect(readAsset(path, cache)).toEqual(raw);
     expect(cacheFiles(cache)).toEqual(files);
+  });
+
+  test("a brotli-packed asset unpacks to its bytes and is cached like a zstd one; a damaged one is refused", () => {
+    const dir = scratch();
+    const raw = new Uint8Array(CACHE_ABOVE * 3);
+    for (let i = 0; i < raw.length; i++) raw[i] = (i * 7 + (i >> 9)) & 0xff;
+    const packed = packAsset(raw, 11, "brotli");
+    expect(new TextDecoder().decode(packed.subarray(0, 4))).toBe("CDB1");
+    expect(packed.length).toBeLessThan(packAsset(raw, 19, "zstd").length * 1.05);
+    const path = join(dir, "tree-sitter-demo-brotli.wasm");
+    writeFileSync(path, packed);
+    const cache = join(dir, "cache");
+    expect(readAsset(path, cache)).toEqual(raw);
+    expect(cacheFiles(cache)).toHaveLength(1);
+    expect(readAsset(path, cache)).toEqual(raw);
+    expect(unpackAsset(packed)).toEqual(raw);
+    const damaged = packed.slice();
+    damaged[damaged.length - 3]! ^= 0xff;
+    expect(unpackAsset(damaged)).toBeNull();
   });
 
   test("an unpacked file (from source) is returned as it is, and a small packed one is not cached", () => {
