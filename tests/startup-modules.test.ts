@@ -84,6 +84,13 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(modules).toContain("node_modules/@mariozechner/pi-tui (library pack repl)");
   });
 
+  test("of the openai SDK only the resources coder calls are in the binary: chat completions and audio transcriptions", () => {
+    const binary = readFileSync(BINARY).toString("latin1");
+    expect(binary).toContain("/chat/completions");
+    expect(binary).toContain("/audio/transcriptions");
+    for (const unused of ["/fine_tuning/jobs", "/vector_stores", "/assistants", "/images/generations", "/embeddings"]) expect(binary, unused).not.toContain(unused);
+  });
+
   test("coder acp answers initialize before it evaluates any package (the ACP SDK, zod; with a config file, only its JSONC parser) or the kernel past the settings and the model adapter", async () => {
     const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
     const repo = makeRepo({ ".coder.json": '{ "model": "anthropic/claude-sonnet-4", "autoCommits": false, "read": ["AGENTS.md"] }\n' });
