@@ -63,14 +63,14 @@ export interface LibraryPack {
 /**
  * Packs that keep the binary under its size floor (issue 26): `coder acp`'s SDK (with its own copy
  * of the zod it validates messages with), loaded when the SDK takes the stream over after
- * `initialize`; zod, which only a config file that is not plainly valid and a plugin's typed
- * tool need; and the REPL's terminal UI library.
+ * `initialize`; and zod, which only a config file that is not plainly valid (model overrides
+ * always are not) and a plugin's typed tool need. First use, cached, at load 10: the SDK adds
+ * ~200 ms to `session/new`, zod ~60 ms of CPU to a start with such a config. The REPL's pi-tui
+ * is not packed: as a pack it added ~90 ms to the REPL's start (cached) for 0.18 MB.
  */
 const SIZE_PACKS: Record<string, LibraryPack> = {
   acp: { packages: /^@agentclientprotocol\/sdk(\/|$)/, specifiers: ["@agentclientprotocol/sdk"] },
   zod: { packages: /^zod(\/|$)/, specifiers: ["zod"], sync: true },
-  // The REPL's terminal widgets (core/term/line-editor.ts, live-box.ts), loaded only by the REPL.
-  repl: { packages: /^@mariozechner\/pi-tui(\/|$)/, specifiers: ["@mariozechner/pi-tui"] },
 };
 
 /**

@@ -70,10 +70,10 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(modules.filter((m) => /^core\/(acp|term\/repl|watch)\b/.test(m))).toEqual([]);
   });
 
-  test("the web page, image, MCP, ACP, set-up, YAML, zod and REPL terminal libraries are not in the binary's code, only a stand-in that imports their pack", () => {
+  test("the web page, image, MCP, ACP, set-up, YAML and zod libraries are not in the binary's code, only a stand-in that imports their pack", () => {
     const map = JSON.parse(readFileSync(`${BINARY}.modules.json`, "utf8")) as Record<string, string[]>;
     const modules = Object.values(map).flat();
-    const packed = /^node_modules\/(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm|@mixmark-io|htmlparser2|@jimp\/|image-size|file-type|@modelcontextprotocol\/|ajv|@clack\/|yaml|@agentclientprotocol\/|zod|@mariozechner\/pi-tui)\b/;
+    const packed = /^node_modules\/(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm|@mixmark-io|htmlparser2|@jimp\/|image-size|file-type|@modelcontextprotocol\/|ajv|@clack\/|yaml|@agentclientprotocol\/|zod)\b/;
     const bundled = modules.filter((m) => packed.test(m) && !/ \(library pack \w+\)$/.test(m));
     expect(bundled).toEqual([]);
     expect(modules).toContain("node_modules/linkedom (library pack web)");
@@ -81,7 +81,6 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(modules).toContain("node_modules/@modelcontextprotocol/sdk/client/index.js (library pack mcp)");
     expect(modules).toContain("node_modules/@agentclientprotocol/sdk (library pack acp)");
     expect(modules).toContain("node_modules/zod (library pack zod)");
-    expect(modules).toContain("node_modules/@mariozechner/pi-tui (library pack repl)");
   });
 
   test("of the openai SDK only the resources coder calls are in the binary: chat completions and audio transcriptions", () => {
