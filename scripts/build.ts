@@ -183,13 +183,14 @@ export const zodEnglishOnly: BunPlugin = {
 
 /**
  * The openai SDK's client builds every API resource (assistants, fine-tuning, vector stores,
- * realtime, admin, ...), and coder calls two: chat completions and audio transcriptions
- * (plugins/openai). Every other resource module, and the Azure and Bedrock clients, are bundled
- * as empty classes of the same names (the client still constructs them; nothing calls them):
- * 0.8 MB less code and bytecode. A new use of another resource must be added to OPENAI_KEPT.
+ * realtime, admin, ...), and coder calls two: chat completions' `create` and audio
+ * transcriptions (plugins/openai). Every other resource module, the Azure and Bedrock clients,
+ * and the helpers behind chat completions' `stream()` and `runTools()` are bundled as empty
+ * classes of the same names (the client still constructs them; nothing calls them): 1 MB less
+ * code and bytecode. A new use of another resource must be added to OPENAI_KEPT.
  */
 export const OPENAI_KEPT = /\/node_modules\/openai\/resources\/((chat|audio)(\/.*)?|index|shared)\.mjs$/;
-const OPENAI_TRIMMED = /\/node_modules\/openai\/(resources\/.+|azure|bedrock)\.mjs$/;
+const OPENAI_TRIMMED = /\/node_modules\/openai\/(resources\/.+|azure|bedrock|lib\/(ChatCompletionStream|ChatCompletionStreamingRunner|ChatCompletionRunner|AbstractChatCompletionRunner|EventStream|RunnableFunction))\.mjs$/;
 
 export const openaiUsedResourcesOnly: BunPlugin = {
   name: "openai-used-resources-only",
