@@ -701,7 +701,9 @@ export interface FormatHelpers {
    * (`ws.shown`): an applied outcome, or a refused one with the workspace's reason. When the file
    * changed while the model answered, the model's change is merged onto the file as it is now
    * (three-way, as git merges); a change to the same lines fails, nothing staged, and says what
-   * those lines read now.
+   * those lines read now. Where `path` has uncommitted changes and `content` has the last commit's
+   * lines in their place (written from an older copy), the user's lines are kept and the outcome's
+   * note says which.
    */
   stage<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string): EditOutcome<E>;
   /** Placement clues in the prose a reply puts before an edit ("around line 42", "in `Cart.total`"). */

@@ -51,7 +51,7 @@ export async function checkGrammars(): Promise<GrammarCheck[]> {
       const tree = grammar.parser.parse(sample);
       if (!tree) throw new Error("the parser returned no tree");
       try {
-        const defs = grammar.query.captures(tree.rootNode).filter((c) => c.name.startsWith("definition.")).length;
+        const defs = grammar.tags.matches(tree.rootNode).filter((m) => m.captures.some((c) => c.name.startsWith("definition."))).length;
         results.push(
           defs > 0
             ? { language: spec.name, ok: true, detail: `${spec.source}: ${defs} definition(s) in the sample` }

@@ -83,6 +83,25 @@ describe.skipIf(!existsSync(BINARY))("model replies", () => {
     }
   });
 
+  test("a whole listing written from the committed file (the model's older copy) keeps the user's uncommitted change, says so, and a second ask can drop it", async () => {
+    const committed = 'HOST = "localhost"\nPORT = 8080\nTIMEOUT = 30\nRETRIES = 3\nLOG_LEVEL = "info"\n';
+    const repo = makeRepo({ "config.py": committed });
+    repo.write("config.py", committed.replace("TIMEOUT = 30", "TIMEOUT = 60"));
+    // Both replies are the committed text with RETRIES changed: the first lacks the user's TIMEOUT = 60.
+    const listing = `config.py\n\`\`\`python\n${committed.replace("RETRIES = 3", "RETRIES = 5")}\`\`\`\n`;
+    const s = await server([{ model: "gpt-4.1", text: listing }, { model: "gpt-4.1", text: listing }]);
+    const r = await runCoder(repo, s, ["--yes-always", "--edit-format", "whole", "-m", "retry five times", "config.py"]);
+    expect(r.code).toBe(0);
+    expect(repo.read("config.py")).toBe(committed.replace("TIMEOUT = 30", "TIMEOUT = 60").replace("RETRIES = 3", "RETRIES = 5"));
+    expect(r.stdout + r.stderr).toContain("The model's new text of config.py had the last commit's lines where you had changed line 3: your lines were kept");
+    expect(r.stdout + r.stderr).toContain("They are committed now: to drop them, ask again.");
+    expect(repo.git("status", "--porcelain")).toBe("");
+    // Asked again, the change is committed: the same listing now drops it, as the user asked.
+    const again = await runCoder(repo, s, ["--yes-always", "--edit-format", "whole", "-m", "put TIMEOUT back to 30", "config.py"]);
+    expect(again.code).toBe(0);
+    expect(repo.read("config.py")).toBe(committed.replace("RETRIES = 3", "RETRIES = 5"));
+  });
+
   test.skipIf(!SCRIPT)("a .gitignore change the user allows does not make a file ignored at the start writable, nor committable", async () => {
     const repo = makeRepo({ "app.py": "print('hi')\n" });
     repo.write(".gitignore", ".coder/\n.env\n");

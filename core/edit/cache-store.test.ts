@@ -2,6 +2,7 @@ import { afterAll, expect, test } from "bun:test";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Database } from "bun:sqlite";
 import { CACHE_FILE, memoryCacheStore, openCacheStore } from "./cache-store.ts";
 
 const dirs: string[] = [];
@@ -54,6 +55,32 @@ test("a store written under another version is emptied when opened", () => {
   const two = openCacheStore(root, "p", { version: 2, warn: () => {} });
   expect(two.get("a", "k")).toBeNull();
   two.close();
+});
+
+test("a store of the first layout (values in a WITHOUT ROWID table) is emptied without a warning, then keeps values and trims by age", () => {
+  const root = repo();
+  const file = join(root, ".coder", "cache", "p", CACHE_FILE);
+  mkdirSync(join(root, ".coder", "cache", "p"), { recursive: true });
+  const old = new Database(file);
+  old.exec("CREATE TABLE entries (bucket TEXT NOT NULL, key TEXT NOT NULL, value NOT NULL, created INTEGER NOT NULL, PRIMARY KEY (bucket, key)) WITHOUT ROWID");
+  old.exec("CREATE TABLE store (name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID");
+  old.exec("INSERT INTO entries VALUES ('a', 'k', 'old', 1)");
+  old.exec("INSERT INTO store VALUES ('version', '1')");
+  old.exec("PRAGMA user_version = 1");
+  old.close();
+  const warnings: string[] = [];
+  const store = openCacheStore(root, "p", { version: 1, warn: (m) => warnings.push(m) });
+  expect(store.get("a", "k")).toBeNull();
+  const big = new Uint8Array(3 * 1024 * 1024).fill(7);
+  expect(store.put("g", "big", big)).toBe(true);
+  for (let i = 0; i < 4; i++) store.put("m", `n${i}`, `v${i}`);
+  store.keepNewest("m", 2);
+  store.close();
+  const again = openCacheStore(root, "p", { version: 1, warn: (m) => warnings.push(m) });
+  expect((again.get("g", "big") as Uint8Array).length).toBe(big.length);
+  expect([...again.entries("m").keys()].sort()).toEqual(["n2", "n3"]);
+  again.close();
+  expect(warnings).toEqual([]);
 });
 
 test("a corrupt file is rebuilt with one warning, never a crash", () => {

@@ -1,7 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import type { Edit, Workspace } from "../plugin.ts";
-import { mergedNote, rebaseWhole } from "./rebase.ts";
+import { keepUncommitted, keptLines, keptNote, mergedNote, rebaseWhole } from "./rebase.ts";
 import { stageWhole } from "./search-replace.ts";
+import { UncommittedChanges } from "./uncommitted.ts";
 
 /** A workspace over `files` whose model was shown `shown`. */
 function workspace(files: Record<string, string>, shown: Record<string, string | null>): Workspace & { files: Record<string, string> } {
@@ -21,6 +22,10 @@ const edit: Edit = { path: "a.py", source: "a.py listing" };
 describe("rebaseWhole: the model's whole text merged onto a change made while it answered", () => {
   test("changes to different lines both stay", () => {
     expect(rebaseWhole("a\nb\nc\nd\ne\n", "a\nb\nc\nd\nE\n", "A\nb\nc\nd\ne\n")).toEqual({ text: "A\nb\nc\nd\nE\n" });
+  });
+
+  test("changes to adjacent lines (a conflict to git) both stay, each line taken from the side that changed it", () => {
+    expect(rebaseWhole("a\nb\nc\n", "a\nB\nc\n", "a\nb\nC\n")).toEqual({ text: "a\nB\nC\n" });
   });
 
   test("a line both changed alike is no conflict", () => {
@@ -78,5 +83,68 @@ describe("stageWhole (kit.formats.stage)", () => {
     const outcome = stageWhole(edit, ws, "a.py", "a\nb\n");
     expect(outcome).toMatchObject({ status: "failed", reason: "missing-file" });
     expect(ws.files).toEqual({});
+  });
+});
+
+describe("keepUncommitted: a whole text that has the last commit's lines where the user changed them", () => {
+  const head = "def f():\n    return 1\n\n\ndef g():\n    return 2\n";
+  // The user's uncommitted change: a guard in g.
+  const now = "def f():\n    return 1\n\n\ndef g():\n    if x:\n        return 0\n    return 2\n";
+
+  test("a text written from the committed file (plus the model's change) keeps the user's lines and names them", () => {
+    const next = '"""Module."""\ndef f():\n    return 1\n\n\ndef g():\n    return 2\n';
+    expect(keepUncommitted(head, now, next)).toEqual({ text: `"""Module."""\n${now}`, kept: [[7, 8]] });
+  });
+
+  test("a text written from the current file is left alone", () => {
+    expect(keepUncommitted(head, now, `"""Module."""\n${now}`)).toBeNull();
+  });
+
+  test("the model's own change to the user's lines is the model's", () => {
+    const next = now.replace("return 0", "return -1");
+    expect(keepUncommitted(head, now, next)).toBeNull();
+  });
+
+  test("the model's change on the line next to the user's (a conflict to git) and the user's line both stay", () => {
+    expect(keepUncommitted("a\nb\nc\n", "a\nB\nc\n", "a\nb\nC\n")).toEqual({ text: "a\nB\nC\n", kept: [[2, 2]] });
+  });
+
+  test("a line the user deleted stays deleted; the lines around the gap are named", () => {
+    const h = "a\nb\nc\nd\n";
+    expect(keepUncommitted(h, "a\nc\nd\n", "a\nb\nc\nd\nE\n")).toEqual({ text: "a\nc\nd\nE\n", kept: [[1, 2]] });
+  });
+
+  test("the note names the lines and is told from any other", () => {
+    expect(keptLines(keptNote("a.py", [[7, 8], [12, 12]]))).toBe("lines 7-8, line 12");
+    expect(keptLines(mergedNote("a.py"))).toBeNull();
+  });
+});
+
+describe("stageWhole under the uncommitted-change guard", () => {
+  const head = "x = 1\ny = 1\nz = 1\n";
+  const now = "x = 1\ny = 1\nz = 99\n";
+
+  test("a listing that drops the user's uncommitted line is staged with the user's line kept and a kept note", () => {
+    const guard = new UncommittedChanges();
+    const end = guard.begin([{ path: "a.py", head, disk: now }]);
+    const ws = workspace({ "a.py": now }, { "a.py": now });
+    const outcome = stageWhole(edit, ws, "a.py", "x = 2\ny = 1\nz = 1\n", undefined, guard);
+    expect(guard.committed("./a.py")).toBe(head);
+    end();
+    expect(guard.committed("a.py")).toBeUndefined();
+    expect(ws.files["a.py"]).toBe("x = 2\ny = 1\nz = 99\n");
+    expect(outcome).toMatchObject({ status: "applied", note: keptNote("a.py", [[3, 3]]) });
+  });
+
+  test("outside a staged reply, or for a file that only differs from the saved one, the listing is written as it is", () => {
+    const guard = new UncommittedChanges();
+    const ws = workspace({ "a.py": now }, { "a.py": now });
+    stageWhole(edit, ws, "a.py", "x = 2\ny = 1\nz = 1\n", undefined, guard);
+    expect(ws.files["a.py"]).toBe("x = 2\ny = 1\nz = 1\n");
+    const end = guard.begin([{ path: "a.py", head, disk: now, was: "saved" }]);
+    const ws2 = workspace({ "a.py": now }, { "a.py": now });
+    stageWhole(edit, ws2, "a.py", "x = 2\ny = 1\nz = 1\n", undefined, guard);
+    end();
+    expect(ws2.files["a.py"]).toBe("x = 2\ny = 1\nz = 1\n");
   });
 });

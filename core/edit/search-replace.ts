@@ -7,8 +7,9 @@ import type { Edit, EditOutcome, FormatHelpers, Matcher, MatchResult, MatchRung,
 import { FormatError } from "../errors.ts";
 import { BlockSyntaxError, parseEditBlocks } from "./blocks.ts";
 import { fenced } from "./fence.ts";
-import { mergedNote, rebaseWhole } from "./rebase.ts";
-import { QUOTED_LINES } from "./uncommitted.ts";
+import { SharedMatcher } from "./matcher.ts";
+import { keepUncommitted, keptNote, mergedNote, rebaseWhole } from "./rebase.ts";
+import { QUOTED_LINES, type UncommittedChanges } from "./uncommitted.ts";
 import { choosePlace, hintsFromHunkHeader, hintsFromProse } from "./placement.ts";
 import { isShellFence, readShellBlock, shellBlocks } from "./shell-fence.ts";
 
@@ -143,11 +144,18 @@ export function stageWrite<E extends Edit>(edit: E, ws: Workspace, path: string,
  * Stage `content`, the whole new text of `path` the model wrote from the text it was shown
  * (`kit.formats.stage`). When the file changed while the model answered, the model's change is
  * merged onto it; a change to the same lines fails (nothing staged) and quotes them as they are now.
+ * Where the user's uncommitted change (known to `uncommitted` while a reply is staged) is
+ * missing from `content`, which has the committed lines there instead, the user's lines are kept.
  */
-export function stageWhole<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string): EditOutcome<E> {
+export function stageWhole<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string, uncommitted?: Pick<UncommittedChanges, "committed">): EditOutcome<E> {
   const shown = ws.shown?.(path);
   const now = ws.read(path);
-  if (shown === undefined || shown === now) return stageWrite(edit, ws, path, content, note);
+  if (shown === undefined || shown === now) {
+    const head = uncommitted?.committed(path);
+    // CRLF files compare line by line only in LF (the committed text is LF): left as written.
+    const kept = head !== undefined && now !== null && !now.includes("\r") ? keepUncommitted(head, now, content) : null;
+    return kept ? stageWrite(edit, ws, path, kept.text, keptNote(path, kept.kept)) : stageWrite(edit, ws, path, content, note);
+  }
   if (now === null) {
     const detail = `You wrote the new text of ${path} from the text you were shown, but ${path} was deleted while you were answering (most likely by the user). Nothing was written. Ask the user whether ${path} should come back before you send it again.`;
     return { status: "failed", edit, path, reason: "missing-file", detail };
@@ -188,7 +196,7 @@ export function formatHelpers(matcher: Matcher): FormatHelpers {
     shellBlocks,
     isShellFence,
     readShellBlock,
-    stage: stageWhole,
+    stage: (edit, ws, path, content, note) => stageWhole(edit, ws, path, content, note, matcher instanceof SharedMatcher ? matcher.uncommitted : undefined),
     hintsFromProse,
     hintsFromHunkHeader,
     choosePlace,

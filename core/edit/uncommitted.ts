@@ -4,6 +4,7 @@
 // matching it approximately would write the old lines back over the user's change.
 import { diffArrays } from "diff";
 import { isBlank, textLines, toFileLines } from "./lines.ts";
+import { normalizeRel } from "./paths.ts";
 import type { MatchFailure } from "../plugin.ts";
 
 /** A file whose work-tree text differs from its last commit. */
@@ -32,7 +33,7 @@ export class UncommittedChanges {
   /** Know these files until the returned function is called (when the reply is staged). */
   begin(files: readonly CommittedFile[]): () => void {
     if (files.length === 0) return () => {};
-    const scope: Scope = { files: files.map(linesOf), verdicts: new Map() };
+    const scope: Scope = { files: files.map(linesOf), committed: new Map(files.filter((f) => (f.was ?? "committed") === "committed").map((f) => [f.path, f.head])), verdicts: new Map() };
     this.scopes.add(scope);
     return () => void this.scopes.delete(scope);
   }
@@ -40,6 +41,15 @@ export class UncommittedChanges {
   /** True while a reply with dirty files is being staged. */
   get active(): boolean {
     return this.scopes.size > 0;
+  }
+
+  /** The last commit's text of `path` while a reply that may touch it is staged and `path` differs from it; else undefined. */
+  committed(path: string): string | undefined {
+    for (const scope of this.scopes) {
+      const head = scope.committed.get(path) ?? scope.committed.get(normalizeRel(path));
+      if (head !== undefined) return head;
+    }
+    return undefined;
   }
 
   /**
@@ -69,6 +79,8 @@ interface FileLines {
 
 interface Scope {
   files: FileLines[];
+  /** The dirty files' texts at HEAD, by path. */
+  committed: Map<string, string>;
   /** Per SEARCH text: its verdict (formats ask again at every rung). */
   verdicts: Map<string, MatchFailure | null>;
 }

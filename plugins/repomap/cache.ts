@@ -4,6 +4,8 @@
 // chat files' imports. The store handles links, corruption, locks and a second
 // process; here a failed read is a miss and a failed write costs a reparse.
 import type { CacheStore } from "../../core/plugin.ts";
+import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
+import { identKey } from "./tags.ts";
 
 /** The store's namespace and the layout of what this file keeps in it (another layout empties it). */
 export const CACHE_NAMESPACE = "repomap";
@@ -94,7 +96,7 @@ export class TagCache {
     if (rows.length === 0) return;
     const ok = this.store.batch((w) => {
       for (const r of rows) {
-        w.put(META, r.path, `${r.mtime}\t${r.size}\t${r.version}\t${r.sig}\t${r.skipped}`);
+        w.put(META, r.path, `${r.mtime}\t${r.size}\t${versionTag(r.version)}\t${r.sig}\t${r.skipped}`);
         w.put(RANK, r.path, encodeRank(r.names, r.refs));
         w.put(DEFS, r.path, r.defs);
       }
@@ -191,7 +193,24 @@ function decodeMeta(value: unknown): FileMeta | null {
   const size = Number(parts[1]);
   if (!Number.isFinite(mtime) || !Number.isFinite(size)) return null;
   // The skip reason is last: it is the one field that may hold a tab.
-  return { mtime, size, version: parts[2]!, sig: parts[3]!, skipped: parts.slice(4).join("\t") };
+  return { mtime, size, version: versionOfTag(parts[2]!), sig: parts[3]!, skipped: parts.slice(4).join("\t") };
+}
+
+const tags = new Map<string, string>();
+
+/**
+ * A grammar-table version as stored in a file's row: a hash of it (the version names
+ * every grammar and is ~750 bytes; in every row it was most of what a warm index read).
+ */
+function versionTag(version: string): string {
+  let tag = tags.get(version);
+  if (tag === undefined) tags.set(version, (tag = "#" + identKey(version).toString(36)));
+  return tag;
+}
+
+/** The version a row's tag stands for: this build's table when the tags agree, else the tag (never equal to a version). */
+function versionOfTag(tag: string): string {
+  return tag === versionTag(GRAMMAR_TABLE_VERSION) ? GRAMMAR_TABLE_VERSION : tag;
 }
 
 /**

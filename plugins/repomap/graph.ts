@@ -79,16 +79,31 @@ export interface IdentIndex {
   /** Whether any file references a defined identifier (else every definer stands as its own referencer, as Aider does). */
   anyReference: boolean;
   /** Keys → ids (kept for patching). */
-  lookup: KeyIndex;
+  lookup: KeyLookup;
+}
+
+/** Identifier keys → ids (KeyIndex; SortedKeys for a stored index). */
+export interface KeyLookup {
+  /** The id of `key`, or -1. */
+  find(key: number): number;
+  /** Adds `key` as `id` (absent keys only). */
+  insert(key: number, id: number): void;
 }
 
 /** One identifier's rows: definers (ascending file) with their lines, referencers (ascending file) with their counts. */
 interface IdentRows {
   definers: number[];
   lines: number[][];
-  referencers: number[];
-  refs: number[];
-  members: number[];
+  referencers: Int32Array;
+  refs: Float64Array;
+  members: Float64Array;
+}
+
+/** A patch's row of one identifier before its referencers are assembled: the old entries' range, and the changed files' new entries. */
+interface PendingRows extends Omit<IdentRows, "referencers" | "refs" | "members"> {
+  from: number;
+  to: number;
+  added: { file: number; refs: number; members: number }[];
 }
 
 export function indexIdentifiers(files: readonly RankFile[]): IdentIndex {
@@ -224,9 +239,51 @@ export function lookupOf(keys: Float64Array, spare = 0): KeyIndex {
   return lookup;
 }
 
-/** An index from stored rows (rank-state.ts). */
-export function restoreIndex(fields: Omit<IdentIndex, "idOf" | "lookup">): IdentIndex {
-  return makeIndex({ ...fields, lookup: lookupOf(fields.keys) });
+/**
+ * An index from stored rows (rank-state.ts), its keys found through their stored order
+ * (`keyOrder`: ids sorted by key) when it is one, else by a key index rebuilt from them
+ * (~15-30 ms at 70k keys in a fresh process).
+ */
+export function restoreIndex(fields: Omit<IdentIndex, "idOf" | "lookup">, keyOrder?: Int32Array): IdentIndex {
+  const lookup = keyOrder && keyOrder.length === fields.keys.length ? new SortedKeys(fields.keys, keyOrder) : lookupOf(fields.keys);
+  return makeIndex({ ...fields, lookup });
+}
+
+/** An index's ids sorted by key, to store (restoreIndex reads keys through it). */
+export function keyOrderOf(index: Pick<IdentIndex, "keys" | "lookup">): Int32Array {
+  const sorted = index.keys.slice().sort();
+  return Int32Array.from(sorted, (key) => index.lookup.find(key));
+}
+
+/** Keys found by binary search in their stored order; keys added later (a patch's new names) in a small KeyIndex. */
+export class SortedKeys implements KeyLookup {
+  readonly #keys: Float64Array;
+  readonly #order: Int32Array;
+  #added: KeyIndex | null = null;
+
+  constructor(keys: Float64Array, order: Int32Array) {
+    this.#keys = keys;
+    this.#order = order;
+  }
+
+  find(key: number): number {
+    const keys = this.#keys;
+    const order = this.#order;
+    let lo = 0;
+    let hi = order.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = keys[order[mid]!]!;
+      if (at === key) return order[mid]!;
+      if (at < key) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return this.#added ? this.#added.find(key) : -1;
+  }
+
+  insert(key: number, id: number): void {
+    (this.#added ??= new KeyIndex(16)).insert(key, id);
+  }
 }
 
 /**
@@ -270,7 +327,7 @@ export interface DefinitionGraph {
   edgeStart: Int32Array;
   /** Each file's place in path order, when the edges needed it (kept for patching). */
   pathOrder: Int32Array | null;
-  /** Slots of identifier `id` are slotBase[id] .. slotBase[id + 1] - 1, one per definer in definerList order. */
+  /** Slots of identifier `id` are slotBase[id] .. slotBase[id + 1] - 1, one per definer in definerList order: slotBase is the index's definerStart, so a slot is its definer entry (rank.ts relies on it). */
   slotBase: Int32Array;
   slotCount: number;
 }
@@ -312,11 +369,9 @@ function edgeEstimate(index: IdentIndex, id: number): number {
   return referencers * definers;
 }
 
-function slotsOf(index: IdentIndex): { slotBase: Int32Array; slotCount: number } {
-  const identCount = index.names.length;
-  const slotBase = new Int32Array(identCount + 1);
-  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + index.definerStart[id + 1]! - index.definerStart[id]!;
-  return { slotBase, slotCount: slotBase[identCount]! };
+/** One slot per definer entry, in definer order: the slots of an identifier start where its definer row does. */
+export function slotsOf(index: Pick<IdentIndex, "definerStart">): { slotBase: Int32Array; slotCount: number } {
+  return { slotBase: index.definerStart, slotCount: index.definerStart[index.definerStart.length - 1]! };
 }
 
 export function buildGraph(index: IdentIndex, paths: readonly string[], context: GraphContext): DefinitionGraph {
@@ -400,6 +455,9 @@ function identEdges(id: number, index: IdentIndex, paths: readonly string[], con
   }
 }
 
+/** Up to this many changed files, a patch finds their old entries by one native search per file and array. */
+const NATIVE_SEARCH_FILES = 8;
+
 /** A changed file's tags, by its position in the ranked files (the list itself unchanged). */
 export type ChangedFiles = ReadonlyMap<number, RankFile>;
 
@@ -417,33 +475,36 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   if (!index.anyReference) return null;
   const isChanged = new Uint8Array(paths.length);
   for (const f of changed.keys()) isChanged[f] = 1;
-  const rows = new Map<number, IdentRows>();
-  const rowsOf = (id: number): IdentRows => {
-    let row = rows.get(id);
+  const pending = new Map<number, PendingRows>();
+  const rowsOf = (id: number): PendingRows => {
+    let row = pending.get(id);
     if (!row) {
-      row = { definers: [], lines: [], referencers: [], refs: [], members: [] };
-      const { definerStart, definerList, definerLineStart, definerLines, referencerStart, referencerFile, referencerRefs, referencerMembers } = index;
-      if (id < index.names.length) {
+      const old = id < index.names.length;
+      row = { definers: [], lines: [], from: old ? index.referencerStart[id]! : 0, to: old ? index.referencerStart[id + 1]! : 0, added: [] };
+      const { definerStart, definerList, definerLineStart, definerLines } = index;
+      if (old) {
         // The unchanged files' entries (the changed files' are added below).
         for (let e = definerStart[id]!; e < definerStart[id + 1]!; e++) {
           if (isChanged[definerList[e]!]) continue;
           row.definers.push(definerList[e]!);
           row.lines.push(Array.from(definerLines.subarray(definerLineStart[e]!, definerLineStart[e + 1]!)));
         }
-        for (let e = referencerStart[id]!; e < referencerStart[id + 1]!; e++) {
-          if (isChanged[referencerFile[e]!]) continue;
-          row.referencers.push(referencerFile[e]!);
-          row.refs.push(referencerRefs[e]!);
-          row.members.push(referencerMembers[e]!);
-        }
       }
-      rows.set(id, row);
+      pending.set(id, row);
     }
     return row;
   };
   // What the changed files defined and referenced before.
-  for (let e = 0; e < index.definerList.length; e++) if (isChanged[index.definerList[e]!]) rowsOf(identAt(index.definerStart, e));
-  for (let e = 0; e < index.referencerFile.length; e++) if (isChanged[index.referencerFile[e]!]) rowsOf(identAt(index.referencerStart, e));
+  if (changed.size <= NATIVE_SEARCH_FILES) {
+    // A few files: the typed arrays' own search (a loop here would run cold in a fresh process, ~20 ms).
+    for (const f of changed.keys()) {
+      for (let e = index.definerList.indexOf(f); e >= 0; e = index.definerList.indexOf(f, e + 1)) rowsOf(identAt(index.definerStart, e));
+      for (let e = index.referencerFile.indexOf(f); e >= 0; e = index.referencerFile.indexOf(f, e + 1)) rowsOf(identAt(index.referencerStart, e));
+    }
+  } else {
+    for (let e = 0; e < index.definerList.length; e++) if (isChanged[index.definerList[e]!]) rowsOf(identAt(index.definerStart, e));
+    for (let e = 0; e < index.referencerFile.length; e++) if (isChanged[index.referencerFile[e]!]) rowsOf(identAt(index.referencerStart, e));
+  }
   // And now: new identifiers are numbered after the stored ones.
   const names = index.names.slice();
   const keys: number[] = [];
@@ -461,7 +522,7 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   for (const f of [...changed.keys()].sort((a, b) => a - b)) {
     const file = changed.get(f)!;
     const defKeys = defKeysOf(file);
-    const seen = new Map<number, IdentRows>();
+    const seen = new Map<number, PendingRows>();
     for (let i = 0; i < file.defNames.length; i++) {
       const id = intern(defKeys[i]!, file.defNames[i]!);
       const row = rowsOf(id);
@@ -473,12 +534,12 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
     }
     for (let p = 0; p + REF_STRIDE <= file.refs.length; p += REF_STRIDE) {
       const row = rowsOf(intern(file.refs[p]!, ""));
-      insertSorted(row.referencers, f, (at) => {
-        row.refs.splice(at, 0, file.refs[p + 1]!);
-        row.members.splice(at, 0, file.refs[p + 2]!);
-      });
+      if (!row.added.some((a) => a.file === f)) row.added.push({ file: f, refs: file.refs[p + 1]!, members: file.refs[p + 2]! });
     }
   }
+  const changedFiles = [...changed.keys()].sort((a, b) => a - b);
+  const rows = new Map<number, IdentRows>();
+  for (const [id, row] of pending) rows.set(id, { definers: row.definers, lines: row.lines, ...mergeReferencers(index, row, changedFiles) });
   // Reassemble the compressed rows: runs of unchanged identifiers copied in one
   // go, changed ones from their new rows (identifiers new to the index are all changed).
   const identCount = names.length;
@@ -587,8 +648,63 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   return { index: patched, graph: { edges, edgeStart, pathOrder: scratch.computedOrder, ...slotsOf(patched) } };
 }
 
-/** The identifier whose row holds entry `e` of compressed rows with these starts. */
-function identAt(start: Int32Array, e: number): number {
+/**
+ * An identifier's referencer row after a patch: its old entries (ascending file) less the
+ * changed files', merged with their new entries, copied in runs by the typed arrays' own `set`
+ * (rows of common names hold thousands of entries; a loop over them runs cold in a fresh process).
+ */
+function mergeReferencers(index: IdentIndex, row: PendingRows, changedFiles: readonly number[]): Pick<IdentRows, "referencers" | "refs" | "members"> {
+  const { referencerFile, referencerRefs, referencerMembers } = index;
+  const { from, to } = row;
+  // Positions to skip (a changed file's old entry) and to insert at (a changed file's new entry), in order.
+  const events: { at: number; insert?: PendingRows["added"][number] }[] = [];
+  for (const f of changedFiles) {
+    const at = lowerBound(referencerFile, from, to, f);
+    if (at < to && referencerFile[at] === f) events.push({ at });
+  }
+  const skipped = events.length;
+  for (const added of row.added) events.push({ at: lowerBound(referencerFile, from, to, added.file), insert: added });
+  // Inserts before skips at one position (a file's new entry in place of its old one); inserts by file.
+  events.sort((a, b) => a.at - b.at || (a.insert ? 0 : 1) - (b.insert ? 0 : 1) || (a.insert && b.insert ? a.insert.file - b.insert.file : 0));
+  const count = to - from - skipped + row.added.length;
+  const referencers = new Int32Array(count);
+  const refs = new Float64Array(count);
+  const members = new Float64Array(count);
+  let out = 0;
+  let cursor = from;
+  const copyTo = (end: number) => {
+    referencers.set(referencerFile.subarray(cursor, end), out);
+    refs.set(referencerRefs.subarray(cursor, end), out);
+    members.set(referencerMembers.subarray(cursor, end), out);
+    out += end - cursor;
+    cursor = end;
+  };
+  for (const event of events) {
+    copyTo(event.at);
+    if (event.insert) {
+      referencers[out] = event.insert.file;
+      refs[out] = event.insert.refs;
+      members[out++] = event.insert.members;
+    } else cursor = event.at + 1;
+  }
+  copyTo(to);
+  return { referencers, refs, members };
+}
+
+/** The first position in [from, to) of an ascending array whose value is not below `value`. */
+function lowerBound(list: Int32Array, from: number, to: number, value: number): number {
+  let lo = from;
+  let hi = to;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < value) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** The identifier whose row holds entry `e` of compressed rows with these starts (also a slot's, by slotBase). */
+export function identAt(start: Int32Array, e: number): number {
   let lo = 0;
   let hi = start.length - 2;
   while (lo < hi) {
@@ -692,7 +808,7 @@ export class EdgeList {
 }
 
 /** Identifier keys → dense ids: open addressing on a Float64Array (several times cheaper than a Map here). */
-export class KeyIndex {
+export class KeyIndex implements KeyLookup {
   #keys: Float64Array;
   #ids: Int32Array;
   #mask: number;

@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
+import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
 import { CACHE_FILE, memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
@@ -354,6 +355,21 @@ test("after a warm-up the session's tagger parses an edited file (its grammar co
   const after = await buildRepoMap(input(root, cache, { chatFiles: [CHAT], memory, files }));
   expect(after.stats.parsed).toBe(1);
   expect(after.stats.workers).toBe(0);
+});
+
+test("a file's tags cached under another grammar table are parsed again; this table's rows stay fresh", async () => {
+  const root = repo(SOURCES);
+  const cache = memoryTags();
+  await buildRepoMap(input(root, cache));
+  const row = cache.fileMeta().get("lib/store.py")!;
+  expect(row.version).toBe(GRAMMAR_TABLE_VERSION);
+  const stat = statSync(join(root, "lib/store.py"));
+  cache.putFiles([{ path: "lib/store.py", mtime: stat.mtimeMs, size: stat.size, version: GRAMMAR_TABLE_VERSION.replace("python=", "python=other-"), skipped: "", sig: row.sig, defs: "", names: "", refs: new Uint8Array(0) }], () => {});
+  expect(cache.fileMeta().get("lib/store.py")!.version).not.toBe(GRAMMAR_TABLE_VERSION);
+  const again = await buildRepoMap(input(root, cache, { reuse: "none" }));
+  expect(again.stats.parsed).toBe(1);
+  expect(again.text).toContain("│    def add_item(self, item):");
+  expect(cache.fileMeta().get("lib/store.py")!.version).toBe(GRAMMAR_TABLE_VERSION);
 });
 
 /** A tag cache in memory, as a test's throwaway. */

@@ -20,6 +20,8 @@ export interface PageRankOptions {
   maxIterations?: number;
   /** Where to start (e.g. the previous ranking after a small change: it converges in a few iterations); default uniform. */
   initial?: Float64Array;
+  /** Each node's total out-weight, when the caller has it (else summed here). */
+  outWeight?: Float64Array;
 }
 
 /**
@@ -44,13 +46,17 @@ export function personalizedPageRank(
   if (personalization && pSum > 0) for (let i = 0; i < n; i++) p[i] = personalization[i]! / pSum;
   else p.fill(1 / n);
 
-  const outWeight = new Float64Array(n);
-  for (let e = 0; e < edges.count; e++) {
-    const src = edges.src[e]!;
-    outWeight[src] = outWeight[src]! + edges.weight[e]!;
+  let outWeight = options.outWeight;
+  if (!outWeight || outWeight.length !== n) {
+    outWeight = new Float64Array(n);
+    for (let e = 0; e < edges.count; e++) {
+      const src = edges.src[e]!;
+      outWeight[src] = outWeight[src]! + edges.weight[e]!;
+    }
   }
+  // Each edge's share of its source's out-weight, computed in the first iteration's pass (a
+  // pass of its own over every edge runs cold in a fresh process).
   const share = new Float64Array(edges.count);
-  for (let e = 0; e < edges.count; e++) share[e] = edges.weight[e]! / outWeight[edges.src[e]!]!;
   const dangling: number[] = [];
   for (let i = 0; i < n; i++) if (outWeight[i] === 0) dangling.push(i);
 
@@ -61,9 +67,19 @@ export function personalizedPageRank(
     for (const d of dangling) danglingMass += x[d]!;
     const base = alpha * danglingMass + (1 - alpha);
     for (let i = 0; i < n; i++) next[i] = base * p[i]!;
-    for (let e = 0; e < edges.count; e++) {
-      const dst = edges.dst[e]!;
-      next[dst] = next[dst]! + alpha * x[edges.src[e]!]! * share[e]!;
+    if (iteration === 0) {
+      for (let e = 0; e < edges.count; e++) {
+        const src = edges.src[e]!;
+        const dst = edges.dst[e]!;
+        const part = edges.weight[e]! / outWeight[src]!;
+        share[e] = part;
+        next[dst] = next[dst]! + alpha * x[src]! * part;
+      }
+    } else {
+      for (let e = 0; e < edges.count; e++) {
+        const dst = edges.dst[e]!;
+        next[dst] = next[dst]! + alpha * x[edges.src[e]!]! * share[e]!;
+      }
     }
     let change = 0;
     for (let i = 0; i < n; i++) change += Math.abs(next[i]! - x[i]!);

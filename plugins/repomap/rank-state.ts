@@ -6,13 +6,13 @@
 // index and the graph and iterating from uniform. Kept in the session's memory and
 // in the tag cache (one value per context), so a fresh process patches it too.
 import type { TagCache } from "./cache.ts";
-import { EdgeList, patchRankGraph, restoreIndex, type RankFile } from "./graph.ts";
+import { EdgeList, keyOrderOf, patchRankGraph, restoreIndex, slotsOf, type RankFile } from "./graph.ts";
 import { rankingSignature } from "./parse.ts";
 import { buildRankGraph, graphContext, rankGraph, withImportedNames, type RankedEntry, type RankGraph, type RankRequest } from "./rank.ts";
 import { decodeRankFile, type FileEntry, type RankSource, type ScanResult } from "./scan.ts";
 
-/** Bump when the stored layout or what the graph is built from changes. */
-export const STATE_FORMAT = 4;
+/** Bump when the stored layout or what the graph is built from changes (also rank.ts LOW_VALUE_PATH and TEST_PATH: each file's factor `into` is stored). */
+export const STATE_FORMAT = 6;
 /** The signature of a file with no definitions and no references (not ranked unless a chat file). */
 const EMPTY_SIG = rankingSignature([], "");
 /** Up to this many changed files (or 5% of the files) the kept graph is patched; more are ranked from scratch. */
@@ -196,14 +196,18 @@ function samePaths(a: readonly string[], b: readonly string[]): boolean {
 
 // ─── Stored form: a JSON head (paths, signatures, names) and typed arrays, 8-byte aligned ───
 
-type ArrayField = "pathOrder" | "keys" | "definerStart" | "definerList" | "definerLineStart" | "definerLines" | "referencerStart" | "referencerFile" | "referencerRefs" | "referencerMembers" | "edgeStart" | "src" | "dst" | "weight" | "definer" | "ranks";
-const INT_FIELDS: readonly ArrayField[] = ["pathOrder", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "edgeStart", "src", "dst", "definer"];
-const FIELDS: readonly ArrayField[] = ["pathOrder", "keys", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "referencerRefs", "referencerMembers", "edgeStart", "src", "dst", "weight", "definer", "ranks"];
+type ArrayField = "keyOrder" | "into" | "pathOrder" | "keys" | "definerStart" | "definerList" | "definerLineStart" | "definerLines" | "referencerStart" | "referencerFile" | "referencerRefs" | "referencerMembers" | "edgeStart" | "src" | "dst" | "weight" | "definer" | "ranks";
+const INT_FIELDS: readonly ArrayField[] = ["keyOrder", "pathOrder", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "edgeStart", "src", "dst", "definer"];
+/** Reference counts: whole numbers, stored as 32-bit floats when each one is exactly that (half the bytes to read). */
+const COUNT_FIELDS: readonly ArrayField[] = ["referencerRefs", "referencerMembers"];
+const FIELDS: readonly ArrayField[] = ["keyOrder", "into", "pathOrder", "keys", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "referencerRefs", "referencerMembers", "edgeStart", "src", "dst", "weight", "definer", "ranks"];
 
 interface StoredHead {
   format: number;
   key: string;
   anyReference: boolean;
+  /** Whether COUNT_FIELDS are stored as 32-bit floats. */
+  countsF32: boolean;
   /** Element counts of FIELDS, then byte lengths of the paths, signatures and names ("\n"-joined UTF-8: far cheaper to read than JSON). */
   lengths: number[];
   texts: number[];
@@ -214,7 +218,11 @@ export function encodeState(state: RankState): Uint8Array | null {
   if (state.graph.paths.some((path) => path.includes("\n"))) return null;
   const { index, graph } = state.graph;
   const count = graph.edges.count;
-  const arrays: Record<ArrayField, Int32Array | Float64Array> = {
+  const arrays: Record<ArrayField, Int32Array | Float64Array | Float32Array> = {
+    // The ids by key: read back, keys are found by binary search (no key index rebuilt).
+    keyOrder: keyOrderOf(index),
+    // What the context gives each file (a function of the paths and the key): not recomputed when read.
+    into: state.graph.context.into.length === state.graph.paths.length ? state.graph.context.into : new Float64Array(0),
     pathOrder: graph.pathOrder ?? new Int32Array(0),
     keys: index.keys,
     definerStart: index.definerStart,
@@ -232,12 +240,15 @@ export function encodeState(state: RankState): Uint8Array | null {
     definer: graph.edges.definer.subarray(0, count),
     ranks: state.ranks,
   };
+  const countsF32 = COUNT_FIELDS.every((f) => (arrays[f] as Float64Array).every((n) => Math.fround(n) === n));
+  if (countsF32) for (const f of COUNT_FIELDS) arrays[f] = Float32Array.from(arrays[f] as Float64Array);
   const encoder = new TextEncoder();
   const texts = [state.graph.paths, state.sigs, index.names].map((list) => encoder.encode(list.join("\n")));
   const head: StoredHead = {
     format: STATE_FORMAT,
     key: state.key,
     anyReference: index.anyReference,
+    countsF32,
     lengths: FIELDS.map((f) => arrays[f].length),
     texts: texts.map((t) => t.length),
   };
@@ -294,7 +305,8 @@ export function loadLatestState(cache: TagCache): RankState | null {
 
 /** Computes what the edges were built with (the key says it is this request's context). */
 function attach(state: RankState, request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">): void {
-  Object.assign(state.graph, graphContext(request, state.graph.paths));
+  const stored = state.graph.context.into;
+  Object.assign(state.graph, graphContext(request, state.graph.paths, stored.length === state.graph.paths.length ? stored : undefined));
   state.attached = true;
 }
 
@@ -316,9 +328,12 @@ export function decodeState(blob: Uint8Array, key: string, request: Pick<RankReq
   const arrays = {} as Record<ArrayField, Int32Array | Float64Array>;
   FIELDS.forEach((f, i) => {
     const length = head.lengths[i]!;
-    const bytesPer = INT_FIELDS.includes(f) ? 4 : 8;
+    const f32 = head.countsF32 && COUNT_FIELDS.includes(f);
+    const bytesPer = INT_FIELDS.includes(f) || f32 ? 4 : 8;
     if (at + length * bytesPer > bytes.length) throw new Error("truncated rank state");
-    arrays[f] = bytesPer === 4 ? new Int32Array(bytes.buffer, bytes.byteOffset + at, length) : new Float64Array(bytes.buffer, bytes.byteOffset + at, length);
+    const offset = bytes.byteOffset + at;
+    // Counts widened by the typed arrays' own conversion.
+    arrays[f] = f32 ? new Float64Array(new Float32Array(bytes.buffer, offset, length)) : bytesPer === 4 ? new Int32Array(bytes.buffer, offset, length) : new Float64Array(bytes.buffer, offset, length);
     at += align8(length * bytesPer);
   });
   const ints = (f: ArrayField) => arrays[f] as Int32Array;
@@ -337,17 +352,16 @@ export function decodeState(blob: Uint8Array, key: string, request: Pick<RankReq
     referencerRefs: floats("referencerRefs"),
     referencerMembers: floats("referencerMembers"),
     anyReference: head.anyReference,
-  });
+  }, ints("keyOrder"));
   const edges = new EdgeList(0);
   edges.src = ints("src");
   edges.dst = ints("dst");
   edges.weight = floats("weight");
   edges.definer = ints("definer");
   edges.count = edges.src.length;
-  const slotBase = new Int32Array(identCount + 1);
-  for (let id = 0; id < identCount; id++) slotBase[id + 1] = slotBase[id]! + index.definerStart[id + 1]! - index.definerStart[id]!;
-  // Until attached, an empty context (nothing reads it before).
-  const { context, importedNames, importedFiles } = request ? graphContext(request, paths) : { context: { inChat: new Uint8Array(0), mentionedIdents: new Set<string>(), imports: new Map(), into: new Float64Array(0) }, importedNames: new Map(), importedFiles: new Set<string>() };
-  const graph: RankGraph = { paths, index, graph: { edges, edgeStart: ints("edgeStart"), pathOrder: ints("pathOrder").length === paths.length ? ints("pathOrder") : null, slotBase, slotCount: slotBase[identCount]! }, context, importedNames, importedFiles };
+  const into = floats("into").length === paths.length ? floats("into") : undefined;
+  // Until attached, an empty context but for the stored factors (nothing else reads it before).
+  const { context, importedNames, importedFiles } = request ? graphContext(request, paths, into) : { context: { inChat: new Uint8Array(0), mentionedIdents: new Set<string>(), imports: new Map(), into: into ?? new Float64Array(0) }, importedNames: new Map(), importedFiles: new Set<string>() };
+  const graph: RankGraph = { paths, index, graph: { edges, edgeStart: ints("edgeStart"), pathOrder: ints("pathOrder").length === paths.length ? ints("pathOrder") : null, ...slotsOf(index) }, context, importedNames, importedFiles };
   return { key, sigs, graph, ranks: floats("ranks"), unsaved: 0, attached: request !== null };
 }

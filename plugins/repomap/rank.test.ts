@@ -94,6 +94,11 @@ test("the limit cuts the ranking", () => {
   const files = Array.from({ length: 50 }, (_, i) => rankFile(`f${i}.py`, defsOf(`def_${i}`), refsOf(`def_${(i + 1) % 50}`)));
   const ranked = rankDefinitions({ files, allFiles: files.map((f) => f.path), chatFiles: new Set(), mentionedFiles: new Set(), mentionedIdents: new Set(), limit: 10 });
   expect(ranked.length).toBe(10);
+  // On uneven ranks the cut (at the limit's rank, before the sort) keeps exactly the unlimited ranking's head.
+  const uneven = Array.from({ length: 60 }, (_, i) => rankFile(`g${i}.py`, defsOf(`def_${i}`, `aux_${i}`), refsOf(`def_${(i * 7) % 60}`, `def_${(i * 13) % 60}`, `aux_${i % 5}`)));
+  const request = { files: uneven, allFiles: uneven.map((f) => f.path), chatFiles: new Set([uneven[3]!.path]), mentionedFiles: new Set<string>(), mentionedIdents: new Set<string>() };
+  const all = rankDefinitions(request);
+  for (const limit of [1, 7, 25, 50]) expect(rankDefinitions({ ...request, limit })).toEqual(all.slice(0, limit));
 });
 
 test("a member reference on an unknown receiver counts less than a plain one", () => {

@@ -2,7 +2,7 @@
 // an identifier to files that define it, weighted as Aider weighs it, ranked by
 // personalised PageRank, each file's rank spread over its out-edges onto the
 // (file, identifier) definitions they point at.
-import { buildGraph, cmp, indexIdentifiers, WEIGHTS, type DefinitionGraph, type EdgeList, type GraphContext, type IdentIndex, type RankFile } from "./graph.ts";
+import { buildGraph, cmp, identAt, indexIdentifiers, WEIGHTS, type DefinitionGraph, type EdgeList, type GraphContext, type IdentIndex, type RankFile } from "./graph.ts";
 import type { FileImports } from "./imports.ts";
 import { personalizedPageRank } from "./pagerank.ts";
 import { identKey, REF_STRIDE } from "./tags.ts";
@@ -79,10 +79,15 @@ export function buildRankGraph(request: Pick<RankRequest, "files" | "chatFiles" 
   return { paths, index, graph: buildGraph(index, paths, context), context, importedNames, importedFiles };
 }
 
-/** What the edges depend on besides the tags: the chat files, their imports, the mentioned names, the low-value paths. */
-export function graphContext(request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">, paths: readonly string[]): { context: GraphContext; importedNames: Map<number, string[]>; importedFiles: Set<string> } {
+/**
+ * What the edges depend on besides the tags: the chat files, their imports, the mentioned names, the low-value paths.
+ * `into`: each file's factor as stored with a kept graph (rank-state.ts: its key holds the context), not recomputed.
+ */
+export function graphContext(request: Pick<RankRequest, "chatFiles" | "mentionedIdents" | "imports">, paths: readonly string[], into?: Float64Array): { context: GraphContext; importedNames: Map<number, string[]>; importedFiles: Set<string> } {
   const { chatFiles } = request;
-  const inChat = Uint8Array.from(paths, (path) => (chatFiles.has(path) ? 1 : 0));
+  const inChat = new Uint8Array(paths.length);
+  // A few chat files: the array's own search (a loop over every path runs cold in a fresh process).
+  for (const chat of chatFiles) for (let at = paths.indexOf(chat); at >= 0; at = paths.indexOf(chat, at + 1)) inChat[at] = 1;
   const imports = new Map<number, Set<number>>();
   const importedNames = new Map<number, string[]>();
   const importedFiles = new Set<string>();
@@ -103,8 +108,10 @@ export function graphContext(request: Pick<RankRequest, "chatFiles" | "mentioned
       importedNames.set(at, [...names]);
     }
   }
-  const testInChat = [...chatFiles].some((path) => TEST_PATH.test(path));
-  const into = Float64Array.from(paths, (path) => (!testInChat && !importedFiles.has(path) && LOW_VALUE_PATH.test(path) ? WEIGHTS.lowValue : 1));
+  if (!into) {
+    const testInChat = [...chatFiles].some((path) => TEST_PATH.test(path));
+    into = Float64Array.from(paths, (path) => (!testInChat && !importedFiles.has(path) && LOW_VALUE_PATH.test(path) ? WEIGHTS.lowValue : 1));
+  }
   return { context: { inChat, mentionedIdents: request.mentionedIdents, imports, into }, importedNames, importedFiles };
 }
 
@@ -141,19 +148,28 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
   const limit = request.limit ?? Infinity;
 
   // Definitions by rank (chat files left out), ties broken as Aider's reverse sort does.
-  let order: number[] = [];
-  for (let slot = 0; slot < graph.slotCount; slot++) if (slots.used[slot] && !context.inChat[slots.file[slot]!]) order.push(slot);
-  if (order.length > limit * 2) {
-    // Only the top `limit` slots can be shown: cut at that rank before the full sort.
-    const values = new Float64Array(order.length);
-    for (let i = 0; i < order.length; i++) values[i] = slots.rank[order[i]!]!;
-    const threshold = nthSmallest(values, values.length - limit);
-    order = order.filter((slot) => slots.rank[slot]! >= threshold);
+  // A slot is its definer entry (slotBase is definerStart): its file is definerList[slot].
+  const fileOf = index.definerList;
+  // The candidates in typed arrays (not a JS array of every slot: ~100k at 10k files).
+  const candidates = new Int32Array(graph.slotCount);
+  const values = new Float64Array(graph.slotCount);
+  let count = 0;
+  for (let slot = 0; slot < graph.slotCount; slot++) {
+    if (!slots.used[slot] || context.inChat[fileOf[slot]!]) continue;
+    candidates[count] = slot;
+    values[count++] = slots.rank[slot]!;
   }
+  // Only the top `limit` slots can be shown: cut at that rank before the full sort.
+  const threshold = count > limit * 2 ? nthSmallest(values.subarray(0, count), count - limit) : -Infinity;
+  const order: number[] = [];
+  for (let i = 0; i < count; i++) if (slots.rank[candidates[i]!]! >= threshold) order.push(candidates[i]!);
+  // The identifier of each slot kept (by binary search: not a pass over every slot).
+  const identOf = new Int32Array(graph.slotCount);
+  for (const slot of order) identOf[slot] = identAt(graph.slotBase, slot);
   order.sort((a, b) => {
     const diff = slots.rank[b]! - slots.rank[a]!;
     if (diff !== 0) return diff;
-    return cmp(paths[slots.file[b]!]!, paths[slots.file[a]!]!) || cmp(index.names[slots.ident[b]!]!, index.names[slots.ident[a]!]!);
+    return cmp(paths[fileOf[b]!]!, paths[fileOf[a]!]!) || cmp(index.names[identOf[b]!]!, index.names[identOf[a]!]!);
   });
 
   const ranked: RankedEntry[] = [];
@@ -162,11 +178,10 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
   nodes.files.forEach((f, node) => (fileRanks[f] = nodes.ranks[node]!));
   for (const slot of order) {
     if (ranked.length >= limit) return { ranked, ranks: fileRanks };
-    const path = paths[slots.file[slot]!]!;
-    const ident = index.names[slots.ident[slot]!]!;
+    const path = paths[fileOf[slot]!]!;
+    const ident = index.names[identOf[slot]!]!;
     // The definition's lines in the file, in the file's order.
-    const entry = index.definerStart[slots.ident[slot]!]! + slot - graph.slotBase[slots.ident[slot]!]!;
-    for (let l = index.definerLineStart[entry]!; l < index.definerLineStart[entry + 1]!; l++) ranked.push({ path, name: ident, line: index.definerLines[l]! });
+    for (let l = index.definerLineStart[slot]!; l < index.definerLineStart[slot + 1]!; l++) ranked.push({ path, name: ident, line: index.definerLines[l]! });
     included.add(path);
   }
   // Then files in the graph by rank, then every other file, by name only.
@@ -240,22 +255,40 @@ interface RankedNodes {
   files: number[];
   /** Edge endpoints as node numbers. */
   src: Int32Array;
+  /** Each node's total out-weight. */
+  outWeight: Float64Array;
   ranks: Float64Array;
 }
 
 function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly string[], edges: EdgeList, importedFiles: ReadonlySet<string>, initial?: (path: string, f: number) => number | undefined): RankedNodes {
-  const nodeOf = new Int32Array(paths.length).fill(-1);
+  // One pass over the edges: which files have one, and each file's out-weight.
+  const isNode = new Uint8Array(paths.length);
+  const outByFile = new Float64Array(paths.length);
   for (let e = 0; e < edges.count; e++) {
-    nodeOf[edges.src[e]!] = 0;
-    nodeOf[edges.dst[e]!] = 0;
+    const from = edges.src[e]!;
+    isNode[from] = 1;
+    isNode[edges.dst[e]!] = 1;
+    outByFile[from] = outByFile[from]! + edges.weight[e]!;
   }
   const files: number[] = [];
-  for (let f = 0; f < paths.length; f++) if (nodeOf[f] === 0) nodeOf[f] = files.push(f) - 1;
-  const src = new Int32Array(edges.count);
-  const dst = new Int32Array(edges.count);
-  for (let e = 0; e < edges.count; e++) {
-    src[e] = nodeOf[edges.src[e]!]!;
-    dst[e] = nodeOf[edges.dst[e]!]!;
+  for (let f = 0; f < paths.length; f++) if (isNode[f]) files.push(f);
+  let src = edges.src.subarray(0, edges.count);
+  let dst = edges.dst.subarray(0, edges.count);
+  let outWeight = outByFile;
+  // Node numbers are file numbers when every file has an edge (the usual case): no copy.
+  if (files.length < paths.length) {
+    const nodeOf = new Int32Array(paths.length).fill(-1);
+    outWeight = new Float64Array(files.length);
+    files.forEach((f, node) => {
+      nodeOf[f] = node;
+      outWeight[node] = outByFile[f]!;
+    });
+    src = new Int32Array(edges.count);
+    dst = new Int32Array(edges.count);
+    for (let e = 0; e < edges.count; e++) {
+      src[e] = nodeOf[edges.src[e]!]!;
+      dst[e] = nodeOf[edges.dst[e]!]!;
+    }
   }
   const weight = edges.weight.subarray(0, edges.count);
   const nodePaths = files.map((f) => paths[f]!);
@@ -264,15 +297,14 @@ function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly
     start = new Float64Array(files.length);
     for (let node = 0; node < files.length; node++) start[node] = initial(paths[files[node]!]!, files[node]!) ?? 1 / files.length;
   }
-  const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start });
-  return { files, src, ranks };
+  const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start, outWeight });
+  return { files, src, outWeight, ranks };
 }
 
 /** Each node's rank spread over its out-edges onto (defining file, identifier) slots. */
-function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes): { rank: Float64Array; used: Uint8Array; file: Int32Array; ident: Int32Array } {
+function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes): { rank: Float64Array; used: Uint8Array } {
   const { edges, edgeStart, slotBase, slotCount } = graph;
-  const outWeight = new Float64Array(nodes.files.length);
-  for (let e = 0; e < edges.count; e++) outWeight[nodes.src[e]!] = outWeight[nodes.src[e]!]! + edges.weight[e]!;
+  const { outWeight } = nodes;
   const rank = new Float64Array(slotCount);
   const used = new Uint8Array(slotCount);
   const identCount = index.names.length;
@@ -285,16 +317,7 @@ function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes
       used[slot] = 1;
     }
   }
-  const file = new Int32Array(slotCount);
-  const ident = new Int32Array(slotCount);
-  for (let id = 0; id < identCount; id++) {
-    for (let k = index.definerStart[id]!; k < index.definerStart[id + 1]!; k++) {
-      const slot = slotBase[id]! + k - index.definerStart[id]!;
-      file[slot] = index.definerList[k]!;
-      ident[slot] = id;
-    }
-  }
-  return { rank, used, file, ident };
+  return { rank, used };
 }
 
 /** Personalisation of a file a chat file imports (a chat file: 1). */

@@ -49,7 +49,9 @@ export function statFiles(root: string, files: readonly string[]): FileEntry[] {
   for (const path of files) {
     if (isBinaryPath(path)) continue;
     // lstat: a symlink is listed by git but may lead out of the repository; it is not read.
-    const stat = lstatSync(join(root, path), { throwIfNoEntry: false });
+    // The listing's paths are relative and normalised: joined by hand (path.join normalises
+    // each again, a quarter of the stat's time at 10k files).
+    const stat = lstatSync(root + "/" + path, { throwIfNoEntry: false });
     if (!stat || !stat.isFile()) continue;
     entries.push({ path, mtime: stat.mtimeMs, size: stat.size, lang: languageFor(path) });
   }

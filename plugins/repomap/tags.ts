@@ -1,6 +1,7 @@
 // Tags of one file: its definitions (name, line, kind, and the scope lines that
 // give a definition its context in the map) and its references (name → count),
 // from a grammar's tags query. Pure apart from the parser it is handed.
+import { availableParallelism, loadavg } from "node:os";
 import type { Node } from "web-tree-sitter";
 import type { LoadedGrammar } from "../../grammars/runtime.ts";
 
@@ -76,14 +77,63 @@ function chunkedInput(text: string): (index: number) => string {
  * parsing (about 3 MB/s). Some grammars turn quadratic on some inputs
  * (tree-sitter-python on thousands of comment lines after an indented block: 44 s
  * for 8,000 lines); such a file is listed by name rather than stalling a build.
+ * Counted in this thread's CPU time where the runtime tells it, so that a busy
+ * machine (the cold map's workers share it with everything else) does not cut
+ * files that parse normally; else in wall-clock time stretched by the load.
  */
 const PARSE_BASE_MS = 1000;
 const PARSE_MS_PER_KCHAR = 10;
 
+/** The clocks a parse's time limit reads (injected in tests). */
+export interface ParseClock {
+  /** Wall-clock milliseconds. */
+  wall(): number;
+  /** This thread's CPU milliseconds, or null when the runtime cannot tell them apart from other threads'. */
+  threadCpu(): number | null;
+  /** Runnable tasks per core over the last minute (used only without a thread clock). */
+  loadPerCore(): number;
+}
+
+const threadCpuUsage = (process as { threadCpuUsage?: () => { user: number; system: number } }).threadCpuUsage;
+
+export const SYSTEM_CLOCK: ParseClock = {
+  wall: () => performance.now(),
+  threadCpu: threadCpuUsage
+    ? () => {
+        const usage = threadCpuUsage.call(process);
+        return (usage.user + usage.system) / 1000;
+      }
+    : () => null,
+  loadPerCore: () => loadavg()[0]! / Math.max(1, availableParallelism()),
+};
+
+/**
+ * A parse's progress callback: true (stop) once the parse has used its budget of
+ * this thread's CPU time. The thread clock (a few µs a read) is read only when the
+ * wall clock says the budget could be used up: CPU time never runs ahead of it.
+ */
+export function parseLimit(chars: number, clock: ParseClock = SYSTEM_CLOCK): () => boolean {
+  const budget = PARSE_BASE_MS + (chars / 1000) * PARSE_MS_PER_KCHAR;
+  const cpuStart = clock.threadCpu();
+  const wallStart = clock.wall();
+  if (cpuStart === null) {
+    const deadline = wallStart + budget * Math.max(1, clock.loadPerCore());
+    return () => clock.wall() > deadline;
+  }
+  let nextCheck = wallStart + budget;
+  return () => {
+    const now = clock.wall();
+    if (now < nextCheck) return false;
+    const used = (clock.threadCpu() ?? cpuStart) - cpuStart;
+    if (used >= budget) return true;
+    nextCheck = now + (budget - used);
+    return false;
+  };
+}
+
 /** The file's tags, or null when parsing took too long (it was stopped). */
-export function extractTags(grammar: LoadedGrammar, text: string): FileTags | null {
-  const deadline = performance.now() + PARSE_BASE_MS + (text.length / 1000) * PARSE_MS_PER_KCHAR;
-  const tree = grammar.parser.parse(chunkedInput(text), null, { progressCallback: () => performance.now() > deadline });
+export function extractTags(grammar: LoadedGrammar, text: string, clock: ParseClock = SYSTEM_CLOCK): FileTags | null {
+  const tree = grammar.parser.parse(chunkedInput(text), null, { progressCallback: parseLimit(text.length, clock) });
   if (!tree) {
     // A stopped parse would otherwise resume on the next call.
     grammar.parser.reset();
@@ -94,7 +144,7 @@ export function extractTags(grammar: LoadedGrammar, text: string): FileTags | nu
     const defStarts = new Set<number>();
     const refNodes: Node[] = [];
     const ignored = new Set<number>();
-    for (const match of grammar.query.matches(tree.rootNode)) {
+    for (const match of grammar.tags.matches(tree.rootNode)) {
       let name: Node | null = null;
       let role: "def" | "ref" | null = null;
       let kind = "";

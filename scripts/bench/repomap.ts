@@ -3,8 +3,11 @@
 // now; and built from its older tags, as a session's first map is), one file
 // changed within a session (the second map of one process), peak RSS and parse throughput,
 // on generated repositories of 1k, 10k and 100k files and on a real source tree
-// from node_modules. Each measurement is a fresh process (as `coder map` is).
-// Run by scripts/bench.ts, or alone: bun scripts/bench/repomap.ts [--sizes 1000,10000] [--keep]
+// from node_modules. Each measurement is a fresh process (as `coder map` is): the
+// sources run by bun (which adds ~100-150 ms of transpiling the user never pays;
+// these rows give the stats breakdown), and for the warm and one-file-changed rows
+// of a git repository also the compiled binary, `dist/coder map CHAT` (its own
+// budget), which the target judges. Run by scripts/bench.ts, or alone: bun scripts/bench/repomap.ts [--sizes 1000,10000] [--keep]
 //   REPOMAP_BENCH_SIZES=1000,10000,100000 (default)   REPOMAP_BENCH_DIR=/tmp/... to reuse generated repos
 //   REPOMAP_BENCH_MAX_SECONDS=300: a size predicted (from the previous one) to take longer is skipped
 import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
@@ -16,6 +19,8 @@ import type { RepoMapInput } from "../../plugins/repomap/map.ts";
 
 const ROOT = join(import.meta.dir, "..", "..");
 const BUN = process.execPath;
+/** The compiled binary (`npm run build`); its rows are left out when it is missing. */
+const BINARY = join(ROOT, "dist", "coder");
 
 interface RunStats {
   wallMs: number;
@@ -131,6 +136,27 @@ function measure(root: string, listFile: string | null, deferChatFiles = false):
   return { wallMs, cpuMs: Number(cpu.user + cpu.system) / 1000, rssMB: child.resourceUsage.maxRSS / 1024 / 1024, ...stats };
 }
 
+/** A fresh `dist/coder map CHAT` in `root`: wall time, CPU time and peak RSS; null when the binary is not built. */
+function measureBinary(root: string, chat: string): BinaryRun | null {
+  if (!existsSync(BINARY)) return null;
+  const started = performance.now();
+  const child = Bun.spawnSync([BINARY, "map", chat], { cwd: root, stdout: "pipe", stderr: "pipe", env: { ...process.env, NO_COLOR: "1" } });
+  const wallMs = performance.now() - started;
+  if (child.exitCode !== 0) throw new Error(`dist/coder map failed in ${root}: ${child.stderr.toString().slice(-2000)}`);
+  const cpu = child.resourceUsage.cpuTime;
+  return { wallMs, cpuMs: Number(cpu.user + cpu.system) / 1000, rssMB: child.resourceUsage.maxRSS / 1024 / 1024 };
+}
+
+interface BinaryRun {
+  wallMs: number;
+  cpuMs: number;
+  rssMB: number;
+}
+
+function binaryLine(label: string, run: BinaryRun): string {
+  return `  ${label.padEnd(27)} ${fmt(run.wallMs).padStart(9)}  cpu ${fmt(run.cpuMs).padStart(8)}  RSS ${Math.round(run.rssMB)} MB  (dist/coder map with the chat file, fresh process)`;
+}
+
 const fmt = (ms: number) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`);
 
 function line(label: string, s: RunStats, extra = ""): string {
@@ -158,17 +184,28 @@ function target(what: string, value: string, met: boolean): void {
   console.log(`  target: ${what}: ${met ? "met" : "NOT met"} (${value})`);
 }
 
-function benchRepo(label: string, root: string, listFile: string | null, pick: string): { cold: RunStats; added: RunStats } {
+function benchRepo(label: string, root: string, listFile: string | null, pick: string): { cold: RunStats; added: RunStats; binaryAdded: BinaryRun | null } {
   rmSync(join(root, ".coder"), { recursive: true, force: true });
   const cold = measure(root, listFile);
   const warm = measure(root, listFile);
+  // The binary (a git repository only: `coder map` lists what git tracks), with the same chat
+  // file (the same kept graph; its own budget): its first map is built and stored here, then
+  // each row is a fresh process.
+  const chat = chatFileOf(root, listFile);
+  const binary = listFile === null && measureBinary(root, chat) !== null;
+  const binaryWarm = binary ? measureBinary(root, chat) : null;
+  // Each row's change is made once for the binary and once more for the source run, so
+  // that each measures the first map after a one-file change.
   shiftLines(join(root, pick));
+  const binaryMoved = binary ? measureBinary(root, chat) : null;
+  if (binary) shiftLines(join(root, pick));
   const moved = measure(root, listFile);
-  addDefinition(join(root, pick));
+  addDefinition(join(root, pick), 100);
+  const binaryAdded = binary ? measureBinary(root, chat) : null;
+  if (binary) addDefinition(join(root, pick), 101);
   const added = measure(root, listFile);
   // The chat file edited (as after a run that changed it): its parse, and the
   // session's first map built from its older tags (what a request waits for).
-  const chat = chatFileOf(root, listFile);
   const tagged = languageFor(chat) !== null;
   let chatParsed: RunStats | null = null;
   let chatDeferred: RunStats | null = null;
@@ -183,8 +220,11 @@ function benchRepo(label: string, root: string, listFile: string | null, pick: s
   console.log(`${label}: ${cold.files} files, ${(cold.bytesParsed / 1e6).toFixed(1)} MB parsed`);
   console.log(line("cold", cold, `  ${mbps.toFixed(1)} MB/s with ${cold.workers} workers`));
   console.log(line("warm", warm));
+  if (binaryWarm) console.log(binaryLine("warm", binaryWarm));
   console.log(line("1 file (lines moved)", moved));
+  if (binaryMoved) console.log(binaryLine("1 file (lines moved)", binaryMoved));
   console.log(line("1 file (def added)", added));
+  if (binaryAdded) console.log(binaryLine("1 file (def added)", binaryAdded));
   if (chatParsed && chatDeferred) {
     console.log(line("chat file (parsed)", chatParsed, `  ${chat}`));
     console.log(line("chat file (older tags)", chatDeferred));
@@ -192,7 +232,7 @@ function benchRepo(label: string, root: string, listFile: string | null, pick: s
   const steady = [...session.edits.slice(1)].map((e) => e.ms).sort((a, b) => a - b);
   const e0 = session.edits[0]!;
   console.log(`  session: chat file edited    ${fmt(e0.ms).padStart(9)}  (2nd map of the session: stat ${Math.round(e0.statMs)} ms, scan ${Math.round(e0.scanMs)} ms, rank ${Math.round(e0.rankMs)} ms, render ${Math.round(e0.renderMs)} ms); next 5 edits: median ${fmt(steady[2]!)}, ${steady.map((ms) => fmt(ms)).join(" / ")}`);
-  return { cold, added };
+  return { cold, added, binaryAdded };
 }
 
 interface SessionRun {
@@ -255,10 +295,14 @@ export default async function run(): Promise<void> {
       console.log(`  (generated ${size} files in ${fmt(performance.now() - t)})`);
     } else Bun.spawnSync(["git", "checkout", "-q", "--", "."], { cwd: root });
     const files = Bun.spawnSync(["git", "ls-files"], { cwd: root }).stdout.toString().split("\n").filter((f) => f.endsWith(".ts"));
-    const { cold, added } = benchRepo(`generated ${size} (load average ${loadavg()[0]!.toFixed(1)} before)`, root, null, files[Math.floor(files.length / 2)]!);
+    const { cold, added, binaryAdded } = benchRepo(`generated ${size} (load average ${loadavg()[0]!.toFixed(1)} before)`, root, null, files[Math.floor(files.length / 2)]!);
     const first = cold.firstMapAt ?? cold.wallMs;
     if (size === 100_000) target("cold map of 100k generated files, first map <= 30 s (full cache in the background)", fmt(first), first <= 30_000);
-    if (size === 10_000) target("one file changed (a definition added) at 10k files <= 200 ms", fmt(added.wallMs), added.wallMs <= 200);
+    if (size === 10_000) {
+      // The user runs the binary: the target judges `dist/coder map` (the source run adds bun's transpiling).
+      if (binaryAdded) target("one file changed (a definition added) at 10k files, dist/coder map in a fresh process <= 200 ms", fmt(binaryAdded.wallMs), binaryAdded.wallMs <= 200);
+      else target("one file changed (a definition added) at 10k files <= 200 ms, judged on the source run (no dist/coder: npm run build to judge the binary)", fmt(added.wallMs), added.wallMs <= 200);
+    }
     Bun.spawnSync(["git", "checkout", "-q", "--", "."], { cwd: root });
     secondsPerFile = (performance.now() - started) / 1000 / size;
   }

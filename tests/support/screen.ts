@@ -40,6 +40,8 @@ export interface Screen {
   type(line: string): void;
   /** A bracketed paste, as a terminal sends it once the program asked for bracketed paste. */
   paste(text: string): void;
+  /** Resolves once nothing has been written for `quietMs` (a draw in progress has ended); rejects after `ms`. */
+  settle(quietMs?: number, ms?: number): Promise<void>;
   /**
    * Resize the terminal as a window manager would: the pseudo-terminal's size changes (the
    * kernel signals SIGWINCH to the program) and the headless xterm reflows its lines.
@@ -141,6 +143,26 @@ export function startScreen(opts: ScreenOptions): Screen {
     },
     paste(text) {
       screen.send(`\x1b[200~${text}\x1b[201~`);
+    },
+    settle(quietMs = 300, ms = 15_000) {
+      return new Promise<void>((resolve, reject) => {
+        const started = Date.now();
+        let seen = raw.length;
+        let lastChange = started;
+        const tick = setInterval(() => {
+          if (raw.length !== seen) {
+            seen = raw.length;
+            lastChange = Date.now();
+          } else if (Date.now() - lastChange >= quietMs) {
+            clearInterval(tick);
+            resolve();
+          }
+          if (Date.now() - started > ms) {
+            clearInterval(tick);
+            reject(new Error(`the screen kept changing for ${ms} ms`));
+          }
+        }, 25);
+      });
     },
     resize(cols, rows) {
       term.resize(cols, rows);

@@ -7,7 +7,7 @@ import { type CommitStyle, styleCommitPrompt } from "../../git/commit-message.ts
 import { commitMessagePrompt, type GitOperation } from "../../git/git.ts";
 import { clearJournal, sha256, writeJournal } from "../../edit/journal.ts";
 import { RepoLock } from "../../edit/lock.ts";
-import { mergedNote } from "../../edit/rebase.ts";
+import { keptLines, mergedNote } from "../../edit/rebase.ts";
 import type { ChatMessage, EditOutcome, Kit } from "../../plugin.ts";
 import { messageOf } from "../../plugins/registry.ts";
 import { type AppliedReply, editTargets, isStale, outcomeDetail } from "./apply.ts";
@@ -149,22 +149,30 @@ function showWhatToCheck(services: CoderServices, staged: AppliedReply, written:
   for (const o of staged.outcomes) {
     const path = files.canonical(o.path);
     if (o.status !== "applied" || !written.includes(path) || shown.has(path)) continue;
+    const kept = keptLines(o.note);
     const why =
       o.rung === "fuzzy"
         ? `The edit to ${o.path} matched approximately: its SEARCH text differs from the file`
         : o.note === mergedNote(o.path)
           ? `${o.path} changed while the model answered: its edit was merged onto that change`
-          : null;
+          : kept
+            ? `The model's new text of ${o.path} had the last commit's lines where you had changed ${kept}: your lines were kept`
+            : null;
     if (!why) continue;
     shown.add(path);
     // The diff shown with "Applied edit" already says what changed: it is not printed twice.
     if (!app.settings.options.json && diffsShown(app.settings.options, app.interactive)) {
-      out.print(`${why}, so check the change above.`);
+      out.print(`${why}, so check the change above.${kept ? ` ${dropHint(services)}` : ""}`);
       continue;
     }
     const diff = app.kit.diff.unified(path, staged.before.get(path) ?? staged.before.get(o.path) ?? "", staged.changes.get(path) ?? "");
-    out.print(`${why}, so check the change:\n${diff.trimEnd()}`);
+    out.print(`${why}, so check the change${kept ? ` (${dropHint(services)})` : ""}:\n${diff.trimEnd()}`);
   }
+}
+
+/** How the user drops a change of theirs that a whole text lacked and coder kept: ask again once it is committed. */
+function dropHint(services: CoderServices): string {
+  return services.app.settings.options.dirtyCommits ? "They are committed now: to drop them, ask again." : "To drop them, commit them (/commit) and ask again.";
 }
 
 /** Turn the applied outcomes that `affected` selects into failures with `detail`. */
