@@ -4,11 +4,12 @@
 // package.json from the directory it runs in (coder reads the repository's .env
 // itself, for API keys only). The version and the plugin API text are baked in.
 // Code is split into chunks loaded on first import(), so `--version` evaluates only
-// main.ts's own chunk; embedded grammars and queries are stored zstd-packed
-// (grammars/packed.ts, zstd level 19, kept in a build cache). Libraries no start-up path uses
-// (web page, image, MCP, `coder init`'s prompts, YAML) are bundled apart as library packs, embedded
-// packed and imported from the user's cache on first use: no bytecode and no code room for them
-// (LIBRARY_PACKS). dist/coder.modules.json maps each chunk to its source modules,
+// main.ts's own chunk; embedded grammars and queries are stored packed (grammars/packed.ts:
+// brotli 11 for what is unpacked once into the user's cache, zstd 19 for the rest; kept in a
+// build cache). Libraries no start-up path uses (web page, image, MCP, ACP, `coder init`'s
+// prompts, YAML, zod) are bundled apart as library packs, embedded packed and imported from the
+// user's cache on first use: no bytecode and no code room for them (LIBRARY_PACKS). zod carries
+// English only, and of the openai SDK only what coder calls is bundled (openaiUsedResourcesOnly). dist/coder.modules.json maps each chunk to its source modules,
 // for CODER_TRACE_MODULES (main.ts) and the test that keeps heavy packages off the start.
 // CODER_BYTECODE=0 builds without bytecode (7.5 MB smaller, but `coder acp` and a task start
 // markedly slower), and CODER_BYTECODE_DEPTH=N with bytecode for N levels of nested functions
