@@ -1,7 +1,7 @@
 // The issue's target table, every row beside its floor in the same run, and with a baseline
 // binary the same rows for an older build measured alongside (samples interleaved run by run, so
 // a busy machine weighs on both alike). A row is one entry of TARGET_ROWS: add a row there.
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, mkdirSync, openSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitAll, git, median } from "./bench-lib.ts";
 import { generateRepo, instantServer } from "./bench/engine.ts";
@@ -101,19 +101,65 @@ export function trivialTask(dir: string): { repo: string; home: string; head: st
   return { repo, home, head, server, argv };
 }
 
-async function trivialTaskRss(bins: string[], ctx: TargetContext): Promise<number[]> {
-  const { repo, home, head, server, argv } = trivialTask(ctx.dir);
-  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
+/**
+ * Drop a binary's pages from the page cache (GNU dd's `iflag=nocache`: posix_fadvise DONTNEED on
+ * the file alone; false where that is not available). Most of a short run's resident memory is
+ * the binary's own pages, and how many a fault maps depends on how they came into the page cache:
+ * written by the build (or a copy) in large writes, the kernel keeps them as large folios and maps
+ * each whole, and the same binary's trivial task reads up to 4 MB higher than once its pages were
+ * brought in by running it, which is how a binary's pages are cached after a reboot or eviction.
+ * So each binary starts from nothing and its warm-up runs bring its pages in: old and new alike.
+ */
+function evictPageCache(bin: string): boolean {
+  // Pages a build just wrote are dirty until written back, and only clean ones can be dropped.
+  const fd = openSync(bin, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  const dd = Bun.spawnSync(["dd", `if=${bin}`, "iflag=nocache", "count=0", "status=none"], { stdout: "ignore", stderr: "ignore" });
+  return dd.exitCode === 0;
+}
+
+/**
+ * The trivial task's peak RSS per binary. With `modelDelayMs`, the model answers that long after
+ * each request, as a real one does: what a run holds while it waits (a background worker started
+ * then, say) shows up here and not with the instant model. Each binary has a repository and home
+ * of its own: two builds whose caches differ (the repo map's tags, the grammars) would otherwise
+ * invalidate each other's every run, and both measure a cold cache.
+ */
+async function trivialTaskRss(bins: string[], ctx: TargetContext, modelDelayMs = 0): Promise<number[]> {
+  const tasks = bins.map((_, i) => trivialTask(join(ctx.dir, `rss-${modelDelayMs}-${i}`)));
+  // A proxy that waits before passing each request on to the instant model.
+  const proxies = tasks.map(({ server }) =>
+    modelDelayMs
+      ? Bun.serve({
+          hostname: "127.0.0.1",
+          port: 0,
+          async fetch(req) {
+            const body = await req.text();
+            await Bun.sleep(modelDelayMs);
+            return fetch(`${server.url}${new URL(req.url).pathname.replace(/^\/v1/, "")}`, { method: "POST", body, headers: { "content-type": "application/json" } });
+          },
+        })
+      : null,
+  );
+  if (!bins.map(evictPageCache).every(Boolean)) console.log("  (the binaries' page cache could not be dropped: the RSS row measures them as cached, which can read several MB higher)");
   try {
     return await interleaved(
-      bins.map((bin) => async () => {
+      bins.map((bin, i) => async () => {
+        const { repo, home, head, server, argv } = tasks[i]!;
+        const proxy = proxies[i];
+        const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: home, XDG_CONFIG_HOME: join(home, ".config"), NO_COLOR: "1" };
         git(repo, "reset", "-q", "--hard", head);
-        return peakRssMB(argv(bin), repo, env);
+        return peakRssMB(argv(bin).map((arg) => (proxy && arg === server.url ? `http://127.0.0.1:${proxy.port}/v1` : arg)), repo, env);
       }),
       Math.max(5, Math.round(ctx.runs / 4)),
     );
   } finally {
-    server.stop();
+    for (const proxy of proxies) proxy?.stop(true);
+    for (const { server } of tasks) server.stop();
   }
 }
 
@@ -121,7 +167,9 @@ export const TARGET_ROWS: TargetRow[] = [
   { figure: "--version / Bun hello-world", unit: "x", floor: 1.5, measure: (bins, ctx) => ratioToHello(ctx, bins, (bin) => wallOnce([bin, "--version"], ctx.dir)) },
   { figure: "binary size", unit: "MB", floor: 120, measure: async (bins) => bins.map((bin) => statSync(bin).size / 1e6) },
   { figure: "coder acp spawn → initialize / hello-world", unit: "x", floor: 8, measure: (bins, ctx) => ratioToHello(ctx, bins, (bin) => acpInitializeMs(bin, ctx.dir)) },
-  { figure: "trivial task peak RSS", unit: "MB", floor: 60, measure: trivialTaskRss },
+  { figure: "trivial task peak RSS", unit: "MB", floor: 60, measure: (bins, ctx) => trivialTaskRss(bins, ctx) },
+  // The same task with a model that takes 1.5 s to answer, as a real one does (not a row of the issue's table).
+  { figure: "… the model answering after 1.5 s", unit: "MB", floor: 60, measure: (bins, ctx) => trivialTaskRss(bins, ctx, 1500) },
 ];
 
 function format(value: number, unit: TargetRow["unit"]): string {

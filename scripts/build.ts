@@ -9,7 +9,8 @@
 // build cache). Libraries no start-up path uses (web page, image, MCP, ACP, `coder init`'s
 // prompts, YAML, zod) are bundled apart as library packs, embedded packed and imported from the
 // user's cache on first use: no bytecode and no code room for them (LIBRARY_PACKS). zod carries
-// English only, and of the openai SDK only what coder calls is bundled (openaiUsedResourcesOnly). dist/coder.modules.json maps each chunk to its source modules,
+// English only (zodEnglishOnly); the openai SDK's resources coder never calls are stand-ins
+// (scripts/openai-prune.ts). dist/coder.modules.json maps each chunk to its source modules,
 // for CODER_TRACE_MODULES (main.ts) and the test that keeps heavy packages off the start.
 // CODER_BYTECODE=0 builds without bytecode (7.5 MB smaller, but `coder acp` and a task start
 // markedly slower), and CODER_BYTECODE_DEPTH=N with bytecode for N levels of nested functions
@@ -22,6 +23,7 @@ import { homedir } from "node:os";
 import { basename, join, relative } from "node:path";
 import type { BunPlugin } from "bun";
 import { CACHE_ABOVE, type Codec, packAsset, unpackAsset } from "../grammars/packed.ts";
+import { openaiPrune } from "./openai-prune.ts";
 import { assetName } from "./release-lib.ts";
 
 const ROOT = join(import.meta.dir, "..");
@@ -183,31 +185,6 @@ export const zodEnglishOnly: BunPlugin = {
 };
 
 /**
- * The openai SDK's client builds every API resource (assistants, fine-tuning, vector stores,
- * realtime, admin, ...), and coder calls two: chat completions' `create` and audio
- * transcriptions (plugins/openai). Every other resource module, the Azure and Bedrock clients,
- * and the helpers behind chat completions' `stream()` and `runTools()` are bundled as empty
- * classes of the same names (the client still constructs them; nothing calls them): 1 MB less
- * code and bytecode. A new use of another resource must be added to OPENAI_KEPT.
- */
-export const OPENAI_KEPT = /\/node_modules\/openai\/resources\/((chat|audio)(\/.*)?|index|shared)\.mjs$/;
-const OPENAI_TRIMMED = /\/node_modules\/openai\/(resources\/.+|azure|bedrock|lib\/(ChatCompletionStream|ChatCompletionStreamingRunner|ChatCompletionRunner|AbstractChatCompletionRunner|EventStream|RunnableFunction))\.mjs$/;
-
-export const openaiUsedResourcesOnly: BunPlugin = {
-  name: "openai-used-resources-only",
-  setup(build) {
-    build.onLoad({ filter: OPENAI_TRIMMED }, async (args) => {
-      if (OPENAI_KEPT.test(args.path)) return undefined;
-      const mod = (await import(args.path)) as Record<string, unknown>;
-      const lines = Object.keys(mod)
-        .filter((name) => name !== "default")
-        .map((name) => (typeof mod[name] === "function" ? `export class ${name} { constructor(client) { this._client = client; } }` : `export const ${name} = undefined;`));
-      return { contents: lines.join("\n"), loader: "js" };
-    });
-  },
-};
-
-/**
  * zstd level 19 packs the embedded files 0.66 MB smaller than level 9 but takes about a minute
  * of CPU for all of them, so each packed form is kept in a build cache keyed by the raw bytes'
  * SHA-256 (shared by every checkout on the machine: $XDG_CACHE_HOME/coder-build, default
@@ -343,7 +320,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     splitting: true,
     metafile: true,
     banner: TRACE_BANNER,
-    plugins: [packImports(packs), zodEnglishOnly, openaiUsedResourcesOnly, packEmbedded],
+    plugins: [packImports(packs), zodEnglishOnly, packEmbedded, openaiPrune()],
     compile: compileOptions(outfile, target),
     bytecode: process.env.CODER_BYTECODE !== "0",
     ...bytecodeDepth(),

@@ -1,10 +1,8 @@
 // /settings, /report and /help QUESTION: what this session is set to, a bug-report
 // template to paste into an issue, and answers from coder's own documentation (embedded
-// in the binary, sent in ask mode).
+// in the binary, documentation.ts, loaded for a question; sent in ask mode).
 import { arch, platform, release } from "node:os";
 import type { Kit, Session, SlashCommand } from "../../core/plugin.ts";
-import fromAider from "../../docs/aider.md" with { type: "text" };
-import readme from "../../README.md" with { type: "text" };
 import { usageLabel } from "./layout.ts";
 
 /** `/settings`: every setting, its value and where it came from; then the model of each role. */
@@ -41,7 +39,8 @@ export function reportText(s: Session, version: string): string {
 }
 
 /** The request `/help QUESTION` sends in ask mode: the question over coder's documentation. */
-export function helpRequest(question: string, commands: readonly { name: string; usage?: string; summary: string }[]): string {
+export async function helpRequest(question: string, commands: readonly { name: string; usage?: string; summary: string }[]): Promise<string> {
+  const { readme, fromAider } = await import("./documentation.ts");
   const list = commands.map((c) => `${usageLabel(c)}: ${c.summary}`).join("\n");
   return [
     "Answer my question about using coder (an AI pair programmer for the terminal) from its documentation below. Quote the exact commands, flags and config keys; if the documentation does not say, tell me so instead of guessing.",

@@ -270,7 +270,7 @@ export default function commandsPlugin(kit: Kit): PluginObject {
         const shown = wanted ? all.filter((c) => c.name === wanted) : all;
         // Anything but a command's name is a question, answered from coder's documentation.
         // URL offers and other context read only the question, never the documentation around it.
-        if (shown.length === 0) return s.send(helpRequest(arg.trim(), all), "ask", { typed: arg.trim() });
+        if (shown.length === 0) return s.send(await helpRequest(arg.trim(), all), "ask", { typed: arg.trim() });
         const rows = shown.map((c) => [usageLabel(c), c.summary] as const);
         const footer = wanted ? [] : ["", ...wrapWords("/help COMMAND shows one command; /help QUESTION asks how to do something (answered from coder's documentation). Type ? on an empty prompt for the keys.", outputWidth() - 1)];
         s.print([twoColumns(rows, outputWidth() - 1), ...footer].join("\n"));

@@ -160,6 +160,16 @@ async function earlierSession(root: string, kit: Kit, options: Record<string, un
   return text;
 }
 
+/** A chat file edited after an earlier session cached its tags: that session's map, and the turn's options and chat. */
+async function changedChatFile() {
+  const { root, kit } = setup();
+  const options = { mapTokens: 25 };
+  const chat = { chatFiles: ["src/orders.py"], message: "place the order" };
+  const before = await earlierSession(root, kit, options, chat);
+  writeFileSync(join(root, "src/orders.py"), ORDERS_EDITED);
+  return { root, kit, options, chat, before };
+}
+
 test("a changed chat file: the first map comes from its older tags, the next turn rebuilds once from fresh tags, then it stays", async () => {
   const { root, kit } = setup();
   const options = { mapTokens: 25 };
@@ -195,12 +205,27 @@ test("a one-shot run (--message, --message-file) schedules no warm-up for a map 
   }
 });
 
+test("a one-shot run (--message, --message-file) starts no background reparse of a changed chat file: its older tags stand in; a session reparses it", async () => {
+  const { root, kit, options, chat, before } = await changedChatFile();
+  for (const oneShot of [{ message: "place the order" }, { messageFile: "task.md" }]) {
+    const service = new RepoMapService(kit);
+    service.backgroundDelayMs = 0;
+    expect((await service.provide(...turn(root, { ...options, ...oneShot }, chat)))!.text).toBe(before);
+    expect(service.reparseScheduled).toBe(false);
+    service.close();
+  }
+  // Nothing reparsed the file: a later session's first map still stands on the older tags...
+  const session = new RepoMapService(kit);
+  session.backgroundDelayMs = 0;
+  expect((await session.provide(...turn(root, options, chat)))!.text).toBe(before);
+  expect(session.reparseScheduled).toBe(true);
+  // ...and reparses it in the background: its next map is built from the fresh tags.
+  expect((await session.provide(...turn(root, options, { ...chat, message: "and ship it" })))!.text).toContain("ship_parcel");
+  session.close();
+});
+
 test("a reparse not started by the next turn is cancelled and that turn parses the file itself", async () => {
-  const { root, kit } = setup();
-  const options = { mapTokens: 25 };
-  const chat = { chatFiles: ["src/orders.py"], message: "place the order" };
-  const before = await earlierSession(root, kit, options, chat);
-  writeFileSync(join(root, "src/orders.py"), ORDERS_EDITED);
+  const { root, kit, options, chat, before } = await changedChatFile();
   const service = new RepoMapService(kit);
   service.backgroundDelayMs = 60_000;
   expect((await service.provide(...turn(root, options, chat)))!.text).toBe(before);

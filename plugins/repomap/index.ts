@@ -81,6 +81,11 @@ export class RepoMapService {
     return this.#warmUpScheduled;
   }
 
+  /** Whether a background reparse of changed chat files is scheduled (or done): never in a one-shot run. */
+  get reparseScheduled(): boolean {
+    return this.#background !== null;
+  }
+
   /** The next map ignores every cached map (tags stay cached: they are keyed by content). */
   forceRefresh(): void {
     this.#forceNext = true;
@@ -138,13 +143,17 @@ export class RepoMapService {
       throw error;
     }
     this.#last = { stateKey: prepared.stateKey, text: result.text, provisional: result.provisional };
-    if (result.deferred.length > 0) {
+    // A one-shot run (--message, --message-file) ends after its reply, and starts no worker for
+    // work that only pays off later in a session (10–25 MB resident each, for the whole wait on
+    // the model): neither the reparse of changed chat files, whose text the reply is about to
+    // change (their older tags stand in until a session, or a build that parses other files
+    // too, reparses them), nor the warm-up for the map after an edit.
+    const oneShot = turn.options.message !== undefined || turn.options.messageFile !== undefined;
+    if (result.deferred.length > 0 && !oneShot) {
       this.#background = reparseInBackground(result.deferred, { root: input.root, cache: input.cache, assets: input.assets, memory: this.#memory }, this.backgroundDelayMs);
     }
     if (result.pending.length > 0) this.#parseRest(result.pending, input);
-    // A one-shot run (--message, --message-file) ends after its reply: a warm-up for the map after
-    // an edit would only start a worker (10–25 MB resident) when the run outlives its delay.
-    if (turn.options.message === undefined && turn.options.messageFile === undefined) this.#scheduleWarmUp(input);
+    if (!oneShot) this.#scheduleWarmUp(input);
     return this.#block(this.#last, turn);
   }
 

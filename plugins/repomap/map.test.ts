@@ -12,6 +12,7 @@ import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
 import { reparseInBackground } from "./scan.ts";
+import { estimateTokens } from "./render.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -95,6 +96,26 @@ test("the map cache key ignores message words but not chat files or budget", asy
   const again = await buildRepoMap(input(root, cache));
   expect(again.fromCache).toBe(true);
   expect(again.text).toBe(a.text);
+});
+
+test("a map served from the cache counts its tokens only when they are read, once", async () => {
+  const root = repo(SOURCES);
+  const cache = memoryTags();
+  const counted: string[] = [];
+  const countTokens = (text: string) => {
+    counted.push(text);
+    return Math.ceil(text.length / 4);
+  };
+  await buildRepoMap(input(root, cache, { countTokens }));
+  counted.length = 0;
+  const warm = await buildRepoMap(input(root, cache, { countTokens }));
+  expect(warm.fromCache).toBe(true);
+  expect(counted).toEqual([]);
+  const tokens = warm.tokens;
+  expect(counted.length).toBeGreaterThan(0);
+  expect(tokens).toBe(estimateTokens(warm.text, (text) => Math.ceil(text.length / 4)));
+  expect(warm.tokens).toBe(tokens);
+  expect({ ...warm }.tokens).toBe(tokens);
 });
 
 test("a corrupt cache is rebuilt with a warning", async () => {
