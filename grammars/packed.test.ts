@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CACHE_ABOVE, importPacked, isPacked, packAsset, readAsset } from "./packed.ts";
+import { CACHE_ABOVE, importPacked, isPacked, packAsset, readAsset, requirePacked, unpackAsset } from "./packed.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -42,6 +42,25 @@ describe("packed assets", () => {
     // Read back from the cache: the same bytes, and nothing else written.
     expect(readAsset(path, cache)).toEqual(raw);
     expect(cacheFiles(cache)).toEqual(files);
+  });
+
+  test("a brotli-packed asset unpacks to its bytes and is cached like a zstd one; a damaged one is refused", () => {
+    const dir = scratch();
+    const raw = new Uint8Array(CACHE_ABOVE * 3);
+    for (let i = 0; i < raw.length; i++) raw[i] = (i * 7 + (i >> 9)) & 0xff;
+    const packed = packAsset(raw, 11, "brotli");
+    expect(new TextDecoder().decode(packed.subarray(0, 4))).toBe("CDB1");
+    expect(packed.length).toBeLessThan(packAsset(raw, 19, "zstd").length * 1.05);
+    const path = join(dir, "tree-sitter-demo-brotli.wasm");
+    writeFileSync(path, packed);
+    const cache = join(dir, "cache");
+    expect(readAsset(path, cache)).toEqual(raw);
+    expect(cacheFiles(cache)).toHaveLength(1);
+    expect(readAsset(path, cache)).toEqual(raw);
+    expect(unpackAsset(packed)).toEqual(raw);
+    const damaged = packed.slice();
+    damaged[damaged.length - 3]! ^= 0xff;
+    expect(unpackAsset(damaged)).toBeNull();
   });
 
   test("an unpacked file (from source) is returned as it is, and a small packed one is not cached", () => {
@@ -170,6 +189,60 @@ describe("packed library modules (importPacked)", () => {
     const dir = scratch();
     writeFileSync(join(dir, "plain.js"), "export const value = 1;\n");
     await expect(importPacked(join(dir, "plain.js"), join(dir, "cache"))).rejects.toThrow(`embedded library ${join(dir, "plain.js")} cannot be read`);
+  });
+});
+
+describe("packed library modules loaded synchronously (requirePacked)", () => {
+  function plantModule(dir: string, name: string, value: number): string {
+    const path = join(dir, name);
+    writeFileSync(path, packAsset(new TextEncoder().encode(`export const value = ${value};\n`)));
+    return path;
+  }
+
+  test("is required from the user's cache as a checked .js file, once per process, without awaiting", () => {
+    const dir = scratch();
+    const path = plantModule(dir, "zod-d4.cdz", 11);
+    const cache = join(dir, "cache");
+    const first = requirePacked(path, cache);
+    expect(first.value).toBe(11);
+    expect(requirePacked(path, cache)).toBe(first);
+    expect(cacheFiles(cache)).toEqual([expect.stringMatching(/^zod-d4\.cdz-[0-9a-f]{8}\.js$/)]);
+  });
+
+  test("a cached copy with other code in it (same length) is not required: it is replaced", () => {
+    const dir = scratch();
+    const path = plantModule(dir, "zod-e5.cdz", 3);
+    const cache = join(dir, "cache");
+    mkdirSync(join(dir, "probe"));
+    requirePacked(plantModule(join(dir, "probe"), "zod-e5.cdz", 3), join(dir, "probe-cache"));
+    const [name] = cacheFiles(join(dir, "probe-cache"));
+    mkdirSync(cache);
+    writeFileSync(join(cache, name!), "export const value = 8;\n");
+    expect(requirePacked(path, cache).value).toBe(3);
+    expect(readFileSync(join(cache, name!), "utf8")).toContain("value = 3");
+  });
+
+  test("without a writable cache it is required from a private temporary folder, removed afterwards", () => {
+    const dir = scratch();
+    const path = plantModule(dir, "zod-f6.cdz", 4);
+    writeFileSync(join(dir, "not-a-folder"), "");
+    const temp = join(dir, "tmp");
+    mkdirSync(temp);
+    const saved = process.env.TMPDIR;
+    process.env.TMPDIR = temp;
+    try {
+      expect(requirePacked(path, join(dir, "not-a-folder", "cache")).value).toBe(4);
+    } finally {
+      if (saved === undefined) delete process.env.TMPDIR;
+      else process.env.TMPDIR = saved;
+    }
+    expect(readdirSync(temp)).toEqual([]);
+  });
+
+  test("a file that is not packed is refused with its path", () => {
+    const dir = scratch();
+    writeFileSync(join(dir, "plain.js"), "export const value = 1;\n");
+    expect(() => requirePacked(join(dir, "plain.js"), join(dir, "cache"))).toThrow(`embedded library ${join(dir, "plain.js")} cannot be read`);
   });
 });
 

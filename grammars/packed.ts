@@ -1,6 +1,6 @@
 // Embedded assets packed at build time: scripts/build.ts stores each grammar's .wasm and query
-// (and the token rank tables) zstd-compressed behind a small header; they are unpacked on first
-// use. A large one is cached under the user's cache directory, keyed by the binary's version and
+// (and the token rank tables) compressed behind a small header (zstd, or brotli for what is
+// cached); they are unpacked on first use. A large one is cached under the user's cache directory, keyed by the binary's version and
 // the content's checksum, so later runs read it back instead of decompressing. From source the
 // assets are plain files and are read as they are.
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, renameSync, rmSync, writeFileSync, writeSync } from "node:fs";
@@ -10,8 +10,12 @@ import { pathToFileURL } from "node:url";
 
 declare const CODER_VERSION: string | undefined;
 
-/** "CDZ1", then the raw length and the raw bytes' CRC-32 (both u32, little-endian), then one zstd frame. */
-const MAGIC = [0x43, 0x44, 0x5a, 0x31] as const;
+/**
+ * "CDZ1" (one zstd frame) or "CDB1" (one brotli stream), then the raw length and the raw bytes'
+ * CRC-32 (both u32, little-endian), then the compressed bytes.
+ */
+const MAGICS = { zstd: [0x43, 0x44, 0x5a, 0x31], brotli: [0x43, 0x44, 0x42, 0x31] } as const;
+export type Codec = keyof typeof MAGICS;
 const HEADER = 12;
 /** Smaller assets are decompressed in memory every time: a cache file would cost more than it saves. */
 export const CACHE_ABOVE = 64 * 1024;
@@ -19,19 +23,34 @@ export const CACHE_ABOVE = 64 * 1024;
 interface Header {
   rawLength: number;
   crc: number;
+  codec: Codec;
 }
 
 function headerOf(bytes: Uint8Array): Header | null {
-  if (bytes.length < HEADER || MAGIC.some((b, i) => bytes[i] !== b)) return null;
+  if (bytes.length < HEADER) return null;
+  const codec = (Object.keys(MAGICS) as Codec[]).find((c) => MAGICS[c].every((b, i) => bytes[i] === b));
+  if (!codec) return null;
   const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER);
-  return { rawLength: view.getUint32(4, true), crc: view.getUint32(8, true) };
+  return { rawLength: view.getUint32(4, true), crc: view.getUint32(8, true), codec };
 }
 
-/** The packed form of `raw` (scripts/build.ts). */
-export function packAsset(raw: Uint8Array, level = 9): Uint8Array {
-  const frame = Bun.zstdCompressSync(raw, { level });
+/**
+ * node:zlib taken at run time: an import of a Node built-in makes the compiled binary embed
+ * bytecode for Bun's own code of it, and only a first unpack of a brotli asset needs this one.
+ */
+const zlib = () => process.getBuiltinModule("node:zlib");
+
+/**
+ * The packed form of `raw` (scripts/build.ts): zstd at `level`, or brotli at quality `level`
+ * with a 16 MB window (smaller, about 3x slower to unpack: for assets unpacked once per version).
+ */
+export function packAsset(raw: Uint8Array, level = 9, codec: Codec = "zstd"): Uint8Array {
+  const { constants } = codec === "brotli" ? zlib() : { constants: null };
+  const frame = constants
+    ? zlib().brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: level, [constants.BROTLI_PARAM_LGWIN]: 24, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } })
+    : Bun.zstdCompressSync(raw, { level });
   const out = new Uint8Array(HEADER + frame.length);
-  out.set(MAGIC, 0);
+  out.set(MAGICS[codec], 0);
   const view = new DataView(out.buffer);
   view.setUint32(4, raw.length, true);
   view.setUint32(8, Bun.hash.crc32(raw), true);
@@ -80,24 +99,44 @@ export function readAsset(path: string, cacheDir: string | null = assetCacheDir(
 }
 
 const imported = new Map<string, Promise<Record<string, unknown>>>();
+const required = new Map<string, Record<string, unknown>>();
 
 /**
  * Import a packed library bundle (scripts/build.ts packs libraries no start-up path needs, the
- * web page, image, MCP, set-up and YAML libraries, as one ES module each): unpacked into the
- * user's cache as a `.js` file, checked against its checksum, and imported from there, once
- * per process. When the cache cannot be written (a read-only home) it is imported from a
+ * web page, image, MCP, ACP, set-up, YAML and zod libraries, as one ES module each): unpacked
+ * into the user's cache as a `.js` file, checked against its checksum, and imported from there,
+ * once per process. When the cache cannot be written (a read-only home) it is imported from a
  * private temporary folder that is removed again.
  */
 export function importPacked(path: string, cacheDir: string | null = assetCacheDir()): Promise<Record<string, unknown>> {
   let loading = imported.get(path);
   if (!loading) {
-    loading = importUnpacked(path, cacheDir);
+    loading = (async () => withUnpackedModule(path, cacheDir, async (file) => (await import(pathToFileURL(file).href)) as Record<string, unknown>))();
     imported.set(path, loading);
   }
   return loading;
 }
 
-async function importUnpacked(path: string, cacheDir: string | null): Promise<Record<string, unknown>> {
+/**
+ * importPacked for a library that synchronous code needs (zod, for a config file read while the
+ * settings load): the same checked file, loaded with require(), so its stand-in has no top-level
+ * await and a require() chain may reach it.
+ */
+export function requirePacked(path: string, cacheDir: string | null = assetCacheDir()): Record<string, unknown> {
+  let loaded = required.get(path);
+  if (!loaded) {
+    loaded = withUnpackedModule(path, cacheDir, (file) => require(file) as Record<string, unknown>);
+    required.set(path, loaded);
+  }
+  return loaded;
+}
+
+/**
+ * Run `load` on the packed library's unpacked, checked `.js` file: the cached copy (a regular
+ * file whose checksum matches, rewritten when it does not), or else a copy in a private temporary
+ * folder, removed once `load` has settled.
+ */
+function withUnpackedModule<T>(path: string, cacheDir: string | null, load: (file: string) => T): T {
   const bytes = readWhole(path);
   const header = bytes && headerOf(bytes);
   if (!bytes || !header) throw new Error(`embedded library ${path} cannot be read`);
@@ -105,20 +144,27 @@ async function importUnpacked(path: string, cacheDir: string | null): Promise<Re
   if (cacheDir) {
     const file = join(cacheDir, name);
     if (!readCached(file, header)) writeCached(cacheDir, name, unpack(path, bytes, header));
-    if (readCached(file, header)) return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    if (readCached(file, header)) return load(file);
   }
   const dir = mkdtempSync(join(tmpdir(), "coder-lib-"));
+  const removeDir = () => rmSync(dir, { recursive: true, force: true });
+  let result: T;
   try {
     const file = join(dir, name);
     writeFileSync(file, unpack(path, bytes, header), { flag: "wx", mode: 0o600 });
-    return (await import(pathToFileURL(file).href)) as Record<string, unknown>;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+    result = load(file);
+  } catch (error) {
+    removeDir();
+    throw error;
   }
+  if (result instanceof Promise) return result.finally(removeDir) as T;
+  removeDir();
+  return result;
 }
 
 function unpack(path: string, bytes: Uint8Array, header: Header): Uint8Array {
-  const raw = new Uint8Array(Bun.zstdDecompressSync(bytes.subarray(HEADER)));
+  const body = bytes.subarray(HEADER);
+  const raw = new Uint8Array(header.codec === "zstd" ? Bun.zstdDecompressSync(body) : zlib().brotliDecompressSync(body));
   if (raw.length !== header.rawLength || Bun.hash.crc32(raw) !== header.crc) throw new Error(`embedded asset ${path} is damaged (its checksum does not match)`);
   return raw;
 }

@@ -5,7 +5,8 @@
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BYTECODE_PROFILES, compileOptions, JIT_POLICY, packImports, profilePath } from "./build.ts";
+import { BYTECODE_PROFILES, compileOptions, JIT_POLICY, packImports, packingOf, profilePath } from "./build.ts";
+import { CACHE_ABOVE } from "../grammars/packed.ts";
 
 test("the binary's bytecode is laid out by the recorded start-up profiles, the one-shot task's first", () => {
   const options = compileOptions("/tmp/coder-test-out");
@@ -61,4 +62,10 @@ test("a listed specifier is bundled as the pack's stand-in, not as the library's
   const code = (await Promise.all(result.outputs.filter((o) => o.path.endsWith(".js")).map((o) => o.text()))).join("\n");
   expect(code).toContain("importPacked");
   expect(code).toContain('["parse"]');
+});
+
+test("what is unpacked once into the user's cache is packed with brotli, what is unpacked on every use with zstd", () => {
+  expect(packingOf(CACHE_ABOVE + 1)).toEqual({ codec: "brotli", level: 11 });
+  expect(packingOf(CACHE_ABOVE)).toEqual({ codec: "zstd", level: 19 });
+  expect(packingOf(300)).toEqual({ codec: "zstd", level: 19 });
 });

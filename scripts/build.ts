@@ -4,11 +4,13 @@
 // package.json from the directory it runs in (coder reads the repository's .env
 // itself, for API keys only). The version and the plugin API text are baked in.
 // Code is split into chunks loaded on first import(), so `--version` evaluates only
-// main.ts's own chunk; embedded grammars and queries are stored zstd-packed
-// (grammars/packed.ts, zstd level 19, kept in a build cache). Libraries no start-up path uses
-// (web page, image, MCP, `coder init`'s prompts, YAML) are bundled apart as library packs, embedded
-// packed and imported from the user's cache on first use: no bytecode and no code room for them
-// (LIBRARY_PACKS). dist/coder.modules.json maps each chunk to its source modules,
+// main.ts's own chunk; embedded grammars and queries are stored packed (grammars/packed.ts:
+// brotli 11 for what is unpacked once into the user's cache, zstd 19 for the rest; kept in a
+// build cache). Libraries no start-up path uses (web page, image, MCP, ACP, `coder init`'s
+// prompts, YAML, zod) are bundled apart as library packs, embedded packed and imported from the
+// user's cache on first use: no bytecode and no code room for them (LIBRARY_PACKS). zod carries
+// English only (zodEnglishOnly); the openai SDK's resources coder never calls are stand-ins
+// (scripts/openai-prune.ts). dist/coder.modules.json maps each chunk to its source modules,
 // for CODER_TRACE_MODULES (main.ts) and the test that keeps heavy packages off the start.
 // CODER_BYTECODE=0 builds without bytecode (7.5 MB smaller, but `coder acp` and a task start
 // markedly slower), and CODER_BYTECODE_DEPTH=N with bytecode for N levels of nested functions
@@ -20,7 +22,7 @@ import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync 
 import { homedir } from "node:os";
 import { basename, join, relative } from "node:path";
 import type { BunPlugin } from "bun";
-import { packAsset, unpackAsset } from "../grammars/packed.ts";
+import { CACHE_ABOVE, type Codec, packAsset, unpackAsset } from "../grammars/packed.ts";
 import { openaiPrune } from "./openai-prune.ts";
 import { assetName } from "./release-lib.ts";
 
@@ -52,6 +54,28 @@ function entrypoints(): string[] {
  */
 const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
 
+export interface LibraryPack {
+  /** The packages whose every import must go through the pack. */
+  packages: RegExp;
+  /** The specifiers the code imports them by: the pack's entry exports each one's module. */
+  specifiers: string[];
+  /** Loaded with require() (grammars/packed.ts requirePacked), for a library that synchronous code reaches. */
+  sync?: boolean;
+}
+
+/**
+ * Packs that keep the binary under its size floor (issue 26): `coder acp`'s SDK (with its own copy
+ * of the zod it validates messages with), loaded when the SDK takes the stream over after
+ * `initialize`; and zod, which only a config file that is not plainly valid (model overrides
+ * always are not) and a plugin's typed tool need. First use, cached, at load 10: the SDK adds
+ * ~200 ms to `session/new`, zod ~60 ms of CPU to a start with such a config. The REPL's pi-tui
+ * is not packed: as a pack it added ~90 ms to the REPL's start (cached) for 0.18 MB.
+ */
+const SIZE_PACKS: Record<string, LibraryPack> = {
+  acp: { packages: /^@agentclientprotocol\/sdk(\/|$)/, specifiers: ["@agentclientprotocol/sdk"] },
+  zod: { packages: /^zod(\/|$)/, specifiers: ["zod"], sync: true },
+};
+
 /**
  * Libraries no start-up path uses, grouped by the feature that loads them: each group is bundled
  * on its own as one ES module, embedded packed, and imported from the user's cache on first use
@@ -66,7 +90,7 @@ const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
  * more (cause not found: not the stand-ins' top-level await, nor the Node built-ins the bundle
  * imports); before initialize was answered ahead of the kernel, that was 8-15% on the answer.
  */
-export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: string[] }> = {
+export const LIBRARY_PACKS: Record<string, LibraryPack> = {
   web: { packages: /^(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm)(\/|$)/, specifiers: ["linkedom", "@mozilla/readability", "turndown", "@joplin/turndown-plugin-gfm"] },
   media: { packages: /^(@jimp\/|image-size(\/|$))/, specifiers: ["@jimp/core", "@jimp/js-png", "@jimp/js-jpeg", "@jimp/js-gif", "@jimp/plugin-resize", "image-size"] },
   mcp: {
@@ -82,6 +106,7 @@ export const LIBRARY_PACKS: Record<string, { packages: RegExp; specifiers: strin
   // `coder init`'s prompts, and `coder config import-aider`'s YAML reader.
   init: { packages: /^@clack\/prompts(\/|$)/, specifiers: ["@clack/prompts"] },
   yaml: { packages: /^yaml(\/|$)/, specifiers: ["yaml"] },
+  ...SIZE_PACKS,
 };
 
 export interface BuiltPack {
@@ -98,7 +123,7 @@ async function buildLibraryPacks(dir: string): Promise<Record<string, BuiltPack>
   for (const [name, pack] of Object.entries(LIBRARY_PACKS)) {
     const entry = join(dir, `${name}-entry.js`);
     writeFileSync(entry, pack.specifiers.map((spec, i) => `export * as m${i} from ${JSON.stringify(spec)};\n`).join(""));
-    const result = await Bun.build({ entrypoints: [entry], root: dir, target: "bun", format: "esm", minify: true, outdir: join(dir, name), naming: "[name].js" });
+    const result = await Bun.build({ entrypoints: [entry], root: dir, target: "bun", format: "esm", minify: true, outdir: join(dir, name), naming: "[name].js", plugins: [zodEnglishOnly] });
     if (!result.success) {
       for (const log of result.logs) console.error(log);
       throw new Error(`could not bundle the ${name} library pack`);
@@ -132,8 +157,8 @@ export function packImports(packs: Record<string, BuiltPack>): BunPlugin {
         const names = pack.exports[index]!;
         const lines = [
           `import pack from ${JSON.stringify(pack.file)} with { type: "file" };`,
-          `import { importPacked } from ${JSON.stringify(join(ROOT, "grammars/packed.ts"))};`,
-          `const m = (await importPacked(pack)).m${index};`,
+          `import { importPacked, requirePacked } from ${JSON.stringify(join(ROOT, "grammars/packed.ts"))};`,
+          LIBRARY_PACKS[name]!.sync ? `const m = requirePacked(pack).m${index};` : `const m = (await importPacked(pack)).m${index};`,
           ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`),
           `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`,
         ];
@@ -144,6 +169,22 @@ export function packImports(packs: Record<string, BuiltPack>): BunPlugin {
 }
 
 /**
+ * zod bundles the error messages of 50-odd languages (a third of its code) behind `z.locales`,
+ * which coder never sets: English is zod's default. Bundled here, every locale is English's,
+ * so a pack or the binary carries one (the zod pack loads about 40% faster on first use).
+ */
+export const zodEnglishOnly: BunPlugin = {
+  name: "zod-english-only",
+  setup(build) {
+    build.onLoad({ filter: /\/node_modules\/zod\/v4\/locales\/index\.js$/ }, async (args) => {
+      const names = [...(await Bun.file(args.path).text()).matchAll(/export \{ default as (\w+) \}/g)].map((m) => m[1]!);
+      if (!names.includes("en")) throw new Error(`${args.path} no longer exports the English locale as \`en\`: see zodEnglishOnly in scripts/build.ts`);
+      return { contents: `import en from "./en.js";\nexport { ${names.map((n) => (n === "en" ? "en" : `en as ${n}`)).join(", ")} };\n`, loader: "js" };
+    });
+  },
+};
+
+/**
  * zstd level 19 packs the embedded files 0.66 MB smaller than level 9 but takes about a minute
  * of CPU for all of them, so each packed form is kept in a build cache keyed by the raw bytes'
  * SHA-256 (shared by every checkout on the machine: $XDG_CACHE_HOME/coder-build, default
@@ -151,12 +192,26 @@ export function packImports(packs: Record<string, BuiltPack>): BunPlugin {
  */
 const PACK_LEVEL = 19;
 
-function buildCacheDir(): string {
-  return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "coder-build", `packed-${PACK_LEVEL}`);
+/**
+ * What is unpacked once per version into the user's cache (above CACHE_ABOVE: grammars, rank
+ * tables, library packs) is packed with brotli at its highest quality and a 16 MB window: 6%
+ * smaller than zstd 19 on the grammars (0.2 MB), and its unpacking, about three times slower
+ * (the largest grammar in ~20 ms), is paid once. What is unpacked on every use stays zstd.
+ */
+const BROTLI_QUALITY = 11;
+
+/** The codec and level an embedded file of `rawLength` bytes is packed with. */
+export function packingOf(rawLength: number): { codec: Codec; level: number } {
+  return rawLength > CACHE_ABOVE ? { codec: "brotli", level: BROTLI_QUALITY } : { codec: "zstd", level: PACK_LEVEL };
+}
+
+function buildCacheDir(codec: Codec, level: number): string {
+  return join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "coder-build", codec === "zstd" ? `packed-${level}` : `packed-${codec}-${level}`);
 }
 
 function packCached(raw: Uint8Array): Uint8Array {
-  const dir = buildCacheDir();
+  const { codec, level } = packingOf(raw.length);
+  const dir = buildCacheDir(codec, level);
   const file = join(dir, `${new Bun.CryptoHasher("sha256").update(raw).digest("hex")}.cdz`);
   try {
     const cached = new Uint8Array(readFileSync(file));
@@ -166,7 +221,7 @@ function packCached(raw: Uint8Array): Uint8Array {
   } catch {
     // not cached yet
   }
-  const packed = packAsset(raw, PACK_LEVEL);
+  const packed = packAsset(raw, level, codec);
   try {
     mkdirSync(dir, { recursive: true });
     const temp = `${file}.${process.pid}.tmp`;
@@ -265,7 +320,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     splitting: true,
     metafile: true,
     banner: TRACE_BANNER,
-    plugins: [packImports(packs), packEmbedded, openaiPrune()],
+    plugins: [packImports(packs), zodEnglishOnly, packEmbedded, openaiPrune()],
     compile: compileOptions(outfile, target),
     bytecode: process.env.CODER_BYTECODE !== "0",
     ...bytecodeDepth(),

@@ -71,15 +71,17 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(modules.filter((m) => m.endsWith(".md"))).toEqual([]);
   });
 
-  test("the web page, image, MCP, set-up and YAML libraries are not in the binary's code, only a stand-in that imports their pack", () => {
+  test("the web page, image, MCP, ACP, set-up, YAML and zod libraries are not in the binary's code, only a stand-in that imports their pack", () => {
     const map = JSON.parse(readFileSync(`${BINARY}.modules.json`, "utf8")) as Record<string, string[]>;
     const modules = Object.values(map).flat();
-    const packed = /^node_modules\/(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm|@mixmark-io|htmlparser2|@jimp\/|image-size|file-type|@modelcontextprotocol\/|ajv|@clack\/|yaml)\b/;
+    const packed = /^node_modules\/(linkedom|@mozilla\/readability|turndown|@joplin\/turndown-plugin-gfm|@mixmark-io|htmlparser2|@jimp\/|image-size|file-type|@modelcontextprotocol\/|ajv|@clack\/|yaml|@agentclientprotocol\/|zod)\b/;
     const bundled = modules.filter((m) => packed.test(m) && !/ \(library pack \w+\)$/.test(m));
     expect(bundled).toEqual([]);
     expect(modules).toContain("node_modules/linkedom (library pack web)");
     expect(modules).toContain("node_modules/yaml (library pack yaml)");
     expect(modules).toContain("node_modules/@modelcontextprotocol/sdk/client/index.js (library pack mcp)");
+    expect(modules).toContain("node_modules/@agentclientprotocol/sdk (library pack acp)");
+    expect(modules).toContain("node_modules/zod (library pack zod)");
   });
 
   test("coder acp answers initialize before it evaluates any package (the ACP SDK, zod; with a config file, only its JSONC parser) or the kernel past the settings and the model adapter", async () => {
