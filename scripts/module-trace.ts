@@ -33,7 +33,8 @@ export function readTrace(traceFile: string, binary: string, until?: string): Mo
 }
 
 export function packageOf(module: string): string {
-  const parts = module.split("/");
+  // A library pack's stand-in is named "node_modules/zod (library pack zod)": the package is zod.
+  const parts = module.replace(/ \(library pack [^)]*\)$/, "").split("/");
   return parts[1]!.startsWith("@") ? `${parts[1]}/${parts[2]}` : parts[1]!;
 }
 

@@ -3,7 +3,7 @@
 // one-shot task none of the front ends or media it does not use. And `coder doctor` loads every
 // embedded grammar through the packed path, leaving the unpacked grammars in the user's cache.
 import { describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readTrace } from "../scripts/module-trace.ts";
@@ -57,8 +57,10 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(r.trace.packages).toEqual([]);
   });
 
-  test("a one-shot edit evaluates none of the ACP or MCP SDKs, the REPL, the media or web libraries, zod, or the documentation /help answers from", async () => {
+  test("a one-shot edit evaluates none of the ACP or MCP SDKs, the REPL, the media or web libraries, zod (even with model overrides in the config), or the documentation /help answers from", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
+    mkdirSync(join(repo.home, ".config", "coder"), { recursive: true });
+    writeFileSync(join(repo.home, ".config", "coder", "config.json"), JSON.stringify({ models: { "openai/gpt-4.1": { contextWindow: 1000000, prices: { input: 2, output: 8 }, capabilities: { images: true } } } }));
     const s = await server([{ text: block("a.py", "x = 1\n", "x = 2\n") }]);
     const file = join(repo.home, "trace.txt");
     const r = await runCoder(repo, s, ["--yes-always", "-m", "x=2", "a.py"], { env: { CODER_TRACE_MODULES: file } });

@@ -20,10 +20,72 @@ export function jsonSchema(table: OptionTable): Record<string, unknown> {
 
 const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
+type Check = (value: unknown) => boolean;
+/** A strict, partial object schema told without zod: each key (in the schema's order) with its check or nested shape. */
+interface Shape {
+  [key: string]: Check | Shape;
+}
+
+const positiveInt: Check = (v) => typeof v === "number" && Number.isInteger(v) && v > 0;
+const finite: Check = (v) => typeof v === "number" && Number.isFinite(v);
+const text: Check = (v) => typeof v === "string";
+const flag: Check = (v) => typeof v === "boolean";
+const oneOf = (...values: string[]): Check => (v) => typeof v === "string" && values.includes(v);
+
+/** config-schema.ts `modelOverrideSchema`, told without zod (config.test.ts checks the two agree). */
+export const MODEL_OVERRIDE_SHAPE: Shape = {
+  contextWindow: positiveInt,
+  maxOutput: positiveInt,
+  prices: { input: finite, output: finite, cacheRead: finite, cacheWrite: finite },
+  editFormat: text,
+  weakModel: text,
+  editorModel: text,
+  editorFormat: text,
+  encoding: text,
+  prompting: { reminder: oneOf("user", "system"), addendum: oneOf("lazy", "overeager") },
+  capabilities: {
+    tools: flag,
+    systemPrompt: flag,
+    temperature: flag,
+    reasoningEffort: flag,
+    reasoningLevels: (v) => Array.isArray(v) && v.every(text),
+    thinkingTokens: flag,
+    prefill: flag,
+    cache: oneOf("auto", "breakpoints", "none"),
+    images: flag,
+    pdf: flag,
+  },
+};
+
+/** `value` as zod gives back a strict, partial object of `shape` (keys in the shape's order); null when zod must decide. */
+function plainShape(shape: Shape, value: unknown): Record<string, unknown> | null {
+  if (!isPlainObject(value) || Object.keys(value).some((key) => !Object.hasOwn(shape, key))) return null;
+  const data: Record<string, unknown> = {};
+  for (const [key, check] of Object.entries(shape)) {
+    if (!Object.hasOwn(value, key)) continue;
+    const inner = typeof check === "function" ? (check(value[key]) ? value[key] : null) : plainShape(check, value[key]);
+    if (inner === null) return null;
+    data[key] = inner;
+  }
+  return data;
+}
+
+/** Model overrides (`models`) as zod gives them back, or null when zod must decide. */
+function plainModels(value: unknown): Record<string, unknown> | null {
+  if (!isPlainObject(value)) return null;
+  const data: Record<string, unknown> = {};
+  for (const [name, override] of Object.entries(value)) {
+    const plain = plainShape(MODEL_OVERRIDE_SHAPE, override);
+    if (plain === null) return null;
+    data[name] = plain;
+  }
+  return data;
+}
+
 /**
- * `value` is what zod's schema for `spec` (config-schema.ts valueSchema) accepts and gives back
- * unchanged, told without zod; false means "not sure", and zod decides (and words the error).
- * Model overrides are always zod's.
+ * `value` is what zod's schema for `spec` (config-schema.ts valueSchema) accepts, told without
+ * zod; false means "not sure", and zod decides (and words the error). zod gives every value back
+ * unchanged but model overrides, whose keys it puts in its schema's order (see plainValue).
  */
 export function plainlyValidValue(spec: OptionSpec, value: unknown): boolean {
   switch (spec.type) {
@@ -44,9 +106,12 @@ export function plainlyValidValue(spec: OptionSpec, value: unknown): boolean {
     case "object":
       return isPlainObject(value);
     case "models":
-      return false;
+      return plainModels(value) !== null;
   }
 }
+
+/** A plainly valid value as zod gives it back. */
+const plainValue = (spec: OptionSpec | undefined, value: unknown): unknown => (spec?.type === "models" ? plainModels(value) : value);
 
 function plainPluginEntry(entry: unknown): boolean {
   if (!isPlainObject(entry) || Object.keys(entry).some((k) => k !== "path" && k !== "sha256")) return false;
@@ -70,7 +135,7 @@ export function plainData(raw: Record<string, unknown>, table: OptionTable): Rec
   });
   if (!plain) return null;
   const data: Record<string, unknown> = {};
-  for (const key of ["$schema", ...specs.map((spec) => spec.key)]) if (raw[key] !== undefined) data[key] = raw[key];
+  for (const key of ["$schema", ...specs.map((spec) => spec.key)]) if (raw[key] !== undefined) data[key] = plainValue(byKey.get(key), raw[key]);
   return data;
 }
 
@@ -270,7 +335,7 @@ export function settlePending(layers: ConfigLayer[], table: OptionTable, cwd?: s
         problems.push(unknownKeyProblem(where, key, table));
         continue;
       }
-      const checked = plainlyValidValue(spec, value) ? { success: true as const, data: value } : schemas().valueSchema(spec).safeParse(value);
+      const checked = plainlyValidValue(spec, value) ? { success: true as const, data: plainValue(spec, value) } : schemas().valueSchema(spec).safeParse(value);
       if (!checked.success) problems.push(valueProblem(where, [key], spec, value, checked.error.issues[0]?.message ?? "invalid value"));
       else if (spec.notInProject && isProjectLayer(layer.kind)) problems.push(notInProjectProblem(where, spec));
       else {

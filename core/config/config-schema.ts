@@ -9,7 +9,7 @@ z.config({ jitless: true });
 
 // ─── Schema ──────────────────────────────────────────────────────────────────
 
-const modelOverrideSchema = z
+export const modelOverrideSchema = z
   .object({
     contextWindow: z.number().int().positive(),
     maxOutput: z.number().int().positive(),

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgv } from "./argv.ts";
 import { checkVersionPins, isSemverRange, keysNeedingTrust, mergeSettings, readDotenv, type ConfigLayer } from "./config.ts";
-import { jsonSchema, parseConfigText, plainData, plainlyValidValue } from "./config-file.ts";
-import { configSchema, valueSchema } from "./config-schema.ts";
+import { jsonSchema, MODEL_OVERRIDE_SHAPE, parseConfigText, plainData, plainlyValidValue } from "./config-file.ts";
+import { configSchema, modelOverrideSchema, valueSchema } from "./config-schema.ts";
 import { ConfigError } from "../errors.ts";
 import { optionTable } from "./options.ts";
 
@@ -123,6 +123,26 @@ describe("plainly valid without zod", () => {
     true, false, 0, -0, 1, 2.5, -1, 1e400, "", "a/b", "diff", "nope", null, [], ["a"], ["a", 1], [""], {}, { a: "b" }, { a: 1 }, [1],
     ["./p.ts"], [{ path: "./p.ts" }], [{ path: "./p.ts", sha256: "a".repeat(64) }], [{ path: "./p.ts", sha256: "A".repeat(64) }], [{ path: "" }], [{ path: "./p.ts", extra: 1 }],
     { "gpt-x": { contextWindow: 1000 } },
+    // Model overrides: every key, keys out of the schema's order, and what zod refuses.
+    {
+      "a/b": {
+        capabilities: { pdf: true, tools: false, reasoningLevels: ["low", "high"], cache: "breakpoints" },
+        prompting: { addendum: "lazy", reminder: "system" },
+        prices: { output: 2, input: -0.5, cacheRead: 0, cacheWrite: 1e-7 },
+        maxOutput: 8192,
+        contextWindow: 128000,
+        editFormat: "whole",
+        weakModel: "w",
+        editorModel: "e",
+        editorFormat: "editor-diff",
+        encoding: "o200k_base",
+      },
+      "c/d": {},
+    },
+    { "a/b": { contextWindow: 1.5 } }, { "a/b": { contextWindow: 0 } }, { "a/b": { maxOutput: -1 } }, { "a/b": { prices: { input: "1" } } },
+    { "a/b": { prices: { inptu: 1 } } }, { "a/b": { prompting: { reminder: "assistant" } } }, { "a/b": { capabilities: { cache: "always" } } },
+    { "a/b": { capabilities: { reasoningLevels: [1] } } }, { "a/b": { contextWindow: 1, extra: true } }, { "a/b": null }, { "a/b": [] },
+    { "a/b": { constructor: 1 } }, { "a/b": { prices: null } }, { "a/b": { editFormat: 1 } },
   ];
   test("each value: passed plainly only if zod accepts it as it is", () => {
     let plain = 0;
@@ -132,10 +152,29 @@ describe("plainly valid without zod", () => {
         plain++;
         const checked = valueSchema(spec).safeParse(value);
         expect(checked.success, `${spec.key} = ${JSON.stringify(value)}`).toBe(true);
-        expect(checked.data, `${spec.key} = ${JSON.stringify(value)}`).toEqual(value);
+        // The same data, and for model overrides the same key order (zod's schema's).
+        const data = plainData({ [spec.key]: value }, TABLE)?.[spec.key];
+        expect(JSON.stringify(data), `${spec.key} = ${JSON.stringify(value)}`).toBe(JSON.stringify(checked.data));
       }
     }
     expect(plain).toBeGreaterThan(50);
+  });
+
+  test("model overrides: what zod refuses is never passed plainly, and the plain shape has the schema's keys", () => {
+    const models = TABLE.specs.find((s) => s.type === "models")!;
+    for (const value of SAMPLES) {
+      if (!valueSchema(models).safeParse(value).success) expect(plainlyValidValue(models, value), JSON.stringify(value)).toBe(false);
+    }
+    expect(plainlyValidValue(models, SAMPLES.find((v) => typeof v === "object" && v !== null && "c/d" in v))).toBe(true);
+    const keysOf = (shape: object): unknown => Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, typeof v === "function" ? null : keysOf(v)]));
+    const zodKeys = (schema: { shape?: Record<string, unknown> }): unknown =>
+      Object.fromEntries(
+        Object.entries(schema.shape ?? {}).map(([k, v]) => {
+          const inner = (v as { unwrap?: () => { shape?: Record<string, unknown> } }).unwrap?.();
+          return [k, inner?.shape ? zodKeys(inner) : null];
+        }),
+      );
+    expect(keysOf(MODEL_OVERRIDE_SHAPE)).toEqual(zodKeys(modelOverrideSchema as never));
   });
 
   test("a whole file: unknown keys and $schema; what passes is zod's data, keys in zod's order", () => {
@@ -148,8 +187,9 @@ describe("plainly valid without zod", () => {
       { mapTokens: 1024 },
       { models: { "a/b": { contextWindow: 1 } } },
       { plugins: ["./p.ts"], lintCmd: "true", model: "a/b", $schema: "x" },
+      { models: { "a/b": { contextWindow: 0 } } },
     ];
-    expect(files.map((f) => plainData(f, TABLE) !== null)).toEqual([true, true, false, false, false, true, false, true]);
+    expect(files.map((f) => plainData(f, TABLE) !== null)).toEqual([true, true, false, false, false, true, true, true, false]);
     for (const f of files) {
       const plain = plainData(f, TABLE);
       if (!plain) continue;
