@@ -133,13 +133,32 @@ describe("packed assets", () => {
   });
 });
 
-describe("packed library modules (importPacked)", () => {
-  /** A packed ES module in `dir/name` exporting `value`, padded to `pad` bytes of comment. */
-  function plantModule(dir: string, name: string, value: number, pad = 0): string {
-    const path = join(dir, name);
-    writeFileSync(path, packAsset(new TextEncoder().encode(`export const value = ${value};\n//${"x".repeat(pad)}\n`)));
-    return path;
+/** A packed ES module in `dir/name` exporting `value`, padded to `pad` bytes of comment. */
+function plantModule(dir: string, name: string, value: number, pad = 0): string {
+  const path = join(dir, name);
+  writeFileSync(path, packAsset(new TextEncoder().encode(`export const value = ${value};\n//${"x".repeat(pad)}\n`)));
+  return path;
+}
+
+/**
+ * `load` given a cache folder that cannot exist (its parent is a file), with TMPDIR a fresh
+ * folder: what it returns, and what it left in that temporary folder.
+ */
+async function withoutCache<T>(dir: string, load: (cache: string) => T | Promise<T>): Promise<{ result: T; left: string[] }> {
+  writeFileSync(join(dir, "not-a-folder"), "");
+  const temp = join(dir, "tmp");
+  mkdirSync(temp);
+  const saved = process.env.TMPDIR;
+  process.env.TMPDIR = temp;
+  try {
+    return { result: await load(join(dir, "not-a-folder", "cache")), left: readdirSync(temp) };
+  } finally {
+    if (saved === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = saved;
   }
+}
+
+describe("packed library modules (importPacked)", () => {
 
   test("is imported from the user's cache as a checked .js file, once per process", async () => {
     const dir = scratch();
@@ -170,19 +189,9 @@ describe("packed library modules (importPacked)", () => {
   test("without a writable cache it is imported from a private temporary folder, removed afterwards", async () => {
     const dir = scratch();
     const path = plantModule(dir, "media-c3.cdz", 5);
-    // The cache folder's parent is a file: nothing can be written there.
-    writeFileSync(join(dir, "not-a-folder"), "");
-    const temp = join(dir, "tmp");
-    mkdirSync(temp);
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = temp;
-    try {
-      expect((await importPacked(path, join(dir, "not-a-folder", "cache"))).value).toBe(5);
-    } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
-    }
-    expect(readdirSync(temp)).toEqual([]);
+    const { result, left } = await withoutCache(dir, (cache) => importPacked(path, cache));
+    expect(result.value).toBe(5);
+    expect(left).toEqual([]);
   });
 
   test("a file that is not packed is refused with its path", async () => {
@@ -193,11 +202,6 @@ describe("packed library modules (importPacked)", () => {
 });
 
 describe("packed library modules loaded synchronously (requirePacked)", () => {
-  function plantModule(dir: string, name: string, value: number): string {
-    const path = join(dir, name);
-    writeFileSync(path, packAsset(new TextEncoder().encode(`export const value = ${value};\n`)));
-    return path;
-  }
 
   test("is required from the user's cache as a checked .js file, once per process, without awaiting", () => {
     const dir = scratch();
@@ -217,26 +221,17 @@ describe("packed library modules loaded synchronously (requirePacked)", () => {
     requirePacked(plantModule(join(dir, "probe"), "zod-e5.cdz", 3), join(dir, "probe-cache"));
     const [name] = cacheFiles(join(dir, "probe-cache"));
     mkdirSync(cache);
-    writeFileSync(join(cache, name!), "export const value = 8;\n");
+    writeFileSync(join(cache, name!), "export const value = 8;\n//\n");
     expect(requirePacked(path, cache).value).toBe(3);
     expect(readFileSync(join(cache, name!), "utf8")).toContain("value = 3");
   });
 
-  test("without a writable cache it is required from a private temporary folder, removed afterwards", () => {
+  test("without a writable cache it is required from a private temporary folder, removed afterwards", async () => {
     const dir = scratch();
     const path = plantModule(dir, "zod-f6.cdz", 4);
-    writeFileSync(join(dir, "not-a-folder"), "");
-    const temp = join(dir, "tmp");
-    mkdirSync(temp);
-    const saved = process.env.TMPDIR;
-    process.env.TMPDIR = temp;
-    try {
-      expect(requirePacked(path, join(dir, "not-a-folder", "cache")).value).toBe(4);
-    } finally {
-      if (saved === undefined) delete process.env.TMPDIR;
-      else process.env.TMPDIR = saved;
-    }
-    expect(readdirSync(temp)).toEqual([]);
+    const { result, left } = await withoutCache(dir, (cache) => requirePacked(path, cache));
+    expect(result.value).toBe(4);
+    expect(left).toEqual([]);
   });
 
   test("a file that is not packed is refused with its path", () => {
