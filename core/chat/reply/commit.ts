@@ -166,7 +166,7 @@ function showWhatToCheck(services: CoderServices, staged: AppliedReply, written:
       continue;
     }
     const diff = app.kit.diff.unified(path, staged.before.get(path) ?? staged.before.get(o.path) ?? "", staged.changes.get(path) ?? "");
-    out.print(`${why}, so check the change${kept ? ` (${dropHint(services)})` : ""}:\n${diff.trimEnd()}`);
+    out.print(`${kept ? `${why}. ${dropHint(services)} The change` : `${why}, so check the change`}:\n${diff.trimEnd()}`);
   }
 }
 
