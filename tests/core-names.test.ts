@@ -25,6 +25,7 @@ const ALLOWED: readonly { file: string; literal: string; why: string }[] = [
   { file: "core/edit/blank-lines.ts", literal: "diff", why: "the npm package `diff` (import specifier)" },
   { file: "core/edit/uncommitted.ts", literal: "diff", why: "the npm package `diff` (import specifier)" },
   { file: "core/edit/line-endings.ts", literal: "diff", why: "the npm package `diff` (import specifier)" },
+  { file: "core/edit/rebase.ts", literal: "diff", why: "the npm package `diff` (import specifier)" },
   { file: "core/boot/kit.ts", literal: "diff", why: "the npm package `diff` (import specifier)" },
   { file: "core/git/git.ts", literal: "diff", why: "the `git diff` subcommand" },
   { file: "core/acp/output.ts", literal: "diff", why: "ACP's `diff` tool-call content type (the protocol's word)" },
