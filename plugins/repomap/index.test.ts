@@ -284,4 +284,4 @@ test("a cold first map stands while the rest is parsed in the background; the tu
   expect((await ask())!.text).toBe(rebuilt);
   service.close();
   exact.close();
-});
+}, 60_000);
