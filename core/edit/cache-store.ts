@@ -43,7 +43,7 @@ export function openCacheStore(root: string, namespace: string, options: CacheSt
     return memoryCacheStore(options.version);
   }
   try {
-    return SqliteCacheStore.open(file, options);
+    return openWaiting(file, options);
   } catch (first) {
     if (isLocked(first)) {
       options.warn(`${namespace}: the cache ${shown} is locked by another process; using a temporary one for this run`);
@@ -57,6 +57,23 @@ export function openCacheStore(root: string, namespace: string, options: CacheSt
     } catch (second) {
       options.warn(`${namespace}: cannot rebuild the cache ${shown} (${describe(second)}); using a temporary one for this run`);
       return memoryCacheStore(options.version);
+    }
+  }
+}
+
+/**
+ * The store in `file`, waiting up to the busy timeout for another process that is opening it
+ * too: SQLite answers "locked" at once, without its busy handler, while another connection
+ * switches a new file to WAL or makes its first tables (seen in 1 of 5 two-process opens).
+ */
+function openWaiting(file: string, options: CacheStoreOptions): SqliteCacheStore {
+  const deadline = Date.now() + Math.max(0, options.busyTimeoutMs ?? 2000);
+  for (;;) {
+    try {
+      return SqliteCacheStore.open(file, options);
+    } catch (error) {
+      if (!isLocked(error) || Date.now() >= deadline) throw error;
+      Bun.sleepSync(5 + Math.floor(Math.random() * 20));
     }
   }
 }
