@@ -1,5 +1,7 @@
 import { expect, test } from "bun:test";
 import type { Node } from "web-tree-sitter";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
 import { tagCorpus } from "../tests/support/tag-corpus.ts";
 import { EMBEDDED_ASSETS } from "./embedded.ts";
 import { LANGUAGES, type LanguageSpec } from "./languages.ts";
@@ -8,6 +10,8 @@ import { compileTagMatcher, parseQuery, type TagMatch, type TagQuery } from "./t
 
 const loader = new GrammarLoader(EMBEDDED_ASSETS);
 const corpus = tagCorpus();
+/** Aider's per-language fixtures (../shared, CI only): a user's clone has the rest of the corpus. */
+const SHARED = existsSync(join(import.meta.dir, "../../shared/fixtures/aider/repomap/languages"));
 
 /** Languages whose tags query our matcher does not take (tree-sitter's Query tags them). */
 const FALLBACK = ["csharp"]; // its query matches `(type …)`, a supertype: a hidden node the matcher cannot see
@@ -61,7 +65,7 @@ test("the matcher gives tree-sitter's matches for every language on its corpus",
   const report: string[] = [];
   for (const spec of LANGUAGES) {
     if (FALLBACK.includes(spec.name)) continue;
-    expect(corpus.get(spec.name)!.length).toBeGreaterThanOrEqual(3);
+    expect(corpus.get(spec.name)!.length).toBeGreaterThanOrEqual(SHARED ? 3 : 2);
     const source = loader.tagsSource(spec);
     const { language } = await loader.parser(spec);
     report.push(...(await differences(spec, compileTagMatcher(language, source)!, treeSitterTagsQuery(language, source))));
@@ -78,7 +82,8 @@ test("the comparison sees a matcher that ignores fields, anchors or quantifiers"
   };
   // Fields dropped: `name: (identifier)` becomes `(identifier)`.
   expect(await broken("typescript", (s) => s.replace(/\b[a-z_]+:\s*(?=[([_"])/g, ""))).toBeGreaterThan(0);
-  expect(await broken("python", (s) => s.replace(/\b[a-z_]+:\s*(?=[([_"])/g, ""))).toBeGreaterThan(0);
+  // Python's field-sensitive cases are in Aider's fixture (../shared).
+  if (SHARED) expect(await broken("python", (s) => s.replace(/\b[a-z_]+:\s*(?=[([_"])/g, ""))).toBeGreaterThan(0);
   // Anchors dropped.
   expect(await broken("julia", (s) => s.replace(/\(([a-z_]+)\s+\.\s/g, "($1 "))).toBeGreaterThan(0);
   // The doc comments' quantifier made a single comment (the matches change shape).
