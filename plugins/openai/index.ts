@@ -32,9 +32,9 @@ function fallbackInfo(name: string): ModelInfo {
   return { name, contextWindow: 128_000, maxOutput: 8_192, prices: { input: 0, output: 0 }, editFormat: "diff", capabilities: FALLBACK_CAPS, unknown: true };
 }
 
-type OpenAIModule = typeof import("openai");
+type OpenAIModule = typeof import("./sdk.ts");
 let openaiModule: Promise<OpenAIModule> | undefined;
-const loadOpenAI = () => (openaiModule ??= import("openai"));
+const loadOpenAI = () => (openaiModule ??= import("./sdk.ts"));
 
 /** `--no-verify-ssl`: Bun's fetch, accepting any TLS certificate (a self-signed proxy, a company gateway). */
 const acceptAnyCertificate = ((input: string | URL | Request, init?: RequestInit) => fetch(input, { ...init, tls: { rejectUnauthorized: false } } as RequestInit)) as typeof fetch;
@@ -138,7 +138,7 @@ export function createOpenAIAdapter(options: OpenAIAdapterOptions = {}): ModelAd
     attempt: Attempt,
     verifySsl: boolean,
   ): AsyncGenerator<ModelEvent> {
-    const { default: OpenAI } = await loadOpenAI();
+    const { OpenAI } = await loadOpenAI();
     const client = new OpenAI({
       baseURL: endpoint.baseURL,
       apiKey: endpoint.apiKey,

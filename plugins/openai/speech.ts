@@ -30,7 +30,7 @@ export function speechEndpoint(request: TranscriptionRequest): { provider: Provi
 /** Transcribe `request.audio`; returns the text. */
 export async function transcribe(request: TranscriptionRequest, signal: AbortSignal): Promise<string> {
   const { provider, model, endpoint } = speechEndpoint(request);
-  const { default: OpenAI, toFile } = await import("openai");
+  const { OpenAI, toFile } = await import("./sdk.ts");
   const client = new OpenAI({
     baseURL: endpoint.baseURL,
     apiKey: endpoint.apiKey,
