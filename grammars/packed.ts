@@ -88,12 +88,41 @@ export function assetCacheDir(env: Record<string, string | undefined> = process.
 export function readAsset(path: string, cacheDir: string | null = assetCacheDir()): Uint8Array {
   const bytes = readWhole(path);
   const header = bytes && headerOf(bytes);
+  const member = bytes ? null : MEMBER.exec(path);
+  if (member) return readMember(member[1]!, member[2]!, { rawLength: Number(member[4]), crc: Number.parseInt(member[5]!, 16), codec: "brotli" }, Number(member[3]), cacheDir);
   if (!bytes) throw new Error(`embedded asset ${path} cannot be read`);
   if (!header) return bytes;
   const cacheName = `${basename(path).replace(/[^\w.-]/g, "_")}-${header.crc.toString(16).padStart(8, "0")}`;
   const cached = cacheDir && header.rawLength > CACHE_ABOVE ? readCached(join(cacheDir, cacheName), header) : null;
   if (cached) return cached;
   const raw = unpack(path, bytes, header);
+  if (cacheDir && header.rawLength > CACHE_ABOVE) writeCached(cacheDir, cacheName, raw);
+  return raw;
+}
+
+/**
+ * A file packed in a group (scripts/build.ts ASSET_GROUPS) is imported as the group's path plus
+ * `#NAME,OFFSET,LENGTH,CRC32`: its place in the group's unpacked bytes. Only a path that cannot be
+ * read is taken for one, so a real file whose name has such a tail is still read as it is.
+ */
+const MEMBER = /^(.+)#([\w.-]+),(\d+),(\d+),([0-9a-f]{8})$/;
+
+/** The tail (after the group's path) of a group member's path: `raw` is at `offset` in the group. */
+export function memberPath(group: string, name: string, offset: number, raw: Uint8Array): string {
+  return `${group}#${name},${offset},${raw.length},${Bun.hash.crc32(raw).toString(16).padStart(8, "0")}`;
+}
+
+/** A group member's bytes: its own cached copy, or else cut from the unpacked group (then cached). */
+function readMember(groupPath: string, name: string, header: Header, offset: number, cacheDir: string | null): Uint8Array {
+  const path = `${groupPath}#${name}`;
+  const cacheName = `${name.replace(/[^\w.-]/g, "_")}-${header.crc.toString(16).padStart(8, "0")}`;
+  const cached = cacheDir && header.rawLength > CACHE_ABOVE ? readCached(join(cacheDir, cacheName), header) : null;
+  if (cached) return cached;
+  const group = readWhole(groupPath);
+  const groupHeader = group && headerOf(group);
+  if (!group || !groupHeader) throw new Error(`embedded asset ${path} cannot be read`);
+  const raw = unpack(groupPath, group, groupHeader).slice(offset, offset + header.rawLength);
+  if (raw.length !== header.rawLength || Bun.hash.crc32(raw) !== header.crc) throw new Error(`embedded asset ${path} is damaged (its checksum does not match)`);
   if (cacheDir && header.rawLength > CACHE_ABOVE) writeCached(cacheDir, cacheName, raw);
   return raw;
 }

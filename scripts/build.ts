@@ -18,11 +18,11 @@
 // 20 MB more memory), for measuring that trade. The bytecode is laid out by the start-up
 // profiles in scripts/bytecode-order/ (scripts/bytecode-order.ts), and the binary starts with a
 // raised JIT policy (JIT_POLICY): both keep a short run's resident memory down.
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, relative } from "node:path";
 import type { BunPlugin } from "bun";
-import { CACHE_ABOVE, type Codec, packAsset, unpackAsset } from "../grammars/packed.ts";
+import { CACHE_ABOVE, type Codec, memberPath, packAsset, unpackAsset } from "../grammars/packed.ts";
 import { openaiPrune } from "./openai-prune.ts";
 import { assetName } from "./release-lib.ts";
 
@@ -48,11 +48,12 @@ function entrypoints(): string[] {
 }
 
 /**
- * The files embedded with `type: "file"` (grammars, queries, and js-tiktoken's rank tables, which
- * nothing imports as code) are stored packed; grammars/packed.ts's readAsset unpacks them. The
- * loader does not tell an import's `type` attribute, hence the paths.
+ * The files embedded with `type: "file"` (grammars, queries, js-tiktoken's rank tables, the
+ * documentation /help answers from, and core/plugin.ts for `coder plugin new`: nothing imports
+ * them as code) are stored packed; grammars/packed.ts's readAsset unpacks them. The loader does
+ * not tell an import's `type` attribute, hence the paths.
  */
-const EMBEDDED_FILE = /(\.wasm|\.scm|\/js-tiktoken\/dist\/ranks\/\w+\.cjs)$/;
+const EMBEDDED_FILE = /(\.wasm|\.scm|\.md|\/js-tiktoken\/dist\/ranks\/\w+\.cjs|\/core\/plugin\.ts)$/;
 
 export interface LibraryPack {
   /** The packages whose every import must go through the pack. */
@@ -185,6 +186,57 @@ export const zodEnglishOnly: BunPlugin = {
 };
 
 /**
+ * Node built-ins that no module imports: an import of one (even a dynamic one) makes the compiled
+ * binary embed bytecode for Bun's own code of it and of the built-ins it imports. These three,
+ * which only /web's address check (net, dns) and the REPL's file completion (child_process, in
+ * pi-tui) use, cost 0.49 MB that way; node:fs and the rest come with what Bun itself loads, so
+ * they cost nothing. Each import of one becomes a module that takes the built-in from
+ * process.getBuiltinModule when a function of it is first called (a class or value when the
+ * importing module is evaluated); the bundler keeps only the names the importer uses.
+ */
+export const RUNTIME_BUILTINS = ["child_process", "net", "dns/promises"];
+
+const RUNTIME_BUILTIN_IMPORT = new RegExp(`((?:\\bfrom|\\bimport)\\s*\\(?\\s*)(["'])(?:node:)?(${RUNTIME_BUILTINS.join("|").replaceAll("/", "\\/")})\\2`, "g");
+
+/** The module an import of a run-time built-in (RUNTIME_BUILTINS) stands for. */
+export function runtimeBuiltinModule(name: string): string {
+  const builtin = process.getBuiltinModule(`node:${name}`) as Record<string, unknown>;
+  const names = Object.keys(builtin).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== "default");
+  return [
+    `const get = () => process.getBuiltinModule(${JSON.stringify(`node:${name}`)});`,
+    "export default /* @__PURE__ */ get();",
+    ...names.map((n) =>
+      typeof builtin[n] === "function" && /^[a-z]/.test(n)
+        ? `export function ${n}(...args) { return get().${n}.apply(this, args); }`
+        : `export const ${n} = /* @__PURE__ */ (() => get().${n})();`,
+    ),
+  ].join("\n");
+}
+
+export const builtinsAtRunTime: BunPlugin = {
+  name: "builtins-at-run-time",
+  setup(build) {
+    // Bun resolves a built-in before any plugin sees it, so the importing module's specifier is renamed first.
+    build.onLoad({ filter: /\.(m?[jt]sx?)$/ }, async (args) => {
+      const text = await Bun.file(args.path).text();
+      if (!RUNTIME_BUILTINS.some((name) => text.includes(name))) return undefined;
+      const renamed = text.replace(RUNTIME_BUILTIN_IMPORT, "$1$2runtime-builtin:$3$2");
+      if (renamed === text) return undefined;
+      return { contents: renamed, loader: /\.m?js$/.test(args.path) ? "js" : args.path.endsWith("x") ? "tsx" : "ts" };
+    });
+    build.onResolve({ filter: /^runtime-builtin:/ }, (args) => ({ path: args.path.slice("runtime-builtin:".length), namespace: "runtime-builtin" }));
+    build.onLoad({ filter: /.*/, namespace: "runtime-builtin" }, (args) => ({ contents: runtimeBuiltinModule(args.path), loader: "js" }));
+  },
+};
+
+/** The modules that still import a run-time built-in (a require() the renaming does not see): the build fails on them. */
+export function runtimeBuiltinImporters(metafile: { inputs: Record<string, { imports?: { path: string; external?: boolean }[] }> }): string[] {
+  return Object.entries(metafile.inputs)
+    .filter(([, input]) => input.imports?.some((i) => i.external && RUNTIME_BUILTINS.includes(i.path.replace(/^node:/, ""))))
+    .map(([name]) => name);
+}
+
+/**
  * zstd level 19 packs the embedded files 0.66 MB smaller than level 9 but takes about a minute
  * of CPU for all of them, so each packed form is kept in a build cache keyed by the raw bytes'
  * SHA-256 (shared by every checkout on the machine: $XDG_CACHE_HOME/coder-build, default
@@ -233,10 +285,55 @@ function packCached(raw: Uint8Array): Uint8Array {
   return packed;
 }
 
+/**
+ * Embedded files packed together as one stream (brotli finds what they share), each still
+ * imported on its own: js-tiktoken's four rank tables (p50k's is r50k's plus 24 tokens, and
+ * cl100k's and o200k's share most of their tokens) pack 0.32 MB smaller than apart. An import of a
+ * member is the group's path with the member's place (grammars/packed.ts memberPath), which
+ * readAsset unpacks from the group once per version (the whole stream, ~15 ms more for o200k).
+ */
+export const ASSET_GROUPS: Record<string, string[]> = {
+  "tiktoken-ranks": ["o200k_base", "cl100k_base", "p50k_base", "r50k_base"].map((n) => join(ROOT, "node_modules", "js-tiktoken", "dist", "ranks", `${n}.cjs`)),
+};
+
+/** Per member file of a group: the module that stands for its `type: "file"` import. */
+function buildAssetGroups(dir: string): Map<string, string> {
+  mkdirSync(dir, { recursive: true });
+  const members = new Map<string, string>();
+  for (let [name, files] of Object.entries(ASSET_GROUPS)) {
+    // Keyed by the real path, as the loader sees it (node_modules may be a link).
+    files = files.map((file) => realpathSync(file));
+    const raws = files.map((file) => new Uint8Array(readFileSync(file)));
+    const joined = new Uint8Array(raws.reduce((n, raw) => n + raw.length, 0));
+    const group = join(dir, `${name}.cdz`);
+    let at = 0;
+    raws.forEach((raw, i) => {
+      joined.set(raw, at);
+      const member = memberPath("", basename(files[i]!), at, raw);
+      members.set(files[i]!, `import group from ${JSON.stringify(group)} with { type: "file" };\nexport default group + ${JSON.stringify(member)};\n`);
+      at += raw.length;
+    });
+    writeFileSync(group, packCached(joined));
+  }
+  return members;
+}
+
 const packEmbedded: BunPlugin = {
   name: "pack-embedded-files",
   setup(build) {
-    build.onLoad({ filter: EMBEDDED_FILE }, async (args) => ({ contents: packCached(await Bun.file(args.path).bytes()), loader: "file" }));
+    const members = buildAssetGroups(join(ROOT, "dist", ".packs"));
+    build.onLoad({ filter: /\.cjs$/ }, (args) => {
+      const member = members.get(args.path);
+      return member ? { contents: member, loader: "js" } : undefined;
+    });
+    build.onLoad({ filter: EMBEDDED_FILE }, async (args) => {
+      const bytes = await Bun.file(args.path).bytes();
+      // core/plugin.ts is embedded as text for `coder plugin new`: code importing a value from it would get a path instead.
+      if (args.path.endsWith(".ts") && new Bun.Transpiler({ loader: "ts" }).scan(bytes).exports.length) {
+        throw new Error(`${args.path} is embedded as a file (coder plugin new writes its text), so it must keep to types: move its run-time exports elsewhere`);
+      }
+      return { contents: packCached(bytes), loader: "file" };
+    });
   },
 };
 
@@ -320,7 +417,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     splitting: true,
     metafile: true,
     banner: TRACE_BANNER,
-    plugins: [packImports(packs), zodEnglishOnly, packEmbedded, openaiPrune()],
+    plugins: [packImports(packs), zodEnglishOnly, packEmbedded, openaiPrune(), builtinsAtRunTime],
     compile: compileOptions(outfile, target),
     bytecode: process.env.CODER_BYTECODE !== "0",
     ...bytecodeDepth(),
@@ -328,13 +425,14 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     sourcemap: "none",
     define: {
       CODER_VERSION: JSON.stringify(pkg.version),
-      CODER_PLUGIN_API: JSON.stringify(readFileSync(join(ROOT, "core/plugin.ts"), "utf8")),
     },
   });
   if (!result.success) {
     for (const log of result.logs) console.error(log);
     throw new Error(`build failed for ${target ?? "this machine"}`);
   }
+  const stray = result.metafile ? runtimeBuiltinImporters(result.metafile) : [];
+  if (stray.length) throw new Error(`${stray.join(", ")} import(s) ${RUNTIME_BUILTINS.join(" / ")}, which cost the binary their bytecode: see RUNTIME_BUILTINS in scripts/build.ts`);
   if (!target && result.metafile) writeFileSync(`${outfile}.modules.json`, `${JSON.stringify(moduleMap(result.metafile), null, 1)}\n`);
 }
 

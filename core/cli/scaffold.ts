@@ -6,13 +6,13 @@ import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import { replaceNamedFile } from "../edit/state.ts";
 import { KERNEL_TABLE, type Options } from "../config/options.ts";
+import { readAssetText } from "../../grammars/packed.ts";
+// @ts-expect-error TypeScript reads this as core/plugin.ts's (types-only) module; `type: "file"` makes the default export the file's path.
+import pluginApiFile from "../plugin.ts" with { type: "file" };
 
-declare const CODER_PLUGIN_API: string | undefined;
-
-/** The text of core/plugin.ts: baked in by scripts/build.ts, read from disk when running from source. */
+/** The text of core/plugin.ts: embedded packed by scripts/build.ts (as a file, not a string in the code), on disk from source. */
 export function pluginApiText(): string {
-  if (typeof CODER_PLUGIN_API === "string") return CODER_PLUGIN_API;
-  return readFileSync(new URL("../plugin.ts", import.meta.url), "utf8");
+  return readAssetText(pluginApiFile);
 }
 
 /** core/plugin.ts as a declaration file. */

@@ -1,5 +1,5 @@
-// Markdown files imported `with { type: "text" }` (embedded in the binary) are their text.
+// Markdown files imported `with { type: "file" }` (embedded packed in the binary) are a path for grammars/packed.ts's readAssetText.
 declare module "*.md" {
-  const text: string;
-  export default text;
+  const path: string;
+  export default path;
 }
