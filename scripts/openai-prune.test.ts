@@ -20,11 +20,11 @@ function scratch(): string {
   return dir;
 }
 
-test("which modules are replaced: every API resource but chat completions, speech and their shared types", () => {
-  for (const kept of ["resources/chat/completions/completions.mjs", "resources/chat/chat.mjs", "resources/chat.mjs", "resources/audio/transcriptions.mjs", "resources/shared.mjs", "resources/index.mjs", "client.mjs", "core/streaming.mjs", "lib/ChatCompletionStream.mjs"]) {
+test("which modules are replaced: every API resource but chat completions, speech and their shared types, and the stream()/runTools() helpers", () => {
+  for (const kept of ["resources/chat/completions/completions.mjs", "resources/chat/chat.mjs", "resources/chat.mjs", "resources/audio/transcriptions.mjs", "resources/shared.mjs", "resources/index.mjs", "client.mjs", "core/streaming.mjs", "lib/chat-completions/streaming.mjs", "lib/parser.mjs"]) {
     expect(replaced(kept)).toBe(false);
   }
-  for (const pruned of ["resources/batches.mjs", "resources/beta/assistants.mjs", "resources/responses/responses.mjs", "resources/fine-tuning/jobs/jobs.mjs", "resources/chatkit.mjs", "resources/audios.mjs"]) {
+  for (const pruned of ["resources/batches.mjs", "resources/beta/assistants.mjs", "resources/responses/responses.mjs", "resources/fine-tuning/jobs/jobs.mjs", "resources/chatkit.mjs", "resources/audios.mjs", "lib/ChatCompletionStream.mjs", "lib/ChatCompletionRunner.mjs", "lib/ChatCompletionStreamingRunner.mjs", "lib/AbstractChatCompletionRunner.mjs", "lib/EventStream.mjs"]) {
     expect(replaced(pruned)).toBe(true);
   }
 });
@@ -43,7 +43,7 @@ test("a stand-in has the module's exported names: classes as empty resources, th
   expect(text).not.toContain("/batches");
 });
 
-test("the pruned client streams a chat completion through the package's own code; other resources are stand-ins", async () => {
+test("the pruned client streams a chat completion through the package's own code; other resources and the stream() helpers are stand-ins", async () => {
   const dir = scratch();
   const entry = join(dir, "entry.ts");
   writeFileSync(
@@ -63,6 +63,8 @@ console.log(JSON.stringify({ text, speech: typeof client.audio.transcriptions.cr
   expect(result.success).toBe(true);
   const bundle = await result.outputs[0]!.text();
   expect(bundle).not.toContain("/fine_tuning/jobs");
+  // ChatCompletionStream's own code (chat.completions.stream()) is a stand-in too.
+  expect(bundle).not.toContain("Chat completion stream exceeded its");
   const run = Bun.spawnSync([process.execPath, result.outputs[0]!.path], { stderr: "pipe" });
   expect(run.stderr.toString()).toBe("");
   expect(JSON.parse(run.stdout.toString())).toEqual({ text: "Hello there", speech: "function", batches: "undefined", responses: "undefined" });

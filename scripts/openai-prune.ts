@@ -3,8 +3,10 @@
 // vector stores, ...: some 200 modules), so one chat request evaluated all of them. The build
 // (scripts/build.ts) puts a stand-in in place of each resource module outside KEPT_RESOURCES:
 // the same exported names, each class an empty resource that only remembers its client, and
-// anything else undefined. What coder calls, `chat.completions` and `audio.transcriptions`, is
-// the package's own code; so is the client with its requests, retries and streaming.
+// anything else undefined; so are the chat helpers only `chat.completions.stream()` and
+// `runTools()` construct (REPLACED_HELPERS). What coder calls, `chat.completions.create` and
+// `audio.transcriptions`, is the package's own code; so is the client with its requests, retries
+// and streaming.
 //
 // The build fails when a module the stand-ins do not cover (the client's own code, a kept
 // resource, the helpers under lib/) imports a replaced one, other than the client and the
@@ -16,8 +18,17 @@ import type { BunPlugin } from "bun";
 /** The resources coder calls (plugins/openai): chat completions, speech to text, and the types they share. */
 export const KEPT_RESOURCES = /^resources\/(chat|audio)(\/|\.mjs$)|^resources\/(shared|index)\.mjs$/;
 
-/** The modules that may import a replaced one: the client constructs every resource; the indexes re-export them. */
-const MAY_IMPORT_REPLACED = /^(client|index|resources|resources\/index)\.mjs$/;
+/**
+ * The chat helpers behind `chat.completions.stream()`, `runTools()` and `parse()`'s runners, which
+ * coder never calls (it streams with `create({ stream: true })`): only those methods construct them.
+ */
+const REPLACED_HELPERS = /^lib\/(AbstractChatCompletionRunner|ChatCompletionRunner|ChatCompletionStreamingRunner|ChatCompletionStream|EventStream)\.mjs$/;
+
+/**
+ * The modules that may import a replaced one: the client constructs every resource; the indexes
+ * re-export them; chat completions' methods coder does not call construct the helpers.
+ */
+const MAY_IMPORT_REPLACED = /^(client|index|resources|resources\/index|resources\/chat\/completions\/completions)\.mjs$/;
 
 const PACKAGE = /\/node_modules\/openai\/(.+\.mjs)$/;
 
@@ -28,7 +39,7 @@ function inPackage(path: string): string | null {
 
 /** Whether the build replaces this module of the package by a stand-in. */
 export function replaced(module: string): boolean {
-  return module.startsWith("resources/") && !KEPT_RESOURCES.test(module);
+  return (module.startsWith("resources/") && !KEPT_RESOURCES.test(module)) || REPLACED_HELPERS.test(module);
 }
 
 /** A stand-in module with the same exports as `source`. */
@@ -52,7 +63,7 @@ export function openaiPrune(): BunPlugin {
         }
         return undefined;
       });
-      build.onLoad({ filter: /\/node_modules\/openai\/resources\/.+\.mjs$/ }, async (args) => {
+      build.onLoad({ filter: /\/node_modules\/openai\/(resources|lib)\/.+\.mjs$/ }, async (args) => {
         const module = inPackage(args.path);
         if (!module || !replaced(module)) return undefined;
         return { contents: standIn(await Bun.file(args.path).text()), loader: "js" };
