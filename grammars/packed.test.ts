@@ -4,7 +4,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CACHE_ABOVE, importPacked, isPacked, packAsset, readAsset, requirePacked, unpackAsset } from "./packed.ts";
+import { CACHE_ABOVE, importPacked, isPacked, memberPath, packAsset, readAsset, requirePacked, unpackAsset } from "./packed.ts";
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -246,4 +246,56 @@ test("an asset whose cache folder cannot exist (a file in its path) is still rea
   const { path, raw } = plant(dir);
   writeFileSync(join(dir, "not-a-folder"), "");
   expect(readAsset(path, join(dir, "not-a-folder", "cache"))).toEqual(raw);
+});
+
+describe("files packed together in a group (memberPath)", () => {
+  /** Three members packed as one brotli stream, as scripts/build.ts ASSET_GROUPS does; their paths. */
+  function group(dir: string) {
+    const members = ["first.cjs", "second.cjs", "third.cjs"].map((name, n) => {
+      const raw = new Uint8Array(n === 1 ? 300 : CACHE_ABOVE * 2);
+      for (let i = 0; i < raw.length; i++) raw[i] = (i * (n + 7) + (i >> 5)) & 0xff;
+      return { name, raw };
+    });
+    const joined = new Uint8Array(members.reduce((sum, m) => sum + m.raw.length, 0));
+    const file = join(dir, "group-x1.cdz");
+    let at = 0;
+    const paths = members.map((m) => {
+      joined.set(m.raw, at);
+      const path = memberPath(file, m.name, at, m.raw);
+      at += m.raw.length;
+      return path;
+    });
+    writeFileSync(file, packAsset(joined, 9, "brotli"));
+    return { file, members, paths };
+  }
+
+  test("each member reads back exactly from the group; a large one is cached under its own name and read from there next time", () => {
+    const dir = scratch();
+    const cache = join(dir, "cache");
+    const { members, paths } = group(dir);
+    members.forEach((m, i) => expect(readAsset(paths[i]!, cache)).toEqual(m.raw));
+    // The two members above the cache threshold, each on its own; the small one is cut again each time.
+    expect(cacheFiles(cache).sort()).toEqual([expect.stringMatching(/^first\.cjs-[0-9a-f]{8}$/), expect.stringMatching(/^third\.cjs-[0-9a-f]{8}$/)]);
+    // Read back from the cache: the group is not unpacked again (it is gone, and the member still reads).
+    rmSync(join(dir, "group-x1.cdz"));
+    expect(readAsset(paths[2]!, cache)).toEqual(members[2]!.raw);
+    expect(() => readAsset(paths[1]!, cache)).toThrow("cannot be read");
+  });
+
+  test("a member whose place does not match its checksum is refused, naming it, and nothing is cached", () => {
+    const dir = scratch();
+    const cache = join(dir, "cache");
+    const { paths } = group(dir);
+    // Shifted by one byte: the length and checksum no longer describe what is there.
+    const wrong = paths[0]!.replace(/,0,/, ",1,");
+    expect(() => readAsset(wrong, cache)).toThrow("embedded asset " + wrong.slice(0, wrong.lastIndexOf("#")) + "#first.cjs is damaged");
+    expect(cacheFiles(cache)).toEqual([]);
+  });
+
+  test("a real file whose name ends like a member's place is read as it is", () => {
+    const dir = scratch();
+    const path = join(dir, "notes#a.cjs,0,3,00000000");
+    writeFileSync(path, "abc");
+    expect(new TextDecoder().decode(readAsset(path, null))).toBe("abc");
+  });
 });

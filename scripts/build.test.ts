@@ -5,7 +5,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BYTECODE_PROFILES, compileOptions, JIT_POLICY, packImports, packingOf, profilePath } from "./build.ts";
+import { BYTECODE_PROFILES, builtinsAtRunTime, compileOptions, JIT_POLICY, packImports, packingOf, profilePath, RUNTIME_BUILTINS, runtimeBuiltinImporters } from "./build.ts";
 import { CACHE_ABOVE } from "../grammars/packed.ts";
 
 test("the binary's bytecode is laid out by the recorded start-up profiles, the one-shot task's first", () => {
@@ -68,4 +68,51 @@ test("what is unpacked once into the user's cache is packed with brotli, what is
   expect(packingOf(CACHE_ABOVE + 1)).toEqual({ codec: "brotli", level: 11 });
   expect(packingOf(CACHE_ABOVE)).toEqual({ codec: "zstd", level: 19 });
   expect(packingOf(300)).toEqual({ codec: "zstd", level: 19 });
+});
+
+/** Bundle one entry with the built-ins plugin (no bytecode: what the plugin does is in the code). */
+async function bundleBuiltins(source: string) {
+  mkdirSync(join(ROOT, "dist"), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, "dist", "build-test-"));
+  dirs.push(dir);
+  const entry = join(dir, "entry.ts");
+  writeFileSync(entry, source);
+  return Bun.build({ entrypoints: [entry], root: dir, outdir: join(dir, "out"), target: "bun", format: "esm", metafile: true, throw: false, plugins: [builtinsAtRunTime] });
+}
+
+test("imports and require() of the built-ins in RUNTIME_BUILTINS are taken at run time (no bytecode of theirs embedded), and work the same", async () => {
+  expect(RUNTIME_BUILTINS).toEqual(["child_process", "net", "dns/promises"]);
+  const result = await bundleBuiltins(
+    [
+      'import { readFileSync } from "node:fs";',
+      'import * as net from "net";',
+      'const { spawnSync } = require("node:child_process");',
+      'const { lookup } = await import("node:dns/promises");',
+      'console.log(JSON.stringify({ self: readFileSync(import.meta.path, "utf8").length > 0, ip: net.isIP("127.0.0.1"), v6: net.isIPv6("::1"), echo: spawnSync("echo", ["hi"]).stdout.toString(), lookup: typeof lookup }));',
+    ].join("\n"),
+  );
+  expect(result.logs.map(String).join("\n")).toBe("");
+  expect(runtimeBuiltinImporters(result.metafile!)).toEqual([]);
+  const code = await result.outputs[0]!.text();
+  for (const name of RUNTIME_BUILTINS) expect(code).toContain(`process.getBuiltinModule("node:${name}")`);
+  expect(code).not.toMatch(/(from\s*|import\(|require\()"(node:)?(net|child_process|dns\/promises)"/);
+  // node:fs stays an import: every start uses it.
+  expect(code).toMatch(/from\s*"(node:)?fs"/);
+  // Only the names used are kept.
+  expect(code).not.toContain("execFileSync");
+  const run = Bun.spawnSync([process.execPath, result.outputs[0]!.path], { stderr: "pipe" });
+  expect(run.stderr.toString()).toBe("");
+  expect(JSON.parse(run.stdout.toString())).toEqual({ self: true, ip: 4, v6: true, echo: "hi\n", lookup: "function" });
+});
+
+test("a module with an import of a run-time built-in and a string that reads like one fails the build instead of changing the string", async () => {
+  const result = await bundleBuiltins('import { isIP } from "node:net";\nexport const advice = \'check it with import("node:net")\';\nconsole.log(advice, isIP);\n');
+  expect(result.success).toBe(false);
+  expect(result.logs.map(String).join("\n")).toContain("2 texts read as imports of a Node built-in but 1 are imports");
+});
+
+test("a string that reads like an import of a built-in, in a module that imports none, is left as it is", async () => {
+  const result = await bundleBuiltins("console.log('see import(\"node:net\")');\n");
+  expect(result.success).toBe(true);
+  expect(await result.outputs[0]!.text()).toContain('see import("node:net")');
 });

@@ -186,24 +186,33 @@ export const zodEnglishOnly: BunPlugin = {
 };
 
 /**
- * Node built-ins that no module imports: an import of one (even a dynamic one) makes the compiled
- * binary embed bytecode for Bun's own code of it and of the built-ins it imports. These three,
- * which only /web's address check (net, dns) and the REPL's file completion (child_process, in
- * pi-tui) use, cost 0.49 MB that way; node:fs and the rest come with what Bun itself loads, so
- * they cost nothing. Each import of one becomes a module that takes the built-in from
- * process.getBuiltinModule when a function of it is first called (a class or value when the
- * importing module is evaluated); the bundler keeps only the names the importer uses.
+ * Node built-ins taken at run time (process.getBuiltinModule), never imported: an import of one,
+ * or a require() the bundle keeps, makes the compiled binary embed bytecode for Bun's own code of
+ * it and of every built-in that one imports. These, which only /web's address check (net, dns)
+ * and the REPL's file completion (child_process, in pi-tui) use, cost 0.49 MB that way. Each
+ * import becomes a module that takes the built-in when one of its functions is first called (a
+ * class or other value when the importing module is evaluated); the bundler keeps only the names
+ * the importer uses. The build fails if a module still imports one.
+ *
+ * node:fs and what it imports (path, os, events, streams, readline: 1.45 MB more) stay imported:
+ * every start uses them, and compiled from Bun's source at run time instead they cost the REPL's
+ * start ~20% more CPU and a one-shot task ~6% (measured, load 9).
  */
 export const RUNTIME_BUILTINS = ["child_process", "net", "dns/promises"];
 
-const RUNTIME_BUILTIN_IMPORT = new RegExp(`((?:\\bfrom|\\bimport)\\s*\\(?\\s*)(["'])(?:node:)?(${RUNTIME_BUILTINS.join("|").replaceAll("/", "\\/")})\\2`, "g");
+const BUILTIN_NAMES = RUNTIME_BUILTINS.map((name) => name.replaceAll("/", "\\/")).join("|");
+/** `from "fs"`, `import("node:fs")`: the specifier gets a namespace Bun leaves to the plugins. */
+const BUILTIN_IMPORT = new RegExp(`((?:\\bfrom|\\bimport)\\s*\\(?\\s*)(["'])(?:node:)?(${BUILTIN_NAMES})\\2`, "g");
+/** `require("fs")`: the built-in itself, as require() would return it. */
+const BUILTIN_REQUIRE = new RegExp(`\\brequire\\(\\s*(["'])(?:node:)?(${BUILTIN_NAMES})\\1\\s*\\)`, "g");
 
-/** The module an import of a run-time built-in (RUNTIME_BUILTINS) stands for. */
+/** The module an import of a built-in stands for. */
 export function runtimeBuiltinModule(name: string): string {
   const builtin = process.getBuiltinModule(`node:${name}`) as Record<string, unknown>;
   const names = Object.keys(builtin).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && n !== "default");
   return [
-    `const get = () => process.getBuiltinModule(${JSON.stringify(`node:${name}`)});`,
+    "let builtin;",
+    `const get = () => (builtin ??= process.getBuiltinModule(${JSON.stringify(`node:${name}`)}));`,
     "export default /* @__PURE__ */ get();",
     ...names.map((n) =>
       typeof builtin[n] === "function" && /^[a-z]/.test(n)
@@ -217,19 +226,34 @@ export const builtinsAtRunTime: BunPlugin = {
   name: "builtins-at-run-time",
   setup(build) {
     // Bun resolves a built-in before any plugin sees it, so the importing module's specifier is renamed first.
-    build.onLoad({ filter: /\.(m?[jt]sx?)$/ }, async (args) => {
+    build.onLoad({ filter: /\.(m?[jt]sx?|cjs)$/ }, async (args) => {
       const text = await Bun.file(args.path).text();
-      if (!RUNTIME_BUILTINS.some((name) => text.includes(name))) return undefined;
-      const renamed = text.replace(RUNTIME_BUILTIN_IMPORT, "$1$2runtime-builtin:$3$2");
-      if (renamed === text) return undefined;
-      return { contents: renamed, loader: /\.m?js$/.test(args.path) ? "js" : args.path.endsWith("x") ? "tsx" : "ts" };
+      const renamed = text.replace(BUILTIN_IMPORT, "$1$2runtime-builtin:$3$2").replace(BUILTIN_REQUIRE, 'process.getBuiltinModule("node:$2")');
+      if (renamed === text || !builtinImportsIn(args.path, text)) return undefined;
+      return { contents: renamed, loader: /\.(m?js|cjs)$/.test(args.path) ? "js" : args.path.endsWith("x") ? "tsx" : "ts" };
     });
     build.onResolve({ filter: /^runtime-builtin:/ }, (args) => ({ path: args.path.slice("runtime-builtin:".length), namespace: "runtime-builtin" }));
     build.onLoad({ filter: /.*/, namespace: "runtime-builtin" }, (args) => ({ contents: runtimeBuiltinModule(args.path), loader: "js" }));
   },
 };
 
-/** The modules that still import a run-time built-in (a require() the renaming does not see): the build fails on them. */
+/**
+ * How many imports of a built-in a module has. The renaming is textual, so it must only meet real
+ * imports: in a module that has some, every text in its code (types and comments stripped) that
+ * reads like an import or require() of a built-in must be one, or the build fails; a string that
+ * reads like one (an error message's advice, a prompt's example) would otherwise change.
+ */
+export function builtinImportsIn(path: string, text: string): number {
+  const loader = /\.tsx$/.test(path) ? "tsx" : /\.[mc]?ts$/.test(path) ? "ts" : "js";
+  const transpiler = new Bun.Transpiler({ loader });
+  const code = transpiler.transformSync(text);
+  const seen = (code.match(BUILTIN_IMPORT)?.length ?? 0) + (code.match(BUILTIN_REQUIRE)?.length ?? 0);
+  const real = new Bun.Transpiler({ loader: "js" }).scanImports(code).filter((i) => RUNTIME_BUILTINS.includes(i.path.replace(/^node:/, ""))).length;
+  if (real && seen !== real) throw new Error(`${path}: ${seen} texts read as imports of a Node built-in but ${real} are imports: a string that reads like one would be changed by RUNTIME_BUILTINS's renaming in scripts/build.ts`);
+  return real;
+}
+
+/** The modules that still import a built-in (in a form the renaming does not see): the build fails on them. */
 export function runtimeBuiltinImporters(metafile: { inputs: Record<string, { imports?: { path: string; external?: boolean }[] }> }): string[] {
   return Object.entries(metafile.inputs)
     .filter(([, input]) => input.imports?.some((i) => i.external && RUNTIME_BUILTINS.includes(i.path.replace(/^node:/, ""))))
@@ -432,7 +456,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     throw new Error(`build failed for ${target ?? "this machine"}`);
   }
   const stray = result.metafile ? runtimeBuiltinImporters(result.metafile) : [];
-  if (stray.length) throw new Error(`${stray.join(", ")} import(s) ${RUNTIME_BUILTINS.join(" / ")}, which cost the binary their bytecode: see RUNTIME_BUILTINS in scripts/build.ts`);
+  if (stray.length) throw new Error(`${stray.join(", ")} import(s) a Node built-in in a form the build does not take at run time, which costs the binary its bytecode: see RUNTIME_BUILTINS in scripts/build.ts`);
   if (!target && result.metafile) writeFileSync(`${outfile}.modules.json`, `${JSON.stringify(moduleMap(result.metafile), null, 1)}\n`);
 }
 

@@ -103,6 +103,38 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(r.trace.modules.filter((m) => /^(formats|plugins)\//.test(m) && !/\/options\.ts$/.test(m) && !m.startsWith("plugins/openai/"))).toEqual([]);
   });
 
+  test("js-tiktoken's four rank tables are embedded as one packed group: /tokens through the binary counts as from source with each encoding", async () => {
+    const bytes = readFileSync(BINARY);
+    const has = (text: string) => bytes.includes(Buffer.from(text));
+    expect(has("/$bunfs/root/tiktoken-ranks-")).toBe(true);
+    for (const name of ["o200k_base", "cl100k_base", "p50k_base", "r50k_base"]) expect(has(`/$bunfs/root/${name}-`), name).toBe(false);
+    const repo = makeRepo({ "a.py": 'def greet(name):\n    return "Hello, " + name + "!"  # ünïcode ✓ ゆ\n    # spaces:            end\n' });
+    const cache = join(repo.home, "cache");
+    for (const encoding of ["p50k_base", "r50k_base", "cl100k_base", "o200k_base"]) {
+      mkdirSync(join(repo.home, ".config", "coder"), { recursive: true });
+      writeFileSync(join(repo.home, ".config", "coder", "config.json"), JSON.stringify({ models: { "openai/gpt-4.1": { encoding } } }));
+      const args = ["--model", "openai/gpt-4.1", "--api-base", "http://127.0.0.1:9/v1", "--no-pretty", "--map-tokens", "0", "-m", "/tokens", "a.py"];
+      const env = { PATH: process.env.PATH ?? "/usr/bin:/bin", HOME: repo.home, XDG_CACHE_HOME: cache, OPENAI_API_KEY: "sk-test" };
+      const run = async (argv: string[]) => {
+        const proc = Bun.spawn(argv, { cwd: repo.root, env, stdout: "pipe", stderr: "pipe" });
+        const [out, code] = await Promise.all([new Response(proc.stdout).text(), proc.exited]);
+        return { out, code };
+      };
+      const [compiled, source] = [await run([BINARY, ...args]), await run([process.execPath, join(import.meta.dir, "..", "main.ts"), ...args])];
+      expect(compiled.code, encoding).toBe(0);
+      expect(compiled.out, encoding).toMatch(/\d+ +\$[\d.]+ +a\.py/);
+      expect(compiled.out, encoding).toBe(source.out);
+    }
+    // Each table was cut from the group once and cached under its own name.
+    const versions = readdirSync(join(cache, "coder", "grammars"));
+    expect(readdirSync(join(cache, "coder", "grammars", versions[0]!)).filter((f) => f.endsWith(".cjs") || /\.cjs-[0-9a-f]{8}$/.test(f)).sort()).toEqual([
+      expect.stringMatching(/^cl100k_base\.cjs-/),
+      expect.stringMatching(/^o200k_base\.cjs-/),
+      expect.stringMatching(/^p50k_base\.cjs-/),
+      expect.stringMatching(/^r50k_base\.cjs-/),
+    ]);
+  }, 120_000);
+
   test("coder doctor loads every embedded grammar from its packed form, unpacked once into the user's cache", async () => {
     const home = mkdtempSync(join(tmpdir(), "coder-doctor-cache-"));
     try {
