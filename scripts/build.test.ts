@@ -5,7 +5,7 @@
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { BYTECODE_PROFILES, builtinsAtRunTime, compileOptions, JIT_POLICY, packImports, packingOf, profilePath, RUNTIME_BUILTINS, runtimeBuiltinImporters } from "./build.ts";
+import { BYTECODE_PROFILES, builtinsAtRunTime, codePackImports, compileOptions, JIT_POLICY, packImports, packingOf, profilePath, RUNTIME_BUILTINS, runtimeBuiltinImporters } from "./build.ts";
 import { CACHE_ABOVE } from "../grammars/packed.ts";
 
 test("the binary's bytecode is laid out by the recorded start-up profiles, the one-shot task's first", () => {
@@ -115,4 +115,15 @@ test("a string that reads like an import of a built-in, in a module that imports
   const result = await bundleBuiltins("console.log('see import(\"node:net\")');\n");
   expect(result.success).toBe(true);
   expect(await result.outputs[0]!.text()).toContain('see import("node:net")');
+});
+
+test("an import of a code pack's own file that is not one of its entries fails the build, naming the fix", async () => {
+  mkdirSync(join(ROOT, "dist"), { recursive: true });
+  const dir = mkdtempSync(join(ROOT, "dist", "build-test-"));
+  dirs.push(dir);
+  const entry = join(dir, "entry.ts");
+  writeFileSync(entry, 'import { summarize } from "../../plugins/eval/summarize.ts";\nconsole.log(summarize);\n');
+  const result = await Bun.build({ entrypoints: [entry], root: dir, outdir: join(dir, "out"), target: "bun", format: "esm", throw: false, plugins: [codePackImports({ eval: { file: join(dir, "eval.cdz"), hosts: [], exports: [[], []] } })] });
+  expect(result.success).toBe(false);
+  expect(result.logs.map(String).join("\n")).toContain("imports plugins/eval/summarize.ts, which is in the eval code pack but is not one of its entries: add it to CODE_PACKS in scripts/build.ts");
 });

@@ -10,7 +10,10 @@
 // prompts, YAML, zod) are bundled apart as library packs, embedded packed and imported from the
 // user's cache on first use: no bytecode and no code room for them (LIBRARY_PACKS). zod carries
 // English only (zodEnglishOnly); the openai SDK's resources coder never calls are stand-ins
-// (scripts/openai-prune.ts). dist/coder.modules.json maps each chunk to its source modules,
+// (scripts/openai-prune.ts). `coder eval`'s runner and report are a code pack the same way
+// (CODE_PACKS), files that share much are packed together (ASSET_GROUPS), and the Node built-ins
+// no start uses are taken at run time (RUNTIME_BUILTINS): all to keep the binary under its size
+// floor (issue 26). dist/coder.modules.json maps each chunk to its source modules,
 // for CODER_TRACE_MODULES (main.ts) and the test that keeps heavy packages off the start.
 // CODER_BYTECODE=0 builds without bytecode (7.5 MB smaller, but `coder acp` and a task start
 // markedly slower), and CODER_BYTECODE_DEPTH=N with bytecode for N levels of nested functions
@@ -20,7 +23,7 @@
 // raised JIT policy (JIT_POLICY): both keep a short run's resident memory down.
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, join, relative } from "node:path";
+import { basename, dirname, join, relative } from "node:path";
 import type { BunPlugin } from "bun";
 import { CACHE_ABOVE, type Codec, memberPath, packAsset, unpackAsset } from "../grammars/packed.ts";
 import { openaiPrune } from "./openai-prune.ts";
@@ -109,6 +112,112 @@ export const LIBRARY_PACKS: Record<string, LibraryPack> = {
   yaml: { packages: /^yaml(\/|$)/, specifiers: ["yaml"] },
   ...SIZE_PACKS,
 };
+
+/**
+ * Our own code that no start-up path or task uses, bundled apart as the library packs are (no
+ * bytecode, no code room; unpacked into the user's cache on first use): `coder eval`'s runner and
+ * report, 0.17 MB of the binary. The pack holds the files its entries reach inside its folder;
+ * whatever else they import (the rest of coder, and `shared`: the folder's files the binary's
+ * own code imports) it takes from the binary, which hands those modules over when it loads the
+ * pack (globalThis.__coderHost), so there is one copy of each and of its state.
+ */
+export const CODE_PACKS: Record<string, { folder: string; entries: string[]; shared: string[] }> = {
+  eval: { folder: "plugins/eval/", entries: ["plugins/eval/runner.ts", "plugins/eval/report.ts"], shared: ["plugins/eval/index.ts", "plugins/eval/options.ts"] },
+};
+
+export interface BuiltCodePack {
+  file: string;
+  /** Repository-relative paths of the binary's modules the pack imports. */
+  hosts: string[];
+  /** Per entry: the names it exports. */
+  exports: string[][];
+}
+
+const exportsOf = (path: string) => new Bun.Transpiler({ loader: "ts" }).scan(readFileSync(path)).exports.sort();
+
+/** Whether a repository-relative module belongs in the pack's own code (not taken from the binary). */
+function inCodePack(pack: (typeof CODE_PACKS)[string], rel: string): boolean {
+  return rel.startsWith(pack.folder) && !pack.shared.includes(rel);
+}
+
+/** Bundle each code pack into dist/.packs/NAME.js (then packed to NAME.cdz). */
+async function buildCodePacks(dir: string): Promise<Record<string, BuiltCodePack>> {
+  mkdirSync(dir, { recursive: true });
+  const built: Record<string, BuiltCodePack> = {};
+  for (const [name, pack] of Object.entries(CODE_PACKS)) {
+    const entry = join(dir, `${name}-entry.js`);
+    writeFileSync(entry, pack.entries.map((file, i) => `export * as m${i} from ${JSON.stringify(join(ROOT, file))};\n`).join(""));
+    const hosts = new Set<string>();
+    const fromBinary: BunPlugin = {
+      name: "code-pack-hosts",
+      setup(build) {
+        build.onResolve({ filter: /^\.\.?\// }, (args) => {
+          if (!args.importer.startsWith(ROOT)) return undefined;
+          const rel = relative(ROOT, join(dirname(args.importer), args.path));
+          if (rel.startsWith("..") || rel.includes("node_modules") || inCodePack(pack, rel)) return undefined;
+          hosts.add(rel);
+          return { path: rel, namespace: "coder-host" };
+        });
+        build.onLoad({ filter: /.*/, namespace: "coder-host" }, (args) => {
+          const names = exportsOf(join(ROOT, args.path));
+          if (/\bexport\s+let\b/.test(readFileSync(join(ROOT, args.path), "utf8"))) throw new Error(`${args.path} exports a \`let\`, which the ${name} code pack would see as it was when it loaded`);
+          const lines = [
+            `const m = globalThis.__coderHost?.[${JSON.stringify(args.path)}];`,
+            `if (!m) throw new Error(${JSON.stringify(`the ${name} code pack needs ${args.path} from the binary`)});`,
+            ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`),
+            `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`,
+          ];
+          return { contents: lines.join("\n"), loader: "js" };
+        });
+      },
+    };
+    const result = await Bun.build({ entrypoints: [entry], root: dir, target: "bun", format: "esm", minify: true, outdir: join(dir, name), naming: "[name].js", plugins: [fromBinary] });
+    if (!result.success) {
+      for (const log of result.logs) console.error(log);
+      throw new Error(`could not bundle the ${name} code pack`);
+    }
+    const file = join(dir, `${name}.cdz`);
+    writeFileSync(file, packCached(readFileSync(join(dir, name, `${name}-entry.js`))));
+    built[name] = { file, hosts: [...hosts].sort(), exports: pack.entries.map((e) => exportsOf(join(ROOT, e))) };
+  }
+  return built;
+}
+
+/** An import of a code pack's entry becomes a module that hands the pack the binary's modules, imports it, and re-exports the entry's names. */
+export function codePackImports(packs: Record<string, BuiltCodePack>): BunPlugin {
+  return {
+    name: "code-packs",
+    setup(build) {
+      build.onResolve({ filter: /^\.\.?\// }, (args) => {
+        if (!args.importer.startsWith(ROOT) || args.importer.includes("/node_modules/")) return undefined;
+        const rel = relative(ROOT, join(dirname(args.importer), args.path));
+        for (const [name, pack] of Object.entries(CODE_PACKS)) {
+          if (!inCodePack(pack, rel)) continue;
+          const index = pack.entries.indexOf(rel);
+          if (index < 0) throw new Error(`${relative(ROOT, args.importer)} imports ${rel}, which is in the ${name} code pack but is not one of its entries: add it to CODE_PACKS in scripts/build.ts`);
+          return { path: `${name}:${index}`, namespace: "code-pack" };
+        }
+        return undefined;
+      });
+      build.onLoad({ filter: /.*/, namespace: "code-pack" }, (args) => {
+        const [name, index] = [args.path.slice(0, args.path.indexOf(":")), Number(args.path.slice(args.path.indexOf(":") + 1))];
+        const pack = packs[name]!;
+        const names = pack.exports[index]!;
+        const lines = [
+          `import pack from ${JSON.stringify(pack.file)} with { type: "file" };`,
+          `import { importPacked } from ${JSON.stringify(join(ROOT, "grammars/packed.ts"))};`,
+          ...pack.hosts.map((host, i) => `import * as h${i} from ${JSON.stringify(join(ROOT, host))};`),
+          "const host = (globalThis.__coderHost ??= {});",
+          ...pack.hosts.map((host, i) => `host[${JSON.stringify(host)}] = h${i};`),
+          `const m = (await importPacked(pack)).m${index};`,
+          ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`),
+          `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`,
+        ];
+        return { contents: lines.join("\n"), loader: "js" };
+      });
+    },
+  };
+}
 
 export interface BuiltPack {
   /** The packed bundle on disk (embedded with `type: "file"`). */
@@ -318,6 +427,10 @@ function packCached(raw: Uint8Array): Uint8Array {
  */
 export const ASSET_GROUPS: Record<string, string[]> = {
   "tiktoken-ranks": ["o200k_base", "cl100k_base", "p50k_base", "r50k_base"].map((n) => join(ROOT, "node_modules", "js-tiktoken", "dist", "ranks", `${n}.cjs`)),
+  // Grammars built from one another (TSX extends TypeScript, C++ C, an OCaml interface OCaml): 41 kB.
+  "grammars-typescript": ["tree-sitter-typescript.wasm", "tree-sitter-tsx.wasm"].map((n) => join(ROOT, "node_modules", "tree-sitter-typescript", n)),
+  "grammars-ocaml": ["tree-sitter-ocaml.wasm", "tree-sitter-ocaml_interface.wasm"].map((n) => join(ROOT, "node_modules", "tree-sitter-ocaml", n)),
+  "grammars-c": [join(ROOT, "node_modules", "tree-sitter-c", "tree-sitter-c.wasm"), join(ROOT, "node_modules", "tree-sitter-cpp", "tree-sitter-cpp.wasm")],
 };
 
 /** Per member file of a group: the module that stands for its `type: "file"` import. */
@@ -346,7 +459,7 @@ const packEmbedded: BunPlugin = {
   name: "pack-embedded-files",
   setup(build) {
     const members = buildAssetGroups(join(ROOT, "dist", ".packs"));
-    build.onLoad({ filter: /\.cjs$/ }, (args) => {
+    build.onLoad({ filter: /\.(cjs|wasm)$/ }, (args) => {
       const member = members.get(args.path);
       return member ? { contents: member, loader: "js" } : undefined;
     });
@@ -396,6 +509,8 @@ function moduleMap(metafile: { outputs: Record<string, { inputs: Record<string, 
         // A library pack's stand-in is named as its package, so a trace of it names the package.
         const packed = /^library-pack:(\w+):(.+)$/.exec(input);
         if (packed) return `node_modules/${packed[2]} (library pack ${packed[1]})`;
+        const code = /^code-pack:(\w+):(\d+)$/.exec(input);
+        if (code) return `${CODE_PACKS[code[1]!]!.entries[Number(code[2])]} (code pack ${code[1]})`;
         return (input.startsWith("/") ? relative(ROOT, input) : input).replace(/^(\.\.\/)+[^/]+\/node_modules\//, "node_modules/");
       })
       .sort();
@@ -432,8 +547,9 @@ function bytecodeDepth(): { bytecodeDepth?: number } {
   return { bytecodeDepth: Number(raw) };
 }
 
-export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARGETS)[number], packs?: Record<string, BuiltPack>): Promise<void> {
+export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARGETS)[number], packs?: Record<string, BuiltPack>, codePacks?: Record<string, BuiltCodePack>): Promise<void> {
   packs ??= await buildLibraryPacks(join(ROOT, "dist", ".packs"));
+  codePacks ??= await buildCodePacks(join(ROOT, "dist", ".packs"));
   const result = await Bun.build({
     entrypoints: entrypoints(),
     root: ROOT,
@@ -441,7 +557,7 @@ export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARG
     splitting: true,
     metafile: true,
     banner: TRACE_BANNER,
-    plugins: [packImports(packs), zodEnglishOnly, packEmbedded, openaiPrune(), builtinsAtRunTime],
+    plugins: [packImports(packs), codePackImports(codePacks), zodEnglishOnly, packEmbedded, openaiPrune(), builtinsAtRunTime],
     compile: compileOptions(outfile, target),
     bytecode: process.env.CODER_BYTECODE !== "0",
     ...bytecodeDepth(),
@@ -466,7 +582,8 @@ async function main(): Promise<void> {
   mkdirSync(dist, { recursive: true });
   const started = performance.now();
   const packs = await buildLibraryPacks(join(dist, ".packs"));
-  await buildBinary(join(dist, "coder"), undefined, packs);
+  const codePacks = await buildCodePacks(join(dist, ".packs"));
+  await buildBinary(join(dist, "coder"), undefined, packs, codePacks);
   console.log(`built dist/coder (coder ${pkg.version}) in ${Math.round(performance.now() - started)} ms`);
   if (!release) return;
   const out = join(dist, "release");
@@ -477,7 +594,7 @@ async function main(): Promise<void> {
     const name = assetName(pkg.version, target);
     const file = join(out, name);
     const t = performance.now();
-    await buildBinary(target.includes("windows") ? file.replace(/\.exe$/, "") : file, target, packs);
+    await buildBinary(target.includes("windows") ? file.replace(/\.exe$/, "") : file, target, packs, codePacks);
     const hash = new Bun.CryptoHasher("sha256").update(readFileSync(file)).digest("hex");
     sums.push(`${hash}  ${basename(file)}`);
     console.log(`built dist/release/${name} in ${Math.round(performance.now() - t)} ms`);

@@ -86,6 +86,14 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(modules).toContain("node_modules/zod (library pack zod)");
   });
 
+  test("coder eval's runner and report are not in the binary's code, only a stand-in that imports their code pack (tests/eval.test.ts runs them)", () => {
+    const map = JSON.parse(readFileSync(`${BINARY}.modules.json`, "utf8")) as Record<string, string[]>;
+    const modules = Object.values(map).flat();
+    expect(modules.filter((m) => m.startsWith("plugins/eval/") && !/ \(code pack eval\)$/.test(m)).sort()).toEqual(["plugins/eval/index.ts", "plugins/eval/options.ts"]);
+    expect(modules).toContain("plugins/eval/runner.ts (code pack eval)");
+    expect(modules).toContain("plugins/eval/report.ts (code pack eval)");
+  });
+
   test("coder acp answers initialize before it evaluates any package (the ACP SDK, zod; with a config file, only its JSONC parser) or the kernel past the settings and the model adapter", async () => {
     const initialize = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } });
     const repo = makeRepo({ ".coder.json": '{ "model": "anthropic/claude-sonnet-4", "autoCommits": false, "read": ["AGENTS.md"] }\n' });
