@@ -118,8 +118,10 @@ export const LIBRARY_PACKS: Record<string, LibraryPack> = {
  * bytecode, no code room; unpacked into the user's cache on first use): `coder eval`'s runner and
  * report, 0.17 MB of the binary. The pack holds the files its entries reach inside its folder;
  * whatever else they import (the rest of coder, and `shared`: the folder's files the binary's
- * own code imports) it takes from the binary, which hands those modules over when it loads the
- * pack (globalThis.__coderHost), so there is one copy of each and of its state.
+ * own code imports, and a library pack's specifier) it takes from the binary, which hands those
+ * modules over when it loads the pack (globalThis.__coderHost), so there is one copy of each and
+ * of its state. Measured and not done: `coder init`, `config import-aider` and `doctor` as code
+ * packs save only 20 kB together (their code is small and imports much of the binary's).
  */
 export const CODE_PACKS: Record<string, { folder: string; entries: string[]; shared: string[] }> = {
   eval: { folder: "plugins/eval/", entries: ["plugins/eval/runner.ts", "plugins/eval/report.ts"], shared: ["plugins/eval/index.ts", "plugins/eval/options.ts"] },
@@ -141,16 +143,25 @@ function inCodePack(pack: (typeof CODE_PACKS)[string], rel: string): boolean {
 }
 
 /** Bundle each code pack into dist/.packs/NAME.js (then packed to NAME.cdz). */
-async function buildCodePacks(dir: string): Promise<Record<string, BuiltCodePack>> {
+async function buildCodePacks(dir: string, libraries: Record<string, BuiltPack>): Promise<Record<string, BuiltCodePack>> {
+  const library = (spec: string) => Object.entries(LIBRARY_PACKS).find(([, pack]) => pack.specifiers.includes(spec));
   mkdirSync(dir, { recursive: true });
   const built: Record<string, BuiltCodePack> = {};
   for (const [name, pack] of Object.entries(CODE_PACKS)) {
-    const entry = join(dir, `${name}-entry.js`);
+    // Named apart from the library packs (there is an `init` of each).
+    const base = `code-${name}`;
+    const entry = join(dir, `${base}-entry.js`);
     writeFileSync(entry, pack.entries.map((file, i) => `export * as m${i} from ${JSON.stringify(join(ROOT, file))};\n`).join(""));
     const hosts = new Set<string>();
     const fromBinary: BunPlugin = {
       name: "code-pack-hosts",
       setup(build) {
+        // A library pack's specifier: the binary's stand-in, which loads that pack.
+        build.onResolve({ filter: /^[@a-z]/ }, (args) => {
+          if (!library(args.path)) return undefined;
+          hosts.add(args.path);
+          return { path: args.path, namespace: "coder-host" };
+        });
         build.onResolve({ filter: /^\.\.?\// }, (args) => {
           if (!args.importer.startsWith(ROOT)) return undefined;
           const rel = relative(ROOT, join(dirname(args.importer), args.path));
@@ -159,8 +170,9 @@ async function buildCodePacks(dir: string): Promise<Record<string, BuiltCodePack
           return { path: rel, namespace: "coder-host" };
         });
         build.onLoad({ filter: /.*/, namespace: "coder-host" }, (args) => {
-          const names = exportsOf(join(ROOT, args.path));
-          if (/\bexport\s+let\b/.test(readFileSync(join(ROOT, args.path), "utf8"))) throw new Error(`${args.path} exports a \`let\`, which the ${name} code pack would see as it was when it loaded`);
+          const lib = library(args.path);
+          const names = lib ? libraries[lib[0]]!.exports[lib[1].specifiers.indexOf(args.path)]! : exportsOf(join(ROOT, args.path));
+          if (!lib && /\bexport\s+let\b/.test(readFileSync(join(ROOT, args.path), "utf8"))) throw new Error(`${args.path} exports a \`let\`, which the ${name} code pack would see as it was when it loaded`);
           const lines = [
             `const m = globalThis.__coderHost?.[${JSON.stringify(args.path)}];`,
             `if (!m) throw new Error(${JSON.stringify(`the ${name} code pack needs ${args.path} from the binary`)});`,
@@ -171,13 +183,13 @@ async function buildCodePacks(dir: string): Promise<Record<string, BuiltCodePack
         });
       },
     };
-    const result = await Bun.build({ entrypoints: [entry], root: dir, target: "bun", format: "esm", minify: true, outdir: join(dir, name), naming: "[name].js", plugins: [fromBinary] });
+    const result = await Bun.build({ entrypoints: [entry], root: dir, target: "bun", format: "esm", minify: true, outdir: join(dir, base), naming: "[name].js", plugins: [fromBinary] });
     if (!result.success) {
       for (const log of result.logs) console.error(log);
       throw new Error(`could not bundle the ${name} code pack`);
     }
-    const file = join(dir, `${name}.cdz`);
-    writeFileSync(file, packCached(readFileSync(join(dir, name, `${name}-entry.js`))));
+    const file = join(dir, `${base}.cdz`);
+    writeFileSync(file, packCached(readFileSync(join(dir, base, `${base}-entry.js`))));
     built[name] = { file, hosts: [...hosts].sort(), exports: pack.entries.map((e) => exportsOf(join(ROOT, e))) };
   }
   return built;
@@ -200,13 +212,13 @@ export function codePackImports(packs: Record<string, BuiltCodePack>): BunPlugin
         return undefined;
       });
       build.onLoad({ filter: /.*/, namespace: "code-pack" }, (args) => {
-        const [name, index] = [args.path.slice(0, args.path.indexOf(":")), Number(args.path.slice(args.path.indexOf(":") + 1))];
+        const [name, index] = [args.path.slice(0, args.path.lastIndexOf(":")), Number(args.path.slice(args.path.lastIndexOf(":") + 1))];
         const pack = packs[name]!;
         const names = pack.exports[index]!;
         const lines = [
           `import pack from ${JSON.stringify(pack.file)} with { type: "file" };`,
           `import { importPacked } from ${JSON.stringify(join(ROOT, "grammars/packed.ts"))};`,
-          ...pack.hosts.map((host, i) => `import * as h${i} from ${JSON.stringify(join(ROOT, host))};`),
+          ...pack.hosts.map((host, i) => `import * as h${i} from ${JSON.stringify(/^[@a-z]/.test(host) && !host.includes(".ts") ? host : join(ROOT, host))};`),
           "const host = (globalThis.__coderHost ??= {});",
           ...pack.hosts.map((host, i) => `host[${JSON.stringify(host)}] = h${i};`),
           `const m = (await importPacked(pack)).m${index};`,
@@ -509,7 +521,7 @@ function moduleMap(metafile: { outputs: Record<string, { inputs: Record<string, 
         // A library pack's stand-in is named as its package, so a trace of it names the package.
         const packed = /^library-pack:(\w+):(.+)$/.exec(input);
         if (packed) return `node_modules/${packed[2]} (library pack ${packed[1]})`;
-        const code = /^code-pack:(\w+):(\d+)$/.exec(input);
+        const code = /^code-pack:([\w-]+):(\d+)$/.exec(input);
         if (code) return `${CODE_PACKS[code[1]!]!.entries[Number(code[2])]} (code pack ${code[1]})`;
         return (input.startsWith("/") ? relative(ROOT, input) : input).replace(/^(\.\.\/)+[^/]+\/node_modules\//, "node_modules/");
       })
@@ -549,7 +561,7 @@ function bytecodeDepth(): { bytecodeDepth?: number } {
 
 export async function buildBinary(outfile: string, target?: (typeof RELEASE_TARGETS)[number], packs?: Record<string, BuiltPack>, codePacks?: Record<string, BuiltCodePack>): Promise<void> {
   packs ??= await buildLibraryPacks(join(ROOT, "dist", ".packs"));
-  codePacks ??= await buildCodePacks(join(ROOT, "dist", ".packs"));
+  codePacks ??= await buildCodePacks(join(ROOT, "dist", ".packs"), packs);
   const result = await Bun.build({
     entrypoints: entrypoints(),
     root: ROOT,
@@ -582,7 +594,7 @@ async function main(): Promise<void> {
   mkdirSync(dist, { recursive: true });
   const started = performance.now();
   const packs = await buildLibraryPacks(join(dist, ".packs"));
-  const codePacks = await buildCodePacks(join(dist, ".packs"));
+  const codePacks = await buildCodePacks(join(dist, ".packs"), packs);
   await buildBinary(join(dist, "coder"), undefined, packs, codePacks);
   console.log(`built dist/coder (coder ${pkg.version}) in ${Math.round(performance.now() - started)} ms`);
   if (!release) return;
