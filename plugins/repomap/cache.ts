@@ -18,6 +18,7 @@ const DEFS = "defs";
 const MAPS = "maps";
 const RANKINGS = "rankings";
 const IMPORTS = "imports";
+const RESOLVED = "resolved-imports";
 const GRAPHS = "graphs";
 /** The key of the state stored last (one row). */
 const GRAPHS_LATEST = "graphs-latest";
@@ -129,6 +130,16 @@ export class TagCache {
 
   putImports(path: string, sig: string, data: string): void {
     this.store.put(IMPORTS, path, `${sig}\n${data}`);
+  }
+
+  /** A chat file's imports as last resolved, with what the resolution read (map.ts chatImports checks it). */
+  getResolvedImports(path: string): string | null {
+    const value = this.store.get(RESOLVED, path);
+    return typeof value === "string" ? value : null;
+  }
+
+  putResolvedImports(path: string, value: string): void {
+    this.store.put(RESOLVED, path, value);
   }
 
   getRanking(key: string): string | null {

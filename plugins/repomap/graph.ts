@@ -93,7 +93,14 @@ export interface KeyLookup {
 /** One identifier's rows: definers (ascending file) with their lines, referencers (ascending file) with their counts. */
 interface IdentRows {
   definers: number[];
-  lines: number[][];
+  /**
+   * Each definer's lines: an unchanged file's as its range in the old index's definerLines
+   * (lineFrom .. lineTo; no copy per entry: rows of common names hold thousands), a changed
+   * file's (lineFrom -1) in `fresh`.
+   */
+  lineFrom: number[];
+  lineTo: number[];
+  fresh: Map<number, number[]>;
   referencers: Int32Array;
   refs: Float64Array;
   members: Float64Array;
@@ -480,14 +487,15 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
     let row = pending.get(id);
     if (!row) {
       const old = id < index.names.length;
-      row = { definers: [], lines: [], from: old ? index.referencerStart[id]! : 0, to: old ? index.referencerStart[id + 1]! : 0, added: [] };
-      const { definerStart, definerList, definerLineStart, definerLines } = index;
+      row = { definers: [], lineFrom: [], lineTo: [], fresh: new Map(), from: old ? index.referencerStart[id]! : 0, to: old ? index.referencerStart[id + 1]! : 0, added: [] };
+      const { definerStart, definerList, definerLineStart } = index;
       if (old) {
         // The unchanged files' entries (the changed files' are added below).
         for (let e = definerStart[id]!; e < definerStart[id + 1]!; e++) {
           if (isChanged[definerList[e]!]) continue;
           row.definers.push(definerList[e]!);
-          row.lines.push(Array.from(definerLines.subarray(definerLineStart[e]!, definerLineStart[e + 1]!)));
+          row.lineFrom.push(definerLineStart[e]!);
+          row.lineTo.push(definerLineStart[e + 1]!);
         }
       }
       pending.set(id, row);
@@ -528,9 +536,13 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
       const row = rowsOf(id);
       if (!seen.has(id)) {
         seen.set(id, row);
-        insertSorted(row.definers, f, (at) => row.lines.splice(at, 0, []));
+        insertSorted(row.definers, f, (at) => {
+          row.lineFrom.splice(at, 0, -1);
+          row.lineTo.splice(at, 0, -1);
+        });
+        row.fresh.set(f, []);
       }
-      row.lines[row.definers.indexOf(f)]!.push(file.defLines[i]!);
+      row.fresh.get(f)!.push(file.defLines[i]!);
     }
     for (let p = 0; p + REF_STRIDE <= file.refs.length; p += REF_STRIDE) {
       const row = rowsOf(intern(file.refs[p]!, ""));
@@ -539,7 +551,7 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   }
   const changedFiles = [...changed.keys()].sort((a, b) => a - b);
   const rows = new Map<number, IdentRows>();
-  for (const [id, row] of pending) rows.set(id, { definers: row.definers, lines: row.lines, ...mergeReferencers(index, row, changedFiles) });
+  for (const [id, row] of pending) rows.set(id, { definers: row.definers, lineFrom: row.lineFrom, lineTo: row.lineTo, fresh: row.fresh, ...mergeReferencers(index, row, changedFiles) });
   // Reassemble the compressed rows: runs of unchanged identifiers copied in one
   // go, changed ones from their new rows (identifiers new to the index are all changed).
   const identCount = names.length;
@@ -603,7 +615,7 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
     row.definers.forEach((f, k) => {
       definerList[at + k] = f;
       definerLineStart[at + k] = lineCount;
-      lineCount += row.lines[k]!.length;
+      lineCount += row.lineFrom[k]! >= 0 ? row.lineTo[k]! - row.lineFrom[k]! : row.fresh.get(f)!.length;
     });
     const refAt = referencerStart[id]!;
     referencerFile.set(row.referencers, refAt);
@@ -616,7 +628,12 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   for (const [from, to, at] of lineSources) definerLines.set(index.definerLines.subarray(from, to), at);
   for (const id of affected) {
     const row = rows.get(id)!;
-    row.lines.forEach((lines, k) => definerLines.set(lines, definerLineStart[definerStart[id]! + k]!));
+    const old = index.definerLines;
+    for (let k = 0, out = definerLineStart[definerStart[id]!]!; k < row.definers.length; k++) {
+      const from = row.lineFrom[k]!;
+      if (from < 0) for (const line of row.fresh.get(row.definers[k]!)!) definerLines[out++] = line;
+      else for (let l = from; l < row.lineTo[k]!; l++) definerLines[out++] = old[l]!;
+    }
   }
   let anyReference = false;
   for (let id = 0; id < identCount && !anyReference; id++) anyReference = referencerStart[id + 1]! > referencerStart[id]! && definerStart[id + 1]! > definerStart[id]!;

@@ -402,3 +402,38 @@ function memoryTags(): TagCache {
 function openTags(root: string, warn: (message: string) => void, busyTimeoutMs?: number): TagCache {
   return new TagCache(openCacheStore(root, CACHE_NAMESPACE, { version: CACHE_VERSION, warn, busyTimeoutMs }));
 }
+
+test("a chat file's resolved imports are kept while the listing and every file the resolution read are the same", async () => {
+  const files = {
+    "app/chat.ts": 'import { helperOne } from "../lib/one";\n\nexport function run() {\n  return helperOne();\n}\n',
+    "lib/one.ts": "export function helperOne() {\n  return 1;\n}\n",
+    "lib/two.ts": "export function helperTwo() {\n  return 2;\n}\n",
+  };
+  const root = repo(files);
+  const cache = memoryTags();
+  const build = (list = Object.keys(files)) => buildRepoMap(testInput(root, list, cache, { chatFiles: ["app/chat.ts"], workers: 0 }));
+  const first = await build();
+  expect(first.ranking![0]).toMatchObject({ path: "lib/one.ts", name: "helperOne" });
+  const kept = JSON.parse(cache.getResolvedImports("app/chat.ts")!) as { l: string; s: [string, number, number][]; i: string };
+  // The chat file and the file it imports (read for re-exports).
+  expect(kept.s.map((s) => s[0])).toEqual(["app/chat.ts", "lib/one.ts"]);
+  // A kept resolution that says lib/two.ts: used as long as what it read is unchanged (so it is not resolved again).
+  const plant = () => {
+    const now = JSON.parse(cache.getResolvedImports("app/chat.ts")!);
+    cache.putResolvedImports("app/chat.ts", JSON.stringify({ ...now, i: JSON.stringify([["lib/two.ts", ["helperTwo"]]]) }));
+  };
+  plant();
+  writeFileSync(join(root, "lib/two.ts"), files["lib/two.ts"] + "// touched\n");
+  expect((await build()).ranking![0]).toMatchObject({ path: "lib/two.ts", name: "helperTwo" });
+  // A file it read changed: resolved again.
+  writeFileSync(join(root, "lib/one.ts"), files["lib/one.ts"] + "// touched\n");
+  expect((await build()).ranking![0]).toMatchObject({ path: "lib/one.ts", name: "helperOne" });
+  // The chat file changed: resolved again.
+  plant();
+  writeFileSync(join(root, "app/chat.ts"), files["app/chat.ts"] + "\nexport function extra() {\n  return 0;\n}\n");
+  expect((await build()).ranking![0]).toMatchObject({ path: "lib/one.ts", name: "helperOne" });
+  // Another listing (a file added): resolved again.
+  plant();
+  writeFileSync(join(root, "lib/three.ts"), "export const three = 3;\n");
+  expect((await build([...Object.keys(files), "lib/three.ts"])).ranking![0]).toMatchObject({ path: "lib/one.ts", name: "helperOne" });
+});
