@@ -2,7 +2,7 @@
 // and a corrupt or locked cache.
 import { afterAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
@@ -10,7 +10,7 @@ import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
 import { CACHE_FILE, memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
-import { buildRepoMap, type RepoMapInput } from "./map.ts";
+import { buildRepoMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
 import { reparseInBackground } from "./scan.ts";
 import { estimateTokens } from "./render.ts";
 
@@ -436,4 +436,30 @@ test("a chat file's resolved imports are kept while the listing and every file t
   plant();
   writeFileSync(join(root, "lib/three.ts"), "export const three = 3;\n");
   expect((await build([...Object.keys(files), "lib/three.ts"])).ranking![0]).toMatchObject({ path: "lib/one.ts", name: "helperOne" });
+});
+
+test("the state key follows every file's path, mtime and size (paths alone with --map-refresh files)", () => {
+  const root = repo(SOURCES);
+  const cache = memoryTags();
+  const key = (overrides: Partial<RepoMapInput> = {}) => prepareRepoMap(input(root, cache, overrides)).stateKey;
+  const path = join(root, "lib/total.py");
+  // Whole seconds: set and set back exactly.
+  const mtime = new Date(1_700_000_000_000);
+  utimesSync(path, mtime, mtime);
+  const before = key();
+  expect(key()).toBe(before);
+  utimesSync(path, mtime, new Date(mtime.getTime() + 1000));
+  const touched = key();
+  expect(touched).not.toBe(before);
+  // The same size and mtime again: the same key.
+  utimesSync(path, mtime, mtime);
+  expect(key()).toBe(before);
+  writeFileSync(path, SOURCES["lib/total.py"] + " ");
+  utimesSync(path, mtime, mtime);
+  expect(key()).not.toBe(before);
+  // By paths alone: the same until the set of files changes.
+  const files = key({ reuse: "files" });
+  utimesSync(path, mtime, new Date(mtime.getTime() + 5000));
+  expect(key({ reuse: "files" })).toBe(files);
+  expect(key({ reuse: "files", files: Object.keys(SOURCES).filter((p) => p !== "lib/total.py") })).not.toBe(files);
 });
