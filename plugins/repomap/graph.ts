@@ -552,6 +552,17 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   const changedFiles = [...changed.keys()].sort((a, b) => a - b);
   const rows = new Map<number, IdentRows>();
   for (const [id, row] of pending) rows.set(id, { definers: row.definers, lineFrom: row.lineFrom, lineTo: row.lineTo, fresh: row.fresh, ...mergeReferencers(index, row, changedFiles) });
+  // A changed file touches many identifiers whose rows it leaves as they were (its other
+  // definitions and references): those are copied with the unchanged ones. One whose definers
+  // and referencers are the same (only lines moved) keeps its edges: an identifier's edges are a
+  // function of those rows, its name and the context alone (identEdges), and rebuilding the rows
+  // of common names (thousands of referencers, nearest definers by path) was most of a patch.
+  const sameEdges = new Set<number>();
+  for (const [id, row] of rows) {
+    if (id >= index.names.length || names[id] !== index.names[id] || !sameEdgeRows(index, id, row)) continue;
+    if (sameLines(index, id, row)) rows.delete(id);
+    else sameEdges.add(id);
+  }
   // Reassemble the compressed rows: runs of unchanged identifiers copied in one
   // go, changed ones from their new rows (identifiers new to the index are all changed).
   const identCount = names.length;
@@ -658,11 +669,39 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
       continue;
     }
     edgeStart[id] = edges.count;
-    identEdges(id, patched, paths, context, edges, scratch);
+    if (sameEdges.has(id)) edges.append(graph.edges, graph.edgeStart[id]!, graph.edgeStart[id + 1]!);
+    else identEdges(id, patched, paths, context, edges, scratch);
     id++;
   }
   edgeStart[identCount] = edges.count;
   return { index: patched, graph: { edges, edgeStart, pathOrder: scratch.computedOrder, ...slotsOf(patched) } };
+}
+
+/** Whether an identifier's new row has the stored row's definers (in order) and referencers with their counts. */
+function sameEdgeRows(index: IdentIndex, id: number, row: IdentRows): boolean {
+  const from = index.definerStart[id]!;
+  if (row.definers.length !== index.definerStart[id + 1]! - from) return false;
+  for (let k = 0; k < row.definers.length; k++) if (row.definers[k] !== index.definerList[from + k]) return false;
+  const at = index.referencerStart[id]!;
+  const n = row.referencers.length;
+  if (n !== index.referencerStart[id + 1]! - at) return false;
+  for (let r = 0; r < n; r++) {
+    if (row.referencers[r] !== index.referencerFile[at + r] || row.refs[r] !== index.referencerRefs[at + r] || row.members[r] !== index.referencerMembers[at + r]) return false;
+  }
+  return true;
+}
+
+/** Whether each definer of a row with the stored definers (sameEdgeRows) has the stored lines. */
+function sameLines(index: IdentIndex, id: number, row: IdentRows): boolean {
+  const from = index.definerStart[id]!;
+  for (let k = 0; k < row.definers.length; k++) {
+    if (row.lineFrom[k]! >= 0) continue;
+    const lines = row.fresh.get(row.definers[k]!)!;
+    const start = index.definerLineStart[from + k]!;
+    if (lines.length !== index.definerLineStart[from + k + 1]! - start) return false;
+    for (let l = 0; l < lines.length; l++) if (lines[l] !== index.definerLines[start + l]) return false;
+  }
+  return true;
 }
 
 /**

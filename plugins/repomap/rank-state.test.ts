@@ -332,3 +332,32 @@ test("a graph stored in another layout (STATE_FORMAT) is not read: the ranking i
   stale.set(new TextEncoder().encode(older), 8);
   expect(decodeState(stale, "k", request)).toBeNull();
 });
+
+test("a patch that moves a file's lines, or adds one name to it, leaves its other identifiers' rows and edges as a build from the new tags has them", () => {
+  // A common name (defined in many files, referenced by more: past the edge bound) and a few rare ones.
+  const paths = Array.from({ length: 80 }, (_, i) => `src/d${i % 6}/f${i}.ts`);
+  const fileAt = (i: number, shift = 0, extra: string[] = []): RankFile =>
+    rankFile(
+      paths[i]!,
+      [...(i % 2 === 0 ? ["get"] : []), `rare${i}`, `helper_${i % 9}_long_name`, ...extra].map((name, k) => ({ name, line: k * 3 + shift })),
+      new Map([["get", 1 + (i % 3)], [`rare${(i + 1) % paths.length}`, 1], [`helper_${(i + 4) % 9}_long_name`, 2]]),
+    );
+  const files = paths.map((_, i) => fileAt(i));
+  const request = { chatFiles: new Set([paths[1]!]), mentionedIdents: new Set<string>(), imports: new Map(), allFiles: paths, mentionedFiles: new Set<string>() };
+  let graph = buildRankGraph({ ...request, files });
+  expect([...canonical(graph).values()].some((rows) => rows.split("\n").length - 3 > EDGES_PER_IDENT / 40)).toBe(true);
+  for (const [step, change] of [
+    [0, () => fileAt(10, 7)],
+    [1, () => fileAt(10, 7, ["addedName"])],
+    [2, () => fileAt(11, 0, ["get"])],
+    [3, () => fileAt(12, 2, [])],
+  ] as const) {
+    const f = [10, 10, 11, 12][step]!;
+    files[f] = change();
+    const patched = patchRankGraph(graph.index, graph.graph, graph.paths, graph.context, new Map([[f, files[f]!]]));
+    expect(patched).not.toBeNull();
+    graph = { ...graph, ...patched! };
+    expect({ step, graph: canonical(graph) }).toEqual({ step, graph: canonical(buildRankGraph({ ...request, files })) });
+    expect(rankGraph(graph, request).ranked).toEqual(rankGraph(buildRankGraph({ ...request, files }), request).ranked);
+  }
+});
