@@ -463,3 +463,14 @@ test("the state key follows every file's path, mtime and size (paths alone with 
   expect(key({ reuse: "files" })).toBe(files);
   expect(key({ reuse: "files", files: Object.keys(SOURCES).filter((p) => p !== "lib/total.py") })).not.toBe(files);
 });
+
+test("a file's cached fields read back as written, a skip reason with a tab included", () => {
+  const cache = memoryTags();
+  const row = { mtime: 1764645123456.7893, size: 4096, version: GRAMMAR_TABLE_VERSION, sig: "abc123", defs: "", names: "", refs: new Uint8Array(0) };
+  cache.putFiles([{ path: "a.py", ...row, skipped: "" }, { path: "b.bin", ...row, skipped: "unreadable: one\ttwo" }], () => {});
+  expect(cache.fileMeta().get("a.py")).toEqual({ mtime: row.mtime, size: 4096, version: GRAMMAR_TABLE_VERSION, sig: "abc123", skipped: "" });
+  expect(cache.fileMeta().get("b.bin")).toEqual({ mtime: row.mtime, size: 4096, version: GRAMMAR_TABLE_VERSION, sig: "abc123", skipped: "unreadable: one\ttwo" });
+  // A row cut short reads as missing (the file is parsed again).
+  cache.store.put("meta", "c.py", "1\t2\t#v");
+  expect(cache.fileMeta().has("c.py")).toBe(false);
+});
