@@ -580,10 +580,26 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   if (next < oldCount) runs.push([next, oldCount]);
   const definerStart = new Int32Array(identCount + 1);
   const referencerStart = new Int32Array(identCount + 1);
-  for (let id = 0; id < identCount; id++) {
+  // Unchanged runs: the stored starts shifted; changed identifiers: their new rows' lengths.
+  // (The arrays in locals: a fresh process runs these loops in the interpreter.)
+  const oldDefinerStart = index.definerStart;
+  const oldReferencerStart = index.referencerStart;
+  for (let id = 0, r = 0; id < identCount; ) {
     const row = rowOf[id];
-    definerStart[id + 1] = definerStart[id]! + (row ? row.definers.length : index.definerStart[id + 1]! - index.definerStart[id]!);
-    referencerStart[id + 1] = referencerStart[id]! + (row ? row.referencers.length : index.referencerStart[id + 1]! - index.referencerStart[id]!);
+    if (row) {
+      definerStart[id + 1] = definerStart[id]! + row.definers.length;
+      referencerStart[id + 1] = referencerStart[id]! + row.referencers.length;
+      id++;
+      continue;
+    }
+    const [from, to] = runs[r++]!;
+    const definerShift = definerStart[from]! - oldDefinerStart[from]!;
+    const referencerShift = referencerStart[from]! - oldReferencerStart[from]!;
+    for (let i = from + 1; i <= to; i++) {
+      definerStart[i] = oldDefinerStart[i]! + definerShift;
+      referencerStart[i] = oldReferencerStart[i]! + referencerShift;
+    }
+    id = to;
   }
   const entryCount = definerStart[identCount]!;
   const definerList = new Int32Array(entryCount);
@@ -598,9 +614,11 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
     const oldTo = index.definerStart[to]!;
     const at = definerStart[from]!;
     definerList.set(index.definerList.subarray(oldFrom, oldTo), at);
-    const shift = lineCount - index.definerLineStart[oldFrom]!;
-    for (let e = oldFrom; e < oldTo; e++) definerLineStart[at + e - oldFrom] = index.definerLineStart[e]! + shift;
-    lineCount += index.definerLineStart[oldTo]! - index.definerLineStart[oldFrom]!;
+    const oldLineStart = index.definerLineStart;
+    const shift = lineCount - oldLineStart[oldFrom]!;
+    const delta = at - oldFrom;
+    for (let e = oldFrom; e < oldTo; e++) definerLineStart[e + delta] = oldLineStart[e]! + shift;
+    lineCount += oldLineStart[oldTo]! - oldLineStart[oldFrom]!;
   };
   const copyReferencers = (from: number, to: number) => {
     const oldFrom = index.referencerStart[from]!;
@@ -662,8 +680,9 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   for (let id = 0; id < identCount; ) {
     if (!rowOf[id]) {
       const [from, to] = runs[run++]!;
-      const shift = edges.count - graph.edgeStart[from]!;
-      for (let i = from; i < to; i++) edgeStart[i] = graph.edgeStart[i]! + shift;
+      const oldEdgeStart = graph.edgeStart;
+      const shift = edges.count - oldEdgeStart[from]!;
+      for (let i = from; i < to; i++) edgeStart[i] = oldEdgeStart[i]! + shift;
       edges.append(graph.edges, graph.edgeStart[from]!, graph.edgeStart[to]!);
       id = to;
       continue;
