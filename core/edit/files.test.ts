@@ -38,6 +38,17 @@ describe("FileStore path safety", () => {
     expect(store.check("inside-link.txt")).toBeNull();
   });
 
+  test("a path under a file is refused before anything is written, naming the file in the way", async () => {
+    const root = repo({ "a.py": "x = 1\n", "pkg/mod.py": "y = 2\n" });
+    const store = new FileStore(root);
+    expect(store.check("a.py/inner.py")).toBe("a.py/inner.py cannot be created: a.py is a file, not a folder");
+    expect(store.check("pkg/mod.py/deep/x.py")).toBe("pkg/mod.py/deep/x.py cannot be created: pkg/mod.py is a file, not a folder");
+    const report = await store.writeAll(new Map([["b.py", "z = 3\n"], ["a.py/inner.py", "w = 4\n"]]));
+    expect(report.refused).toEqual([{ path: "a.py/inner.py", reason: "a.py/inner.py cannot be created: a.py is a file, not a folder" }]);
+    expect(readFileSync(join(root, "a.py"), "utf8")).toBe("x = 1\n");
+    expect(readFileSync(join(root, "b.py"), "utf8")).toBe("z = 3\n");
+  });
+
   test("reads nothing outside", () => {
     expect(store.read("out/secret.txt")).toBeNull();
     expect(store.read("../" + outside.split("/").pop() + "/secret.txt")).toBeNull();

@@ -210,7 +210,8 @@ export class FileStore {
     let stat: ReturnType<typeof statSync> | null = null;
     try {
       stat = statSync(abs);
-    } catch {
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return `${shown} cannot be created: ${this.fileOnTheWay(real)} is a file, not a folder`;
       stat = null;
     }
     if (stat?.isDirectory()) return `${shown} is a directory`;
@@ -227,6 +228,20 @@ export class FileStore {
     }
     if (this.opts.isIgnored?.(norm) || (real !== norm && this.opts.isIgnored?.(real))) return `${shown} is ignored by git (.gitignore); coder does not edit ignored files`;
     return null;
+  }
+
+  /** The first folder of `rel` (a repository path) that exists as something other than a folder. */
+  private fileOnTheWay(rel: string): string {
+    const parts = rel.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      const prefix = parts.slice(0, i).join("/");
+      try {
+        if (!statSync(join(this.root, prefix)).isDirectory()) return prefix;
+      } catch {
+        break;
+      }
+    }
+    return dirname(rel);
   }
 
   /**
