@@ -103,12 +103,22 @@ function applyOne<E extends SearchReplaceEdit>(matcher: Matcher, edit: E, ws: Wo
   if (first?.status === "applied" && !refused) return landed(path, first, note);
   // Not found in the named file (or the file is missing): try the other chat files, as Aider does.
   if (first === null || (first.status === "failed" && first.reason === "not-found")) {
+    // Only where exactly one of them holds it: two files with the same text (a/utils.py and
+    // b/utils.py for "utils.py") leave no way to tell which one the model meant.
+    const fits: [string, Extract<MatchResult, { status: "applied" }>][] = [];
     for (const other of ws.chatFiles) {
       if (other === path || ws.check?.(other)) continue;
       const text = ws.read(other);
       if (text === null) continue;
       const r = matcher.replace(text, search, replace);
-      if (r.status === "applied") return landed(other, r, `the SEARCH text was not in ${path}; it matched in ${other}, which was edited instead`);
+      if (r.status === "applied") fits.push([other, r]);
+    }
+    const [only] = fits;
+    if (fits.length === 1) return landed(only![0], only![1], `the SEARCH text was not in ${path}; it matched in ${only![0]}, which was edited instead`);
+    if (fits.length > 1) {
+      const names = fits.map(([f]) => f);
+      const detail = `${path} ${first === null ? "does not exist" : "does not contain the SEARCH text"}, and the SEARCH text matches in ${names.length} files in the chat (${names.join(", ")}), so it is not clear which one you meant. Nothing was written. Send the block again under the file's full path as listed in the chat.`;
+      return { outcome: { status: "failed", edit, path, reason: "ambiguous", detail } };
     }
   }
   if (refused) return { outcome: { status: "failed", edit, path, reason: "refused", detail: refused } };
