@@ -69,6 +69,17 @@ describe("FileStore path safety", () => {
     expect(ws.check("../x")).toContain("outside");
   });
 
+  test("workspace.shown: the request's texts; a file this reply wrote, as written; any other file, not shown; without the request's texts, the disk", () => {
+    const ws = store.workspace(["a.txt"], new Map([["a.txt", "shown a\n"]]));
+    expect(ws.shown("a.txt")).toBe("shown a\n");
+    expect(ws.shown("inside-link.txt")).toBe("shown a\n"); // a link, by the path it lands on
+    expect(ws.shown("new.txt")).toBeUndefined();
+    ws.write("new.txt", "written\n");
+    expect(ws.shown("new.txt")).toBe("written\n");
+    expect(ws.shown("bin.dat")).toBeUndefined();
+    expect(store.workspace(["a.txt"]).shown("a.txt")).toBe("a\n");
+  });
+
   test("toRelative: inside ok, outside is a UsageError", () => {
     expect(store.toRelative("a.txt", root)).toBe("a.txt");
     expect(store.toRelative(join(root, "sub/new.ts"))).toBe("sub/new.ts");

@@ -675,11 +675,18 @@ export class StagedWorkspace implements Workspace {
   constructor(
     private readonly store: FileStore,
     readonly chatFiles: readonly string[],
-    private readonly shownTexts: ReadonlyMap<string, string | null> = new Map(),
+    private readonly shownTexts?: ReadonlyMap<string, string | null>,
   ) {}
 
+  /**
+   * Without the texts of a request (a saved reply), every file counts as shown as it is now. A
+   * file an earlier edit of this reply wrote counts as shown as written: the model wrote it.
+   */
   shown(path: string): string | null | undefined {
-    for (const rel of [normalizeRel(path), this.store.canonical(path)]) if (this.shownTexts.has(rel)) return this.shownTexts.get(rel)!;
+    const rels = [normalizeRel(path), this.store.canonical(path)];
+    if (!this.shownTexts) return this.read(path);
+    for (const rel of rels) if (this.shownTexts.has(rel)) return this.shownTexts.get(rel)!;
+    for (const rel of rels) if (this.staged.has(rel)) return this.staged.get(rel)!;
     return undefined;
   }
 

@@ -74,6 +74,11 @@ function existsUnseen(path: string): string {
   return `${path} already exists, but it was not in the chat, so you have not seen its content: a block with an empty SEARCH would add its REPLACE text to the end of it. Nothing was written to ${path}. If you meant a new file, choose a path that does not exist; to change ${path}, base your edits on its content.`;
 }
 
+/** Why a whole new text of an existing file the model was not shown is refused. */
+function writtenBlind(path: string): string {
+  return `${path} already exists, but it is not in the chat, so you have not seen its content: your text would replace all of it. Nothing was written to ${path}. If you meant a new file, choose a path that does not exist; if you meant an example, do not send it as the content of a file. To change ${path}, ask the user to add it to the chat.`;
+}
+
 function applyOne<E extends SearchReplaceEdit>(matcher: Matcher, edit: E, ws: Workspace, previousEnd: number | null): Applied<E> {
   const { path, search, replace } = edit;
   const refused = ws.check?.(path);
@@ -160,6 +165,8 @@ export function stageWrite<E extends Edit>(edit: E, ws: Workspace, path: string,
 export function stageWhole<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string, uncommitted?: Pick<UncommittedChanges, "committed">): EditOutcome<E> {
   const shown = ws.shown?.(path);
   const now = ws.read(path);
+  // A file the request did not show (not in the chat): a whole text for it was written blind.
+  if (ws.shown && shown === undefined && now !== null && now.trim() !== "") return { status: "failed", edit, path, reason: "invalid", detail: writtenBlind(path) };
   if (shown === undefined || shown === now) {
     const head = uncommitted?.committed(path);
     // CRLF files compare line by line only in LF (the committed text is LF): left as written.
