@@ -125,6 +125,14 @@ export const LIBRARY_PACKS: Record<string, LibraryPack> = {
  */
 export const CODE_PACKS: Record<string, { folder: string; entries: string[]; shared: string[] }> = {
   eval: { folder: "plugins/eval/", entries: ["plugins/eval/runner.ts", "plugins/eval/report.ts"], shared: ["plugins/eval/index.ts", "plugins/eval/options.ts"] },
+  // `/paste`, `/copy` and `/voice`, which run a clipboard tool or a recorder anyway.
+  media: {
+    folder: "plugins/media/",
+    entries: ["plugins/media/clipboard.ts", "plugins/media/voice.ts"],
+    shared: ["plugins/media/index.ts", "plugins/media/attach.ts", "plugins/media/options.ts", "plugins/media/web.ts", "plugins/media/fetch.ts", "plugins/media/markdown.ts"],
+  },
+  // --watch-files.
+  watch: { folder: "core/watch/", entries: ["core/watch/index.ts"], shared: [] },
 };
 
 export interface BuiltCodePack {
