@@ -116,7 +116,7 @@ export const LIBRARY_PACKS: Record<string, LibraryPack> = {
 /**
  * Our own code that no start-up path or task uses, bundled apart as the library packs are (no
  * bytecode, no code room; unpacked into the user's cache on first use): `coder eval`'s runner and
- * report, 0.17 MB of the binary. The pack holds the files its entries reach inside its folder;
+ * report (0.18 MB of the binary), `/paste`, `/copy` and `/voice`, and --watch-files (0.06 MB). The pack holds the files its entries reach inside its folder;
  * whatever else they import (the rest of coder, and `shared`: the folder's files the binary's
  * own code imports, and a library pack's specifier) it takes from the binary, which hands those
  * modules over when it loads the pack (globalThis.__coderHost), so there is one copy of each and
