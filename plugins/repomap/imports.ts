@@ -34,6 +34,8 @@ export interface ImportSource {
 const TS_LIKE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const TS_EXTENSIONS = [".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
 const JVM = /\.(java|kt|kts|scala)$/;
+const PY_PLAIN_LIST = /^[\w \t,]*$/;
+const PY_NAME = /^\w+$/;
 /** How far re-exports are followed (`index.ts` → `./schemas.ts` → ...). */
 const REEXPORT_HOPS = 3;
 
@@ -63,6 +65,12 @@ export class ImportResolver {
   readonly #texts = new Map<string, string | null>();
   readonly #endings = new Map<string, readonly string[]>();
   readonly #dirEndings = new Map<string, string | null>();
+  /** A JVM class path's files (`a/b/C` → `…/a/b/C.java`, `.kt`, `.scala`), sorted. */
+  readonly #jvmClasses = new Map<string, readonly string[]>();
+  /** A Rust module path's file (`a/b` → `a/b.rs` or `a/b/mod.rs`). */
+  readonly #rustFiles = new Map<string, string | null>();
+  /** A folder's Rust crate root (see #crateRoot). */
+  readonly #crateRoots = new Map<string, string | null>();
   /** A folder's Go module (the nearest go.mod above it), read once. */
   readonly #goModules = new Map<string, { dir: string; path: string } | null>();
   /** How far re-exports are followed (0: not at all, as the cold map's pre-scan of every file does). */
@@ -188,10 +196,11 @@ export class ImportResolver {
   #tsFileNow(base: string): string | null {
     const normal = posix.normalize(base);
     if (normal.startsWith("../")) return null;
-    const stripped = normal.replace(/\.(m|c)?js$/, "");
-    for (const candidate of [normal, ...TS_EXTENSIONS.map((e) => stripped + e), ...TS_EXTENSIONS.map((e) => `${normal}/index${e}`)]) {
-      if (this.#listed.has(candidate)) return candidate;
-    }
+    if (this.#listed.has(normal)) return normal;
+    // Candidates built one at a time: the first usually answers (the pre-scan resolves every import of every file).
+    const stripped = normal.endsWith("js") ? normal.replace(/\.(m|c)?js$/, "") : normal;
+    for (const e of TS_EXTENSIONS) if (this.#listed.has(stripped + e)) return stripped + e;
+    for (const e of TS_EXTENSIONS) if (this.#listed.has(`${normal}/index${e}`)) return `${normal}/index${e}`;
     return null;
   }
 
@@ -247,7 +256,9 @@ export class ImportResolver {
     const code = text.replace(/\\\r?\n/g, " ");
     for (const m of code.matchAll(/^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)/gm)) {
       const module = m[1]!;
-      const names = m[2]!.replace(/[()]/g, "").split(",").map((p) => p.trim().split(/\s+as\s+/)[0]!).filter((n) => /^\w+$/.test(n));
+      const list = m[2]!;
+      // A plain list (`a, b`: no parentheses, no `as`) read without a RegExp per name (the pre-scan reads every file's).
+      const names = (PY_PLAIN_LIST.test(list) && !/\sas\s/.test(list) ? list.split(",").map((p) => p.trim()) : list.replace(/[()]/g, "").split(",").map((p) => p.trim().split(/\s+as\s+/)[0]!)).filter((n) => PY_NAME.test(n));
       const target = this.#resolvePython(chat, module);
       add(target, names);
       if (target && this.#hops > 0) this.#followPythonReexports(target, names, add, this.#hops);
@@ -411,7 +422,10 @@ export class ImportResolver {
         }
         // The longest prefix of the path that is a module file; what follows are names in it.
         for (let cut = rest.length; cut >= 1; cut--) {
-          const file = this.#rustFile(posix.join(dir, ...rest.slice(0, cut)));
+          // posix.join by hand (#rustFile normalises): a native call per cut cost more than the rest of the file.
+          let path = dir;
+          for (let i = 0; i < cut; i++) if (rest[i]) path += "/" + rest[i]!;
+          const file = this.#rustFile(path);
           if (!file) continue;
           add(file, rest.slice(cut, cut + 1).filter((n) => n !== "*" && n !== "self"));
           break;
@@ -421,12 +435,24 @@ export class ImportResolver {
   }
 
   #rustFile(base: string): string | null {
-    const normal = posix.normalize(base);
-    return [`${normal}.rs`, `${normal}/mod.rs`].find((p) => this.#listed.has(p)) ?? null;
+    let found = this.#rustFiles.get(base);
+    if (found === undefined) {
+      const normal = posix.normalize(base);
+      found = this.#listed.has(`${normal}.rs`) ? `${normal}.rs` : this.#listed.has(`${normal}/mod.rs`) ? `${normal}/mod.rs` : null;
+      this.#rustFiles.set(base, found);
+    }
+    return found;
   }
 
   /** The `src` folder beside the nearest Cargo.toml, else the chat file's top `src` folder. */
   #crateRoot(file: string): string | null {
+    const start = posix.dirname(file);
+    let root = this.#crateRoots.get(start);
+    if (root === undefined) this.#crateRoots.set(start, (root = this.#crateRootNow(file)));
+    return root;
+  }
+
+  #crateRootNow(file: string): string | null {
     for (let dir = posix.dirname(file); ; dir = posix.dirname(dir)) {
       const cargo = dir === "." ? "Cargo.toml" : `${dir}/Cargo.toml`;
       if (this.#listed.has(cargo)) return dir === "." ? "src" : `${dir}/src`;
@@ -463,8 +489,10 @@ export class ImportResolver {
   #jvmClass(from: string, parts: string[]): string | null {
     if (parts.length === 0) return null;
     const rel = parts.join("/");
-    const found = [".java", ".kt", ".scala"].flatMap((e) => this.#endingWith(rel + e)).sort();
-    return found.length > 0 ? nearest(from, found) : null;
+    // The candidates per class path, remembered (a class is imported by many files).
+    let found = this.#jvmClasses.get(rel);
+    if (!found) this.#jvmClasses.set(rel, (found = [".java", ".kt", ".scala"].flatMap((e) => this.#endingWith(rel + e)).sort()));
+    return found.length === 0 ? null : found.length === 1 ? found[0]! : nearest(from, found);
   }
 
   // ─── C# ───────────────────────────────────────────────────────────────────

@@ -144,7 +144,15 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     coldFirst:
       input.coldFirst === undefined
         ? undefined
-        : { minFiles: input.coldFirst, files: entries.map((e) => e.path), chatFiles: input.chatFiles, budget: input.budget, read: (path) => (input.read ? input.read(path) : readText(input.root, path)) },
+        : {
+            minFiles: input.coldFirst,
+            files: entries.map((e) => e.path),
+            chatFiles: input.chatFiles,
+            mentionedFiles: input.mentionedFiles,
+            mentionedIdents: input.mentionedIdents,
+            budget: input.budget,
+            read: (path) => (input.read ? input.read(path) : readText(input.root, path)),
+          },
   });
   Object.assign(stats, scan.stats);
   stats.scanMs = performance.now() - scanStart;

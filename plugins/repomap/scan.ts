@@ -170,7 +170,8 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
         options.warn(`repo map: pre-scan workers failed (${error instanceof Error ? error.message : String(error)}); reading on one thread`);
       }
     }
-    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges });
+    const sizes = new Map(stale.map((e) => [e.path, e.size]));
+    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes, sizes.get(path)), edges });
     stale = plan.now;
     pending = plan.later;
     prescanned = plan.prescanned;
@@ -463,6 +464,7 @@ export function prescanInPool(stale: readonly FileEntry[], files: readonly strin
   options.signal?.throwIfAborted();
   const ids = listingIds(files);
   const staleIds = Int32Array.from(stale, (e) => ids.get(e.path)!);
+  const sizes = Float64Array.from(stale, (e) => e.size);
   // One string: far quicker to copy to a worker than 100k of them.
   const listing = files.join("\n");
   const chunk = Math.max(250, Math.ceil(stale.length / (count * 8)));
@@ -491,7 +493,7 @@ export function prescanInPool(stale: readonly FileEntry[], files: readonly strin
         }
       };
       worker.onerror = (event) => finish(new Error(event.message || "worker error"));
-      worker.postMessage({ kind: "prescan-init", root: options.root, files: listing, stale: staleIds } satisfies WorkerRequest);
+      worker.postMessage({ kind: "prescan-init", root: options.root, files: listing, stale: staleIds, sizes } satisfies WorkerRequest);
       if (feed(worker)) running++;
     }
     if (running === 0) finish();
