@@ -308,3 +308,49 @@ test("a head read whole by its known size is the head read by steps: byte order 
   expect(readHead(join(root, "link.ts"), 200, files["plain.ts"]!.length)).toBeNull();
   expect(readHead(join(root, "link.ts"), 200)).toBeNull();
 });
+
+test("a plan read from only the files it needs is the plan read from every file's imports, and reads a few of them", () => {
+  const { root, repo } = generated(900);
+  for (const [path, text] of Object.entries(VARIED)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const files = statFiles(root, [...repo.files, ...Object.keys(VARIED)]).map((e) => e.path);
+  const stale = statFiles(root, files).filter((e) => e.lang);
+  const isStale = new Set(stale.map((e) => e.path));
+  const read = (path: string) => readHead(join(root, path), 1 << 20);
+  let heads = 0;
+  const head = (path: string, maxBytes: number) => {
+    if (isStale.has(path)) heads++;
+    return readHead(join(root, path), maxBytes);
+  };
+  const whole = importEdges(
+    stale.map((e) => e.path),
+    listingIds(files),
+    prescanResolver(files, (path) => isStale.has(path), head),
+  );
+  const plain = (plan: ReturnType<typeof planColdScan>) => plan && { now: plan.now.map((e) => e.path), later: plan.later.map((e) => e.path), prescanned: [...plan.prescanned].map(([path, file]) => [path, Array.from(file.refs)]) };
+  const tagged = stale.map((e) => e.path);
+  const chats = [[tagged[1]!], [tagged[500]!], ["web/src/main.ts"], ["app/main.py", "java/com/acme/App.java"], ["crate/src/lib.rs"], ["pkg0/mod0/extra_test.go"], []];
+  let fewReads = 0;
+  for (const chatFiles of chats) {
+    for (const budget of [100, 2048]) {
+      for (const mentionedIdents of [[], ["util", "models"]]) {
+        const base = { files, chatFiles, mentionedIdents, budget, read };
+        const expected = plain(planColdScan(stale, { ...base, head, edges: whole }));
+        heads = 0;
+        const lazy = planColdScan(stale, { ...base, head });
+        expect({ chatFiles, budget, mentionedIdents, ...plain(lazy) }).toEqual({ chatFiles, budget, mentionedIdents, ...expected });
+        if (heads < stale.length / 4) fewReads++;
+        // Asked to leave every file's imports to workers: the same plan, or null when it needs them all.
+        const elsewhere = planColdScan(stale, { ...base, head, wholeElsewhere: true });
+        if (elsewhere) expect(plain(elsewhere)).toEqual(expected);
+        else expect(heads).toBeGreaterThanOrEqual(stale.length);
+        // With no chat file and nothing mentioned, every file's names are needed.
+        if (chatFiles.length === 0 && mentionedIdents.length === 0) expect(elsewhere).toBeNull();
+      }
+    }
+  }
+  // Most plans (a chat file whose neighbours fill the budget) read a few files' imports, not every file's.
+  expect(fewReads).toBeGreaterThanOrEqual(4);
+});

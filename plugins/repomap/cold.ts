@@ -34,8 +34,14 @@ export interface ColdInput {
   head(path: string, maxBytes: number): string | null;
   /** A chat file's whole text (its imports decide what is parsed first). */
   read(path: string): string | null;
-  /** The stale files' import edges when already read (in workers: scan.ts prescanInPool); else read here. */
+  /** The stale files' import edges when already read (in workers: scan.ts prescanInPool); else read here, and only as far as the plan needs them. */
   edges?: ImportEdges;
+  /**
+   * When the plan needs every stale file's imports (see planColdScan) and `edges` is not
+   * given: return null instead of reading them here (the caller reads them in workers and
+   * plans again with them).
+   */
+  wholeElsewhere?: boolean;
 }
 
 export interface ColdPlan {
@@ -58,13 +64,58 @@ export interface ColdPlan {
  * enough files for the budget are chosen (about one file per 8 tokens, and their
  * text at least 200 bytes per token), never past MAX_BYTES_SHARE times those bytes.
  */
-export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
+export function planColdScan(stale: readonly FileEntry[], input: ColdInput & { wholeElsewhere?: false }): ColdPlan;
+export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan | null;
+export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan | null {
+  try {
+    return plan(stale, input);
+  } catch (error) {
+    if (error === WHOLE_ELSEWHERE) return null;
+    throw error;
+  }
+}
+
+/** Thrown inside the plan when it needs every file's imports and they are to be read elsewhere. */
+const WHOLE_ELSEWHERE = Symbol("every file's imports are needed");
+
+/**
+ * The plan. Every stale file's imports (the whole graph: at 100k files most of a cold
+ * first map's time) are read only when a step needs them: the chat files' importers,
+ * while the budget's bytes are not reached; the ranking by imports, while the files or
+ * bytes are not reached; and, with nothing to personalise to, every file's names for
+ * ranking. Else only the files the steps look at are read, one by one, with the same
+ * resolver: the same plan, most often from a few hundred files' imports.
+ */
+function plan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   const byPath = new Map(stale.map((e) => [e.path, e]));
   const ids = listingIds(input.files);
   const stalePaths = stale.map((e) => e.path);
-  const edges = input.edges ?? importEdges(stalePaths, ids, prescanResolver(input.files, (path) => byPath.has(path), input.head));
-  const graph = importGraph(stalePaths, input.files, ids, edges);
-  const { paths } = graph;
+  const paths = input.files;
+  let resolver: ImportResolver | null = null;
+  const resolverOf = () => (resolver ??= prescanResolver(input.files, (path) => byPath.has(path), input.head));
+  let graph: ImportGraph | null = input.edges ? importGraph(stalePaths, input.files, ids, input.edges) : null;
+  const wholeGraph = (): ImportGraph => {
+    if (!graph) {
+      if (input.wholeElsewhere) throw WHOLE_ELSEWHERE;
+      graph = importGraph(stalePaths, input.files, ids, importEdges(stalePaths, ids, resolverOf()));
+    }
+    return graph;
+  };
+  const staleIndex = new Map(stalePaths.map((path, i) => [path, i]));
+  // Files read one by one (before the whole graph was, if it ever is): their targets and names.
+  let reader: EdgeReader | null = null;
+  const single = new Map<number, { targets: number[]; names: string }>();
+  const fileEdges = (i: number): { targets: ArrayLike<number>; names: string } => {
+    if (graph) return { targets: graph.target.subarray(graph.start[i]!, graph.start[i + 1]!), names: graph.names[i]! };
+    let found = single.get(i);
+    if (!found) {
+      reader ??= new EdgeReader(ids, resolverOf());
+      reader.edges = 0;
+      const names = reader.read(stalePaths[i]!);
+      single.set(i, (found = { targets: Array.from(reader.target.subarray(0, reader.edges)), names }));
+    }
+    return found;
+  };
 
   const wantFiles = Math.max(MIN_NOW_FILES, Math.ceil(input.budget / 8));
   const wantBytes = input.budget * 200;
@@ -92,24 +143,26 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   for (const path of near.slice(0, MAX_NEIGHBOURS)) choose(path);
   const second: string[] = [];
   for (const path of near) {
-    const at = graph.staleIndex.get(path);
+    const at = staleIndex.get(path);
     if (at === undefined) continue;
-    for (let e = graph.start[at]!; e < graph.start[at + 1]!; e++) second.push(paths[graph.target[e]!]!);
+    for (const target of Array.from(fileEdges(at).targets)) second.push(paths[target]!);
   }
   for (const path of second.slice(0, MAX_NEIGHBOURS)) choose(path);
   // The files importing the chat files, while the budget's bytes are not reached: rank
   // flows from the chat files to what they import, so these are seldom shown (and a
   // widely imported chat file has hundreds of them).
-  const importers: string[] = [];
-  for (const path of chat) for (const i of graph.importersOf(ids.get(path))) importers.push(stale[i]!.path);
-  for (const path of importers.slice(0, MAX_NEIGHBOURS)) {
-    if (bytes >= wantBytes) break;
-    choose(path);
+  if (bytes < wantBytes) {
+    const importers: string[] = [];
+    for (const path of chat) for (const i of wholeGraph().importersOf(ids.get(path))) importers.push(stale[i]!.path);
+    for (const path of importers.slice(0, MAX_NEIGHBOURS)) {
+      if (bytes >= wantBytes) break;
+      choose(path);
+    }
   }
   // Then by rank, until enough files and bytes for the budget, or MAX_BYTES_SHARE times its bytes (a tree of large files),
   // which no file takes the bytes past.
   if (order.length < wantFiles || bytes < wantBytes) {
-    for (const path of byImportRank(stale, graph, chat)) {
+    for (const path of byImportRank(stale, wholeGraph(), chat)) {
       if ((order.length >= wantFiles && bytes >= wantBytes) || bytes >= wantBytes * MAX_BYTES_SHARE) break;
       choose(path, wantBytes * MAX_BYTES_SHARE);
     }
@@ -119,10 +172,12 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   const later: FileEntry[] = [];
   const prescanned = new Map<string, RankFile>();
   const ranked = mayHaveRank(input);
+  // Every file may have rank (nothing to personalise to): every file's names are needed.
+  if (ranked === ALL_RANKED && stale.length > chosen.size) wholeGraph();
   stale.forEach((entry, i) => {
     if (chosen.has(entry.path)) return;
     later.push(entry);
-    const names = ranked(entry.path) ? graph.names[i]! : "";
+    const names = ranked(entry.path) ? fileEdges(i).names : "";
     prescanned.set(entry.path, importsAsReferences(entry.path, names === "" ? [] : names.split("\n")));
   });
   return { now, later, prescanned };
@@ -141,7 +196,7 @@ export function mayHaveRank(input: Pick<ColdInput, "chatFiles" | "mentionedFiles
   const chat = new Set(input.chatFiles);
   const files = new Set(input.mentionedFiles ?? []);
   const idents = new Set(input.mentionedIdents ?? []);
-  if (chat.size === 0 && files.size === 0 && idents.size === 0) return () => true;
+  if (chat.size === 0 && files.size === 0 && idents.size === 0) return ALL_RANKED;
   return (path) => {
     if (chat.has(path) || files.has(path)) return true;
     if (idents.size === 0) return false;
@@ -152,6 +207,8 @@ export function mayHaveRank(input: Pick<ColdInput, "chatFiles" | "mentionedFiles
     return parts.some((part) => idents.has(part)) || idents.has(dot > 0 ? base.slice(0, dot) : base);
   };
 }
+
+const ALL_RANKED = (): boolean => true;
 
 /** The resolver the pre-scan reads imports with: the first PRESCAN_BYTES of each stale file, other files (tsconfig.json, package.json, go.mod) whole, once each. */
 export function prescanResolver(files: readonly string[], isStale: (path: string) => boolean, head: ColdInput["head"]): ImportResolver {
@@ -202,53 +259,77 @@ export interface ImportGraph extends ImportEdges {
 
 /** The import edges of `paths` (files of the listing that `ids` numbers), resolved by `resolver`. */
 export function importEdges(paths: readonly string[], ids: ReadonlyMap<string, number>, resolver: ImportResolver): ImportEdges {
-  let listed = 0;
-  for (const id of ids.values()) if (id >= listed) listed = id + 1;
+  const reader = new EdgeReader(ids, resolver, Math.max(1024, paths.length * 8));
   const start = new Int32Array(paths.length + 1);
-  let target: Int32Array<ArrayBuffer> = new Int32Array(Math.max(1024, paths.length * 8));
-  let nameCount: Int32Array<ArrayBuffer> = new Int32Array(target.length);
   const names: string[] = [];
-  // Where file `id`'s edge from the current importer is (stamp: which importer set it), to merge a file imported twice.
-  const stamp = new Int32Array(listed).fill(-1);
-  const edgeOf = new Int32Array(listed);
-  let edges = 0;
-  // A list of files (a Go package's) comes from many importers: its ids are looked up once.
-  const listIds = new WeakMap<readonly string[], (number | undefined)[]>();
-  const idsOf = (list: readonly string[]) => {
-    let found = listIds.get(list);
-    if (!found) listIds.set(list, (found = list.map((path) => ids.get(path))));
-    return found;
-  };
   paths.forEach((path, i) => {
-    start[i] = edges;
+    start[i] = reader.edges;
+    names.push(reader.read(path));
+  });
+  start[paths.length] = reader.edges;
+  return { start, target: reader.target.slice(0, reader.edges), nameCount: reader.nameCount.slice(0, reader.edges), names };
+}
+
+/** Reads files' import edges one after another into growing arrays (importEdges; the plan's files read one by one). */
+class EdgeReader {
+  target: Int32Array<ArrayBuffer>;
+  nameCount: Int32Array<ArrayBuffer>;
+  /** Edges in use. */
+  edges = 0;
+  readonly #ids: ReadonlyMap<string, number>;
+  readonly #resolver: ImportResolver;
+  // Where file `id`'s edge from the current importer is (stamp: which read set it), to merge a file imported twice.
+  readonly #stamp: Int32Array;
+  readonly #edgeOf: Int32Array;
+  #reads = 0;
+  // A list of files (a Go package's) comes from many importers: its ids are looked up once.
+  readonly #listIds = new WeakMap<readonly string[], (number | undefined)[]>();
+
+  constructor(ids: ReadonlyMap<string, number>, resolver: ImportResolver, capacity = 1024) {
+    this.#ids = ids;
+    this.#resolver = resolver;
+    let listed = 0;
+    for (const id of ids.values()) if (id >= listed) listed = id + 1;
+    this.#stamp = new Int32Array(listed).fill(-1);
+    this.#edgeOf = new Int32Array(listed);
+    this.target = new Int32Array(capacity);
+    this.nameCount = new Int32Array(capacity);
+  }
+
+  /** Appends `path`'s edges (from `edges` on); returns every name it imports, in importsOf's order, joined by newlines. */
+  read(path: string): string {
+    const serial = this.#reads++;
+    const first = this.edges;
+    const stamp = this.#stamp;
+    const edgeOf = this.#edgeOf;
     // Each edge's names: the list it came with, or, when the file comes again through
     // another import (rare), the merged set.
     const edgeNames: (readonly string[] | Set<string>)[] = [];
-    resolver.eachImport(path, (found, list) => {
+    this.#resolver.eachImport(path, (found, list) => {
       const distinct = list.length < 2 ? list.length : new Set(list).size;
       const each = (id: number | undefined) => {
         if (id === undefined) return;
-        if (stamp[id] === i) {
+        if (stamp[id] === serial) {
           const e = edgeOf[id]!;
-          let set = edgeNames[e - start[i]!]!;
-          if (!(set instanceof Set)) edgeNames[e - start[i]!] = set = new Set(set);
+          let set = edgeNames[e - first]!;
+          if (!(set instanceof Set)) edgeNames[e - first] = set = new Set(set);
           for (const name of list) set.add(name);
-          nameCount[e] = set.size;
+          this.nameCount[e] = set.size;
           return;
         }
-        if (edges === target.length) {
-          target = grow(target);
-          nameCount = grow(nameCount);
+        if (this.edges === this.target.length) {
+          this.target = grow(this.target);
+          this.nameCount = grow(this.nameCount);
         }
-        stamp[id] = i;
-        edgeOf[id] = edges;
-        target[edges] = id;
-        nameCount[edges] = distinct;
+        stamp[id] = serial;
+        edgeOf[id] = this.edges;
+        this.target[this.edges] = id;
+        this.nameCount[this.edges] = distinct;
         edgeNames.push(list);
-        edges++;
+        this.edges++;
       };
-      if (typeof found === "string") each(ids.get(found));
-      else for (const id of idsOf(found)) each(id);
+      if (typeof found === "string") each(this.#ids.get(found));
+      else for (const id of this.#idsOf(found)) each(id);
     });
     // Every name imported, in the order importsOf's sets give them (the files in order, each one's names).
     const taken = new Set<string>();
@@ -259,10 +340,14 @@ export function importEdges(paths: readonly string[], ids: ReadonlyMap<string, n
       previous = list;
       for (const name of list) taken.add(name);
     }
-    names.push([...taken].join("\n"));
-  });
-  start[paths.length] = edges;
-  return { start, target: target.slice(0, edges), nameCount: nameCount.slice(0, edges), names };
+    return [...taken].join("\n");
+  }
+
+  #idsOf(list: readonly string[]): (number | undefined)[] {
+    let found = this.#listIds.get(list);
+    if (!found) this.#listIds.set(list, (found = list.map((path) => this.#ids.get(path))));
+    return found;
+  }
 }
 
 /** The graph over the stale files from their edges. */
