@@ -128,6 +128,8 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   }
 
   const scanStart = performance.now();
+  // One array: the import resolvers over it (the cold plan's, the chat files') share its indexes.
+  const allFiles = entries.map((e) => e.path);
   const scan = await scanTags(entries, {
     root: input.root,
     cache: input.cache,
@@ -146,7 +148,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
         ? undefined
         : {
             minFiles: input.coldFirst,
-            files: entries.map((e) => e.path),
+            files: allFiles,
             chatFiles: input.chatFiles,
             mentionedFiles: input.mentionedFiles,
             mentionedIdents: input.mentionedIdents,
@@ -158,7 +160,6 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   stats.scanMs = performance.now() - scanStart;
 
   const rankStart = performance.now();
-  const allFiles = entries.map((e) => e.path);
   // A map never shows more definitions than its budget has tokens.
   const limit = Math.max(200, input.budget * 2);
   const imports = chatImports(input, allFiles, scan);
