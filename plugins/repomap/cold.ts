@@ -18,6 +18,8 @@ export const PRESCAN_BYTES = 8192;
 const MIN_NOW_FILES = 48;
 /** The chat files' neighbours parsed now, at most (a chat file importing half the repository). */
 const MAX_NEIGHBOURS = 300;
+/** Past this many files' names for ranking, the plan reads every file's imports at once (in workers when there are many) rather than one by one. */
+const MAX_NAMED_ONE_BY_ONE = 1_000;
 /** Files chosen by rank stop at this many times the budget's bytes (200 a token), however few. */
 const MAX_BYTES_SHARE = 2;
 
@@ -172,8 +174,13 @@ function plan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   const later: FileEntry[] = [];
   const prescanned = new Map<string, RankFile>();
   const ranked = mayHaveRank(input);
-  // Every file may have rank (nothing to personalise to): every file's names are needed.
-  if (ranked === ALL_RANKED && stale.length > chosen.size) wholeGraph();
+  // Many files whose names are needed (every file's, with nothing to personalise to; or a
+  // mentioned name that is a common folder's): read as the whole graph (in workers when asked).
+  if (!graph) {
+    let named = 0;
+    for (const entry of stale) if (!chosen.has(entry.path) && ranked(entry.path)) named++;
+    if (named > MAX_NAMED_ONE_BY_ONE) wholeGraph();
+  }
   stale.forEach((entry, i) => {
     if (chosen.has(entry.path)) return;
     later.push(entry);
