@@ -519,8 +519,10 @@ export interface Workspace {
   check?(path: string): string | null;
   /**
    * The file's text as the model was shown it in the request this reply answers (null: shown as
-   * not existing yet), or undefined when it was not shown. Differs from `read` when the file
-   * changed while the model answered; `kit.formats.stage` merges a whole new text onto that change.
+   * not existing yet), or undefined when it was not shown (a file outside the chat; one an earlier
+   * edit of the reply wrote counts as shown as written). Differs from `read` when the file changed
+   * while the model answered; `kit.formats.stage` merges a whole new text onto that change, and
+   * refuses one for an existing file that was not shown (it would be written blind).
    */
   shown?(path: string): string | null | undefined;
 }

@@ -41,6 +41,25 @@ describe.skipIf(!existsSync(BINARY))("issue 22: prompts and parsers agree, end t
     expect(mainRequests(s).length).toBe(1);
   });
 
+  test("item 1 (whole, tool): a listing labelled with a file outside the chat is not written blind over it; a new file still is", async () => {
+    const B = "import os\n\n\ndef b():\n    return os.getcwd()\n\n\ndef c():\n    return 3\n";
+    const repo = makeRepo({ "a.py": "def a():\n    return 1\n", "b.py": B });
+    const s = await server([
+      { model: "gpt-4.1", text: "You can call it like this:\n\nb.py\n```python\nprint(b())\n```\n\nnew.py\n```python\nprint(1)\n```\n" },
+      { model: "gpt-4.1", text: "Please add b.py to the chat." },
+      { model: "gpt-4.1", toolCalls: [{ name: "create_file", arguments: { path: "b.py", content: "print(b())\n" } }] },
+      { model: "gpt-4.1", text: "Done." },
+    ]);
+    const r = await runCoder(repo, s, ["--edit-format", "whole", "--yes-always", "-m", "how do I call b?", "a.py"]);
+    expect(repo.read("b.py")).toBe(B);
+    expect(repo.read("new.py")).toBe("print(1)\n");
+    expect(r.stdout + r.stderr).toContain("b.py already exists, but it is not in the chat, so you have not seen its content");
+    expect(JSON.stringify(mainRequests(s)[1].messages)).toContain("To change b.py, ask the user to add it to the chat.");
+    const t = await runCoder(repo, s, ["--edit-format", "tool", "--yes-always", "-m", "show b", "a.py"]);
+    expect(repo.read("b.py")).toBe(B);
+    expect(t.stdout + t.stderr).toContain("b.py already exists");
+  });
+
   test("item 3 (whole): a ``` listing under the ```` fence (a chat file holds a ``` line) is applied, not dropped", async () => {
     const repo = makeRepo({ "README.md": "Run:\n\n```\nmake\n```\n", "notes.md": "# Notes\n" });
     const s = await server([{ model: "gpt-4.1", text: "notes.md\n```markdown\n# Notes\n\n- ship it\n```\n" }]);

@@ -38,6 +38,17 @@ describe("FileStore path safety", () => {
     expect(store.check("inside-link.txt")).toBeNull();
   });
 
+  test("a path under a file is refused before anything is written, naming the file in the way", async () => {
+    const root = repo({ "a.py": "x = 1\n", "pkg/mod.py": "y = 2\n" });
+    const store = new FileStore(root);
+    expect(store.check("a.py/inner.py")).toBe("a.py/inner.py cannot be created: a.py is a file, not a folder");
+    expect(store.check("pkg/mod.py/deep/x.py")).toBe("pkg/mod.py/deep/x.py cannot be created: pkg/mod.py is a file, not a folder");
+    const report = await store.writeAll(new Map([["b.py", "z = 3\n"], ["a.py/inner.py", "w = 4\n"]]));
+    expect(report.refused).toEqual([{ path: "a.py/inner.py", reason: "a.py/inner.py cannot be created: a.py is a file, not a folder" }]);
+    expect(readFileSync(join(root, "a.py"), "utf8")).toBe("x = 1\n");
+    expect(readFileSync(join(root, "b.py"), "utf8")).toBe("z = 3\n");
+  });
+
   test("reads nothing outside", () => {
     expect(store.read("out/secret.txt")).toBeNull();
     expect(store.read("../" + outside.split("/").pop() + "/secret.txt")).toBeNull();
@@ -56,6 +67,17 @@ describe("FileStore path safety", () => {
     const ws = store.workspace(["a.txt"]);
     expect(() => ws.write("../x", "x")).toThrow("outside");
     expect(ws.check("../x")).toContain("outside");
+  });
+
+  test("workspace.shown: the request's texts; a file this reply wrote, as written; any other file, not shown; without the request's texts, the disk", () => {
+    const ws = store.workspace(["a.txt"], new Map([["a.txt", "shown a\n"]]));
+    expect(ws.shown("a.txt")).toBe("shown a\n");
+    expect(ws.shown("inside-link.txt")).toBe("shown a\n"); // a link, by the path it lands on
+    expect(ws.shown("new.txt")).toBeUndefined();
+    ws.write("new.txt", "written\n");
+    expect(ws.shown("new.txt")).toBe("written\n");
+    expect(ws.shown("bin.dat")).toBeUndefined();
+    expect(store.workspace(["a.txt"]).shown("a.txt")).toBe("a\n");
   });
 
   test("toRelative: inside ok, outside is a UsageError", () => {

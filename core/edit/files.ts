@@ -210,7 +210,8 @@ export class FileStore {
     let stat: ReturnType<typeof statSync> | null = null;
     try {
       stat = statSync(abs);
-    } catch {
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ENOTDIR") return `${shown} cannot be created: ${this.fileOnTheWay(real)} is a file, not a folder`;
       stat = null;
     }
     if (stat?.isDirectory()) return `${shown} is a directory`;
@@ -227,6 +228,20 @@ export class FileStore {
     }
     if (this.opts.isIgnored?.(norm) || (real !== norm && this.opts.isIgnored?.(real))) return `${shown} is ignored by git (.gitignore); coder does not edit ignored files`;
     return null;
+  }
+
+  /** The first folder of `rel` (a repository path) that exists as something other than a folder. */
+  private fileOnTheWay(rel: string): string {
+    const parts = rel.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      const prefix = parts.slice(0, i).join("/");
+      try {
+        if (!statSync(join(this.root, prefix)).isDirectory()) return prefix;
+      } catch {
+        break;
+      }
+    }
+    return dirname(rel);
   }
 
   /**
@@ -660,11 +675,18 @@ export class StagedWorkspace implements Workspace {
   constructor(
     private readonly store: FileStore,
     readonly chatFiles: readonly string[],
-    private readonly shownTexts: ReadonlyMap<string, string | null> = new Map(),
+    private readonly shownTexts?: ReadonlyMap<string, string | null>,
   ) {}
 
+  /**
+   * Without the texts of a request (a saved reply), every file counts as shown as it is now. A
+   * file an earlier edit of this reply wrote counts as shown as written: the model wrote it.
+   */
   shown(path: string): string | null | undefined {
-    for (const rel of [normalizeRel(path), this.store.canonical(path)]) if (this.shownTexts.has(rel)) return this.shownTexts.get(rel)!;
+    const rels = [normalizeRel(path), this.store.canonical(path)];
+    if (!this.shownTexts) return this.read(path);
+    for (const rel of rels) if (this.shownTexts.has(rel)) return this.shownTexts.get(rel)!;
+    for (const rel of rels) if (this.staged.has(rel)) return this.staged.get(rel)!;
     return undefined;
   }
 

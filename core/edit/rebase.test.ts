@@ -5,7 +5,8 @@ import { stageWhole } from "./search-replace.ts";
 import { UncommittedChanges } from "./uncommitted.ts";
 
 /** A workspace over `files` whose model was shown `shown`. */
-function workspace(files: Record<string, string>, shown: Record<string, string | null>): Workspace & { files: Record<string, string> } {
+/** `shown` null: a workspace that does not know what was shown (a plugin's own, or an older kernel's). */
+function workspace(files: Record<string, string>, shown: Record<string, string | null> | null): Workspace & { files: Record<string, string> } {
   return {
     files,
     chatFiles: Object.keys(files),
@@ -13,7 +14,7 @@ function workspace(files: Record<string, string>, shown: Record<string, string |
     exists: (p) => p in files,
     write: (p, c) => void (files[p] = c),
     remove: (p) => void delete files[p],
-    shown: (p) => (p in shown ? shown[p] : undefined),
+    ...(shown ? { shown: (p: string) => (p in shown ? shown[p] : undefined) } : {}),
   };
 }
 
@@ -54,10 +55,19 @@ describe("stageWhole (kit.formats.stage)", () => {
     expect(ws.files["a.py"]).toBe("y\n");
   });
 
-  test("not shown (a saved reply, a file outside the chat): staged as written", () => {
-    const ws = workspace({ "a.py": "x\n" }, {});
+  test("what was shown unknown: staged as written", () => {
+    const ws = workspace({ "a.py": "x\n" }, null);
     expect(stageWhole(edit, ws, "a.py", "y\n", "replaced")).toMatchObject({ status: "applied", note: "replaced" });
     expect(ws.files["a.py"]).toBe("y\n");
+  });
+
+  test("an existing file the request did not show (outside the chat): refused, nothing staged; a new or empty one is written", () => {
+    const ws = workspace({ "a.py": "x\n", "empty.py": "" }, {});
+    expect(stageWhole(edit, ws, "a.py", "y\n")).toMatchObject({ status: "failed", reason: "invalid", detail: expect.stringContaining("a.py already exists, but it is not in the chat") });
+    expect(ws.files["a.py"]).toBe("x\n");
+    expect(stageWhole(edit, ws, "empty.py", "e\n")).toMatchObject({ status: "applied" });
+    expect(stageWhole(edit, ws, "new.py", "n\n")).toMatchObject({ status: "applied" });
+    expect(ws.files).toEqual({ "a.py": "x\n", "empty.py": "e\n", "new.py": "n\n" });
   });
 
   test("changed meanwhile elsewhere: merged, with the merged note", () => {

@@ -41,6 +41,15 @@ describe("kit.formats.applySearchReplace", () => {
     expect(ws.files["b.py"]).toBe("x = 2\n");
   });
 
+  test("a SEARCH not in the named file that matches in two other chat files is refused, nothing staged", () => {
+    const f = formatHelpers(new SharedMatcher());
+    const ws = workspace({ "a/utils.py": "X = 1\n", "b/utils.py": "X = 1\n", "stats.py": "Y = 1\n" });
+    const [missing, elsewhere] = f.applySearchReplace([edit("utils.py", "X = 1\n", "X = 2\n"), edit("stats.py", "X = 1\n", "X = 3\n")], ws);
+    expect(missing).toMatchObject({ status: "failed", reason: "ambiguous", detail: expect.stringContaining("utils.py does not exist, and the SEARCH text matches in 2 files in the chat (a/utils.py, b/utils.py)") });
+    expect(elsewhere).toMatchObject({ status: "failed", reason: "ambiguous", detail: expect.stringContaining("stats.py does not contain the SEARCH text") });
+    expect(ws.files).toEqual({ "a/utils.py": "X = 1\n", "b/utils.py": "X = 1\n", "stats.py": "Y = 1\n" });
+  });
+
   test("an ambiguous SEARCH lands where the hints point, and fails with the places when nothing points", () => {
     const f = formatHelpers(new SharedMatcher());
     const text = "class Cart:\n    def go(self):\n        pass\n\nclass Wish:\n    def go(self):\n        pass\n";

@@ -74,6 +74,11 @@ function existsUnseen(path: string): string {
   return `${path} already exists, but it was not in the chat, so you have not seen its content: a block with an empty SEARCH would add its REPLACE text to the end of it. Nothing was written to ${path}. If you meant a new file, choose a path that does not exist; to change ${path}, base your edits on its content.`;
 }
 
+/** Why a whole new text of an existing file the model was not shown is refused. */
+function writtenBlind(path: string): string {
+  return `${path} already exists, but it is not in the chat, so you have not seen its content: your text would replace all of it. Nothing was written to ${path}. If you meant a new file, choose a path that does not exist; if you meant an example, do not send it as the content of a file. To change ${path}, ask the user to add it to the chat.`;
+}
+
 function applyOne<E extends SearchReplaceEdit>(matcher: Matcher, edit: E, ws: Workspace, previousEnd: number | null): Applied<E> {
   const { path, search, replace } = edit;
   const refused = ws.check?.(path);
@@ -103,12 +108,22 @@ function applyOne<E extends SearchReplaceEdit>(matcher: Matcher, edit: E, ws: Wo
   if (first?.status === "applied" && !refused) return landed(path, first, note);
   // Not found in the named file (or the file is missing): try the other chat files, as Aider does.
   if (first === null || (first.status === "failed" && first.reason === "not-found")) {
+    // Only where exactly one of them holds it: two files with the same text (a/utils.py and
+    // b/utils.py for "utils.py") leave no way to tell which one the model meant.
+    const fits: [string, Extract<MatchResult, { status: "applied" }>][] = [];
     for (const other of ws.chatFiles) {
       if (other === path || ws.check?.(other)) continue;
       const text = ws.read(other);
       if (text === null) continue;
       const r = matcher.replace(text, search, replace);
-      if (r.status === "applied") return landed(other, r, `the SEARCH text was not in ${path}; it matched in ${other}, which was edited instead`);
+      if (r.status === "applied") fits.push([other, r]);
+    }
+    const [only] = fits;
+    if (fits.length === 1) return landed(only![0], only![1], `the SEARCH text was not in ${path}; it matched in ${only![0]}, which was edited instead`);
+    if (fits.length > 1) {
+      const names = fits.map(([f]) => f);
+      const detail = `${path} ${first === null ? "does not exist" : "does not contain the SEARCH text"}, and the SEARCH text matches in ${names.length} files in the chat (${names.join(", ")}), so it is not clear which one you meant. Nothing was written. Send the block again under the file's full path as listed in the chat.`;
+      return { outcome: { status: "failed", edit, path, reason: "ambiguous", detail } };
     }
   }
   if (refused) return { outcome: { status: "failed", edit, path, reason: "refused", detail: refused } };
@@ -150,6 +165,8 @@ export function stageWrite<E extends Edit>(edit: E, ws: Workspace, path: string,
 export function stageWhole<E extends Edit>(edit: E, ws: Workspace, path: string, content: string, note?: string, uncommitted?: Pick<UncommittedChanges, "committed">): EditOutcome<E> {
   const shown = ws.shown?.(path);
   const now = ws.read(path);
+  // A file the request did not show (not in the chat): a whole text for it was written blind.
+  if (ws.shown && shown === undefined && now !== null && now.trim() !== "") return { status: "failed", edit, path, reason: "invalid", detail: writtenBlind(path) };
   if (shown === undefined || shown === now) {
     const head = uncommitted?.committed(path);
     // CRLF files compare line by line only in LF (the committed text is LF): left as written.
