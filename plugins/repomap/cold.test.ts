@@ -284,7 +284,7 @@ test("leaving out the references of files that can have no rank keeps the rankin
   }
 });
 
-test("a head read whole by its known size is the head read by steps: byte order mark, bad bytes, a grown file, a link", () => {
+test("a head read until its known size is the head read to its end: byte order mark, bad bytes, a grown file, a link", () => {
   const root = mkdtempSync(join(tmpdir(), "coder-repomap-head-"));
   dirs.push(root);
   const files: Record<string, Uint8Array> = {
@@ -299,9 +299,9 @@ test("a head read whole by its known size is the head read by steps: byte order 
   for (const [path, bytes] of Object.entries(files)) {
     const stepped = readHead(join(root, path), 200);
     expect(stepped).not.toBeNull();
-    // The size from a stat: read whole when under the limit (or by steps past it, as "long.java" is).
+    // The size from a stat: the read ends there (or at the limit, as "long.java"'s does).
     expect(readHead(join(root, path), 200, bytes.length)).toBe(stepped!);
-    // The file grew past the limit since its stat: still the head read by steps.
+    // The file grew since its stat: read on, as without a size.
     expect(readHead(join(root, path), 200, 10)).toBe(stepped!);
   }
   expect(readHead(join(root, "bom.py"), 200, files["bom.py"]!.length)).toBe("import os\n");

@@ -5,7 +5,7 @@
 // files are parsed now, until there is enough for the budget; the rest are parsed
 // in the background (scan.ts parseInBackground), and until then rank by the names
 // they import.
-import { closeSync, constants, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, constants, openSync, readSync } from "node:fs";
 import type { FileEntry } from "./scan.ts";
 import { ImportResolver } from "./imports.ts";
 import type { RankFile } from "./graph.ts";
@@ -443,25 +443,11 @@ const UTF8 = new TextDecoder();
 const HEAD_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /**
- * `size`: the file's size from its stat, when known. A file smaller than `maxBytes`
- * is then read whole in one call (open, read and close without a return to this
- * thread between them: half the time of reading it by steps, at 100k files a second).
+ * `size`: the file's size from its stat, when known: a read that returns that many bytes
+ * ends it (no second read to find the end: at 100k files, 100k calls fewer). A file that
+ * grew since is read on, up to `maxBytes`, as any other.
  */
 export function readHead(abs: string, maxBytes: number, size?: number): string | null {
-  if (size !== undefined && size < maxBytes) {
-    let bytes: Buffer;
-    try {
-      bytes = readFileSync(abs, { flag: HEAD_FLAGS });
-    } catch {
-      return null;
-    }
-    // It grew since its stat: read by steps, as below.
-    if (bytes.length < maxBytes) {
-      // As the decoder below gives it: without a byte order mark.
-      const text = bytes.toString("utf8");
-      return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-    }
-  }
   let fd: number;
   try {
     fd = openSync(abs, HEAD_FLAGS);
@@ -475,6 +461,7 @@ export function readHead(abs: string, maxBytes: number, size?: number): string |
       const n = readSync(fd, buffer, length, maxBytes - length, null);
       if (n <= 0) break;
       length += n;
+      if (length === size) break;
     }
     let end = length;
     if (length === maxBytes) {
