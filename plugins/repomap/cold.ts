@@ -176,15 +176,19 @@ function plan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   const ranked = mayHaveRank(input);
   // Many files whose names are needed (every file's, with nothing to personalise to; or a
   // mentioned name that is a common folder's): read as the whole graph (in workers when asked).
-  if (!graph) {
-    let named = 0;
-    for (const entry of stale) if (!chosen.has(entry.path) && ranked(entry.path)) named++;
-    if (named > MAX_NAMED_ONE_BY_ONE) wholeGraph();
-  }
+  const withNames = new Uint8Array(stale.length);
+  let namedCount = 0;
+  stale.forEach((entry, i) => {
+    if (!chosen.has(entry.path) && ranked(entry.path)) {
+      withNames[i] = 1;
+      namedCount++;
+    }
+  });
+  if (namedCount > MAX_NAMED_ONE_BY_ONE) wholeGraph();
   stale.forEach((entry, i) => {
     if (chosen.has(entry.path)) return;
     later.push(entry);
-    const names = ranked(entry.path) ? fileEdges(i).names : "";
+    const names = withNames[i] ? fileEdges(i).names : "";
     prescanned.set(entry.path, importsAsReferences(entry.path, names === "" ? [] : names.split("\n")));
   });
   return { now, later, prescanned };
