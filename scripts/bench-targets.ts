@@ -1,7 +1,7 @@
 // The issue's target table, every row beside its floor in the same run, and with a baseline
 // binary the same rows for an older build measured alongside (samples interleaved run by run, so
 // a busy machine weighs on both alike). A row is one entry of TARGET_ROWS: add a row there.
-import { closeSync, fsyncSync, mkdirSync, openSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, fsyncSync, mkdirSync, openSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { commitAll, git, median } from "./bench-lib.ts";
 import { generateRepo, instantServer } from "./bench/engine.ts";
@@ -129,7 +129,15 @@ function evictPageCache(bin: string): boolean {
  * of its own: two builds whose caches differ (the repo map's tags, the grammars) would otherwise
  * invalidate each other's every run, and both measure a cold cache.
  */
-async function trivialTaskRss(bins: string[], ctx: TargetContext, modelDelayMs = 0): Promise<number[]> {
+async function trivialTaskRss(given: string[], ctx: TargetContext, modelDelayMs = 0): Promise<number[]> {
+  // Each binary is run from a private copy: pages another process has mapped (another bench, or a
+  // session, running the same file) cannot be dropped, and a shared baseline read 3 MB high so.
+  const bins = given.map((bin, i) => {
+    const copy = join(ctx.dir, `rss-bin-${modelDelayMs}-${i}`);
+    copyFileSync(bin, copy);
+    chmodSync(copy, 0o755);
+    return copy;
+  });
   const tasks = bins.map((_, i) => trivialTask(join(ctx.dir, `rss-${modelDelayMs}-${i}`)));
   // A proxy that waits before passing each request on to the instant model.
   const proxies = tasks.map(({ server }) =>

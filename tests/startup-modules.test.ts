@@ -12,6 +12,14 @@ import { LANGUAGES } from "../grammars/languages.ts";
 
 const server = serverPerTest();
 
+/** The Node built-ins a source module of the binary imports statically ("crypto" for `from "node:crypto"`); none for a module not on disk. */
+function staticNodeImports(module: string): string[] {
+  const path = join(import.meta.dir, "..", module.replace(/ \(library pack [^)]*\)$/, ""));
+  if (!existsSync(path)) return [];
+  const text = readFileSync(path, "utf8");
+  return [...text.matchAll(/^\s*(?:import|export)\s[^;]*?\sfrom\s*["'](?:node:)?([a-z_/]+)["']|\brequire\(\s*["'](?:node:)?([a-z_/]+)["']\s*\)/gm)].map((m) => (m[1] ?? m[2])!);
+}
+
 /** Packages only a front end or a feature the run did not ask for needs. */
 const HEAVY = [
   "@agentclientprotocol/sdk",
@@ -57,7 +65,7 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(r.trace.packages).toEqual([]);
   });
 
-  test("a one-shot edit evaluates none of the ACP or MCP SDKs, the REPL, the media or web libraries, zod (even with model overrides in the config), or the documentation /help answers from", async () => {
+  test("a one-shot edit evaluates none of the ACP or MCP SDKs, the REPL, the media or web libraries (nor the media plugin's clipboard, voice and web modules), zod (even with model overrides in the config), the documentation /help answers from, or node:crypto, net, dns or readline", async () => {
     const repo = makeRepo({ "a.py": "x = 1\n" });
     mkdirSync(join(repo.home, ".config", "coder"), { recursive: true });
     writeFileSync(join(repo.home, ".config", "coder", "config.json"), JSON.stringify({ models: { "openai/gpt-4.1": { contextWindow: 1000000, prices: { input: 2, output: 8 }, capabilities: { images: true } } } }));
@@ -71,6 +79,11 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(packages.filter((p) => HEAVY.some((h) => p === h || p.startsWith("@jimp/")))).toEqual([]);
     expect(modules.filter((m) => /^core\/(acp|term\/repl|watch)\b/.test(m))).toEqual([]);
     expect(modules.filter((m) => m.endsWith(".md"))).toEqual([]);
+    // The media plugin's clipboard, voice and web modules load with their commands only.
+    expect(modules.filter((m) => /^plugins\/media\/(clipboard|voice|web|fetch|markdown)\.ts$/.test(m))).toEqual([]);
+    // Nor does any module it evaluated import, at its top, a Node module the task has no use for
+    // (UUIDs and hashes come from Bun's own crypto, which is already loaded).
+    expect(modules.filter((m) => staticNodeImports(m).some((n) => /^(crypto|net|dns|dns\/promises|readline)$/.test(n)))).toEqual([]);
   });
 
   test("the web page, image, MCP, ACP, set-up, YAML and zod libraries are not in the binary's code, only a stand-in that imports their pack", () => {

@@ -7,7 +7,6 @@
 import { linkSync, lstatSync, readFileSync, readlinkSync, renameSync } from "node:fs";
 import { hostname } from "node:os";
 import { basename, join } from "node:path";
-import { randomUUID } from "node:crypto";
 import { bootId, ensureStateDir, readState, removeQuietly, StateFileError, stateDirOf, writeTempBeside } from "./state.ts";
 
 const LOCK = "write.lock";
@@ -195,7 +194,7 @@ export class RepoLock {
   /** Make the lock from a complete temp file; false when one is there already. */
   private create(): boolean {
     const self = currentOwner();
-    const token = randomUUID();
+    const token = crypto.randomUUID();
     const record: LockRecord = { version: 1, ...self, token, created: new Date().toISOString() };
     const tmp = writeTempBeside(this.file, `${JSON.stringify(record)}\n`);
     try {
@@ -254,7 +253,7 @@ export class RepoLock {
    * took it over in the meantime, its fresh lock is seen (the text differs) and put back.
    */
   private takeOver(found: FoundLock): void {
-    const aside = `${this.file}.${process.pid}.${randomUUID().slice(0, 8)}.stale`;
+    const aside = `${this.file}.${process.pid}.${crypto.randomUUID().slice(0, 8)}.stale`;
     try {
       renameSync(this.file, aside);
     } catch (error) {

@@ -5,7 +5,6 @@
 // A server that failed to start is remembered (.coder/cache/mcp/failures.json) for a while:
 // the next runs skip it at once, saying so, instead of waiting its start-up timeout again;
 // `/mcp`, `coder mcp list` and `coder doctor` try it again.
-import { createHash } from "node:crypto";
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { Kit } from "../../core/plugin.ts";
@@ -258,7 +257,7 @@ export class McpServers {
   /** The entry and the files it runs (a changed server script lists its tools again). */
   private cacheKey(config: ServerConfig): string {
     const { source: _source, ...entry } = config;
-    return `${config.name}:${createHash("sha256").update(JSON.stringify(entry)).update(scriptStamp(config)).digest("hex").slice(0, 16)}`;
+    return `${config.name}:${new Bun.CryptoHasher("sha256").update(JSON.stringify(entry)).update(scriptStamp(config)).digest("hex").slice(0, 16)}`;
   }
 
   private readCache(): Record<string, ToolInfo[]> {

@@ -1,13 +1,13 @@
 // Beyond text: the chat's images and PDFs go to the model as message parts (the "media"
 // context provider), /paste takes the clipboard's image or text, /web adds a page as
 // Markdown (and --detect-urls offers the pages a message names), /voice dictates, and
-// /copy and /copy-context fill the clipboard. Heavy libraries load on first use only.
+// /copy and /copy-context fill the clipboard. Heavy libraries load on first use only, and so do
+// the clipboard, voice and web modules: a run that uses none of these commands (a one-shot task)
+// evaluates none of them, nor the Node modules only they use (node:readline, node:net, node:dns).
 import { isAbsolute, join } from "node:path";
 import type { ContentPart, ContextProvider, Kit, PluginObject, Session, SlashCommand, TurnContext } from "../../core/plugin.ts";
 import { imageDimensions, MediaParts } from "./attach.ts";
-import { ClipboardError, findClipboard, readClipboard } from "./clipboard.ts";
-import { convert, findRecorder, MAX_RECORDING_BYTES, NO_RECORDER, record, waitForEnter } from "./voice.ts";
-import { addWebPage, findUrls, type WebOptions } from "./web.ts";
+import type { WebOptions } from "./web.ts";
 import { DETECT_URLS, MEDIA_OPTIONS, VOICE_FORMAT, VOICE_INPUT_DEVICE, VOICE_LANGUAGE, WEB_TIMEOUT } from "./options.ts";
 
 /** A fence longer than any run of backticks in `text`. */
@@ -69,6 +69,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     },
     async onMessage(message, s) {
       if (!(kit.options.get(DETECT_URLS) ?? s.interactive)) return;
+      const { addWebPage, findUrls } = await import("./web.ts");
       for (const url of findUrls(message)) {
         if (offered.has(url)) continue;
         offered.add(url);
@@ -83,6 +84,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     summary: "add the clipboard's image (saved under .coder/pastes/) or its text to the chat",
     usage: "/paste [NAME]",
     async run(arg, s) {
+      const { ClipboardError, findClipboard, readClipboard } = await import("./clipboard.ts");
       let content: Awaited<ReturnType<typeof readClipboard>>;
       try {
         content = await readClipboard(findClipboard(kit, kit.which));
@@ -119,12 +121,14 @@ export default function mediaPlugin(kit: Kit): PluginObject {
       const url = arg.trim();
       if (!url) return s.warn("Usage: /web URL");
       offered.add(url);
+      const { addWebPage } = await import("./web.ts");
       await addWebPage(kit, s, url, webOptions());
     },
   };
 
   /** Write `text` to the clipboard; false (with the reason warned) when there is no way to. */
   const copyText = async (s: Session, text: string): Promise<boolean> => {
+    const { ClipboardError, findClipboard } = await import("./clipboard.ts");
     try {
       await findClipboard(kit, kit.which).writeText(text);
       return true;
@@ -173,6 +177,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
     summary: "record your voice (Enter stops) and put the transcription in the input line",
     async run(_arg, s) {
       if (!s.interactive) return s.warn("/voice needs the interactive REPL (Enter stops the recording).");
+      const { convert, findRecorder, MAX_RECORDING_BYTES, NO_RECORDER, record, waitForEnter } = await import("./voice.ts");
       const device = kit.options.get(VOICE_INPUT_DEVICE);
       const recorder = findRecorder(device, kit.which);
       if (!recorder) return s.warn(NO_RECORDER);

@@ -18,6 +18,7 @@ const DEFS = "defs";
 const MAPS = "maps";
 const RANKINGS = "rankings";
 const IMPORTS = "imports";
+const RESOLVED = "resolved-imports";
 const GRAPHS = "graphs";
 /** The key of the state stored last (one row). */
 const GRAPHS_LATEST = "graphs-latest";
@@ -131,6 +132,16 @@ export class TagCache {
     this.store.put(IMPORTS, path, `${sig}\n${data}`);
   }
 
+  /** A chat file's imports as last resolved, with what the resolution read (map.ts chatImports checks it). */
+  getResolvedImports(path: string): string | null {
+    const value = this.store.get(RESOLVED, path);
+    return typeof value === "string" ? value : null;
+  }
+
+  putResolvedImports(path: string, value: string): void {
+    this.store.put(RESOLVED, path, value);
+  }
+
   getRanking(key: string): string | null {
     const value = this.store.get(RANKINGS, key);
     return typeof value === "string" ? value : null;
@@ -185,15 +196,19 @@ export class TagCache {
   }
 }
 
+/** A row's fields by position (no split into an array: this runs for every file of a changed build). */
 function decodeMeta(value: unknown): FileMeta | null {
   if (typeof value !== "string") return null;
-  const parts = value.split("\t");
-  if (parts.length < 5) return null;
-  const mtime = Number(parts[0]);
-  const size = Number(parts[1]);
+  const a = value.indexOf("\t");
+  const b = a < 0 ? -1 : value.indexOf("\t", a + 1);
+  const c = b < 0 ? -1 : value.indexOf("\t", b + 1);
+  const d = c < 0 ? -1 : value.indexOf("\t", c + 1);
+  if (d < 0) return null;
+  const mtime = Number(value.slice(0, a));
+  const size = Number(value.slice(a + 1, b));
   if (!Number.isFinite(mtime) || !Number.isFinite(size)) return null;
   // The skip reason is last: it is the one field that may hold a tab.
-  return { mtime, size, version: versionOfTag(parts[2]!), sig: parts[3]!, skipped: parts.slice(4).join("\t") };
+  return { mtime, size, version: versionOfTag(value.slice(b + 1, c)), sig: value.slice(c + 1, d), skipped: value.slice(d + 1) };
 }
 
 const tags = new Map<string, string>();

@@ -93,7 +93,14 @@ export interface KeyLookup {
 /** One identifier's rows: definers (ascending file) with their lines, referencers (ascending file) with their counts. */
 interface IdentRows {
   definers: number[];
-  lines: number[][];
+  /**
+   * Each definer's lines: an unchanged file's as its range in the old index's definerLines
+   * (lineFrom .. lineTo; no copy per entry: rows of common names hold thousands), a changed
+   * file's (lineFrom -1) in `fresh`.
+   */
+  lineFrom: number[];
+  lineTo: number[];
+  fresh: Map<number, number[]>;
   referencers: Int32Array;
   refs: Float64Array;
   members: Float64Array;
@@ -480,14 +487,15 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
     let row = pending.get(id);
     if (!row) {
       const old = id < index.names.length;
-      row = { definers: [], lines: [], from: old ? index.referencerStart[id]! : 0, to: old ? index.referencerStart[id + 1]! : 0, added: [] };
-      const { definerStart, definerList, definerLineStart, definerLines } = index;
+      row = { definers: [], lineFrom: [], lineTo: [], fresh: new Map(), from: old ? index.referencerStart[id]! : 0, to: old ? index.referencerStart[id + 1]! : 0, added: [] };
+      const { definerStart, definerList, definerLineStart } = index;
       if (old) {
         // The unchanged files' entries (the changed files' are added below).
         for (let e = definerStart[id]!; e < definerStart[id + 1]!; e++) {
           if (isChanged[definerList[e]!]) continue;
           row.definers.push(definerList[e]!);
-          row.lines.push(Array.from(definerLines.subarray(definerLineStart[e]!, definerLineStart[e + 1]!)));
+          row.lineFrom.push(definerLineStart[e]!);
+          row.lineTo.push(definerLineStart[e + 1]!);
         }
       }
       pending.set(id, row);
@@ -528,9 +536,13 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
       const row = rowsOf(id);
       if (!seen.has(id)) {
         seen.set(id, row);
-        insertSorted(row.definers, f, (at) => row.lines.splice(at, 0, []));
+        insertSorted(row.definers, f, (at) => {
+          row.lineFrom.splice(at, 0, -1);
+          row.lineTo.splice(at, 0, -1);
+        });
+        row.fresh.set(f, []);
       }
-      row.lines[row.definers.indexOf(f)]!.push(file.defLines[i]!);
+      row.fresh.get(f)!.push(file.defLines[i]!);
     }
     for (let p = 0; p + REF_STRIDE <= file.refs.length; p += REF_STRIDE) {
       const row = rowsOf(intern(file.refs[p]!, ""));
@@ -539,7 +551,18 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   }
   const changedFiles = [...changed.keys()].sort((a, b) => a - b);
   const rows = new Map<number, IdentRows>();
-  for (const [id, row] of pending) rows.set(id, { definers: row.definers, lines: row.lines, ...mergeReferencers(index, row, changedFiles) });
+  for (const [id, row] of pending) rows.set(id, { definers: row.definers, lineFrom: row.lineFrom, lineTo: row.lineTo, fresh: row.fresh, ...mergeReferencers(index, row, changedFiles) });
+  // A changed file touches many identifiers whose rows it leaves as they were (its other
+  // definitions and references): those are copied with the unchanged ones. One whose definers
+  // and referencers are the same (only lines moved) keeps its edges: an identifier's edges are a
+  // function of those rows, its name and the context alone (identEdges), and rebuilding the rows
+  // of common names (thousands of referencers, nearest definers by path) was most of a patch.
+  const sameEdges = new Set<number>();
+  for (const [id, row] of rows) {
+    if (id >= index.names.length || names[id] !== index.names[id] || !sameEdgeRows(index, id, row)) continue;
+    if (sameLines(index, id, row)) rows.delete(id);
+    else sameEdges.add(id);
+  }
   // Reassemble the compressed rows: runs of unchanged identifiers copied in one
   // go, changed ones from their new rows (identifiers new to the index are all changed).
   const identCount = names.length;
@@ -557,10 +580,26 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   if (next < oldCount) runs.push([next, oldCount]);
   const definerStart = new Int32Array(identCount + 1);
   const referencerStart = new Int32Array(identCount + 1);
-  for (let id = 0; id < identCount; id++) {
+  // Unchanged runs: the stored starts shifted; changed identifiers: their new rows' lengths.
+  // (The arrays in locals: a fresh process runs these loops in the interpreter.)
+  const oldDefinerStart = index.definerStart;
+  const oldReferencerStart = index.referencerStart;
+  for (let id = 0, r = 0; id < identCount; ) {
     const row = rowOf[id];
-    definerStart[id + 1] = definerStart[id]! + (row ? row.definers.length : index.definerStart[id + 1]! - index.definerStart[id]!);
-    referencerStart[id + 1] = referencerStart[id]! + (row ? row.referencers.length : index.referencerStart[id + 1]! - index.referencerStart[id]!);
+    if (row) {
+      definerStart[id + 1] = definerStart[id]! + row.definers.length;
+      referencerStart[id + 1] = referencerStart[id]! + row.referencers.length;
+      id++;
+      continue;
+    }
+    const [from, to] = runs[r++]!;
+    const definerShift = definerStart[from]! - oldDefinerStart[from]!;
+    const referencerShift = referencerStart[from]! - oldReferencerStart[from]!;
+    for (let i = from + 1; i <= to; i++) {
+      definerStart[i] = oldDefinerStart[i]! + definerShift;
+      referencerStart[i] = oldReferencerStart[i]! + referencerShift;
+    }
+    id = to;
   }
   const entryCount = definerStart[identCount]!;
   const definerList = new Int32Array(entryCount);
@@ -575,9 +614,11 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
     const oldTo = index.definerStart[to]!;
     const at = definerStart[from]!;
     definerList.set(index.definerList.subarray(oldFrom, oldTo), at);
-    const shift = lineCount - index.definerLineStart[oldFrom]!;
-    for (let e = oldFrom; e < oldTo; e++) definerLineStart[at + e - oldFrom] = index.definerLineStart[e]! + shift;
-    lineCount += index.definerLineStart[oldTo]! - index.definerLineStart[oldFrom]!;
+    const oldLineStart = index.definerLineStart;
+    const shift = lineCount - oldLineStart[oldFrom]!;
+    const delta = at - oldFrom;
+    for (let e = oldFrom; e < oldTo; e++) definerLineStart[e + delta] = oldLineStart[e]! + shift;
+    lineCount += oldLineStart[oldTo]! - oldLineStart[oldFrom]!;
   };
   const copyReferencers = (from: number, to: number) => {
     const oldFrom = index.referencerStart[from]!;
@@ -603,7 +644,7 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
     row.definers.forEach((f, k) => {
       definerList[at + k] = f;
       definerLineStart[at + k] = lineCount;
-      lineCount += row.lines[k]!.length;
+      lineCount += row.lineFrom[k]! >= 0 ? row.lineTo[k]! - row.lineFrom[k]! : row.fresh.get(f)!.length;
     });
     const refAt = referencerStart[id]!;
     referencerFile.set(row.referencers, refAt);
@@ -616,7 +657,12 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   for (const [from, to, at] of lineSources) definerLines.set(index.definerLines.subarray(from, to), at);
   for (const id of affected) {
     const row = rows.get(id)!;
-    row.lines.forEach((lines, k) => definerLines.set(lines, definerLineStart[definerStart[id]! + k]!));
+    const old = index.definerLines;
+    for (let k = 0, out = definerLineStart[definerStart[id]!]!; k < row.definers.length; k++) {
+      const from = row.lineFrom[k]!;
+      if (from < 0) for (const line of row.fresh.get(row.definers[k]!)!) definerLines[out++] = line;
+      else for (let l = from; l < row.lineTo[k]!; l++) definerLines[out++] = old[l]!;
+    }
   }
   let anyReference = false;
   for (let id = 0; id < identCount && !anyReference; id++) anyReference = referencerStart[id + 1]! > referencerStart[id]! && definerStart[id + 1]! > definerStart[id]!;
@@ -634,18 +680,47 @@ export function patchRankGraph(index: IdentIndex, graph: DefinitionGraph, paths:
   for (let id = 0; id < identCount; ) {
     if (!rowOf[id]) {
       const [from, to] = runs[run++]!;
-      const shift = edges.count - graph.edgeStart[from]!;
-      for (let i = from; i < to; i++) edgeStart[i] = graph.edgeStart[i]! + shift;
+      const oldEdgeStart = graph.edgeStart;
+      const shift = edges.count - oldEdgeStart[from]!;
+      for (let i = from; i < to; i++) edgeStart[i] = oldEdgeStart[i]! + shift;
       edges.append(graph.edges, graph.edgeStart[from]!, graph.edgeStart[to]!);
       id = to;
       continue;
     }
     edgeStart[id] = edges.count;
-    identEdges(id, patched, paths, context, edges, scratch);
+    if (sameEdges.has(id)) edges.append(graph.edges, graph.edgeStart[id]!, graph.edgeStart[id + 1]!);
+    else identEdges(id, patched, paths, context, edges, scratch);
     id++;
   }
   edgeStart[identCount] = edges.count;
   return { index: patched, graph: { edges, edgeStart, pathOrder: scratch.computedOrder, ...slotsOf(patched) } };
+}
+
+/** Whether an identifier's new row has the stored row's definers (in order) and referencers with their counts. */
+function sameEdgeRows(index: IdentIndex, id: number, row: IdentRows): boolean {
+  const from = index.definerStart[id]!;
+  if (row.definers.length !== index.definerStart[id + 1]! - from) return false;
+  for (let k = 0; k < row.definers.length; k++) if (row.definers[k] !== index.definerList[from + k]) return false;
+  const at = index.referencerStart[id]!;
+  const n = row.referencers.length;
+  if (n !== index.referencerStart[id + 1]! - at) return false;
+  for (let r = 0; r < n; r++) {
+    if (row.referencers[r] !== index.referencerFile[at + r] || row.refs[r] !== index.referencerRefs[at + r] || row.members[r] !== index.referencerMembers[at + r]) return false;
+  }
+  return true;
+}
+
+/** Whether each definer of a row with the stored definers (sameEdgeRows) has the stored lines. */
+function sameLines(index: IdentIndex, id: number, row: IdentRows): boolean {
+  const from = index.definerStart[id]!;
+  for (let k = 0; k < row.definers.length; k++) {
+    if (row.lineFrom[k]! >= 0) continue;
+    const lines = row.fresh.get(row.definers[k]!)!;
+    const start = index.definerLineStart[from + k]!;
+    if (lines.length !== index.definerLineStart[from + k + 1]! - start) return false;
+    for (let l = 0; l < lines.length; l++) if (lines[l] !== index.definerLines[start + l]) return false;
+  }
+  return true;
 }
 
 /**

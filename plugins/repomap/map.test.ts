@@ -2,7 +2,7 @@
 // and a corrupt or locked cache.
 import { afterAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
@@ -10,7 +10,7 @@ import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
 import { CACHE_FILE, memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
-import { buildRepoMap, type RepoMapInput } from "./map.ts";
+import { buildRepoMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
 import { reparseInBackground } from "./scan.ts";
 import { estimateTokens } from "./render.ts";
 
@@ -402,3 +402,75 @@ function memoryTags(): TagCache {
 function openTags(root: string, warn: (message: string) => void, busyTimeoutMs?: number): TagCache {
   return new TagCache(openCacheStore(root, CACHE_NAMESPACE, { version: CACHE_VERSION, warn, busyTimeoutMs }));
 }
+
+test("a chat file's resolved imports are kept while the listing and every file the resolution read are the same", async () => {
+  const files = {
+    "app/chat.ts": 'import { helperOne } from "../lib/one";\n\nexport function run() {\n  return helperOne();\n}\n',
+    "lib/one.ts": "export function helperOne() {\n  return 1;\n}\n",
+    "lib/two.ts": "export function helperTwo() {\n  return 2;\n}\n",
+  };
+  const root = repo(files);
+  const cache = memoryTags();
+  const build = (list = Object.keys(files)) => buildRepoMap(testInput(root, list, cache, { chatFiles: ["app/chat.ts"], workers: 0 }));
+  const first = await build();
+  expect(first.ranking![0]).toMatchObject({ path: "lib/one.ts", name: "helperOne" });
+  const kept = JSON.parse(cache.getResolvedImports("app/chat.ts")!) as { l: string; s: [string, number, number][]; i: string };
+  // The chat file and the file it imports (read for re-exports).
+  expect(kept.s.map((s) => s[0])).toEqual(["app/chat.ts", "lib/one.ts"]);
+  // A kept resolution that says lib/two.ts: used as long as what it read is unchanged (so it is not resolved again).
+  const plant = () => {
+    const now = JSON.parse(cache.getResolvedImports("app/chat.ts")!);
+    cache.putResolvedImports("app/chat.ts", JSON.stringify({ ...now, i: JSON.stringify([["lib/two.ts", ["helperTwo"]]]) }));
+  };
+  plant();
+  writeFileSync(join(root, "lib/two.ts"), files["lib/two.ts"] + "// touched\n");
+  expect((await build()).ranking![0]).toMatchObject({ path: "lib/two.ts", name: "helperTwo" });
+  // A file it read changed: resolved again.
+  writeFileSync(join(root, "lib/one.ts"), files["lib/one.ts"] + "// touched\n");
+  expect((await build()).ranking![0]).toMatchObject({ path: "lib/one.ts", name: "helperOne" });
+  // The chat file changed: resolved again.
+  plant();
+  writeFileSync(join(root, "app/chat.ts"), files["app/chat.ts"] + "\nexport function extra() {\n  return 0;\n}\n");
+  expect((await build()).ranking![0]).toMatchObject({ path: "lib/one.ts", name: "helperOne" });
+  // Another listing (a file added): resolved again.
+  plant();
+  writeFileSync(join(root, "lib/three.ts"), "export const three = 3;\n");
+  expect((await build([...Object.keys(files), "lib/three.ts"])).ranking![0]).toMatchObject({ path: "lib/one.ts", name: "helperOne" });
+});
+
+test("the state key follows every file's path, mtime and size (paths alone with --map-refresh files)", () => {
+  const root = repo(SOURCES);
+  const cache = memoryTags();
+  const key = (overrides: Partial<RepoMapInput> = {}) => prepareRepoMap(input(root, cache, overrides)).stateKey;
+  const path = join(root, "lib/total.py");
+  // Whole seconds: set and set back exactly.
+  const mtime = new Date(1_700_000_000_000);
+  utimesSync(path, mtime, mtime);
+  const before = key();
+  expect(key()).toBe(before);
+  utimesSync(path, mtime, new Date(mtime.getTime() + 1000));
+  const touched = key();
+  expect(touched).not.toBe(before);
+  // The same size and mtime again: the same key.
+  utimesSync(path, mtime, mtime);
+  expect(key()).toBe(before);
+  writeFileSync(path, SOURCES["lib/total.py"] + " ");
+  utimesSync(path, mtime, mtime);
+  expect(key()).not.toBe(before);
+  // By paths alone: the same until the set of files changes.
+  const files = key({ reuse: "files" });
+  utimesSync(path, mtime, new Date(mtime.getTime() + 5000));
+  expect(key({ reuse: "files" })).toBe(files);
+  expect(key({ reuse: "files", files: Object.keys(SOURCES).filter((p) => p !== "lib/total.py") })).not.toBe(files);
+});
+
+test("a file's cached fields read back as written, a skip reason with a tab included", () => {
+  const cache = memoryTags();
+  const row = { mtime: 1764645123456.7893, size: 4096, version: GRAMMAR_TABLE_VERSION, sig: "abc123", defs: "", names: "", refs: new Uint8Array(0) };
+  cache.putFiles([{ path: "a.py", ...row, skipped: "" }, { path: "b.bin", ...row, skipped: "unreadable: one\ttwo" }], () => {});
+  expect(cache.fileMeta().get("a.py")).toEqual({ mtime: row.mtime, size: 4096, version: GRAMMAR_TABLE_VERSION, sig: "abc123", skipped: "" });
+  expect(cache.fileMeta().get("b.bin")).toEqual({ mtime: row.mtime, size: 4096, version: GRAMMAR_TABLE_VERSION, sig: "abc123", skipped: "unreadable: one\ttwo" });
+  // A row cut short reads as missing (the file is parsed again).
+  cache.store.put("meta", "c.py", "1\t2\t#v");
+  expect(cache.fileMeta().has("c.py")).toBe(false);
+});

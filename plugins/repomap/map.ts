@@ -100,9 +100,7 @@ export function prepareRepoMap(input: RepoMapInput): PreparedMap {
   const state = new Bun.CryptoHasher("sha256");
   state.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.reuse}|${input.budget}\n`);
   state.update(sortedUnique(input.chatFiles) + "\n\n");
-  const parts: string[] = [];
-  for (const e of entries) parts.push(input.reuse === "files" ? e.path : fileState(e));
-  state.update(parts.join("\n"));
+  hashEntries(state, entries, input.reuse === "files" ? () => true : () => false);
   const stateKey = state.digest("hex");
   const full = new Bun.CryptoHasher("sha256");
   full.update(stateKey + "\n");
@@ -162,7 +160,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   const rankStart = performance.now();
   // A map never shows more definitions than its budget has tokens.
   const limit = Math.max(200, input.budget * 2);
-  const imports = chatImports(input, allFiles, scan);
+  const imports = chatImports(input, entries, allFiles, scan);
   const rankingKey = rankingKeyOf(input, scan.files, limit, imports);
   const provisional = scan.deferred.length > 0 || scan.pending.length > 0;
   // A cold build's ranking and rendering stand for a few requests at most: not worth storing.
@@ -241,13 +239,27 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
  * Each chat file's imports, read from its text (a chat file is small; no parse).
  * They are stored beside the file's ranking signature: a chat file described by
  * its older tags (deferred) gets the imports read with those tags, so that a
- * provisional map is the one those tags gave.
+ * provisional map is the one those tags gave. And they are kept as resolved, with
+ * what the resolution read (the listing, and the stat of each file read: the chat
+ * file, configs, packages): while those are the same, the resolution gives the same
+ * (it reads nothing else), so it is not done again (building its indexes of every
+ * listed path cost 30-45 ms of every changed build at 10k files).
  */
-function chatImports(input: RepoMapInput, files: readonly string[], scan: ScanResult): Map<string, FileImports> {
+function chatImports(input: RepoMapInput, entries: readonly FileEntry[], files: readonly string[], scan: ScanResult): Map<string, FileImports> {
   const imports = new Map<string, FileImports>();
   if (input.chatFiles.length === 0) return imports;
   const deferred = new Set(scan.deferred.map((e) => e.path));
   let resolver: ImportResolver | null = null;
+  let read: Set<string> | null = null;
+  let listing: string | null = null;
+  let stats: Map<string, FileEntry> | null = null;
+  const statOf = (paths: Iterable<string>): Map<string, FileEntry> => {
+    const wanted = new Set(paths);
+    if (stats && [...wanted].every((p) => stats!.has(p))) return stats;
+    stats = new Map();
+    for (const e of entries) if (wanted.has(e.path)) stats.set(e.path, e);
+    return stats;
+  };
   for (const chat of new Set(input.chatFiles)) {
     const sig = scan.files.get(chat)?.sig ?? "";
     const stored = deferred.has(chat) ? decodeImports(input.cache.getImports(chat, sig)) : null;
@@ -255,16 +267,61 @@ function chatImports(input: RepoMapInput, files: readonly string[], scan: ScanRe
       imports.set(chat, stored);
       continue;
     }
-    resolver ??= new ImportResolver({ files, read: (path) => (input.read ? input.read(path) : readText(input.root, path)) });
+    listing ??= listingHash(files);
+    const kept = input.reuse === "none" ? null : resolvedImports(input.cache.getResolvedImports(chat), listing, statOf);
+    if (kept) {
+      imports.set(chat, kept);
+      continue;
+    }
+    read ??= new Set();
+    const reads = read;
+    resolver ??= new ImportResolver({
+      files,
+      read: (path) => {
+        reads.add(path);
+        return input.read ? input.read(path) : readText(input.root, path);
+      },
+    });
+    // The resolver keeps what it read: a second chat file's resolution may use the first's reads.
+    reads.add(chat);
     const found = resolver.importsOf(chat);
     imports.set(chat, found);
     if (!deferred.has(chat) && sig) {
       const encoded = encodeImports(found);
       // Written only when it changed (a write is a transaction: more than the read).
       if (input.cache.getImports(chat, sig) !== encoded) input.cache.putImports(chat, sig, encoded);
+      const known = statOf(reads);
+      // Kept only when every file read has a stat to check it by (a file not listed: not kept).
+      if (input.reuse !== "none" && [...reads].every((p) => known.has(p))) {
+        const states = [...reads].sort().map((p) => [p, known.get(p)!.mtime, known.get(p)!.size]);
+        input.cache.putResolvedImports(chat, JSON.stringify({ l: listing, s: states, i: encoded }));
+      }
     }
   }
   return imports;
+}
+
+/** A hash of the listed paths in order (what the import resolver indexes). */
+function listingHash(files: readonly string[]): string {
+  return new Bun.CryptoHasher("sha256").update(`${files.length}\n${files.join("\n")}`).digest("hex");
+}
+
+/** A chat file's kept resolution when the listing and every file it read are as they were, else null. */
+function resolvedImports(value: string | null, listing: string, statOf: (paths: Iterable<string>) => Map<string, FileEntry>): FileImports | null {
+  if (value === null) return null;
+  let kept: { l: string; s: [string, number, number][]; i: string };
+  try {
+    kept = JSON.parse(value);
+  } catch {
+    return null;
+  }
+  if (kept.l !== listing || !Array.isArray(kept.s) || typeof kept.i !== "string") return null;
+  const now = statOf(kept.s.map((s) => s[0]));
+  for (const [path, mtime, size] of kept.s) {
+    const e = now.get(path);
+    if (!e || e.mtime !== mtime || e.size !== size) return null;
+  }
+  return decodeImports(kept.i);
 }
 
 function readText(root: string, path: string): string | null {
@@ -316,9 +373,7 @@ function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: str
 function renderKeyOf(input: RepoMapInput, entries: readonly FileEntry[], chat: ReadonlySet<string>, rankingKey: string): string {
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(`render|${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.budget}|${rankingKey}\n`);
-  const parts: string[] = [];
-  for (const e of entries) parts.push(chat.has(e.path) ? e.path : fileState(e));
-  hasher.update(parts.join("\n"));
+  hashEntries(hasher, entries, (path) => chat.has(path));
   return "render:" + hasher.digest("hex");
 }
 
@@ -354,9 +409,24 @@ function rankContextKey(request: Pick<RankRequest, "chatFiles" | "mentionedIdent
   return hasher.digest("hex");
 }
 
-/** A file as a key sees it: path, mtime and size. */
-function fileState(e: FileEntry): string {
-  return `${e.path}\u0000${e.mtime}\u0000${e.size}`;
+/**
+ * Every file as a key sees it: its path, and its mtime and size unless `pathOnly` (as the
+ * numbers' bytes: formatting 10k floats as text cost 10-25 ms of every warm run at 10k files).
+ */
+function hashEntries(hasher: Bun.CryptoHasher, entries: readonly FileEntry[], pathOnly: (path: string) => boolean): void {
+  const paths: string[] = new Array(entries.length);
+  // Per file: mtime and size, or NaN twice for a path alone (no stat gives NaN).
+  const numbers = new Float64Array(entries.length * 2);
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    paths[i] = e.path;
+    const alone = pathOnly(e.path);
+    numbers[2 * i] = alone ? NaN : e.mtime;
+    numbers[2 * i + 1] = alone ? NaN : e.size;
+  }
+  hasher.update(`${entries.length}\n`);
+  hasher.update(paths.join("\u0000"));
+  hasher.update(new Uint8Array(numbers.buffer));
 }
 
 /** A list's distinct items, sorted, one a line (order and repeats make no difference to a key). */

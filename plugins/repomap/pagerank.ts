@@ -46,17 +46,20 @@ export function personalizedPageRank(
   if (personalization && pSum > 0) for (let i = 0; i < n; i++) p[i] = personalization[i]! / pSum;
   else p.fill(1 / n);
 
+  // The arrays in locals: a fresh process runs these loops in the interpreter, where each
+  // property read per edge counts.
+  const { src: edgeSrc, dst: edgeDst, weight: edgeWeight, count: edgeCount } = edges;
   let outWeight = options.outWeight;
   if (!outWeight || outWeight.length !== n) {
     outWeight = new Float64Array(n);
-    for (let e = 0; e < edges.count; e++) {
-      const src = edges.src[e]!;
-      outWeight[src] = outWeight[src]! + edges.weight[e]!;
+    for (let e = 0; e < edgeCount; e++) {
+      const src = edgeSrc[e]!;
+      outWeight[src] = outWeight[src]! + edgeWeight[e]!;
     }
   }
   // Each edge's share of its source's out-weight, computed in the first iteration's pass (a
   // pass of its own over every edge runs cold in a fresh process).
-  const share = new Float64Array(edges.count);
+  const share = new Float64Array(edgeCount);
   const dangling: number[] = [];
   for (let i = 0; i < n; i++) if (outWeight[i] === 0) dangling.push(i);
 
@@ -68,17 +71,17 @@ export function personalizedPageRank(
     const base = alpha * danglingMass + (1 - alpha);
     for (let i = 0; i < n; i++) next[i] = base * p[i]!;
     if (iteration === 0) {
-      for (let e = 0; e < edges.count; e++) {
-        const src = edges.src[e]!;
-        const dst = edges.dst[e]!;
-        const part = edges.weight[e]! / outWeight[src]!;
+      for (let e = 0; e < edgeCount; e++) {
+        const src = edgeSrc[e]!;
+        const dst = edgeDst[e]!;
+        const part = edgeWeight[e]! / outWeight[src]!;
         share[e] = part;
         next[dst] = next[dst]! + alpha * x[src]! * part;
       }
     } else {
-      for (let e = 0; e < edges.count; e++) {
-        const dst = edges.dst[e]!;
-        next[dst] = next[dst]! + alpha * x[edges.src[e]!]! * share[e]!;
+      for (let e = 0; e < edgeCount; e++) {
+        const dst = edgeDst[e]!;
+        next[dst] = next[dst]! + alpha * x[edgeSrc[e]!]! * share[e]!;
       }
     }
     let change = 0;

@@ -16,7 +16,7 @@ import { MapMemory } from "./memory.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
 import { EDGES_PER_IDENT, patchRankGraph, SortedKeys, type RankFile } from "./graph.ts";
 import { buildRankGraph, graphContext, rankFile, rankGraph, withImportedNames, type RankGraph } from "./rank.ts";
-import { decodeState, encodeState } from "./rank-state.ts";
+import { decodeState, encodeState, STATE_FORMAT } from "./rank-state.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -295,9 +295,12 @@ test("a graph stored after patches and read back (its keys in stored order and i
   for (let round = 0; round < 6; round++) {
     patchSome(round);
     // Stored and read back, as a fresh process reads it.
-    const blob = encodeState({ key: "context", sigs: paths.map(() => ""), graph, ranks, unsaved: 0, attached: true })!;
+    const stats = Float64Array.from({ length: 2 * paths.length }, (_, i) => (i % 2 ? 100 + i : 1.7e12 + i + 0.25));
+    const blob = encodeState({ key: "context", sigs: paths.map((_, i) => `sig${i}`), stats, graph, ranks, unsaved: 0, attached: true })!;
     const read = decodeState(blob, "context", request)!;
     expect(read).not.toBeNull();
+    expect(read.sigs).toEqual(paths.map((_, i) => `sig${i}`));
+    expect([...read.stats]).toEqual([...stats]);
     expect([...read.graph.context.into]).toEqual([...graphContext(request, paths).context.into]);
     expect([...read.graph.context.inChat]).toEqual(paths.map((p) => (p === chat ? 1 : 0)));
     // Keys found through their stored order, not a rebuilt key index; counts read back exactly.
@@ -310,5 +313,51 @@ test("a graph stored after patches and read back (its keys in stored order and i
     ranks = read.ranks;
     patchSome(100 + round);
     expect(canonical(graph)).toEqual(canonical(buildRankGraph({ ...request, files })));
+  }
+});
+
+test("a graph stored in another layout (STATE_FORMAT) is not read: the ranking is built again", () => {
+  const files = ["a.ts", "b.ts"].map((path, i) => rankFile(path, [{ name: `fn${i}`, line: 0 }], new Map([[`fn${1 - i}`, 1]])));
+  const request = { chatFiles: new Set<string>(), mentionedIdents: new Set<string>(), imports: new Map(), allFiles: ["a.ts", "b.ts"], mentionedFiles: new Set<string>() };
+  const graph = buildRankGraph({ ...request, files });
+  const ranks = rankGraph(graph, request).ranks;
+  const blob = encodeState({ key: "k", sigs: ["x", "y"], stats: new Float64Array([1, 2, 3, 4]), graph, ranks, unsaved: 0, attached: true })!;
+  expect(decodeState(blob, "k", request)).not.toBeNull();
+  // The head says which layout: an older one (6 kept each file's stat in its signature's text) is dropped.
+  const headLength = new DataView(blob.buffer, blob.byteOffset, 8).getUint32(0, true);
+  const head = new TextDecoder().decode(blob.subarray(8, 8 + headLength));
+  const older = head.replace(`"format":${STATE_FORMAT}`, `"format":${STATE_FORMAT - 1}`);
+  expect(older).not.toBe(head);
+  const stale = blob.slice();
+  stale.set(new TextEncoder().encode(older), 8);
+  expect(decodeState(stale, "k", request)).toBeNull();
+});
+
+test("a patch that moves a file's lines, or adds one name to it, leaves its other identifiers' rows and edges as a build from the new tags has them", () => {
+  // A common name (defined in many files, referenced by more: past the edge bound) and a few rare ones.
+  const paths = Array.from({ length: 80 }, (_, i) => `src/d${i % 6}/f${i}.ts`);
+  const fileAt = (i: number, shift = 0, extra: string[] = []): RankFile =>
+    rankFile(
+      paths[i]!,
+      [...(i % 2 === 0 ? ["get"] : []), `rare${i}`, `helper_${i % 9}_long_name`, ...extra].map((name, k) => ({ name, line: k * 3 + shift })),
+      new Map([["get", 1 + (i % 3)], [`rare${(i + 1) % paths.length}`, 1], [`helper_${(i + 4) % 9}_long_name`, 2]]),
+    );
+  const files = paths.map((_, i) => fileAt(i));
+  const request = { chatFiles: new Set([paths[1]!]), mentionedIdents: new Set<string>(), imports: new Map(), allFiles: paths, mentionedFiles: new Set<string>() };
+  let graph = buildRankGraph({ ...request, files });
+  expect([...canonical(graph).values()].some((rows) => rows.split("\n").length - 3 > EDGES_PER_IDENT / 40)).toBe(true);
+  for (const [step, change] of [
+    [0, () => fileAt(10, 7)],
+    [1, () => fileAt(10, 7, ["addedName"])],
+    [2, () => fileAt(11, 0, ["get"])],
+    [3, () => fileAt(12, 2, [])],
+  ] as const) {
+    const f = [10, 10, 11, 12][step]!;
+    files[f] = change();
+    const patched = patchRankGraph(graph.index, graph.graph, graph.paths, graph.context, new Map([[f, files[f]!]]));
+    expect(patched).not.toBeNull();
+    graph = { ...graph, ...patched! };
+    expect({ step, graph: canonical(graph) }).toEqual({ step, graph: canonical(buildRankGraph({ ...request, files })) });
+    expect(rankGraph(graph, request).ranked).toEqual(rankGraph(buildRankGraph({ ...request, files }), request).ranked);
   }
 });

@@ -12,7 +12,7 @@ import { buildRankGraph, graphContext, rankGraph, withImportedNames, type Ranked
 import { decodeRankFile, type FileEntry, type RankSource, type ScanResult } from "./scan.ts";
 
 /** Bump when the stored layout or what the graph is built from changes (also rank.ts LOW_VALUE_PATH and TEST_PATH: each file's factor `into` is stored). */
-export const STATE_FORMAT = 6;
+export const STATE_FORMAT = 7;
 /** The signature of a file with no definitions and no references (not ranked unless a chat file). */
 const EMPTY_SIG = rankingSignature([], "");
 /** Up to this many changed files (or 5% of the files) the kept graph is patched; more are ranked from scratch. */
@@ -30,11 +30,14 @@ export interface RankState {
   /** What the edges were built with besides the tags (rankContextKey). */
   key: string;
   /**
-   * Each ranked file's version, parallel to graph.paths: its ranking signature
-   * and the stat of its tags ("" for a file ranked without tags). A file whose
-   * lines moved keeps its signature but not its stat: its lines are patched too.
+   * Each ranked file's version, parallel to graph.paths: its ranking signature ("-"
+   * skipped, "" for a file ranked without tags) and in `stats` the stat of its tags
+   * (mtime and size; -1 twice without tags). A file whose lines moved keeps its
+   * signature but not its stat: its lines are patched too. (Numbers, not text:
+   * formatting 10k mtimes cost 20-40 ms of every changed build.)
    */
   sigs: string[];
+  stats: Float64Array;
   graph: RankGraph;
   /** PageRank of each file (0: not in the graph). */
   ranks: Float64Array;
@@ -85,7 +88,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
     const limit = Math.max(PATCH_MIN_FILES, Math.floor(listed.paths.length / 20));
     let usable = true;
     for (let f = 0; f < listed.paths.length && usable; f++) {
-      if (state.sigs[f] === listed.sigs[f]) continue;
+      if (state.sigs[f] === listed.sigs[f] && state.stats[2 * f] === listed.stats[2 * f] && state.stats[2 * f + 1] === listed.stats[2 * f + 1]) continue;
       const file = tagsOf(listed.paths[f]!, scan, input.cache);
       if (!file || changed.size >= limit) usable = false;
       else changed.set(f, withImportedNames(file, state.graph.importedNames.get(f)));
@@ -94,7 +97,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
     if (patched) {
       const previous = state.ranks;
       const { ranked, ranks } = rankGraph(patched, request, (_, f) => (previous[f]! > 0 ? previous[f] : undefined));
-      keep(input, { key, sigs: listed.sigs, graph: patched, ranks, unsaved: state.unsaved + changed.size, attached: true });
+      keep(input, { key, sigs: listed.sigs, stats: listed.stats, graph: patched, ranks, unsaved: state.unsaved + changed.size, attached: true });
       return { ranked, how: "patched", changed: changed.size };
     }
   }
@@ -103,6 +106,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
   for (const source of scan.rankFiles()) byPath.set(source.file.path, source);
   const files: RankFile[] = [];
   const sigs: string[] = [];
+  const stats: number[] = [];
   const chat = request.chatFiles;
   for (const entry of input.entries) {
     const source = byPath.get(entry.path);
@@ -112,6 +116,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
     if (!chat.has(file.path) && (skipped || (file.defNames.length === 0 && file.refs.length === 0))) continue;
     files.push(file);
     sigs.push(versionOf(scan, entry));
+    stats.push(entry.mtime, entry.size);
   }
   const tagged = new Set(files.map((f) => f.path));
   for (const path of request.imports?.keys() ?? []) {
@@ -119,13 +124,14 @@ export function rankWithState(input: StateRankInput): StateRankResult {
     tagged.add(path);
     files.push({ path, defNames: [], defLines: [], refs: [] });
     sigs.push("");
+    stats.push(-1, -1);
   }
   const graph = buildRankGraph({ ...request, files });
   // In a session, the last ranking (of another context) is still a closer start than uniform.
   const previous = input.memory?.rankState ?? null;
   const warm = previous ? new Map(previous.graph.paths.map((path, f) => [path, previous.ranks[f]!])) : null;
   const { ranked, ranks } = rankGraph(graph, request, warm ? (path) => (warm.get(path)! > 0 ? warm.get(path) : undefined) : undefined);
-  keep(input, { key, sigs, graph, ranks, unsaved: Infinity, attached: true });
+  keep(input, { key, sigs, stats: Float64Array.from(stats), graph, ranks, unsaved: Infinity, attached: true });
   return { ranked, how: "built", changed: files.length };
 }
 
@@ -149,23 +155,26 @@ function keep(input: StateRankInput, state: RankState): void {
   }
 }
 
-/** A file's version as the kept graph records it: ranking signature ("-" skipped) and stat; "" when not described. */
+/** A file's ranking signature as the kept graph records it ("-" skipped; "" when not described); its stat is kept beside it. */
 function versionOf(scan: ScanResult, entry: FileEntry): string {
   const described = scan.files.get(entry.path);
   if (!described) return "";
-  return `${described.skipped ? "-" : described.sig}\u0000${entry.mtime}\u0000${entry.size}`;
+  return described.skipped ? "-" : described.sig;
 }
 
 /** The files a ranking covers, in listing order, as the scan describes them (without reading their tags). */
-function rankedList(input: StateRankInput): { paths: string[]; sigs: string[] } {
+function rankedList(input: StateRankInput): { paths: string[]; sigs: string[]; stats: Float64Array } {
   const paths: string[] = [];
   const sigs: string[] = [];
+  const stats = new Float64Array(2 * (input.entries.length + (input.request.imports?.size ?? 0)));
   const chat = input.request.chatFiles;
   const seen = new Set<string>();
   for (const entry of input.entries) {
     const described = input.scan.files.get(entry.path);
     if (!described) continue;
     if (!chat.has(entry.path) && (described.skipped || described.sig === EMPTY_SIG)) continue;
+    stats[2 * paths.length] = entry.mtime;
+    stats[2 * paths.length + 1] = entry.size;
     paths.push(entry.path);
     sigs.push(versionOf(input.scan, entry));
     seen.add(entry.path);
@@ -173,10 +182,12 @@ function rankedList(input: StateRankInput): { paths: string[]; sigs: string[] } 
   for (const path of input.request.imports?.keys() ?? []) {
     if (seen.has(path)) continue;
     seen.add(path);
+    stats[2 * paths.length] = -1;
+    stats[2 * paths.length + 1] = -1;
     paths.push(path);
     sigs.push("");
   }
-  return { paths, sigs };
+  return { paths, sigs, stats: stats.subarray(0, 2 * paths.length) };
 }
 
 /** A changed file's tags: parsed now, else from the cache. */
@@ -196,11 +207,11 @@ function samePaths(a: readonly string[], b: readonly string[]): boolean {
 
 // ─── Stored form: a JSON head (paths, signatures, names) and typed arrays, 8-byte aligned ───
 
-type ArrayField = "keyOrder" | "into" | "pathOrder" | "keys" | "definerStart" | "definerList" | "definerLineStart" | "definerLines" | "referencerStart" | "referencerFile" | "referencerRefs" | "referencerMembers" | "edgeStart" | "src" | "dst" | "weight" | "definer" | "ranks";
+type ArrayField = "stats" | "keyOrder" | "into" | "pathOrder" | "keys" | "definerStart" | "definerList" | "definerLineStart" | "definerLines" | "referencerStart" | "referencerFile" | "referencerRefs" | "referencerMembers" | "edgeStart" | "src" | "dst" | "weight" | "definer" | "ranks";
 const INT_FIELDS: readonly ArrayField[] = ["keyOrder", "pathOrder", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "edgeStart", "src", "dst", "definer"];
 /** Reference counts: whole numbers, stored as 32-bit floats when each one is exactly that (half the bytes to read). */
 const COUNT_FIELDS: readonly ArrayField[] = ["referencerRefs", "referencerMembers"];
-const FIELDS: readonly ArrayField[] = ["keyOrder", "into", "pathOrder", "keys", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "referencerRefs", "referencerMembers", "edgeStart", "src", "dst", "weight", "definer", "ranks"];
+const FIELDS: readonly ArrayField[] = ["stats", "keyOrder", "into", "pathOrder", "keys", "definerStart", "definerList", "definerLineStart", "definerLines", "referencerStart", "referencerFile", "referencerRefs", "referencerMembers", "edgeStart", "src", "dst", "weight", "definer", "ranks"];
 
 interface StoredHead {
   format: number;
@@ -219,6 +230,7 @@ export function encodeState(state: RankState): Uint8Array | null {
   const { index, graph } = state.graph;
   const count = graph.edges.count;
   const arrays: Record<ArrayField, Int32Array | Float64Array | Float32Array> = {
+    stats: state.stats,
     // The ids by key: read back, keys are found by binary search (no key index rebuilt).
     keyOrder: keyOrderOf(index),
     // What the context gives each file (a function of the paths and the key): not recomputed when read.
@@ -339,7 +351,7 @@ export function decodeState(blob: Uint8Array, key: string, request: Pick<RankReq
   const ints = (f: ArrayField) => arrays[f] as Int32Array;
   const floats = (f: ArrayField) => arrays[f] as Float64Array;
   const identCount = names.length;
-  if (sigs.length !== paths.length || ints("definerStart").length !== identCount + 1 || ints("edgeStart").length !== identCount + 1 || floats("ranks").length !== paths.length) return null;
+  if (sigs.length !== paths.length || ints("definerStart").length !== identCount + 1 || ints("edgeStart").length !== identCount + 1 || floats("ranks").length !== paths.length || floats("stats").length !== 2 * paths.length) return null;
   const index = restoreIndex({
     names,
     keys: floats("keys"),
@@ -363,5 +375,5 @@ export function decodeState(blob: Uint8Array, key: string, request: Pick<RankReq
   // Until attached, an empty context but for the stored factors (nothing else reads it before).
   const { context, importedNames, importedFiles } = request ? graphContext(request, paths, into) : { context: { inChat: new Uint8Array(0), mentionedIdents: new Set<string>(), imports: new Map(), into: into ?? new Float64Array(0) }, importedNames: new Map(), importedFiles: new Set<string>() };
   const graph: RankGraph = { paths, index, graph: { edges, edgeStart: ints("edgeStart"), pathOrder: ints("pathOrder").length === paths.length ? ints("pathOrder") : null, ...slotsOf(index) }, context, importedNames, importedFiles };
-  return { key, sigs, graph, ranks: floats("ranks"), unsaved: 0, attached: request !== null };
+  return { key, sigs, stats: floats("stats"), graph, ranks: floats("ranks"), unsaved: 0, attached: request !== null };
 }

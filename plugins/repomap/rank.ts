@@ -264,11 +264,14 @@ function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly
   // One pass over the edges: which files have one, and each file's out-weight.
   const isNode = new Uint8Array(paths.length);
   const outByFile = new Float64Array(paths.length);
-  for (let e = 0; e < edges.count; e++) {
-    const from = edges.src[e]!;
+  // The arrays in locals: a fresh process runs these loops in the interpreter, where each
+  // property read per edge counts.
+  const { src: edgeSrc, dst: edgeDst, weight: edgeWeight, count: edgeCount } = edges;
+  for (let e = 0; e < edgeCount; e++) {
+    const from = edgeSrc[e]!;
     isNode[from] = 1;
-    isNode[edges.dst[e]!] = 1;
-    outByFile[from] = outByFile[from]! + edges.weight[e]!;
+    isNode[edgeDst[e]!] = 1;
+    outByFile[from] = outByFile[from]! + edgeWeight[e]!;
   }
   const files: number[] = [];
   for (let f = 0; f < paths.length; f++) if (isNode[f]) files.push(f);
@@ -304,16 +307,18 @@ function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly
 /** Each node's rank spread over its out-edges onto (defining file, identifier) slots. */
 function rankSlots(index: IdentIndex, graph: DefinitionGraph, nodes: RankedNodes): { rank: Float64Array; used: Uint8Array } {
   const { edges, edgeStart, slotBase, slotCount } = graph;
-  const { outWeight } = nodes;
+  const { outWeight, src, ranks } = nodes;
+  const { definer, weight } = edges;
   const rank = new Float64Array(slotCount);
   const used = new Uint8Array(slotCount);
   const identCount = index.names.length;
   for (let id = 0; id < identCount; id++) {
     const base = slotBase[id]!;
-    for (let e = edgeStart[id]!; e < edgeStart[id + 1]!; e++) {
-      const slot = base + edges.definer[e]!;
-      const from = nodes.src[e]!;
-      rank[slot] = rank[slot]! + (nodes.ranks[from]! * edges.weight[e]!) / outWeight[from]!;
+    const end = edgeStart[id + 1]!;
+    for (let e = edgeStart[id]!; e < end; e++) {
+      const slot = base + definer[e]!;
+      const from = src[e]!;
+      rank[slot] = rank[slot]! + (ranks[from]! * weight[e]!) / outWeight[from]!;
       used[slot] = 1;
     }
   }
