@@ -1,5 +1,5 @@
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { memoryCacheStore } from "../../core/edit/cache-store.ts";
@@ -7,7 +7,10 @@ import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
 import { languageFor } from "../../grammars/languages.ts";
 import { generateRepo, type GeneratedRepo } from "../../scripts/gen-repo.ts";
 import { CACHE_VERSION, TagCache } from "./cache.ts";
-import { importEdges, listingIds, planColdScan, prescanResolver, readHead, type ImportEdges } from "./cold.ts";
+import { importEdges, listingIds, mayHaveRank, planColdScan, prescanResolver, readHead, type ImportEdges } from "./cold.ts";
+import type { RankFile } from "./graph.ts";
+import { rankDefinitions, rankFile } from "./rank.ts";
+import { seededRandom } from "../eval/history.ts";
 import { ImportResolver } from "./imports.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
@@ -231,5 +234,123 @@ test("a widely imported chat file's importers are parsed first only up to the bu
   expect(bytes).toBeGreaterThanOrEqual(20_000);
   expect(bytes).toBeLessThanOrEqual(40_000);
   expect(plan.later.length).toBeGreaterThan(10);
-  for (const entry of plan.later) expect(plan.prescanned.get(entry.path)?.refs.length).toBe(3);
+  // With a chat file, the files left for later have no rank: their imported names are left out.
+  for (const entry of plan.later) expect(plan.prescanned.get(entry.path)?.refs.length).toBe(0);
+  // Without one (a uniform ranking), each keeps the one name it imports; and a file whose path names a mentioned identifier keeps its own.
+  const uniform = planColdScan(stale, { files, chatFiles: [], budget: 100, head: (path, max) => text[path]?.slice(0, max) ?? null, read: (path) => text[path] ?? null });
+  for (const entry of uniform.later) expect(uniform.prescanned.get(entry.path)?.refs.length).toBe(3);
+  const later = plan.later[0]!.path;
+  const mentioned = planColdScan(stale, { files, chatFiles: ["src/core.ts"], mentionedIdents: [later.slice(later.lastIndexOf("/") + 1, -3)], budget: 100, head: (path, max) => text[path]?.slice(0, max) ?? null, read: (path) => text[path] ?? null });
+  expect(mentioned.prescanned.get(later)?.refs.length).toBe(3);
+});
+
+test("leaving out the references of files that can have no rank keeps the ranking: the same definitions, in the same order but for the last few (a rounding apart)", () => {
+  // Parsed files defining names and referencing each other, and many more files not parsed
+  // yet, each referencing some of those names (as the pre-scan describes them).
+  const random = seededRandom(11);
+  const pick = <T>(list: readonly T[]) => list[Math.floor(random() * list.length)]!;
+  const names = Array.from({ length: 60 }, (_, i) => `name${i}`);
+  const parsed: RankFile[] = Array.from({ length: 40 }, (_, f) => {
+    const defs = [names[f]!, names[(f * 7) % 60]!].map((name, i) => ({ name, line: i + 1 }));
+    const refs = new Map<string, number>();
+    for (let i = 0; i < 5; i++) refs.set(pick(names), 1 + Math.floor(random() * 3));
+    return rankFile(`src/parsed${f}.ts`, defs, refs);
+  });
+  const unparsedNames = Array.from({ length: 400 }, () => Array.from({ length: 6 }, () => pick([...names, "elsewhere", "unknown"])));
+  const unparsed = (keep: (path: string) => boolean) =>
+    unparsedNames.map((taken, f) => {
+      const path = `lib/file${f}.ts`;
+      return rankFile(path, [], new Map(keep(path) ? taken.map((name) => [name, 1]) : []));
+    });
+  for (const request of [
+    { chatFiles: new Set(["src/parsed3.ts"]), mentionedFiles: new Set<string>(), mentionedIdents: new Set<string>() },
+    { chatFiles: new Set(["src/parsed3.ts", "src/parsed9.ts"]), mentionedFiles: new Set(["lib/file7.ts"]), mentionedIdents: new Set(["file12", "name5"]) },
+  ]) {
+    const keep = mayHaveRank({ chatFiles: [...request.chatFiles], mentionedFiles: [...request.mentionedFiles], mentionedIdents: [...request.mentionedIdents] });
+    expect(keep("lib/file7.ts")).toBe(request.mentionedFiles.has("lib/file7.ts"));
+    // Every definition in rank order (the files after them, listed by name only, are a map's tail: a file without
+    // rank comes there by path either way, among the ranked graph's files or after them).
+    const rank = (files: RankFile[]) =>
+      rankDefinitions({ files, ...request, allFiles: files.map((f) => f.path), limit: 500 })
+        .filter((e) => e.line !== undefined)
+        .map((e) => `${e.path}:${e.name}:${e.line}`);
+    const all = rank([...parsed, ...unparsed(() => true)]);
+    expect(all.length).toBeGreaterThan(60);
+    const kept = rank([...parsed, ...unparsed(keep)]);
+    // The same definitions; in the same order down to the last few, whose ranks are a rounding apart (the
+    // iteration stops within its tolerance of the same ranks, from a start that gave the unranked files some).
+    expect([...kept].sort()).toEqual([...all].sort());
+    expect(kept.slice(0, 60)).toEqual(all.slice(0, 60));
+  }
+});
+
+test("a head read until its known size is the head read to its end: byte order mark, bad bytes, a grown file, a link", () => {
+  const root = mkdtempSync(join(tmpdir(), "coder-repomap-head-"));
+  dirs.push(root);
+  const files: Record<string, Uint8Array> = {
+    "plain.ts": new TextEncoder().encode('import { a } from "./a";\n'),
+    "bom.py": new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode("import os\n")]),
+    "bad.go": new Uint8Array([...new TextEncoder().encode('import "x"\n// '), 0xff, 0xc3, 0x28, 0xe2, 0x82, 10]),
+    "wide.rs": new TextEncoder().encode(`use crate::a;\n// ${"é漢".repeat(40)}\n`),
+    "long.java": new TextEncoder().encode(`import a.B;\n${"// filler line\n".repeat(100)}`),
+  };
+  for (const [path, bytes] of Object.entries(files)) writeFileSync(join(root, path), bytes);
+  symlinkSync(join(root, "plain.ts"), join(root, "link.ts"));
+  for (const [path, bytes] of Object.entries(files)) {
+    const stepped = readHead(join(root, path), 200);
+    expect(stepped).not.toBeNull();
+    // The size from a stat: the read ends there (or at the limit, as "long.java"'s does).
+    expect(readHead(join(root, path), 200, bytes.length)).toBe(stepped!);
+    // The file grew since its stat: read on, as without a size.
+    expect(readHead(join(root, path), 200, 10)).toBe(stepped!);
+  }
+  expect(readHead(join(root, "bom.py"), 200, files["bom.py"]!.length)).toBe("import os\n");
+  expect(readHead(join(root, "link.ts"), 200, files["plain.ts"]!.length)).toBeNull();
+  expect(readHead(join(root, "link.ts"), 200)).toBeNull();
+});
+
+test("a plan read from only the files it needs is the plan read from every file's imports, and reads a few of them", () => {
+  const { root, repo } = generated(900);
+  for (const [path, text] of Object.entries(VARIED)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  const files = statFiles(root, [...repo.files, ...Object.keys(VARIED)]).map((e) => e.path);
+  const stale = statFiles(root, files).filter((e) => e.lang);
+  const isStale = new Set(stale.map((e) => e.path));
+  const read = (path: string) => readHead(join(root, path), 1 << 20);
+  let heads = 0;
+  const head = (path: string, maxBytes: number) => {
+    if (isStale.has(path)) heads++;
+    return readHead(join(root, path), maxBytes);
+  };
+  const whole = importEdges(
+    stale.map((e) => e.path),
+    listingIds(files),
+    prescanResolver(files, (path) => isStale.has(path), head),
+  );
+  const plain = (plan: ReturnType<typeof planColdScan>) => plan && { now: plan.now.map((e) => e.path), later: plan.later.map((e) => e.path), prescanned: [...plan.prescanned].map(([path, file]) => [path, Array.from(file.refs)]) };
+  const tagged = stale.map((e) => e.path);
+  const chats = [[tagged[1]!], [tagged[500]!], ["web/src/main.ts"], ["app/main.py", "java/com/acme/App.java"], ["crate/src/lib.rs"], ["pkg0/mod0/extra_test.go"], []];
+  let fewReads = 0;
+  for (const chatFiles of chats) {
+    for (const budget of [100, 2048]) {
+      for (const mentionedIdents of [[], ["util", "models"]]) {
+        const base = { files, chatFiles, mentionedIdents, budget, read };
+        const expected = plain(planColdScan(stale, { ...base, head, edges: whole }));
+        heads = 0;
+        const lazy = planColdScan(stale, { ...base, head });
+        expect({ chatFiles, budget, mentionedIdents, ...plain(lazy) }).toEqual({ chatFiles, budget, mentionedIdents, ...expected });
+        if (heads < stale.length / 4) fewReads++;
+        // Asked to leave every file's imports to workers: the same plan, or null when it needs them all.
+        const elsewhere = planColdScan(stale, { ...base, head, wholeElsewhere: true });
+        if (elsewhere) expect(plain(elsewhere)).toEqual(expected);
+        else expect(heads).toBeGreaterThanOrEqual(stale.length);
+        // With no chat file and nothing mentioned, every file's names are needed.
+        if (chatFiles.length === 0 && mentionedIdents.length === 0) expect(elsewhere).toBeNull();
+      }
+    }
+  }
+  // Most plans (a chat file whose neighbours fill the budget) read a few files' imports, not every file's.
+  expect(fewReads).toBeGreaterThanOrEqual(4);
 });

@@ -18,6 +18,8 @@ export const PRESCAN_BYTES = 8192;
 const MIN_NOW_FILES = 48;
 /** The chat files' neighbours parsed now, at most (a chat file importing half the repository). */
 const MAX_NEIGHBOURS = 300;
+/** Past this many files' names for ranking, the plan reads every file's imports at once (in workers when there are many) rather than one by one. */
+const MAX_NAMED_ONE_BY_ONE = 1_000;
 /** Files chosen by rank stop at this many times the budget's bytes (200 a token), however few. */
 const MAX_BYTES_SHARE = 2;
 
@@ -25,14 +27,23 @@ export interface ColdInput {
   /** Every listed file (imports resolve against them). */
   files: readonly string[];
   chatFiles: readonly string[];
+  /** The request's mentioned files and identifiers (with the chat files, what ranking personalises to). */
+  mentionedFiles?: readonly string[];
+  mentionedIdents?: readonly string[];
   /** Token budget of the map. */
   budget: number;
   /** A file's first `maxBytes` as text (null: unreadable). */
   head(path: string, maxBytes: number): string | null;
   /** A chat file's whole text (its imports decide what is parsed first). */
   read(path: string): string | null;
-  /** The stale files' import edges when already read (in workers: scan.ts prescanInPool); else read here. */
+  /** The stale files' import edges when already read (in workers: scan.ts prescanInPool); else read here, and only as far as the plan needs them. */
   edges?: ImportEdges;
+  /**
+   * When the plan needs every stale file's imports (see planColdScan) and `edges` is not
+   * given: return null instead of reading them here (the caller reads them in workers and
+   * plans again with them).
+   */
+  wholeElsewhere?: boolean;
 }
 
 export interface ColdPlan {
@@ -40,7 +51,10 @@ export interface ColdPlan {
   now: FileEntry[];
   /** Files left to the background parse. */
   later: FileEntry[];
-  /** What ranking reads of a file left for later: no definitions, its imported names as references. */
+  /**
+   * What ranking reads of a file left for later: no definitions, and its imported names as
+   * references where they can count (see mayHaveRank); else none.
+   */
   prescanned: Map<string, RankFile>;
 }
 
@@ -52,13 +66,58 @@ export interface ColdPlan {
  * enough files for the budget are chosen (about one file per 8 tokens, and their
  * text at least 200 bytes per token), never past MAX_BYTES_SHARE times those bytes.
  */
-export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
+export function planColdScan(stale: readonly FileEntry[], input: ColdInput & { wholeElsewhere?: false }): ColdPlan;
+export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan | null;
+export function planColdScan(stale: readonly FileEntry[], input: ColdInput): ColdPlan | null {
+  try {
+    return plan(stale, input);
+  } catch (error) {
+    if (error === WHOLE_ELSEWHERE) return null;
+    throw error;
+  }
+}
+
+/** Thrown inside the plan when it needs every file's imports and they are to be read elsewhere. */
+const WHOLE_ELSEWHERE = Symbol("every file's imports are needed");
+
+/**
+ * The plan. Every stale file's imports (the whole graph: at 100k files most of a cold
+ * first map's time) are read only when a step needs them: the chat files' importers,
+ * while the budget's bytes are not reached; the ranking by imports, while the files or
+ * bytes are not reached; and, with nothing to personalise to, every file's names for
+ * ranking. Else only the files the steps look at are read, one by one, with the same
+ * resolver: the same plan, most often from a few hundred files' imports.
+ */
+function plan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   const byPath = new Map(stale.map((e) => [e.path, e]));
   const ids = listingIds(input.files);
   const stalePaths = stale.map((e) => e.path);
-  const edges = input.edges ?? importEdges(stalePaths, ids, prescanResolver(input.files, (path) => byPath.has(path), input.head));
-  const graph = importGraph(stalePaths, input.files, ids, edges);
-  const { paths } = graph;
+  const paths = input.files;
+  let resolver: ImportResolver | null = null;
+  const resolverOf = () => (resolver ??= prescanResolver(input.files, (path) => byPath.has(path), input.head));
+  let graph: ImportGraph | null = input.edges ? importGraph(stalePaths, input.files, ids, input.edges) : null;
+  const wholeGraph = (): ImportGraph => {
+    if (!graph) {
+      if (input.wholeElsewhere) throw WHOLE_ELSEWHERE;
+      graph = importGraph(stalePaths, input.files, ids, importEdges(stalePaths, ids, resolverOf()));
+    }
+    return graph;
+  };
+  const staleIndex = new Map(stalePaths.map((path, i) => [path, i]));
+  // Files read one by one (before the whole graph was, if it ever is): their targets and names.
+  let reader: EdgeReader | null = null;
+  const single = new Map<number, { targets: number[]; names: string }>();
+  const fileEdges = (i: number): { targets: ArrayLike<number>; names: string } => {
+    if (graph) return { targets: graph.target.subarray(graph.start[i]!, graph.start[i + 1]!), names: graph.names[i]! };
+    let found = single.get(i);
+    if (!found) {
+      reader ??= new EdgeReader(ids, resolverOf());
+      reader.edges = 0;
+      const names = reader.read(stalePaths[i]!);
+      single.set(i, (found = { targets: Array.from(reader.target.subarray(0, reader.edges)), names }));
+    }
+    return found;
+  };
 
   const wantFiles = Math.max(MIN_NOW_FILES, Math.ceil(input.budget / 8));
   const wantBytes = input.budget * 200;
@@ -86,24 +145,26 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   for (const path of near.slice(0, MAX_NEIGHBOURS)) choose(path);
   const second: string[] = [];
   for (const path of near) {
-    const at = graph.staleIndex.get(path);
+    const at = staleIndex.get(path);
     if (at === undefined) continue;
-    for (let e = graph.start[at]!; e < graph.start[at + 1]!; e++) second.push(paths[graph.target[e]!]!);
+    for (const target of Array.from(fileEdges(at).targets)) second.push(paths[target]!);
   }
   for (const path of second.slice(0, MAX_NEIGHBOURS)) choose(path);
   // The files importing the chat files, while the budget's bytes are not reached: rank
   // flows from the chat files to what they import, so these are seldom shown (and a
   // widely imported chat file has hundreds of them).
-  const importers: string[] = [];
-  for (const path of chat) for (const i of graph.importersOf(ids.get(path))) importers.push(stale[i]!.path);
-  for (const path of importers.slice(0, MAX_NEIGHBOURS)) {
-    if (bytes >= wantBytes) break;
-    choose(path);
+  if (bytes < wantBytes) {
+    const importers: string[] = [];
+    for (const path of chat) for (const i of wholeGraph().importersOf(ids.get(path))) importers.push(stale[i]!.path);
+    for (const path of importers.slice(0, MAX_NEIGHBOURS)) {
+      if (bytes >= wantBytes) break;
+      choose(path);
+    }
   }
   // Then by rank, until enough files and bytes for the budget, or MAX_BYTES_SHARE times its bytes (a tree of large files),
   // which no file takes the bytes past.
   if (order.length < wantFiles || bytes < wantBytes) {
-    for (const path of byImportRank(stale, graph, chat)) {
+    for (const path of byImportRank(stale, wholeGraph(), chat)) {
       if ((order.length >= wantFiles && bytes >= wantBytes) || bytes >= wantBytes * MAX_BYTES_SHARE) break;
       choose(path, wantBytes * MAX_BYTES_SHARE);
     }
@@ -112,14 +173,53 @@ export function planColdScan(stale: readonly FileEntry[], input: ColdInput): Col
   const now = order.map((path) => byPath.get(path)!);
   const later: FileEntry[] = [];
   const prescanned = new Map<string, RankFile>();
+  const ranked = mayHaveRank(input);
+  // Many files whose names are needed (every file's, with nothing to personalise to; or a
+  // mentioned name that is a common folder's): read as the whole graph (in workers when asked).
+  const withNames = new Uint8Array(stale.length);
+  let namedCount = 0;
+  stale.forEach((entry, i) => {
+    if (!chosen.has(entry.path) && ranked(entry.path)) {
+      withNames[i] = 1;
+      namedCount++;
+    }
+  });
+  if (namedCount > MAX_NAMED_ONE_BY_ONE) wholeGraph();
   stale.forEach((entry, i) => {
     if (chosen.has(entry.path)) return;
     later.push(entry);
-    const names = graph.names[i]!;
+    const names = withNames[i] ? fileEdges(i).names : "";
     prescanned.set(entry.path, importsAsReferences(entry.path, names === "" ? [] : names.split("\n")));
   });
   return { now, later, prescanned };
 }
+
+/**
+ * Whether a file not parsed yet can have any rank in the map's PageRank (rank.ts), so that
+ * its references count. Such a file defines nothing, so no edge leads to it: its rank is
+ * only what the personalisation gives it (the chat files, the mentioned files, files whose
+ * path names a mentioned identifier), or, with none of those, the uniform teleport. A file
+ * with no rank passes none on: its references change no definition's rank, and leaving
+ * them out spares ranking most of a large repository's references (at 100k files, 1.5
+ * million, most of the ranking's time).
+ */
+export function mayHaveRank(input: Pick<ColdInput, "chatFiles" | "mentionedFiles" | "mentionedIdents">): (path: string) => boolean {
+  const chat = new Set(input.chatFiles);
+  const files = new Set(input.mentionedFiles ?? []);
+  const idents = new Set(input.mentionedIdents ?? []);
+  if (chat.size === 0 && files.size === 0 && idents.size === 0) return ALL_RANKED;
+  return (path) => {
+    if (chat.has(path) || files.has(path)) return true;
+    if (idents.size === 0) return false;
+    // As rank.ts's personalisation reads a path: its parts, and its base name without extension.
+    const parts = path.split("/");
+    const base = parts[parts.length - 1]!;
+    const dot = base.lastIndexOf(".");
+    return parts.some((part) => idents.has(part)) || idents.has(dot > 0 ? base.slice(0, dot) : base);
+  };
+}
+
+const ALL_RANKED = (): boolean => true;
 
 /** The resolver the pre-scan reads imports with: the first PRESCAN_BYTES of each stale file, other files (tsconfig.json, package.json, go.mod) whole, once each. */
 export function prescanResolver(files: readonly string[], isStale: (path: string) => boolean, head: ColdInput["head"]): ImportResolver {
@@ -170,53 +270,77 @@ export interface ImportGraph extends ImportEdges {
 
 /** The import edges of `paths` (files of the listing that `ids` numbers), resolved by `resolver`. */
 export function importEdges(paths: readonly string[], ids: ReadonlyMap<string, number>, resolver: ImportResolver): ImportEdges {
-  let listed = 0;
-  for (const id of ids.values()) if (id >= listed) listed = id + 1;
+  const reader = new EdgeReader(ids, resolver, Math.max(1024, paths.length * 8));
   const start = new Int32Array(paths.length + 1);
-  let target: Int32Array<ArrayBuffer> = new Int32Array(Math.max(1024, paths.length * 8));
-  let nameCount: Int32Array<ArrayBuffer> = new Int32Array(target.length);
   const names: string[] = [];
-  // Where file `id`'s edge from the current importer is (stamp: which importer set it), to merge a file imported twice.
-  const stamp = new Int32Array(listed).fill(-1);
-  const edgeOf = new Int32Array(listed);
-  let edges = 0;
-  // A list of files (a Go package's) comes from many importers: its ids are looked up once.
-  const listIds = new WeakMap<readonly string[], (number | undefined)[]>();
-  const idsOf = (list: readonly string[]) => {
-    let found = listIds.get(list);
-    if (!found) listIds.set(list, (found = list.map((path) => ids.get(path))));
-    return found;
-  };
   paths.forEach((path, i) => {
-    start[i] = edges;
+    start[i] = reader.edges;
+    names.push(reader.read(path));
+  });
+  start[paths.length] = reader.edges;
+  return { start, target: reader.target.slice(0, reader.edges), nameCount: reader.nameCount.slice(0, reader.edges), names };
+}
+
+/** Reads files' import edges one after another into growing arrays (importEdges; the plan's files read one by one). */
+class EdgeReader {
+  target: Int32Array<ArrayBuffer>;
+  nameCount: Int32Array<ArrayBuffer>;
+  /** Edges in use. */
+  edges = 0;
+  readonly #ids: ReadonlyMap<string, number>;
+  readonly #resolver: ImportResolver;
+  // Where file `id`'s edge from the current importer is (stamp: which read set it), to merge a file imported twice.
+  readonly #stamp: Int32Array;
+  readonly #edgeOf: Int32Array;
+  #reads = 0;
+  // A list of files (a Go package's) comes from many importers: its ids are looked up once.
+  readonly #listIds = new WeakMap<readonly string[], (number | undefined)[]>();
+
+  constructor(ids: ReadonlyMap<string, number>, resolver: ImportResolver, capacity = 1024) {
+    this.#ids = ids;
+    this.#resolver = resolver;
+    let listed = 0;
+    for (const id of ids.values()) if (id >= listed) listed = id + 1;
+    this.#stamp = new Int32Array(listed).fill(-1);
+    this.#edgeOf = new Int32Array(listed);
+    this.target = new Int32Array(capacity);
+    this.nameCount = new Int32Array(capacity);
+  }
+
+  /** Appends `path`'s edges (from `edges` on); returns every name it imports, in importsOf's order, joined by newlines. */
+  read(path: string): string {
+    const serial = this.#reads++;
+    const first = this.edges;
+    const stamp = this.#stamp;
+    const edgeOf = this.#edgeOf;
     // Each edge's names: the list it came with, or, when the file comes again through
     // another import (rare), the merged set.
     const edgeNames: (readonly string[] | Set<string>)[] = [];
-    resolver.eachImport(path, (found, list) => {
+    this.#resolver.eachImport(path, (found, list) => {
       const distinct = list.length < 2 ? list.length : new Set(list).size;
       const each = (id: number | undefined) => {
         if (id === undefined) return;
-        if (stamp[id] === i) {
+        if (stamp[id] === serial) {
           const e = edgeOf[id]!;
-          let set = edgeNames[e - start[i]!]!;
-          if (!(set instanceof Set)) edgeNames[e - start[i]!] = set = new Set(set);
+          let set = edgeNames[e - first]!;
+          if (!(set instanceof Set)) edgeNames[e - first] = set = new Set(set);
           for (const name of list) set.add(name);
-          nameCount[e] = set.size;
+          this.nameCount[e] = set.size;
           return;
         }
-        if (edges === target.length) {
-          target = grow(target);
-          nameCount = grow(nameCount);
+        if (this.edges === this.target.length) {
+          this.target = grow(this.target);
+          this.nameCount = grow(this.nameCount);
         }
-        stamp[id] = i;
-        edgeOf[id] = edges;
-        target[edges] = id;
-        nameCount[edges] = distinct;
+        stamp[id] = serial;
+        edgeOf[id] = this.edges;
+        this.target[this.edges] = id;
+        this.nameCount[this.edges] = distinct;
         edgeNames.push(list);
-        edges++;
+        this.edges++;
       };
-      if (typeof found === "string") each(ids.get(found));
-      else for (const id of idsOf(found)) each(id);
+      if (typeof found === "string") each(this.#ids.get(found));
+      else for (const id of this.#idsOf(found)) each(id);
     });
     // Every name imported, in the order importsOf's sets give them (the files in order, each one's names).
     const taken = new Set<string>();
@@ -227,10 +351,14 @@ export function importEdges(paths: readonly string[], ids: ReadonlyMap<string, n
       previous = list;
       for (const name of list) taken.add(name);
     }
-    names.push([...taken].join("\n"));
-  });
-  start[paths.length] = edges;
-  return { start, target: target.slice(0, edges), nameCount: nameCount.slice(0, edges), names };
+    return [...taken].join("\n");
+  }
+
+  #idsOf(list: readonly string[]): (number | undefined)[] {
+    let found = this.#listIds.get(list);
+    if (!found) this.#listIds.set(list, (found = list.map((path) => this.#ids.get(path))));
+    return found;
+  }
 }
 
 /** The graph over the stale files from their edges. */
@@ -315,12 +443,18 @@ function importsAsReferences(path: string, names: readonly string[]): RankFile {
 /** The first `maxBytes` of a file as text, cut after its last whole line; null when unreadable. */
 const HEAD_BUFFER = new Uint8Array(PRESCAN_BYTES);
 const UTF8 = new TextDecoder();
+/** No link is followed (the listing left out links already; one put in a file's place since is not read), and a FIFO put there does not block. */
+const HEAD_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-export function readHead(abs: string, maxBytes: number): string | null {
+/**
+ * `size`: the file's size from its stat, when known: a read that returns that many bytes
+ * ends it (no second read to find the end: at 100k files, 100k calls fewer). A file that
+ * grew since is read on, up to `maxBytes`, as any other.
+ */
+export function readHead(abs: string, maxBytes: number, size?: number): string | null {
   let fd: number;
   try {
-    // NOFOLLOW: the listing left out links already; one put in a file's place since is not read.
-    fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(abs, HEAD_FLAGS);
   } catch {
     return null;
   }
@@ -331,6 +465,7 @@ export function readHead(abs: string, maxBytes: number): string | null {
       const n = readSync(fd, buffer, length, maxBytes - length, null);
       if (n <= 0) break;
       length += n;
+      if (length === size) break;
     }
     let end = length;
     if (length === maxBytes) {

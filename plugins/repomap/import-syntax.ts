@@ -20,38 +20,60 @@ export interface TsImport {
   exported: Map<string, string>;
 }
 
-/** Static imports and re-exports, side-effect imports, require() and import() calls. */
+const STATIC_IMPORT = /(?:^|[;\n}])[ \t]*(import|export)[ \t]+(?:type[ \t]+)?([\w$\s,{}*]*?)[ \t\n]*from[ \t]*['"]([^'"\n]+)['"]/g;
+const SIDE_EFFECT_IMPORT = /(?:^|[;\n])[ \t]*import[ \t]*['"]([^'"\n]+)['"]/g;
+const REQUIRE_BINDING = /(?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)/g;
+const CALL_IMPORT = /\b(?:require|import)\(\s*['"]([^'"\n]+)['"]\s*\)/g;
+const PLAIN_NAME = /^[\w$]+$/;
+
+/**
+ * Static imports and re-exports, side-effect imports, require() and import() calls.
+ * The cold map's pre-scan reads every file with this: the common shapes (`{ A, B }`,
+ * no `require(`) take no regular expression beyond the statement's own.
+ */
 export function tsImportStatements(text: string): TsImport[] {
   const out: TsImport[] = [];
   const plain = (spec: string, names: string[], namespace: string | null): TsImport => ({ spec, names, namespace, reexport: false, star: false, exported: new Map() });
-  for (const m of text.matchAll(/(?:^|[;\n}])[ \t]*(import|export)[ \t]+(?:type[ \t]+)?([\w$\s,{}*]*?)[ \t\n]*from[ \t]*['"]([^'"\n]+)['"]/g)) {
+  for (const m of text.matchAll(STATIC_IMPORT)) {
     const clause = m[2]!;
-    const namespace = /\*\s*as\s+([\w$]+)/.exec(clause)?.[1] ?? null;
+    const namespace = clause.includes("*") ? (/\*\s*as\s+([\w$]+)/.exec(clause)?.[1] ?? null) : null;
     const names: string[] = [];
     const exported = new Map<string, string>();
-    const braces = /\{([^}]*)\}/.exec(clause);
-    if (braces) {
-      for (const part of braces[1]!.split(",")) {
-        const [original = "", alias] = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/).map((n) => n.trim());
-        if (!/^[\w$]+$/.test(original)) continue;
+    // The first `{` and the first `}` after it (what /\{([^}]*)\}/ finds).
+    const open = clause.indexOf("{");
+    const close = open < 0 ? -1 : clause.indexOf("}", open);
+    if (close >= 0) {
+      for (const item of clause.slice(open + 1, close).split(",")) {
+        const part = item.trim();
+        let original = part;
+        let alias: string | undefined;
+        if (!PLAIN_NAME.test(part)) [original = "", alias] = part.replace(/^type\s+/, "").split(/\s+as\s+/).map((n) => n.trim());
+        if (!PLAIN_NAME.test(original)) continue;
         names.push(original);
         exported.set(alias ?? original, original);
       }
     }
-    const defaultName = /^\s*([\w$]+)\s*(,|$)/.exec(clause.replace(/^\s*type\s+/, ""))?.[1];
-    if (defaultName && defaultName !== "type") names.push(defaultName);
+    // A default name: the clause does not start with `{` or `*`.
+    const lead = /\S/.exec(clause)?.[0];
+    if (lead !== undefined && lead !== "{" && lead !== "*") {
+      const defaultName = /^\s*([\w$]+)\s*(,|$)/.exec(clause.replace(/^\s*type\s+/, ""))?.[1];
+      if (defaultName && defaultName !== "type") names.push(defaultName);
+    }
     const reexport = m[1] === "export";
     out.push({ spec: m[3]!, names, namespace, reexport, star: reexport && clause.trim() === "*", exported });
   }
-  for (const m of text.matchAll(/(?:^|[;\n])[ \t]*import[ \t]*['"]([^'"\n]+)['"]/g)) out.push(plain(m[1]!, [], null));
-  for (const m of text.matchAll(/(?:const|let|var)\s+(\{[^}]*\}|[\w$]+)\s*=\s*require\(\s*['"]([^'"\n]+)['"]\s*\)/g)) {
-    const binding = m[1]!;
-    if (binding.startsWith("{")) {
-      const names = binding.slice(1, -1).split(",").map((p) => p.trim().split(":")[0]!.trim()).filter((n) => /^[\w$]+$/.test(n));
-      out.push(plain(m[2]!, names, null));
-    } else out.push(plain(m[2]!, [], binding));
+  for (const m of text.matchAll(SIDE_EFFECT_IMPORT)) out.push(plain(m[1]!, [], null));
+  const requires = text.includes("require(");
+  if (requires) {
+    for (const m of text.matchAll(REQUIRE_BINDING)) {
+      const binding = m[1]!;
+      if (binding.startsWith("{")) {
+        const names = binding.slice(1, -1).split(",").map((p) => p.trim().split(":")[0]!.trim()).filter((n) => /^[\w$]+$/.test(n));
+        out.push(plain(m[2]!, names, null));
+      } else out.push(plain(m[2]!, [], binding));
+    }
   }
-  for (const m of text.matchAll(/\b(?:require|import)\(\s*['"]([^'"\n]+)['"]\s*\)/g)) out.push(plain(m[1]!, [], null));
+  if (requires || text.includes("import(")) for (const m of text.matchAll(CALL_IMPORT)) out.push(plain(m[1]!, [], null));
   return out;
 }
 
@@ -88,17 +110,31 @@ export function expandUse(tree: string): string[] {
 
 /** Names used as `qualifier.Name` in `text`. */
 export function usedMembers(text: string, qualifier: string): string[] {
-  // A scan rather than a RegExp built per call: the cold map's pre-scan calls this for every import of every file.
+  // A scan by character codes rather than a RegExp (built per call, or tested per
+  // character): the cold map's pre-scan calls this for every import of every file.
   const names = new Set<string>();
   const needle = qualifier + ".";
   for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
-    if (at > 0 && /[\w$.]/.test(text[at - 1]!)) continue;
-    let end = at + needle.length;
-    if (end >= text.length || !/[A-Za-z_$]/.test(text[end]!)) continue;
-    while (end < text.length && /[\w$]/.test(text[end]!)) end++;
-    names.add(text.slice(at + needle.length, end));
+    // Not the tail of a longer name or of another member access (/[\w$.]/ before it).
+    if (at > 0) {
+      const before = text.charCodeAt(at - 1);
+      if (before === 46 || isNameCode(before)) continue;
+    }
+    const start = at + needle.length;
+    // A name starts with /[A-Za-z_$]/ and goes on with /[\w$]/.
+    if (start >= text.length) continue;
+    const first = text.charCodeAt(start);
+    if (!isNameCode(first) || (first >= 48 && first <= 57)) continue;
+    let end = start + 1;
+    while (end < text.length && isNameCode(text.charCodeAt(end))) end++;
+    names.add(text.slice(start, end));
   }
   return [...names];
+}
+
+/** /[\w$]/ of one UTF-16 code unit. */
+function isNameCode(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || c === 36;
 }
 
 /** The local name of `name` in a Python import list (`a as b` → b). */

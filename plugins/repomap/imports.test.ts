@@ -1,5 +1,5 @@
 import { expect, test } from "bun:test";
-import { tsImportStatements } from "./import-syntax.ts";
+import { tsImportStatements, usedMembers } from "./import-syntax.ts";
 import { ImportResolver } from "./imports.ts";
 
 /** A resolver over an in-memory listing (its real interface: a file list and a reader). */
@@ -155,4 +155,68 @@ test("a path outside the repository (an absolute read-only file) has no imports,
   const files = { "tsconfig.json": '{ "compilerOptions": { "baseUrl": "." } }', "src/a.ts": "export const a = 1;\n" };
   expect(importsOf(files, "/home/me/CONVENTIONS.md")).toEqual({});
   expect(importsOf(files, "/home/me/notes.ts")).toEqual({});
+});
+
+// The readers before the pre-scan's fast paths (a RegExp per name and per character), kept here as oracles.
+function oldClause(clause: string): { names: string[]; namespace: string | null; exported: [string, string][] } {
+  const namespace = /\*\s*as\s+([\w$]+)/.exec(clause)?.[1] ?? null;
+  const names: string[] = [];
+  const exported: [string, string][] = [];
+  const braces = /\{([^}]*)\}/.exec(clause);
+  if (braces) {
+    for (const part of braces[1]!.split(",")) {
+      const [original = "", alias] = part.trim().replace(/^type\s+/, "").split(/\s+as\s+/).map((n) => n.trim());
+      if (!/^[\w$]+$/.test(original)) continue;
+      names.push(original);
+      exported.push([alias ?? original, original]);
+    }
+  }
+  const defaultName = /^\s*([\w$]+)\s*(,|$)/.exec(clause.replace(/^\s*type\s+/, ""))?.[1];
+  if (defaultName && defaultName !== "type") names.push(defaultName);
+  return { names, namespace, exported };
+}
+
+function oldUsedMembers(text: string, qualifier: string): string[] {
+  const names = new Set<string>();
+  const needle = qualifier + ".";
+  for (let at = text.indexOf(needle); at >= 0; at = text.indexOf(needle, at + 1)) {
+    if (at > 0 && /[\w$.]/.test(text[at - 1]!)) continue;
+    let end = at + needle.length;
+    if (end >= text.length || !/[A-Za-z_$]/.test(text[end]!)) continue;
+    while (end < text.length && /[\w$]/.test(text[end]!)) end++;
+    names.add(text.slice(at + needle.length, end));
+  }
+  return [...names];
+}
+
+test("the pre-scan's fast readers give what the general ones gave: TS clauses, Python name lists, qualified names", () => {
+  const clauses = ["{ A, B }", "{ A as B, type C, }", "D, { E }", "* as ns", "type { F }", "type G", "G, * as ns", "{}", "{ a$b, $c as d }", "\n  H,\n  I as J\n", "type", "{ type }", "K , { L as M } ", "{ 1bad, ok }", "{ A }{ B }", "{ A"];
+  for (const clause of clauses) {
+    const [statement] = tsImportStatements(`import ${clause} from "./x";\n`);
+    const old = oldClause(clause);
+    expect({ clause, names: statement?.names, namespace: statement?.namespace, exported: statement && [...statement.exported] }).toEqual({ clause, ...old });
+  }
+  // require() and import() only where the text has them; the same statements either way.
+  expect(tsImportStatements('const { a, b: c } = require("./r");\nconst m = require("./m");\nawait import("./d");\n').map((s) => [s.spec, s.names, s.namespace])).toEqual([
+    ["./r", ["a", "b"], null],
+    ["./m", [], "m"],
+    ["./r", [], null],
+    ["./m", [], null],
+    ["./d", [], null],
+  ]);
+  // Python: a plain list and its spellings with parentheses, aliases, tabs and comments take the same names as before.
+  const py = (list: string) => importsOf({ "app/a.py": `from app.b import ${list}\n`, "app/b.py": "" }, "app/a.py")["app/b.py"];
+  expect(py("x, y")).toEqual(["x", "y"]);
+  expect(py("(x,\ty)")).toEqual(["x", "y"]);
+  expect(py("x as z, y")).toEqual(["x", "y"]);
+  expect(py("x as z, y  # note")).toEqual(["x", "y"]);
+  expect(py("x,y,")).toEqual(["x", "y"]);
+  expect(py("x, 2y, *")).toEqual(["2y", "x"]);
+  expect(py("xas, asy")).toEqual(["asy", "xas"]);
+  // Qualified names: before a dot, after a name or `$`, a digit first, at the end of the text.
+  const text = "ns.A(); ns.b2.c; x.ns.D; ans.E; $ns.F; ns.1G; ns.$h; ns._i; ns.\nns.J ns.";
+  for (const qualifier of ["ns", "b2", "x", "$ns", "a", "ns.b2", "é"]) {
+    for (const body of [text, `é${qualifier}.K; ${qualifier}.é; ${qualifier}.Lé ${qualifier}`]) expect({ qualifier, body, used: usedMembers(body, qualifier) }).toEqual({ qualifier, body, used: oldUsedMembers(body, qualifier) });
+  }
+  expect(usedMembers(text, "ns")).toEqual(["A", "b2", "$h", "_i", "J"]);
 });

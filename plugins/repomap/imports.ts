@@ -34,22 +34,42 @@ export interface ImportSource {
 const TS_LIKE = /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/;
 const TS_EXTENSIONS = [".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts"];
 const JVM = /\.(java|kt|kts|scala)$/;
+const PY_PLAIN_LIST = /^[\w \t,]*$/;
+const PY_NAME = /^\w+$/;
 /** How far re-exports are followed (`index.ts` → `./schemas.ts` → ...). */
 const REEXPORT_HOPS = 3;
+
+/**
+ * What is read of a listing alone (no file's text), built on first use: a cold map's
+ * plan, its pre-scan and the chat files' imports each resolve against the same listing
+ * of (at 100k files) a second's worth of indexes, built once.
+ */
+class ListingIndex {
+  readonly listed: Set<string>;
+  byDir: Map<string, string[]> | null = null;
+  /** Listed files by base name, and by their last two path components (`pkg/__init__.py`), each in path order. */
+  byBase: Map<string, string[]> | null = null;
+  byLastTwo: Map<string, string[]> | null = null;
+  /** Every folder holding a listed file at any depth, by its last component. */
+  folders: Map<string, string[]> | null = null;
+  /** Folders by their last component, each in path order. */
+  dirsByName: Map<string, string[]> | null = null;
+
+  constructor(files: readonly string[]) {
+    this.listed = new Set(files);
+  }
+}
+
+/** Each listing's indexes, by the listing's array (a resolver over another array builds its own). */
+const LISTING_INDEXES = new WeakMap<readonly string[], ListingIndex>();
 
 /** Resolves imports of chat files against one listing (indexes built on first use). */
 export class ImportResolver {
   readonly #source: ImportSource;
-  readonly #listed: Set<string>;
-  #byDir: Map<string, string[]> | null = null;
-  /** Listed files by base name, and by their last two path components (`pkg/__init__.py`), each in path order. */
-  #byBase: Map<string, string[]> | null = null;
-  #byLastTwo: Map<string, string[]> | null = null;
-  /** Every folder holding a listed file at any depth, by its last component; whether a module path names one. */
-  #folders: Map<string, string[]> | null = null;
+  /** The listing's indexes (shared by every resolver over the same array). */
+  readonly #ix: ListingIndex;
+  /** Whether a module path names a listed folder. */
   readonly #packageFolders = new Map<string, boolean>();
-  /** Folders by their last component, each in path order. */
-  #dirsByName: Map<string, string[]> | null = null;
   /** A bare TS/JS specifier's file per importing folder and specifier; a path's file per path. */
   readonly #tsResolved = new Map<string, string | null>();
   readonly #tsFiles = new Map<string, string | null>();
@@ -63,6 +83,12 @@ export class ImportResolver {
   readonly #texts = new Map<string, string | null>();
   readonly #endings = new Map<string, readonly string[]>();
   readonly #dirEndings = new Map<string, string | null>();
+  /** A JVM class path's files (`a/b/C` → `…/a/b/C.java`, `.kt`, `.scala`), sorted. */
+  readonly #jvmClasses = new Map<string, readonly string[]>();
+  /** A Rust module path's file (`a/b` → `a/b.rs` or `a/b/mod.rs`). */
+  readonly #rustFiles = new Map<string, string | null>();
+  /** A folder's Rust crate root (see #crateRoot). */
+  readonly #crateRoots = new Map<string, string | null>();
   /** A folder's Go module (the nearest go.mod above it), read once. */
   readonly #goModules = new Map<string, { dir: string; path: string } | null>();
   /** How far re-exports are followed (0: not at all, as the cold map's pre-scan of every file does). */
@@ -73,7 +99,9 @@ export class ImportResolver {
 
   constructor(source: ImportSource, options: { followReexports?: boolean; samePackage?: boolean } = {}) {
     this.#source = source;
-    this.#listed = new Set(source.files);
+    let index = LISTING_INDEXES.get(source.files);
+    if (!index) LISTING_INDEXES.set(source.files, (index = new ListingIndex(source.files)));
+    this.#ix = index;
     this.#hops = options.followReexports === false ? 0 : REEXPORT_HOPS;
     this.#samePackage = options.samePackage !== false;
   }
@@ -188,10 +216,11 @@ export class ImportResolver {
   #tsFileNow(base: string): string | null {
     const normal = posix.normalize(base);
     if (normal.startsWith("../")) return null;
-    const stripped = normal.replace(/\.(m|c)?js$/, "");
-    for (const candidate of [normal, ...TS_EXTENSIONS.map((e) => stripped + e), ...TS_EXTENSIONS.map((e) => `${normal}/index${e}`)]) {
-      if (this.#listed.has(candidate)) return candidate;
-    }
+    if (this.#ix.listed.has(normal)) return normal;
+    // Candidates built one at a time: the first usually answers (the pre-scan resolves every import of every file).
+    const stripped = normal.endsWith("js") ? normal.replace(/\.(m|c)?js$/, "") : normal;
+    for (const e of TS_EXTENSIONS) if (this.#ix.listed.has(stripped + e)) return stripped + e;
+    for (const e of TS_EXTENSIONS) if (this.#ix.listed.has(`${normal}/index${e}`)) return `${normal}/index${e}`;
     return null;
   }
 
@@ -204,7 +233,7 @@ export class ImportResolver {
         config = null;
         for (const name of ["tsconfig.json", "jsconfig.json"]) {
           const path = dir === "." ? name : `${dir}/${name}`;
-          if (this.#listed.has(path)) config = readTsPaths(path, (p) => (this.#listed.has(p) ? this.#source.read(p) : null));
+          if (this.#ix.listed.has(path)) config = readTsPaths(path, (p) => (this.#ix.listed.has(p) ? this.#source.read(p) : null));
           if (config) break;
         }
         this.#tsconfigs.set(dir, config);
@@ -247,7 +276,9 @@ export class ImportResolver {
     const code = text.replace(/\\\r?\n/g, " ");
     for (const m of code.matchAll(/^[ \t]*from[ \t]+([\w.]+)[ \t]+import[ \t]+(\([^)]*\)|[^\n#]*)/gm)) {
       const module = m[1]!;
-      const names = m[2]!.replace(/[()]/g, "").split(",").map((p) => p.trim().split(/\s+as\s+/)[0]!).filter((n) => /^\w+$/.test(n));
+      const list = m[2]!;
+      // A plain list (`a, b`: no parentheses, no `as`) read without a RegExp per name (the pre-scan reads every file's).
+      const names = (PY_PLAIN_LIST.test(list) && !/\sas\s/.test(list) ? list.split(",").map((p) => p.trim()) : list.replace(/[()]/g, "").split(",").map((p) => p.trim().split(/\s+as\s+/)[0]!)).filter((n) => PY_NAME.test(n));
       const target = this.#resolvePython(chat, module);
       add(target, names);
       if (target && this.#hops > 0) this.#followPythonReexports(target, names, add, this.#hops);
@@ -283,13 +314,13 @@ export class ImportResolver {
 
   /** Whether a folder that `module.name` could resolve into is listed (an ancestor of some listed file). */
   #packageFolder(from: string, module: string): boolean {
-    if (!this.#folders) {
-      this.#folders = new Map();
+    if (!this.#ix.folders) {
+      this.#ix.folders = new Map();
       const seen = new Set<string>();
       for (const file of this.#source.files) {
         for (let dir = posix.dirname(file); !seen.has(dir); dir = posix.dirname(dir)) {
           seen.add(dir);
-          push(this.#folders, dir.slice(dir.lastIndexOf("/") + 1), dir);
+          push(this.#ix.folders, dir.slice(dir.lastIndexOf("/") + 1), dir);
           if (dir === "." || dir === "/") break;
         }
       }
@@ -305,8 +336,8 @@ export class ImportResolver {
       let dir = posix.dirname(from);
       for (let i = 1; i < dots; i++) dir = posix.dirname(dir);
       const folder = posix.normalize(posix.join(dir, rel));
-      known = this.#folders.get(folder.slice(folder.lastIndexOf("/") + 1))?.includes(folder) ?? false;
-    } else known = !rel || (this.#folders.get(rel.slice(rel.lastIndexOf("/") + 1))?.some((dir) => dir === rel || dir.endsWith("/" + rel)) ?? false);
+      known = this.#ix.folders.get(folder.slice(folder.lastIndexOf("/") + 1))?.includes(folder) ?? false;
+    } else known = !rel || (this.#ix.folders.get(rel.slice(rel.lastIndexOf("/") + 1))?.some((dir) => dir === rel || dir.endsWith("/" + rel)) ?? false);
     this.#packageFolders.set(key, known);
     return known;
   }
@@ -321,7 +352,7 @@ export class ImportResolver {
         let dir = posix.dirname(from);
         for (let i = 1; i < dots; i++) dir = posix.dirname(dir);
         const base = posix.join(dir, rel);
-        found = [`${base}.py`, `${base}.pyi`, `${base}/__init__.py`].map((p) => posix.normalize(p)).find((p) => this.#listed.has(p)) ?? null;
+        found = [`${base}.py`, `${base}.pyi`, `${base}/__init__.py`].map((p) => posix.normalize(p)).find((p) => this.#ix.listed.has(p)) ?? null;
         this.#pyRelative.set(key, found);
       }
       return found;
@@ -374,7 +405,7 @@ export class ImportResolver {
     let found: { dir: string; path: string } | null = null;
     for (let dir = start; ; dir = posix.dirname(dir)) {
       const mod = dir === "." ? "go.mod" : `${dir}/go.mod`;
-      if (this.#listed.has(mod)) {
+      if (this.#ix.listed.has(mod)) {
         const path = /^module\s+(\S+)/m.exec(this.#source.read(mod) ?? "")?.[1];
         found = path ? { dir, path } : null;
         break;
@@ -411,7 +442,10 @@ export class ImportResolver {
         }
         // The longest prefix of the path that is a module file; what follows are names in it.
         for (let cut = rest.length; cut >= 1; cut--) {
-          const file = this.#rustFile(posix.join(dir, ...rest.slice(0, cut)));
+          // posix.join by hand (#rustFile normalises): a native call per cut cost more than the rest of the file.
+          let path = dir;
+          for (let i = 0; i < cut; i++) if (rest[i]) path += "/" + rest[i]!;
+          const file = this.#rustFile(path);
           if (!file) continue;
           add(file, rest.slice(cut, cut + 1).filter((n) => n !== "*" && n !== "self"));
           break;
@@ -421,15 +455,27 @@ export class ImportResolver {
   }
 
   #rustFile(base: string): string | null {
-    const normal = posix.normalize(base);
-    return [`${normal}.rs`, `${normal}/mod.rs`].find((p) => this.#listed.has(p)) ?? null;
+    let found = this.#rustFiles.get(base);
+    if (found === undefined) {
+      const normal = posix.normalize(base);
+      found = this.#ix.listed.has(`${normal}.rs`) ? `${normal}.rs` : this.#ix.listed.has(`${normal}/mod.rs`) ? `${normal}/mod.rs` : null;
+      this.#rustFiles.set(base, found);
+    }
+    return found;
   }
 
   /** The `src` folder beside the nearest Cargo.toml, else the chat file's top `src` folder. */
   #crateRoot(file: string): string | null {
+    const start = posix.dirname(file);
+    let root = this.#crateRoots.get(start);
+    if (root === undefined) this.#crateRoots.set(start, (root = this.#crateRootNow(file)));
+    return root;
+  }
+
+  #crateRootNow(file: string): string | null {
     for (let dir = posix.dirname(file); ; dir = posix.dirname(dir)) {
       const cargo = dir === "." ? "Cargo.toml" : `${dir}/Cargo.toml`;
-      if (this.#listed.has(cargo)) return dir === "." ? "src" : `${dir}/src`;
+      if (this.#ix.listed.has(cargo)) return dir === "." ? "src" : `${dir}/src`;
       if (dir === ".") break;
     }
     const at = file.lastIndexOf("/src/");
@@ -463,8 +509,10 @@ export class ImportResolver {
   #jvmClass(from: string, parts: string[]): string | null {
     if (parts.length === 0) return null;
     const rel = parts.join("/");
-    const found = [".java", ".kt", ".scala"].flatMap((e) => this.#endingWith(rel + e)).sort();
-    return found.length > 0 ? nearest(from, found) : null;
+    // The candidates per class path, remembered (a class is imported by many files).
+    let found = this.#jvmClasses.get(rel);
+    if (!found) this.#jvmClasses.set(rel, (found = [".java", ".kt", ".scala"].flatMap((e) => this.#endingWith(rel + e)).sort()));
+    return found.length === 0 ? null : found.length === 1 ? found[0]! : nearest(from, found);
   }
 
   // ─── C# ───────────────────────────────────────────────────────────────────
@@ -487,34 +535,34 @@ export class ImportResolver {
   // ─── Indexes ──────────────────────────────────────────────────────────────
 
   #filesIn(dir: string): string[] {
-    if (!this.#byDir) {
-      this.#byDir = new Map();
+    if (!this.#ix.byDir) {
+      this.#ix.byDir = new Map();
       for (const file of this.#source.files) {
         const d = posix.dirname(file);
-        const list = this.#byDir.get(d);
+        const list = this.#ix.byDir.get(d);
         if (list) list.push(file);
-        else this.#byDir.set(d, [file]);
+        else this.#ix.byDir.set(d, [file]);
       }
     }
-    return this.#byDir.get(dir) ?? [];
+    return this.#ix.byDir.get(dir) ?? [];
   }
 
   /** Listed files equal to `ending` or ending with `/ending`, in path order. */
   #endingWith(ending: string): readonly string[] {
     let found = this.#endings.get(ending);
     if (found) return found;
-    if (!this.#byBase || !this.#byLastTwo) {
-      this.#byBase = new Map();
-      this.#byLastTwo = new Map();
+    if (!this.#ix.byBase || !this.#ix.byLastTwo) {
+      this.#ix.byBase = new Map();
+      this.#ix.byLastTwo = new Map();
       for (const file of [...this.#source.files].sort()) {
         const slash = file.lastIndexOf("/");
-        push(this.#byBase, file.slice(slash + 1), file);
-        if (slash >= 0) push(this.#byLastTwo, file.slice(file.lastIndexOf("/", slash - 1) + 1), file);
+        push(this.#ix.byBase, file.slice(slash + 1), file);
+        if (slash >= 0) push(this.#ix.byLastTwo, file.slice(file.lastIndexOf("/", slash - 1) + 1), file);
       }
     }
     // Looked up by the ending's last one or two components: only files that share them can match.
     const slash = ending.lastIndexOf("/");
-    const list = slash < 0 ? this.#byBase.get(ending) : this.#byLastTwo.get(ending.slice(ending.lastIndexOf("/", slash - 1) + 1));
+    const list = slash < 0 ? this.#ix.byBase.get(ending) : this.#ix.byLastTwo.get(ending.slice(ending.lastIndexOf("/", slash - 1) + 1));
     // Most endings asked for match nothing (`from a.b import name`: is `a/b/name.py` a module?); those are not remembered.
     if (!list) return NONE;
     found = list.filter((f) => f === ending || f.endsWith("/" + ending));
@@ -526,12 +574,12 @@ export class ImportResolver {
   #dirEndingWith(ending: string): string | null {
     let found = this.#dirEndings.get(ending);
     if (found !== undefined) return found;
-    if (!this.#dirsByName) {
+    if (!this.#ix.dirsByName) {
       this.#filesIn(".");
-      this.#dirsByName = new Map();
-      for (const dir of [...this.#byDir!.keys()].sort()) push(this.#dirsByName, dir.slice(dir.lastIndexOf("/") + 1), dir);
+      this.#ix.dirsByName = new Map();
+      for (const dir of [...this.#ix.byDir!.keys()].sort()) push(this.#ix.dirsByName, dir.slice(dir.lastIndexOf("/") + 1), dir);
     }
-    found = this.#dirsByName.get(ending.slice(ending.lastIndexOf("/") + 1))?.find((dir) => dir === ending || dir.endsWith("/" + ending)) ?? null;
+    found = this.#ix.dirsByName.get(ending.slice(ending.lastIndexOf("/") + 1))?.find((dir) => dir === ending || dir.endsWith("/" + ending)) ?? null;
     this.#dirEndings.set(ending, found);
     return found;
   }

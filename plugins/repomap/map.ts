@@ -126,6 +126,8 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   }
 
   const scanStart = performance.now();
+  // One array: the import resolvers over it (the cold plan's, the chat files') share its indexes.
+  const allFiles = entries.map((e) => e.path);
   const scan = await scanTags(entries, {
     root: input.root,
     cache: input.cache,
@@ -142,13 +144,20 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     coldFirst:
       input.coldFirst === undefined
         ? undefined
-        : { minFiles: input.coldFirst, files: entries.map((e) => e.path), chatFiles: input.chatFiles, budget: input.budget, read: (path) => (input.read ? input.read(path) : readText(input.root, path)) },
+        : {
+            minFiles: input.coldFirst,
+            files: allFiles,
+            chatFiles: input.chatFiles,
+            mentionedFiles: input.mentionedFiles,
+            mentionedIdents: input.mentionedIdents,
+            budget: input.budget,
+            read: (path) => (input.read ? input.read(path) : readText(input.root, path)),
+          },
   });
   Object.assign(stats, scan.stats);
   stats.scanMs = performance.now() - scanStart;
 
   const rankStart = performance.now();
-  const allFiles = entries.map((e) => e.path);
   // A map never shows more definitions than its budget has tokens.
   const limit = Math.max(200, input.budget * 2);
   const imports = chatImports(input, entries, allFiles, scan);

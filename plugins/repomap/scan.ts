@@ -160,17 +160,22 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   let prescanMs = 0;
   if (cold && stale.length >= cold.minFiles) {
     const planStart = performance.now();
-    let edges: ImportEdges | undefined;
+    const sizes = new Map(stale.map((e) => [e.path, e.size]));
+    const head: ColdInput["head"] = (path, maxBytes) => readHead(join(options.root, path), maxBytes, sizes.get(path));
     const count = options.workers ?? availableParallelism();
-    if (count > 0 && stale.length >= PRESCAN_POOL_FILES) {
+    const pooled = count > 0 && stale.length >= PRESCAN_POOL_FILES;
+    // Planned from the few files' imports it needs when it can; when it needs every file's, those are read in workers.
+    let plan = planColdScan(stale, { ...cold, head, wholeElsewhere: pooled });
+    if (!plan) {
+      let edges: ImportEdges | undefined;
       try {
         edges = await prescanInPool(stale, cold.files, options, count);
       } catch (error) {
         if (options.signal?.aborted) throw error;
         options.warn(`repo map: pre-scan workers failed (${error instanceof Error ? error.message : String(error)}); reading on one thread`);
       }
+      plan = planColdScan(stale, { ...cold, head, edges, wholeElsewhere: false });
     }
-    const plan = planColdScan(stale, { ...cold, head: (path, maxBytes) => readHead(join(options.root, path), maxBytes), edges });
     stale = plan.now;
     pending = plan.later;
     prescanned = plan.prescanned;
@@ -463,6 +468,7 @@ export function prescanInPool(stale: readonly FileEntry[], files: readonly strin
   options.signal?.throwIfAborted();
   const ids = listingIds(files);
   const staleIds = Int32Array.from(stale, (e) => ids.get(e.path)!);
+  const sizes = Float64Array.from(stale, (e) => e.size);
   // One string: far quicker to copy to a worker than 100k of them.
   const listing = files.join("\n");
   const chunk = Math.max(250, Math.ceil(stale.length / (count * 8)));
@@ -491,7 +497,7 @@ export function prescanInPool(stale: readonly FileEntry[], files: readonly strin
         }
       };
       worker.onerror = (event) => finish(new Error(event.message || "worker error"));
-      worker.postMessage({ kind: "prescan-init", root: options.root, files: listing, stale: staleIds } satisfies WorkerRequest);
+      worker.postMessage({ kind: "prescan-init", root: options.root, files: listing, stale: staleIds, sizes } satisfies WorkerRequest);
       if (feed(worker)) running++;
     }
     if (running === 0) finish();

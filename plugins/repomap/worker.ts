@@ -21,7 +21,7 @@ export type WorkerRequest =
    * their order (read by their heads); then chunks of those, by position, answered with
    * their import edges.
    */
-  | { kind: "prescan-init"; root: string; files: string; stale: Int32Array }
+  | { kind: "prescan-init"; root: string; files: string; stale: Int32Array; sizes: Float64Array }
   | { kind: "prescan"; id: number; from: number; to: number };
 
 export interface WorkerResult {
@@ -60,10 +60,19 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     // Imported here: a worker that only parses does not load the import resolver.
     prescan = import("./cold.ts").then(({ importEdges, listingIds, prescanResolver, readHead }) => {
       const files = request.files === "" ? [] : request.files.split("\n");
-      const isStale = new Uint8Array(files.length);
-      for (const id of stale) isStale[id] = 1;
+      // Each stale file's size (from its stat) by listing id; -1: not stale.
+      const sizes = new Float64Array(files.length).fill(-1);
+      stale.forEach((id, i) => (sizes[id] = request.sizes[i]!));
       const ids = listingIds(files);
-      const resolver = prescanResolver(files, (path) => isStale[ids.get(path) ?? -1] === 1, (path, maxBytes) => readHead(join(root, path), maxBytes));
+      const sizeOf = (path: string) => sizes[ids.get(path) ?? -1] ?? -1;
+      const resolver = prescanResolver(
+        files,
+        (path) => sizeOf(path) >= 0,
+        (path, maxBytes) => {
+          const size = sizeOf(path);
+          return readHead(join(root, path), maxBytes, size >= 0 ? size : undefined);
+        },
+      );
       return { files, stale, ids, importEdges, resolver };
     });
     return;
