@@ -3,6 +3,7 @@
 // library packs: an import of a packed library resolves to the pack's stand-in, and one by a
 // specifier the pack does not list fails the build with the fix.
 import { afterEach, expect, test } from "bun:test";
+import type { BunPlugin } from "bun";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { BYTECODE_PROFILES, builtinsAtRunTime, codePackImports, compileOptions, JIT_POLICY, packImports, packingOf, profilePath, RUNTIME_BUILTINS, runtimeBuiltinImporters } from "./build.ts";
@@ -35,16 +36,19 @@ afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-/** Bundle one entry (inside the repository, so its packages resolve) with the pack plugin and a stand-in yaml pack. */
-async function bundle(source: string) {
+/**
+ * Bundle one entry (inside the repository, so its packages resolve) with `plugins`, by default the
+ * pack plugin and a stand-in yaml pack (the file is only embedded, and only the names below are known).
+ */
+async function bundle(source: string, plugins?: (dir: string) => BunPlugin[]) {
   mkdirSync(join(ROOT, "dist"), { recursive: true });
   const dir = mkdtempSync(join(ROOT, "dist", "build-test-"));
   dirs.push(dir);
   const entry = join(dir, "entry.ts");
   writeFileSync(entry, source);
-  // A stand-in yaml pack: the file is only embedded, and only the names below are known.
   writeFileSync(join(dir, "yaml.cdz"), "packed");
-  return Bun.build({ entrypoints: [entry], root: dir, outdir: join(dir, "out"), target: "bun", format: "esm", metafile: true, throw: false, plugins: [packImports({ yaml: { file: join(dir, "yaml.cdz"), exports: [["parse", "stringify"]] } })] });
+  const using = plugins ? plugins(dir) : [packImports({ yaml: { file: join(dir, "yaml.cdz"), exports: [["parse", "stringify"]] } })];
+  return Bun.build({ entrypoints: [entry], root: dir, outdir: join(dir, "out"), target: "bun", format: "esm", metafile: true, throw: false, plugins: using });
 }
 
 test("an import of a packed library by a specifier its pack does not list fails the build, naming the fix", async () => {
@@ -71,14 +75,7 @@ test("what is unpacked once into the user's cache is packed with brotli, what is
 });
 
 /** Bundle one entry with the built-ins plugin (no bytecode: what the plugin does is in the code). */
-async function bundleBuiltins(source: string) {
-  mkdirSync(join(ROOT, "dist"), { recursive: true });
-  const dir = mkdtempSync(join(ROOT, "dist", "build-test-"));
-  dirs.push(dir);
-  const entry = join(dir, "entry.ts");
-  writeFileSync(entry, source);
-  return Bun.build({ entrypoints: [entry], root: dir, outdir: join(dir, "out"), target: "bun", format: "esm", metafile: true, throw: false, plugins: [builtinsAtRunTime] });
-}
+const bundleBuiltins = (source: string) => bundle(source, () => [builtinsAtRunTime]);
 
 test("imports and require() of the built-ins in RUNTIME_BUILTINS are taken at run time (no bytecode of theirs embedded), and work the same", async () => {
   expect(RUNTIME_BUILTINS).toEqual(["child_process", "net", "dns/promises"]);
@@ -118,12 +115,7 @@ test("a string that reads like an import of a built-in, in a module that imports
 });
 
 test("an import of a code pack's own file that is not one of its entries fails the build, naming the fix", async () => {
-  mkdirSync(join(ROOT, "dist"), { recursive: true });
-  const dir = mkdtempSync(join(ROOT, "dist", "build-test-"));
-  dirs.push(dir);
-  const entry = join(dir, "entry.ts");
-  writeFileSync(entry, 'import { summarize } from "../../plugins/eval/summarize.ts";\nconsole.log(summarize);\n');
-  const result = await Bun.build({ entrypoints: [entry], root: dir, outdir: join(dir, "out"), target: "bun", format: "esm", throw: false, plugins: [codePackImports({ eval: { file: join(dir, "eval.cdz"), hosts: [], exports: [[], []] } })] });
+  const result = await bundle('import { summarize } from "../../plugins/eval/summarize.ts";\nconsole.log(summarize);\n', (dir) => [codePackImports({ eval: { file: join(dir, "eval.cdz"), hosts: [], exports: [[], []] } })]);
   expect(result.success).toBe(false);
   expect(result.logs.map(String).join("\n")).toContain("imports plugins/eval/summarize.ts, which is in the eval code pack but is not one of its entries: add it to CODE_PACKS in scripts/build.ts");
 });
