@@ -116,7 +116,9 @@ export const LIBRARY_PACKS: Record<string, LibraryPack> = {
 /**
  * Our own code that no start-up path or task uses, bundled apart as the library packs are (no
  * bytecode, no code room; unpacked into the user's cache on first use): `coder eval`'s runner and
- * report (0.18 MB of the binary), `/paste`, `/copy` and `/voice`, and --watch-files (0.06 MB). The pack holds the files its entries reach inside its folder;
+ * report (0.18 MB of the binary), and `/paste`, `/copy` and `/voice` (0.03 MB). Loading a pack
+ * costs a process ~40 ms more (measured for `coder eval report`), so none holds what a start uses:
+ * --watch-files (core/watch) as a pack saved 0.03 MB but made that REPL's start 43 ms slower. The pack holds the files its entries reach inside its folder;
  * whatever else they import (the rest of coder, and `shared`: the folder's files the binary's
  * own code imports, and a library pack's specifier) it takes from the binary, which hands those
  * modules over when it loads the pack (globalThis.__coderHost), so there is one copy of each and
@@ -131,8 +133,6 @@ export const CODE_PACKS: Record<string, { folder: string; entries: string[]; sha
     entries: ["plugins/media/clipboard.ts", "plugins/media/voice.ts"],
     shared: ["plugins/media/index.ts", "plugins/media/attach.ts", "plugins/media/options.ts", "plugins/media/web.ts", "plugins/media/fetch.ts", "plugins/media/markdown.ts"],
   },
-  // --watch-files.
-  watch: { folder: "core/watch/", entries: ["core/watch/index.ts"], shared: [] },
 };
 
 export interface BuiltCodePack {

@@ -99,11 +99,11 @@ describe.skipIf(!existsSync(BINARY))("start-up module graph (dist/coder)", () =>
     expect(modules).toContain("node_modules/zod (library pack zod)");
   });
 
-  test("coder eval's runner and report, /paste, /copy and /voice, and --watch-files are not in the binary's code, only a stand-in that imports their code pack (tests/eval.test.ts, media-repl.test.ts and aider-watch*.test.ts run them)", () => {
+  test("coder eval's runner and report, and /paste, /copy and /voice, are not in the binary's code, only a stand-in that imports their code pack (tests/eval.test.ts and media-repl.test.ts run them)", () => {
     const map = JSON.parse(readFileSync(`${BINARY}.modules.json`, "utf8")) as Record<string, string[]>;
     const modules = Object.values(map).flat();
     expect(modules.filter((m) => m.startsWith("plugins/eval/") && !/ \(code pack eval\)$/.test(m)).sort()).toEqual(["plugins/eval/index.ts", "plugins/eval/options.ts"]);
-    expect(modules.filter((m) => /^plugins\/media\/(clipboard|voice)\.ts|^core\/watch\//.test(m)).sort()).toEqual(["core/watch/index.ts (code pack watch)", "plugins/media/clipboard.ts (code pack media)", "plugins/media/voice.ts (code pack media)"]);
+    expect(modules.filter((m) => /^plugins\/media\/(clipboard|voice)\.ts/.test(m)).sort()).toEqual(["plugins/media/clipboard.ts (code pack media)", "plugins/media/voice.ts (code pack media)"]);
     expect(modules).toContain("plugins/eval/runner.ts (code pack eval)");
     expect(modules).toContain("plugins/eval/report.ts (code pack eval)");
   });
