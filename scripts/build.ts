@@ -501,7 +501,7 @@ const packEmbedded: BunPlugin = {
 const TRACE_BANNER = "process.env.CODER_TRACE_MODULES&&(globalThis.__coderChunks??=[]).push(import.meta.url);";
 
 /** The bytecode layout profiles (scripts/bytecode-order.ts records them), most common start first. */
-export const BYTECODE_PROFILES = ["task", "version", "acp"] as const;
+export const BYTECODE_PROFILES = ["task", "version", "acp", "repl"] as const;
 export const PROFILE_DIR = join(ROOT, "scripts", "bytecode-order");
 
 export function profilePath(name: (typeof BYTECODE_PROFILES)[number]): string {

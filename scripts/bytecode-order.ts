@@ -5,7 +5,7 @@
 // so a run touches fewer of the binary's pages: the trivial task's peak RSS is 3.3 MB lower.
 // A profile from an older build still applies (functions it does not name are laid out after),
 // so re-record when start-up code has changed much, not on every change.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { git } from "./bench-lib.ts";
@@ -13,6 +13,7 @@ import { trivialTask } from "./bench-targets.ts";
 import { BYTECODE_PROFILES, PROFILE_DIR, profilePath } from "./build.ts";
 
 const ROOT = join(import.meta.dir, "..");
+const SCRIPT = ["/usr/bin/script", "/bin/script"].find((p) => existsSync(p));
 const BIN = process.env.CODER_BIN ?? join(ROOT, "dist", "coder");
 type Profile = (typeof BYTECODE_PROFILES)[number];
 
@@ -31,6 +32,23 @@ async function record(): Promise<void> {
     }
     const version = Bun.spawnSync([BIN, "--version"], { cwd: repo, env: env("version"), stdout: "ignore" });
     if (version.exitCode !== 0) throw new Error("coder --version failed");
+    // The REPL up to its prompt, in a pseudo-terminal (util-linux `script`), then Ctrl-D.
+    if (SCRIPT) {
+      const repl = [BIN, "--api-base", "http://127.0.0.1:9/v1"].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+      const proc = Bun.spawn([SCRIPT, "-qfec", `exec ${repl}`, "/dev/null"], { cwd: repo, env: { ...env("repl"), TERM: "xterm-256color", OPENAI_API_KEY: "sk-profile" }, stdin: "pipe", stdout: "pipe", stderr: "ignore" });
+      const decoder = new TextDecoder();
+      let shown = "";
+      let ended = false;
+      for await (const chunk of proc.stdout) {
+        shown += decoder.decode(chunk);
+        if (!ended && shown.includes("\x1b[?2004h")) {
+          ended = true;
+          proc.stdin.write("\x04");
+          proc.stdin.flush();
+        }
+      }
+      if ((await proc.exited) !== 0) throw new Error(`the REPL failed: ${shown.slice(-300)}`);
+    } else console.log("the REPL's profile is not recorded: util-linux `script` is missing");
     // `coder acp` up to its answer to initialize.
     const acp = Bun.spawn([BIN, "acp"], { cwd: repo, env: env("acp"), stdin: "pipe", stdout: "pipe", stderr: "ignore" });
     acp.stdin.write(`${JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: 1, clientCapabilities: {} } })}\n`);
