@@ -136,15 +136,20 @@ function edgesOf(edges: ImportEdges, files: readonly string[], i: number): { tar
   return { targets, counts, names: edges.names[i]! };
 }
 
-test("the pre-scan's import edges are importsOf's, file by file, on this thread and in workers", async () => {
-  const { root, repo } = generated(500);
+/** A generated repository of `count` files plus the VARIED ones: its listing and the files with a language. */
+function generatedWithVaried(count: number) {
+  const { root, repo } = generated(count);
   for (const [path, text] of Object.entries(VARIED)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });
     writeFileSync(join(root, path), text);
   }
   const files = statFiles(root, [...repo.files, ...Object.keys(VARIED)]).map((e) => e.path);
   const stale = statFiles(root, files).filter((e) => e.lang);
-  const isStale = new Set(stale.map((e) => e.path));
+  return { root, repo, files, stale, isStale: new Set(stale.map((e) => e.path)) };
+}
+
+test("the pre-scan's import edges are importsOf's, file by file, on this thread and in workers", async () => {
+  const { root, files, stale, isStale } = generatedWithVaried(500);
   const head = (path: string, maxBytes: number) => readHead(join(root, path), maxBytes);
   const here = importEdges(
     stale.map((e) => e.path),
@@ -310,14 +315,7 @@ test("a head read until its known size is the head read to its end: byte order m
 });
 
 test("a plan read from only the files it needs is the plan read from every file's imports, and reads a few of them", () => {
-  const { root, repo } = generated(900);
-  for (const [path, text] of Object.entries(VARIED)) {
-    mkdirSync(dirname(join(root, path)), { recursive: true });
-    writeFileSync(join(root, path), text);
-  }
-  const files = statFiles(root, [...repo.files, ...Object.keys(VARIED)]).map((e) => e.path);
-  const stale = statFiles(root, files).filter((e) => e.lang);
-  const isStale = new Set(stale.map((e) => e.path));
+  const { root, files, stale, isStale } = generatedWithVaried(900);
   const read = (path: string) => readHead(join(root, path), 1 << 20);
   let heads = 0;
   const head = (path: string, maxBytes: number) => {
