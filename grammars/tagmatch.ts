@@ -630,6 +630,15 @@ function allDescendants(root: Node): Node[] {
 
 // ─── Matching ────────────────────────────────────────────────────────────────
 
+/** What stays the same while one sequence is matched against one list of children. */
+interface SeqRun {
+  seq: CSeq;
+  kids: Kids;
+  /** A pattern's top-level sequence: it starts at a given child and has no parent whose first or last child matters. */
+  top: boolean;
+  done: (caps: Caps | null, last: Node | null, first: Node | null) => void;
+}
+
 interface Kids {
   nodes: Node[];
   /** Each child's type id, -1 until read (each read is a call into WebAssembly): see typeAt. */
@@ -701,7 +710,8 @@ class MatchRun {
     const nodes = siblings.nodes;
     for (let start = 0; start < nodes.length; start++) {
       if (pattern.entry && !pattern.entry.has(typeAt(siblings, start))) continue;
-      this.#sequence(seq, siblings, 0, start, -1, null, null, true, (caps, last, first) => this.#record(pattern.index, first!, parent, last!, caps));
+      const run: SeqRun = { seq, kids: siblings, top: true, done: (caps, last, first) => this.#record(pattern.index, first!, parent, last!, caps) };
+      this.#sequence(run, 0, start, -1, null, null);
     }
   }
 
@@ -731,27 +741,15 @@ class MatchRun {
       return;
     }
     const kids = this.children(node, step.children.fields);
-    this.#sequence(step.children, kids, 0, 0, -1, withMine, node, false, (inner, last) => done(inner, last!));
+    this.#sequence({ seq: step.children, kids, top: false, done: (inner, last) => done(inner, last!) }, 0, 0, -1, withMine, node);
   }
 
   /**
-   * Matches items[i…] against kids from index `from` on; `prev` is the index of the
-   * child the previous item matched (-1: none yet). Top-level sequences start at
-   * exactly `from` and have no parent whose first or last child matters.
+   * Matches the run's items[i…] against its kids from index `from` on; `prev` is the index of the
+   * child the previous item matched (-1: none yet). Top-level sequences start at exactly `from`.
    */
-  #sequence(
-    seq: CSeq,
-    kids: Kids,
-    i: number,
-    from: number,
-    prev: number,
-    caps: Caps | null,
-    last: Node | null,
-    top: boolean,
-    done: (caps: Caps | null, last: Node | null, first: Node | null) => void,
-    first: Node | null = null,
-    carried = false,
-  ): void {
+  #sequence(run: SeqRun, i: number, from: number, prev: number, caps: Caps | null, last: Node | null, first: Node | null = null, carried = false): void {
+    const { seq, kids, top, done } = run;
     const nodes = kids.nodes;
     // An anchor before a skipped optional item carries to the next one (or the end).
     const anchored = carried || seq.anchors[i]!;
@@ -765,7 +763,7 @@ class MatchRun {
     const item = seq.items[i]!;
     const immediate = anchored && !(top && prev < 0);
     // Zero repetitions of an optional item.
-    if (item.quantifier === "?" || item.quantifier === "*") this.#sequence(seq, kids, i + 1, from, prev, caps, last, top, done, first, anchored);
+    if (item.quantifier === "?" || item.quantifier === "*") this.#sequence(run, i + 1, from, prev, caps, last, first, anchored);
     const repeat = item.quantifier === "*" || item.quantifier === "+";
     for (let k = from; k < nodes.length; k++) {
       if (top && prev < 0 && k !== from) break;
@@ -779,25 +777,15 @@ class MatchRun {
       this.#step(item, node, typeAt(kids, k), field, caps, (inner, stepLast) => {
         const start = first ?? node;
         // One more repetition, or on to the next item.
-        if (repeat) this.#repeat(seq, kids, i, k + 1, k, inner, stepLast, top, done, start);
-        this.#sequence(seq, kids, i + 1, k + 1, k, inner, stepLast, top, done, start);
+        if (repeat) this.#repeat(run, i, k + 1, inner, start);
+        this.#sequence(run, i + 1, k + 1, k, inner, stepLast, start);
       });
     }
   }
 
   /** Further repetitions of a `*`/`+` item. */
-  #repeat(
-    seq: CSeq,
-    kids: Kids,
-    i: number,
-    from: number,
-    prev: number,
-    caps: Caps | null,
-    last: Node | null,
-    top: boolean,
-    done: (caps: Caps | null, last: Node | null, first: Node | null) => void,
-    first: Node | null,
-  ): void {
+  #repeat(run: SeqRun, i: number, from: number, caps: Caps | null, first: Node | null): void {
+    const { seq, kids } = run;
     const item = seq.items[i]!;
     const nodes = kids.nodes;
     for (let k = from; k < nodes.length; k++) {
@@ -807,8 +795,8 @@ class MatchRun {
       const field = kids.fields ? kids.fields[k]! : 0;
       if (item.field && item.field !== field) continue;
       this.#step(item, node, typeAt(kids, k), field, caps, (inner, stepLast) => {
-        this.#repeat(seq, kids, i, k + 1, k, inner, stepLast, top, done, first);
-        this.#sequence(seq, kids, i + 1, k + 1, k, inner, stepLast, top, done, first);
+        this.#repeat(run, i, k + 1, inner, first);
+        this.#sequence(run, i + 1, k + 1, k, inner, stepLast, first);
       });
     }
   }
