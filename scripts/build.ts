@@ -135,6 +135,11 @@ export const CODE_PACKS: Record<string, { folder: string; entries: string[]; sha
   },
 };
 
+/** The lines of a generated module that export each of `names` from the module object `m` (a pack's, or one the binary hands over). */
+function reexportLines(names: readonly string[]): string[] {
+  return [...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`), `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`];
+}
+
 export interface BuiltCodePack {
   file: string;
   /** Repository-relative paths of the binary's modules the pack imports. */
@@ -184,8 +189,7 @@ async function buildCodePacks(dir: string, libraries: Record<string, BuiltPack>)
           const lines = [
             `const m = globalThis.__coderHost?.[${JSON.stringify(args.path)}];`,
             `if (!m) throw new Error(${JSON.stringify(`the ${name} code pack needs ${args.path} from the binary`)});`,
-            ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`),
-            `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`,
+            ...reexportLines(names),
           ];
           return { contents: lines.join("\n"), loader: "js" };
         });
@@ -230,8 +234,7 @@ export function codePackImports(packs: Record<string, BuiltCodePack>): BunPlugin
           "const host = (globalThis.__coderHost ??= {});",
           ...pack.hosts.map((host, i) => `host[${JSON.stringify(host)}] = h${i};`),
           `const m = (await importPacked(pack)).m${index};`,
-          ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`),
-          `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`,
+          ...reexportLines(names),
         ];
         return { contents: lines.join("\n"), loader: "js" };
       });
@@ -289,8 +292,7 @@ export function packImports(packs: Record<string, BuiltPack>): BunPlugin {
           `import pack from ${JSON.stringify(pack.file)} with { type: "file" };`,
           `import { importPacked, requirePacked } from ${JSON.stringify(join(ROOT, "grammars/packed.ts"))};`,
           LIBRARY_PACKS[name]!.sync ? `const m = requirePacked(pack).m${index};` : `const m = (await importPacked(pack)).m${index};`,
-          ...names.map((n, i) => `const e${i} = m[${JSON.stringify(n)}];`),
-          `export { ${names.map((n, i) => `e${i} as ${JSON.stringify(n)}`).join(", ")} };`,
+          ...reexportLines(names),
         ];
         return { contents: lines.join("\n"), loader: "js" };
       });

@@ -683,8 +683,8 @@ export class StagedWorkspace implements Workspace {
    * file an earlier edit of this reply wrote counts as shown as written: the model wrote it.
    */
   shown(path: string): string | null | undefined {
-    const rels = [normalizeRel(path), this.store.canonical(path)];
     if (!this.shownTexts) return this.read(path);
+    const rels = [normalizeRel(path), this.store.canonical(path)];
     for (const rel of rels) if (this.shownTexts.has(rel)) return this.shownTexts.get(rel)!;
     for (const rel of rels) if (this.staged.has(rel)) return this.staged.get(rel)!;
     return undefined;
