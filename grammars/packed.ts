@@ -92,11 +92,17 @@ export function readAsset(path: string, cacheDir: string | null = assetCacheDir(
   if (member) return readMember(member[1]!, member[2]!, { rawLength: Number(member[4]), crc: Number.parseInt(member[5]!, 16), codec: "brotli" }, Number(member[3]), cacheDir);
   if (!bytes) throw new Error(`embedded asset ${path} cannot be read`);
   if (!header) return bytes;
-  const cacheName = `${basename(path).replace(/[^\w.-]/g, "_")}-${header.crc.toString(16).padStart(8, "0")}`;
-  const cached = cacheDir && header.rawLength > CACHE_ABOVE ? readCached(join(cacheDir, cacheName), header) : null;
+  return throughCache(cacheDir, basename(path), header, () => unpack(path, bytes, header));
+}
+
+/** A large asset's cached raw copy (named by `name` and its checksum) when it is sound; else `unpacked()`, cached. */
+function throughCache(cacheDir: string | null, name: string, header: Header, unpacked: () => Uint8Array): Uint8Array {
+  const cacheName = `${name.replace(/[^\w.-]/g, "_")}-${header.crc.toString(16).padStart(8, "0")}`;
+  const cacheable = cacheDir !== null && header.rawLength > CACHE_ABOVE;
+  const cached = cacheable ? readCached(join(cacheDir, cacheName), header) : null;
   if (cached) return cached;
-  const raw = unpack(path, bytes, header);
-  if (cacheDir && header.rawLength > CACHE_ABOVE) writeCached(cacheDir, cacheName, raw);
+  const raw = unpacked();
+  if (cacheable) writeCached(cacheDir, cacheName, raw);
   return raw;
 }
 
@@ -115,16 +121,14 @@ export function memberPath(group: string, name: string, offset: number, raw: Uin
 /** A group member's bytes: its own cached copy, or else cut from the unpacked group (then cached). */
 function readMember(groupPath: string, name: string, header: Header, offset: number, cacheDir: string | null): Uint8Array {
   const path = `${groupPath}#${name}`;
-  const cacheName = `${name.replace(/[^\w.-]/g, "_")}-${header.crc.toString(16).padStart(8, "0")}`;
-  const cached = cacheDir && header.rawLength > CACHE_ABOVE ? readCached(join(cacheDir, cacheName), header) : null;
-  if (cached) return cached;
-  const group = readWhole(groupPath);
-  const groupHeader = group && headerOf(group);
-  if (!group || !groupHeader) throw new Error(`embedded asset ${path} cannot be read`);
-  const raw = unpack(groupPath, group, groupHeader).slice(offset, offset + header.rawLength);
-  if (raw.length !== header.rawLength || Bun.hash.crc32(raw) !== header.crc) throw new Error(`embedded asset ${path} is damaged (its checksum does not match)`);
-  if (cacheDir && header.rawLength > CACHE_ABOVE) writeCached(cacheDir, cacheName, raw);
-  return raw;
+  return throughCache(cacheDir, name, header, () => {
+    const group = readWhole(groupPath);
+    const groupHeader = group && headerOf(group);
+    if (!group || !groupHeader) throw new Error(`embedded asset ${path} cannot be read`);
+    const raw = unpack(groupPath, group, groupHeader).slice(offset, offset + header.rawLength);
+    if (raw.length !== header.rawLength || Bun.hash.crc32(raw) !== header.crc) throw new Error(`embedded asset ${path} is damaged (its checksum does not match)`);
+    return raw;
+  });
 }
 
 const imported = new Map<string, Promise<Record<string, unknown>>>();
