@@ -147,7 +147,8 @@ function plan(stale: readonly FileEntry[], input: ColdInput): ColdPlan {
   for (const path of near) {
     const at = staleIndex.get(path);
     if (at === undefined) continue;
-    for (const target of Array.from(fileEdges(at).targets)) second.push(paths[target]!);
+    const { targets } = fileEdges(at);
+    for (let t = 0; t < targets.length; t++) second.push(paths[targets[t]!]!);
   }
   for (const path of second.slice(0, MAX_NEIGHBOURS)) choose(path);
   // The files importing the chat files, while the budget's bytes are not reached: rank
