@@ -22,6 +22,9 @@ const RESOLVED = "resolved-imports";
 const GRAPHS = "graphs";
 /** The key of the state stored last (one row). */
 const GRAPHS_LATEST = "graphs-latest";
+/** A stored state's kept ranking (rank-quick.ts): its head per context, and its groups of per-file identifiers. */
+const GRAPHS_QUICK = "graphs-quick";
+const GRAPHS_QUICK_FILES = "graphs-quick-files";
 
 export interface CachedFile {
   path: string;
@@ -160,13 +163,36 @@ export class TagCache {
     return value instanceof Uint8Array ? value : null;
   }
 
-  putRankState(key: string, state: Uint8Array): void {
+  /**
+   * Stores a state and, when given, its kept ranking, in one transaction. The kept ranking's parts
+   * carry one generation each: a reader that meets parts of two (another process wrote in between)
+   * combines nothing.
+   */
+  putRankState(key: string, state: Uint8Array, quick?: { head: Uint8Array; chunks: readonly Uint8Array[] } | null): void {
     // A state is as large as the graph: keep the newest two contexts (a chat file added and removed again).
     this.store.batch((w) => {
       w.put(GRAPHS, key, state);
       w.keepNewest(GRAPHS, 2);
       w.put(GRAPHS_LATEST, "key", key);
+      if (quick) {
+        w.put(GRAPHS_QUICK, key, quick.head);
+        quick.chunks.forEach((chunk, c) => w.put(GRAPHS_QUICK_FILES, `${key}\n${c}`, chunk));
+        w.keepNewest(GRAPHS_QUICK, 2);
+        w.keepNewest(GRAPHS_QUICK_FILES, 2 * quick.chunks.length);
+      } else w.delete(GRAPHS_QUICK, [key]);
     });
+  }
+
+  /** The kept ranking's head of a context (rank-quick.ts), or null. */
+  getRankQuick(key: string): Uint8Array | null {
+    const value = this.store.get(GRAPHS_QUICK, key);
+    return value instanceof Uint8Array ? value : null;
+  }
+
+  /** One group of the kept ranking's per-file identifiers, or null. */
+  getRankQuickChunk(key: string, chunk: number): Uint8Array | null {
+    const value = this.store.get(GRAPHS_QUICK_FILES, `${key}\n${chunk}`);
+    return value instanceof Uint8Array ? value : null;
   }
 
   /** The state stored last, with its key, or null. */

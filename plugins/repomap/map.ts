@@ -78,7 +78,7 @@ export interface RepoMapResult {
   deferred: FileEntry[];
   /** A cold build's files not parsed yet (see RepoMapInput.coldFirst): to be parsed in the background. */
   pending: FileEntry[];
-  stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number; ranking?: "reused" | "patched" | "built" };
+  stats: ScanStats & { statMs: number; scanMs: number; rankMs: number; renderMs: number; ranking?: "reused" | "patched" | "built"; rankingKept?: boolean };
 }
 
 /** A stat of the repository and the keys of the map it would give. */
@@ -199,6 +199,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     });
     ranked = result.ranked;
     stats.ranking = result.how;
+    if (result.kept) stats.rankingKept = true;
     if (store) input.cache.putRanking(rankingKey, encodeRanking(ranked));
   }
   // Scope ranges are decoded only for the files the map renders.

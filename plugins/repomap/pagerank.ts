@@ -22,7 +22,13 @@ export interface PageRankOptions {
   initial?: Float64Array;
   /** Each node's total out-weight, when the caller has it (else summed here). */
   outWeight?: Float64Array;
+  /** Filled with the L1 change of the last iteration (what was compared with N·tolerance). */
+  report?: { change: number };
 }
+
+/** networkx's defaults, which Aider's ranking uses. */
+export const ALPHA = 0.85;
+export const TOLERANCE = 1e-6;
 
 /**
  * Ranks `nodeCount` nodes. `personalization` (non-negative, any scale) or null for
@@ -34,8 +40,8 @@ export function personalizedPageRank(
   personalization: Float64Array | null,
   options: PageRankOptions = {},
 ): Float64Array {
-  const alpha = options.alpha ?? 0.85;
-  const tolerance = options.tolerance ?? 1e-6;
+  const alpha = options.alpha ?? ALPHA;
+  const tolerance = options.tolerance ?? TOLERANCE;
   const maxIterations = options.maxIterations ?? 100;
   const n = nodeCount;
   if (n === 0) return new Float64Array(0);
@@ -87,6 +93,7 @@ export function personalizedPageRank(
     let change = 0;
     for (let i = 0; i < n; i++) change += Math.abs(next[i]! - x[i]!);
     [x, next] = [next, x];
+    if (options.report) options.report.change = change;
     if (change < n * tolerance) break;
   }
   return x;

@@ -8,11 +8,12 @@
 import type { TagCache } from "./cache.ts";
 import { EdgeList, keyOrderOf, patchRankGraph, restoreIndex, slotsOf, type RankFile } from "./graph.ts";
 import { rankingSignature } from "./parse.ts";
-import { buildRankGraph, graphContext, rankGraph, withImportedNames, type RankedEntry, type RankGraph, type RankRequest } from "./rank.ts";
+import { buildRankGraph, graphContext, rankGraph, withImportedNames, type RankedEntry, type RankedGraph, type RankGraph, type RankRequest } from "./rank.ts";
+import { encodeQuick, quickRank } from "./rank-quick.ts";
 import { decodeRankFile, type FileEntry, type RankSource, type ScanResult } from "./scan.ts";
 
 /** Bump when the stored layout or what the graph is built from changes (also rank.ts LOW_VALUE_PATH and TEST_PATH: each file's factor `into` is stored). */
-export const STATE_FORMAT = 7;
+export const STATE_FORMAT = 8;
 /** The signature of a file with no definitions and no references (not ranked unless a chat file). */
 const EMPTY_SIG = rankingSignature([], "");
 /** Up to this many changed files (or 5% of the files) the kept graph is patched; more are ranked from scratch. */
@@ -70,6 +71,8 @@ export interface StateRankResult {
   /** "patched": from a kept state; "built": from every file's tags. */
   how: "patched" | "built";
   changed: number;
+  /** Patched from the kept ranking (rank-quick.ts): the stored graph not read, PageRank's vector kept. */
+  kept?: boolean;
 }
 
 /**
@@ -81,7 +84,11 @@ export function rankWithState(input: StateRankInput): StateRankResult {
   const key = input.key;
   const listed = rankedList(input);
   let state = input.memory?.rankState?.key === key ? input.memory.rankState : null;
-  if (!state && input.store) state = loadState(input.cache, key, request);
+  if (!state && input.store) {
+    const quick = quickRank({ key, cache: input.cache, listed, request, tagsOf: (path) => tagsOf(path, scan, input.cache) });
+    if (quick) return { ranked: quick.ranked, how: "patched", changed: quick.changed, kept: true };
+    state = loadState(input.cache, key, request);
+  }
   if (state && !state.attached) attach(state, request);
   if (state && samePaths(state.graph.paths, listed.paths)) {
     const changed = new Map<number, RankFile>();
@@ -96,8 +103,9 @@ export function rankWithState(input: StateRankInput): StateRankResult {
     const patched = !usable ? null : changed.size === 0 ? state.graph : patch(state.graph, changed);
     if (patched) {
       const previous = state.ranks;
-      const { ranked, ranks } = rankGraph(patched, request, (_, f) => (previous[f]! > 0 ? previous[f] : undefined));
-      keep(input, { key, sigs: listed.sigs, stats: listed.stats, graph: patched, ranks, unsaved: state.unsaved + changed.size, attached: true });
+      const result = rankGraph(patched, request, (_, f) => (previous[f]! > 0 ? previous[f] : undefined));
+      const { ranked, ranks } = result;
+      keep(input, { key, sigs: listed.sigs, stats: listed.stats, graph: patched, ranks, unsaved: state.unsaved + changed.size, attached: true }, result);
       return { ranked, how: "patched", changed: changed.size };
     }
   }
@@ -130,8 +138,9 @@ export function rankWithState(input: StateRankInput): StateRankResult {
   // In a session, the last ranking (of another context) is still a closer start than uniform.
   const previous = input.memory?.rankState ?? null;
   const warm = previous ? new Map(previous.graph.paths.map((path, f) => [path, previous.ranks[f]!])) : null;
-  const { ranked, ranks } = rankGraph(graph, request, warm ? (path) => (warm.get(path)! > 0 ? warm.get(path) : undefined) : undefined);
-  keep(input, { key, sigs, stats: Float64Array.from(stats), graph, ranks, unsaved: Infinity, attached: true });
+  const result = rankGraph(graph, request, warm ? (path) => (warm.get(path)! > 0 ? warm.get(path) : undefined) : undefined);
+  const { ranked, ranks } = result;
+  keep(input, { key, sigs, stats: Float64Array.from(stats), graph, ranks, unsaved: Infinity, attached: true }, result);
   return { ranked, how: "built", changed: files.length };
 }
 
@@ -140,8 +149,11 @@ function patch(graph: RankGraph, changed: Map<number, RankFile>): RankGraph | nu
   return patched ? { ...graph, ...patched } : null;
 }
 
-/** Keeps the state in the session's memory, and in the cache once it has drifted from the stored copy. */
-function keep(input: StateRankInput, state: RankState): void {
+/**
+ * Keeps the state in the session's memory, and in the cache once it has drifted from the stored
+ * copy, with its kept ranking (`ranked`: this state's ranking, for rank-quick.ts).
+ */
+function keep(input: StateRankInput, state: RankState, ranked: RankedGraph): void {
   if (!input.store) {
     if (input.memory) input.memory.rankState = null;
     return;
@@ -150,9 +162,19 @@ function keep(input: StateRankInput, state: RankState): void {
   if (state.unsaved >= SAVE_AFTER) {
     // Each edge alone stores 20 bytes (source, target, weight, definer): a state past the cap is not encoded at all.
     const encoded = state.graph.graph.edges.count * 20 > STORE_MAX_BYTES ? null : encodeState(state);
-    if (encoded && encoded.byteLength <= STORE_MAX_BYTES) input.cache.putRankState(state.key, encoded);
+    if (encoded && encoded.byteLength <= STORE_MAX_BYTES) input.cache.putRankState(state.key, encoded, quickOf(state, ranked, input.request));
     state.unsaved = 0;
   }
+}
+
+/** Definitions' lines a kept ranking covers beyond the request's limit: a later ranking that moves some down still fills its limit. */
+const QUICK_SPARE_LINES = 512;
+
+/** The kept ranking of a state being stored (rank-quick.ts), or null (no limit: nothing to cut at). */
+function quickOf(state: RankState, ranked: RankedGraph, request: StateRankInput["request"]): ReturnType<typeof encodeQuick> {
+  const limit = request.limit;
+  if (limit === undefined || !Number.isFinite(limit)) return null;
+  return encodeQuick(state, ranked, request, Math.max(limit + QUICK_SPARE_LINES, Math.ceil(limit * 1.25)));
 }
 
 /** A file's ranking signature as the kept graph records it ("-" skipped; "" when not described); its stat is kept beside it. */

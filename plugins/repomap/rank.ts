@@ -139,7 +139,7 @@ export function withImportedNames(file: RankFile, names: readonly string[] | und
  * chat files' imported definitions first; then files by rank, then every other
  * file by name. Also returns each file's PageRank (0: not in the graph).
  */
-export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "warm">, initial?: (path: string, f: number) => number | undefined): { ranked: RankedEntry[]; ranks: Float64Array } {
+export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "warm">, initial?: (path: string, f: number) => number | undefined): RankedGraph {
   const { chatFiles } = request;
   const { paths, index, graph, context, importedFiles } = rg;
   const nodes = rankNodes(request, paths, graph.edges, importedFiles, initial);
@@ -177,7 +177,7 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
   const fileRanks = new Float64Array(paths.length);
   nodes.files.forEach((f, node) => (fileRanks[f] = nodes.ranks[node]!));
   for (const slot of order) {
-    if (ranked.length >= limit) return { ranked, ranks: fileRanks };
+    if (ranked.length >= limit) return { ranked, ranks: fileRanks, slots, change: nodes.change };
     const path = paths[fileOf[slot]!]!;
     const ident = index.names[identOf[slot]!]!;
     // The definition's lines in the file, in the file's order.
@@ -192,7 +192,15 @@ export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "w
     included.add(path);
     ranked.push({ path });
   }
-  return { ranked, ranks: fileRanks };
+  return { ranked, ranks: fileRanks, slots, change: nodes.change };
+}
+
+/** A ranking, each file's PageRank, each slot's rank (promotions added) and whether an edge feeds it, and PageRank's last change (L1). */
+export interface RankedGraph {
+  ranked: RankedEntry[];
+  ranks: Float64Array;
+  slots: { rank: Float64Array; used: Uint8Array };
+  change: number;
 }
 
 /** The value a sort would put at `n` (0-based, ascending): quickselect, reordering `values` in place (no full sort of every slot). */
@@ -227,17 +235,7 @@ export function nthSmallest(values: Float64Array, n: number): number {
  * a slot ahead of every other.
  */
 function promoteImported(request: Pick<RankRequest, "imports">, paths: readonly string[], index: IdentIndex, graph: DefinitionGraph, rank: Float64Array): void {
-  if (!WEIGHTS.importedFirst || !request.imports || request.imports.size === 0) return;
-  const wanted = new Map<string, Set<string>>();
-  for (const fileImports of request.imports.values()) {
-    for (const [file, names] of fileImports) {
-      for (const name of names) {
-        let files = wanted.get(name);
-        if (!files) wanted.set(name, (files = new Set()));
-        files.add(file);
-      }
-    }
-  }
+  const wanted = importedByName(request);
   for (const [name, files] of wanted) {
     const id = index.idOf(name);
     if (id < 0 || index.names[id] !== name) continue;
@@ -250,6 +248,22 @@ function promoteImported(request: Pick<RankRequest, "imports">, paths: readonly 
   }
 }
 
+/** The names chat files import, each with the files they are imported from: the definitions promoteImported puts first (none when that is off). */
+export function importedByName(request: Pick<RankRequest, "imports">): Map<string, Set<string>> {
+  const wanted = new Map<string, Set<string>>();
+  if (!WEIGHTS.importedFirst || !request.imports) return wanted;
+  for (const fileImports of request.imports.values()) {
+    for (const [file, names] of fileImports) {
+      for (const name of names) {
+        let files = wanted.get(name);
+        if (!files) wanted.set(name, (files = new Set()));
+        files.add(file);
+      }
+    }
+  }
+  return wanted;
+}
+
 interface RankedNodes {
   /** The files that have an edge (the graph's nodes, as in Aider's graph), in file order. */
   files: number[];
@@ -258,6 +272,8 @@ interface RankedNodes {
   /** Each node's total out-weight. */
   outWeight: Float64Array;
   ranks: Float64Array;
+  /** The L1 change of PageRank's last iteration. */
+  change: number;
 }
 
 function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly string[], edges: EdgeList, importedFiles: ReadonlySet<string>, initial?: (path: string, f: number) => number | undefined): RankedNodes {
@@ -300,8 +316,9 @@ function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly
     start = new Float64Array(files.length);
     for (let node = 0; node < files.length; node++) start[node] = initial(paths[files[node]!]!, files[node]!) ?? 1 / files.length;
   }
-  const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start, outWeight });
-  return { files, src, outWeight, ranks };
+  const report = { change: 0 };
+  const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start, outWeight, report });
+  return { files, src, outWeight, ranks, change: report.change };
 }
 
 /** Each node's rank spread over its out-edges onto (defining file, identifier) slots. */
