@@ -22,9 +22,9 @@ const RESOLVED = "resolved-imports";
 const GRAPHS = "graphs";
 /** The key of the state stored last (one row). */
 const GRAPHS_LATEST = "graphs-latest";
-/** A stored state's kept ranking (rank-quick.ts): its head per context, and its groups of per-file identifiers. */
+/** A stored state's kept ranking (rank-quick.ts): its head per context, and its parts. */
 const GRAPHS_QUICK = "graphs-quick";
-const GRAPHS_QUICK_FILES = "graphs-quick-files";
+const GRAPHS_QUICK_PARTS = "graphs-quick-parts";
 
 export interface CachedFile {
   path: string;
@@ -168,7 +168,7 @@ export class TagCache {
    * carry one generation each: a reader that meets parts of two (another process wrote in between)
    * combines nothing.
    */
-  putRankState(key: string, state: Uint8Array, quick?: { head: Uint8Array; chunks: readonly Uint8Array[] } | null): void {
+  putRankState(key: string, state: Uint8Array, quick?: { head: Uint8Array; parts: ReadonlyMap<string, Uint8Array> } | null): void {
     // A state is as large as the graph: keep the newest two contexts (a chat file added and removed again).
     this.store.batch((w) => {
       w.put(GRAPHS, key, state);
@@ -176,9 +176,9 @@ export class TagCache {
       w.put(GRAPHS_LATEST, "key", key);
       if (quick) {
         w.put(GRAPHS_QUICK, key, quick.head);
-        quick.chunks.forEach((chunk, c) => w.put(GRAPHS_QUICK_FILES, `${key}\n${c}`, chunk));
+        for (const [name, part] of quick.parts) w.put(GRAPHS_QUICK_PARTS, `${key}\n${name}`, part);
         w.keepNewest(GRAPHS_QUICK, 2);
-        w.keepNewest(GRAPHS_QUICK_FILES, 2 * quick.chunks.length);
+        w.keepNewest(GRAPHS_QUICK_PARTS, 2 * quick.parts.size);
       } else w.delete(GRAPHS_QUICK, [key]);
     });
   }
@@ -189,9 +189,9 @@ export class TagCache {
     return value instanceof Uint8Array ? value : null;
   }
 
-  /** One group of the kept ranking's per-file identifiers, or null. */
-  getRankQuickChunk(key: string, chunk: number): Uint8Array | null {
-    const value = this.store.get(GRAPHS_QUICK_FILES, `${key}\n${chunk}`);
+  /** One part of the kept ranking (its name: rank-quick.ts), or null. */
+  getRankQuickPart(key: string, name: string): Uint8Array | null {
+    const value = this.store.get(GRAPHS_QUICK_PARTS, `${key}\n${name}`);
     return value instanceof Uint8Array ? value : null;
   }
 

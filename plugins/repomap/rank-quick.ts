@@ -1,55 +1,63 @@
 // The kept ranking: what a fresh process needs to rank after a change that moves no
 // PageRank, without reading the stored graph (13 MB at 10k files). Written beside the
-// stored graph (rank-state.ts) from the same state, read alone:
+// stored graph (rank-state.ts), from the same state, in one transaction; read alone.
 //
-// - a head: each ranked file's version, PageRank vector and out-weight, whether it is
-//   a node; the definitions that rank highest (their rank, lines, and the edges into
-//   them in the graph's order); every identifier's key (and which are defined);
-// - each group of FILES_PER_CHUNK files' identifiers (what they defined and referenced).
+// - a head: each listed file's stat and place among the ranked files, the top
+//   definitions (their rank, file, and whether a chat file imports them), the files by
+//   PageRank (the ranking's tail), and those definitions' ranking entries as JSON;
+// - parts, each tagged with the head's generation (a part of another generation, written
+//   by another process in between, is never combined with this head):
+//   - per group of ranked files: what each defined and referenced (as the index had it),
+//     its PageRank and out-weight, and the top definitions it feeds;
+//   - per group of top definitions: the edges into each, in the graph's order (source,
+//     its PageRank times the weight, its out-weight);
+//   - the index's identifier keys, sorted, in groups, with whether each is defined.
 //
-// A change qualifies when every changed file only adds definitions of names the index
-// has never seen and nobody references, adds or drops references to names nobody
-// defines, or moves lines (see `quickRank`). Such a change adds self-edges (0.1) and
-// nothing else: the PageRank vector is kept when the change provably moves it less
-// than PageRank's own stopping criterion (α·last change + 2α·Σ rank of the files
-// whose out-edges changed < N·tolerance), and the definitions it feeds are re-ranked
-// from their edges in the graph's order, as rank.ts does. Anything else: null, and the
-// caller patches the stored graph.
+// A change qualifies when each changed file only adds definitions of names the index has
+// never seen and nobody references, adds or drops references to names nobody defines,
+// or moves lines (see `quickRank`). Such a change adds self-edges (0.1) and nothing else:
+// the PageRank vector is kept when the change provably moves it less than PageRank's own
+// stopping criterion (α·its last change + 2α·Σ PageRank of the files whose out-edges
+// changed < N·tolerance), and the top definitions those files feed are ranked again from
+// their edges in the graph's order, by the operations rank.ts applies. Anything else:
+// null, and the caller patches the stored graph.
 import type { TagCache } from "./cache.ts";
 import { cmp, identAt, type RankFile } from "./graph.ts";
 import { ALPHA, TOLERANCE } from "./pagerank.ts";
 import { importedByName, type RankedEntry, type RankedGraph, type RankGraph, type RankRequest } from "./rank.ts";
+import type { FileEntry, ScanResult } from "./scan.ts";
 import { identKey, REF_STRIDE } from "./tags.ts";
 
 /** Bump when the kept ranking's layout changes (another format is not read). */
-export const QUICK_FORMAT = 1;
-/** Files per stored group of per-file identifiers. */
-const FILES_PER_CHUNK = 256;
-/** Up to this many changed files are checked for a kept ranking (more: the stored graph is patched and stored again). */
+export const QUICK_FORMAT = 2;
+/** Ranked files per stored group. */
+const FILES_PER_PART = 256;
+/** Top definitions per stored group of in-edges. */
+const SLOTS_PER_PART = 512;
+/** Identifier keys per stored group. */
+const KEYS_PER_PART = 2048;
+/** Up to this many changed files are checked for a kept ranking (more: the stored graph is patched, and stored again). */
 export const QUICK_MAX_FILES = 7;
 /** The weight of a defined, never referenced identifier's self-edge (graph.ts identEdges). */
 const SELF_EDGE = 0.1;
 
-/** The kept ranking's values, as written (the head and the per-file groups, all tagged with one generation). */
+/** What is written: the head, and the parts by name. */
 export interface QuickParts {
   head: Uint8Array;
-  chunks: Uint8Array[];
+  parts: Map<string, Uint8Array>;
 }
 
 type Packed = Int32Array | Float64Array | Uint8Array;
 type Kind = "i" | "f" | "u";
 
-function kindOf(a: Packed): Kind {
-  return a instanceof Int32Array ? "i" : a instanceof Float64Array ? "f" : "u";
-}
-
-/** A JSON head and typed arrays, 8-byte aligned. */
-function pack(head: object, arrays: readonly Packed[]): Uint8Array {
+/** A JSON head, then typed arrays, 8-byte aligned. */
+function pack(head: object, arrays: readonly Packed[], tail?: Uint8Array): Uint8Array {
   const encoder = new TextEncoder();
-  const headBytes = encoder.encode(JSON.stringify({ ...head, arrays: arrays.map((a) => [kindOf(a), a.length]) }));
+  const kinds = arrays.map((a) => [a instanceof Int32Array ? "i" : a instanceof Float64Array ? "f" : "u", a.length]);
+  const headBytes = encoder.encode(JSON.stringify({ ...head, arrays: kinds, tail: tail?.length ?? 0 }));
   let size = align8(8 + headBytes.length);
   for (const a of arrays) size += align8(a.byteLength);
-  const out = new Uint8Array(size);
+  const out = new Uint8Array(size + (tail?.length ?? 0));
   new DataView(out.buffer).setUint32(0, headBytes.length, true);
   out.set(headBytes, 8);
   let at = align8(8 + headBytes.length);
@@ -57,26 +65,39 @@ function pack(head: object, arrays: readonly Packed[]): Uint8Array {
     out.set(new Uint8Array(a.buffer, a.byteOffset, a.byteLength), at);
     at += align8(a.byteLength);
   }
+  if (tail) out.set(tail, at);
   return out;
 }
 
-function unpack<H>(blob: Uint8Array): { head: H & { arrays: [Kind, number][] }; arrays: Packed[] } | null {
-  const bytes = blob.byteOffset % 8 === 0 ? blob : blob.slice();
-  if (bytes.length < 8) return null;
-  const length = new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(0, true);
-  if (8 + length > bytes.length) return null;
-  const head = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length))) as H & { arrays: [Kind, number][] };
-  if (!Array.isArray(head.arrays)) return null;
-  let at = align8(8 + length);
-  const arrays: Packed[] = [];
-  for (const [kind, count] of head.arrays) {
-    const per = kind === "f" ? 8 : kind === "i" ? 4 : 1;
-    if (at + count * per > bytes.length) return null;
-    const offset = bytes.byteOffset + at;
-    arrays.push(kind === "f" ? new Float64Array(bytes.buffer, offset, count) : kind === "i" ? new Int32Array(bytes.buffer, offset, count) : new Uint8Array(bytes.buffer, offset, count));
-    at += align8(count * per);
+interface Unpacked<H> {
+  head: H;
+  arrays: Packed[];
+  tail: Uint8Array;
+}
+
+function unpack<H extends { format: number; gen: string }>(blob: Uint8Array | null, gen: string | null, count: number): Unpacked<H> | null {
+  if (!blob) return null;
+  try {
+    const bytes = blob.byteOffset % 8 === 0 ? blob : blob.slice();
+    if (bytes.length < 8) return null;
+    const length = new DataView(bytes.buffer, bytes.byteOffset, 8).getUint32(0, true);
+    if (8 + length > bytes.length) return null;
+    const head = JSON.parse(new TextDecoder().decode(bytes.subarray(8, 8 + length))) as H & { arrays: [Kind, number][]; tail: number };
+    if (head.format !== QUICK_FORMAT || (gen !== null && head.gen !== gen) || !Array.isArray(head.arrays) || head.arrays.length !== count) return null;
+    let at = align8(8 + length);
+    const arrays: Packed[] = [];
+    for (const [kind, n] of head.arrays) {
+      const per = kind === "f" ? 8 : kind === "i" ? 4 : 1;
+      if (at + n * per > bytes.length) return null;
+      const offset = bytes.byteOffset + at;
+      arrays.push(kind === "f" ? new Float64Array(bytes.buffer, offset, n) : kind === "i" ? new Int32Array(bytes.buffer, offset, n) : new Uint8Array(bytes.buffer, offset, n));
+      at += align8(n * per);
+    }
+    if (at + head.tail > bytes.length) return null;
+    return { head, arrays, tail: bytes.subarray(at, at + head.tail) };
+  } catch {
+    return null;
   }
-  return { head, arrays };
 }
 
 function align8(n: number): number {
@@ -87,42 +108,61 @@ interface QuickHead {
   format: number;
   key: string;
   gen: string;
-  /** Hash of the ranked paths in order. */
-  paths: string;
+  /** Hash of the listed paths in order. */
+  listing: string;
+  /** Ranked paths that are not listed (chat files without tags), after the listed ones. */
+  extra: string[];
   files: number;
   nodes: number;
   /** PageRank's last change when the vector was computed. */
   change: number;
-  /** Every candidate definition ranked above this is among the kept ones (null: every candidate is kept). */
+  /** Every candidate definition ranked above this is among the kept ones (null: every candidate is). */
   cut: number | null;
-  chunks: number;
-  sigs: string;
-  names: string;
+  /** First key of each group of keys. */
+  keyParts: number[];
 }
 
-interface ChunkHead {
+interface PartHead {
   format: number;
   gen: string;
-  chunk: number;
 }
 
-/** The ranked paths as one hash (the list a kept ranking is of). */
-export function pathsHash(paths: readonly string[]): string {
-  return new Bun.CryptoHasher("sha256").update(`${paths.length}\n${paths.join("\n")}`).digest("hex");
+/** The listed paths as one hash. */
+function listingHash(entries: readonly FileEntry[]): string {
+  const paths: string[] = new Array(entries.length);
+  for (let i = 0; i < entries.length; i++) paths[i] = entries[i]!.path;
+  return new Bun.CryptoHasher("sha256").update(`${entries.length}\n${paths.join("\n")}`).digest("hex");
 }
 
 /**
  * The kept ranking of a state: its graph, its PageRank vector and the ranking made from
- * them (`ranked`: slots as rank.ts computed them). Keeps the top definitions covering
- * at least `lines` lines (and every one tied with the last). Null when a path or a name
- * holds a line break.
+ * them (`ranked`: the slots as rank.ts computed them), for the listed files `entries`.
+ * Keeps the top definitions covering at least `lines` lines (and every one tied with the
+ * last). Null when a path or a name holds a line break, or when no file references a
+ * defined name (the index's rows then stand in for references).
  */
-export function encodeQuick(state: { key: string; sigs: readonly string[]; stats: Float64Array; graph: RankGraph; ranks: Float64Array }, ranked: Pick<RankedGraph, "slots" | "change">, request: Pick<RankRequest, "imports">, lines: number): QuickParts | null {
+export function encodeQuick(entries: readonly FileEntry[], state: { key: string; graph: RankGraph; ranks: Float64Array }, ranked: Pick<RankedGraph, "slots" | "change">, request: Pick<RankRequest, "imports">, lines: number): QuickParts | null {
   const { paths, index, graph, context } = state.graph;
-  // Without any reference the index's rows stand in for references (graph.ts): not what a file's tags hold.
-  if (!index.anyReference) return null;
-  if (paths.some((p) => p.includes("\n")) || state.sigs.some((s) => s.includes("\n"))) return null;
+  if (!index.anyReference || paths.some((p) => p.includes("\n"))) return null;
   const n = paths.length;
+  // Each listed file's place among the ranked files; the ranked files not listed come last.
+  const rankedAt = new Map(paths.map((path, f) => [path, f]));
+  const entryStats = new Float64Array(2 * entries.length);
+  const entryFile = new Int32Array(entries.length).fill(-1);
+  let listedRanked = 0;
+  entries.forEach((e, i) => {
+    entryStats[2 * i] = e.mtime;
+    entryStats[2 * i + 1] = e.size;
+    const f = rankedAt.get(e.path);
+    if (f === undefined) return;
+    if (f !== listedRanked) return;
+    entryFile[i] = f;
+    listedRanked++;
+  });
+  const extra = paths.slice(listedRanked);
+  const listedSet = new Set(entries.map((e) => e.path));
+  // Ranked files in listing order, then files not listed: anything else is not this state's list.
+  if (extra.some((path) => listedSet.has(path))) return null;
   const { src, dst, weight, count } = graph.edges;
   // Out-weights summed in edge order, as rank.ts rankNodes sums them.
   const outWeight = new Float64Array(n);
@@ -135,17 +175,16 @@ export function encodeQuick(state: { key: string; sigs: readonly string[]; stats
   }
   let nodes = 0;
   for (let f = 0; f < n; f++) nodes += isNode[f]!;
-  // The candidate slots (as rank.ts rankGraph takes them), the top ones in rank order.
+  // The candidate slots (as rankGraph takes them), the top ones in rank order.
   const { rank, used } = ranked.slots;
   const fileOf = index.definerList;
   const candidates: number[] = [];
   for (let slot = 0; slot < graph.slotCount; slot++) if (used[slot] && !context.inChat[fileOf[slot]!]) candidates.push(slot);
   const identOf = (slot: number) => identAt(graph.slotBase, slot);
   const order = (a: number, b: number) => rank[b]! - rank[a]! || cmp(paths[fileOf[b]!]!, paths[fileOf[a]!]!) || cmp(index.names[identOf(b)]!, index.names[identOf(a)]!);
-  const values = Float64Array.from(candidates, (slot) => rank[slot]!);
-  const wantedSlots = Math.min(candidates.length, lines);
-  const sortedValues = values.slice().sort();
-  const threshold = wantedSlots === 0 ? Infinity : sortedValues[candidates.length - wantedSlots]!;
+  const wantedCount = Math.min(candidates.length, lines);
+  const sortedValues = Float64Array.from(candidates, (slot) => rank[slot]!).sort();
+  const threshold = wantedCount === 0 ? Infinity : sortedValues[candidates.length - wantedCount]!;
   const top = candidates.filter((slot) => rank[slot]! >= threshold).sort(order);
   let kept = 0;
   let covered = 0;
@@ -153,8 +192,7 @@ export function encodeQuick(state: { key: string; sigs: readonly string[]; stats
     covered += index.definerLineStart[top[kept]! + 1]! - index.definerLineStart[top[kept]!]!;
     kept++;
   }
-  while (kept < top.length && rank[top[kept]!] === rank[top[kept - 1]!]) kept++;
-  // The highest rank left out (ties with the last kept are all kept).
+  while (kept > 0 && kept < top.length && rank[top[kept]!] === rank[top[kept - 1]!]) kept++;
   let cut = -Infinity;
   if (kept < top.length) cut = rank[top[kept]!]!;
   else for (const slot of candidates) if (rank[slot]! < threshold && rank[slot]! > cut) cut = rank[slot]!;
@@ -163,273 +201,303 @@ export function encodeQuick(state: { key: string; sigs: readonly string[]; stats
   const slotFile = new Int32Array(kept);
   const slotRank = new Float64Array(kept);
   const slotWanted = new Uint8Array(kept);
-  const lineStart = new Int32Array(kept + 1);
-  const lineList: number[] = [];
-  const inStart = new Int32Array(kept + 1);
-  const inSrc: number[] = [];
-  const inWeight: number[] = [];
-  const names: string[] = [];
+  const entryStart = new Int32Array(kept + 1);
+  const out: RankedEntry[] = [];
+  const fed: number[][] = Array.from({ length: n }, () => []);
+  const inParts: { start: number[]; src: number[]; term: number[]; out: number[] }[] = [];
   top.forEach((slot, i) => {
     const id = identOf(slot);
     const name = index.names[id]!;
-    names.push(name);
-    slotFile[i] = fileOf[slot]!;
+    const file = fileOf[slot]!;
+    slotFile[i] = file;
     slotRank[i] = rank[slot]!;
-    slotWanted[i] = wanted.get(name)?.has(paths[fileOf[slot]!]!) ? 1 : 0;
-    for (let l = index.definerLineStart[slot]!; l < index.definerLineStart[slot + 1]!; l++) lineList.push(index.definerLines[l]!);
-    lineStart[i + 1] = lineList.length;
+    slotWanted[i] = wanted.get(name)?.has(paths[file]!) ? 1 : 0;
+    for (let l = index.definerLineStart[slot]!; l < index.definerLineStart[slot + 1]!; l++) out.push({ path: paths[file]!, name, line: index.definerLines[l]! });
+    entryStart[i + 1] = out.length;
+    const part = (inParts[Math.floor(i / SLOTS_PER_PART)] ??= { start: [0], src: [], term: [], out: [] });
     const k = slot - graph.slotBase[id]!;
     for (let e = graph.edgeStart[id]!; e < graph.edgeStart[id + 1]!; e++) {
       if (graph.edges.definer[e] !== k) continue;
-      inSrc.push(src[e]!);
-      inWeight.push(weight[e]!);
+      const from = src[e]!;
+      part.src.push(from);
+      part.term.push(state.ranks[from]! * weight[e]!);
+      part.out.push(outWeight[from]!);
+      if (fed[from]!.at(-1) !== i) fed[from]!.push(i);
     }
-    inStart[i + 1] = inSrc.length;
+    part.start.push(part.src.length);
   });
-  if (names.some((name) => name.includes("\n"))) return null;
   // Files by rank (the ranking's tail), as rankGraph orders them.
   const byRank = Int32Array.from([...Array(n).keys()].filter((f) => isNode[f]).sort((a, b) => state.ranks[b]! - state.ranks[a]! || cmp(paths[b]!, paths[a]!)));
-  const identCount = index.names.length;
-  const allKeys = index.keys.slice(0, identCount).sort();
-  const defined: number[] = [];
-  for (let id = 0; id < identCount; id++) if (index.definerStart[id + 1]! > index.definerStart[id]!) defined.push(index.keys[id]!);
-  const definedKeys = Float64Array.from(defined).sort();
   const gen = crypto.randomUUID();
-  const chunkCount = Math.ceil(n / FILES_PER_CHUNK);
-  const head: QuickHead = {
-    format: QUICK_FORMAT,
-    key: state.key,
-    gen,
-    paths: pathsHash(paths),
-    files: n,
-    nodes,
-    change: ranked.change,
-    cut: cut === -Infinity ? null : cut,
-    chunks: chunkCount,
-    sigs: state.sigs.join("\n"),
-    names: names.join("\n"),
-  };
-  const headBytes = pack(head, [state.stats, state.ranks, outWeight, isNode, byRank, slotFile, slotRank, slotWanted, lineStart, Int32Array.from(lineList), inStart, Int32Array.from(inSrc), Float64Array.from(inWeight), allKeys, definedKeys]);
-  return { head: headBytes, chunks: fileChunks(state.graph, gen, chunkCount) };
+  const parts = new Map<string, Uint8Array>();
+  const partHead: PartHead = { format: QUICK_FORMAT, gen };
+  inParts.forEach((part, p) => parts.set(`in\n${p}`, pack(partHead, [Int32Array.from(part.start), Int32Array.from(part.src), Float64Array.from(part.term), Float64Array.from(part.out)])));
+  for (const [p, chunk] of fileParts(state.graph, state.ranks, outWeight, isNode, fed)) parts.set(`files\n${p}`, pack(partHead, chunk));
+  // The index's keys, sorted, with whether each is defined.
+  const identCount = index.names.length;
+  const ids = Int32Array.from({ length: identCount }, (_, id) => id).sort((a, b) => index.keys[a]! - index.keys[b]!);
+  const keyParts: number[] = [];
+  for (let from = 0; from < identCount; from += KEYS_PER_PART) {
+    const slice = ids.subarray(from, Math.min(identCount, from + KEYS_PER_PART));
+    keyParts.push(index.keys[slice[0]!]!);
+    const keys = Float64Array.from(slice, (id) => index.keys[id]!);
+    const defined = Uint8Array.from(slice, (id) => (index.definerStart[id + 1]! > index.definerStart[id]! ? 1 : 0));
+    parts.set(`keys\n${keyParts.length - 1}`, pack(partHead, [keys, defined]));
+  }
+  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts };
+  const tail = new TextEncoder().encode(JSON.stringify(out));
+  return { head: pack(head, [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, byRank], tail), parts };
 }
 
-/** Each group of files' identifiers as the index has them: the keys each defines, and each reference's key and counts. */
-function fileChunks(rg: RankGraph, gen: string, chunkCount: number): Uint8Array[] {
+/** Per group of ranked files: what each defined and referenced (keys; references with their counts), its PageRank, out-weight, whether it is a node, and the top definitions it feeds. */
+function fileParts(rg: RankGraph, ranks: Float64Array, outWeight: Float64Array, isNode: Uint8Array, fed: number[][]): Map<number, Packed[]> {
   const { index, paths } = rg;
   const n = paths.length;
-  const defCount = new Int32Array(n + 1);
-  const refCount = new Int32Array(n + 1);
+  const defs: number[][] = Array.from({ length: n }, () => []);
+  const refs: number[][] = Array.from({ length: n }, () => []);
   const identCount = index.names.length;
-  for (let e = 0; e < index.definerStart[identCount]!; e++) defCount[index.definerList[e]! + 1]! += 1;
-  for (let e = 0; e < index.referencerStart[identCount]!; e++) refCount[index.referencerFile[e]! + 1]! += 1;
-  for (let f = 0; f < n; f++) {
-    defCount[f + 1] = defCount[f + 1]! + defCount[f]!;
-    refCount[f + 1] = refCount[f + 1]! + refCount[f]!;
-  }
-  const defKeys = new Float64Array(defCount[n]!);
-  const refs = new Float64Array(refCount[n]! * REF_STRIDE);
-  const defAt = defCount.slice(0, n);
-  const refAt = refCount.slice(0, n);
   for (let id = 0; id < identCount; id++) {
     const key = index.keys[id]!;
-    for (let e = index.definerStart[id]!; e < index.definerStart[id + 1]!; e++) defKeys[defAt[index.definerList[e]!]!++] = key;
-    for (let e = index.referencerStart[id]!; e < index.referencerStart[id + 1]!; e++) {
-      const at = refAt[index.referencerFile[e]!]!++ * REF_STRIDE;
-      refs[at] = key;
-      refs[at + 1] = index.referencerRefs[e]!;
-      refs[at + 2] = index.referencerMembers[e]!;
-    }
+    for (let e = index.definerStart[id]!; e < index.definerStart[id + 1]!; e++) defs[index.definerList[e]!]!.push(key);
+    for (let e = index.referencerStart[id]!; e < index.referencerStart[id + 1]!; e++) refs[index.referencerFile[e]!]!.push(key, index.referencerRefs[e]!, index.referencerMembers[e]!);
   }
-  const chunks: Uint8Array[] = [];
-  for (let c = 0; c < chunkCount; c++) {
-    const from = c * FILES_PER_CHUNK;
-    const to = Math.min(n, from + FILES_PER_CHUNK);
-    const head: ChunkHead = { format: QUICK_FORMAT, gen, chunk: c };
-    const defStart = Int32Array.from(defCount.subarray(from, to + 1), (v) => v - defCount[from]!);
-    const refStart = Int32Array.from(refCount.subarray(from, to + 1), (v) => v - refCount[from]!);
-    chunks.push(pack(head, [defStart, defKeys.slice(defCount[from]!, defCount[to]!), refStart, refs.slice(refCount[from]! * REF_STRIDE, refCount[to]! * REF_STRIDE)]));
+  const parts = new Map<number, Packed[]>();
+  for (let from = 0, p = 0; from < n; from += FILES_PER_PART, p++) {
+    const to = Math.min(n, from + FILES_PER_PART);
+    const csr = (rows: number[][]) => {
+      const start = [0];
+      const list: number[] = [];
+      for (let f = from; f < to; f++) {
+        list.push(...rows[f]!);
+        start.push(list.length);
+      }
+      return [Int32Array.from(start), list] as const;
+    };
+    const [defStart, defList] = csr(defs);
+    const [refStart, refList] = csr(refs);
+    const [fedStart, fedList] = csr(fed);
+    parts.set(p, [defStart, Float64Array.from(defList), refStart, Float64Array.from(refList), fedStart, Int32Array.from(fedList), ranks.slice(from, to), outWeight.slice(from, to), isNode.slice(from, to)]);
   }
-  return chunks;
-}
-
-/** Whether a sorted array holds `value` (binary search). */
-function hasSorted(sorted: Float64Array, value: number): boolean {
-  let lo = 0;
-  let hi = sorted.length - 1;
-  while (lo <= hi) {
-    const mid = (lo + hi) >> 1;
-    const at = sorted[mid]!;
-    if (at === value) return true;
-    if (at < value) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
+  return parts;
 }
 
 export interface QuickInput {
   key: string;
   cache: TagCache;
-  /** The ranked files now (rank-state.ts rankedList). */
-  listed: { paths: string[]; sigs: string[]; stats: Float64Array };
+  entries: readonly FileEntry[];
+  scan: ScanResult;
   /** A changed file's tags now, or null. */
   tagsOf: (path: string) => RankFile | null;
   request: Omit<RankRequest, "files" | "warm">;
 }
 
+/** The signature of a file with no definitions and no references (rank-state.ts: not ranked unless a chat file). */
+export type EmptySignature = string;
+
 /**
- * The ranking from the kept one when the change qualifies (see the file's head), or
- * null. Equal to what rank.ts gives over the patched graph from the kept PageRank
- * vector: the same slots, each computed from its edges in the graph's order.
+ * The ranking from the kept one when the change qualifies (see the file's head), else
+ * null ("none": no kept ranking of this format for this context). It is what rank.ts gives over the patched graph from the kept PageRank vector:
+ * the same slots, those the change feeds computed again from their edges in order.
  */
-export function quickRank(input: QuickInput): { ranked: RankedEntry[]; changed: number } | null {
-  const { listed, request, cache } = input;
-  const blob = cache.getRankQuick(input.key);
-  if (!blob) return null;
-  let read;
-  try {
-    read = unpack<QuickHead>(blob);
-  } catch {
-    return null;
-  }
-  if (!read) return null;
-  const { head, arrays } = read;
-  if (head.format !== QUICK_FORMAT || head.key !== input.key || arrays.length !== 15 || head.files !== listed.paths.length) return null;
-  const [stats, ranks, outWeight, isNode, byRank, slotFile, slotRank, slotWanted, lineStart, lineList, inStart, inSrc, inWeight, allKeys, definedKeys] = arrays as [Float64Array, Float64Array, Float64Array, Uint8Array, Int32Array, Int32Array, Float64Array, Uint8Array, Int32Array, Int32Array, Int32Array, Int32Array, Float64Array, Float64Array, Float64Array];
-  const n = head.files;
-  const cut = head.cut ?? -Infinity;
-  if (stats.length !== 2 * n || ranks.length !== n || outWeight.length !== n || isNode.length !== n) return null;
-  const sigs = n === 0 ? [] : head.sigs.split("\n");
-  if (sigs.length !== n) return null;
-  // The changed files (same list of files, by its hash).
-  const changed: number[] = [];
-  for (let f = 0; f < n; f++) {
-    if (sigs[f] === listed.sigs[f] && stats[2 * f] === listed.stats[2 * f] && stats[2 * f + 1] === listed.stats[2 * f + 1]) continue;
-    if (changed.length >= QUICK_MAX_FILES) return null;
-    changed.push(f);
-  }
-  if (pathsHash(listed.paths) !== head.paths) return null;
-  const { paths } = listed;
+export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked: RankedEntry[]; changed: number } | "none" | null {
+  const { request, cache, entries, scan } = input;
+  const read = unpack<QuickHead>(cache.getRankQuick(input.key), null, 7);
+  // None of this format: the caller stores its state's.
+  if (!read || read.head.key !== input.key) return "none";
+  const { head } = read;
+  const [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, byRank] = read.arrays as [Float64Array, Int32Array, Int32Array, Float64Array, Uint8Array, Int32Array, Int32Array];
+  if (entryStats.length !== 2 * entries.length || entryFile.length !== entries.length) return null;
   const chat = request.chatFiles;
+  // The changed files: another stat (same stat, same tags: the tag cache's own rule).
+  const changed: number[] = [];
+  const changedPath = new Map<number, string>();
+  let listedRanked = 0;
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i]!;
+    const f = entryFile[i]!;
+    if (f >= 0) listedRanked++;
+    if (entryStats[2 * i] === e.mtime && entryStats[2 * i + 1] === e.size) continue;
+    // Ranked then and now, and not a chat file: anything else changes the list or the context.
+    const described = scan.files.get(e.path);
+    const rankedNow = described !== undefined && (chat.has(e.path) || (!described.skipped && described.sig !== emptySig));
+    if (f < 0 && !rankedNow) continue;
+    if (f < 0 || !rankedNow || chat.has(e.path) || changed.length >= QUICK_MAX_FILES) return null;
+    changed.push(f);
+    changedPath.set(f, e.path);
+  }
+  if (listedRanked + head.extra.length !== head.files || listingHash(entries) !== head.listing) return null;
   // Each changed file's tags now and as the kept state had them.
-  const chunks = new Map<number, Packed[]>();
+  const fileParts = new Map<number, Packed[]>();
   const now = new Map<number, RankFile>();
   const newNames: { file: number; name: string }[] = [];
   const newKeys = new Map<number, number>();
   const refsNow = new Set<number>();
   const refChanged = new Set<number>();
-  let twice = false;
+  const info = new Map<number, { rank: number; out: number; node: boolean; fed: Int32Array }>();
   for (const f of changed) {
-    if (chat.has(paths[f]!) || sigs[f] === "-" || sigs[f] === "" || listed.sigs[f] === "-" || listed.sigs[f] === "") return null;
-    const file = input.tagsOf(paths[f]!);
+    const file = input.tagsOf(changedPath.get(f)!);
     if (!file) return null;
     now.set(f, file);
-    const c = Math.floor(f / FILES_PER_CHUNK);
-    let chunk = chunks.get(c);
-    if (!chunk) {
-      const value = cache.getRankQuickChunk(input.key, c);
-      const got = value ? unpack<ChunkHead>(value) : null;
-      // A group of another generation (another process stored a state in between): not combined.
-      if (!got || got.head.format !== QUICK_FORMAT || got.head.gen !== head.gen || got.head.chunk !== c || got.arrays.length !== 4) return null;
-      chunk = got.arrays;
-      chunks.set(c, chunk);
+    const p = Math.floor(f / FILES_PER_PART);
+    let part = fileParts.get(p);
+    if (!part) {
+      const got = unpack<PartHead>(cache.getRankQuickPart(input.key, `files\n${p}`), head.gen, 9);
+      if (!got) return null;
+      fileParts.set(p, (part = got.arrays));
     }
-    const [defStart, defKeys, refStart, refs] = chunk as [Int32Array, Float64Array, Int32Array, Float64Array];
-    const at = f - c * FILES_PER_CHUNK;
-    if (at + 1 >= defStart.length || at + 1 >= refStart.length) return null;
+    const [defStart, defKeys, refStart, refs, fedStart, fedList, ranks, outWeight, isNode] = part as [Int32Array, Float64Array, Int32Array, Float64Array, Int32Array, Int32Array, Float64Array, Float64Array, Uint8Array];
+    const at = f - p * FILES_PER_PART;
+    if (at + 1 >= defStart.length) return null;
+    info.set(f, { rank: ranks[at]!, out: outWeight[at]!, node: isNode[at] === 1, fed: fedList.subarray(fedStart[at]!, fedStart[at + 1]!) });
     const oldDefs = new Set(defKeys.subarray(defStart[at]!, defStart[at + 1]!));
-    const oldRefs = new Map<number, [number, number]>();
-    for (let r = refStart[at]!; r < refStart[at + 1]!; r++) oldRefs.set(refs[r * REF_STRIDE]!, [refs[r * REF_STRIDE + 1]!, refs[r * REF_STRIDE + 2]!]);
+    const oldRefs = new Map<number, number>();
+    for (let r = refStart[at]!; r < refStart[at + 1]!; r += REF_STRIDE) oldRefs.set(refs[r]!, r);
     const keys = file.defKeys?.length === file.defNames.length ? file.defKeys : Float64Array.from(file.defNames, identKey);
     const defsNow = new Set(keys);
-    // A definition removed: its edges go (rebuilt by a patch).
+    // A definition removed: its edges go (a patch rebuilds them).
     for (const key of oldDefs) if (!defsNow.has(key)) return null;
-    file.defNames.forEach((name, i) => {
+    for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
-      if (oldDefs.has(key)) return;
+      if (oldDefs.has(key)) continue;
       const by = newKeys.get(key);
-      // A new name two changed files define: two definers in one block (a patch rebuilds it).
-      if (by !== undefined && by !== f) twice = true;
-      if (by !== undefined) return;
+      // A new name two changed files define: two definers in one block.
+      if (by !== undefined && by !== f) return null;
+      if (by !== undefined) continue;
       newKeys.set(key, f);
-      newNames.push({ file: f, name });
-    });
-    for (let p = 0; p + REF_STRIDE <= file.refs.length; p += REF_STRIDE) {
-      const key = file.refs[p]!;
+      newNames.push({ file: f, name: file.defNames[i]! });
+    }
+    for (let q = 0; q + REF_STRIDE <= file.refs.length; q += REF_STRIDE) {
+      const key = file.refs[q]!;
       refsNow.add(key);
-      const old = oldRefs.get(key);
-      if (!old || old[0] !== file.refs[p + 1] || old[1] !== file.refs[p + 2]) refChanged.add(key);
+      const r = oldRefs.get(key);
+      if (r === undefined || refs[r + 1] !== file.refs[q + 1] || refs[r + 2] !== file.refs[q + 2]) refChanged.add(key);
       oldRefs.delete(key);
     }
     for (const key of oldRefs.keys()) refChanged.add(key);
   }
   // A new name: never seen by the index (its block comes last) and referenced by no one.
-  if (twice) return null;
-  for (const key of newKeys.keys()) if (hasSorted(allKeys, key) || refsNow.has(key)) return null;
-  // A reference added, dropped or counted anew: only to names nobody defines (no edge either way).
-  for (const key of refChanged) if (hasSorted(definedKeys, key) || newKeys.has(key)) return null;
-  // Each new name adds one self-edge: its file's out-weight grows, in the order the patch numbers them.
+  // A reference added, dropped or counted anew: only to a name nobody defines (no edge either way).
+  const keyParts = new Map<number, Packed[] | null>();
+  const lookup = (key: number): { known: boolean; defined: boolean } | null => {
+    let lo = 0;
+    let hi = head.keyParts.length - 1;
+    if (hi < 0 || key < head.keyParts[0]!) return { known: false, defined: false };
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (head.keyParts[mid]! <= key) lo = mid;
+      else hi = mid - 1;
+    }
+    if (!keyParts.has(lo)) keyParts.set(lo, unpack<PartHead>(cache.getRankQuickPart(input.key, `keys\n${lo}`), head.gen, 2)?.arrays ?? null);
+    const part = keyParts.get(lo);
+    if (!part) return null;
+    const [keys, defined] = part as [Float64Array, Uint8Array];
+    let a = 0;
+    let b = keys.length - 1;
+    while (a <= b) {
+      const mid = (a + b) >> 1;
+      if (keys[mid] === key) return { known: true, defined: defined[mid] === 1 };
+      if (keys[mid]! < key) a = mid + 1;
+      else b = mid - 1;
+    }
+    return { known: false, defined: false };
+  };
+  for (const key of newKeys.keys()) {
+    const found = lookup(key);
+    if (!found || found.known || refsNow.has(key)) return null;
+  }
+  for (const key of refChanged) {
+    const found = lookup(key);
+    if (!found || found.defined || newKeys.has(key)) return null;
+  }
+  // Each new name adds one self-edge: its file's out-weight grows, in the order a patch numbers them.
   const newOut = new Map<number, number>();
   for (const { file } of newNames) {
-    if (!isNode[file]) return null;
-    newOut.set(file, (newOut.get(file) ?? outWeight[file]!) + SELF_EDGE);
+    if (!info.get(file)!.node) return null;
+    newOut.set(file, (newOut.get(file) ?? info.get(file)!.out) + SELF_EDGE);
   }
   // PageRank kept: the change moves it less than its own stopping criterion.
   let moved = 0;
-  for (const f of newOut.keys()) moved += ranks[f]!;
+  for (const f of newOut.keys()) moved += info.get(f)!.rank;
   if (!(ALPHA * head.change + 2 * ALPHA * moved < head.nodes * TOLERANCE)) return null;
-  const out = (f: number) => newOut.get(f) ?? outWeight[f]!;
-  // The kept definitions, those fed by a file whose out-weight changed ranked again from their edges.
-  const names = slotFile.length === 0 ? [] : head.names.split("\n");
-  if (names.length !== slotFile.length) return null;
-  const entries: { rank: number; file: number; name: string; slot: number }[] = [];
-  for (let i = 0; i < slotFile.length; i++) entries.push({ rank: slotRank[i]!, file: slotFile[i]!, name: names[i]!, slot: i });
+  // The top definitions a file with a new out-weight feeds: ranked again from their edges, in order.
+  const cut = head.cut ?? -Infinity;
+  const kept = slotFile.length;
+  const rankOf = slotRank.slice();
+  const moving = new Set<number>();
+  const inParts = new Map<number, Packed[]>();
   for (const f of newOut.keys()) {
-    for (let e = inSrc.indexOf(f); e >= 0; e = inSrc.indexOf(f, e + 1)) {
-      const i = identAt(inStart, e);
+    for (const i of info.get(f)!.fed) {
+      const p = Math.floor(i / SLOTS_PER_PART);
+      let part = inParts.get(p);
+      if (!part) {
+        const got = unpack<PartHead>(cache.getRankQuickPart(input.key, `in\n${p}`), head.gen, 4);
+        if (!got) return null;
+        inParts.set(p, (part = got.arrays));
+      }
+      const [start, src, term, out] = part as [Int32Array, Int32Array, Float64Array, Float64Array];
+      const at = i - p * SLOTS_PER_PART;
       let rank = 0;
-      for (let k = inStart[i]!; k < inStart[i + 1]!; k++) rank = rank + (ranks[inSrc[k]!]! * inWeight[k]!) / out(inSrc[k]!);
+      for (let e = start[at]!; e < start[at + 1]!; e++) rank = rank + term[e]! / (newOut.get(src[e]!) ?? out[e]!);
       if (slotWanted[i] && rank > 0) rank = rank + 1;
-      entries[i]!.rank = rank;
-      // Later edges of the same slot are already counted.
-      e = inStart[i + 1]! - 1;
+      rankOf[i] = rank;
+      moving.add(i);
     }
   }
-  // The new names' slots: one self-edge each.
+  const entriesOut = JSON.parse(new TextDecoder().decode(read.tail)) as RankedEntry[];
+  if (entryStart.length !== kept + 1 || entriesOut.length !== entryStart[kept]) return null;
+  // A ranked file's path: the few needed are found through the listing (ranked files are listed in order).
+  const pathOfFile = (f: number): string => (f >= listedRanked ? head.extra[f - listedRanked]! : entries[entryFile.indexOf(f)]!.path);
+  type Item = { rank: number; file: number; name: string; slot: number };
+  const itemOf = (i: number): Item => ({ rank: rankOf[i]!, file: slotFile[i]!, name: entriesOut[entryStart[i]!]!.name!, slot: i });
+  // rank.ts's order: rank, then path, then name, each descending.
+  const compare = (a: Item, b: Item) => b.rank - a.rank || cmp(pathOfFile(b.file), pathOfFile(a.file)) || cmp(b.name, a.name);
+  // The slots whose rank changed are taken out of the kept order and put back; the new names' slots put in.
+  const placed: Item[] = [];
+  for (const i of moving) if (rankOf[i] !== slotRank[i]) placed.push(itemOf(i));
+  const isMoving = new Uint8Array(kept);
+  for (const item of placed) isMoving[item.slot] = 1;
   for (const { file, name } of newNames) {
-    const rank = 0 + (ranks[file]! * SELF_EDGE) / out(file);
-    if (rank > cut) entries.push({ rank, file, name, slot: -1 });
+    const rank = 0 + (info.get(file)!.rank * SELF_EDGE) / newOut.get(file)!;
+    if (rank > cut) placed.push({ rank, file, name, slot: -1 });
   }
-  entries.sort((a, b) => b.rank - a.rank || cmp(paths[b.file]!, paths[a.file]!) || cmp(b.name, a.name));
-  // Lines: a changed file's from its tags now, in the file's order; others as kept.
-  const linesOf = (entry: (typeof entries)[number]): number[] => {
-    const file = now.get(entry.file);
-    if (file) return file.defNames.flatMap((name, i) => (name === entry.name ? [file.defLines[i]!] : []));
-    return Array.from(lineList.subarray(lineStart[entry.slot]!, lineStart[entry.slot + 1]!));
-  };
+  placed.sort(compare);
+  const order: (number | Item)[] = [];
+  let next = 0;
+  for (const item of placed) {
+    for (; next < kept; next++) {
+      if (isMoving[next]) continue;
+      const r = rankOf[next]!;
+      if (r > item.rank || (r === item.rank && compare(itemOf(next), item) < 0)) order.push(next);
+      else break;
+    }
+    order.push(item);
+  }
+  for (; next < kept; next++) if (!isMoving[next]) order.push(next);
+  // The entries, as rankGraph lists them: a slot at a time until the limit; a changed file's lines from its tags now.
   const limit = request.limit ?? Infinity;
   const ranked: RankedEntry[] = [];
-  const included = new Set<string>();
-  let complete = false;
-  for (const entry of entries) {
-    if (ranked.length >= limit) {
-      complete = true;
-      break;
-    }
+  for (const at of order) {
+    if (ranked.length >= limit) return { ranked, changed: changed.length };
+    const slot = typeof at === "number" ? at : at.slot;
+    const rank = typeof at === "number" ? rankOf[at]! : at.rank;
     // Below the cut, definitions not kept may rank higher.
-    if (!(entry.rank > cut)) return null;
-    const path = paths[entry.file]!;
-    for (const line of linesOf(entry)) ranked.push({ path, name: entry.name, line });
-    included.add(path);
+    if (!(rank > cut)) return null;
+    const file = typeof at === "number" ? slotFile[at]! : at.file;
+    const tags = now.get(file);
+    if (tags) {
+      const path = pathOfFile(file);
+      const name = typeof at === "number" ? entriesOut[entryStart[slot]!]!.name! : at.name;
+      for (let i = 0; i < tags.defNames.length; i++) if (tags.defNames[i] === name) ranked.push({ path, name, line: tags.defLines[i]! });
+    } else for (let e = entryStart[slot]!; e < entryStart[slot + 1]!; e++) ranked.push(entriesOut[e]!);
   }
-  if (!complete && cut !== -Infinity && ranked.length < limit) return null;
-  // Then files by rank, then every other file by name (as rankGraph).
-  if (ranked.length < limit) {
-    for (const path of [...Array.from(byRank, (f) => paths[f]!), ...[...request.allFiles].sort()]) {
-      if (ranked.length >= limit) break;
-      if (included.has(path) || chat.has(path)) continue;
-      included.add(path);
-      ranked.push({ path });
-    }
+  // Every candidate ranked and the limit not reached: then files by rank, then every other file by name (as rankGraph).
+  if (ranked.length < limit && cut !== -Infinity) return null;
+  const included = new Set(ranked.map((e) => e.path));
+  for (const path of [...Array.from(byRank, pathOfFile), ...[...request.allFiles].sort()]) {
+    if (ranked.length >= limit) break;
+    if (included.has(path) || chat.has(path)) continue;
+    included.add(path);
+    ranked.push({ path });
   }
   return { ranked, changed: changed.length };
 }

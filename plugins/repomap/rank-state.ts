@@ -82,13 +82,16 @@ export interface StateRankResult {
 export function rankWithState(input: StateRankInput): StateRankResult {
   const { request, scan } = input;
   const key = input.key;
-  const listed = rankedList(input);
   let state = input.memory?.rankState?.key === key ? input.memory.rankState : null;
   if (!state && input.store) {
-    const quick = quickRank({ key, cache: input.cache, listed, request, tagsOf: (path) => tagsOf(path, scan, input.cache) });
-    if (quick) return { ranked: quick.ranked, how: "patched", changed: quick.changed, kept: true };
+    // A fresh process: the kept ranking when the change moves no PageRank (rank-quick.ts), else the stored graph.
+    const quick = quickRank({ key, cache: input.cache, entries: input.entries, scan, request, tagsOf: (path) => tagsOf(path, scan, input.cache) }, EMPTY_SIG);
+    if (quick && quick !== "none") return { ranked: quick.ranked, how: "patched", changed: quick.changed, kept: true };
     state = loadState(input.cache, key, request);
+    // A stored state without a kept ranking (another layout's): stored again with one.
+    if (state && quick === "none") state.unsaved = SAVE_AFTER;
   }
+  const listed = rankedList(input);
   if (state && !state.attached) attach(state, request);
   if (state && samePaths(state.graph.paths, listed.paths)) {
     const changed = new Map<number, RankFile>();
@@ -162,7 +165,7 @@ function keep(input: StateRankInput, state: RankState, ranked: RankedGraph): voi
   if (state.unsaved >= SAVE_AFTER) {
     // Each edge alone stores 20 bytes (source, target, weight, definer): a state past the cap is not encoded at all.
     const encoded = state.graph.graph.edges.count * 20 > STORE_MAX_BYTES ? null : encodeState(state);
-    if (encoded && encoded.byteLength <= STORE_MAX_BYTES) input.cache.putRankState(state.key, encoded, quickOf(state, ranked, input.request));
+    if (encoded && encoded.byteLength <= STORE_MAX_BYTES) input.cache.putRankState(state.key, encoded, quickOf(input, state, ranked));
     state.unsaved = 0;
   }
 }
@@ -171,10 +174,10 @@ function keep(input: StateRankInput, state: RankState, ranked: RankedGraph): voi
 const QUICK_SPARE_LINES = 512;
 
 /** The kept ranking of a state being stored (rank-quick.ts), or null (no limit: nothing to cut at). */
-function quickOf(state: RankState, ranked: RankedGraph, request: StateRankInput["request"]): ReturnType<typeof encodeQuick> {
-  const limit = request.limit;
+function quickOf(input: StateRankInput, state: RankState, ranked: RankedGraph): ReturnType<typeof encodeQuick> {
+  const limit = input.request.limit;
   if (limit === undefined || !Number.isFinite(limit)) return null;
-  return encodeQuick(state, ranked, request, Math.max(limit + QUICK_SPARE_LINES, Math.ceil(limit * 1.25)));
+  return encodeQuick(input.entries, state, ranked, input.request, Math.max(limit + QUICK_SPARE_LINES, Math.ceil(limit * 1.25)));
 }
 
 /** A file's ranking signature as the kept graph records it ("-" skipped; "" when not described); its stat is kept beside it. */
