@@ -29,7 +29,7 @@ import type { FileEntry, ScanResult } from "./scan.ts";
 import { identKey, REF_STRIDE } from "./tags.ts";
 
 /** Bump when the kept ranking's layout changes (another format is not read). */
-export const QUICK_FORMAT = 2;
+export const QUICK_FORMAT = 3;
 /** Ranked files per stored group. */
 const FILES_PER_PART = 256;
 /** Top definitions per stored group of in-edges. */
@@ -120,6 +120,8 @@ interface QuickHead {
   cut: number | null;
   /** First key of each group of keys. */
   keyParts: number[];
+  /** The tail: the top definitions' names ("\n"-joined UTF-8, this many bytes), then their files' paths. */
+  namesBytes: number;
 }
 
 interface PartHead {
@@ -202,7 +204,11 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
   const slotRank = new Float64Array(kept);
   const slotWanted = new Uint8Array(kept);
   const entryStart = new Int32Array(kept + 1);
-  const out: RankedEntry[] = [];
+  const entryLines: number[] = [];
+  const names: string[] = [];
+  const slotPath = new Int32Array(kept);
+  const pathTable: string[] = [];
+  const pathIndex = new Map<number, number>();
   const fed: number[][] = Array.from({ length: n }, () => []);
   const inParts: { start: number[]; src: number[]; term: number[]; out: number[] }[] = [];
   top.forEach((slot, i) => {
@@ -212,8 +218,15 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
     slotFile[i] = file;
     slotRank[i] = rank[slot]!;
     slotWanted[i] = wanted.get(name)?.has(paths[file]!) ? 1 : 0;
-    for (let l = index.definerLineStart[slot]!; l < index.definerLineStart[slot + 1]!; l++) out.push({ path: paths[file]!, name, line: index.definerLines[l]! });
-    entryStart[i + 1] = out.length;
+    names.push(name);
+    let at = pathIndex.get(file);
+    if (at === undefined) {
+      pathIndex.set(file, (at = pathTable.length));
+      pathTable.push(paths[file]!);
+    }
+    slotPath[i] = at;
+    for (let l = index.definerLineStart[slot]!; l < index.definerLineStart[slot + 1]!; l++) entryLines.push(index.definerLines[l]!);
+    entryStart[i + 1] = entryLines.length;
     const part = (inParts[Math.floor(i / SLOTS_PER_PART)] ??= { start: [0], src: [], term: [], out: [] });
     const k = slot - graph.slotBase[id]!;
     for (let e = graph.edgeStart[id]!; e < graph.edgeStart[id + 1]!; e++) {
@@ -244,9 +257,15 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
     const defined = Uint8Array.from(slice, (id) => (index.definerStart[id + 1]! > index.definerStart[id]! ? 1 : 0));
     parts.set(`keys\n${keyParts.length - 1}`, pack(partHead, [keys, defined]));
   }
-  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts };
-  const tail = new TextEncoder().encode(JSON.stringify(out));
-  return { head: pack(head, [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, byRank], tail), parts };
+  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0 };
+  if (names.some((name) => name.includes("\n"))) return null;
+  const namesText = new TextEncoder().encode(names.join("\n"));
+  const pathsText = new TextEncoder().encode(pathTable.join("\n"));
+  const tail = new Uint8Array(namesText.length + pathsText.length);
+  tail.set(namesText);
+  tail.set(pathsText, namesText.length);
+  head.namesBytes = namesText.length;
+  return { head: pack(head, [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, Int32Array.from(entryLines), slotPath, byRank], tail), parts };
 }
 
 /** Per group of ranked files: what each defined and referenced (keys; references with their counts), its PageRank, out-weight, whether it is a node, and the top definitions it feeds. */
@@ -301,11 +320,11 @@ export type EmptySignature = string;
  */
 export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked: RankedEntry[]; changed: number } | "none" | null {
   const { request, cache, entries, scan } = input;
-  const read = unpack<QuickHead>(cache.getRankQuick(input.key), null, 7);
+  const read = unpack<QuickHead>(cache.getRankQuick(input.key), null, 9);
   // None of this format: the caller stores its state's.
   if (!read || read.head.key !== input.key) return "none";
   const { head } = read;
-  const [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, byRank] = read.arrays as [Float64Array, Int32Array, Int32Array, Float64Array, Uint8Array, Int32Array, Int32Array];
+  const [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, entryLines, slotPath, byRank] = read.arrays as [Float64Array, Int32Array, Int32Array, Float64Array, Uint8Array, Int32Array, Int32Array, Int32Array, Int32Array];
   if (entryStats.length !== 2 * entries.length || entryFile.length !== entries.length) return null;
   const chat = request.chatFiles;
   // The changed files: another stat (same stat, same tags: the tag cache's own rule).
@@ -443,14 +462,16 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked
       moving.add(i);
     }
   }
-  const entriesOut = JSON.parse(new TextDecoder().decode(read.tail)) as RankedEntry[];
-  if (entryStart.length !== kept + 1 || entriesOut.length !== entryStart[kept]) return null;
-  // A ranked file's path: the few needed are found through the listing (ranked files are listed in order).
+  const decoder = new TextDecoder();
+  const names = kept === 0 ? [] : decoder.decode(read.tail.subarray(0, head.namesBytes)).split("\n");
+  const pathTable = kept === 0 ? [] : decoder.decode(read.tail.subarray(head.namesBytes)).split("\n");
+  if (entryStart.length !== kept + 1 || names.length !== kept || slotPath.length !== kept || entryLines.length !== entryStart[kept]) return null;
+  // A ranked file's path: a kept definition's from the table; another's through the listing (ranked files are listed in order).
   const pathOfFile = (f: number): string => (f >= listedRanked ? head.extra[f - listedRanked]! : entries[entryFile.indexOf(f)]!.path);
-  type Item = { rank: number; file: number; name: string; slot: number };
-  const itemOf = (i: number): Item => ({ rank: rankOf[i]!, file: slotFile[i]!, name: entriesOut[entryStart[i]!]!.name!, slot: i });
+  type Item = { rank: number; file: number; path: string; name: string; slot: number };
+  const itemOf = (i: number): Item => ({ rank: rankOf[i]!, file: slotFile[i]!, path: pathTable[slotPath[i]!]!, name: names[i]!, slot: i });
   // rank.ts's order: rank, then path, then name, each descending.
-  const compare = (a: Item, b: Item) => b.rank - a.rank || cmp(pathOfFile(b.file), pathOfFile(a.file)) || cmp(b.name, a.name);
+  const compare = (a: Item, b: Item) => b.rank - a.rank || cmp(b.path, a.path) || cmp(b.name, a.name);
   // The slots whose rank changed are taken out of the kept order and put back; the new names' slots put in.
   const placed: Item[] = [];
   for (const i of moving) if (rankOf[i] !== slotRank[i]) placed.push(itemOf(i));
@@ -458,7 +479,7 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked
   for (const item of placed) isMoving[item.slot] = 1;
   for (const { file, name } of newNames) {
     const rank = 0 + (info.get(file)!.rank * SELF_EDGE) / newOut.get(file)!;
-    if (rank > cut) placed.push({ rank, file, name, slot: -1 });
+    if (rank > cut) placed.push({ rank, file, path: pathOfFile(file), name, slot: -1 });
   }
   placed.sort(compare);
   const order: (number | Item)[] = [];
@@ -483,12 +504,12 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked
     // Below the cut, definitions not kept may rank higher.
     if (!(rank > cut)) return null;
     const file = typeof at === "number" ? slotFile[at]! : at.file;
+    const path = typeof at === "number" ? pathTable[slotPath[at]!]! : at.path;
+    const name = typeof at === "number" ? names[at]! : at.name;
     const tags = now.get(file);
     if (tags) {
-      const path = pathOfFile(file);
-      const name = typeof at === "number" ? entriesOut[entryStart[slot]!]!.name! : at.name;
       for (let i = 0; i < tags.defNames.length; i++) if (tags.defNames[i] === name) ranked.push({ path, name, line: tags.defLines[i]! });
-    } else for (let e = entryStart[slot]!; e < entryStart[slot + 1]!; e++) ranked.push(entriesOut[e]!);
+    } else for (let e = entryStart[slot]!; e < entryStart[slot + 1]!; e++) ranked.push({ path, name, line: entryLines[e]! });
   }
   // Every candidate ranked and the limit not reached: then files by rank, then every other file by name (as rankGraph).
   if (ranked.length < limit && cut !== -Infinity) return null;
