@@ -482,31 +482,30 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked
     if (rank > cut) placed.push({ rank, file, path: pathOfFile(file), name, slot: -1 });
   }
   placed.sort(compare);
-  const order: (number | Item)[] = [];
-  let next = 0;
-  for (const item of placed) {
-    for (; next < kept; next++) {
-      if (isMoving[next]) continue;
-      const r = rankOf[next]!;
-      if (r > item.rank || (r === item.rank && compare(itemOf(next), item) < 0)) order.push(next);
-      else break;
-    }
-    order.push(item);
-  }
-  for (; next < kept; next++) if (!isMoving[next]) order.push(next);
-  // The entries, as rankGraph lists them: a slot at a time until the limit; a changed file's lines from its tags now.
+  // The kept order (a slot whose rank changed left out) merged with the placed slots, as rankGraph lists
+  // them: a slot at a time until the limit; a changed file's lines from its tags now.
   const limit = request.limit ?? Infinity;
   const ranked: RankedEntry[] = [];
-  for (const at of order) {
+  let next = 0;
+  let p = 0;
+  for (;;) {
+    while (next < kept && isMoving[next]) next++;
+    let item: Item | null = null;
+    if (p < placed.length) {
+      const first = placed[p]!;
+      const r = next < kept ? rankOf[next]! : -Infinity;
+      if (next >= kept || r < first.rank || (r === first.rank && compare(itemOf(next), first) > 0)) item = first;
+    }
+    if (!item && next >= kept) break;
     if (ranked.length >= limit) return { ranked, changed: changed.length };
-    const slot = typeof at === "number" ? at : at.slot;
-    const rank = typeof at === "number" ? rankOf[at]! : at.rank;
     // Below the cut, definitions not kept may rank higher.
-    if (!(rank > cut)) return null;
-    const file = typeof at === "number" ? slotFile[at]! : at.file;
-    const path = typeof at === "number" ? pathTable[slotPath[at]!]! : at.path;
-    const name = typeof at === "number" ? names[at]! : at.name;
-    const tags = now.get(file);
+    if (!((item ? item.rank : rankOf[next]!) > cut)) return null;
+    const slot = item ? item.slot : next;
+    const path = item ? item.path : pathTable[slotPath[next]!]!;
+    const name = item ? item.name : names[next]!;
+    const tags = now.get(item ? item.file : slotFile[next]!);
+    if (item) p++;
+    else next++;
     if (tags) {
       for (let i = 0; i < tags.defNames.length; i++) if (tags.defNames[i] === name) ranked.push({ path, name, line: tags.defLines[i]! });
     } else for (let e = entryStart[slot]!; e < entryStart[slot + 1]!; e++) ranked.push({ path, name, line: entryLines[e]! });
