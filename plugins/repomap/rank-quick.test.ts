@@ -1,0 +1,200 @@
+// The kept ranking (rank-quick.ts): after an edit that moves no PageRank, a fresh
+// process ranks from it without reading the stored graph, and its map is the map a
+// build from scratch gives; after any other edit it declines and the stored graph is
+// patched, with the same map. On a generated repository in a temp folder (real parses,
+// real cache files), one edit at a time, each map compared with the map of a fresh
+// cache; and with the cache written by another handle in between.
+import { afterAll, expect, test } from "bun:test";
+import { appendFileSync, mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts";
+import { languageFor } from "../../grammars/languages.ts";
+import { generateRepo } from "../../scripts/gen-repo.ts";
+import { testInput } from "../../tests/support/repomap-input.ts";
+import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
+import { buildRepoMap, type RepoMapInput } from "./map.ts";
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function listFiles(root: string): string[] {
+  return [...new Bun.Glob("**/*").scanSync({ cwd: root, dot: false })].filter((p) => !p.startsWith(".coder/")).sort();
+}
+
+function input(root: string, cache: TagCache, chat: string): RepoMapInput {
+  return testInput(root, listFiles(root), cache, { chatFiles: [chat], workers: 0 });
+}
+
+/** The repository's own cache, opened as a fresh process opens it. */
+function diskCache(root: string): TagCache {
+  return new TagCache(openCacheStore(root, CACHE_NAMESPACE, { version: CACHE_VERSION, warn: () => {} }));
+}
+
+/** The map from an empty cache: every file parsed, the graph built from all tags. */
+async function fromScratch(root: string, chat: string): Promise<string> {
+  const cache = new TagCache(memoryCacheStore(CACHE_VERSION));
+  const result = await buildRepoMap(input(root, cache, chat));
+  expect(result.stats.ranking).toBe("built");
+  cache.close();
+  return result.text;
+}
+
+/** A map built in a fresh process (a new cache handle): its text, and whether it came from the kept ranking. */
+async function fresh(root: string, chat: string, cache = diskCache(root)): Promise<{ map: string; kept: boolean; how: string | undefined }> {
+  try {
+    const result = await buildRepoMap(input(root, cache, chat));
+    return { map: result.text, kept: result.stats.rankingKept === true, how: result.stats.ranking };
+  } finally {
+    cache.close();
+  }
+}
+
+/** A generated repository with a chat file, a file its map shows, and a file nothing references (its PageRank is all but 0). */
+function setUp(seed: number): { root: string; chat: string; shownFile: string; leaf: string; called: string[]; ts: string[]; py: string[] } {
+  const root = mkdtempSync(join(tmpdir(), "coder-rank-quick-"));
+  dirs.push(root);
+  generateRepo(root, 400, seed);
+  const tagged = listFiles(root).filter((p) => languageFor(p) !== null);
+  const chat = tagged.find((p) => p.endsWith(".ts"))!;
+  const chatText = readFileSync(join(root, chat), "utf8");
+  const called = [...chatText.matchAll(/import \{ (\w+) \} from/g)].map((m) => m[1]!);
+  expect(called.length).toBeGreaterThan(2);
+  const imported = chatText.match(/import \{ \w+ \} from "(\.[^"]+)"/)![1]!;
+  const shownFile = tagged.find((p) => join(root, p).startsWith(join(root, chat, "..", imported) + "."))!;
+  const leaf = "pkg0/zz_leaf_module.ts";
+  writeFileSync(join(root, leaf), `export function leafEntryPoint(value: number) {\n  return ${called[0]}(value);\n}\n`);
+  return { root, chat, shownFile, leaf, called, ts: tagged.filter((p) => p.endsWith(".ts") && p !== chat), py: tagged.filter((p) => p.endsWith(".py")) };
+}
+
+test("after an edit that moves no PageRank the kept ranking gives the map a build from scratch gives; after any other edit the graph is patched, with the same map", async () => {
+  const { root, chat, shownFile, leaf, called, ts, py } = setUp(11);
+  const first = await fresh(root, chat);
+  expect(first.how).toBe("built");
+  expect(first.map).toEqual(await fromScratch(root, chat));
+
+  const edits: { what: string; apply: () => void; kept: boolean }[] = [
+    {
+      what: "a new name nobody references, in a file nothing references",
+      apply: () => appendFileSync(join(root, leaf), "\nexport function leafSecondHelper(value: number) {\n  return value;\n}\n"),
+      kept: true,
+    },
+    {
+      // Its definitions' lines move: the map shows them at their new lines.
+      what: "a reference to a name nobody defines, at the top of a file the map shows",
+      apply: () => writeFileSync(join(root, shownFile), "notDefinedAnywhereCall();\n\n" + readFileSync(join(root, shownFile), "utf8")),
+      kept: true,
+    },
+    {
+      what: "a second new name in the same file, and a reference to another name nobody defines",
+      apply: () => appendFileSync(join(root, leaf), "\nexport function leafThirdHelper(value: number) {\n  return alsoNotDefinedCall(value);\n}\n"),
+      kept: true,
+    },
+    {
+      // The file's PageRank is not negligible: the kept vector is not taken.
+      what: "a new name nobody references, in a file the map shows",
+      apply: () => appendFileSync(join(root, shownFile), "\nexport function shownFileNewHelper(value: number) {\n  return value;\n}\n"),
+      kept: false,
+    },
+    {
+      what: "a definition of a name the chat file calls (a second definer, with referencers)",
+      apply: () => appendFileSync(join(root, ts[10]!), `\nexport function ${called[1]}(value: number) {\n  return value;\n}\n`),
+      kept: false,
+    },
+    {
+      what: "a definition removed",
+      apply: () => {
+        const path = join(root, py[5]!);
+        const text = readFileSync(path, "utf8");
+        const at = text.indexOf("\ndef ");
+        const end = text.indexOf("\n\n", at + 1);
+        writeFileSync(path, text.slice(0, at) + text.slice(end));
+      },
+      kept: false,
+    },
+    {
+      what: "a reference added to a defined name, in the file nothing references",
+      apply: () => appendFileSync(join(root, leaf), `\nexport function leafFourthHelper(value: number) {\n  return ${called[2]}(value);\n}\n`),
+      kept: false,
+    },
+    { what: "a file deleted", apply: () => unlinkSync(join(root, ts[30]!)), kept: false },
+    {
+      // After the graph was built and stored again: the kept ranking is its.
+      what: "a new name nobody references, after the graph was stored again",
+      apply: () => appendFileSync(join(root, leaf), "\nexport function leafFifthHelper(value: number) {\n  return value;\n}\n"),
+      kept: true,
+    },
+  ];
+  for (const edit of edits) {
+    edit.apply();
+    const built = await fresh(root, chat);
+    expect({ edit: edit.what, kept: built.kept }).toEqual({ edit: edit.what, kept: edit.kept });
+    expect({ edit: edit.what, map: built.map }).toEqual({ edit: edit.what, map: await fromScratch(root, chat) });
+  }
+}, 240_000);
+
+test("a kept ranking whose parts are of another generation (another process wrote in between) is not combined: the graph is patched, with the map from scratch", async () => {
+  const { root, chat, leaf } = setUp(12);
+  expect((await fresh(root, chat)).how).toBe("built");
+  // Another writer's head over this state's parts: the same head with another generation.
+  let cache = diskCache(root);
+  const heads = cache.store.entries("graphs-quick");
+  expect(heads.size).toBe(1);
+  const [key, head] = [...heads][0]! as [string, Uint8Array];
+  // The head is 8 bytes of length, then its JSON (ASCII up to the generation).
+  const json = new TextDecoder().decode(head.subarray(8, 408));
+  const gen = /"gen":"([0-9a-f-]{36})"/.exec(json)![1]!;
+  const other = head.slice();
+  other.set(new TextEncoder().encode(crypto.randomUUID()), 8 + json.indexOf(gen));
+  expect(new TextDecoder().decode(other.subarray(8, 408))).not.toContain(gen);
+  cache.store.put("graphs-quick", key, other);
+  cache.close();
+  appendFileSync(join(root, leaf), "\nexport function leafSecondHelper(value: number) {\n  return value;\n}\n");
+  const mixed = await fresh(root, chat);
+  expect(mixed.kept).toBe(false);
+  expect(mixed.how).toBe("patched");
+  expect(mixed.map).toEqual(await fromScratch(root, chat));
+  // The head as it was: the parts agree with it again, and the kept ranking is used.
+  cache = diskCache(root);
+  cache.store.put("graphs-quick", key, head);
+  cache.close();
+  appendFileSync(join(root, leaf), "\nexport function leafThirdHelper(value: number) {\n  return value;\n}\n");
+  const agreed = await fresh(root, chat);
+  expect(agreed.kept).toBe(true);
+  expect(agreed.map).toEqual(await fromScratch(root, chat));
+}, 240_000);
+
+test("two cache handles writing one cache in turn: each map is the map from scratch, whichever state the other stored", async () => {
+  const { root, chat, leaf, ts } = setUp(13);
+  const a = diskCache(root);
+  const b = diskCache(root);
+  try {
+    const build = async (cache: TagCache) => {
+      const result = await buildRepoMap(input(root, cache, chat));
+      return { map: result.text, kept: result.stats.rankingKept === true };
+    };
+    expect((await build(a)).map).toEqual(await fromScratch(root, chat));
+    appendFileSync(join(root, leaf), "\nexport function leafSecondHelper(value: number) {\n  return value;\n}\n");
+    // B ranks from the kept ranking A stored.
+    const fromB = await build(b);
+    expect(fromB.kept).toBe(true);
+    expect(fromB.map).toEqual(await fromScratch(root, chat));
+    // B stores a new state (a file added: built from every file's tags); A, opened before, reads it.
+    writeFileSync(join(root, "pkg0/added_module.ts"), `export function addedModuleEntry(value: number) {\n  return value;\n}\n`);
+    expect((await build(b)).map).toEqual(await fromScratch(root, chat));
+    appendFileSync(join(root, leaf), "\nexport function leafThirdHelper(value: number) {\n  return value;\n}\n");
+    const fromA = await build(a);
+    expect(fromA.kept).toBe(true);
+    expect(fromA.map).toEqual(await fromScratch(root, chat));
+    // And back: A's edit that the kept ranking cannot take (a definition others reference), then B.
+    appendFileSync(join(root, ts[10]!), `\nexport function leafSecondHelper(value: number) {\n  return value;\n}\n`);
+    expect((await build(a)).map).toEqual(await fromScratch(root, chat));
+    appendFileSync(join(root, leaf), "\nexport function leafFourthHelper(value: number) {\n  return value;\n}\n");
+    expect((await build(b)).map).toEqual(await fromScratch(root, chat));
+  } finally {
+    a.close();
+    b.close();
+  }
+}, 240_000);
