@@ -13,7 +13,19 @@ import { languageFor } from "../../grammars/languages.ts";
 import { generateRepo } from "../../scripts/gen-repo.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
+import { patchRankGraph, type RankFile } from "./graph.ts";
+import { ImportResolver } from "./imports.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
+import { rankFromVector, withImportedNames } from "./rank.ts";
+import { quickRank } from "./rank-quick.ts";
+import { decodeState } from "./rank-state.ts";
+import { rankingSignature } from "./parse.ts";
+import { decodeRankFile, statFiles, type ScanResult } from "./scan.ts";
+
+/** The signature of a file with no definitions and no references (rank-state.ts leaves such files out). */
+function emptySignature(): string {
+  return rankingSignature([], "");
+}
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -196,5 +208,64 @@ test("two cache handles writing one cache in turn: each map is the map from scra
   } finally {
     a.close();
     b.close();
+  }
+}, 240_000);
+
+test("the kept ranking is, entry for entry, what rank.ts makes of the patched graph from the kept PageRank vector", async () => {
+  const { root, chat, shownFile, leaf } = setUp(14);
+  expect((await fresh(root, chat)).how).toBe("built");
+  let cache = diskCache(root);
+  const before = new Set(cache.store.entries("rankings").keys());
+  const graphs = [...cache.store.entries("graphs")];
+  expect(graphs.length).toBe(1);
+  const [key, blob] = graphs[0]! as [string, Uint8Array];
+  cache.close();
+  // Two files: a new name in the file nothing references (the definitions it feeds are ranked
+  // again), a reference to a name nobody defines at the top of a file the map shows (lines move).
+  appendFileSync(join(root, leaf), "\nexport function leafSecondHelper(value: number) {\n  return value;\n}\n");
+  writeFileSync(join(root, shownFile), "notDefinedAnywhereCall();\n\n" + readFileSync(join(root, shownFile), "utf8"));
+  const built = await fresh(root, chat);
+  expect(built.kept).toBe(true);
+  cache = diskCache(root);
+  try {
+    const stored = [...cache.store.entries("rankings")].filter(([k]) => !before.has(k));
+    expect(stored.length).toBe(1);
+    const columns = JSON.parse(stored[0]![1] as string) as { p: string[]; n: string[]; l: number[] };
+    const got = columns.p.map((path, i) => (columns.l[i]! < 0 ? { path } : { path, name: columns.n[i]!, line: columns.l[i]! }));
+    // The oracle: the stored graph, patched with the two files' tags, ranked from its own vector.
+    const files = listFiles(root);
+    const resolver = new ImportResolver({ files, read: (path) => readFileSync(join(root, path), "utf8") });
+    const request = { allFiles: statFiles(root, files).map((e) => e.path), chatFiles: new Set([chat]), mentionedFiles: new Set<string>(), mentionedIdents: new Set<string>(), imports: new Map([[chat, resolver.importsOf(chat)]]), limit: 2048 };
+    const state = decodeState(blob, key, request)!;
+    const changed = new Map<number, RankFile>();
+    for (const path of [leaf, shownFile]) {
+      const f = state.graph.paths.indexOf(path);
+      changed.set(f, withImportedNames(decodeRankFile(cache.rankRow(path)!), state.graph.importedNames.get(f)));
+    }
+    const patched = patchRankGraph(state.graph.index, state.graph.graph, state.graph.paths, state.graph.context, changed)!;
+    const oracle = rankFromVector({ ...state.graph, ...patched }, request, state.ranks);
+    expect(got.length).toBe(oracle.ranked.length);
+    expect(got).toEqual(oracle.ranked);
+    // And each listed definition's rank, to the bit: the kept ranking read directly (the scan as the cache describes it).
+    const meta = cache.fileMeta();
+    const scan = { files: new Map([...meta].map(([path, m]) => [path, { sig: m.sig, skipped: m.skipped }])) } as unknown as ScanResult;
+    const quick = quickRank({ key, cache, entries: statFiles(root, files), scan, request, tagsOf: (path) => decodeRankFile(cache.rankRow(path)!) }, emptySignature());
+    if (!quick || quick === "none") throw new Error("the kept ranking was not taken");
+    expect(quick.ranked).toEqual(oracle.ranked);
+    const { index } = patched;
+    const listed: number[] = [];
+    let last = "";
+    for (const entry of oracle.ranked) {
+      if (entry.line === undefined || `${entry.path}\0${entry.name}` === last) continue;
+      last = `${entry.path}\0${entry.name}`;
+      const id = index.idOf(entry.name);
+      const f = state.graph.paths.indexOf(entry.path);
+      let slot = -1;
+      for (let k = index.definerStart[id]!; k < index.definerStart[id + 1]!; k++) if (index.definerList[k] === f) slot = k;
+      listed.push(oracle.slots.rank[slot]!);
+    }
+    expect(quick.listedRanks).toEqual(listed);
+  } finally {
+    cache.close();
   }
 }, 240_000);

@@ -300,6 +300,13 @@ function fileParts(rg: RankGraph, ranks: Float64Array, outWeight: Float64Array, 
   return parts;
 }
 
+export interface QuickRanking {
+  ranked: RankedEntry[];
+  changed: number;
+  /** The rank of each definition listed, in order (as rank.ts computed them: tests compare them). */
+  listedRanks: number[];
+}
+
 export interface QuickInput {
   key: string;
   cache: TagCache;
@@ -318,7 +325,7 @@ export type EmptySignature = string;
  * null ("none": no kept ranking of this format for this context). It is what rank.ts gives over the patched graph from the kept PageRank vector:
  * the same slots, those the change feeds computed again from their edges in order.
  */
-export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked: RankedEntry[]; changed: number } | "none" | null {
+export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRanking | "none" | null {
   const { request, cache, entries, scan } = input;
   const read = unpack<QuickHead>(cache.getRankQuick(input.key), null, 9);
   // None of this format: the caller stores its state's.
@@ -486,6 +493,7 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked
   // them: a slot at a time until the limit; a changed file's lines from its tags now.
   const limit = request.limit ?? Infinity;
   const ranked: RankedEntry[] = [];
+  const listedRanks: number[] = [];
   let next = 0;
   let p = 0;
   for (;;) {
@@ -497,9 +505,11 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked
       if (next >= kept || r < first.rank || (r === first.rank && compare(itemOf(next), first) > 0)) item = first;
     }
     if (!item && next >= kept) break;
-    if (ranked.length >= limit) return { ranked, changed: changed.length };
+    if (ranked.length >= limit) return { ranked, changed: changed.length, listedRanks };
     // Below the cut, definitions not kept may rank higher.
-    if (!((item ? item.rank : rankOf[next]!) > cut)) return null;
+    const rank = item ? item.rank : rankOf[next]!;
+    if (!(rank > cut)) return null;
+    listedRanks.push(rank);
     const slot = item ? item.slot : next;
     const path = item ? item.path : pathTable[slotPath[next]!]!;
     const name = item ? item.name : names[next]!;
@@ -519,5 +529,5 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): { ranked
     included.add(path);
     ranked.push({ path });
   }
-  return { ranked, changed: changed.length };
+  return { ranked, changed: changed.length, listedRanks };
 }

@@ -140,9 +140,22 @@ export function withImportedNames(file: RankFile, names: readonly string[] | und
  * file by name. Also returns each file's PageRank (0: not in the graph).
  */
 export function rankGraph(rg: RankGraph, request: Omit<RankRequest, "files" | "warm">, initial?: (path: string, f: number) => number | undefined): RankedGraph {
+  return rankFromNodes(rg, request, rankNodes(request, rg.paths, rg.graph.edges, rg.importedFiles, initial));
+}
+
+/**
+ * The ranking rankGraph makes from a PageRank vector (by file), without iterating: what a
+ * kept ranking stands for (rank-quick.ts keeps the vector when a change cannot move it past
+ * PageRank's tolerance).
+ */
+export function rankFromVector(rg: RankGraph, request: Omit<RankRequest, "files" | "warm">, fileRanks: Float64Array): RankedGraph {
+  const nodes = graphNodes(rg.paths, rg.graph.edges);
+  return rankFromNodes(rg, request, { ...nodes, ranks: Float64Array.from(nodes.files, (f) => fileRanks[f]!), change: 0 });
+}
+
+function rankFromNodes(rg: RankGraph, request: Omit<RankRequest, "files" | "warm">, nodes: RankedNodes): RankedGraph {
   const { chatFiles } = request;
-  const { paths, index, graph, context, importedFiles } = rg;
-  const nodes = rankNodes(request, paths, graph.edges, importedFiles, initial);
+  const { paths, index, graph, context } = rg;
   const slots = rankSlots(index, graph, nodes);
   promoteImported(request, paths, index, graph, slots.rank);
   const limit = request.limit ?? Infinity;
@@ -277,6 +290,21 @@ interface RankedNodes {
 }
 
 function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly string[], edges: EdgeList, importedFiles: ReadonlySet<string>, initial?: (path: string, f: number) => number | undefined): RankedNodes {
+  const { files, src, dst, outWeight } = graphNodes(paths, edges);
+  const weight = edges.weight.subarray(0, edges.count);
+  const nodePaths = files.map((f) => paths[f]!);
+  let start: Float64Array | undefined;
+  if (initial) {
+    start = new Float64Array(files.length);
+    for (let node = 0; node < files.length; node++) start[node] = initial(paths[files[node]!]!, files[node]!) ?? 1 / files.length;
+  }
+  const report = { change: 0 };
+  const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start, outWeight, report });
+  return { files, src, outWeight, ranks, change: report.change };
+}
+
+/** The graph's nodes (the files with an edge), edge endpoints as node numbers, each node's out-weight. */
+function graphNodes(paths: readonly string[], edges: EdgeList): { files: number[]; src: Int32Array; dst: Int32Array; outWeight: Float64Array } {
   // One pass over the edges: which files have one, and each file's out-weight.
   const isNode = new Uint8Array(paths.length);
   const outByFile = new Float64Array(paths.length);
@@ -309,16 +337,7 @@ function rankNodes(request: Omit<RankRequest, "files" | "warm">, paths: readonly
       dst[e] = nodeOf[edges.dst[e]!]!;
     }
   }
-  const weight = edges.weight.subarray(0, edges.count);
-  const nodePaths = files.map((f) => paths[f]!);
-  let start: Float64Array | undefined;
-  if (initial) {
-    start = new Float64Array(files.length);
-    for (let node = 0; node < files.length; node++) start[node] = initial(paths[files[node]!]!, files[node]!) ?? 1 / files.length;
-  }
-  const report = { change: 0 };
-  const ranks = personalizedPageRank(files.length, { src, dst, weight, count: edges.count }, personalization(request, nodePaths, importedFiles), { initial: start, outWeight, report });
-  return { files, src, outWeight, ranks, change: report.change };
+  return { files, src, dst, outWeight };
 }
 
 /** Each node's rank spread over its out-edges onto (defining file, identifier) slots. */
