@@ -212,7 +212,7 @@ test("two cache handles writing one cache in turn: each map is the map from scra
 }, 240_000);
 
 test("the kept ranking is, entry for entry, what rank.ts makes of the patched graph from the kept PageRank vector", async () => {
-  const { root, chat, shownFile, leaf } = setUp(14);
+  const { root, chat, shownFile } = setUp(14);
   expect((await fresh(root, chat)).how).toBe("built");
   let cache = diskCache(root);
   const before = new Set(cache.store.entries("rankings").keys());
@@ -220,9 +220,14 @@ test("the kept ranking is, entry for entry, what rank.ts makes of the patched gr
   expect(graphs.length).toBe(1);
   const [key, blob] = graphs[0]! as [string, Uint8Array];
   cache.close();
-  // Two files: a new name in the file nothing references (the definitions it feeds are ranked
-  // again), a reference to a name nobody defines at the top of a file the map shows (lines move).
-  appendFileSync(join(root, leaf), "\nexport function leafSecondHelper(value: number) {\n  return value;\n}\n");
+  // Two files: a new name in a Python file of small but not negligible PageRank (the definitions it
+  // feeds are ranked again, their ranks change), a reference to a name nobody defines at the top of
+  // a file the map shows (its lines move).
+  const kept = decodeState(blob, key, null)!;
+  const candidates = kept.graph.paths.map((path, f) => ({ path, rank: kept.ranks[f]! })).filter((c) => c.path.endsWith(".py") && c.rank > 1e-9 && c.rank < 2e-5);
+  expect(candidates.length).toBeGreaterThan(0);
+  const small = candidates.sort((x, y) => y.rank - x.rank)[0]!.path;
+  appendFileSync(join(root, small), "\n\ndef quick_added_helper(value):\n    return value\n");
   writeFileSync(join(root, shownFile), "notDefinedAnywhereCall();\n\n" + readFileSync(join(root, shownFile), "utf8"));
   const built = await fresh(root, chat);
   expect(built.kept).toBe(true);
@@ -238,7 +243,7 @@ test("the kept ranking is, entry for entry, what rank.ts makes of the patched gr
     const request = { allFiles: statFiles(root, files).map((e) => e.path), chatFiles: new Set([chat]), mentionedFiles: new Set<string>(), mentionedIdents: new Set<string>(), imports: new Map([[chat, resolver.importsOf(chat)]]), limit: 2048 };
     const state = decodeState(blob, key, request)!;
     const changed = new Map<number, RankFile>();
-    for (const path of [leaf, shownFile]) {
+    for (const path of [small, shownFile]) {
       const f = state.graph.paths.indexOf(path);
       changed.set(f, withImportedNames(decodeRankFile(cache.rankRow(path)!), state.graph.importedNames.get(f)));
     }
