@@ -36,8 +36,8 @@ function listFiles(root: string): string[] {
   return [...new Bun.Glob("**/*").scanSync({ cwd: root, dot: false })].filter((p) => !p.startsWith(".coder/")).sort();
 }
 
-function input(root: string, cache: TagCache, chat: string): RepoMapInput {
-  return testInput(root, listFiles(root), cache, { chatFiles: [chat], workers: 0 });
+function input(root: string, cache: TagCache, chat: string, mentionedFiles: string[] = []): RepoMapInput {
+  return testInput(root, listFiles(root), cache, { chatFiles: [chat], mentionedFiles, workers: 0 });
 }
 
 /** The repository's own cache, opened as a fresh process opens it. */
@@ -46,18 +46,18 @@ function diskCache(root: string): TagCache {
 }
 
 /** The map from an empty cache: every file parsed, the graph built from all tags. */
-async function fromScratch(root: string, chat: string): Promise<string> {
+async function fromScratch(root: string, chat: string, mentionedFiles: string[] = []): Promise<string> {
   const cache = new TagCache(memoryCacheStore(CACHE_VERSION));
-  const result = await buildRepoMap(input(root, cache, chat));
+  const result = await buildRepoMap(input(root, cache, chat, mentionedFiles));
   expect(result.stats.ranking).toBe("built");
   cache.close();
   return result.text;
 }
 
 /** A map built in a fresh process (a new cache handle): its text, and whether it came from the kept ranking. */
-async function fresh(root: string, chat: string, cache = diskCache(root)): Promise<{ map: string; kept: boolean; how: string | undefined }> {
+async function fresh(root: string, chat: string, mentionedFiles: string[] = [], cache = diskCache(root)): Promise<{ map: string; kept: boolean; how: string | undefined }> {
   try {
-    const result = await buildRepoMap(input(root, cache, chat));
+    const result = await buildRepoMap(input(root, cache, chat, mentionedFiles));
     return { map: result.text, kept: result.stats.rankingKept === true, how: result.stats.ranking };
   } finally {
     cache.close();
@@ -145,6 +145,18 @@ test("after an edit that moves no PageRank the kept ranking gives the map a buil
     expect({ edit: edit.what, kept: built.kept }).toEqual({ edit: edit.what, kept: edit.kept });
     expect({ edit: edit.what, map: built.map }).toEqual({ edit: edit.what, map: await fromScratch(root, chat) });
   }
+}, 240_000);
+
+test("a kept ranking is not taken for other mentioned files (another personalisation of PageRank)", async () => {
+  const { root, chat, leaf, ts } = setUp(15);
+  expect((await fresh(root, chat)).how).toBe("built");
+  appendFileSync(join(root, leaf), "\nexport function leafSecondHelper(value: number) {\n  return value;\n}\n");
+  const mentioned = await fresh(root, chat, [ts[40]!]);
+  expect(mentioned.kept).toBe(false);
+  expect(mentioned.map).toEqual(await fromScratch(root, chat, [ts[40]!]));
+  // Without the mention, as stored: taken.
+  appendFileSync(join(root, leaf), "\nexport function leafThirdHelper(value: number) {\n  return value;\n}\n");
+  expect((await fresh(root, chat)).kept).toBe(true);
 }, 240_000);
 
 test("a kept ranking whose parts are of another generation (another process wrote in between) is not combined: the graph is patched, with the map from scratch", async () => {

@@ -112,6 +112,8 @@ interface QuickHead {
   listing: string;
   /** Ranked paths that are not listed (chat files without tags), after the listed ones. */
   extra: string[];
+  /** The mentioned files (PageRank's personalisation besides the context's chat files and names). */
+  mentioned: string[];
   files: number;
   nodes: number;
   /** PageRank's last change when the vector was computed. */
@@ -143,7 +145,7 @@ function listingHash(entries: readonly FileEntry[]): string {
  * last). Null when a path or a name holds a line break, or when no file references a
  * defined name (the index's rows then stand in for references).
  */
-export function encodeQuick(entries: readonly FileEntry[], state: { key: string; graph: RankGraph; ranks: Float64Array }, ranked: Pick<RankedGraph, "slots" | "change">, request: Pick<RankRequest, "imports">, lines: number): QuickParts | null {
+export function encodeQuick(entries: readonly FileEntry[], state: { key: string; graph: RankGraph; ranks: Float64Array }, ranked: Pick<RankedGraph, "slots" | "change">, request: Pick<RankRequest, "imports" | "mentionedFiles">, lines: number): QuickParts | null {
   const { paths, index, graph, context } = state.graph;
   if (!index.anyReference || paths.some((p) => p.includes("\n"))) return null;
   const n = paths.length;
@@ -257,7 +259,7 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
     const defined = Uint8Array.from(slice, (id) => (index.definerStart[id + 1]! > index.definerStart[id]! ? 1 : 0));
     parts.set(`keys\n${keyParts.length - 1}`, pack(partHead, [keys, defined]));
   }
-  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0 };
+  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, mentioned: [...request.mentionedFiles].sort(), files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0 };
   if (names.some((name) => name.includes("\n"))) return null;
   const namesText = new TextEncoder().encode(names.join("\n"));
   const pathsText = new TextEncoder().encode(pathTable.join("\n"));
@@ -331,6 +333,9 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   // None of this format: the caller stores its state's.
   if (!read || read.head.key !== input.key) return "none";
   const { head } = read;
+  // Other mentioned files personalise PageRank otherwise: the kept vector is not this ranking's.
+  const mentioned = [...request.mentionedFiles].sort();
+  if (!Array.isArray(head.mentioned) || mentioned.length !== head.mentioned.length || mentioned.some((path, i) => path !== head.mentioned[i])) return null;
   const [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, entryLines, slotPath, byRank] = read.arrays as [Float64Array, Int32Array, Int32Array, Float64Array, Uint8Array, Int32Array, Int32Array, Int32Array, Int32Array];
   if (entryStats.length !== 2 * entries.length || entryFile.length !== entries.length) return null;
   const chat = request.chatFiles;
