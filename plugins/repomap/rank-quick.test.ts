@@ -133,6 +133,12 @@ test("after an edit that moves no PageRank the kept ranking gives the map a buil
     },
     { what: "a file deleted", apply: () => unlinkSync(join(root, ts[30]!)), kept: false },
     {
+      // What a one-shot run after a revert meets: the stored state has a name the file no longer defines.
+      what: "a name nobody references dropped and another added in its place",
+      apply: () => writeFileSync(join(root, leaf), readFileSync(join(root, leaf), "utf8").replace("leafSecondHelper", "leafRenamedHelper")),
+      kept: true,
+    },
+    {
       // After the graph was built and stored again: the kept ranking is its.
       what: "a new name nobody references, after the graph was stored again",
       apply: () => appendFileSync(join(root, leaf), "\nexport function leafFifthHelper(value: number) {\n  return value;\n}\n"),

@@ -14,12 +14,16 @@
 //   - the index's identifier keys, sorted, in groups, with whether each is defined.
 //
 // A change qualifies when each changed file only adds definitions of names the index has
-// never seen and nobody references, adds or drops references to names nobody defines,
-// or moves lines (see `quickRank`). Such a change adds self-edges (0.1) and nothing else:
+// never seen and nobody references, drops definitions of names only it defined and nobody
+// references, adds or drops references to names nobody defines, or moves lines (see
+// `quickRank`). Such a change adds or drops self-edges (0.1) and nothing else:
 // the PageRank vector is kept when the change provably moves it less than PageRank's own
 // stopping criterion (α·its last change + 2α·Σ PageRank of the files whose out-edges
 // changed < N·tolerance), and the top definitions those files feed are ranked again from
-// their edges in the graph's order, by the operations rank.ts applies. Anything else:
+// their edges in the graph's order, by the operations rank.ts applies (rank.ts
+// rankFromVector is that ranking; a test compares the two). A definition not kept can only
+// rank lower after a self-edge is added; after one is dropped, at most by its file's share
+// more, and only what ranks above the kept ones' cut plus that is trusted. Anything else:
 // null, and the caller patches the stored graph.
 import type { TagCache } from "./cache.ts";
 import { cmp, identAt, type RankFile } from "./graph.ts";
@@ -29,7 +33,7 @@ import type { FileEntry, ScanResult } from "./scan.ts";
 import { identKey, REF_STRIDE } from "./tags.ts";
 
 /** Bump when the kept ranking's layout changes (another format is not read). */
-export const QUICK_FORMAT = 3;
+export const QUICK_FORMAT = 4;
 /** Ranked files per stored group. */
 const FILES_PER_PART = 256;
 /** Top definitions per stored group of in-edges. */
@@ -256,8 +260,9 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
     const slice = ids.subarray(from, Math.min(identCount, from + KEYS_PER_PART));
     keyParts.push(index.keys[slice[0]!]!);
     const keys = Float64Array.from(slice, (id) => index.keys[id]!);
-    const defined = Uint8Array.from(slice, (id) => (index.definerStart[id + 1]! > index.definerStart[id]! ? 1 : 0));
-    parts.set(`keys\n${keyParts.length - 1}`, pack(partHead, [keys, defined]));
+    const definers = Uint8Array.from(slice, (id) => Math.min(255, index.definerStart[id + 1]! - index.definerStart[id]!));
+    const referenced = Uint8Array.from(slice, (id) => (index.referencerStart[id + 1]! > index.referencerStart[id]! ? 1 : 0));
+    parts.set(`keys\n${keyParts.length - 1}`, pack(partHead, [keys, definers, referenced]));
   }
   const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, mentioned: [...request.mentionedFiles].sort(), files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0 };
   if (names.some((name) => name.includes("\n"))) return null;
@@ -272,11 +277,17 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
 
 /** Per group of ranked files: what each defined and referenced (keys; references with their counts), its PageRank, out-weight, whether it is a node, and the top definitions it feeds. */
 function fileParts(rg: RankGraph, ranks: Float64Array, outWeight: Float64Array, isNode: Uint8Array, fed: number[][]): Map<number, Packed[]> {
-  const { index, paths } = rg;
+  const { index, paths, graph } = rg;
   const n = paths.length;
   const defs: number[][] = Array.from({ length: n }, () => []);
   const refs: number[][] = Array.from({ length: n }, () => []);
+  // Each file's out-edges in the graph's order: the key of the identifier whose block holds it, and its weight.
+  const outs: number[][] = Array.from({ length: n }, () => []);
   const identCount = index.names.length;
+  for (let id = 0; id < identCount; id++) {
+    const key = index.keys[id]!;
+    for (let e = graph.edgeStart[id]!; e < graph.edgeStart[id + 1]!; e++) outs[graph.edges.src[e]!]!.push(key, graph.edges.weight[e]!);
+  }
   for (let id = 0; id < identCount; id++) {
     const key = index.keys[id]!;
     for (let e = index.definerStart[id]!; e < index.definerStart[id + 1]!; e++) defs[index.definerList[e]!]!.push(key);
@@ -297,7 +308,8 @@ function fileParts(rg: RankGraph, ranks: Float64Array, outWeight: Float64Array, 
     const [defStart, defList] = csr(defs);
     const [refStart, refList] = csr(refs);
     const [fedStart, fedList] = csr(fed);
-    parts.set(p, [defStart, Float64Array.from(defList), refStart, Float64Array.from(refList), fedStart, Int32Array.from(fedList), ranks.slice(from, to), outWeight.slice(from, to), isNode.slice(from, to)]);
+    const [outStart, outList] = csr(outs);
+    parts.set(p, [defStart, Float64Array.from(defList), refStart, Float64Array.from(refList), fedStart, Int32Array.from(fedList), ranks.slice(from, to), outWeight.slice(from, to), isNode.slice(from, to), outStart, Float64Array.from(outList)]);
   }
   return parts;
 }
@@ -364,7 +376,9 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   const newKeys = new Map<number, number>();
   const refsNow = new Set<number>();
   const refChanged = new Set<number>();
-  const info = new Map<number, { rank: number; out: number; node: boolean; fed: Int32Array }>();
+  const info = new Map<number, { rank: number; out: number; node: boolean; fed: Int32Array; outs: Float64Array }>();
+  /** Names a changed file no longer defines (each only that file's, and referenced by no one: checked below), by file. */
+  const removed = new Map<number, Set<number>>();
   for (const f of changed) {
     const file = input.tagsOf(changedPath.get(f)!);
     if (!file) return null;
@@ -372,21 +386,25 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
     const p = Math.floor(f / FILES_PER_PART);
     let part = fileParts.get(p);
     if (!part) {
-      const got = unpack<PartHead>(cache.getRankQuickPart(input.key, `files\n${p}`), head.gen, 9);
+      const got = unpack<PartHead>(cache.getRankQuickPart(input.key, `files\n${p}`), head.gen, 11);
       if (!got) return null;
       fileParts.set(p, (part = got.arrays));
     }
-    const [defStart, defKeys, refStart, refs, fedStart, fedList, ranks, outWeight, isNode] = part as [Int32Array, Float64Array, Int32Array, Float64Array, Int32Array, Int32Array, Float64Array, Float64Array, Uint8Array];
+    const [defStart, defKeys, refStart, refs, fedStart, fedList, ranks, outWeight, isNode, outStart, outList] = part as [Int32Array, Float64Array, Int32Array, Float64Array, Int32Array, Int32Array, Float64Array, Float64Array, Uint8Array, Int32Array, Float64Array];
     const at = f - p * FILES_PER_PART;
     if (at + 1 >= defStart.length) return null;
-    info.set(f, { rank: ranks[at]!, out: outWeight[at]!, node: isNode[at] === 1, fed: fedList.subarray(fedStart[at]!, fedStart[at + 1]!) });
+    info.set(f, { rank: ranks[at]!, out: outWeight[at]!, node: isNode[at] === 1, fed: fedList.subarray(fedStart[at]!, fedStart[at + 1]!), outs: outList.subarray(outStart[at]!, outStart[at + 1]!) });
     const oldDefs = new Set(defKeys.subarray(defStart[at]!, defStart[at + 1]!));
     const oldRefs = new Map<number, number>();
     for (let r = refStart[at]!; r < refStart[at + 1]!; r += REF_STRIDE) oldRefs.set(refs[r]!, r);
     const keys = file.defKeys?.length === file.defNames.length ? file.defKeys : Float64Array.from(file.defNames, identKey);
     const defsNow = new Set(keys);
-    // A definition removed: its edges go (a patch rebuilds them).
-    for (const key of oldDefs) if (!defsNow.has(key)) return null;
+    // A definition removed: only of a name this file alone defined and nobody references (its self-edge goes).
+    for (const key of oldDefs) {
+      if (defsNow.has(key)) continue;
+      if (!removed.has(f)) removed.set(f, new Set());
+      removed.get(f)!.add(key);
+    }
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i]!;
       if (oldDefs.has(key)) continue;
@@ -409,28 +427,28 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   // A new name: never seen by the index (its block comes last) and referenced by no one.
   // A reference added, dropped or counted anew: only to a name nobody defines (no edge either way).
   const keyParts = new Map<number, Packed[] | null>();
-  const lookup = (key: number): { known: boolean; defined: boolean } | null => {
+  const lookup = (key: number): { known: boolean; definers: number; referenced: boolean } | null => {
     let lo = 0;
     let hi = head.keyParts.length - 1;
-    if (hi < 0 || key < head.keyParts[0]!) return { known: false, defined: false };
+    if (hi < 0 || key < head.keyParts[0]!) return { known: false, definers: 0, referenced: false };
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if (head.keyParts[mid]! <= key) lo = mid;
       else hi = mid - 1;
     }
-    if (!keyParts.has(lo)) keyParts.set(lo, unpack<PartHead>(cache.getRankQuickPart(input.key, `keys\n${lo}`), head.gen, 2)?.arrays ?? null);
+    if (!keyParts.has(lo)) keyParts.set(lo, unpack<PartHead>(cache.getRankQuickPart(input.key, `keys\n${lo}`), head.gen, 3)?.arrays ?? null);
     const part = keyParts.get(lo);
     if (!part) return null;
-    const [keys, defined] = part as [Float64Array, Uint8Array];
+    const [keys, definers, referenced] = part as [Float64Array, Uint8Array, Uint8Array];
     let a = 0;
     let b = keys.length - 1;
     while (a <= b) {
       const mid = (a + b) >> 1;
-      if (keys[mid] === key) return { known: true, defined: defined[mid] === 1 };
+      if (keys[mid] === key) return { known: true, definers: definers[mid]!, referenced: referenced[mid] === 1 };
       if (keys[mid]! < key) a = mid + 1;
       else b = mid - 1;
     }
-    return { known: false, defined: false };
+    return { known: false, definers: 0, referenced: false };
   };
   for (const key of newKeys.keys()) {
     const found = lookup(key);
@@ -438,10 +456,31 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   }
   for (const key of refChanged) {
     const found = lookup(key);
-    if (!found || found.defined || newKeys.has(key)) return null;
+    if (!found || found.definers > 0 || newKeys.has(key)) return null;
   }
-  // Each new name adds one self-edge: its file's out-weight grows, in the order a patch numbers them.
+  for (const keys of removed.values()) {
+    for (const key of keys) {
+      const found = lookup(key);
+      if (!found || found.definers !== 1 || found.referenced || refsNow.has(key) || newKeys.has(key)) return null;
+    }
+  }
+  // A removed name's self-edge leaves its file's out-edges: their weights summed again in the graph's
+  // order without it. Each new name adds one self-edge, after every other block (a patch numbers new
+  // names last), in the order a patch numbers them.
   const newOut = new Map<number, number>();
+  for (const [file, keys] of removed) {
+    const outs = info.get(file)!.outs;
+    let sum = 0;
+    let left = 0;
+    for (let e = 0; e + 1 < outs.length; e += 2) {
+      if (keys.has(outs[e]!)) continue;
+      sum = sum + outs[e + 1]!;
+      left++;
+    }
+    // No out-edge left: the file may stop being a node.
+    if (left === 0 && !newNames.some((n) => n.file === file)) return null;
+    newOut.set(file, sum);
+  }
   for (const { file } of newNames) {
     if (!info.get(file)!.node) return null;
     newOut.set(file, (newOut.get(file) ?? info.get(file)!.out) + SELF_EDGE);
@@ -451,13 +490,25 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   for (const f of newOut.keys()) moved += info.get(f)!.rank;
   if (!(ALPHA * head.change + 2 * ALPHA * moved < head.nodes * TOLERANCE)) return null;
   // The top definitions a file with a new out-weight feeds: ranked again from their edges, in order.
-  const cut = head.cut ?? -Infinity;
   const kept = slotFile.length;
+  const decoder = new TextDecoder();
+  const names = kept === 0 ? [] : decoder.decode(read.tail.subarray(0, head.namesBytes)).split("\n");
+  const pathTable = kept === 0 ? [] : decoder.decode(read.tail.subarray(head.namesBytes)).split("\n");
+  if (entryStart.length !== kept + 1 || names.length !== kept || slotPath.length !== kept || entryLines.length !== entryStart[kept]) return null;
+  // A removed name's definition is no longer a candidate.
+  const gone = new Uint8Array(kept);
+  for (const [file, keys] of removed) for (let i = slotFile.indexOf(file); i >= 0; i = slotFile.indexOf(file, i + 1)) if (keys.has(identKey(names[i]!))) gone[i] = 1;
+  // Every candidate not kept ranked at most `cut`; a file whose out-weight shrank (a self-edge removed) feeds
+  // its definitions more: trusted now is only what ranks above `cut` plus the most that can add.
+  let rise = 0;
+  for (const [f, out] of newOut) if (out < info.get(f)!.out) rise += info.get(f)!.rank * (info.get(f)!.out / out - 1);
+  const cut = head.cut === null ? -Infinity : rise === 0 ? head.cut : head.cut + rise * (1 + 1e-6) + Math.abs(head.cut) * 1e-12;
   const rankOf = slotRank.slice();
   const moving = new Set<number>();
   const inParts = new Map<number, Packed[]>();
   for (const f of newOut.keys()) {
     for (const i of info.get(f)!.fed) {
+      if (gone[i]) continue;
       const p = Math.floor(i / SLOTS_PER_PART);
       let part = inParts.get(p);
       if (!part) {
@@ -474,10 +525,6 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
       moving.add(i);
     }
   }
-  const decoder = new TextDecoder();
-  const names = kept === 0 ? [] : decoder.decode(read.tail.subarray(0, head.namesBytes)).split("\n");
-  const pathTable = kept === 0 ? [] : decoder.decode(read.tail.subarray(head.namesBytes)).split("\n");
-  if (entryStart.length !== kept + 1 || names.length !== kept || slotPath.length !== kept || entryLines.length !== entryStart[kept]) return null;
   // A ranked file's path: a kept definition's from the table; another's through the listing (ranked files are listed in order).
   const pathOfFile = (f: number): string => (f >= listedRanked ? head.extra[f - listedRanked]! : entries[entryFile.indexOf(f)]!.path);
   type Item = { rank: number; file: number; path: string; name: string; slot: number };
@@ -486,8 +533,8 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   const compare = (a: Item, b: Item) => b.rank - a.rank || cmp(b.path, a.path) || cmp(b.name, a.name);
   // The slots whose rank changed are taken out of the kept order and put back; the new names' slots put in.
   const placed: Item[] = [];
-  for (const i of moving) if (rankOf[i] !== slotRank[i]) placed.push(itemOf(i));
-  const isMoving = new Uint8Array(kept);
+  for (const i of moving) if (rankOf[i] !== slotRank[i] && !gone[i]) placed.push(itemOf(i));
+  const isMoving = gone;
   for (const item of placed) isMoving[item.slot] = 1;
   for (const { file, name } of newNames) {
     const rank = 0 + (info.get(file)!.rank * SELF_EDGE) / newOut.get(file)!;
