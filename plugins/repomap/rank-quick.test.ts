@@ -241,11 +241,24 @@ test("the kept ranking is, entry for entry, what rank.ts makes of the patched gr
   // Two files: a new name in a Python file of small but not negligible PageRank (the definitions it
   // feeds are ranked again, their ranks change), a reference to a name nobody defines at the top of
   // a file the map shows (its lines move).
+  // In that file, a definition of a name only it defines and nobody references is renamed too.
   const kept = decodeState(blob, key, null)!;
-  const candidates = kept.graph.paths.map((path, f) => ({ path, rank: kept.ranks[f]! })).filter((c) => c.path.endsWith(".py") && c.rank > 1e-9 && c.rank < 2e-5);
+  const { index: keptIndex } = kept.graph;
+  const droppable = (f: number): string | undefined =>
+    readFileSync(join(root, kept.graph.paths[f]!), "utf8")
+      .match(/^def (\w+)\(/gm)
+      ?.map((m) => m.slice(4, -1))
+      .find((name) => {
+        const id = keptIndex.idOf(name);
+        return id >= 0 && keptIndex.definerStart[id + 1]! - keptIndex.definerStart[id]! === 1 && keptIndex.referencerStart[id + 1] === keptIndex.referencerStart[id];
+      });
+  const candidates = kept.graph.paths.map((path, f) => ({ path, f, rank: kept.ranks[f]! })).filter((c) => c.path.endsWith(".py") && c.rank > 1e-9 && c.rank < 2e-5 && droppable(c.f));
   expect(candidates.length).toBeGreaterThan(0);
-  const small = candidates.sort((x, y) => y.rank - x.rank)[0]!.path;
-  appendFileSync(join(root, small), "\n\ndef quick_added_helper(value):\n    return value\n");
+  const chosen = candidates.sort((x, y) => y.rank - x.rank)[0]!;
+  const small = chosen.path;
+  const dropped = droppable(chosen.f)!;
+  // Renamed (its body's references stay), and a new name added.
+  writeFileSync(join(root, small), readFileSync(join(root, small), "utf8").replace(`def ${dropped}(`, `def ${dropped}_renamed(`) + "\n\ndef quick_added_helper(value):\n    return value\n");
   writeFileSync(join(root, shownFile), "notDefinedAnywhereCall();\n\n" + readFileSync(join(root, shownFile), "utf8"));
   const built = await fresh(root, chat);
   expect(built.kept).toBe(true);
