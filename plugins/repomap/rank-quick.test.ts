@@ -285,20 +285,23 @@ test("the kept ranking is, entry for entry, what rank.ts makes of the patched gr
     // And each listed definition's rank, to the bit: the kept ranking read directly (the scan as the cache describes it).
     const meta = cache.fileMeta();
     const scan = { files: new Map([...meta].map(([path, m]) => [path, { sig: m.sig, skipped: m.skipped }])) } as unknown as ScanResult;
-    const quick = quickRank({ key, cache, entries: statFiles(root, files), scan, request, tagsOf: (path) => decodeRankFile(cache.rankRow(path)!) }, emptySignature());
+    // Further down than the map's limit (the kept definitions cover it and a quarter more).
+    const deeper = { ...request, limit: 2500 };
+    const quick = quickRank({ key, cache, entries: statFiles(root, files), scan, request: deeper, tagsOf: (path) => decodeRankFile(cache.rankRow(path)!) }, emptySignature());
     if (!quick || quick === "none") throw new Error("the kept ranking was not taken");
-    expect(quick.ranked).toEqual(oracle.ranked);
+    const deep = rankFromVector({ ...state.graph, ...patched }, deeper, state.ranks);
+    expect(quick.ranked).toEqual(deep.ranked);
     const { index } = patched;
     const listed: number[] = [];
     let last = "";
-    for (const entry of oracle.ranked) {
+    for (const entry of deep.ranked) {
       if (entry.line === undefined || `${entry.path}\0${entry.name}` === last) continue;
       last = `${entry.path}\0${entry.name}`;
       const id = index.idOf(entry.name);
       const f = state.graph.paths.indexOf(entry.path);
       let slot = -1;
       for (let k = index.definerStart[id]!; k < index.definerStart[id + 1]!; k++) if (index.definerList[k] === f) slot = k;
-      listed.push(oracle.slots.rank[slot]!);
+      listed.push(deep.slots.rank[slot]!);
     }
     expect(quick.listedRanks).toEqual(listed);
   } finally {
