@@ -26,14 +26,14 @@
 // more, and only what ranks above the kept ones' cut plus that is trusted. Anything else:
 // null, and the caller patches the stored graph.
 import type { TagCache } from "./cache.ts";
-import { cmp, identAt, type RankFile } from "./graph.ts";
+import { cmp, identAt, keyOrderOf, type RankFile } from "./graph.ts";
 import { ALPHA, TOLERANCE } from "./pagerank.ts";
 import { importedByName, type RankedEntry, type RankedGraph, type RankGraph, type RankRequest } from "./rank.ts";
 import type { FileEntry, ScanResult } from "./scan.ts";
 import { identKey, REF_STRIDE } from "./tags.ts";
 
 /** Bump when the kept ranking's layout changes (another format is not read). */
-export const QUICK_FORMAT = 4;
+export const QUICK_FORMAT = 5;
 /** Ranked files per stored group. */
 const FILES_PER_PART = 256;
 /** Top definitions per stored group of in-edges. */
@@ -44,6 +44,14 @@ const KEYS_PER_PART = 2048;
 export const QUICK_MAX_FILES = 7;
 /** The weight of a defined, never referenced identifier's self-edge (graph.ts identEdges). */
 const SELF_EDGE = 0.1;
+
+/** Rows `from` .. `to` of compressed-row starts, from 0. */
+function shifted(start: Int32Array, from: number, to: number): Int32Array {
+  const out = new Int32Array(to - from + 1);
+  const base = start[from]!;
+  for (let i = 0; i <= to - from; i++) out[i] = start[from + i]! - base;
+  return out;
+}
 
 /** What is written: the head, and the parts by name. */
 export interface QuickParts {
@@ -215,11 +223,12 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
   const slotPath = new Int32Array(kept);
   const pathTable: string[] = [];
   const pathIndex = new Map<number, number>();
-  const fed: number[][] = Array.from({ length: n }, () => []);
-  const inParts: { start: number[]; src: number[]; term: number[]; out: number[] }[] = [];
+  let inSrc = new Int32Array(0);
+  let inTerm = new Float64Array(0);
+  let inOut = new Float64Array(0);
+  let fedList = new Int32Array(0);
   top.forEach((slot, i) => {
-    const id = identOf(slot);
-    const name = index.names[id]!;
+    const name = index.names[identOf(slot)]!;
     const file = fileOf[slot]!;
     slotFile[i] = file;
     slotRank[i] = rank[slot]!;
@@ -233,35 +242,76 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
     slotPath[i] = at;
     for (let l = index.definerLineStart[slot]!; l < index.definerLineStart[slot + 1]!; l++) entryLines.push(index.definerLines[l]!);
     entryStart[i + 1] = entryLines.length;
-    const part = (inParts[Math.floor(i / SLOTS_PER_PART)] ??= { start: [0], src: [], term: [], out: [] });
-    const k = slot - graph.slotBase[id]!;
-    for (let e = graph.edgeStart[id]!; e < graph.edgeStart[id + 1]!; e++) {
-      if (graph.edges.definer[e] !== k) continue;
-      const from = src[e]!;
-      part.src.push(from);
-      part.term.push(state.ranks[from]! * weight[e]!);
-      part.out.push(outWeight[from]!);
-      if (fed[from]!.at(-1) !== i) fed[from]!.push(i);
-    }
-    part.start.push(part.src.length);
   });
+  // The edges into each kept slot, in the graph's order (one pass over the edges, blocks in order), and
+  // for each file the kept slots it feeds.
+  const keptOf = new Int32Array(graph.slotCount).fill(-1);
+  top.forEach((slot, i) => (keptOf[slot] = i));
+  const inStart = new Int32Array(kept + 1);
+  const fedStart = new Int32Array(n + 1);
+  const identCount = index.names.length;
+  const { edgeStart, slotBase } = graph;
+  const definer = graph.edges.definer;
+  for (let pass = 0; pass < 2; pass++) {
+    const inAt = pass === 1 ? inStart.slice(0, kept) : null;
+    const fedAt = pass === 1 ? fedStart.slice(0, n) : null;
+    for (let id = 0; id < identCount; id++) {
+      const base = slotBase[id]!;
+      for (let e = edgeStart[id]!; e < edgeStart[id + 1]!; e++) {
+        const i = keptOf[base + definer[e]!]!;
+        if (i < 0) continue;
+        const from = src[e]!;
+        if (!inAt || !fedAt) {
+          inStart[i + 1] = inStart[i + 1]! + 1;
+          fedStart[from + 1] = fedStart[from + 1]! + 1;
+          continue;
+        }
+        const at = inAt[i]!++;
+        inSrc[at] = from;
+        inTerm[at] = state.ranks[from]! * weight[e]!;
+        inOut[at] = outWeight[from]!;
+        fedList[fedAt[from]!++] = i;
+      }
+    }
+    if (pass === 0) {
+      for (let i = 0; i < kept; i++) inStart[i + 1] = inStart[i + 1]! + inStart[i]!;
+      for (let f = 0; f < n; f++) fedStart[f + 1] = fedStart[f + 1]! + fedStart[f]!;
+      inSrc = new Int32Array(inStart[kept]!);
+      inTerm = new Float64Array(inStart[kept]!);
+      inOut = new Float64Array(inStart[kept]!);
+      fedList = new Int32Array(fedStart[n]!);
+    }
+  }
   // Files by rank (the ranking's tail), as rankGraph orders them.
   const byRank = Int32Array.from([...Array(n).keys()].filter((f) => isNode[f]).sort((a, b) => state.ranks[b]! - state.ranks[a]! || cmp(paths[b]!, paths[a]!)));
   const gen = crypto.randomUUID();
   const parts = new Map<string, Uint8Array>();
   const partHead: PartHead = { format: QUICK_FORMAT, gen };
-  inParts.forEach((part, p) => parts.set(`in\n${p}`, pack(partHead, [Int32Array.from(part.start), Int32Array.from(part.src), Float64Array.from(part.term), Float64Array.from(part.out)])));
-  for (const [p, chunk] of fileParts(state.graph, state.ranks, outWeight, isNode, fed)) parts.set(`files\n${p}`, pack(partHead, chunk));
-  // The index's keys, sorted, with whether each is defined.
-  const identCount = index.names.length;
-  const ids = Int32Array.from({ length: identCount }, (_, id) => id).sort((a, b) => index.keys[a]! - index.keys[b]!);
+  for (let from = 0, p = 0; from < kept; from += SLOTS_PER_PART, p++) {
+    const to = Math.min(kept, from + SLOTS_PER_PART);
+    const a = inStart[from]!;
+    const b = inStart[to]!;
+    const start = shifted(inStart, from, to);
+    parts.set(`in\n${p}`, pack(partHead, [start, inSrc.slice(a, b), inTerm.slice(a, b), inOut.slice(a, b)]));
+  }
+  const files = fileParts(state.graph, state.ranks, outWeight, isNode, fedStart, fedList);
+  if (!files) return null;
+  for (const [p, chunk] of files) parts.set(`files\n${p}`, pack(partHead, chunk));
+  // The index's keys, sorted, with how many files define each and whether any references it.
+  const ids = keyOrderOf(index);
   const keyParts: number[] = [];
   for (let from = 0; from < identCount; from += KEYS_PER_PART) {
     const slice = ids.subarray(from, Math.min(identCount, from + KEYS_PER_PART));
     keyParts.push(index.keys[slice[0]!]!);
-    const keys = Float64Array.from(slice, (id) => index.keys[id]!);
-    const definers = Uint8Array.from(slice, (id) => Math.min(255, index.definerStart[id + 1]! - index.definerStart[id]!));
-    const referenced = Uint8Array.from(slice, (id) => (index.referencerStart[id + 1]! > index.referencerStart[id]! ? 1 : 0));
+    const keys = new Float64Array(slice.length);
+    const definers = new Uint8Array(slice.length);
+    const referenced = new Uint8Array(slice.length);
+    for (let k = 0; k < slice.length; k++) {
+      const id = slice[k]!;
+      keys[k] = index.keys[id]!;
+      definers[k] = Math.min(255, index.definerStart[id + 1]! - index.definerStart[id]!);
+      referenced[k] = index.referencerStart[id + 1]! > index.referencerStart[id]! ? 1 : 0;
+    }
     parts.set(`keys\n${keyParts.length - 1}`, pack(partHead, [keys, definers, referenced]));
   }
   const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, mentioned: [...request.mentionedFiles].sort(), files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0 };
@@ -275,41 +325,89 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
   return { head: pack(head, [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, Int32Array.from(entryLines), slotPath, byRank], tail), parts };
 }
 
-/** Per group of ranked files: what each defined and referenced (keys; references with their counts), its PageRank, out-weight, whether it is a node, and the top definitions it feeds. */
-function fileParts(rg: RankGraph, ranks: Float64Array, outWeight: Float64Array, isNode: Uint8Array, fed: number[][]): Map<number, Packed[]> {
+/**
+ * Per group of ranked files, each file's: the keys it defines; its references (key, then the plain and
+ * member counts as 32-bit floats: null when one is not exactly that); its out-edges' weights in the
+ * graph's order, with the place and key of each self-edge; its PageRank, out-weight, whether it is a
+ * node; the kept slots it feeds.
+ */
+function fileParts(rg: RankGraph, ranks: Float64Array, outWeight: Float64Array, isNode: Uint8Array, fedStart: Int32Array, fedList: Int32Array): Map<number, Packed[]> | null {
   const { index, paths, graph } = rg;
   const n = paths.length;
-  const defs: number[][] = Array.from({ length: n }, () => []);
-  const refs: number[][] = Array.from({ length: n }, () => []);
-  // Each file's out-edges in the graph's order: the key of the identifier whose block holds it, and its weight.
-  const outs: number[][] = Array.from({ length: n }, () => []);
   const identCount = index.names.length;
-  for (let id = 0; id < identCount; id++) {
-    const key = index.keys[id]!;
-    for (let e = graph.edgeStart[id]!; e < graph.edgeStart[id + 1]!; e++) outs[graph.edges.src[e]!]!.push(key, graph.edges.weight[e]!);
+  const { definerStart, definerList, referencerStart, referencerFile, referencerRefs, referencerMembers, keys } = index;
+  const { edgeStart } = graph;
+  const { src, dst, weight } = graph.edges;
+  // Row starts per file (counted), then the rows filled in identifier order (the graph's order for edges).
+  const defStart = new Int32Array(n + 1);
+  const refStart = new Int32Array(n + 1);
+  const outStart = new Int32Array(n + 1);
+  const selfStart = new Int32Array(n + 1);
+  for (let e = 0; e < definerStart[identCount]!; e++) defStart[definerList[e]! + 1]! += 1;
+  for (let e = 0; e < referencerStart[identCount]!; e++) refStart[referencerFile[e]! + 1]! += 1;
+  for (let e = 0; e < edgeStart[identCount]!; e++) {
+    outStart[src[e]! + 1]! += 1;
+    if (src[e] === dst[e]) selfStart[src[e]! + 1]! += 1;
   }
-  for (let id = 0; id < identCount; id++) {
-    const key = index.keys[id]!;
-    for (let e = index.definerStart[id]!; e < index.definerStart[id + 1]!; e++) defs[index.definerList[e]!]!.push(key);
-    for (let e = index.referencerStart[id]!; e < index.referencerStart[id + 1]!; e++) refs[index.referencerFile[e]!]!.push(key, index.referencerRefs[e]!, index.referencerMembers[e]!);
+  for (let f = 0; f < n; f++) {
+    defStart[f + 1] = defStart[f + 1]! + defStart[f]!;
+    refStart[f + 1] = refStart[f + 1]! + refStart[f]!;
+    outStart[f + 1] = outStart[f + 1]! + outStart[f]!;
+    selfStart[f + 1] = selfStart[f + 1]! + selfStart[f]!;
   }
+  const defKeys = new Float64Array(defStart[n]!);
+  const refKeys = new Float64Array(refStart[n]!);
+  const refCounts = new Float32Array(2 * refStart[n]!);
+  const outWeights = new Float64Array(outStart[n]!);
+  const selfAt = new Int32Array(selfStart[n]!);
+  const selfKey = new Float64Array(selfStart[n]!);
+  const defAt = defStart.slice(0, n);
+  const refAt = refStart.slice(0, n);
+  const outAt = outStart.slice(0, n);
+  const selfNext = selfStart.slice(0, n);
+  for (let id = 0; id < identCount; id++) {
+    const key = keys[id]!;
+    for (let e = definerStart[id]!; e < definerStart[id + 1]!; e++) defKeys[defAt[definerList[e]!]!++] = key;
+    for (let e = referencerStart[id]!; e < referencerStart[id + 1]!; e++) {
+      const at = refAt[referencerFile[e]!]!++;
+      refKeys[at] = key;
+      refCounts[2 * at] = referencerRefs[e]!;
+      refCounts[2 * at + 1] = referencerMembers[e]!;
+      if (refCounts[2 * at] !== referencerRefs[e] || refCounts[2 * at + 1] !== referencerMembers[e]) return null;
+    }
+    for (let e = edgeStart[id]!; e < edgeStart[id + 1]!; e++) {
+      const from = src[e]!;
+      const at = outAt[from]!++;
+      outWeights[at] = weight[e]!;
+      if (from === dst[e]) {
+        const s = selfNext[from]!++;
+        selfAt[s] = at - outStart[from]!;
+        selfKey[s] = key;
+      }
+    }
+  }
+  const rows = shifted;
   const parts = new Map<number, Packed[]>();
   for (let from = 0, p = 0; from < n; from += FILES_PER_PART, p++) {
     const to = Math.min(n, from + FILES_PER_PART);
-    const csr = (rows: number[][]) => {
-      const start = [0];
-      const list: number[] = [];
-      for (let f = from; f < to; f++) {
-        list.push(...rows[f]!);
-        start.push(list.length);
-      }
-      return [Int32Array.from(start), list] as const;
-    };
-    const [defStart, defList] = csr(defs);
-    const [refStart, refList] = csr(refs);
-    const [fedStart, fedList] = csr(fed);
-    const [outStart, outList] = csr(outs);
-    parts.set(p, [defStart, Float64Array.from(defList), refStart, Float64Array.from(refList), fedStart, Int32Array.from(fedList), ranks.slice(from, to), outWeight.slice(from, to), isNode.slice(from, to), outStart, Float64Array.from(outList)]);
+    const counts = refCounts.slice(2 * refStart[from]!, 2 * refStart[to]!);
+    parts.set(p, [
+      rows(defStart, from, to),
+      defKeys.slice(defStart[from]!, defStart[to]!),
+      rows(refStart, from, to),
+      refKeys.slice(refStart[from]!, refStart[to]!),
+      new Uint8Array(counts.buffer, counts.byteOffset, counts.byteLength),
+      rows(fedStart, from, to),
+      fedList.slice(fedStart[from]!, fedStart[to]!),
+      ranks.slice(from, to),
+      outWeight.slice(from, to),
+      isNode.slice(from, to),
+      rows(outStart, from, to),
+      outWeights.slice(outStart[from]!, outStart[to]!),
+      rows(selfStart, from, to),
+      selfAt.slice(selfStart[from]!, selfStart[to]!),
+      selfKey.slice(selfStart[from]!, selfStart[to]!),
+    ]);
   }
   return parts;
 }
@@ -376,7 +474,7 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   const newKeys = new Map<number, number>();
   const refsNow = new Set<number>();
   const refChanged = new Set<number>();
-  const info = new Map<number, { rank: number; out: number; node: boolean; fed: Int32Array; outs: Float64Array }>();
+  const info = new Map<number, { rank: number; out: number; node: boolean; fed: Int32Array; outs: Float64Array; selfAt: Int32Array; selfKey: Float64Array }>();
   /** Names a changed file no longer defines (each only that file's, and referenced by no one: checked below), by file. */
   const removed = new Map<number, Set<number>>();
   for (const f of changed) {
@@ -386,17 +484,18 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
     const p = Math.floor(f / FILES_PER_PART);
     let part = fileParts.get(p);
     if (!part) {
-      const got = unpack<PartHead>(cache.getRankQuickPart(input.key, `files\n${p}`), head.gen, 11);
+      const got = unpack<PartHead>(cache.getRankQuickPart(input.key, `files\n${p}`), head.gen, 15);
       if (!got) return null;
       fileParts.set(p, (part = got.arrays));
     }
-    const [defStart, defKeys, refStart, refs, fedStart, fedList, ranks, outWeight, isNode, outStart, outList] = part as [Int32Array, Float64Array, Int32Array, Float64Array, Int32Array, Int32Array, Float64Array, Float64Array, Uint8Array, Int32Array, Float64Array];
+    const [defStart, defKeys, refStart, refKeys, countBytes, fedStart, fedList, ranks, outWeight, isNode, outStart, outWeights, selfStart, selfAt, selfKey] = part as [Int32Array, Float64Array, Int32Array, Float64Array, Uint8Array, Int32Array, Int32Array, Float64Array, Float64Array, Uint8Array, Int32Array, Float64Array, Int32Array, Int32Array, Float64Array];
+    const counts = new Float32Array(countBytes.buffer, countBytes.byteOffset, countBytes.byteLength >> 2);
     const at = f - p * FILES_PER_PART;
     if (at + 1 >= defStart.length) return null;
-    info.set(f, { rank: ranks[at]!, out: outWeight[at]!, node: isNode[at] === 1, fed: fedList.subarray(fedStart[at]!, fedStart[at + 1]!), outs: outList.subarray(outStart[at]!, outStart[at + 1]!) });
+    info.set(f, { rank: ranks[at]!, out: outWeight[at]!, node: isNode[at] === 1, fed: fedList.subarray(fedStart[at]!, fedStart[at + 1]!), outs: outWeights.subarray(outStart[at]!, outStart[at + 1]!), selfAt: selfAt.subarray(selfStart[at]!, selfStart[at + 1]!), selfKey: selfKey.subarray(selfStart[at]!, selfStart[at + 1]!) });
     const oldDefs = new Set(defKeys.subarray(defStart[at]!, defStart[at + 1]!));
     const oldRefs = new Map<number, number>();
-    for (let r = refStart[at]!; r < refStart[at + 1]!; r += REF_STRIDE) oldRefs.set(refs[r]!, r);
+    for (let r = refStart[at]!; r < refStart[at + 1]!; r++) oldRefs.set(refKeys[r]!, r);
     const keys = file.defKeys?.length === file.defNames.length ? file.defKeys : Float64Array.from(file.defNames, identKey);
     const defsNow = new Set(keys);
     // A definition removed: only of a name this file alone defined and nobody references (its self-edge goes).
@@ -419,7 +518,7 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
       const key = file.refs[q]!;
       refsNow.add(key);
       const r = oldRefs.get(key);
-      if (r === undefined || refs[r + 1] !== file.refs[q + 1] || refs[r + 2] !== file.refs[q + 2]) refChanged.add(key);
+      if (r === undefined || counts[2 * r] !== file.refs[q + 1] || counts[2 * r + 1] !== file.refs[q + 2]) refChanged.add(key);
       oldRefs.delete(key);
     }
     for (const key of oldRefs.keys()) refChanged.add(key);
@@ -469,12 +568,14 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   // names last), in the order a patch numbers them.
   const newOut = new Map<number, number>();
   for (const [file, keys] of removed) {
-    const outs = info.get(file)!.outs;
+    const { outs, selfAt, selfKey } = info.get(file)!;
+    const skip = new Set<number>();
+    for (let k = 0; k < selfAt.length; k++) if (keys.has(selfKey[k]!)) skip.add(selfAt[k]!);
     let sum = 0;
     let left = 0;
-    for (let e = 0; e + 1 < outs.length; e += 2) {
-      if (keys.has(outs[e]!)) continue;
-      sum = sum + outs[e + 1]!;
+    for (let e = 0; e < outs.length; e++) {
+      if (skip.has(e)) continue;
+      sum = sum + outs[e]!;
       left++;
     }
     // No out-edge left: the file may stop being a node.
