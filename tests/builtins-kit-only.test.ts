@@ -27,6 +27,7 @@ const ALLOWED: Allowed[] = [
   { file: "plugins/repomap/parse.ts", text: "Bun.hash", why: "a fast non-cryptographic hash of strings in memory (no I/O)" },
   { file: "plugins/repomap/tags.ts", text: "Bun.hash", why: "a fast non-cryptographic hash of strings in memory (no I/O)" },
   { file: "plugins/repomap/map.ts", text: "Bun.CryptoHasher", why: "sha256 of strings in memory for the map's cache keys (no I/O)" },
+  { file: "plugins/repomap/rank-quick.ts", text: "Bun.CryptoHasher", why: "sha256 of the listed paths in memory: the kept ranking's check that the listing is the one it was made for (no I/O)" },
   { file: "plugins/mcp/servers.ts", text: "Bun.CryptoHasher", why: "sha256 of strings in memory for the MCP tool cache's keys (no I/O; node:crypto would load on every task for it)" },
   { file: "plugins/repomap/worker.ts", text: "Bun.file", why: "the tag-scanning Worker thread has no kit; it reads only the repository files the kit's listing handed it" },
   { file: "plugins/repomap/scan.ts", text: "Bun.file", why: "the in-thread fallback of the same scan: it reads only files of the kit's listing" },
