@@ -647,31 +647,43 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   const limit = request.limit ?? Infinity;
   const ranked: RankedEntry[] = [];
   const listedRanks: number[] = [];
+  const isChanged = new Uint8Array(head.files);
+  for (const f of now.keys()) isChanged[f] = 1;
   let next = 0;
   let p = 0;
+  // The next placed slot's rank (-Infinity when none is left): a kept slot ranked above it is listed as kept.
+  let bar = placed.length > 0 ? placed[0]!.rank : -Infinity;
   for (;;) {
     while (next < kept && isMoving[next]) next++;
     let item: Item | null = null;
     if (p < placed.length) {
-      const first = placed[p]!;
       const r = next < kept ? rankOf[next]! : -Infinity;
-      if (next >= kept || r < first.rank || (r === first.rank && compare(itemOf(next), first) > 0)) item = first;
-    }
-    if (!item && next >= kept) break;
+      if (next >= kept || r < bar || (r === bar && compare(itemOf(next), placed[p]!) > 0)) item = placed[p]!;
+    } else if (next >= kept) break;
     if (ranked.length >= limit) return { ranked, changed: changed.length, listedRanks };
     // Below the cut, definitions not kept may rank higher.
     const rank = item ? item.rank : rankOf[next]!;
     if (!(rank > cut)) return null;
     listedRanks.push(rank);
-    const slot = item ? item.slot : next;
-    const path = item ? item.path : pathTable[slotPath[next]!]!;
-    const name = item ? item.name : names[next]!;
-    const tags = now.get(item ? item.file : slotFile[next]!);
-    if (item) p++;
-    else next++;
-    if (tags) {
+    if (item) {
+      p++;
+      bar = p < placed.length ? placed[p]!.rank : -Infinity;
+      const tags = now.get(item.file);
+      if (tags) {
+        for (let i = 0; i < tags.defNames.length; i++) if (tags.defNames[i] === item.name) ranked.push({ path: item.path, name: item.name, line: tags.defLines[i]! });
+      } else for (let e = entryStart[item.slot]!; e < entryStart[item.slot + 1]!; e++) ranked.push({ path: item.path, name: item.name, line: entryLines[e]! });
+      continue;
+    }
+    const slot = next++;
+    const path = pathTable[slotPath[slot]!]!;
+    const name = names[slot]!;
+    if (isChanged[slotFile[slot]!]) {
+      const tags = now.get(slotFile[slot]!)!;
       for (let i = 0; i < tags.defNames.length; i++) if (tags.defNames[i] === name) ranked.push({ path, name, line: tags.defLines[i]! });
-    } else for (let e = entryStart[slot]!; e < entryStart[slot + 1]!; e++) ranked.push({ path, name, line: entryLines[e]! });
+    } else {
+      const end = entryStart[slot + 1]!;
+      for (let e = entryStart[slot]!; e < end; e++) ranked.push({ path, name, line: entryLines[e]! });
+    }
   }
   // Every candidate ranked and the limit not reached: then files by rank, then every other file by name (as rankGraph).
   if (ranked.length < limit && cut !== -Infinity) return null;
