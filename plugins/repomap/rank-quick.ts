@@ -2,7 +2,7 @@
 // PageRank, without reading the stored graph (13 MB at 10k files). Written beside the
 // stored graph (rank-state.ts), from the same state, in one transaction; read alone.
 //
-// - a head: each listed file's stat and place among the ranked files, the top
+// - a head: each listed file's stat, version and place among the ranked files, the top
 //   definitions (their rank, file, and whether a chat file imports them), the files by
 //   PageRank (the ranking's tail), and those definitions' ranking entries as JSON;
 // - parts, each tagged with the head's generation (a part of another generation, written
@@ -33,7 +33,7 @@ import type { FileEntry, ScanResult } from "./scan.ts";
 import { identKey, REF_STRIDE } from "./tags.ts";
 
 /** Bump when the kept ranking's layout changes (another format is not read). */
-export const QUICK_FORMAT = 5;
+export const QUICK_FORMAT = 6;
 /** Ranked files per stored group. */
 const FILES_PER_PART = 256;
 /** Top definitions per stored group of in-edges. */
@@ -134,6 +134,8 @@ interface QuickHead {
   cut: number | null;
   /** First key of each group of keys. */
   keyParts: number[];
+  /** Each listed file's version as the scan described it ("\n"-joined: its ranking signature, "-" skipped, "" not described). */
+  versions: string;
   /** The tail: the top definitions' names ("\n"-joined UTF-8, this many bytes), then their files' paths. */
   namesBytes: number;
 }
@@ -157,9 +159,9 @@ function listingHash(entries: readonly FileEntry[]): string {
  * last). Null when a path or a name holds a line break, or when no file references a
  * defined name (the index's rows then stand in for references).
  */
-export function encodeQuick(entries: readonly FileEntry[], state: { key: string; graph: RankGraph; ranks: Float64Array }, ranked: Pick<RankedGraph, "slots" | "change">, request: Pick<RankRequest, "imports" | "mentionedFiles">, lines: number): QuickParts | null {
+export function encodeQuick(entries: readonly FileEntry[], versions: readonly string[], state: { key: string; graph: RankGraph; ranks: Float64Array }, ranked: Pick<RankedGraph, "slots" | "change">, request: Pick<RankRequest, "imports" | "mentionedFiles">, lines: number): QuickParts | null {
   const { paths, index, graph, context } = state.graph;
-  if (!index.anyReference || paths.some((p) => p.includes("\n"))) return null;
+  if (!index.anyReference || paths.some((p) => p.includes("\n")) || versions.length !== entries.length || versions.some((v) => v.includes("\n"))) return null;
   const n = paths.length;
   // Each listed file's place among the ranked files; the ranked files not listed come last.
   const rankedAt = new Map(paths.map((path, f) => [path, f]));
@@ -314,7 +316,7 @@ export function encodeQuick(entries: readonly FileEntry[], state: { key: string;
     }
     parts.set(`keys\n${keyParts.length - 1}`, pack(partHead, [keys, definers, referenced]));
   }
-  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, mentioned: [...request.mentionedFiles].sort(), files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0 };
+  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, mentioned: [...request.mentionedFiles].sort(), files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0, versions: versions.join("\n") };
   if (names.some((name) => name.includes("\n"))) return null;
   const namesText = new TextEncoder().encode(names.join("\n"));
   const pathsText = new TextEncoder().encode(pathTable.join("\n"));
@@ -449,7 +451,9 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   const [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, entryLines, slotPath, byRank] = read.arrays as [Float64Array, Int32Array, Int32Array, Float64Array, Uint8Array, Int32Array, Int32Array, Int32Array, Int32Array];
   if (entryStats.length !== 2 * entries.length || entryFile.length !== entries.length) return null;
   const chat = request.chatFiles;
-  // The changed files: another stat (same stat, same tags: the tag cache's own rule).
+  // The changed files: another stat or another version (as the patched path compares them).
+  const versions = typeof head.versions === "string" ? head.versions.split("\n") : [];
+  if (versions.length !== entries.length) return null;
   const changed: number[] = [];
   const changedPath = new Map<number, string>();
   let listedRanked = 0;
@@ -457,9 +461,10 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
     const e = entries[i]!;
     const f = entryFile[i]!;
     if (f >= 0) listedRanked++;
-    if (entryStats[2 * i] === e.mtime && entryStats[2 * i + 1] === e.size) continue;
-    // Ranked then and now, and not a chat file: anything else changes the list or the context.
     const described = scan.files.get(e.path);
+    const version = described === undefined ? "" : described.skipped ? "-" : described.sig;
+    if (entryStats[2 * i] === e.mtime && entryStats[2 * i + 1] === e.size && version === versions[i]) continue;
+    // Ranked then and now, and not a chat file: anything else changes the list or the context.
     const rankedNow = described !== undefined && (chat.has(e.path) || (!described.skipped && described.sig !== emptySig));
     if (f < 0 && !rankedNow) continue;
     if (f < 0 || !rankedNow || chat.has(e.path) || changed.length >= QUICK_MAX_FILES) return null;

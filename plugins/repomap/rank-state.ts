@@ -177,7 +177,8 @@ const QUICK_SPARE_LINES = 512;
 function quickOf(input: StateRankInput, state: RankState, ranked: RankedGraph): ReturnType<typeof encodeQuick> {
   const limit = input.request.limit;
   if (limit === undefined || !Number.isFinite(limit)) return null;
-  return encodeQuick(input.entries, state, ranked, input.request, Math.max(limit + QUICK_SPARE_LINES, Math.ceil(limit * 1.25)));
+  const versions = input.entries.map((entry) => versionOf(input.scan, entry));
+  return encodeQuick(input.entries, versions, state, ranked, input.request, Math.max(limit + QUICK_SPARE_LINES, Math.ceil(limit * 1.25)));
 }
 
 /** A file's ranking signature as the kept graph records it ("-" skipped; "" when not described); its stat is kept beside it. */
