@@ -147,13 +147,6 @@ export class TagCache {
     return typeof value === "string" ? value : null;
   }
 
-  putRanking(key: string, entries: string): void {
-    this.store.batch((w) => {
-      w.put(RANKINGS, key, entries);
-      w.keepNewest(RANKINGS, 20);
-    });
-  }
-
   /** The ranking's stored graph for a context (rank-state.ts), or null. */
   getRankState(key: string): Uint8Array | null {
     const value = this.store.get(GRAPHS, key);
@@ -177,18 +170,22 @@ export class TagCache {
     return state ? { key, state } : null;
   }
 
+  /** A build's writes in one transaction (each write is a transaction otherwise): its ranking, when computed, and its maps. */
+  putBuild(ranking: { key: string; entries: string } | null, maps: readonly (readonly [string, string])[]): void {
+    this.store.batch((w) => {
+      if (ranking) {
+        w.put(RANKINGS, ranking.key, ranking.entries);
+        w.keepNewest(RANKINGS, 20);
+      }
+      for (const [key, text] of maps) w.put(MAPS, key, text);
+      // The newest few dozen maps (a build stores up to two, by state and by rendering inputs, and a memo): old states never come back.
+      if (maps.length > 0) w.keepNewest(MAPS, 100);
+    });
+  }
+
   getMap(key: string): string | null {
     const value = this.store.get(MAPS, key);
     return typeof value === "string" ? value : null;
-  }
-
-  putMap(key: string, text: string): void {
-    // Keep the newest few dozen maps (a build stores up to two: by state and by rendering inputs):
-    // old repository states never come back.
-    this.store.batch((w) => {
-      w.put(MAPS, key, text);
-      w.keepNewest(MAPS, 100);
-    });
   }
 
   close(): void {

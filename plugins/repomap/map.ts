@@ -12,10 +12,10 @@ import type { MapMemory } from "./memory.ts";
 import type { RankedEntry, RankRequest } from "./rank.ts";
 import { PATCH_MIN_FILES, rankWithState, STATE_FORMAT } from "./rank-state.ts";
 import { EDGES_PER_IDENT, WEIGHTS } from "./graph.ts";
-import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
-import { capBareNames, specialFiles } from "./special.ts";
+import { MapRenderer, estimateTokens, fitToBudget, shownFiles, type KnownEstimates } from "./render.ts";
+import { renderOrder } from "./special.ts";
 import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
-import { decodeDefNames, decodeDefs, type Definition } from "./tags.ts";
+import { decodeDefNames } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, or how a ranking is stored, so cached maps and rankings are not reused. */
 const MAP_FORMAT = 4;
@@ -31,6 +31,11 @@ export interface RepoMapInput {
   /** Token budget of the map body. */
   budget: number;
   countTokens: (text: string) => number;
+  /**
+   * What countTokens counts in (an encoding's name): token counts and the map's estimates are
+   * kept from build to build under it (FitMemo). Absent: none are kept.
+   */
+  tokenizer?: string;
   cache: TagCache;
   assets: () => Promise<GrammarAssets>;
   warn: (message: string) => void;
@@ -171,10 +176,11 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   const rendered = input.reuse === "none" ? null : input.cache.getMap(renderKey);
   if (rendered !== null) {
     stats.rankMs = performance.now() - rankStart;
-    if (!provisional) input.cache.putMap(key, rendered);
+    if (!provisional) input.cache.putBuild(null, [[key, rendered]]);
     return withLazyTokens({ text: rendered, fromCache: true, key, provisional, deferred: scan.deferred, pending: scan.pending, stats }, input.countTokens);
   }
   let ranked = decodeRanking(input.reuse === "none" ? null : input.cache.getRanking(rankingKey));
+  let newRanking: RankedEntry[] | null = null;
   if (ranked) {
     // Same names everywhere: only lines in the files parsed now may have moved.
     ranked = relineFresh(ranked, scan.fresh);
@@ -199,38 +205,31 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     });
     ranked = result.ranked;
     stats.ranking = result.how;
-    if (store) input.cache.putRanking(rankingKey, encodeRanking(ranked));
+    newRanking = ranked;
   }
-  // Scope ranges are decoded only for the files the map renders.
-  const definitions = new Map<string, Definition[]>();
-  const definitionsOf = (path: string): Definition[] => {
-    let defs = definitions.get(path);
-    if (!defs) {
-      defs = decodeDefs(scan.defsOf(path));
-      definitions.set(path, defs);
-    }
-    return defs;
-  };
-  const rankedPaths = new Set(ranked.filter((e) => e.line !== undefined).map((e) => e.path));
-  const special: RankedEntry[] = specialFiles(allFiles, input.chatFiles)
-    .filter((f) => !rankedPaths.has(f))
-    .map((path) => ({ path }));
-  const specialSet = new Set(special.map((e) => e.path));
-  const ordered = capBareNames([...special, ...ranked.filter((e) => e.line !== undefined || !specialSet.has(e.path))], input.budget, input.countTokens);
+  // Estimates kept from earlier builds: only for a map this state's tags give (a provisional
+  // one may show files described by no tags yet), and only under a named tokenizer.
+  const memo = store && !provisional && input.tokenizer !== undefined ? FitMemo.read(input, entries, scan, chat) : null;
+  const count = memo ? memo.counter(input.countTokens) : input.countTokens;
+  const ordered = renderOrder(ranked, allFiles, input.chatFiles, input.budget, count);
   stats.rankMs = performance.now() - rankStart;
 
   const renderStart = performance.now();
   const renderer = new MapRenderer({
     text: (path) => (input.read ? input.read(path) : readText(input.root, path)),
-    definitions: definitionsOf,
+    // Scope ranges are decoded only for the lines the map shows.
+    headers: (path, lines) => definitionHeaders(scan.defsOf(path), lines),
   });
-  const fitted = fitToBudget(ordered, input.budget, (prefix) => renderer.render(prefix, chat), input.countTokens);
+  const fitted = fitToBudget(ordered, input.budget, (prefix) => renderer.render(prefix, chat), input.countTokens, memo?.estimates(ordered));
   stats.renderMs = performance.now() - renderStart;
 
   if (store) {
-    input.cache.putMap(renderKey, fitted.text);
+    // One transaction for the build's writes (each is a transaction of its own otherwise).
+    const maps: [string, string][] = [[renderKey, fitted.text]];
     // A provisional map is not what this state's tags give: never cached under its key.
-    if (!provisional) input.cache.putMap(key, fitted.text);
+    if (!provisional) maps.push([key, fitted.text]);
+    if (memo?.changed) maps.push([memo.key, memo.encode()]);
+    input.cache.putBuild(newRanking && { key: rankingKey, entries: encodeRanking(newRanking) }, maps);
   }
   return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, pending: scan.pending, ranking: ordered, stats };
 }
@@ -477,4 +476,151 @@ function relineFresh(ranked: RankedEntry[], fresh: ReadonlyMap<string, { defs: s
     seen.set(key, index + 1);
     return { path: entry.path, name: entry.name!, line: list[index] ?? entry.line! };
   });
+}
+
+/**
+ * The header ranges of a file's encoded definitions (tags.ts encodeDefs) on `lines`, in the
+ * definitions' order: what `decodeDefs(encoded).filter(on lines).flatMap((d) => d.show)` gives,
+ * each row read as decodeDefs reads it, and only the rows on those lines decoded whole.
+ */
+function definitionHeaders(encoded: string, lines: ReadonlySet<number>): [number, number][] {
+  const out: [number, number][] = [];
+  if (!encoded) return out;
+  for (const row of encoded.split("\n")) {
+    const [, line = "0", , show = ""] = row.split("\t");
+    if (!show || !lines.has(Number(line))) continue;
+    for (const range of show.split(",")) out.push(range.split("-").map(Number) as [number, number]);
+  }
+  return out;
+}
+
+/** Layout of FitMemo's row. */
+const FIT_FORMAT = 1;
+/** Estimates a memo keeps (a build learns about five; the newest are kept). */
+const MEMO_ESTIMATES = 256;
+/** Counts of short texts (files listed by name) a memo keeps. */
+const MEMO_COUNTS = 1024;
+/** Texts up to this length have their counts kept. */
+const MEMO_TEXT_MAX = 256;
+
+/**
+ * Token counts kept from build to build, in one row of the maps table per tokenizer: the
+ * estimates of renderings (fitToBudget's steps) and the counts of short texts (the names
+ * capBareNames weighs). A rendering's estimate is kept under a hash of everything its text is
+ * made of: the map's and the grammar table's versions, and per file shown, its path, the lines
+ * shown (or none: listed by name), and, for a file with lines, its mtime and size (its text, as
+ * every key here has it) and its tags' signature and skip reason (a file with no tags yet has
+ * none: its rendering would change when it gets some). So a build whose ranking moved but whose
+ * steps show the same lines of the same files finds their estimates and renders only the map it
+ * ends at: the same steps on the same numbers give the same map. Entries are only ever added
+ * under such keys, so a memo written by another process, or lost in a race, costs only time.
+ */
+class FitMemo {
+  readonly key: string;
+  changed = false;
+  readonly #estimates: Map<string, number>;
+  readonly #counts: Map<string, number>;
+  readonly #entries: readonly FileEntry[];
+  readonly #tags: ScanResult["files"];
+  readonly #chat: ReadonlySet<string>;
+  #stats: Map<string, FileEntry> | null = null;
+
+  private constructor(key: string, estimates: Map<string, number>, counts: Map<string, number>, entries: readonly FileEntry[], scan: ScanResult, chat: ReadonlySet<string>) {
+    this.key = key;
+    this.#estimates = estimates;
+    this.#counts = counts;
+    this.#entries = entries;
+    this.#tags = scan.files;
+    this.#chat = chat;
+  }
+
+  static read(input: RepoMapInput, entries: readonly FileEntry[], scan: ScanResult, chat: ReadonlySet<string>): FitMemo {
+    const key = `fit|${FIT_FORMAT}|${MAP_FORMAT}|${input.tokenizer}`;
+    const estimates = new Map<string, number>();
+    const counts = new Map<string, number>();
+    const text = input.cache.getMap(key);
+    if (text !== null) {
+      try {
+        const row = JSON.parse(text) as { e?: unknown; c?: unknown };
+        for (const [into, pairs] of [[estimates, row.e], [counts, row.c]] as const) {
+          if (!Array.isArray(pairs)) continue;
+          for (const pair of pairs) if (Array.isArray(pair) && typeof pair[0] === "string" && Number.isFinite(pair[1])) into.set(pair[0], pair[1]);
+        }
+      } catch {
+        // An unreadable memo is an empty one.
+      }
+    }
+    return new FitMemo(key, estimates, counts, entries, scan, chat);
+  }
+
+  /** `count`, with the counts of short texts kept. */
+  counter(count: (text: string) => number): (text: string) => number {
+    return (text) => {
+      if (text.length > MEMO_TEXT_MAX) return count(text);
+      let n = this.#counts.get(text);
+      if (n === undefined) {
+        n = count(text);
+        if (Number.isFinite(n)) this.#learn(this.#counts, text, n);
+      }
+      return n;
+    };
+  }
+
+  /** The estimates of prefixes of `ordered` this memo knows, and a place for those computed. */
+  estimates(ordered: readonly RankedEntry[]): KnownEstimates {
+    const keys = new Map<number, string | null>();
+    const keyOf = (n: number): string | null => {
+      let key = keys.get(n);
+      if (key === undefined) keys.set(n, (key = this.#renderingKey(ordered.slice(0, n))));
+      return key;
+    };
+    return {
+      known: (n) => {
+        const key = keyOf(n);
+        return key === null ? undefined : this.#estimates.get(key);
+      },
+      learned: (n, tokens) => {
+        const key = keyOf(n);
+        if (key !== null && Number.isFinite(tokens)) this.#learn(this.#estimates, key, tokens);
+      },
+    };
+  }
+
+  encode(): string {
+    const newest = (map: Map<string, number>, limit: number) => [...map].slice(-limit);
+    return JSON.stringify({ e: newest(this.#estimates, MEMO_ESTIMATES), c: newest(this.#counts, MEMO_COUNTS) });
+  }
+
+  #learn(map: Map<string, number>, key: string, value: number): void {
+    map.delete(key);
+    map.set(key, value);
+    this.changed = true;
+  }
+
+  /** What the rendering of `prefix` is made of, hashed; null when a shown file has no stat. */
+  #renderingKey(prefix: readonly RankedEntry[]): string | null {
+    const byFile = shownFiles(prefix, this.#chat);
+    let text = `${MAP_FORMAT}|${FIT_FORMAT}|${GRAMMAR_TABLE_VERSION}\n`;
+    for (const path of [...byFile.keys()].sort()) {
+      const lines = byFile.get(path);
+      if (!lines) {
+        text += `${path}\n`;
+        continue;
+      }
+      const stat = this.#statOf(path);
+      if (!stat) return null;
+      const tags = this.#tags.get(path);
+      const described = tags ? `${tags.sig}\t${tags.skipped}` : "\u0000";
+      text += `${path}\t${stat.mtime}\t${stat.size}\t${described}\t${[...new Set(lines)].sort((a, b) => a - b).join(",")}\n`;
+    }
+    return new Bun.CryptoHasher("sha256").update(text).digest("hex");
+  }
+
+  #statOf(path: string): FileEntry | undefined {
+    if (!this.#stats) {
+      this.#stats = new Map();
+      for (const e of this.#entries) this.#stats.set(e.path, e);
+    }
+    return this.#stats.get(path);
+  }
 }

@@ -32,7 +32,7 @@ test("the renderer lists files in path order, name-only files without a colon, a
   const long = "x".repeat(150);
   const renderer = new MapRenderer({
     text: (path) => (path === "b.py" ? `def ${long}():\n    pass\n` : "def a():\n    pass\n"),
-    definitions: () => [],
+    headers: () => [],
   });
   const entries: RankedEntry[] = [{ path: "b.py", name: long, line: 0 }, { path: "notes.txt" }, { path: "a.py", name: "a", line: 0 }, { path: "chat.py", name: "c", line: 0 }];
   const out = renderer.render(entries, new Set(["chat.py"]));

@@ -24,7 +24,13 @@ const BUILD_FILES = new Set(["Makefile", "Dockerfile", "docker-compose.yml", "ts
  * dozens, and they say little about the code.
  */
 export function specialFiles(files: readonly string[], chatFiles: readonly string[]): string[] {
-  const listed = new Set(files);
+  // Which of the candidates are listed, in one pass over the listing (no set of every path).
+  const candidates = new Set<string>([...READMES, ...MANIFESTS, ...BUILD_FILES]);
+  for (const chat of chatFiles) {
+    for (let dir = posix.dirname(chat); dir !== "."; dir = posix.dirname(dir)) for (const m of MANIFESTS) candidates.add(`${dir}/${m}`);
+  }
+  const listed = new Set<string>();
+  for (const path of files) if (candidates.has(path)) listed.add(path);
   const picked: string[] = [];
   const pick = (path: string) => {
     if (listed.has(path) && !picked.includes(path) && !chatFiles.includes(path)) picked.push(path);
@@ -41,6 +47,24 @@ export function specialFiles(files: readonly string[], chatFiles: readonly strin
   for (const name of MANIFESTS) pick(name);
   for (const name of BUILD_FILES) pick(name);
   return picked.slice(0, MAX_SPECIAL_FILES);
+}
+
+/**
+ * What the map renders a prefix of: the special files not shown with definitions first (by
+ * name), then the ranking without their name-only entries, names kept within their share
+ * (capBareNames).
+ */
+export function renderOrder(ranked: readonly RankedEntry[], files: readonly string[], chatFiles: readonly string[], budget: number, countTokens: (text: string) => number): RankedEntry[] {
+  const picked = specialFiles(files, chatFiles);
+  // A special file with a ranked definition is shown there.
+  const shown = new Set<string>();
+  if (picked.length > 0) {
+    const wanted = new Set(picked);
+    for (const e of ranked) if (e.line !== undefined && wanted.has(e.path)) shown.add(e.path);
+  }
+  const special = new Set(picked.filter((f) => !shown.has(f)));
+  const rest = special.size === 0 ? ranked : ranked.filter((e) => e.line !== undefined || !special.has(e.path));
+  return capBareNames([...[...special].map((path) => ({ path })), ...rest], budget, countTokens);
 }
 
 /**
