@@ -220,7 +220,8 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     // Scope ranges are decoded only for the lines the map shows.
     headers: (path, lines) => definitionHeaders(scan.defsOf(path), lines),
   });
-  const fitted = fitToBudget(ordered, input.budget, (prefix) => renderer.render(prefix, chat), input.countTokens, memo?.estimates(ordered));
+  const run = memo?.run(ordered);
+  const fitted = fitToBudget(ordered, input.budget, (prefix) => run?.rendering(prefix.length) ?? renderer.render(prefix, chat), input.countTokens, run);
   stats.renderMs = performance.now() - renderStart;
 
   if (store) {
@@ -228,6 +229,8 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     const maps: [string, string][] = [[renderKey, fitted.text]];
     // A provisional map is not what this state's tags give: never cached under its key.
     if (!provisional) maps.push([key, fitted.text]);
+    const shown = run?.keep(fitted.entries, fitted.text);
+    if (shown) maps.push(shown);
     if (memo?.changed) maps.push([memo.key, memo.encode()]);
     input.cache.putBuild(newRanking && { key: rankingKey, entries: encodeRanking(newRanking) }, maps);
   }
@@ -352,14 +355,18 @@ function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: str
   hasher.update(importsText(imports));
   hasher.update(sortedUnique(input.mentionedFiles) + "\n\n");
   hasher.update(sortedUnique(input.mentionedIdents) + "\n\n");
-  // In listing order (parse results arrive in any order). Untagged files only
-  // appear by name: their set matters, not their content.
-  const parts: string[] = [];
-  for (const path of input.files) {
-    const file = files.get(path);
-    parts.push(file ? `${path}\u0000${file.skipped ? "-" : file.sig}` : path);
+  // In listing order (parse results arrive in any order): the paths, then what each is to the
+  // ranking: its signature, "-" when skipped, "" when untagged (only its name matters). Two
+  // joined columns rather than a string per file: 10k short strings cost more than the hashing.
+  const described: string[] = new Array(input.files.length);
+  for (let i = 0; i < input.files.length; i++) {
+    const file = files.get(input.files[i]!);
+    described[i] = file ? (file.skipped ? "-" : file.sig) : "";
   }
-  hasher.update(parts.join("\n"));
+  hasher.update(`${input.files.length}\n`);
+  hasher.update(input.files.join("\n"));
+  hasher.update("\n\n");
+  hasher.update(described.join("\n"));
   return hasher.digest("hex");
 }
 
@@ -439,7 +446,18 @@ function sortedUnique(items: readonly string[]): string {
  * process, on the way of every map after a body edit.
  */
 function encodeRanking(ranked: readonly RankedEntry[]): string {
-  return JSON.stringify({ p: ranked.map((e) => e.path), n: ranked.map((e) => e.name ?? ""), l: ranked.map((e) => e.line ?? -1) });
+  // One loop filling the three columns: three `map` calls cost twice as much in a fresh process.
+  const n = ranked.length;
+  const p: string[] = new Array(n);
+  const names: string[] = new Array(n);
+  const l: number[] = new Array(n);
+  for (let i = 0; i < n; i++) {
+    const e = ranked[i]!;
+    p[i] = e.path;
+    names[i] = e.name ?? "";
+    l[i] = e.line ?? -1;
+  }
+  return JSON.stringify({ p, n: names, l });
 }
 
 function decodeRanking(text: string | null): RankedEntry[] | null {
@@ -523,15 +541,18 @@ class FitMemo {
   readonly #entries: readonly FileEntry[];
   readonly #tags: ScanResult["files"];
   readonly #chat: ReadonlySet<string>;
-  #stats: Map<string, FileEntry> | null = null;
+  readonly #cache: TagCache;
+  readonly #stats = new Map<string, FileEntry>();
+  readonly #missing = new Set<string>();
 
-  private constructor(key: string, estimates: Map<string, number>, counts: Map<string, number>, entries: readonly FileEntry[], scan: ScanResult, chat: ReadonlySet<string>) {
+  private constructor(key: string, estimates: Map<string, number>, counts: Map<string, number>, entries: readonly FileEntry[], scan: ScanResult, chat: ReadonlySet<string>, cache: TagCache) {
     this.key = key;
     this.#estimates = estimates;
     this.#counts = counts;
     this.#entries = entries;
     this.#tags = scan.files;
     this.#chat = chat;
+    this.#cache = cache;
   }
 
   static read(input: RepoMapInput, entries: readonly FileEntry[], scan: ScanResult, chat: ReadonlySet<string>): FitMemo {
@@ -550,7 +571,7 @@ class FitMemo {
         // An unreadable memo is an empty one.
       }
     }
-    return new FitMemo(key, estimates, counts, entries, scan, chat);
+    return new FitMemo(key, estimates, counts, entries, scan, chat, input.cache);
   }
 
   /** `count`, with the counts of short texts kept. */
@@ -566,14 +587,18 @@ class FitMemo {
     };
   }
 
-  /** The estimates of prefixes of `ordered` this memo knows, and a place for those computed. */
-  estimates(ordered: readonly RankedEntry[]): KnownEstimates {
+  /**
+   * The estimates of prefixes of `ordered` this memo knows, a place for those computed, and
+   * the renderings kept (in the maps table, under "shown:" and the same key as the estimate).
+   */
+  run(ordered: readonly RankedEntry[]): KnownEstimates & { rendering(n: number): string | null; keep(n: number, text: string): [string, string] | null } {
     const keys = new Map<number, string | null>();
     const keyOf = (n: number): string | null => {
       let key = keys.get(n);
       if (key === undefined) keys.set(n, (key = this.#renderingKey(ordered.slice(0, n))));
       return key;
     };
+    const read = new Set<number>();
     return {
       known: (n) => {
         const key = keyOf(n);
@@ -582,6 +607,16 @@ class FitMemo {
       learned: (n, tokens) => {
         const key = keyOf(n);
         if (key !== null && Number.isFinite(tokens)) this.#learn(this.#estimates, key, tokens);
+      },
+      rendering: (n) => {
+        const key = keyOf(n);
+        const text = key === null ? null : this.#cache.getMap("shown:" + key);
+        if (text !== null) read.add(n);
+        return text;
+      },
+      keep: (n, text) => {
+        const key = keyOf(n);
+        return key === null || read.has(n) ? null : ["shown:" + key, text];
       },
     };
   }
@@ -600,6 +635,7 @@ class FitMemo {
   /** What the rendering of `prefix` is made of, hashed; null when a shown file has no stat. */
   #renderingKey(prefix: readonly RankedEntry[]): string | null {
     const byFile = shownFiles(prefix, this.#chat);
+    const stats = this.#statsOf(byFile);
     let text = `${MAP_FORMAT}|${FIT_FORMAT}|${GRAMMAR_TABLE_VERSION}\n`;
     for (const path of [...byFile.keys()].sort()) {
       const lines = byFile.get(path);
@@ -607,7 +643,7 @@ class FitMemo {
         text += `${path}\n`;
         continue;
       }
-      const stat = this.#statOf(path);
+      const stat = stats.get(path);
       if (!stat) return null;
       const tags = this.#tags.get(path);
       const described = tags ? `${tags.sig}\t${tags.skipped}` : "\u0000";
@@ -616,11 +652,18 @@ class FitMemo {
     return new Bun.CryptoHasher("sha256").update(text).digest("hex");
   }
 
-  #statOf(path: string): FileEntry | undefined {
-    if (!this.#stats) {
-      this.#stats = new Map();
-      for (const e of this.#entries) this.#stats.set(e.path, e);
+  /**
+   * The stats of the files shown with lines, found in one pass over the entries for those not
+   * found before (a map of every entry costs more: 10k inserts, where a search ends within a
+   * few hundred files).
+   */
+  #statsOf(byFile: ReadonlyMap<string, number[] | null>): Map<string, FileEntry> {
+    const wanted = new Set<string>();
+    for (const [path, lines] of byFile) if (lines && !this.#stats.has(path) && !this.#missing.has(path)) wanted.add(path);
+    if (wanted.size > 0) {
+      for (const e of this.#entries) if (wanted.has(e.path)) this.#stats.set(e.path, e);
+      for (const path of wanted) if (!this.#stats.has(path)) this.#missing.add(path);
     }
-    return this.#stats.get(path);
+    return this.#stats;
   }
 }

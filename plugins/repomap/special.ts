@@ -51,8 +51,8 @@ export function specialFiles(files: readonly string[], chatFiles: readonly strin
 
 /**
  * What the map renders a prefix of: the special files not shown with definitions first (by
- * name), then the ranking without their name-only entries, names kept within their share
- * (capBareNames).
+ * name), then the ranking without their name-only entries, names kept within their share:
+ * capBareNames over that list, in one pass (the ranking has thousands of entries).
  */
 export function renderOrder(ranked: readonly RankedEntry[], files: readonly string[], chatFiles: readonly string[], budget: number, countTokens: (text: string) => number): RankedEntry[] {
   const picked = specialFiles(files, chatFiles);
@@ -63,8 +63,11 @@ export function renderOrder(ranked: readonly RankedEntry[], files: readonly stri
     for (const e of ranked) if (e.line !== undefined && wanted.has(e.path)) shown.add(e.path);
   }
   const special = new Set(picked.filter((f) => !shown.has(f)));
-  const rest = special.size === 0 ? ranked : ranked.filter((e) => e.line !== undefined || !special.has(e.path));
-  return capBareNames([...[...special].map((path) => ({ path })), ...rest], budget, countTokens);
+  const cap = bareNameCap(budget, countTokens);
+  for (const path of special) cap.take({ path });
+  if (special.size === 0) for (const e of ranked) cap.take(e);
+  else for (const e of ranked) if (e.line !== undefined || !special.has(e.path)) cap.take(e);
+  return cap.done();
 }
 
 /**
@@ -72,22 +75,31 @@ export function renderOrder(ranked: readonly RankedEntry[], files: readonly stri
  * past it, they move behind every definition (shown only if all definitions fit).
  */
 export function capBareNames(ordered: readonly RankedEntry[], budget: number, countTokens: (text: string) => number): RankedEntry[] {
+  const cap = bareNameCap(budget, countTokens);
+  for (const entry of ordered) cap.take(entry);
+  return cap.done();
+}
+
+/** capBareNames entry by entry: `take` each in order, then `done` gives the list. */
+function bareNameCap(budget: number, countTokens: (text: string) => number): { take(entry: RankedEntry): void; done(): RankedEntry[] } {
   const kept: RankedEntry[] = [];
   const moved: RankedEntry[] = [];
   let spent = 0;
   const seen = new Set<string>();
-  for (const entry of ordered) {
-    if (entry.line !== undefined) {
-      kept.push(entry);
-      continue;
-    }
-    if (seen.has(entry.path)) continue;
-    seen.add(entry.path);
-    const cost = countTokens(`\n${entry.path}\n`);
-    if (spent + cost <= budget * BARE_NAME_SHARE) {
-      spent += cost;
-      kept.push(entry);
-    } else moved.push(entry);
-  }
-  return [...kept, ...moved];
+  return {
+    take(entry) {
+      if (entry.line !== undefined) {
+        kept.push(entry);
+        return;
+      }
+      if (seen.has(entry.path)) return;
+      seen.add(entry.path);
+      const cost = countTokens(`\n${entry.path}\n`);
+      if (spent + cost <= budget * BARE_NAME_SHARE) {
+        spent += cost;
+        kept.push(entry);
+      } else moved.push(entry);
+    },
+    done: () => (moved.length === 0 ? kept : kept.concat(moved)),
+  };
 }
