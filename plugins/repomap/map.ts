@@ -12,13 +12,13 @@ import type { MapMemory } from "./memory.ts";
 import type { RankedEntry, RankRequest } from "./rank.ts";
 import { PATCH_MIN_FILES, rankWithState, STATE_FORMAT } from "./rank-state.ts";
 import { EDGES_PER_IDENT, WEIGHTS } from "./graph.ts";
-import { MapRenderer, estimateTokens, fitToBudget, shownFiles, type KnownEstimates } from "./render.ts";
-import { renderOrder } from "./special.ts";
+import { MapRenderer, PrefixTooShort, estimateTokens, fitToBudget, shownFiles, type KnownEstimates } from "./render.ts";
+import { renderOrder, type RenderOrder } from "./special.ts";
 import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
 import { decodeDefNames } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, or how a ranking is stored, so cached maps and rankings are not reused. */
-const MAP_FORMAT = 4;
+const MAP_FORMAT = 5;
 
 export interface RepoMapInput {
   root: string;
@@ -165,8 +165,11 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   const rankStart = performance.now();
   // A map never shows more definitions than its budget has tokens.
   const limit = Math.max(200, input.budget * 2);
-  const imports = chatImports(input, entries, allFiles, scan);
-  const rankingKey = rankingKeyOf(input, scan.files, limit, imports);
+  // A hash of the listed files, for the chat files' kept imports and the ranking key (joining 10k paths and hashing them costs ~1 ms).
+  let listing: string | undefined;
+  const listingOf = () => (listing ??= listingHash(allFiles));
+  const imports = chatImports(input, entries, allFiles, listingOf, scan);
+  const rankingKey = rankingKeyOf(input, allFiles, listingOf(), scan.files, limit, imports);
   const provisional = scan.deferred.length > 0 || scan.pending.length > 0;
   // A cold build's ranking and rendering stand for a few requests at most: not worth storing.
   const store = input.reuse !== "none" && scan.pending.length === 0;
@@ -179,13 +182,9 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     if (!provisional) input.cache.putBuild(null, [[key, rendered]]);
     return withLazyTokens({ text: rendered, fromCache: true, key, provisional, deferred: scan.deferred, pending: scan.pending, stats }, input.countTokens);
   }
-  let ranked = decodeRanking(input.reuse === "none" ? null : input.cache.getRanking(rankingKey));
-  let newRanking: RankedEntry[] | null = null;
-  if (ranked) {
-    // Same names everywhere: only lines in the files parsed now may have moved.
-    ranked = relineFresh(ranked, scan.fresh);
-    stats.ranking = "reused";
-  } else {
+  // The ranking built now (rank-state.ts): when none is stored under its key, or the stored one
+  // is too short for this fit.
+  const rankNow = (): RankedEntry[] => {
     const request = {
       allFiles,
       chatFiles: chat,
@@ -203,26 +202,51 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
       store,
       memory: input.memory,
     });
-    ranked = result.ranked;
     stats.ranking = result.how;
-    newRanking = ranked;
-  }
+    return result.ranked;
+  };
   // Estimates kept from earlier builds: only for a map this state's tags give (a provisional
   // one may show files described by no tags yet), and only under a named tokenizer.
   const memo = store && !provisional && input.tokenizer !== undefined ? FitMemo.read(input, entries, scan, chat) : null;
   const count = memo ? memo.counter(input.countTokens) : input.countTokens;
-  const ordered = renderOrder(ranked, allFiles, input.chatFiles, input.budget, count);
-  stats.rankMs = performance.now() - rankStart;
-
-  const renderStart = performance.now();
   const renderer = new MapRenderer({
     text: (path) => (input.read ? input.read(path) : readText(input.root, path)),
     // Scope ranges are decoded only for the lines the map shows.
     headers: (path, lines) => definitionHeaders(scan.defsOf(path), lines),
   });
-  const run = memo?.run(ordered);
-  const fitted = fitToBudget(ordered, input.budget, (prefix) => run?.rendering(prefix.length) ?? renderer.render(prefix, chat), input.countTokens, run);
-  stats.renderMs = performance.now() - renderStart;
+  let renderMs = 0;
+  const fit = (ranked: readonly RankedEntry[], whole: StoredRanking["whole"]) => {
+    const order = renderOrder(ranked, allFiles, input.chatFiles, input.budget, count, whole ? new Set(whole.shown) : undefined);
+    // A stored part with a whole shorter than its own kept entries is not one this code wrote.
+    if (whole && whole.total < order.kept) throw new PrefixTooShort();
+    // Of a stored first part, only the kept entries are the whole's (names moved behind them are not).
+    const ordered = whole ? order.entries.slice(0, order.kept) : order.entries;
+    const renderStart = performance.now();
+    const run = memo?.run(ordered);
+    try {
+      const render = (prefix: readonly RankedEntry[]) => run?.rendering(prefix.length) ?? renderer.render(prefix, chat);
+      return { order, ordered, run, fitted: fitToBudget(ordered, input.budget, render, input.countTokens, run, whole?.total) };
+    } finally {
+      renderMs += performance.now() - renderStart;
+    }
+  };
+
+  const stored = input.reuse === "none" ? null : decodeRanking(input.cache.getRanking(rankingKey));
+  let built: RankedEntry[] | null = null;
+  let done: ReturnType<typeof fit> | null = null;
+  if (stored) {
+    stats.ranking = "reused";
+    try {
+      // Same names everywhere: only lines in the files parsed now may have moved.
+      done = fit(relineFresh(stored.ranked, scan.fresh), stored.whole);
+    } catch (error) {
+      if (!(error instanceof PrefixTooShort)) throw error;
+    }
+  }
+  if (!done) done = fit((built = rankNow()), null);
+  const { order, ordered, run, fitted } = done;
+  stats.rankMs = performance.now() - rankStart - renderMs;
+  stats.renderMs = renderMs;
 
   if (store) {
     // One transaction for the build's writes (each is a transaction of its own otherwise).
@@ -232,7 +256,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     const shown = run?.keep(fitted.entries, fitted.text);
     if (shown) maps.push(shown);
     if (memo?.changed) maps.push([memo.key, memo.encode()]);
-    input.cache.putBuild(newRanking && { key: rankingKey, entries: encodeRanking(newRanking) }, maps);
+    input.cache.putBuild(built && { key: rankingKey, entries: encodeRanking(built, order, fitted.furthest) }, maps);
   }
   return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, pending: scan.pending, ranking: ordered, stats };
 }
@@ -247,7 +271,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
  * (it reads nothing else), so it is not done again (building its indexes of every
  * listed path cost 30-45 ms of every changed build at 10k files).
  */
-function chatImports(input: RepoMapInput, entries: readonly FileEntry[], files: readonly string[], scan: ScanResult): Map<string, FileImports> {
+function chatImports(input: RepoMapInput, entries: readonly FileEntry[], files: readonly string[], listingOf: () => string, scan: ScanResult): Map<string, FileImports> {
   const imports = new Map<string, FileImports>();
   if (input.chatFiles.length === 0) return imports;
   const deferred = new Set(scan.deferred.map((e) => e.path));
@@ -269,7 +293,7 @@ function chatImports(input: RepoMapInput, entries: readonly FileEntry[], files: 
       imports.set(chat, stored);
       continue;
     }
-    listing ??= listingHash(files);
+    listing ??= listingOf();
     const kept = input.reuse === "none" ? null : resolvedImports(input.cache.getResolvedImports(chat), listing, statOf);
     if (kept) {
       imports.set(chat, kept);
@@ -348,24 +372,23 @@ function decodeImports(data: string | null): FileImports | null {
 }
 
 /** What the ranking depends on: every tagged file's signature, the chat and its imports, the mentions and the limit. */
-function rankingKeyOf(input: RepoMapInput, files: ReadonlyMap<string, { sig: string; skipped: string }>, limit: number, imports: ReadonlyMap<string, FileImports>): string {
+function rankingKeyOf(input: RepoMapInput, listed: readonly string[], listing: string, files: ReadonlyMap<string, { sig: string; skipped: string }>, limit: number, imports: ReadonlyMap<string, FileImports>): string {
   const hasher = new Bun.CryptoHasher("sha256");
   hasher.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${limit}\n`);
   hasher.update(sortedUnique(input.chatFiles) + "\n\n");
   hasher.update(importsText(imports));
   hasher.update(sortedUnique(input.mentionedFiles) + "\n\n");
   hasher.update(sortedUnique(input.mentionedIdents) + "\n\n");
-  // In listing order (parse results arrive in any order): the paths, then what each is to the
-  // ranking: its signature, "-" when skipped, "" when untagged (only its name matters). Two
-  // joined columns rather than a string per file: 10k short strings cost more than the hashing.
-  const described: string[] = new Array(input.files.length);
-  for (let i = 0; i < input.files.length; i++) {
-    const file = files.get(input.files[i]!);
+  // The files ranked (the listing's regular files, as the ranking and the special files see
+  // them), in listing order (parse results arrive in any order): the paths (their hash), then
+  // what each is to the ranking: its signature, "-" when skipped, "" when untagged (only its
+  // name matters). A column rather than a string per file: 10k short strings cost more than the hashing.
+  const described: string[] = new Array(listed.length);
+  for (let i = 0; i < listed.length; i++) {
+    const file = files.get(listed[i]!);
     described[i] = file ? (file.skipped ? "-" : file.sig) : "";
   }
-  hasher.update(`${input.files.length}\n`);
-  hasher.update(input.files.join("\n"));
-  hasher.update("\n\n");
+  hasher.update(`${listing}\n`);
   hasher.update(described.join("\n"));
   return hasher.digest("hex");
 }
@@ -440,39 +463,62 @@ function sortedUnique(items: readonly string[]): string {
   return [...new Set(items)].sort().join("\n");
 }
 
+/** A stored ranking: its entries, or its first part with what the fit needs of the whole. */
+interface StoredRanking {
+  ranked: RankedEntry[];
+  /** Present when `ranked` is the first part: the length of the whole's render order, and the special files it shows definitions of. */
+  whole: { total: number; shown: string[] } | null;
+}
+
+/** Render-order entries a stored ranking covers beyond the furthest step of the fit that stored it. */
+const STORED_MARGIN = 64;
+
 /**
  * A ranking as stored: its columns as JSON (paths; names, "" for a file listed by name; lines,
  * -1 for one), read by the native parser: splitting 8,000 rows by hand cost ~40 ms in a fresh
- * process, on the way of every map after a body edit.
+ * process, on the way of every map after a body edit. Only the first part a fit can use is
+ * stored: twice the furthest step of this fit and a margin, as render-order entries (a fit of a
+ * later state, lines moved, takes about the same steps); with it, what the fit needs of the
+ * rest (the length of the render order, which special files the ranking shows). A fit that
+ * steps past it ranks again (PrefixTooShort). At 10k files the whole is 8,192 entries, ~480 KB:
+ * encoding and writing it cost ~8 ms of every changed build.
  */
-function encodeRanking(ranked: readonly RankedEntry[]): string {
-  // One loop filling the three columns: three `map` calls cost twice as much in a fresh process.
-  const n = ranked.length;
+function encodeRanking(ranked: readonly RankedEntry[], order: RenderOrder, furthest: number): string {
+  const wanted = 2 * furthest + STORED_MARGIN;
+  // The whole when the part would reach the names moved behind the kept entries.
+  const n = wanted >= order.kept ? ranked.length : Math.min(ranked.length, order.consumed(wanted));
   const p: string[] = new Array(n);
   const names: string[] = new Array(n);
   const l: number[] = new Array(n);
+  // One loop filling the three columns: three `map` calls cost twice as much in a fresh process.
   for (let i = 0; i < n; i++) {
     const e = ranked[i]!;
     p[i] = e.path;
     names[i] = e.name ?? "";
     l[i] = e.line ?? -1;
   }
-  return JSON.stringify({ p, n: names, l });
+  const whole = n < ranked.length ? { t: order.entries.length, s: order.shown } : {};
+  return JSON.stringify({ p, n: names, l, ...whole });
 }
 
-function decodeRanking(text: string | null): RankedEntry[] | null {
+function decodeRanking(text: string | null): StoredRanking | null {
   if (text === null) return null;
-  let columns: { p: string[]; n: string[]; l: number[] };
+  let columns: { p: string[]; n: string[]; l: number[]; t?: number; s?: string[] };
   try {
     columns = JSON.parse(text);
   } catch {
     return null;
   }
-  const { p, n, l } = columns;
+  const { p, n, l, t, s } = columns;
   if (!Array.isArray(p) || !Array.isArray(n) || !Array.isArray(l) || n.length !== p.length || l.length !== p.length) return null;
+  let whole: StoredRanking["whole"] = null;
+  if (t !== undefined || s !== undefined) {
+    if (!Number.isInteger(t) || t! < 0 || !Array.isArray(s) || !s.every((x) => typeof x === "string")) return null;
+    whole = { total: t!, shown: s };
+  }
   const ranked: RankedEntry[] = new Array(p.length);
   for (let i = 0; i < p.length; i++) ranked[i] = l[i]! < 0 ? { path: p[i]! } : { path: p[i]!, name: n[i]!, line: l[i]! };
-  return ranked;
+  return { ranked, whole };
 }
 
 /** Files parsed in this run keep their names but may have moved lines: take the lines from their new tags. */

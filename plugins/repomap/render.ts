@@ -140,12 +140,22 @@ export interface KnownEstimates {
   learned(n: number, tokens: number): void;
 }
 
+/** Thrown by fitToBudget when a step needs more of the list than it was given (see `total`). */
+export class PrefixTooShort extends Error {
+  constructor() {
+    super("the ranking given is too short for this fit");
+  }
+}
+
 /**
  * The largest rendering of a prefix of `ranked` that fits `budget` tokens, or one
  * within 15% of it: a binary search over the prefix length, starting from a guess
  * of 25 tokens per definition. A prefix whose estimate is `known` is not rendered
  * while searching: the search takes the same steps on the same estimates, and only
  * the prefix it ends at is rendered.
+ *
+ * `ranked` may be the first part of a list of `total` entries: the search is the one over the
+ * whole list, and a step past the part given throws PrefixTooShort.
  */
 export function fitToBudget(
   ranked: readonly RankedEntry[],
@@ -153,12 +163,16 @@ export function fitToBudget(
   render: (entries: readonly RankedEntry[]) => string,
   count: (text: string) => number,
   estimates?: KnownEstimates,
-): { text: string; tokens: number; entries: number } {
+  total: number = ranked.length,
+): { text: string; tokens: number; entries: number; furthest: number } {
   let lower = 0;
-  let upper = ranked.length;
-  let middle = Math.min(Math.floor(budget / 25), ranked.length);
+  let upper = total;
+  let middle = Math.min(Math.floor(budget / 25), total);
+  let furthest = 0;
   let best: { text: string | null; tokens: number; entries: number } = { text: "", tokens: 0, entries: 0 };
   while (lower <= upper) {
+    if (middle > ranked.length) throw new PrefixTooShort();
+    furthest = Math.max(furthest, middle);
     let text: string | null = null;
     let tokens = estimates?.known(middle);
     if (tokens === undefined) {
@@ -175,5 +189,5 @@ export function fitToBudget(
     else upper = middle - 1;
     middle = Math.floor((lower + upper) / 2);
   }
-  return { text: best.text ?? render(ranked.slice(0, best.entries)), tokens: best.tokens, entries: best.entries };
+  return { text: best.text ?? render(ranked.slice(0, best.entries)), tokens: best.tokens, entries: best.entries, furthest };
 }

@@ -49,25 +49,56 @@ export function specialFiles(files: readonly string[], chatFiles: readonly strin
   return picked.slice(0, MAX_SPECIAL_FILES);
 }
 
+/** What the map renders a prefix of (renderOrder). */
+export interface RenderOrder {
+  /** The kept entries (special files first), then the names moved behind them. */
+  entries: RankedEntry[];
+  /** How many entries come first as kept. */
+  kept: number;
+  /** The special files not listed by name because the ranking shows definitions of theirs. */
+  shown: string[];
+  /** How many ranking entries the first `n` kept entries were taken from. */
+  consumed(n: number): number;
+}
+
 /**
  * What the map renders a prefix of: the special files not shown with definitions first (by
  * name), then the ranking without their name-only entries, names kept within their share:
  * capBareNames over that list, in one pass (the ranking has thousands of entries).
+ *
+ * `shown`, when given, is which special files the whole ranking shows definitions of, for a
+ * `ranked` that is only its first part: the kept entries are then the first of the kept
+ * entries of the whole (whether a name is kept depends only on the entries before it).
  */
-export function renderOrder(ranked: readonly RankedEntry[], files: readonly string[], chatFiles: readonly string[], budget: number, countTokens: (text: string) => number): RankedEntry[] {
+export function renderOrder(
+  ranked: readonly RankedEntry[],
+  files: readonly string[],
+  chatFiles: readonly string[],
+  budget: number,
+  countTokens: (text: string) => number,
+  shown?: ReadonlySet<string>,
+): RenderOrder {
   const picked = specialFiles(files, chatFiles);
-  // A special file with a ranked definition is shown there.
-  const shown = new Set<string>();
-  if (picked.length > 0) {
-    const wanted = new Set(picked);
-    for (const e of ranked) if (e.line !== undefined && wanted.has(e.path)) shown.add(e.path);
+  let withLines: Set<string>;
+  if (shown) withLines = new Set(picked.filter((f) => shown.has(f)));
+  else {
+    // A special file with a ranked definition is shown there.
+    withLines = new Set();
+    if (picked.length > 0) {
+      const wanted = new Set(picked);
+      for (const e of ranked) if (e.line !== undefined && wanted.has(e.path)) withLines.add(e.path);
+    }
   }
-  const special = new Set(picked.filter((f) => !shown.has(f)));
+  const special = new Set(picked.filter((f) => !withLines.has(f)));
   const cap = bareNameCap(budget, countTokens);
-  for (const path of special) cap.take({ path });
-  if (special.size === 0) for (const e of ranked) cap.take(e);
-  else for (const e of ranked) if (e.line !== undefined || !special.has(e.path)) cap.take(e);
-  return cap.done();
+  for (const path of special) cap.take({ path }, 0);
+  if (special.size === 0) for (let i = 0; i < ranked.length; i++) cap.take(ranked[i]!, i + 1);
+  else
+    for (let i = 0; i < ranked.length; i++) {
+      const e = ranked[i]!;
+      if (e.line !== undefined || !special.has(e.path)) cap.take(e, i + 1);
+    }
+  return { ...cap.done(), shown: [...withLines] };
 }
 
 /**
@@ -76,20 +107,22 @@ export function renderOrder(ranked: readonly RankedEntry[], files: readonly stri
  */
 export function capBareNames(ordered: readonly RankedEntry[], budget: number, countTokens: (text: string) => number): RankedEntry[] {
   const cap = bareNameCap(budget, countTokens);
-  for (const entry of ordered) cap.take(entry);
-  return cap.done();
+  for (const entry of ordered) cap.take(entry, 0);
+  return cap.done().entries;
 }
 
-/** capBareNames entry by entry: `take` each in order, then `done` gives the list. */
-function bareNameCap(budget: number, countTokens: (text: string) => number): { take(entry: RankedEntry): void; done(): RankedEntry[] } {
+/** capBareNames entry by entry: `take` each in order (with how many ranking entries it took so far), then `done`. */
+function bareNameCap(budget: number, countTokens: (text: string) => number) {
   const kept: RankedEntry[] = [];
   const moved: RankedEntry[] = [];
+  const consumed: number[] = [];
   let spent = 0;
   const seen = new Set<string>();
   return {
-    take(entry) {
+    take(entry: RankedEntry, taken: number): void {
       if (entry.line !== undefined) {
         kept.push(entry);
+        consumed.push(taken);
         return;
       }
       if (seen.has(entry.path)) return;
@@ -98,8 +131,19 @@ function bareNameCap(budget: number, countTokens: (text: string) => number): { t
       if (spent + cost <= budget * BARE_NAME_SHARE) {
         spent += cost;
         kept.push(entry);
+        consumed.push(taken);
       } else moved.push(entry);
     },
-    done: () => (moved.length === 0 ? kept : kept.concat(moved)),
+    done(): Omit<RenderOrder, "shown"> {
+      return {
+        entries: moved.length === 0 ? kept : kept.concat(moved),
+        kept: kept.length,
+        consumed: (n) => {
+          let most = 0;
+          for (let i = 0; i < n && i < consumed.length; i++) most = Math.max(most, consumed[i]!);
+          return most;
+        },
+      };
+    },
   };
 }
