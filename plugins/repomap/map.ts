@@ -547,7 +547,7 @@ function relineFresh(ranked: RankedEntry[], fresh: ReadonlyMap<string, { defs: s
  * definitions' order: what `decodeDefs(encoded).filter(on lines).flatMap((d) => d.show)` gives,
  * each row read as decodeDefs reads it, and only the rows on those lines decoded whole.
  */
-function definitionHeaders(encoded: string, lines: ReadonlySet<number>): [number, number][] {
+export function definitionHeaders(encoded: string, lines: ReadonlySet<number>): [number, number][] {
   const out: [number, number][] = [];
   if (!encoded) return out;
   for (const row of encoded.split("\n")) {
