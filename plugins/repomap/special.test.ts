@@ -27,9 +27,11 @@ test("renderOrder is the special files, the ranking and capBareNames as composed
   const count = (text: string) => Math.ceil(text.length / 3);
   let parts = 0;
   for (let round = 0; round < 200; round++) {
+    // A third of the rankings list no file by name (renderOrder's shortcut).
+    const bareShare = next() < 0.33 ? 0 : 0.4;
     const ranked: RankedEntry[] = Array.from({ length: Math.floor(next() * 60) }, () => {
       const path = FILES[Math.floor(next() * FILES.length)]!;
-      return next() < 0.4 ? { path } : { path, name: "f", line: Math.floor(next() * 50) };
+      return next() < bareShare ? { path } : { path, name: "f", line: Math.floor(next() * 50) };
     });
     const chat = next() < 0.5 ? ["svc/a/src/Main.java"] : next() < 0.5 ? ["svc/b/src/lib.rs", "lib/x.ts"] : [];
     const files = FILES.filter(() => next() < 0.85);

@@ -90,6 +90,23 @@ export function renderOrder(
     }
   }
   const special = new Set(picked.filter((f) => !withLines.has(f)));
+  // Most rankings list no file by name: then nothing is dropped or moved, and the list is the
+  // special files and the ranking as it is (no walk entry by entry over thousands).
+  let bare = false;
+  for (let i = 0; i < ranked.length && !bare; i++) bare = ranked[i]!.line === undefined;
+  if (!bare) {
+    const cap = bareNameCap(budget, countTokens);
+    for (const path of special) cap.take({ path }, 0);
+    const names = cap.done();
+    const lead = names.kept;
+    // The names kept, the ranking, then the names moved behind it.
+    return {
+      entries: names.entries.slice(0, lead).concat(ranked, names.entries.slice(lead)),
+      kept: lead + ranked.length,
+      shown: [...withLines],
+      consumed: (n) => (n <= lead ? 0 : Math.min(ranked.length, n - lead)),
+    };
+  }
   const cap = bareNameCap(budget, countTokens);
   for (const path of special) cap.take({ path }, 0);
   if (special.size === 0) for (let i = 0; i < ranked.length; i++) cap.take(ranked[i]!, i + 1);
