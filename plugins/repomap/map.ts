@@ -77,7 +77,7 @@ export interface RepoMapResult {
   key: string;
   /** Built from older tags of changed chat files (see RepoMapInput.deferChatFiles): not cached under `key`. */
   provisional: boolean;
-  /** The ranking the map was cut from, in order (absent when a finished map was reused). */
+  /** The render order the map was cut from (absent when a finished map was reused; when a stored ranking's first part served, only that part). */
   ranking?: readonly RankedEntry[];
   /** The changed chat files whose older tags were used: still to be reparsed. */
   deferred: FileEntry[];
