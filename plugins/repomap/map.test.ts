@@ -640,3 +640,27 @@ test("the header ranges read for the shown lines are what decoding every definit
     expect(definitionHeaders(encoded, lines)).toEqual(expected);
   }
 });
+
+test("a stored ranking reused after a file of it moved its lines in a build between takes that file's lines from its tags now: the map from scratch", async () => {
+  const files = modules(60, true);
+  const root = repo(files);
+  const paths = Object.keys(files);
+  const cache = memoryTags();
+  const opts = { files: paths, chatFiles: ["pkg/mod_005.py"], budget: 700 };
+  const scratch = async () => (await buildRepoMap(input(root, memoryTags(), { ...opts, reuse: "none" }))).text;
+  // 1: the ranking of these names is stored.
+  const first = await buildRepoMap(input(root, cache, opts));
+  const far = lastRanked(first.ranking!);
+  const shown = paths.find((p) => first.text.includes(`\n${p}:\n`) && p !== far)!;
+  // 2: a definition added elsewhere: another ranking.
+  writeFileSync(join(root, far), files[far] + "\n\ndef unused_one():\n    return 0\n");
+  expect((await buildRepoMap(input(root, cache, opts))).text).toBe(await scratch());
+  // 3: lines move in a shown file (parsed now, relined).
+  writeFileSync(join(root, shown), "# moved\n\n\n" + files[shown]);
+  expect((await buildRepoMap(input(root, cache, opts))).text).toBe(await scratch());
+  // 4: the definition goes again: the names of step 1, whose stored ranking has the shown file's old lines.
+  writeFileSync(join(root, far), files[far]!);
+  const back = await buildRepoMap(input(root, cache, opts));
+  expect(back.stats.ranking).toBe("reused");
+  expect(back.text).toBe(await scratch());
+});

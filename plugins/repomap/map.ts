@@ -237,8 +237,10 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
   if (stored) {
     stats.ranking = "reused";
     try {
-      // Same names everywhere: only lines in the files parsed now may have moved.
-      done = fit(relineFresh(stored.ranked, scan.fresh), stored.whole);
+      // Same names everywhere: only lines may have moved, in the files parsed now, or in any
+      // file of the ranking whose stat changed since it was stored (parsed by a build between).
+      const moved = stored.lined !== linedStats(stored.ranked, entries);
+      done = fit(moved ? reline(stored.ranked, (path) => scan.defsOf(path)) : relineFresh(stored.ranked, scan.fresh), stored.whole);
     } catch (error) {
       if (!(error instanceof PrefixTooShort)) throw error;
     }
@@ -256,7 +258,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     const shown = run?.keep(fitted.entries, fitted.text);
     if (shown) maps.push(shown);
     if (memo?.changed) maps.push([memo.key, memo.encode()]);
-    input.cache.putBuild(built && { key: rankingKey, entries: encodeRanking(built, order, fitted.furthest) }, maps);
+    input.cache.putBuild(built && { key: rankingKey, entries: encodeRanking(built, order, fitted.furthest, entries) }, maps);
   }
   return { text: fitted.text, tokens: fitted.tokens, fromCache: false, key, provisional, deferred: scan.deferred, pending: scan.pending, ranking: ordered, stats };
 }
@@ -468,6 +470,8 @@ interface StoredRanking {
   ranked: RankedEntry[];
   /** Present when `ranked` is the first part: the length of the whole's render order, and the special files it shows definitions of. */
   whole: { total: number; shown: string[] } | null;
+  /** linedStats of `ranked` when it was stored. */
+  lined: string;
 }
 
 /** Render-order entries a stored ranking covers beyond the furthest step of the fit that stored it. */
@@ -483,7 +487,7 @@ const STORED_MARGIN = 64;
  * steps past it ranks again (PrefixTooShort). At 10k files the whole is 8,192 entries, ~480 KB:
  * encoding and writing it cost ~8 ms of every changed build.
  */
-function encodeRanking(ranked: readonly RankedEntry[], order: RenderOrder, furthest: number): string {
+function encodeRanking(ranked: readonly RankedEntry[], order: RenderOrder, furthest: number, entries: readonly FileEntry[]): string {
   const wanted = 2 * furthest + STORED_MARGIN;
   // The whole when the part would reach the names moved behind the kept entries.
   const n = wanted >= order.kept ? ranked.length : Math.min(ranked.length, order.consumed(wanted));
@@ -498,18 +502,18 @@ function encodeRanking(ranked: readonly RankedEntry[], order: RenderOrder, furth
     l[i] = e.line ?? -1;
   }
   const whole = n < ranked.length ? { t: order.entries.length, s: order.shown } : {};
-  return JSON.stringify({ p, n: names, l, ...whole });
+  return JSON.stringify({ p, n: names, l, h: linedStats(n < ranked.length ? ranked.slice(0, n) : ranked, entries), ...whole });
 }
 
 function decodeRanking(text: string | null): StoredRanking | null {
   if (text === null) return null;
-  let columns: { p: string[]; n: string[]; l: number[]; t?: number; s?: string[] };
+  let columns: { p: string[]; n: string[]; l: number[]; h?: string; t?: number; s?: string[] };
   try {
     columns = JSON.parse(text);
   } catch {
     return null;
   }
-  const { p, n, l, t, s } = columns;
+  const { p, n, l, h, t, s } = columns;
   if (!Array.isArray(p) || !Array.isArray(n) || !Array.isArray(l) || n.length !== p.length || l.length !== p.length) return null;
   let whole: StoredRanking["whole"] = null;
   if (t !== undefined || s !== undefined) {
@@ -518,21 +522,51 @@ function decodeRanking(text: string | null): StoredRanking | null {
   }
   const ranked: RankedEntry[] = new Array(p.length);
   for (let i = 0; i < p.length; i++) ranked[i] = l[i]! < 0 ? { path: p[i]! } : { path: p[i]!, name: n[i]!, line: l[i]! };
-  return { ranked, whole };
+  return { ranked, whole, lined: typeof h === "string" ? h : "" };
+}
+
+/**
+ * A hash of the stats (mtime, size) of the files with definitions in `ranked`, in the order
+ * they first appear: while it is the same, their lines are those the ranking holds.
+ */
+function linedStats(ranked: readonly RankedEntry[], entries: readonly FileEntry[]): string {
+  const paths: string[] = [];
+  const wanted = new Set<string>();
+  for (const e of ranked) {
+    if (e.line === undefined || wanted.has(e.path)) continue;
+    wanted.add(e.path);
+    paths.push(e.path);
+  }
+  const stats = new Map<string, FileEntry>();
+  for (const e of entries) if (wanted.has(e.path)) stats.set(e.path, e);
+  let text = "";
+  for (const path of paths) {
+    const stat = stats.get(path);
+    text += `${path}\u0000${stat ? `${stat.mtime}\u0000${stat.size}` : "-"}\n`;
+  }
+  return new Bun.CryptoHasher("sha256").update(text).digest("hex");
 }
 
 /** Files parsed in this run keep their names but may have moved lines: take the lines from their new tags. */
 function relineFresh(ranked: RankedEntry[], fresh: ReadonlyMap<string, { defs: string }>): RankedEntry[] {
-  if (fresh.size === 0) return ranked;
+  return fresh.size === 0 ? ranked : reline(ranked, (path) => fresh.get(path)?.defs);
+}
+
+/**
+ * The ranking with the lines of its definitions taken from the encoded definitions `defsOf`
+ * gives (undefined: the file's lines are kept), the n-th entry of a name in a file on the
+ * n-th definition of that name.
+ */
+function reline(ranked: RankedEntry[], defsOf: (path: string) => string | undefined): RankedEntry[] {
   const lines = new Map<string, number[]>();
   const seen = new Map<string, number>();
   return ranked.map((entry) => {
-    const row = entry.line === undefined ? undefined : fresh.get(entry.path);
-    if (!row) return entry;
+    const encoded = entry.line === undefined ? undefined : defsOf(entry.path);
+    if (encoded === undefined) return entry;
     const key = entry.path + "\u0000" + entry.name;
     let list = lines.get(key);
     if (!list) {
-      const defs = decodeDefNames(row.defs);
+      const defs = decodeDefNames(encoded);
       list = defs.names.flatMap((name, i) => (name === entry.name ? [defs.lines[i]!] : []));
       lines.set(key, list);
     }
