@@ -503,12 +503,13 @@ function lastRanked(ranking: readonly { path: string }[]): string {
   return [...first].sort((a, b) => b[1] - a[1])[0]![0];
 }
 
-test("kept estimates give the map a build from scratch gives, at several budgets, through edits; a build whose fit shows the same files counts no rendering", async () => {
+test("kept estimates give the map a build from scratch gives, at several budgets (cuts within a file), through edits; a build whose fit shows the same files counts no rendering", async () => {
   const files = modules(60, true);
   const root = repo(files);
   const paths = Object.keys(files);
   const chat = ["pkg/mod_005.py"];
   let unrendered = 0;
+  let midFile = 0;
   for (const budget of [128, 700, 2500]) {
     const cache = memoryTags();
     const counted: string[] = [];
@@ -517,6 +518,9 @@ test("kept estimates give the map a build from scratch gives, at several budgets
     const scratch = async () => (await buildRepoMap(input(root, memoryTags(), { files: paths, chatFiles: chat, budget, reuse: "none" }))).text;
     const first = await build();
     expect(first.text).toBe(await scratch());
+    // The cut falls within a file: one it shows has a ranked definition it does not show.
+    const showsDef = (name: string) => first.text.includes(`${name}(`) || first.text.includes(`${name}:`);
+    if (first.ranking!.some((e) => e.name && first.text.includes(`\n${e.path}:\n`) && !showsDef(e.name))) midFile++;
     // A definition nobody uses, in the file ranked last: the ranking key changes, the steps show the same files.
     const far = lastRanked(first.ranking!);
     writeFileSync(join(root, far), files[far] + `\n\ndef unused_${budget}():\n    return 0\n`);
@@ -548,6 +552,7 @@ test("kept estimates give the map a build from scratch gives, at several budgets
     rmSync(join(root, "pkg/extra.py"));
   }
   expect(unrendered).toBe(2);
+  expect(midFile).toBeGreaterThan(0);
 });
 
 test("estimates are kept per tokenizer and per file state: planted under the keys of files that changed since, or of another tokenizer, they are not used", async () => {
