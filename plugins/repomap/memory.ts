@@ -4,7 +4,7 @@
 // after a one-file edit then reads, parses and decodes that file only, compiles
 // no tags query, and re-ranks from the previous vector.
 import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
-import type { FileMeta, TagCache } from "./cache.ts";
+import type { FileIndex, TagCache } from "./cache.ts";
 import { join } from "node:path";
 import { languageFor } from "../../grammars/languages.ts";
 import type { RankFile } from "./graph.ts";
@@ -22,7 +22,7 @@ const WARM_RANK_FILES = 500;
 
 export class MapMemory implements ScanMemory, RankStateHolder {
   /** Mirror of the tag cache's index, as this session last wrote or read it (null: not read yet). */
-  meta: Map<string, FileMeta> | null = null;
+  meta: FileIndex | null = null;
   /** Decoded tags by path, valid while the signature matches the index's. */
   readonly tags = new Map<string, RememberedTags>();
   /** The main thread's parser and compiled queries (compiling a tags query costs 40–90 ms). */

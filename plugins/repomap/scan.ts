@@ -1,3 +1,4 @@
+import { trace as __t } from "../../core/trace.ts";
 // Brings the tag cache up to date for a list of repository files: stat every
 // file, reparse only what changed (in a worker pool when there are many), and
 // return each file's tags. A warm run with nothing changed only stats.
@@ -6,7 +7,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
 import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
-import type { CachedFile, FileMeta, RankRow, TagCache } from "./cache.ts";
+import type { CachedFile, FileIndex, RankRow, TagCache } from "./cache.ts";
 
 /** Up to this many files, cached tags are read while changed files are parsed. */
 const SPECULATIVE_LOAD_FILES = 20_000;
@@ -28,7 +29,7 @@ export interface RememberedTags {
 
 /** What a scan reads and updates of the session's memory (memory.ts MapMemory implements it). */
 export interface ScanMemory {
-  meta: Map<string, FileMeta> | null;
+  meta: FileIndex | null;
   readonly tags: Map<string, RememberedTags>;
   loader: GrammarLoader | null;
   tagger: SessionTagger | null;
@@ -129,6 +130,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   const memory = options.memory;
   const meta = memory?.meta ?? options.cache.fileMeta();
   if (memory) memory.meta = meta;
+  __t("scan: meta read");
   const files = new Map<string, { sig: string; skipped: string }>();
   const fresh = new Map<string, CachedFile>();
   let stale: FileEntry[] = [];
@@ -191,6 +193,7 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     const parsing = parseFiles(stale, options, stats);
     if (meta.size <= SPECULATIVE_LOAD_FILES && stale.length > (options.preloadAbove ?? 0) && !(memory && memory.tags.size > 0)) cachedRows = options.cache.rankRows();
     const results = await parsing;
+    __t("scan: parsed");
     const byPath = new Map(stale.map((e) => [e.path, e]));
     for (const result of results) {
       const entry = byPath.get(result.rel)!;
@@ -282,7 +285,7 @@ export function decodeRankFile(row: Pick<RankRow, "path" | "names" | "refs">): R
 }
 
 /** A changed file whose cached tags (same grammar version) may stand in for now. */
-function canDefer(entry: FileEntry, meta: ReadonlyMap<string, { version: string }>, deferrable: ReadonlySet<string>): boolean {
+function canDefer(entry: FileEntry, meta: FileIndex, deferrable: ReadonlySet<string>): boolean {
   return deferrable.has(entry.path) && meta.get(entry.path)?.version === GRAMMAR_TABLE_VERSION;
 }
 
@@ -317,6 +320,7 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
 async function parseHere(stale: FileEntry[], options: ScanOptions, assets: GrammarAssets): Promise<WorkerResult[]> {
   const { GrammarLoader } = await import("../../grammars/runtime.ts");
   const { tagSource } = await import("./parse.ts");
+  __t("scan: runtime imported");
   const loader = options.memory?.loader ?? new GrammarLoader(assets);
   if (options.memory) options.memory.loader = loader;
   const results: WorkerResult[] = [];
@@ -324,6 +328,7 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
     options.signal?.throwIfAborted();
     try {
       const text = await Bun.file(join(options.root, entry.path)).text();
+      __t("scan: text read");
       results.push({ rel: entry.path, ...(await tagSource(loader, entry.lang!, text)) });
     } catch (error) {
       results.push({ rel: entry.path, ...untagged(`unreadable: ${error instanceof Error ? error.message : String(error)}`) });
@@ -634,7 +639,8 @@ export function parseInBackground(
   const byPath = new Map(queue.map((e) => [e.path, e]));
   const store = (results: WorkerResult[]) => {
     const rows = cachedRows(results, byPath);
-    options.cache.putFiles(rows, () => {});
+    // Batch after batch: the files' index is read from the rows once by the next build, not stored with each.
+    options.cache.putFiles(rows, () => {}, false);
     options.memory?.stored(rows);
     stored += rows.length;
   };
