@@ -98,14 +98,14 @@ export class TagCache {
     const token = this.store.get(INDEX, INDEX_TOKEN);
     const based = typeof token === "string" ? token : null;
     const stored = based === null ? null : FileIndex.decode(this.store.get(INDEX, INDEX_FILES), this.store.get(INDEX, INDEX_DELTA), based);
-    this.#view = stored ?? FileIndex.of(this.#metaRows());
+    this.#view = stored ?? FileIndex.of(this.metaRows());
     this.#based = based;
     this.#unsaved = stored === null;
     return this.#view;
   }
 
-  /** Every META row, decoded. */
-  #metaRows(): Map<string, FileMeta> {
+  /** Every file's META row, decoded (what the index stands for; read from the rows themselves). */
+  metaRows(): Map<string, FileMeta> {
     const meta = new Map<string, FileMeta>();
     for (const [path, value] of this.store.entries(META)) {
       const row = decodeMeta(value);
@@ -147,7 +147,7 @@ export class TagCache {
   /** What ranking needs of every cached file (used when something changed and the graph must be rebuilt). */
   rankRows(): Map<string, RankRow> {
     const rows = new Map<string, RankRow>();
-    const meta = this.#metaRows();
+    const meta = this.metaRows();
     for (const [path, value] of this.store.entries(RANK)) {
       const m = meta.get(path);
       const rank = decodeRank(value);
@@ -300,14 +300,15 @@ const DELTA_MAX = 1024;
 interface IndexPart {
   /** The text fields before the entries: [token] for a base, [token, base's token] for a delta. */
   head: string[];
-  paths: string[];
+  count: number;
   mtimes: Float64Array;
   sizes: Float64Array;
   /** Number of each entry's version in `versions` (DELETED in a delta: the entry is deleted). */
   versionOf: Uint16Array;
   versions: string[];
-  /** Signature of entry i at [2i], skip reason at [2i + 1]. */
-  fields: string[];
+  /** The text fields as stored: entry i's path at [at + 3i], its signature and skip reason after it. */
+  text: string[];
+  at: number;
 }
 
 /**
@@ -330,11 +331,14 @@ export class FileIndex {
   /** Where the next lookup is guessed to be (files are looked up in the order they were stored). */
   #next = 0;
   #size: number;
+  /** The number of this build's grammar table among the base's versions (-1: none). */
+  #current: number;
 
   private constructor(base: IndexPart, baseToken: string | null) {
     this.#base = base;
     this.#baseToken = baseToken;
-    this.#size = base.paths.length;
+    this.#size = base.count;
+    this.#current = base.versions.indexOf(GRAMMAR_TABLE_VERSION);
   }
 
   /** An index of these rows, not stored yet. */
@@ -351,10 +355,10 @@ export class FileIndex {
     const stored = decodePart(base, changes.head[1]!);
     if (!stored || stored.head.length !== 1) return null;
     const index = new FileIndex(stored, changes.head[1]!);
-    changes.paths.forEach((path, i) => {
-      if (changes.versionOf[i] === DELETED) index.delete(path);
-      else index.set(path, entryOf(changes, i));
-    });
+    for (let i = 0; i < changes.count; i++) {
+      if (changes.versionOf[i] === DELETED) index.delete(pathOf(changes, i));
+      else index.set(pathOf(changes, i), entryOf(changes, i));
+    }
     return index;
   }
 
@@ -369,6 +373,23 @@ export class FileIndex {
     }
     const i = this.#find(path);
     return i < 0 ? undefined : entryOf(this.#base, i);
+  }
+
+  /**
+   * What ranking needs of a file (its signature and skip reason) when its entry is of
+   * this mtime and size and of this build's grammar table, else null: get() for the scan
+   * of every listed file, without the rest of the entry.
+   */
+  fresh(path: string, mtime: number, size: number): { sig: string; skipped: string } | null {
+    const changed = this.#changed.size > 0 ? this.#changed.get(path) : undefined;
+    if (changed !== undefined) {
+      return changed && changed.mtime === mtime && changed.size === size && changed.version === GRAMMAR_TABLE_VERSION ? { sig: changed.sig, skipped: changed.skipped } : null;
+    }
+    const base = this.#base;
+    const i = this.#find(path);
+    if (i < 0 || base.mtimes[i] !== mtime || base.sizes[i] !== size || base.versionOf[i] !== this.#current) return null;
+    const at = base.at + 3 * i;
+    return { sig: base.text[at + 1]!, skipped: base.text[at + 2]! };
   }
 
   has(path: string): boolean {
@@ -394,8 +415,8 @@ export class FileIndex {
   /** Every entry: the base's in their stored order, then those set since. */
   *entries(): IterableIterator<[string, FileMeta]> {
     const base = this.#base;
-    for (let i = 0; i < base.paths.length; i++) {
-      const path = base.paths[i]!;
+    for (let i = 0; i < base.count; i++) {
+      const path = pathOf(base, i);
       const changed = this.#changed.get(path);
       if (changed === undefined) yield [path, entryOf(base, i)];
       else if (changed) yield [path, changed];
@@ -417,23 +438,24 @@ export class FileIndex {
       this.#changed.clear();
       this.#positions = null;
       this.#next = 0;
-      this.#size = this.#base.paths.length;
+      this.#size = this.#base.count;
+      this.#current = this.#base.versions.indexOf(GRAMMAR_TABLE_VERSION);
     }
     return [base, encodePart([token, this.#baseToken], this.#changed)];
   }
 
   /** Entry i of the base with this path, or -1. */
   #find(path: string): number {
-    const paths = this.#base.paths;
+    const base = this.#base;
     const guess = this.#next;
-    if (guess < paths.length && paths[guess] === path) {
+    if (guess < base.count && base.text[base.at + 3 * guess] === path) {
       this.#next = guess + 1;
       return guess;
     }
-    if (paths.length === 0) return -1;
+    if (base.count === 0) return -1;
     if (!this.#positions) {
       this.#positions = new Map();
-      for (let i = 0; i < paths.length; i++) this.#positions.set(paths[i]!, i);
+      for (let i = 0; i < base.count; i++) this.#positions.set(pathOf(base, i), i);
     }
     const at = this.#positions.get(path);
     if (at === undefined) return -1;
@@ -443,7 +465,12 @@ export class FileIndex {
 }
 
 function entryOf(part: IndexPart, i: number): FileMeta {
-  return { mtime: part.mtimes[i]!, size: part.sizes[i]!, version: part.versions[part.versionOf[i]!]!, sig: part.fields[2 * i]!, skipped: part.fields[2 * i + 1]! };
+  const at = part.at + 3 * i;
+  return { mtime: part.mtimes[i]!, size: part.sizes[i]!, version: part.versions[part.versionOf[i]!] ?? "", sig: part.text[at + 1]!, skipped: part.text[at + 2]! };
+}
+
+function pathOf(part: IndexPart, i: number): string {
+  return part.text[part.at + 3 * i]!;
 }
 
 /** Whether a field can be stored in the index's text and read back the same. */
@@ -498,7 +525,7 @@ function encodePart(head: string[], entries: Iterable<[string, FileMeta | null]>
  * short); with no value, an empty part.
  */
 function decodePart(value: unknown, token?: string): IndexPart | null {
-  if (value === null && token === undefined) return { head: [], paths: [], mtimes: new Float64Array(0), sizes: new Float64Array(0), versionOf: new Uint16Array(0), versions: [], fields: [] };
+  if (value === null && token === undefined) return { head: [], count: 0, mtimes: new Float64Array(0), sizes: new Float64Array(0), versionOf: new Uint16Array(0), versions: [], text: [], at: 0 };
   if (!(value instanceof Uint8Array) || value.length < INDEX_HEADER) return null;
   // Typed arrays over it need its start 8-byte aligned.
   const bytes = value.byteOffset % 8 === 0 ? value : value.slice();
@@ -513,23 +540,16 @@ function decodePart(value: unknown, token?: string): IndexPart | null {
   const parts = new TextDecoder().decode(bytes.subarray(textAt)).split("\0");
   const headCount = parts.length - versionCount - count * 3;
   if (headCount < 1 || headCount > 2) return null;
-  const paths: string[] = new Array(count);
-  const fields: string[] = new Array(count * 2);
-  for (let i = 0, at = headCount + versionCount; i < count; i++, at += 3) {
-    paths[i] = parts[at]!;
-    fields[2 * i] = parts[at + 1]!;
-    fields[2 * i + 1] = parts[at + 2]!;
-  }
-  const versionOf = new Uint16Array(bytes.buffer, bytes.byteOffset + INDEX_HEADER + count * 16, count);
-  for (const id of versionOf) if (id >= versionCount && id !== DELETED) return null;
   return {
     head: parts.slice(0, headCount),
-    paths,
+    count,
     mtimes: new Float64Array(bytes.buffer, bytes.byteOffset + INDEX_HEADER, count),
     sizes: new Float64Array(bytes.buffer, bytes.byteOffset + INDEX_HEADER + count * 8, count),
-    versionOf,
+    // A number past the versions (a damaged value) reads as no version: that entry is not fresh.
+    versionOf: new Uint16Array(bytes.buffer, bytes.byteOffset + INDEX_HEADER + count * 16, count),
     versions: parts.slice(headCount, headCount + versionCount).map(versionOfTag),
-    fields,
+    text: parts,
+    at: headCount + versionCount,
   };
 }
 

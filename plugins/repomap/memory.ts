@@ -18,6 +18,12 @@ import { loadLatestState, type RankState, type RankStateHolder } from "./rank-st
 const PREFILL_FILES = 20_000;
 /** Files in the warm-up's ranking (enough to run every part of the ranking code). */
 const WARM_RANK_FILES = 500;
+/**
+ * From this many listed files, a build with no tagger yet starts one before its stat and
+ * parses ahead what the last changed builds parsed (tagAhead): the stat and the cache's
+ * reads take long enough to hide the worker's start and grammar compile.
+ */
+export const TAG_AHEAD_FILES = 2_000;
 
 
 export class MapMemory implements ScanMemory, RankStateHolder {
@@ -63,6 +69,25 @@ export class MapMemory implements ScanMemory, RankStateHolder {
     rankGraph(graph, request);
     if (sample.length > 1) patchRankGraph(graph.index, graph.graph, graph.paths, graph.context, new Map([[1, sample[1]!]]));
     await tagging;
+  }
+
+  /**
+   * Before the stat of a build of `files` (from TAG_AHEAD_FILES of them), when the session
+   * has no tagger: starts it, on the embedded grammars, and has it parse ahead the files
+   * the cache's last small writes parsed (TagCache.recentFiles): a changed build most often
+   * parses one of those again, and then finds it parsed at its stat, or at least its
+   * grammar compiled, while this thread was statting. Returns when they are parsed
+   * (nobody needs to wait).
+   */
+  tagAhead(root: string, files: readonly string[], cache: TagCache, minFiles = TAG_AHEAD_FILES): Promise<void> {
+    if (files.length < minFiles || (this.tagger && !this.tagger.failed)) return Promise.resolve();
+    this.tagger = new SessionTagger(workerEntry(), null);
+    const recent = cache.recentFiles().flatMap((path) => {
+      const lang = languageFor(path);
+      return lang ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
+    });
+    // Settles when they are parsed (for a caller that waits: a test); a failure only loses the head start.
+    return this.tagger.ahead(recent).catch(() => {});
   }
 
   close(): void {

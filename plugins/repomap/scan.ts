@@ -1,4 +1,3 @@
-import { trace as __t } from "../../core/trace.ts";
 // Brings the tag cache up to date for a list of repository files: stat every
 // file, reparse only what changed (in a worker pool when there are many), and
 // return each file's tags. A warm run with nothing changed only stats.
@@ -130,16 +129,15 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   const memory = options.memory;
   const meta = memory?.meta ?? options.cache.fileMeta();
   if (memory) memory.meta = meta;
-  __t("scan: meta read");
   const files = new Map<string, { sig: string; skipped: string }>();
   const fresh = new Map<string, CachedFile>();
   let stale: FileEntry[] = [];
   let deferred: FileEntry[] = [];
   for (const entry of entries) {
     if (!entry.lang) continue;
-    const row = meta.get(entry.path);
-    if (row && row.mtime === entry.mtime && row.size === entry.size && row.version === GRAMMAR_TABLE_VERSION) {
-      files.set(entry.path, { sig: row.sig, skipped: row.skipped });
+    const known = meta.fresh(entry.path, entry.mtime, entry.size);
+    if (known) {
+      files.set(entry.path, known);
       continue;
     }
     const skipped = skipByName(entry.path, entry.size);
@@ -193,7 +191,6 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
     const parsing = parseFiles(stale, options, stats);
     if (meta.size <= SPECULATIVE_LOAD_FILES && stale.length > (options.preloadAbove ?? 0) && !(memory && memory.tags.size > 0)) cachedRows = options.cache.rankRows();
     const results = await parsing;
-    __t("scan: parsed");
     const byPath = new Map(stale.map((e) => [e.path, e]));
     for (const result of results) {
       const entry = byPath.get(result.rel)!;
@@ -294,9 +291,11 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
   const assets = await options.assets();
   const threshold = options.poolThreshold ?? 16;
   const tagger = options.memory?.tagger;
-  if (tagger && !tagger.failed && stale.length < threshold) {
+  // A tagger that loaded the embedded grammars itself (MapMemory.tagAhead) parses only for a build that uses them.
+  if (tagger && !tagger.failed && stale.length < threshold && (!tagger.embedded || assets === (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS)) {
     try {
-      const results = await tagger.parse(stale.map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name })));
+      // With each file's stat: a file parsed ahead at that stat is answered at once.
+      const results = await tagger.parse(stale.map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name, mtime: e.mtime, size: e.size })));
       stats.workers = 1;
       return results;
     } catch {
@@ -320,7 +319,6 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
 async function parseHere(stale: FileEntry[], options: ScanOptions, assets: GrammarAssets): Promise<WorkerResult[]> {
   const { GrammarLoader } = await import("../../grammars/runtime.ts");
   const { tagSource } = await import("./parse.ts");
-  __t("scan: runtime imported");
   const loader = options.memory?.loader ?? new GrammarLoader(assets);
   if (options.memory) options.memory.loader = loader;
   const results: WorkerResult[] = [];
@@ -328,7 +326,6 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
     options.signal?.throwIfAborted();
     try {
       const text = await Bun.file(join(options.root, entry.path)).text();
-      __t("scan: text read");
       results.push({ rel: entry.path, ...(await tagSource(loader, entry.lang!, text)) });
     } catch (error) {
       results.push({ rel: entry.path, ...untagged(`unreadable: ${error instanceof Error ? error.message : String(error)}`) });
