@@ -116,20 +116,26 @@ export class TagCache {
 
   /**
    * Inside a write transaction that changes META rows: a new INDEX_TOKEN, and the index
-   * as this handle's view with `change` applied, when that view was the rows' as the
-   * transaction found them (the token it read them under is still the store's; the
-   * transaction holds the write lock, so no other write comes between); else no index.
+   * with `change` applied to it. The index changed is this handle's view when that view
+   * was the rows' as the transaction found them (the token it was read under is still
+   * the store's: the transaction holds the write lock, so no other write comes between);
+   * else the stored index when it is the current one (another handle wrote since: its
+   * index stands for the rows as they are); else there is none and the index is dropped.
+   * `keep` false: dropped in any case.
    */
-  #writeIndex(w: CacheWrites, change: (view: FileIndex) => void): void {
-    const current = this.store.get(INDEX, INDEX_TOKEN);
+  #writeIndex(w: CacheWrites, change: (view: FileIndex) => void, keep = true): void {
+    const stored = this.store.get(INDEX, INDEX_TOKEN);
+    const current = typeof stored === "string" ? stored : null;
     const token = crypto.randomUUID();
     w.put(INDEX, INDEX_TOKEN, token);
-    const view = this.#view;
-    if (view && (typeof current === "string" ? current : null) === this.#based) {
+    let view = keep && this.#view && current === this.#based ? this.#view : null;
+    if (keep && !view && current !== null) view = FileIndex.decode(this.store.get(INDEX, INDEX_FILES), this.store.get(INDEX, INDEX_DELTA), current);
+    if (view) {
       change(view);
       const [base, delta] = view.store(token);
       if (base) w.put(INDEX, INDEX_FILES, base);
       w.put(INDEX, INDEX_DELTA, delta);
+      this.#view = view;
       this.#based = token;
       this.#unsaved = false;
     } else {
@@ -178,10 +184,9 @@ export class TagCache {
         w.put(RANK, r.path, encodeRank(r.names, r.refs));
         w.put(DEFS, r.path, r.defs);
       }
-      if (!keepIndex) this.#view = null;
       this.#writeIndex(w, (view) => {
         for (const r of rows) view.set(r.path, { mtime: r.mtime, size: r.size, version: r.version, sig: r.sig, skipped: r.skipped });
-      });
+      }, keepIndex);
       if (rows.length > 0 && rows.length <= RECENT_MAX_ROWS) {
         const recent = [...new Set([...rows.map((r) => r.path), ...this.recentFiles()])].filter((p) => !p.includes("\0"));
         w.put(INDEX, INDEX_RECENT, recent.slice(0, RECENT_FILES).join("\0"));
