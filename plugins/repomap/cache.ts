@@ -33,8 +33,8 @@ const INDEX_DELTA = "delta";
 const INDEX_TOKEN = "token";
 /** Files parsed by the last few writes of a few rows: what the next changed build will likely parse (a hint only). */
 const INDEX_RECENT = "recent";
-/** Files kept in the INDEX_RECENT hint. */
-const RECENT_FILES = 2;
+/** Files kept in the INDEX_RECENT hint: the last one only (each costs the tagger a parse, and maybe a grammar compile, beside the stat). */
+const RECENT_FILES = 1;
 /** Writes of at most this many rows are the few changed files of a build (the INDEX_RECENT hint); more is a cold build. */
 const RECENT_MAX_ROWS = 4;
 
