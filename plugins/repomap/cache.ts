@@ -31,7 +31,7 @@ const INDEX = "index";
 const INDEX_FILES = "files";
 const INDEX_DELTA = "delta";
 const INDEX_TOKEN = "token";
-/** Files parsed by the last few writes of a few rows: what the next changed build will likely parse (a hint only). */
+/** The file the last write of a few rows parsed first: what the next changed build will likely parse (a hint only). */
 const INDEX_RECENT = "recent";
 /** Files kept in the INDEX_RECENT hint: the last one only (each costs the tagger a parse, and maybe a grammar compile, beside the stat). */
 const RECENT_FILES = 1;
@@ -144,7 +144,7 @@ export class TagCache {
     }
   }
 
-  /** The files that the last few small writes parsed (a hint of what the next changed build will parse; may be stale). */
+  /** What the last small writes parsed, newest first (a hint of what the next changed build will parse; may be stale). */
   recentFiles(): string[] {
     const value = this.store.get(INDEX, INDEX_RECENT);
     return typeof value === "string" && value !== "" ? value.split("\0") : [];

@@ -73,9 +73,9 @@ export class MapMemory implements ScanMemory, RankStateHolder {
 
   /**
    * Before the stat of a build of `files` (from TAG_AHEAD_FILES of them), when the session
-   * has no tagger: starts it, on the embedded grammars, and has it parse ahead the files
-   * the cache's last small writes parsed (TagCache.recentFiles): a changed build most often
-   * parses one of those again, and then finds it parsed at its stat, or at least its
+   * has no tagger: starts it, on the embedded grammars, and has it parse ahead what the
+   * cache's last small writes parsed (TagCache.recentFiles): a changed build most often
+   * parses that again, and then finds it parsed at its stat, or at least its
    * grammar compiled, while this thread was statting. Returns when they are parsed
    * (nobody needs to wait).
    */
