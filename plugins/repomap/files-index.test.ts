@@ -221,9 +221,11 @@ test("a file parsed ahead answers a build only at the stat it was read at; the m
   } finally {
     stale.close();
   }
-  // Below the listing size that pays for it, no tagger is started.
+  // Below the listing size that pays for it, or with nothing to parse ahead, no tagger is started.
   const small = new MapMemory();
   await small.tagAhead(root, files, cache);
+  expect(small.tagger).toBeNull();
+  await small.tagAhead(repo({}), files, new TagCache(memoryCacheStore(CACHE_VERSION)), 0);
   expect(small.tagger).toBeNull();
   cache.close();
 });

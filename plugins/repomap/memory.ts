@@ -81,11 +81,13 @@ export class MapMemory implements ScanMemory, RankStateHolder {
    */
   tagAhead(root: string, files: readonly string[], cache: TagCache, minFiles = TAG_AHEAD_FILES): Promise<void> {
     if (files.length < minFiles || (this.tagger && !this.tagger.failed)) return Promise.resolve();
-    this.tagger = new SessionTagger(workerEntry(), null);
     const recent = cache.recentFiles().flatMap((path) => {
       const lang = languageFor(path);
       return lang ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
     });
+    // Nothing to parse ahead (a new cache, a cold build): a tagger now would only start a worker.
+    if (recent.length === 0) return Promise.resolve();
+    this.tagger = new SessionTagger(workerEntry(), null);
     // Settles when they are parsed (for a caller that waits: a test); a failure only loses the head start.
     return this.tagger.ahead(recent).catch(() => {});
   }
