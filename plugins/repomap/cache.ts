@@ -31,7 +31,7 @@ const INDEX = "index";
 const INDEX_FILES = "files";
 const INDEX_DELTA = "delta";
 const INDEX_TOKEN = "token";
-/** The file the last write of a few rows parsed first: what the next changed build will likely parse (a hint only). */
+/** The file the last write of a few rows parsed first, and its stat: what the next changed build will likely parse (a hint only). */
 const INDEX_RECENT = "recent";
 /** Files kept in the INDEX_RECENT hint: the last one only (each costs the tagger a parse, and maybe a grammar compile, beside the stat). */
 const RECENT_FILES = 1;
@@ -144,10 +144,17 @@ export class TagCache {
     }
   }
 
-  /** What the last small writes parsed, newest first (a hint of what the next changed build will parse; may be stale). */
-  recentFiles(): string[] {
+  /**
+   * What the last small writes parsed, newest first, each with the stat it was parsed at
+   * (a hint of what the next changed build will parse; may be stale).
+   */
+  recentFiles(): { path: string; mtime: number; size: number }[] {
     const value = this.store.get(INDEX, INDEX_RECENT);
-    return typeof value === "string" && value !== "" ? value.split("\0") : [];
+    if (typeof value !== "string" || value === "") return [];
+    const parts = value.split("\0");
+    const out: { path: string; mtime: number; size: number }[] = [];
+    for (let i = 0; i + 2 < parts.length; i += 3) out.push({ path: parts[i]!, mtime: Number(parts[i + 1]), size: Number(parts[i + 2]) });
+    return out;
   }
 
   /** What ranking needs of every cached file (used when something changed and the graph must be rebuilt). */
@@ -188,8 +195,8 @@ export class TagCache {
         for (const r of rows) view.set(r.path, { mtime: r.mtime, size: r.size, version: r.version, sig: r.sig, skipped: r.skipped });
       }, keepIndex);
       if (rows.length > 0 && rows.length <= RECENT_MAX_ROWS) {
-        const recent = [...new Set([...rows.map((r) => r.path), ...this.recentFiles()])].filter((p) => !p.includes("\0"));
-        w.put(INDEX, INDEX_RECENT, recent.slice(0, RECENT_FILES).join("\0"));
+        const recent = [...rows, ...this.recentFiles()].filter((r) => !r.path.includes("\0")).slice(0, RECENT_FILES);
+        w.put(INDEX, INDEX_RECENT, recent.map((r) => `${r.path}\0${r.mtime}\0${r.size}`).join("\0"));
       }
     });
     // The view may hold what was not written.

@@ -191,8 +191,11 @@ test("a file parsed ahead answers a build only at the stat it was read at; the m
   const ui = join(root, "web/ui.ts");
   writeFileSync(ui, SOURCES["web/ui.ts"] + "export function one() {}\n");
   await buildRepoMap(input(root, files, cache));
-  // The cache's last small write parsed web/ui.ts: what a tagger parses ahead.
-  expect(cache.recentFiles()).toEqual(["web/ui.ts"]);
+  // The cache's last small write parsed web/ui.ts: what a tagger parses ahead once it changes.
+  expect(cache.recentFiles().map((r) => r.path)).toEqual(["web/ui.ts"]);
+  const unchanged = new MapMemory();
+  await unchanged.tagAhead(root, files, openTags(root), 0);
+  expect(unchanged.tagger).toBeNull();
 
   writeFileSync(ui, SOURCES["web/ui.ts"] + "export function two() {}\n");
   const used = new MapMemory();

@@ -5,6 +5,7 @@
 // no tags query, and re-ranks from the previous vector.
 import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
 import type { FileIndex, TagCache } from "./cache.ts";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { languageFor } from "../../grammars/languages.ts";
 import type { RankFile } from "./graph.ts";
@@ -73,19 +74,22 @@ export class MapMemory implements ScanMemory, RankStateHolder {
 
   /**
    * Before the stat of a build of `files` (from TAG_AHEAD_FILES of them), when the session
-   * has no tagger: starts it, on the embedded grammars, and has it parse ahead what the
-   * cache's last small writes parsed (TagCache.recentFiles): a changed build most often
-   * parses that again, and then finds it parsed at its stat, or at least its
-   * grammar compiled, while this thread was statting. Returns when they are parsed
+   * has no tagger, and the file the cache's last small write parsed (TagCache.recentFiles)
+   * has changed since: starts it, on the embedded grammars, and has it parse that file
+   * ahead, which the build will parse (its stat changed), while this thread stats; the
+   * build then finds it parsed at its stat, or at least its grammar compiled. Returns when they are parsed
    * (nobody needs to wait).
    */
   tagAhead(root: string, files: readonly string[], cache: TagCache, minFiles = TAG_AHEAD_FILES): Promise<void> {
     if (files.length < minFiles || (this.tagger && !this.tagger.failed)) return Promise.resolve();
-    const recent = cache.recentFiles().flatMap((path) => {
+    // Only a file changed since it was parsed (one lstat each): an unchanged one needs no parse,
+    // and with nothing to parse ahead (nothing changed: a warm build; a new cache) a tagger
+    // now would only start a worker.
+    const recent = cache.recentFiles().flatMap(({ path, mtime, size }) => {
       const lang = languageFor(path);
-      return lang ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
+      const stat = lang ? lstatSync(join(root, path), { throwIfNoEntry: false }) : undefined;
+      return lang && stat?.isFile() && (stat.mtimeMs !== mtime || stat.size !== size) ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
     });
-    // Nothing to parse ahead (a new cache, a cold build): a tagger now would only start a worker.
     if (recent.length === 0) return Promise.resolve();
     this.tagger = new SessionTagger(workerEntry(), null);
     // Settles when they are parsed (for a caller that waits: a test); a failure only loses the head start.
