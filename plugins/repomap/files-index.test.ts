@@ -224,9 +224,12 @@ test("a file parsed ahead answers a build only at the stat it was read at; the m
   } finally {
     stale.close();
   }
-  // Below the listing size that pays for it, or with nothing to parse ahead, no tagger is started.
+  // Below the listing size that pays for it, with nothing to parse ahead, or for a file not listed, no tagger is started.
   const small = new MapMemory();
   await small.tagAhead(root, files, cache);
+  expect(small.tagger).toBeNull();
+  writeFileSync(ui, SOURCES["web/ui.ts"] + "export function fifth() {}\n");
+  await small.tagAhead(root, files.filter((f) => f !== "web/ui.ts"), cache, 0);
   expect(small.tagger).toBeNull();
   await small.tagAhead(repo({}), files, new TagCache(memoryCacheStore(CACHE_VERSION)), 0);
   expect(small.tagger).toBeNull();

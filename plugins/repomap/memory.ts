@@ -13,6 +13,7 @@ import { buildRankGraph, rankGraph } from "./rank.ts";
 import { patchRankGraph } from "./graph.ts";
 import { decodeRankFile, type RememberedTags, type ScanMemory, workerEntry } from "./scan.ts";
 import { SessionTagger } from "./tagger.ts";
+import { isBinaryPath, skipByName } from "./filter.ts";
 import { loadLatestState, type RankState, type RankStateHolder } from "./rank-state.ts";
 
 /** Up to this many files, a warm-up also reads every file's tags into memory (~40 ms per 1,000 files). */
@@ -85,10 +86,12 @@ export class MapMemory implements ScanMemory, RankStateHolder {
     // Only a file changed since it was parsed (one lstat each): an unchanged one needs no parse,
     // and with nothing to parse ahead (nothing changed: a warm build; a new cache) a tagger
     // now would only start a worker.
+    // Only what the build would parse: a listed file with a grammar, not skipped by its name or size (e.g. a huge file).
     const recent = cache.recentFiles().flatMap(({ path, mtime, size }) => {
-      const lang = languageFor(path);
+      const lang = isBinaryPath(path) ? null : languageFor(path);
       const stat = lang ? lstatSync(join(root, path), { throwIfNoEntry: false }) : undefined;
-      return lang && stat?.isFile() && (stat.mtimeMs !== mtime || stat.size !== size) ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
+      const changed = stat?.isFile() && (stat.mtimeMs !== mtime || stat.size !== size) && !skipByName(path, stat.size);
+      return lang && changed && files.includes(path) ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
     });
     if (recent.length === 0) return Promise.resolve();
     this.tagger = new SessionTagger(workerEntry(), null);
