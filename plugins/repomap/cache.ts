@@ -16,13 +16,6 @@ export const CACHE_VERSION = 8;
 const META = "meta";
 const RANK = "rank";
 const DEFS = "defs";
-const MAPS = "maps";
-const RANKINGS = "rankings";
-const IMPORTS = "imports";
-const RESOLVED = "resolved-imports";
-const GRAPHS = "graphs";
-/** The key of the state stored last (one row). */
-const GRAPHS_LATEST = "graphs-latest";
 /**
  * The files' index (keys INDEX_FILES, INDEX_DELTA, INDEX_TOKEN, INDEX_RECENT): every META
  * row in two values (FileIndex), and the token of the last write to META (see TagCache.fileMeta).
@@ -37,6 +30,13 @@ const INDEX_RECENT = "recent";
 const RECENT_FILES = 1;
 /** Writes of at most this many rows are the few changed files of a build (the INDEX_RECENT hint); more is a cold build. */
 const RECENT_MAX_ROWS = 4;
+const MAPS = "maps";
+const RANKINGS = "rankings";
+const IMPORTS = "imports";
+const RESOLVED = "resolved-imports";
+const GRAPHS = "graphs";
+/** The key of the state stored last (one row). */
+const GRAPHS_LATEST = "graphs-latest";
 
 export interface CachedFile {
   path: string;
