@@ -444,7 +444,7 @@ export class FileIndex {
   store(token: string): [Uint8Array | null, Uint8Array] {
     let base: Uint8Array | null = null;
     if (this.#baseToken === null || this.#changed.size > DELTA_MAX) {
-      base = encodePart([token], this.entries());
+      base = encodePart([token], this.entries(), false);
       this.#base = decodePart(base, token)!;
       this.#baseToken = token;
       this.#changed.clear();
@@ -453,7 +453,7 @@ export class FileIndex {
       this.#size = this.#base.count;
       this.#current = this.#base.versions.indexOf(GRAMMAR_TABLE_VERSION);
     }
-    return [base, encodePart([token, this.#baseToken], this.#changed)];
+    return [base, encodePart([token, this.#baseToken], this.#changed, true)];
   }
 
   /** Entry i of the base with this path, or -1. */
@@ -490,24 +490,30 @@ function storable(text: string): boolean {
   return !text.includes("\0") && text.isWellFormed();
 }
 
-/** Stored entries (null meta: deleted) behind a head of text fields. */
-function encodePart(head: string[], entries: Iterable<[string, FileMeta | null]>): Uint8Array {
+/**
+ * Stored entries (null meta: deleted) behind a head of text fields. An entry that cannot be
+ * stored is left out of a base, and stored as deleted in a delta (`delta`): its path must
+ * not read as the base's older entry.
+ */
+function encodePart(head: string[], entries: Iterable<[string, FileMeta | null]>, delta: boolean): Uint8Array {
   const versions: string[] = [];
   const versionIds = new Map<string, number>();
   const numbers: number[] = [];
   const text: string[] = [];
-  for (const [path, meta] of entries) {
-    if (!storable(path) || (meta && (!storable(meta.sig) || !storable(meta.skipped)))) continue;
+  for (const [path, given] of entries) {
+    // A path that cannot be stored is in no base either.
+    if (!storable(path)) continue;
+    let meta = given && storable(given.sig) && storable(given.skipped) ? given : null;
     let id = DELETED;
     if (meta) {
       const tag = tagOf(meta.version);
       id = versionIds.get(tag) ?? versions.length;
-      if (id === versions.length) {
-        if (id === DELETED) continue;
+      if (id === versions.length && id !== DELETED) {
         versionIds.set(tag, id);
         versions.push(tag);
-      }
+      } else if (id === DELETED) meta = null;
     }
+    if (!meta && !delta) continue;
     numbers.push(meta?.mtime ?? 0, meta?.size ?? 0, id);
     text.push(path, meta?.sig ?? "", meta?.skipped ?? "");
   }
