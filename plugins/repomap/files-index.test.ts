@@ -195,13 +195,13 @@ test("a file parsed ahead answers a build only at the stat it was read at; the m
   // The cache's last small write parsed web/ui.ts: what a tagger parses ahead once it changes.
   expect(cache.recentFiles().map((r) => r.path)).toEqual(["web/ui.ts"]);
   const unchanged = new MapMemory();
-  await unchanged.tagAhead(root, files, openTags(root), 0);
+  await unchanged.tagAhead(root, files, openTags(root), [], 0);
   expect(unchanged.tagger).toBeNull();
 
   writeFileSync(ui, SOURCES["web/ui.ts"] + "export function two() {}\n");
   const used = new MapMemory();
   try {
-    await used.tagAhead(root, files, openTags(root), 0);
+    await used.tagAhead(root, files, openTags(root), [], 0);
     const built = await buildRepoMap(input(root, files, openTags(root), { memory: used }));
     expect(built.stats.parsed).toBe(1);
     expect(used.tagger!.aheadUsed).toBe(1);
@@ -214,7 +214,7 @@ test("a file parsed ahead answers a build only at the stat it was read at; the m
   writeFileSync(ui, SOURCES["web/ui.ts"] + "export function three() {}\n");
   const stale = new MapMemory();
   try {
-    await stale.tagAhead(root, files, openTags(root), 0);
+    await stale.tagAhead(root, files, openTags(root), [], 0);
     // Changed after it was parsed ahead (another size): that parse must not stand for it.
     writeFileSync(ui, SOURCES["web/ui.ts"] + "export function fourth() {}\n");
     const built = await buildRepoMap(input(root, files, openTags(root), { memory: stale }));
@@ -230,9 +230,12 @@ test("a file parsed ahead answers a build only at the stat it was read at; the m
   await small.tagAhead(root, files, cache);
   expect(small.tagger).toBeNull();
   writeFileSync(ui, SOURCES["web/ui.ts"] + "export function fifth() {}\n");
-  await small.tagAhead(root, files.filter((f) => f !== "web/ui.ts"), cache, 0);
+  await small.tagAhead(root, files.filter((f) => f !== "web/ui.ts"), cache, [], 0);
   expect(small.tagger).toBeNull();
-  await small.tagAhead(repo({}), files, new TagCache(memoryCacheStore(CACHE_VERSION)), 0);
+  // Nor a chat file whose older tags a first map in a request may take instead of parsing it.
+  await small.tagAhead(root, files, cache, ["web/ui.ts"], 0);
+  expect(small.tagger).toBeNull();
+  await small.tagAhead(repo({}), files, new TagCache(memoryCacheStore(CACHE_VERSION)), [], 0);
   expect(small.tagger).toBeNull();
   cache.close();
 });

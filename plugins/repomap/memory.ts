@@ -78,20 +78,22 @@ export class MapMemory implements ScanMemory, RankStateHolder {
    * has no tagger, and the file the cache's last small write parsed (TagCache.recentFiles)
    * has changed since: starts it, on the embedded grammars, and has it parse that file
    * ahead, which the build will parse (its stat changed), while this thread stats; the
-   * build then finds it parsed at its stat, or at least its grammar compiled. Returns when they are parsed
+   * build then finds it parsed at its stat, or at least its grammar compiled. Not one of
+   * `deferred` (chat files a first map in a request may take older tags of). Returns when they are parsed
    * (nobody needs to wait).
    */
-  tagAhead(root: string, files: readonly string[], cache: TagCache, minFiles = TAG_AHEAD_FILES): Promise<void> {
+  tagAhead(root: string, files: readonly string[], cache: TagCache, deferred: readonly string[] = [], minFiles = TAG_AHEAD_FILES): Promise<void> {
     if (files.length < minFiles || (this.tagger && !this.tagger.failed)) return Promise.resolve();
     // Only a file changed since it was parsed (one lstat each): an unchanged one needs no parse,
     // and with nothing to parse ahead (nothing changed: a warm build; a new cache) a tagger
     // now would only start a worker.
-    // Only what the build would parse: a listed file with a grammar, not skipped by its name or size (e.g. a huge file).
+    // Only what the build would parse: a listed file with a grammar, not skipped by its name or size
+    // (e.g. a huge file), nor a chat file whose older tags the build may use (`deferred`: RepoMapInput.deferChatFiles).
     const recent = cache.recentFiles().flatMap(({ path, mtime, size }) => {
       const lang = isBinaryPath(path) ? null : languageFor(path);
       const stat = lang ? lstatSync(join(root, path), { throwIfNoEntry: false }) : undefined;
       const changed = stat?.isFile() && (stat.mtimeMs !== mtime || stat.size !== size) && !skipByName(path, stat.size);
-      return lang && changed && files.includes(path) ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
+      return lang && changed && files.includes(path) && !deferred.includes(path) ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
     });
     if (recent.length === 0) return Promise.resolve();
     this.tagger = new SessionTagger(workerEntry(), null);
