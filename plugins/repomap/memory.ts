@@ -21,8 +21,8 @@ const PREFILL_FILES = 20_000;
 /** Files in the warm-up's ranking (enough to run every part of the ranking code). */
 const WARM_RANK_FILES = 500;
 /**
- * From this many listed files, a build with no tagger yet starts one before its stat and
- * parses ahead what the last changed builds parsed (tagAhead): the stat and the cache's
+ * From this many listed files, a build with no tagger yet may start one before its stat to
+ * parse ahead the file the last changed build parsed (tagAhead): the stat and the cache's
  * reads take long enough to hide the worker's start and grammar compile.
  */
 export const TAG_AHEAD_FILES = 2_000;
@@ -79,16 +79,14 @@ export class MapMemory implements ScanMemory, RankStateHolder {
    * has changed since: starts it, on the embedded grammars, and has it parse that file
    * ahead, which the build will parse (its stat changed), while this thread stats; the
    * build then finds it parsed at its stat, or at least its grammar compiled. Not one of
-   * `deferred` (chat files a first map in a request may take older tags of). Returns when they are parsed
-   * (nobody needs to wait).
+   * `deferred` (chat files a first map in a request may take older tags of). Returns when
+   * they are parsed (nobody needs to wait).
    */
   tagAhead(root: string, files: readonly string[], cache: TagCache, deferred: readonly string[] = [], minFiles = TAG_AHEAD_FILES): Promise<void> {
     if (files.length < minFiles || (this.tagger && !this.tagger.failed)) return Promise.resolve();
-    // Only a file changed since it was parsed (one lstat each): an unchanged one needs no parse,
-    // and with nothing to parse ahead (nothing changed: a warm build; a new cache) a tagger
-    // now would only start a worker.
-    // Only what the build would parse: a listed file with a grammar, not skipped by its name or size
-    // (e.g. a huge file), nor a chat file whose older tags the build may use (`deferred`: RepoMapInput.deferChatFiles).
+    // Only what the build will parse: a file changed since it was parsed (one lstat each), listed,
+    // with a grammar, not skipped by its name or size (a huge file), not in `deferred`. With none
+    // (nothing changed: a warm build; a new cache), a tagger now would only start a worker.
     const recent = cache.recentFiles().flatMap(({ path, mtime, size }) => {
       const lang = isBinaryPath(path) ? null : languageFor(path);
       const stat = lang ? lstatSync(join(root, path), { throwIfNoEntry: false }) : undefined;
