@@ -300,13 +300,15 @@ export class TagCache {
 }
 
 /** The stored index's layout (FileIndex); another is not read. */
-const INDEX_FORMAT = 1;
+const INDEX_FORMAT = 2;
 /** Header: format, entry count, version count, text bytes (u32 each). */
 const INDEX_HEADER = 16;
 /** An entry's version number in a stored delta when the delta deletes it. */
 const DELETED = 0xffff;
 /** Entries a stored delta holds at most; past that, the whole index is stored again. */
 const DELTA_MAX = 1024;
+/** Lookups out of the base's order that are binary searches; past them, a map by path is built. */
+const MISSES_BEFORE_MAP = 64;
 
 /** Stored entries, as decoded. */
 interface IndexPart {
@@ -326,8 +328,8 @@ interface IndexPart {
 /**
  * Every cached file's META fields by path (TagCache.fileMeta), read as a map (get, has,
  * set, delete, keys) that decodes no entry until it is asked for. Stored as two values:
- * a base (every entry) and a delta (entries set or deleted since; the base is stored
- * again when the delta grows past DELTA_MAX). Each holds the entries' mtimes and sizes
+ * a base (every entry, sorted by path) and a delta (entries set or deleted since; the base
+ * is stored again when the delta grows past DELTA_MAX). Each holds the entries' mtimes and sizes
  * (f64), version numbers (u16), then, NUL-separated text, its head, the versions and each
  * entry's path, signature and skip reason. An entry that cannot be stored as text
  * (a NUL, a lone surrogate) is left out: it then reads as not cached.
@@ -338,9 +340,10 @@ export class FileIndex {
   #baseToken: string | null;
   /** Entries set or deleted (null) since the base. */
   readonly #changed = new Map<string, FileMeta | null>();
-  /** Position in the base by path, built on the first lookup out of the stored order. */
+  /** Lookups that were not where guessed (see #find), and the base's positions by path once there were many. */
+  #misses = 0;
   #positions: Map<string, number> | null = null;
-  /** Where the next lookup is guessed to be (files are looked up in the order they were stored). */
+  /** Where the next lookup is guessed to be (files are looked up in the listing's order, which is mostly the base's). */
   #next = 0;
   #size: number;
   /** The number of this build's grammar table among the base's versions (-1: none). */
@@ -444,11 +447,13 @@ export class FileIndex {
   store(token: string): [Uint8Array | null, Uint8Array] {
     let base: Uint8Array | null = null;
     if (this.#baseToken === null || this.#changed.size > DELTA_MAX) {
-      base = encodePart([token], this.entries(), false);
+      // Sorted by path: a lookup out of order is a binary search.
+      base = encodePart([token], [...this.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)), false);
       this.#base = decodePart(base, token)!;
       this.#baseToken = token;
       this.#changed.clear();
       this.#positions = null;
+      this.#misses = 0;
       this.#next = 0;
       this.#size = this.#base.count;
       this.#current = this.#base.versions.indexOf(GRAMMAR_TABLE_VERSION);
@@ -456,7 +461,10 @@ export class FileIndex {
     return [base, encodePart([token, this.#baseToken], this.#changed, true)];
   }
 
-  /** Entry i of the base with this path, or -1. */
+  /**
+   * Entry i of the base with this path, or -1: the entry after the last one found, else a
+   * binary search (the base is sorted by path); past MISSES_BEFORE_MAP of those, a map by path.
+   */
   #find(path: string): number {
     const base = this.#base;
     const guess = this.#next;
@@ -464,15 +472,28 @@ export class FileIndex {
       this.#next = guess + 1;
       return guess;
     }
-    if (base.count === 0) return -1;
-    if (!this.#positions) {
-      this.#positions = new Map();
-      for (let i = 0; i < base.count; i++) this.#positions.set(pathOf(base, i), i);
+    if (this.#misses++ >= MISSES_BEFORE_MAP) {
+      if (!this.#positions) {
+        this.#positions = new Map();
+        for (let i = 0; i < base.count; i++) this.#positions.set(pathOf(base, i), i);
+      }
+      const at = this.#positions.get(path) ?? -1;
+      this.#next = at + 1;
+      return at;
     }
-    const at = this.#positions.get(path);
-    if (at === undefined) return -1;
-    this.#next = at + 1;
-    return at;
+    let low = 0;
+    let high = base.count - 1;
+    while (low <= high) {
+      const mid = (low + high) >>> 1;
+      const at = pathOf(base, mid);
+      if (at === path) {
+        this.#next = mid + 1;
+        return mid;
+      }
+      if (at < path) low = mid + 1;
+      else high = mid - 1;
+    }
+    return -1;
   }
 }
 
