@@ -99,6 +99,8 @@ export interface PreparedMap {
 
 /** Stats the files and computes the cache keys (what a warm run costs). */
 export function prepareRepoMap(input: RepoMapInput): PreparedMap {
+  // A large repository's tagger starts now, beside the stat (memory.ts tagAhead).
+  void input.memory?.tagAhead(input.root, input.files, input.cache, input.deferChatFiles ? input.chatFiles : []);
   const started = performance.now();
   const entries = statFiles(input.root, input.files);
   const statMs = performance.now() - started;
