@@ -133,6 +133,14 @@ export const CODE_PACKS: Record<string, { folder: string; entries: string[]; sha
     entries: ["plugins/media/clipboard.ts", "plugins/media/voice.ts"],
     shared: ["plugins/media/index.ts", "plugins/media/attach.ts", "plugins/media/options.ts", "plugins/media/web.ts", "plugins/media/fetch.ts", "plugins/media/markdown.ts"],
   },
+  // `--watch-files`: AI comments in the files edited outside coder.
+  watch: { folder: "core/watch/", entries: ["core/watch/index.ts"], shared: [] },
+  // The subcommands run once in a project's life: `init` (and the first run's guided set-up), `doctor` and `import-aider`.
+  cli: {
+    folder: "core/cli/",
+    entries: ["core/cli/init.ts", "core/cli/doctor.ts", "core/cli/import-aider.ts"],
+    shared: ["core/cli/chat-modes.ts", "core/cli/dispatch.ts", "core/cli/help.ts", "core/cli/prompts.ts", "core/cli/scaffold.ts", "core/cli/settings.ts", "core/cli/steps.ts", "core/cli/subcommands.ts"],
+  },
 };
 
 /** The lines of a generated module that export each of `names` from the module object `m` (a pack's, or one the binary hands over). */
