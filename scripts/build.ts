@@ -122,8 +122,8 @@ export const LIBRARY_PACKS: Record<string, LibraryPack> = {
  * whatever else they import (the rest of coder, and `shared`: the folder's files the binary's
  * own code imports, and a library pack's specifier) it takes from the binary, which hands those
  * modules over when it loads the pack (globalThis.__coderHost), so there is one copy of each and
- * of its state. Measured and not done: `coder init`, `config import-aider` and `doctor` as code
- * packs save only 20 kB together (their code is small and imports much of the binary's).
+ * of its state. `coder init`, `config import-aider` and `doctor` save only 20 kB together (their
+ * code is small and imports much of the binary's), but they run once in a project's life.
  */
 export const CODE_PACKS: Record<string, { folder: string; entries: string[]; shared: string[] }> = {
   eval: { folder: "plugins/eval/", entries: ["plugins/eval/runner.ts", "plugins/eval/report.ts"], shared: ["plugins/eval/index.ts", "plugins/eval/options.ts"] },
@@ -133,8 +133,6 @@ export const CODE_PACKS: Record<string, { folder: string; entries: string[]; sha
     entries: ["plugins/media/clipboard.ts", "plugins/media/voice.ts"],
     shared: ["plugins/media/index.ts", "plugins/media/attach.ts", "plugins/media/options.ts", "plugins/media/web.ts", "plugins/media/fetch.ts", "plugins/media/markdown.ts"],
   },
-  // `--watch-files`: AI comments in the files edited outside coder.
-  watch: { folder: "core/watch/", entries: ["core/watch/index.ts"], shared: [] },
   // The subcommands run once in a project's life: `init` (and the first run's guided set-up), `doctor` and `import-aider`.
   cli: {
     folder: "core/cli/",
