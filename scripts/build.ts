@@ -326,7 +326,8 @@ export const zodEnglishOnly: BunPlugin = {
  * Node built-ins taken at run time (process.getBuiltinModule), never imported: an import of one,
  * or a require() the bundle keeps, makes the compiled binary embed bytecode for Bun's own code of
  * it and of every built-in that one imports. These, which only /web's address check (net, dns)
- * and the REPL's file completion (child_process, in pi-tui) use, cost 0.49 MB that way. Each
+ * and the REPL's file completion (child_process, in pi-tui) use, cost 0.49 MB that way; crypto
+ * (ACP's session ids and hashes, the eval report's) 25 kB more. Each
  * import becomes a module that takes the built-in when one of its functions is first called (a
  * class or other value when the importing module is evaluated); the bundler keeps only the names
  * the importer uses. The build fails if a module still imports one.
@@ -335,7 +336,7 @@ export const zodEnglishOnly: BunPlugin = {
  * every start uses them, and compiled from Bun's source at run time instead they cost the REPL's
  * start ~20% more CPU and a one-shot task ~6% (measured, load 9).
  */
-export const RUNTIME_BUILTINS = ["child_process", "net", "dns/promises"];
+export const RUNTIME_BUILTINS = ["child_process", "net", "dns/promises", "crypto"];
 
 const BUILTIN_NAMES = RUNTIME_BUILTINS.map((name) => name.replaceAll("/", "\\/")).join("|");
 /** `from "fs"`, `import("node:fs")`: the specifier gets a namespace Bun leaves to the plugins. */
