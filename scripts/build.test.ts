@@ -78,28 +78,29 @@ test("what is unpacked once into the user's cache is packed with brotli, what is
 const bundleBuiltins = (source: string) => bundle(source, () => [builtinsAtRunTime]);
 
 test("imports and require() of the built-ins in RUNTIME_BUILTINS are taken at run time (no bytecode of theirs embedded), and work the same", async () => {
-  expect(RUNTIME_BUILTINS).toEqual(["child_process", "net", "dns/promises"]);
+  expect(RUNTIME_BUILTINS).toEqual(["child_process", "net", "dns/promises", "crypto"]);
   const result = await bundleBuiltins(
     [
       'import { readFileSync } from "node:fs";',
       'import * as net from "net";',
       'const { spawnSync } = require("node:child_process");',
       'const { lookup } = await import("node:dns/promises");',
-      'console.log(JSON.stringify({ self: readFileSync(import.meta.path, "utf8").length > 0, ip: net.isIP("127.0.0.1"), v6: net.isIPv6("::1"), echo: spawnSync("echo", ["hi"]).stdout.toString(), lookup: typeof lookup }));',
+      'import { createHash, randomUUID } from "crypto";',
+      'console.log(JSON.stringify({ self: readFileSync(import.meta.path, "utf8").length > 0, ip: net.isIP("127.0.0.1"), v6: net.isIPv6("::1"), echo: spawnSync("echo", ["hi"]).stdout.toString(), lookup: typeof lookup, sha: createHash("sha256").update("a").digest("hex").slice(0, 8), uuid: randomUUID().length }));',
     ].join("\n"),
   );
   expect(result.logs.map(String).join("\n")).toBe("");
   expect(runtimeBuiltinImporters(result.metafile!)).toEqual([]);
   const code = await result.outputs[0]!.text();
   for (const name of RUNTIME_BUILTINS) expect(code).toContain(`process.getBuiltinModule("node:${name}")`);
-  expect(code).not.toMatch(/(from\s*|import\(|require\()"(node:)?(net|child_process|dns\/promises)"/);
+  expect(code).not.toMatch(/(from\s*|import\(|require\()"(node:)?(net|child_process|dns\/promises|crypto)"/);
   // node:fs stays an import: every start uses it.
   expect(code).toMatch(/from\s*"(node:)?fs"/);
   // Only the names used are kept.
   expect(code).not.toContain("execFileSync");
   const run = Bun.spawnSync([process.execPath, result.outputs[0]!.path], { stderr: "pipe" });
   expect(run.stderr.toString()).toBe("");
-  expect(JSON.parse(run.stdout.toString())).toEqual({ self: true, ip: 4, v6: true, echo: "hi\n", lookup: "function" });
+  expect(JSON.parse(run.stdout.toString())).toEqual({ self: true, ip: 4, v6: true, echo: "hi\n", lookup: "function", sha: "ca978112", uuid: 36 });
 });
 
 test("a module with an import of a run-time built-in and a string that reads like one fails the build instead of changing the string", async () => {

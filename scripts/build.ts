@@ -122,8 +122,8 @@ export const LIBRARY_PACKS: Record<string, LibraryPack> = {
  * whatever else they import (the rest of coder, and `shared`: the folder's files the binary's
  * own code imports, and a library pack's specifier) it takes from the binary, which hands those
  * modules over when it loads the pack (globalThis.__coderHost), so there is one copy of each and
- * of its state. Measured and not done: `coder init`, `config import-aider` and `doctor` as code
- * packs save only 20 kB together (their code is small and imports much of the binary's).
+ * of its state. `coder init`, `config import-aider` and `doctor` save only 20 kB together (their
+ * code is small and imports much of the binary's), but they run once in a project's life.
  */
 export const CODE_PACKS: Record<string, { folder: string; entries: string[]; shared: string[] }> = {
   eval: { folder: "plugins/eval/", entries: ["plugins/eval/runner.ts", "plugins/eval/report.ts"], shared: ["plugins/eval/index.ts", "plugins/eval/options.ts"] },
@@ -132,6 +132,12 @@ export const CODE_PACKS: Record<string, { folder: string; entries: string[]; sha
     folder: "plugins/media/",
     entries: ["plugins/media/clipboard.ts", "plugins/media/voice.ts"],
     shared: ["plugins/media/index.ts", "plugins/media/attach.ts", "plugins/media/options.ts", "plugins/media/web.ts", "plugins/media/fetch.ts", "plugins/media/markdown.ts"],
+  },
+  // The subcommands run once in a project's life: `init` (and the first run's guided set-up), `doctor` and `import-aider`.
+  cli: {
+    folder: "core/cli/",
+    entries: ["core/cli/init.ts", "core/cli/doctor.ts", "core/cli/import-aider.ts"],
+    shared: ["core/cli/chat-modes.ts", "core/cli/dispatch.ts", "core/cli/help.ts", "core/cli/prompts.ts", "core/cli/scaffold.ts", "core/cli/settings.ts", "core/cli/steps.ts", "core/cli/subcommands.ts"],
   },
 };
 
@@ -320,7 +326,8 @@ export const zodEnglishOnly: BunPlugin = {
  * Node built-ins taken at run time (process.getBuiltinModule), never imported: an import of one,
  * or a require() the bundle keeps, makes the compiled binary embed bytecode for Bun's own code of
  * it and of every built-in that one imports. These, which only /web's address check (net, dns)
- * and the REPL's file completion (child_process, in pi-tui) use, cost 0.49 MB that way. Each
+ * and the REPL's file completion (child_process, in pi-tui) use, cost 0.49 MB that way; crypto
+ * (ACP's session ids and hashes, the eval report's) 25 kB more. Each
  * import becomes a module that takes the built-in when one of its functions is first called (a
  * class or other value when the importing module is evaluated); the bundler keeps only the names
  * the importer uses. The build fails if a module still imports one.
@@ -329,7 +336,7 @@ export const zodEnglishOnly: BunPlugin = {
  * every start uses them, and compiled from Bun's source at run time instead they cost the REPL's
  * start ~20% more CPU and a one-shot task ~6% (measured, load 9).
  */
-export const RUNTIME_BUILTINS = ["child_process", "net", "dns/promises"];
+export const RUNTIME_BUILTINS = ["child_process", "net", "dns/promises", "crypto"];
 
 const BUILTIN_NAMES = RUNTIME_BUILTINS.map((name) => name.replaceAll("/", "\\/")).join("|");
 /** `from "fs"`, `import("node:fs")`: the specifier gets a namespace Bun leaves to the plugins. */

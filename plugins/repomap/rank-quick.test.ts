@@ -284,7 +284,12 @@ test("the kept ranking is, entry for entry, what rank.ts makes of the patched gr
     expect(got).toEqual(oracle.ranked);
     // And each listed definition's rank, to the bit: the kept ranking read directly (the scan as the cache describes it).
     const meta = cache.fileMeta();
-    const scan = { files: new Map([...meta].map(([path, m]) => [path, { sig: m.sig, skipped: m.skipped }])) } as unknown as ScanResult;
+    const described = new Map<string, { sig: string; skipped: string }>();
+    for (const path of files) {
+      const m = meta.get(path);
+      if (m) described.set(path, { sig: m.sig, skipped: m.skipped });
+    }
+    const scan = { files: described } as unknown as ScanResult;
     // Further down than the map's limit (the kept definitions cover it and a quarter more).
     const deeper = { ...request, limit: 2500 };
     const quick = quickRank({ key, cache, entries: statFiles(root, files), scan, request: deeper, tagsOf: (path) => decodeRankFile(cache.rankRow(path)!) }, emptySignature());
