@@ -280,8 +280,9 @@ test("the kept ranking is, entry for entry, what rank.ts makes of the patched gr
     }
     const patched = patchRankGraph(state.graph.index, state.graph.graph, state.graph.paths, state.graph.context, changed)!;
     const oracle = rankFromVector({ ...state.graph, ...patched }, request, state.ranks);
-    expect(got.length).toBe(oracle.ranked.length);
-    expect(got).toEqual(oracle.ranked);
+    // The map stores the first part of its ranking (what its fit can use).
+    expect(got.length).toBeGreaterThan(50);
+    expect(got).toEqual(oracle.ranked.slice(0, got.length));
     // And each listed definition's rank, to the bit: the kept ranking read directly (the scan as the cache describes it).
     const meta = cache.fileMeta();
     const described = new Map<string, { sig: string; skipped: string }>();
