@@ -436,7 +436,7 @@ export type EmptySignature = string;
 
 /**
  * The ranking from the kept one when the change qualifies (see the file's head), else
- * null ("none": no kept ranking of this format for this context). It is what rank.ts gives over the patched graph from the kept PageRank vector:
+ * null ("none": no kept ranking of this format, this context and a limit this large). It is what rank.ts gives over the patched graph from the kept PageRank vector:
  * the same slots, those the change feeds computed again from their edges in order.
  */
 export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRanking | "none" | null {
@@ -449,7 +449,9 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   const mentioned = [...request.mentionedFiles].sort();
   if (!Array.isArray(head.mentioned) || mentioned.length !== head.mentioned.length || mentioned.some((path, i) => path !== head.mentioned[i])) return null;
   const [entryStats, entryFile, slotFile, slotRank, slotWanted, entryStart, entryLines, slotPath, byRank] = read.arrays as [Float64Array, Int32Array, Int32Array, Float64Array, Uint8Array, Int32Array, Int32Array, Int32Array, Int32Array];
-  if (entryStats.length !== 2 * entries.length || entryFile.length !== entries.length) return null;
+  if (entryStats.length !== 2 * entries.length || entryFile.length !== entries.length || entryStart.length !== slotFile.length + 1) return null;
+  // Kept for a smaller limit (another budget): none for this one; the caller stores its state's.
+  if (head.cut !== null && entryStart[slotFile.length]! < (request.limit ?? Infinity)) return "none";
   const chat = request.chatFiles;
   // The changed files: another stat or another version (as the patched path compares them).
   const versions = typeof head.versions === "string" ? head.versions.split("\n") : [];
