@@ -170,17 +170,59 @@ const fileListCache = new Map<string, FileListCache>();
  * `root`, skipping `.git`, `node_modules`, dot-directories and `.gitignore`d paths.
  */
 export async function listRepoFiles(root: string, opts: { git?: boolean; ignoreFile?: string } = {}): Promise<string[]> {
-  const indexPath = opts.git === false ? "" : await indexPathOf(root);
-  const useGit = indexPath !== "";
   const ignoreFile = opts.ignoreFile ?? join(root, ".coderignore");
-  const stamp = [useGit ? "git" : "walk", fileStamp(indexPath), ignoreFile, fileStamp(ignoreFile), useGit ? "" : fileStamp(join(root, ".gitignore"))].join("|");
+  if (opts.git !== false) {
+    // One git call when the index is known: remembered, or where a plain repository keeps it.
+    // If git cannot list there, the index is asked of git as below.
+    const known = indexPaths.get(root) ?? plainIndexPath(root);
+    const listed = known === null ? null : await listTracked(root, known, ignoreFile, true);
+    if (listed) {
+      indexPaths.set(root, known!);
+      return listed;
+    }
+  }
+  const indexPath = opts.git === false ? "" : await indexPathOf(root);
+  if (indexPath !== "") return (await listTracked(root, indexPath, ignoreFile, false))!;
+  return applyCoderignore(ignoreFile, [...new Set(await walkFiles(root))]);
+}
+
+/**
+ * The tracked files, cached per state of the index and the ignore file (the stamp is taken
+ * before git reads the index: a change while it lists leaves a stamp the next call differs from).
+ * With `fallible`, null when git cannot be run or fails; otherwise that throws.
+ */
+async function listTracked(root: string, indexPath: string, ignoreFile: string, fallible: boolean): Promise<string[] | null> {
+  const stamp = ["git", fileStamp(indexPath), ignoreFile, fileStamp(ignoreFile), ""].join("|");
   const cached = fileListCache.get(root);
-  if (useGit && cached?.stamp === stamp) return cached.files;
-  const listed = useGit ? (await gitOk(root, ["ls-files", "-z", "--cached"])).split("\0").filter(Boolean) : await walkFiles(root);
-  const unique = [...new Set(listed)];
-  const files = await applyCoderignore(ignoreFile, unique);
-  if (useGit) fileListCache.set(root, { stamp, files });
+  if (cached?.stamp === stamp) return cached.files;
+  const args = ["ls-files", "-z", "--cached"];
+  let out: string;
+  if (fallible) {
+    const r = await runGit(root, args).catch(() => null);
+    if (r === null || r.code !== 0) return null;
+    out = r.stdout;
+  } else out = await gitOk(root, args);
+  const files = await applyCoderignore(ignoreFile, [...new Set(out.split("\0").filter(Boolean))]);
+  fileListCache.set(root, { stamp, files });
   return files;
+}
+
+/** Git's variables that move its folder, index or work tree: with any set, git is asked where the index is. */
+const GIT_LOCATION_VARIABLES = ["GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR"];
+
+/**
+ * The index of a plain repository at `root` (a `.git` folder there holding HEAD and an index,
+ * and no git variable moving them), where `git rev-parse --git-path index` would name it, without
+ * starting git; null otherwise (a worktree's or submodule's `.git` file, a repository with no index yet).
+ */
+export function plainIndexPath(root: string): string | null {
+  if (GIT_LOCATION_VARIABLES.some((name) => process.env[name] !== undefined)) return null;
+  const index = join(root, ".git", "index");
+  try {
+    return statSync(join(root, ".git", "HEAD")).isFile() && statSync(index).isFile() ? index : null;
+  } catch {
+    return null;
+  }
 }
 
 const indexPaths = new Map<string, string>();
