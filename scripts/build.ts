@@ -42,11 +42,14 @@ export const RELEASE_TARGETS = [
   "bun-windows-x64",
 ] as const;
 
-/** Entry points: main.ts, plus the repo map's worker when it exists (workers need their own entry). */
+/** Entry points: main.ts, plus the repo map's workers when they exist (workers need their own entry). */
 function entrypoints(): string[] {
   const list = [join(ROOT, "main.ts")];
-  const worker = join(ROOT, "plugins/repomap/worker.ts");
-  if (existsSync(worker)) list.push(worker);
+  // The repo map's workers: the parser pool's, and the stat helper's (stat.ts).
+  for (const file of ["plugins/repomap/worker.ts", "plugins/repomap/stat-worker.ts"]) {
+    const worker = join(ROOT, file);
+    if (existsSync(worker)) list.push(worker);
+  }
   return list;
 }
 

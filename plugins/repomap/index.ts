@@ -1,10 +1,13 @@
 // The repo map as a context provider ("repomap", session-stable) with /map and
 // /map-refresh. It needs no model: `coder map` and --show-repo-map call it too.
+import { statSync } from "node:fs";
+import { join } from "node:path";
 import type { BudgetClaim, ContextBlock, ContextBudget, Kit, Plugin, PluginObject, SubcommandContext, TurnContext } from "../../core/plugin.ts";
 import type { GrammarAssets } from "../../grammars/runtime.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
 import { MapMemory } from "./memory.ts";
+import { SHARED_STAT_FILES, StatHelper } from "./stat.ts";
 import { parseInBackground, reparseInBackground, type BackgroundParse, type BackgroundReparse } from "./scan.ts";
 import { MAP_MULTIPLIER_NO_FILES, MAP_REFRESH, MAP_SUBCOMMAND, MAP_TOKENS, REPOMAP_OPTIONS } from "./options.ts";
 
@@ -57,6 +60,8 @@ export class RepoMapService {
   /** Tags, grammars and ranks kept between this session's builds. */
   #memory = new MapMemory();
   #warmUpScheduled = false;
+  /** Shares the stat of a large listing with a second thread (stat.ts), kept for the session. */
+  #statHelper: StatHelper | null = null;
   /**
    * How long after a provisional map the background reparse starts: past the
    * request just sent and a quick reply (a worker compiling a grammar competes
@@ -102,7 +107,15 @@ export class RepoMapService {
     this.#forceNext = false;
     if (mode === "manual" && this.#last && !forced) return this.#block(this.#last, turn);
 
-    const files = await this.#kit.files.list();
+    // A large repository's stat is shared with a helper thread, started before the listing
+    // when git's index looks large, so that it is running by the time the stat starts.
+    if (!this.#statHelper && indexLooksLarge(turn.root)) this.#statHelper = new StatHelper();
+    // The cache is opened while git lists the files (a listing that fails is awaited below).
+    const listing = this.#kit.files.list();
+    listing.catch(() => {});
+    const cache = this.#openCache();
+    const files = await listing;
+    if (!this.#statHelper && files.length >= SHARED_STAT_FILES) this.#statHelper = new StatHelper();
     const input: RepoMapInput = {
       root: turn.root,
       files,
@@ -112,7 +125,8 @@ export class RepoMapService {
       budget,
       countTokens: (text) => this.#kit.tokens.count(text),
       read: (path) => textOf(this.#kit.files.readBytes(path)),
-      cache: this.#openCache(),
+      cache,
+      statHelper: this.#statHelper,
       assets: loadAssets,
       warn: (m) => this.#kit.log.warn(m),
       progress: turn.interactive ? progressBar() : undefined,
@@ -239,6 +253,21 @@ export class RepoMapService {
     this.#memory.close();
     this.#memory = new MapMemory();
     this.#warmUpScheduled = false;
+    this.#statHelper?.close();
+    this.#statHelper = null;
+  }
+}
+
+/**
+ * Whether the repository at `root` looks large enough for the stat helper, by the size of a
+ * plain repository's git index (an entry takes 70 bytes and its path): only a hint of when to
+ * start it; the listing decides whether it is used.
+ */
+function indexLooksLarge(root: string): boolean {
+  try {
+    return statSync(join(root, ".git", "index")).size >= SHARED_STAT_FILES * 100;
+  } catch {
+    return false;
   }
 }
 

@@ -15,6 +15,7 @@ import { EDGES_PER_IDENT, WEIGHTS } from "./graph.ts";
 import { MapRenderer, estimateTokens, fitToBudget } from "./render.ts";
 import { capBareNames, specialFiles } from "./special.ts";
 import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
+import type { StatHelper } from "./stat.ts";
 import { decodeDefNames, decodeDefs, type Definition } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, or how a ranking is stored, so cached maps and rankings are not reused. */
@@ -37,6 +38,8 @@ export interface RepoMapInput {
   progress?: (done: number, total: number) => void;
   /** "state": reuse a map for the same files, mtimes, chat and budget; "files": ignore mtimes; "none": always rebuild. */
   reuse: "state" | "files" | "none";
+  /** Shares the stat of a large listing with a second thread (stat.ts); absent: this thread stats alone. */
+  statHelper?: StatHelper | null;
   /** Worker count for cold builds (default: cores). */
   workers?: number;
   /** Changed files needed before parsing moves to workers (see ScanOptions). */
@@ -95,7 +98,7 @@ export interface PreparedMap {
 /** Stats the files and computes the cache keys (what a warm run costs). */
 export function prepareRepoMap(input: RepoMapInput): PreparedMap {
   const started = performance.now();
-  const entries = statFiles(input.root, input.files);
+  const entries = statFiles(input.root, input.files, input.statHelper);
   const statMs = performance.now() - started;
   const state = new Bun.CryptoHasher("sha256");
   state.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.reuse}|${input.budget}\n`);
