@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findRepoRoot, GitRepo, listRepoFiles, offerRepository, plainIndexPath } from "../core/git/git.ts";
+import { findRepoRoot, GitRepo, listRepoFiles, offerRepository, plainIndexPath, trackedStateFiles } from "../core/git/git.ts";
 import { filesIn, head, isolateGitEnv, log, makeRepo, sh, write } from "./git-helpers.ts";
 
 const savedEnv = { ...process.env };
@@ -89,6 +89,36 @@ describe("root and files", () => {
     expect(await listRepoFiles(tree)).toEqual(["a.ts", "b.ts"]);
     // The main repository's index did not change: its listing is its own.
     expect(await listRepoFiles(root)).toEqual(["a.ts"]);
+  });
+
+  test("the check of .coder and the first listing of a plain repository are one git call; a changed index is listed again", async () => {
+    const root = makeRepo({ "a.ts": "a\n", ".coder/planted.json": "{}\n", "b/c.ts": "c\n" });
+    // Every git the code starts is logged by a shim first on the PATH.
+    const bin = realpathSync(mkdtempSync(join(tmpdir(), "coder-shim-")));
+    const log = join(bin, "calls.log");
+    const real = Bun.which("git")!;
+    writeFileSync(join(bin, "git"), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+    chmodSync(join(bin, "git"), 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    const calls = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []);
+    try {
+      const [tracked, files] = await Promise.all([trackedStateFiles(root), listRepoFiles(root)]);
+      expect(tracked).toEqual([".coder/planted.json"]);
+      expect(files).toEqual([".coder/planted.json", "a.ts", "b/c.ts"]);
+      expect(calls()).toEqual(["ls-files -z --cached"]);
+      // The same index: nothing runs.
+      expect(await listRepoFiles(root)).toEqual(files);
+      expect(await trackedStateFiles(root)).toEqual(tracked);
+      expect(calls()).toHaveLength(1);
+      // Another index: listed again, for both.
+      sh(root, ["rm", "-q", "--cached", ".coder/planted.json"]);
+      expect(await trackedStateFiles(root)).toEqual([]);
+      expect(await listRepoFiles(root)).toEqual(["a.ts", "b/c.ts"]);
+      expect(calls().filter((c) => c.startsWith("ls-files"))).toHaveLength(2);
+    } finally {
+      process.env.PATH = path;
+    }
   });
 
   test("a .git folder git does not take as a repository is not listed by it: the folder is walked as before", async () => {

@@ -124,6 +124,12 @@ export async function gitProblem(root: string): Promise<string | null> {
  * out of git, so any there were put there by someone else. Empty when git cannot say.
  */
 export async function trackedStateFiles(root: string): Promise<string[]> {
+  // Read off the whole listing when the index is known: the kit's first listing is then this same git call, started early.
+  const index = indexPaths.get(root) ?? plainIndexPath(root);
+  if (index !== null) {
+    const listed = await trackedListing(root, index);
+    return listed instanceof Error ? [] : listed.filter((path) => path === STATE_DIR || path.startsWith(`${STATE_DIR}/`));
+  }
   try {
     const r = await runGit(root, ["ls-files", "-z", "--", STATE_DIR]);
     return r.code === 0 ? r.stdout.split("\0").filter(Boolean) : [];
@@ -195,16 +201,44 @@ async function listTracked(root: string, indexPath: string, ignoreFile: string, 
   const stamp = ["git", fileStamp(indexPath), ignoreFile, fileStamp(ignoreFile), ""].join("|");
   const cached = fileListCache.get(root);
   if (cached?.stamp === stamp) return cached.files;
-  const args = ["ls-files", "-z", "--cached"];
-  let out: string;
-  if (fallible) {
-    const r = await runGit(root, args).catch(() => null);
-    if (r === null || r.code !== 0) return null;
-    out = r.stdout;
-  } else out = await gitOk(root, args);
-  const files = await applyCoderignore(ignoreFile, [...new Set(out.split("\0").filter(Boolean))]);
+  const listed = await trackedListing(root, indexPath);
+  if (listed instanceof Error) {
+    if (fallible) return null;
+    throw listed;
+  }
+  const files = await applyCoderignore(ignoreFile, [...new Set(listed)]);
   fileListCache.set(root, { stamp, files });
   return files;
+}
+
+/** A `git ls-files` under way or done, for the index in the state `stamp` was taken of before it started. */
+interface TrackedListing {
+  indexPath: string;
+  stamp: string;
+  listed: Promise<string[] | Error>;
+}
+
+const trackedListings = new Map<string, TrackedListing>();
+
+/**
+ * Every index entry's path (`git ls-files -z --cached`, a path once per stage), or the Error
+ * saying why git could not list. Callers while the index stays as it was share one git call
+ * (the settings' check of `.coder` and the kit's first listing); a failure is not kept.
+ */
+function trackedListing(root: string, indexPath: string): Promise<string[] | Error> {
+  const stamp = fileStamp(indexPath);
+  const known = trackedListings.get(root);
+  if (known && known.indexPath === indexPath && known.stamp === stamp) return known.listed;
+  const listed = runGit(root, ["ls-files", "-z", "--cached"]).then(
+    (r): string[] | Error => (r.code === 0 ? r.stdout.split("\0").filter(Boolean) : new Error(`git ls-files failed: ${(r.stderr || r.stdout).trim()}`)),
+    (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+  );
+  const entry = { indexPath, stamp, listed };
+  trackedListings.set(root, entry);
+  void listed.then((result) => {
+    if (result instanceof Error && trackedListings.get(root) === entry) trackedListings.delete(root);
+  });
+  return listed;
 }
 
 /** Git's variables that move its folder, index or work tree: with any set, git is asked where the index is. */
