@@ -7,7 +7,7 @@ import type { GrammarAssets } from "../../grammars/runtime.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildPreparedMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
 import { MapMemory } from "./memory.ts";
-import { SHARED_STAT_FILES, StatHelper } from "./stat.ts";
+import { SHARED_STAT_FILES, StatHelper, type SharedStatCounts } from "./stat.ts";
 import { parseInBackground, reparseInBackground, type BackgroundParse, type BackgroundReparse } from "./scan.ts";
 import { MAP_MULTIPLIER_NO_FILES, MAP_REFRESH, MAP_SUBCOMMAND, MAP_TOKENS, REPOMAP_OPTIONS } from "./options.ts";
 
@@ -70,6 +70,8 @@ export class RepoMapService {
   backgroundDelayMs = 500;
   /** From this many files without cached tags, a build is a cold first map (COLD_FIRST_FILES). */
   coldFirstFiles = COLD_FIRST_FILES;
+  /** From this many listed files, the stat is shared with a helper thread (SHARED_STAT_FILES). */
+  sharedStatFiles = SHARED_STAT_FILES;
 
   constructor(kit: Kit) {
     this.#kit = kit;
@@ -84,6 +86,11 @@ export class RepoMapService {
   /** Whether the session's warm-up is scheduled (or done): never in a one-shot run. */
   get warmUpScheduled(): boolean {
     return this.#warmUpScheduled;
+  }
+
+  /** How the last stat shared with the helper thread went (null: no shared stat yet). */
+  get sharedStat(): SharedStatCounts | null {
+    return this.#statHelper?.last ?? null;
   }
 
   /** Whether a background reparse of changed chat files is scheduled (or done): never in a one-shot run. */
@@ -109,13 +116,14 @@ export class RepoMapService {
 
     // A large repository's stat is shared with a helper thread, started before the listing
     // when git's index looks large, so that it is running by the time the stat starts.
-    if (!this.#statHelper && indexLooksLarge(turn.root)) this.#statHelper = new StatHelper();
+    if (!this.#statHelper && indexLooksLarge(turn.root, this.sharedStatFiles)) this.#statHelper = new StatHelper();
     // The cache is opened while git lists the files (a listing that fails is awaited below).
     const listing = this.#kit.files.list();
     listing.catch(() => {});
     const cache = this.#openCache();
     const files = await listing;
-    if (!this.#statHelper && files.length >= SHARED_STAT_FILES) this.#statHelper = new StatHelper();
+    const sharedStat = files.length >= this.sharedStatFiles;
+    if (sharedStat) this.#statHelper ??= new StatHelper();
     const input: RepoMapInput = {
       root: turn.root,
       files,
@@ -126,7 +134,7 @@ export class RepoMapService {
       countTokens: (text) => this.#kit.tokens.count(text),
       read: (path) => textOf(this.#kit.files.readBytes(path)),
       cache,
-      statHelper: this.#statHelper,
+      statHelper: sharedStat ? this.#statHelper : null,
       assets: loadAssets,
       warn: (m) => this.#kit.log.warn(m),
       progress: turn.interactive ? progressBar() : undefined,
@@ -259,13 +267,13 @@ export class RepoMapService {
 }
 
 /**
- * Whether the repository at `root` looks large enough for the stat helper, by the size of a
+ * Whether the repository at `root` looks like it has `files` files or more, by the size of a
  * plain repository's git index (an entry takes 70 bytes and its path): only a hint of when to
- * start it; the listing decides whether it is used.
+ * start the stat helper; the listing decides whether it is used.
  */
-function indexLooksLarge(root: string): boolean {
+function indexLooksLarge(root: string, files: number): boolean {
   try {
-    return statSync(join(root, ".git", "index")).size >= SHARED_STAT_FILES * 100;
+    return statSync(join(root, ".git", "index")).size >= files * 100;
   } catch {
     return false;
   }

@@ -38,7 +38,7 @@ export interface RepoMapInput {
   progress?: (done: number, total: number) => void;
   /** "state": reuse a map for the same files, mtimes, chat and budget; "files": ignore mtimes; "none": always rebuild. */
   reuse: "state" | "files" | "none";
-  /** Shares the stat of a large listing with a second thread (stat.ts); absent: this thread stats alone. */
+  /** Shares the stat of the listing with a second thread (stat.ts); absent: this thread stats alone. */
   statHelper?: StatHelper | null;
   /** Worker count for cold builds (default: cores). */
   workers?: number;

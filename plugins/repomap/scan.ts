@@ -46,7 +46,7 @@ export interface FileEntry {
 
 /** Stats the listed files; binaries, symlinks and files that vanished are left out. */
 export function statFiles(root: string, files: readonly string[], helper?: StatHelper | null): FileEntry[] {
-  // With a helper, a large listing is stat'ed on two threads (stat.ts): the same entries, sooner.
+  // With a helper, the listing is stat'ed on two threads (stat.ts): the same entries, sooner.
   if (helper) return helper.stat(root, files);
   const entries: FileEntry[] = [];
   for (const path of files) {

@@ -8,7 +8,7 @@ import { isBinaryPath } from "./filter.ts";
 import { statFiles, workerEntry, type FileEntry } from "./scan.ts";
 import { claimAndStat, FAILED, FILE, PENDING, statBuffer, statViews, waitForAll, type StatJob } from "./stat-chunks.ts";
 
-/** From this many files a stat is shared with the helper (below, one thread is done before a helper could start). */
+/** From this many files a session shares its stat with a helper (below, one thread is done before a helper could start). */
 export const SHARED_STAT_FILES = 2_000;
 
 /** How long this thread waits for the helper's last chunk before stat'ing what is left of it itself. */
@@ -23,7 +23,7 @@ export interface SharedStatCounts {
 
 export class StatHelper {
   readonly #worker: Worker;
-  /** The last shared stat's counts (null: none yet, or the listing was too small to share). */
+  /** The last shared stat's counts (null: none yet). */
   last: SharedStatCounts | null = null;
 
   /** Starts the worker; it never keeps the process alive. */
@@ -36,7 +36,6 @@ export class StatHelper {
 
   /** `statFiles(root, files)`: the same entries in the same order, stat'ed on two threads. */
   stat(root: string, files: readonly string[]): FileEntry[] {
-    if (files.length < SHARED_STAT_FILES) return statFiles(root, files);
     const paths = files.filter((path) => !isBinaryPath(path));
     const buffer = statBuffer(paths.length);
     this.#worker.postMessage({ root, files: paths.join("\0"), buffer } satisfies StatJob);
