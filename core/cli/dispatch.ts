@@ -2,14 +2,10 @@
 // then a subcommand or a chat mode. main.ts hands in the built-in plugin list so
 // core never imports formats/ or plugins/.
 import { type RunInput, loadSettings } from "./settings.ts";
-import type { App, Loaded } from "../kernel.ts";
+import { assembleApp, preloadKernel } from "../boot/assemble.ts";
+import type { App } from "../kernel.ts";
 import { configShowJson, renderConfigShow } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
-
-/** The kernel (core/boot/assemble.ts), imported when a path assembles it: not before the settings have started git. */
-async function assembleApp(loaded: Loaded, builtins: RunInput["builtins"]): Promise<App> {
-  return (await import("../boot/assemble.ts")).assembleApp(loaded, builtins);
-}
 
 export async function runMain(input: RunInput): Promise<number> {
   const { subcommand, rest } = input;
@@ -48,9 +44,7 @@ export async function runMain(input: RunInput): Promise<number> {
   const loading = loadSettings(input);
   // While the settings wait for git (the check of .coder), the kernel's and the built-ins' modules
   // are evaluated, on the paths that assemble the kernel (all but these three).
-  if (subcommand !== "config" && subcommand !== "doctor" && !(subcommand === "plugins" && rest[0] === "pin")) {
-    void import("../boot/assemble.ts").then((boot) => boot.preloadKernel(input.builtins), () => {});
-  }
+  if (subcommand !== "config" && subcommand !== "doctor" && !(subcommand === "plugins" && rest[0] === "pin")) preloadKernel(input.builtins);
   const loaded = await loading;
   if (subcommand === "config") {
     if (rest[0] === "forget") {
