@@ -503,7 +503,7 @@ const packEmbedded: BunPlugin = {
  * Each chunk records itself when it is evaluated, if CODER_TRACE_MODULES is set (main.ts writes
  * the list at exit): one environment read per chunk otherwise.
  */
-const TRACE_BANNER = "process.env.CODER_TRACE_MODULES&&(globalThis.__coderChunks??=[]).push(import.meta.url);";
+const TRACE_BANNER = "(globalThis.__coderChunks??=[]).push(import.meta.url);";
 
 /** The bytecode layout profiles (scripts/bytecode-order.ts records them), most common start first. */
 export const BYTECODE_PROFILES = ["task", "version", "acp", "repl"] as const;
