@@ -506,7 +506,7 @@ const packEmbedded: BunPlugin = {
 const TRACE_BANNER = "(globalThis.__coderChunks??=[]).push(import.meta.url);";
 
 /** The bytecode layout profiles (scripts/bytecode-order.ts records them), most common start first. */
-export const BYTECODE_PROFILES = ["task", "version", "acp", "repl"] as const;
+export const BYTECODE_PROFILES = ["task", "version", "acp", "repl", "map"] as const;
 export const PROFILE_DIR = join(ROOT, "scripts", "bytecode-order");
 
 export function profilePath(name: (typeof BYTECODE_PROFILES)[number]): string {
