@@ -45,6 +45,20 @@ function setup(): { root: string; kit: Kit; warnings: string[] } {
   return { root, kit, warnings };
 }
 
+/** The kit's capabilities this plugin uses over a generated repository's `files`, its cache under `cacheRoot`. */
+function listingKit(root: string, files: string[], cacheRoot = root): Kit {
+  return {
+    apiVersion: 2,
+    version: "test",
+    root,
+    tokens: { count: (text: string) => countTokens(text) },
+    files: { list: async () => files, read: async () => null, absolute: (p: string) => join(root, p), readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES) },
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
+    cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(cacheRoot, namespace, { version: options?.version, warn: () => {} }),
+  } as unknown as Kit;
+}
+
 const MODEL = { name: "test/model", contextWindow: 128_000, maxOutput: 16_000 } as ModelInfo;
 
 let current: Record<string, unknown> = {};
@@ -256,17 +270,7 @@ test("a cold first map stands while the rest is parsed in the background; the tu
   dirs.push(root);
   const repo = generateRepo(root, 200, 7);
   const chat = repo.files.find((f) => (repo.imports.get(f)?.length ?? 0) >= 2)!;
-  const kitFor = () =>
-    ({
-      apiVersion: 2,
-      version: "test",
-      root,
-      tokens: { count: (text: string) => countTokens(text) },
-      files: { list: async () => repo.files, read: async () => null, absolute: (p: string) => join(root, p), readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES) },
-      log: { debug() {}, info() {}, warn() {}, error() {} },
-      options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
-      cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(root, namespace, { version: options?.version, warn: () => {} }),
-    }) as unknown as Kit;
+  const kitFor = () => listingKit(root, repo.files);
   const service = new RepoMapService(kitFor());
   service.backgroundDelayMs = 0;
   service.coldFirstFiles = 0;
@@ -294,25 +298,14 @@ test("a session whose listing reaches sharedStatFiles stats it with a helper thr
   const chat = repo.files.find((f) => (repo.imports.get(f)?.length ?? 0) >= 2)!;
   const edited = repo.files.find((f) => f !== chat && f.endsWith(".py"))!;
   // Each session its own cache folder: each builds its own maps.
-  const kitFor = (cacheRoot: string) =>
-    ({
-      apiVersion: 2,
-      version: "test",
-      root,
-      tokens: { count: (text: string) => countTokens(text) },
-      files: { list: async () => repo.files, read: async () => null, absolute: (p: string) => join(root, p), readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES) },
-      log: { debug() {}, info() {}, warn() {}, error() {} },
-      options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
-      cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(cacheRoot, namespace, { version: options?.version, warn: () => {} }),
-    }) as unknown as Kit;
   const cacheRoot = () => {
     const dir = mkdtempSync(join(tmpdir(), "coder-repomap-cache-"));
     dirs.push(dir);
     return dir;
   };
-  const shared = new RepoMapService(kitFor(cacheRoot()));
+  const shared = new RepoMapService(listingKit(root, repo.files, cacheRoot()));
   shared.sharedStatFiles = 100;
-  const alone = new RepoMapService(kitFor(cacheRoot()));
+  const alone = new RepoMapService(listingKit(root, repo.files, cacheRoot()));
   alone.sharedStatFiles = Number.POSITIVE_INFINITY;
   const ask = async (service: RepoMapService) => (await service.provide(...turn(root, { mapTokens: 1024 }, { chatFiles: [chat], message: "" })))!.text;
   // Until the helper has taken part in a stat (its worker starts in a few milliseconds).
