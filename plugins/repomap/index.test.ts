@@ -305,6 +305,8 @@ test("a session whose listing reaches sharedStatFiles stats it with a helper thr
   };
   const shared = new RepoMapService(listingKit(root, repo.files, cacheRoot()));
   shared.sharedStatFiles = 100;
+  // Whatever the machine's load.
+  shared.coreFree = () => true;
   const alone = new RepoMapService(listingKit(root, repo.files, cacheRoot()));
   alone.sharedStatFiles = Number.POSITIVE_INFINITY;
   const ask = async (service: RepoMapService) => (await service.provide(...turn(root, { mapTokens: 1024 }, { chatFiles: [chat], message: "" })))!.text;
