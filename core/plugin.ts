@@ -1331,6 +1331,8 @@ export interface Kit {
   tokens: {
     /** Tokens of `text` for the current model's encoding (sampled for very large texts). */
     count(text: string): number;
+    /** The name of the encoding `count` counts in (e.g. "o200k_base"), for keeping counts under it. Optional (additive to API version 1). */
+    encoding?(): string;
   };
   /** Images and documents: what a file is, how a provider sizes an image, what parts cost. */
   media: {

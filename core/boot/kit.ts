@@ -77,7 +77,7 @@ export function createKit(deps: KitDeps): Kit {
     reports: deps.reports,
     formats: formatHelpers(deps.matcher),
     FormatError,
-    tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base") },
+    tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base"), encoding: () => deps.encoding?.() ?? "o200k_base" },
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
     files: kitFiles(root, cwd, deps),
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },

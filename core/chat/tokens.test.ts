@@ -132,3 +132,28 @@ test("a cache file cut short while its table is open is rebuilt from the ranks, 
   expect(tableState().loaded).toBe("all");
   resetEncodings();
 });
+
+test("a cache file whose bucket directory is damaged inside (its ends intact) is caught as its buckets are looked up: the table is rebuilt and counts stay exact", () => {
+  const enc = reference("o200k_base");
+  const short = "def greet(name: str) -> str:\n    return f\"Hello, {name}!\"\n";
+  const source = readFileSync(join(import.meta.dir, "..", "..", "node_modules", "openai", "client.mjs"), "utf8").slice(0, 30_000);
+  for (const text of [short, source]) {
+    resetEncodings();
+    countTokens("warm the cache");
+    resetEncodings();
+    const file = join(cache, readdirSync(cache).find((f) => f.startsWith("tokens-o200k_base"))!);
+    const bytes = new Uint8Array(readFileSync(file));
+    const ints = new Uint32Array(bytes.buffer, 0, 8);
+    const [buckets, patternLength] = [ints[3]!, ints[4]!];
+    const dir = new Uint32Array(bytes.buffer, 32 + Math.ceil(patternLength / 4) * 4, buckets + 1);
+    // Every entry but the first and the last points past the data.
+    dir.fill(0xfffffff0, 1, buckets);
+    writeFileSync(file, bytes);
+    expect(countTokens(text)).toBe(enc.encode(text, [], []).length);
+    expect(tableState().loaded).toBe("all");
+    resetEncodings();
+    // Rebuilt: the next process reads a good file (the one written by the rebuild of a miss, or this one again: counts are exact either way).
+    expect(countTokens(text)).toBe(enc.encode(text, [], []).length);
+  }
+  resetEncodings();
+});

@@ -141,6 +141,7 @@ export class RepoMapService {
       mentionedIdents: turn.mentionedIdents,
       budget,
       countTokens: (text) => this.#kit.tokens.count(text),
+      tokenizer: this.#kit.tokens.encoding?.(),
       read: (path) => textOf(this.#kit.files.readBytes(path)),
       cache,
       statHelper: sharedStat ? this.#statHelper : null,

@@ -10,9 +10,11 @@ import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
 import { CACHE_FILE, memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
-import { buildRepoMap, prepareRepoMap, type RepoMapInput } from "./map.ts";
+import { buildRepoMap, definitionHeaders, prepareRepoMap, type RepoMapInput } from "./map.ts";
+import { decodeDefs, encodeDefs } from "./tags.ts";
 import { reparseInBackground } from "./scan.ts";
 import { estimateTokens } from "./render.ts";
+import { countTokens } from "../../core/chat/tokens.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -473,4 +475,197 @@ test("a file's cached fields read back as written, a skip reason with a tab incl
   // A row cut short reads as missing (the file is parsed again).
   cache.store.put("meta", "c.py", "1\t2\t#v");
   expect(cache.fileMeta().has("c.py")).toBe(false);
+});
+
+// ─── Kept estimates (FitMemo) and a stored ranking's first part ───────────────
+
+/**
+ * Python modules that call each other; `padded`: each definition line ends in a comment (no
+ * names, no references: the same ranking either way), so that each shown entry takes ~25 tokens.
+ */
+function modules(count: number, padded: boolean): Record<string, string> {
+  const files: Record<string, string> = {};
+  const tail = (i: number) => (padded ? `  # ${"padding words ".repeat(4 + (i % 3))}` : "");
+  for (let i = 0; i < count; i++) {
+    const calls = [1, 2, 3].map((k) => `    helper_${(i * 7 + k * 13) % count}_a(x)`).join("\n");
+    files[`pkg/mod_${String(i).padStart(3, "0")}.py`] =
+      `def helper_${i}_a(x):${tail(i)}\n${calls}\n    return x\n\n\nclass Thing${i}:${tail(i + 1)}\n    def run_${i}(self, y):${tail(i + 2)}\n        return helper_${i}_a(y)\n\n\ndef helper_${i}_b():${tail(i)}\n    return Thing${i}()\n`;
+  }
+  // Huge lines and multibyte text in a module every other one calls.
+  files["pkg/mod_000.py"] += `\n\ndef wide_名前():${"😀漢".repeat(60)}\n    return "${"😀漢".repeat(400)}"\n`;
+  return files;
+}
+
+/** The path of the file whose first entry in the ranking comes last. */
+function lastRanked(ranking: readonly { path: string }[]): string {
+  const first = new Map<string, number>();
+  ranking.forEach((e, i) => first.has(e.path) || first.set(e.path, i));
+  return [...first].sort((a, b) => b[1] - a[1])[0]![0];
+}
+
+test("kept estimates give the map a build from scratch gives, at several budgets (cuts within a file), through edits; a build whose fit shows the same files counts no rendering", async () => {
+  const files = modules(60, true);
+  const root = repo(files);
+  const paths = Object.keys(files);
+  const chat = ["pkg/mod_005.py"];
+  let unrendered = 0;
+  let midFile = 0;
+  for (const budget of [128, 700, 2500]) {
+    const cache = memoryTags();
+    const counted: string[] = [];
+    const build = () =>
+      buildRepoMap(input(root, cache, { files: paths, chatFiles: chat, budget, tokenizer: "test", countTokens: (t) => (counted.push(t), countTokens(t)) }));
+    const scratch = async () => (await buildRepoMap(input(root, memoryTags(), { files: paths, chatFiles: chat, budget, reuse: "none" }))).text;
+    const first = await build();
+    expect(first.text).toBe(await scratch());
+    // The cut falls within a file: one it shows has a ranked definition it does not show.
+    const showsDef = (name: string) => first.text.includes(`${name}(`) || first.text.includes(`${name}:`);
+    if (first.ranking!.some((e) => e.name && first.text.includes(`\n${e.path}:\n`) && !showsDef(e.name))) midFile++;
+    // A definition nobody uses, in the file ranked last: the ranking key changes, the steps show the same files.
+    const far = lastRanked(first.ranking!);
+    writeFileSync(join(root, far), files[far] + `\n\ndef unused_${budget}():\n    return 0\n`);
+    counted.length = 0;
+    const added = await build();
+    expect(added.fromCache).toBe(false);
+    expect(added.text).toBe(await scratch());
+    if (!first.text.includes(far)) {
+      expect(counted.filter((t) => t.length > 256)).toEqual([]);
+      unrendered++;
+    }
+    // Lines move in a shown file (a comment on top): its steps are estimated again.
+    const shown = paths.find((p) => added.text.includes(`\n${p}:\n`) && p !== "pkg/mod_000.py")!;
+    writeFileSync(join(root, shown), "# moved\n" + files[shown]);
+    counted.length = 0;
+    const moved = await build();
+    expect(moved.text).toBe(await scratch());
+    expect(counted.filter((t) => t.length > 256).length).toBeGreaterThan(0);
+    // A file added, one removed.
+    writeFileSync(join(root, "pkg/extra.py"), "def helper_5_a(x):\n    return x\n");
+    paths.push("pkg/extra.py");
+    expect((await build()).text).toBe(await scratch());
+    paths.splice(paths.indexOf(shown), 1);
+    expect((await build()).text).toBe(await scratch());
+    // Back as they were, for the next budget.
+    writeFileSync(join(root, far), files[far]!);
+    writeFileSync(join(root, shown), files[shown]!);
+    paths.splice(paths.indexOf("pkg/extra.py"), 1, shown);
+    rmSync(join(root, "pkg/extra.py"));
+  }
+  expect(unrendered).toBe(2);
+  expect(midFile).toBeGreaterThan(0);
+});
+
+test("estimates are kept per tokenizer and per file state: planted under the keys of files that changed since, or of another tokenizer, they are not used", async () => {
+  const files = modules(40, true);
+  const root = repo(files);
+  const paths = Object.keys(files);
+  const cache = memoryTags();
+  const budget = 600;
+  const opts = { files: paths, chatFiles: ["pkg/mod_003.py"], budget, tokenizer: "o200k_base" };
+  const scratch = async () => (await buildRepoMap(input(root, memoryTags(), { ...opts, reuse: "none" }))).text;
+  const first = await buildRepoMap(input(root, cache, opts));
+  // Every estimate the memo holds replaced by the budget itself (a fit takes the first step it knows).
+  const store = cache.store;
+  const plant = () => {
+    let planted = 0;
+    for (const [key, value] of store.entries("maps")) {
+      if (!key.startsWith("fit|")) continue;
+      const row = JSON.parse(value as string) as { e: [string, number][]; c: [string, number][] };
+      store.put("maps", key, JSON.stringify({ e: row.e.map(([k]) => [k, budget]), c: row.c }));
+      planted += row.e.length;
+    }
+    expect(planted).toBeGreaterThan(0);
+  };
+  const far = lastRanked(first.ranking!);
+  const edit = (i: number) => writeFileSync(join(root, far), files[far] + `\n\ndef unused_${i}():\n    return 0\n`);
+  // Planted under keys that still hold, they are used (what makes the next two checks mean something).
+  plant();
+  edit(1);
+  expect((await buildRepoMap(input(root, cache, opts))).text).not.toBe(await scratch());
+  // Another tokenizer: another memo.
+  plant();
+  edit(2);
+  expect((await buildRepoMap(input(root, cache, { ...opts, tokenizer: "cl100k_base" }))).text).toBe(await scratch());
+  // Every file's stat changed (the same text): no key holds.
+  plant();
+  edit(3);
+  const later = new Date(Date.now() + 5000);
+  for (const path of paths) utimesSync(join(root, path), later, later);
+  expect((await buildRepoMap(input(root, cache, opts))).text).toBe(await scratch());
+});
+
+test("a stored ranking's first part serves a later fit that stays within it; a fit that steps past it ranks again: both the map from scratch", async () => {
+  const files = modules(150, true);
+  const root = repo(files);
+  const paths = Object.keys(files);
+  const cache = memoryTags();
+  const opts = { files: paths, chatFiles: ["pkg/mod_010.py"], budget: 200 };
+  const scratch = async () => (await buildRepoMap(input(root, memoryTags(), { ...opts, reuse: "none" }))).text;
+  const first = await buildRepoMap(input(root, cache, opts));
+  expect(first.ranking!.length).toBeGreaterThan(300);
+  // Lines move in a shown file: the same ranking key, a fit within the stored part.
+  const shown = paths.find((p) => first.text.includes(`\n${p}:\n`))!;
+  writeFileSync(join(root, shown), "# moved\n\n" + files[shown]);
+  const moved = await buildRepoMap(input(root, cache, opts));
+  expect(moved.stats.ranking).toBe("reused");
+  expect(moved.ranking!.length).toBeLessThan(first.ranking!.length / 2);
+  expect(moved.text).toBe(await scratch());
+  // The comments go (names and references stay): each entry takes fewer tokens, the fit
+  // steps past the stored part, and the ranking is built again.
+  const bare = modules(150, false);
+  for (const path of paths) writeFileSync(join(root, path), bare[path]!);
+  const shrunk = await buildRepoMap(input(root, cache, opts));
+  expect(shrunk.stats.ranking).not.toBe("reused");
+  expect(shrunk.text).toBe(await scratch());
+});
+
+test("the header ranges read for the shown lines are what decoding every definition and filtering them gives, odd rows included", () => {
+  let state = 9;
+  const next = () => ((state = (Math.imul(state, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  for (let round = 0; round < 200; round++) {
+    const defs = Array.from({ length: Math.floor(next() * 12) }, (_, i) => ({
+      name: `name${i}`,
+      line: Math.floor(next() * 20),
+      kind: next() < 0.5 ? "function" : "class",
+      show: Array.from({ length: Math.floor(next() * 3) }, () => {
+        const a = Math.floor(next() * 20);
+        return [a, a + 1 + Math.floor(next() * 4)] as [number, number];
+      }),
+    }));
+    let encoded = encodeDefs(defs);
+    // Rows another writer could leave: no fields, a line only, an empty line field.
+    if (next() < 0.3) encoded += "\nlonely";
+    if (next() < 0.3) encoded += "\nx\t7";
+    if (next() < 0.3) encoded += "\ny\t\tfunction\t3-4";
+    const lines = new Set(Array.from({ length: Math.floor(next() * 8) }, () => Math.floor(next() * 20)));
+    if (next() < 0.2) lines.add(0);
+    const expected = decodeDefs(encoded)
+      .filter((d) => lines.has(d.line))
+      .flatMap((d) => d.show);
+    expect(definitionHeaders(encoded, lines)).toEqual(expected);
+  }
+});
+
+test("a stored ranking reused after a file of it moved its lines in a build between takes that file's lines from its tags now: the map from scratch", async () => {
+  const files = modules(60, true);
+  const root = repo(files);
+  const paths = Object.keys(files);
+  const cache = memoryTags();
+  const opts = { files: paths, chatFiles: ["pkg/mod_005.py"], budget: 700 };
+  const scratch = async () => (await buildRepoMap(input(root, memoryTags(), { ...opts, reuse: "none" }))).text;
+  // 1: the ranking of these names is stored.
+  const first = await buildRepoMap(input(root, cache, opts));
+  const far = lastRanked(first.ranking!);
+  const shown = paths.find((p) => first.text.includes(`\n${p}:\n`) && p !== far)!;
+  // 2: a definition added elsewhere: another ranking.
+  writeFileSync(join(root, far), files[far] + "\n\ndef unused_one():\n    return 0\n");
+  expect((await buildRepoMap(input(root, cache, opts))).text).toBe(await scratch());
+  // 3: lines move in a shown file (parsed now, relined).
+  writeFileSync(join(root, shown), "# moved\n\n\n" + files[shown]);
+  expect((await buildRepoMap(input(root, cache, opts))).text).toBe(await scratch());
+  // 4: the definition goes again: the names of step 1, whose stored ranking has the shown file's old lines.
+  writeFileSync(join(root, far), files[far]!);
+  const back = await buildRepoMap(input(root, cache, opts));
+  expect(back.stats.ranking).toBe("reused");
+  expect(back.text).toBe(await scratch());
 });

@@ -4,7 +4,8 @@
 // after a one-file edit then reads, parses and decodes that file only, compiles
 // no tags query, and re-ranks from the previous vector.
 import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
-import type { FileMeta, TagCache } from "./cache.ts";
+import type { FileIndex, TagCache } from "./cache.ts";
+import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { languageFor } from "../../grammars/languages.ts";
 import type { RankFile } from "./graph.ts";
@@ -12,17 +13,24 @@ import { buildRankGraph, rankGraph } from "./rank.ts";
 import { patchRankGraph } from "./graph.ts";
 import { decodeRankFile, type RememberedTags, type ScanMemory, workerEntry } from "./scan.ts";
 import { SessionTagger } from "./tagger.ts";
+import { isBinaryPath, skipByName } from "./filter.ts";
 import { loadLatestState, type RankState, type RankStateHolder } from "./rank-state.ts";
 
 /** Up to this many files, a warm-up also reads every file's tags into memory (~40 ms per 1,000 files). */
 const PREFILL_FILES = 20_000;
 /** Files in the warm-up's ranking (enough to run every part of the ranking code). */
 const WARM_RANK_FILES = 500;
+/**
+ * From this many listed files, a build with no tagger yet may start one before its stat to
+ * parse ahead the file the last changed build parsed (tagAhead): the stat and the cache's
+ * reads take long enough to hide the worker's start and grammar compile.
+ */
+export const TAG_AHEAD_FILES = 2_000;
 
 
 export class MapMemory implements ScanMemory, RankStateHolder {
   /** Mirror of the tag cache's index, as this session last wrote or read it (null: not read yet). */
-  meta: Map<string, FileMeta> | null = null;
+  meta: FileIndex | null = null;
   /** Decoded tags by path, valid while the signature matches the index's. */
   readonly tags = new Map<string, RememberedTags>();
   /** The main thread's parser and compiled queries (compiling a tags query costs 40–90 ms). */
@@ -63,6 +71,32 @@ export class MapMemory implements ScanMemory, RankStateHolder {
     rankGraph(graph, request);
     if (sample.length > 1) patchRankGraph(graph.index, graph.graph, graph.paths, graph.context, new Map([[1, sample[1]!]]));
     await tagging;
+  }
+
+  /**
+   * Before the stat of a build of `files` (from TAG_AHEAD_FILES of them), when the session
+   * has no tagger, and the file the cache's last small write parsed (TagCache.recentFiles)
+   * has changed since: starts it, on the embedded grammars, and has it parse that file
+   * ahead, which the build will parse (its stat changed), while this thread stats; the
+   * build then finds it parsed at its stat, or at least its grammar compiled. Not one of
+   * `deferred` (chat files a first map in a request may take older tags of). Returns when
+   * they are parsed (nobody needs to wait).
+   */
+  tagAhead(root: string, files: readonly string[], cache: TagCache, deferred: readonly string[] = [], minFiles = TAG_AHEAD_FILES): Promise<void> {
+    if (files.length < minFiles || (this.tagger && !this.tagger.failed)) return Promise.resolve();
+    // Only what the build will parse: a file changed since it was parsed (one lstat each), listed,
+    // with a grammar, not skipped by its name or size (a huge file), not in `deferred`. With none
+    // (nothing changed: a warm build; a new cache), a tagger now would only start a worker.
+    const recent = cache.recentFiles().flatMap(({ path, mtime, size }) => {
+      const lang = isBinaryPath(path) ? null : languageFor(path);
+      const stat = lang ? lstatSync(join(root, path), { throwIfNoEntry: false }) : undefined;
+      const changed = stat?.isFile() && (stat.mtimeMs !== mtime || stat.size !== size) && !skipByName(path, stat.size);
+      return lang && changed && files.includes(path) && !deferred.includes(path) ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
+    });
+    if (recent.length === 0) return Promise.resolve();
+    this.tagger = new SessionTagger(workerEntry(), null);
+    // Settles when they are parsed (for a caller that waits: a test); a failure only loses the head start.
+    return this.tagger.ahead(recent).catch(() => {});
   }
 
   close(): void {

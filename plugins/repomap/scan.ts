@@ -6,7 +6,7 @@ import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
 import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
-import type { CachedFile, FileMeta, RankRow, TagCache } from "./cache.ts";
+import type { CachedFile, FileIndex, RankRow, TagCache } from "./cache.ts";
 
 /** Up to this many files, cached tags are read while changed files are parsed. */
 const SPECULATIVE_LOAD_FILES = 20_000;
@@ -29,7 +29,7 @@ export interface RememberedTags {
 
 /** What a scan reads and updates of the session's memory (memory.ts MapMemory implements it). */
 export interface ScanMemory {
-  meta: Map<string, FileMeta> | null;
+  meta: FileIndex | null;
   readonly tags: Map<string, RememberedTags>;
   loader: GrammarLoader | null;
   tagger: SessionTagger | null;
@@ -138,9 +138,9 @@ export async function scanTags(entries: readonly FileEntry[], options: ScanOptio
   let deferred: FileEntry[] = [];
   for (const entry of entries) {
     if (!entry.lang) continue;
-    const row = meta.get(entry.path);
-    if (row && row.mtime === entry.mtime && row.size === entry.size && row.version === GRAMMAR_TABLE_VERSION) {
-      files.set(entry.path, { sig: row.sig, skipped: row.skipped });
+    const known = meta.fresh(entry.path, entry.mtime, entry.size);
+    if (known) {
+      files.set(entry.path, known);
       continue;
     }
     const skipped = skipByName(entry.path, entry.size);
@@ -285,7 +285,7 @@ export function decodeRankFile(row: Pick<RankRow, "path" | "names" | "refs">): R
 }
 
 /** A changed file whose cached tags (same grammar version) may stand in for now. */
-function canDefer(entry: FileEntry, meta: ReadonlyMap<string, { version: string }>, deferrable: ReadonlySet<string>): boolean {
+function canDefer(entry: FileEntry, meta: FileIndex, deferrable: ReadonlySet<string>): boolean {
   return deferrable.has(entry.path) && meta.get(entry.path)?.version === GRAMMAR_TABLE_VERSION;
 }
 
@@ -294,9 +294,11 @@ async function parseFiles(stale: FileEntry[], options: ScanOptions, stats: ScanS
   const assets = await options.assets();
   const threshold = options.poolThreshold ?? 16;
   const tagger = options.memory?.tagger;
-  if (tagger && !tagger.failed && stale.length < threshold) {
+  // A tagger that loaded the embedded grammars itself (MapMemory.tagAhead) parses only for a build that uses them.
+  if (tagger && !tagger.failed && stale.length < threshold && (!tagger.embedded || assets === (await import("../../grammars/embedded.ts")).EMBEDDED_ASSETS)) {
     try {
-      const results = await tagger.parse(stale.map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name })));
+      // With each file's stat: a file parsed ahead at that stat is answered at once.
+      const results = await tagger.parse(stale.map((e) => ({ abs: join(options.root, e.path), rel: e.path, lang: e.lang!.name, mtime: e.mtime, size: e.size })));
       stats.workers = 1;
       return results;
     } catch {
@@ -637,7 +639,8 @@ export function parseInBackground(
   const byPath = new Map(queue.map((e) => [e.path, e]));
   const store = (results: WorkerResult[]) => {
     const rows = cachedRows(results, byPath);
-    options.cache.putFiles(rows, () => {});
+    // Batch after batch: the files' index is read from the rows once by the next build, not stored with each.
+    options.cache.putFiles(rows, () => {}, false);
     options.memory?.stored(rows);
     stored += rows.length;
   };

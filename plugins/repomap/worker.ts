@@ -11,9 +11,26 @@ import type { ImportResolver } from "./imports.ts";
 
 declare const self: Worker;
 
+/** A file to parse; with its stat as the asker has it, a result parsed ahead at that stat may answer (see `ahead`). */
+export interface ParseFile {
+  abs: string;
+  rel: string;
+  lang: string;
+  mtime?: number;
+  size?: number;
+}
+
 export type WorkerRequest =
   | { kind: "init"; assets: GrammarAssets }
-  | { kind: "parse"; id: number; files: { abs: string; rel: string; lang: string }[]; stat?: boolean }
+  /** Init with the binary's embedded grammar assets, loaded here (the asker has not loaded them yet). */
+  | { kind: "init-embedded" }
+  | { kind: "parse"; id: number; files: ParseFile[]; stat?: boolean }
+  /**
+   * Parse these files now, unasked, each under the stat taken around its read; a later
+   * `parse` of the same file at the same stat is answered with that result. Answered, with
+   * no results, once they are parsed.
+   */
+  | { kind: "ahead"; id: number; files: ParseFile[] }
   /** Compile these languages' grammars and queries now (a session's tagger, ahead of the edits); answered with no results. */
   | { kind: "load"; id: number; langs: string[] }
   /**
@@ -40,19 +57,32 @@ export interface WorkerResult {
   size?: number;
 }
 
-export type WorkerReply = { kind: "done"; id: number; results: WorkerResult[] };
+/** `ahead`: how many of the results were parsed ahead (a `parse` request's). */
+export type WorkerReply = { kind: "done"; id: number; results: WorkerResult[]; ahead?: number };
 
 /** The answer to a `prescan` request. */
 export type PrescanReply = { kind: "prescanned"; id: number } & ImportEdges;
 
-let loader: GrammarLoader | null = null;
+let loader: Promise<GrammarLoader> | null = null;
+/** Results parsed ahead, by absolute path, with the stat around their read (absent when the file changed meanwhile). */
+const ahead = new Map<string, Promise<WorkerResult>>();
 let prescan: Promise<{ files: string[]; stale: Int32Array; ids: Map<string, number>; resolver: ImportResolver; importEdges: typeof import("./cold.ts").importEdges }> | null = null;
 const specs = new Map(LANGUAGES.map((l) => [l.name, l]));
 
 self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
   const request = event.data;
   if (request.kind === "init") {
-    loader = new GrammarLoader(request.assets);
+    loader = Promise.resolve(new GrammarLoader(request.assets));
+    return;
+  }
+  if (request.kind === "init-embedded") {
+    loader = import("../../grammars/embedded.ts").then(({ EMBEDDED_ASSETS }) => new GrammarLoader(EMBEDDED_ASSETS));
+    return;
+  }
+  if (request.kind === "ahead") {
+    for (const file of request.files) ahead.set(file.abs, tagFile(file, true));
+    await Promise.all(request.files.map((file) => ahead.get(file.abs)));
+    self.postMessage({ kind: "done", id: request.id, results: [] } satisfies WorkerReply);
     return;
   }
   if (request.kind === "prescan-init") {
@@ -88,31 +118,53 @@ self.onmessage = async (event: MessageEvent<WorkerRequest>) => {
     return;
   }
   if (request.kind === "load") {
+    const grammars = await loader;
     for (const name of request.langs) {
       const spec = specs.get(name);
       // A grammar that fails to load is reported when a file of it is parsed.
-      if (spec && loader) await loader.load(spec).catch(() => {});
+      if (spec && grammars) await grammars.load(spec).catch(() => {});
     }
     self.postMessage({ kind: "done", id: request.id, results: [] } satisfies WorkerReply);
     return;
   }
   const results: WorkerResult[] = [];
+  let early = 0;
   for (const file of request.files) {
-    const spec = specs.get(file.lang);
-    try {
-      if (!loader || !spec) throw new Error("worker not initialised");
-      const before = request.stat ? lstatSync(file.abs, { throwIfNoEntry: false }) : undefined;
-      const text = await Bun.file(file.abs).text();
-      const after = request.stat ? lstatSync(file.abs, { throwIfNoEntry: false }) : undefined;
-      const result: WorkerResult = { rel: file.rel, ...(await tagSource(loader, spec, text)) };
-      if (before?.isFile() && after && before.mtimeMs === after.mtimeMs && before.size === after.size) {
-        result.mtime = after.mtimeMs;
-        result.size = after.size;
-      }
-      results.push(result);
-    } catch (error) {
-      results.push({ rel: file.rel, ...untagged(`unreadable: ${error instanceof Error ? error.message : String(error)}`) });
-    }
+    const result = await parsedAhead(file, request.stat);
+    if (result) early++;
+    results.push(result ?? (await tagFile(file, request.stat)));
   }
-  self.postMessage({ kind: "done", id: request.id, results } satisfies WorkerReply);
+  self.postMessage({ kind: "done", id: request.id, results, ahead: early } satisfies WorkerReply);
 };
+
+/** The result parsed ahead for this file, when it was read at the stat asked for (used once). */
+async function parsedAhead(file: ParseFile, stat: boolean | undefined): Promise<WorkerResult | null> {
+  const early = ahead.get(file.abs);
+  if (!early || file.mtime === undefined) return null;
+  ahead.delete(file.abs);
+  const result = await early;
+  if (result.mtime !== file.mtime || result.size !== file.size) return null;
+  if (stat) return result;
+  const { mtime: _mtime, size: _size, ...tags } = result;
+  return tags;
+}
+
+/** One file's tags; with `stat`, the file's mtime and size when they were the same before and after its read. */
+async function tagFile(file: ParseFile, stat: boolean | undefined): Promise<WorkerResult> {
+  const spec = specs.get(file.lang);
+  try {
+    const grammars = await loader;
+    if (!grammars || !spec) throw new Error("worker not initialised");
+    const before = stat ? lstatSync(file.abs, { throwIfNoEntry: false }) : undefined;
+    const text = await Bun.file(file.abs).text();
+    const after = stat ? lstatSync(file.abs, { throwIfNoEntry: false }) : undefined;
+    const result: WorkerResult = { rel: file.rel, ...(await tagSource(grammars, spec, text)) };
+    if (before?.isFile() && after && before.mtimeMs === after.mtimeMs && before.size === after.size) {
+      result.mtime = after.mtimeMs;
+      result.size = after.size;
+    }
+    return result;
+  } catch (error) {
+    return { rel: file.rel, ...untagged(`unreadable: ${error instanceof Error ? error.message : String(error)}`) };
+  }
+}

@@ -1,6 +1,7 @@
 // The input of a repo-map build as the tests give it: the files, no
-// chat files, 1,024 tokens, the real token counter and the embedded grammars, warnings dropped,
-// the state cache reused; `overrides` changes any of it.
+// chat files, 1,024 tokens, the real token counter (named, so its counts are kept: map.ts
+// FitMemo) and the embedded grammars, warnings dropped, the state cache reused; `overrides`
+// changes any of it (another counter is unnamed unless a tokenizer is given too).
 import { countTokens } from "../../core/chat/tokens.ts";
 import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
 import type { TagCache } from "../../plugins/repomap/cache.ts";
@@ -15,6 +16,7 @@ export function testInput(root: string, files: readonly string[], cache: TagCach
     mentionedIdents: [],
     budget: 1024,
     countTokens: (t) => countTokens(t),
+    tokenizer: overrides.countTokens && !("tokenizer" in overrides) ? undefined : "o200k_base",
     cache,
     assets: async () => EMBEDDED_ASSETS,
     warn: () => {},
