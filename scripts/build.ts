@@ -42,11 +42,14 @@ export const RELEASE_TARGETS = [
   "bun-windows-x64",
 ] as const;
 
-/** Entry points: main.ts, plus the repo map's worker when it exists (workers need their own entry). */
+/** Entry points: main.ts, plus the repo map's workers when they exist (workers need their own entry). */
 function entrypoints(): string[] {
   const list = [join(ROOT, "main.ts")];
-  const worker = join(ROOT, "plugins/repomap/worker.ts");
-  if (existsSync(worker)) list.push(worker);
+  // The repo map's workers: the parser pool's, and the stat helper's (stat.ts).
+  for (const file of ["plugins/repomap/worker.ts", "plugins/repomap/stat-worker.ts"]) {
+    const worker = join(ROOT, file);
+    if (existsSync(worker)) list.push(worker);
+  }
   return list;
 }
 
@@ -507,10 +510,10 @@ const packEmbedded: BunPlugin = {
  * Each chunk records itself when it is evaluated, if CODER_TRACE_MODULES is set (main.ts writes
  * the list at exit): one environment read per chunk otherwise.
  */
-const TRACE_BANNER = "process.env.CODER_TRACE_MODULES&&(globalThis.__coderChunks??=[]).push(import.meta.url);";
+const TRACE_BANNER = "(globalThis.__coderChunks??=[]).push(import.meta.url);";
 
 /** The bytecode layout profiles (scripts/bytecode-order.ts records them), most common start first. */
-export const BYTECODE_PROFILES = ["task", "version", "acp", "repl"] as const;
+export const BYTECODE_PROFILES = ["task", "version", "acp", "repl", "map"] as const;
 export const PROFILE_DIR = join(ROOT, "scripts", "bytecode-order");
 
 export function profilePath(name: (typeof BYTECODE_PROFILES)[number]): string {

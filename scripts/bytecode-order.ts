@@ -32,6 +32,9 @@ async function record(): Promise<void> {
     }
     const version = Bun.spawnSync([BIN, "--version"], { cwd: repo, env: env("version"), stdout: "ignore" });
     if (version.exitCode !== 0) throw new Error("coder --version failed");
+    // `coder map` with its cache warm (the task above filled it): the map's start, its stat and keys.
+    const map = Bun.spawnSync([BIN, "map", "app.py"], { cwd: repo, env: env("map"), stdout: "ignore", stderr: "pipe" });
+    if (map.exitCode !== 0) throw new Error(`coder map failed: ${map.stderr.toString()}`);
     // The REPL up to its prompt, in a pseudo-terminal (util-linux `script`), then Ctrl-D.
     if (SCRIPT) {
       const repl = [BIN, "--api-base", "http://127.0.0.1:9/v1"].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");

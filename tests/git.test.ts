@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findRepoRoot, GitRepo, listRepoFiles, offerRepository } from "../core/git/git.ts";
+import { findRepoRoot, GitRepo, listRepoFiles, offerRepository, plainIndexPath, trackedStateFiles } from "../core/git/git.ts";
 import { filesIn, head, isolateGitEnv, log, makeRepo, sh, write } from "./git-helpers.ts";
 
 const savedEnv = { ...process.env };
@@ -54,6 +54,84 @@ describe("root and files", () => {
     expect(files).not.toContain("vendor/x.js");
     expect(files).not.toContain("weird name ü.txt");
     expect(files).toContain("src/a.ts");
+  });
+
+  test("plainIndexPath names the index git names, and only where git would not put it elsewhere", () => {
+    const root = makeRepo({ "a.ts": "a\n" });
+    const asked = sh(root, ["rev-parse", "--path-format=absolute", "--git-path", "index"]).trim();
+    expect(plainIndexPath(root)).toBe(asked);
+    // A worktree's .git is a file: git is asked.
+    const tree = join(realpathSync(mkdtempSync(join(tmpdir(), "coder-wt-"))), "wt");
+    sh(root, ["worktree", "add", "-q", tree]);
+    expect(plainIndexPath(tree)).toBeNull();
+    // A variable that moves the index: git is asked.
+    process.env.GIT_INDEX_FILE = join(root, "other-index");
+    try {
+      expect(plainIndexPath(root)).toBeNull();
+    } finally {
+      delete process.env.GIT_INDEX_FILE;
+    }
+    // A repository with nothing added has no index yet.
+    const fresh = realpathSync(mkdtempSync(join(tmpdir(), "coder-fresh-")));
+    sh(fresh, ["init", "-q"]);
+    expect(plainIndexPath(fresh)).toBeNull();
+    // Not a repository at all.
+    expect(plainIndexPath(realpathSync(mkdtempSync(join(tmpdir(), "coder-nogit-"))))).toBeNull();
+  });
+
+  test("listRepoFiles lists a worktree's files, and refreshes when its index changes (git is asked where the index is)", async () => {
+    const root = makeRepo({ "a.ts": "a\n" });
+    const tree = join(realpathSync(mkdtempSync(join(tmpdir(), "coder-wt-"))), "wt");
+    sh(root, ["worktree", "add", "-q", tree]);
+    expect(await listRepoFiles(tree)).toEqual(["a.ts"]);
+    write(tree, "b.ts", "b\n");
+    sh(tree, ["add", "b.ts"]);
+    expect(await listRepoFiles(tree)).toEqual(["a.ts", "b.ts"]);
+    // The main repository's index did not change: its listing is its own.
+    expect(await listRepoFiles(root)).toEqual(["a.ts"]);
+  });
+
+  test("the check of .coder and the first listing of a plain repository are one git call; a changed index is listed again", async () => {
+    const root = makeRepo({ "a.ts": "a\n", ".coder/planted.json": "{}\n", "b/c.ts": "c\n" });
+    // Every git the code starts is logged by a shim first on the PATH.
+    const bin = realpathSync(mkdtempSync(join(tmpdir(), "coder-shim-")));
+    const log = join(bin, "calls.log");
+    const real = Bun.which("git")!;
+    writeFileSync(join(bin, "git"), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${real}' "$@"\n`);
+    chmodSync(join(bin, "git"), 0o755);
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    const calls = () => (existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : []);
+    try {
+      const [tracked, files] = await Promise.all([trackedStateFiles(root), listRepoFiles(root)]);
+      expect(tracked).toEqual([".coder/planted.json"]);
+      expect(files).toEqual([".coder/planted.json", "a.ts", "b/c.ts"]);
+      expect(calls()).toEqual(["ls-files -z --cached"]);
+      // The same index: nothing runs.
+      expect(await listRepoFiles(root)).toEqual(files);
+      expect(await trackedStateFiles(root)).toEqual(tracked);
+      expect(calls()).toHaveLength(1);
+      // Another index: listed again, for both.
+      sh(root, ["rm", "-q", "--cached", ".coder/planted.json"]);
+      expect(await trackedStateFiles(root)).toEqual([]);
+      expect(await listRepoFiles(root)).toEqual(["a.ts", "b/c.ts"]);
+      expect(calls().filter((c) => c.startsWith("ls-files"))).toHaveLength(2);
+    } finally {
+      process.env.PATH = path;
+    }
+  });
+
+  test("a .git folder git does not take as a repository is not listed by it: the folder is walked as before", async () => {
+    // An empty .git folder: git looks further up and finds no repository.
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "coder-nogit-")));
+    mkdirSync(join(root, ".git"));
+    write(root, "a.py", "1\n");
+    expect(await listRepoFiles(root)).toEqual(["a.py"]);
+    // A .git folder with HEAD and an index that git cannot read: listed by walking, as when git is asked first.
+    writeFileSync(join(root, ".git", "HEAD"), "ref: refs/heads/main\n");
+    writeFileSync(join(root, ".git", "index"), "not an index");
+    write(root, "b.py", "2\n");
+    expect(await listRepoFiles(root)).toEqual(["a.py", "b.py"]);
   });
 
   test("without git: walks the directory, skipping .git, node_modules, dot-dirs and .gitignore'd paths", async () => {

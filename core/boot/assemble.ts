@@ -116,15 +116,30 @@ interface KernelModules {
   files: (root: string, list: () => Promise<string[]>, maxBytes: number) => BaseFiles;
 }
 
+/** The other kernel modules the kit is made of, imported once. */
+let kernelImports: Promise<[typeof import("../chat/tokens.ts"), typeof import("../git/git.ts"), typeof import("../edit/matcher.ts"), typeof import("../edit/reports.ts"), typeof import("../edit/files.ts")]> | null = null;
+
+function importKernel(): NonNullable<typeof kernelImports> {
+  kernelImports ??= Promise.all([import("../chat/tokens.ts"), import("../git/git.ts"), import("../edit/matcher.ts"), import("../edit/reports.ts"), import("../edit/files.ts")]);
+  return kernelImports;
+}
+
+/**
+ * Imports what assembleApp will need, the kernel's modules and the built-in plugins' (each
+ * module is evaluated once, whoever imports it first), while the caller waits on something
+ * else (core/cli/dispatch.ts: the settings' git call). Failures are not reported here: the
+ * same import fails again where it is awaited, and is reported there.
+ */
+export function preloadKernel(builtins: () => Promise<BuiltinPlugin[]>): void {
+  importKernel().catch(() => {});
+  void builtins().then((list) => {
+    for (const b of list) b.load().catch(() => {});
+  }, () => {});
+}
+
 /** The other kernel modules the kit is made of, loaded on demand. */
 async function kernelModules(): Promise<KernelModules> {
-  const [tokens, git, matcher, reports, files] = await Promise.all([
-    import("../chat/tokens.ts"),
-    import("../git/git.ts"),
-    import("../edit/matcher.ts"),
-    import("../edit/reports.ts"),
-    import("../edit/files.ts"),
-  ]);
+  const [tokens, git, matcher, reports, files] = await importKernel();
   return {
     // One per kit: it learns the user's uncommitted changes while a reply is staged.
     matcher: new matcher.SharedMatcher(),

@@ -2,7 +2,7 @@
 // then a subcommand or a chat mode. main.ts hands in the built-in plugin list so
 // core never imports formats/ or plugins/.
 import { type RunInput, loadSettings } from "./settings.ts";
-import { assembleApp } from "../boot/assemble.ts";
+import { assembleApp, preloadKernel } from "../boot/assemble.ts";
 import type { App } from "../kernel.ts";
 import { configShowJson, renderConfigShow } from "../config/config.ts";
 import { UsageError } from "../errors.ts";
@@ -41,7 +41,11 @@ export async function runMain(input: RunInput): Promise<number> {
     return importAider(rest[1], process.cwd(), input.table);
   }
   // The ACP agent loads settings per session, for the folder each session names.
-  const loaded = await loadSettings(input);
+  const loading = loadSettings(input);
+  // While the settings wait for git (the check of .coder), the kernel's and the built-ins' modules
+  // are evaluated, on the paths that assemble the kernel (all but these three).
+  if (subcommand !== "config" && subcommand !== "doctor" && !(subcommand === "plugins" && rest[0] === "pin")) preloadKernel(input.builtins);
+  const loaded = await loading;
   if (subcommand === "config") {
     if (rest[0] === "forget") {
       const { forgetAnswers } = await import("../gate/gate.ts");

@@ -124,6 +124,12 @@ export async function gitProblem(root: string): Promise<string | null> {
  * out of git, so any there were put there by someone else. Empty when git cannot say.
  */
 export async function trackedStateFiles(root: string): Promise<string[]> {
+  // Read off the whole listing when the index is known: the kit's first listing is then this same git call, started early.
+  const index = indexPaths.get(root) ?? plainIndexPath(root);
+  if (index !== null) {
+    const listed = await trackedListing(root, index);
+    return listed instanceof Error ? [] : listed.filter((path) => path === STATE_DIR || path.startsWith(`${STATE_DIR}/`));
+  }
   try {
     const r = await runGit(root, ["ls-files", "-z", "--", STATE_DIR]);
     return r.code === 0 ? r.stdout.split("\0").filter(Boolean) : [];
@@ -170,17 +176,87 @@ const fileListCache = new Map<string, FileListCache>();
  * `root`, skipping `.git`, `node_modules`, dot-directories and `.gitignore`d paths.
  */
 export async function listRepoFiles(root: string, opts: { git?: boolean; ignoreFile?: string } = {}): Promise<string[]> {
-  const indexPath = opts.git === false ? "" : await indexPathOf(root);
-  const useGit = indexPath !== "";
   const ignoreFile = opts.ignoreFile ?? join(root, ".coderignore");
-  const stamp = [useGit ? "git" : "walk", fileStamp(indexPath), ignoreFile, fileStamp(ignoreFile), useGit ? "" : fileStamp(join(root, ".gitignore"))].join("|");
+  if (opts.git !== false) {
+    // One git call when the index is known: remembered, or where a plain repository keeps it.
+    // If git cannot list there, the index is asked of git as below.
+    const known = indexPaths.get(root) ?? plainIndexPath(root);
+    const listed = known === null ? null : await listTracked(root, known, ignoreFile, true);
+    if (listed) {
+      indexPaths.set(root, known!);
+      return listed;
+    }
+  }
+  const indexPath = opts.git === false ? "" : await indexPathOf(root);
+  if (indexPath !== "") return (await listTracked(root, indexPath, ignoreFile, false))!;
+  return applyCoderignore(ignoreFile, [...new Set(await walkFiles(root))]);
+}
+
+/**
+ * The tracked files, cached per state of the index and the ignore file (the stamp is taken
+ * before git reads the index: a change while it lists leaves a stamp the next call differs from).
+ * With `fallible`, null when git cannot be run or fails; otherwise that throws.
+ */
+async function listTracked(root: string, indexPath: string, ignoreFile: string, fallible: boolean): Promise<string[] | null> {
+  const stamp = ["git", fileStamp(indexPath), ignoreFile, fileStamp(ignoreFile), ""].join("|");
   const cached = fileListCache.get(root);
-  if (useGit && cached?.stamp === stamp) return cached.files;
-  const listed = useGit ? (await gitOk(root, ["ls-files", "-z", "--cached"])).split("\0").filter(Boolean) : await walkFiles(root);
-  const unique = [...new Set(listed)];
-  const files = await applyCoderignore(ignoreFile, unique);
-  if (useGit) fileListCache.set(root, { stamp, files });
+  if (cached?.stamp === stamp) return cached.files;
+  const listed = await trackedListing(root, indexPath);
+  if (listed instanceof Error) {
+    if (fallible) return null;
+    throw listed;
+  }
+  const files = await applyCoderignore(ignoreFile, [...new Set(listed)]);
+  fileListCache.set(root, { stamp, files });
   return files;
+}
+
+/** A `git ls-files` under way or done, for the index in the state `stamp` was taken of before it started. */
+interface TrackedListing {
+  indexPath: string;
+  stamp: string;
+  listed: Promise<string[] | Error>;
+}
+
+const trackedListings = new Map<string, TrackedListing>();
+
+/**
+ * Every index entry's path (`git ls-files -z --cached`, a path once per stage), or the Error
+ * saying why git could not list. Callers while the index stays as it was share one git call
+ * (the settings' check of `.coder` and the kit's first listing); a failure is not kept.
+ */
+function trackedListing(root: string, indexPath: string): Promise<string[] | Error> {
+  const stamp = fileStamp(indexPath);
+  const known = trackedListings.get(root);
+  if (known && known.indexPath === indexPath && known.stamp === stamp) return known.listed;
+  const listed = runGit(root, ["ls-files", "-z", "--cached"]).then(
+    (r): string[] | Error => (r.code === 0 ? r.stdout.split("\0").filter(Boolean) : new Error(`git ls-files failed: ${(r.stderr || r.stdout).trim()}`)),
+    (error: unknown) => (error instanceof Error ? error : new Error(String(error))),
+  );
+  const entry = { indexPath, stamp, listed };
+  trackedListings.set(root, entry);
+  void listed.then((result) => {
+    if (result instanceof Error && trackedListings.get(root) === entry) trackedListings.delete(root);
+  });
+  return listed;
+}
+
+/** Git's variables that move its folder, index or work tree: with any set, git is asked where the index is. */
+const GIT_LOCATION_VARIABLES = ["GIT_DIR", "GIT_INDEX_FILE", "GIT_WORK_TREE", "GIT_COMMON_DIR"];
+
+/**
+ * The index of a plain repository at `root` (a `.git` folder there holding HEAD and an index,
+ * and no git variable moving them), where `git rev-parse --git-path index` would name it, without
+ * starting git; null otherwise (a worktree's or submodule's `.git` file, a repository with no index yet).
+ */
+export function plainIndexPath(root: string): string | null {
+  if (GIT_LOCATION_VARIABLES.some((name) => process.env[name] !== undefined)) return null;
+  const index = join(root, ".git", "index");
+  try {
+    return statSync(join(root, ".git", "HEAD")).isFile() && statSync(index).isFile() ? index : null;
+  } catch {
+    return null;
+  }
 }
 
 const indexPaths = new Map<string, string>();

@@ -1,6 +1,6 @@
 // The "repomap" context provider: budget rules, refresh modes and session stability.
 import { afterAll, expect, test } from "bun:test";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ContextBudget, Kit, ModelInfo, TurnContext } from "../../core/plugin.ts";
@@ -43,6 +43,20 @@ function setup(): { root: string; kit: Kit; warnings: string[] } {
     cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(root, namespace, { version: options?.version, warn: (m) => warnings.push(m) }),
   } as unknown as Kit;
   return { root, kit, warnings };
+}
+
+/** The kit's capabilities this plugin uses over a generated repository's `files`, its cache under `cacheRoot`. */
+function listingKit(root: string, files: string[], cacheRoot = root): Kit {
+  return {
+    apiVersion: 2,
+    version: "test",
+    root,
+    tokens: { count: (text: string) => countTokens(text) },
+    files: { list: async () => files, read: async () => null, absolute: (p: string) => join(root, p), readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES) },
+    log: { debug() {}, info() {}, warn() {}, error() {} },
+    options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
+    cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(cacheRoot, namespace, { version: options?.version, warn: () => {} }),
+  } as unknown as Kit;
 }
 
 const MODEL = { name: "test/model", contextWindow: 128_000, maxOutput: 16_000 } as ModelInfo;
@@ -256,17 +270,7 @@ test("a cold first map stands while the rest is parsed in the background; the tu
   dirs.push(root);
   const repo = generateRepo(root, 200, 7);
   const chat = repo.files.find((f) => (repo.imports.get(f)?.length ?? 0) >= 2)!;
-  const kitFor = () =>
-    ({
-      apiVersion: 2,
-      version: "test",
-      root,
-      tokens: { count: (text: string) => countTokens(text) },
-      files: { list: async () => repo.files, read: async () => null, absolute: (p: string) => join(root, p), readBytes: capReader(root, DEFAULT_MAX_FILE_BYTES) },
-      log: { debug() {}, info() {}, warn() {}, error() {} },
-      options: { get: (spec: { key: string; default?: unknown }) => current[spec.key] ?? spec.default },
-      cache: (namespace: string, options?: { version?: string | number }) => openCacheStore(root, namespace, { version: options?.version, warn: () => {} }),
-    }) as unknown as Kit;
+  const kitFor = () => listingKit(root, repo.files);
   const service = new RepoMapService(kitFor());
   service.backgroundDelayMs = 0;
   service.coldFirstFiles = 0;
@@ -284,4 +288,49 @@ test("a cold first map stands while the rest is parsed in the background; the tu
   expect((await ask())!.text).toBe(rebuilt);
   service.close();
   exact.close();
+}, 60_000);
+
+test("a session whose listing reaches sharedStatFiles stats it with a helper thread: the same maps as a session that stats alone, before and after a file is deleted and another edited", async () => {
+  const { generateRepo } = await import("../../scripts/gen-repo.ts");
+  const root = mkdtempSync(join(tmpdir(), "coder-repomap-provider-shared-"));
+  dirs.push(root);
+  const repo = generateRepo(root, 300, 11);
+  const chat = repo.files.find((f) => (repo.imports.get(f)?.length ?? 0) >= 2)!;
+  const edited = repo.files.find((f) => f !== chat && f.endsWith(".py"))!;
+  // Each session its own cache folder: each builds its own maps.
+  const cacheRoot = () => {
+    const dir = mkdtempSync(join(tmpdir(), "coder-repomap-cache-"));
+    dirs.push(dir);
+    return dir;
+  };
+  const shared = new RepoMapService(listingKit(root, repo.files, cacheRoot()));
+  shared.sharedStatFiles = 100;
+  // Whatever the machine's load.
+  shared.coreFree = () => true;
+  const alone = new RepoMapService(listingKit(root, repo.files, cacheRoot()));
+  alone.sharedStatFiles = Number.POSITIVE_INFINITY;
+  const ask = async (service: RepoMapService) => (await service.provide(...turn(root, { mapTokens: 1024 }, { chatFiles: [chat], message: "" })))!.text;
+  // Until the helper has taken part in a stat (its worker starts in a few milliseconds).
+  const sharedMap = async () => {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const text = await ask(shared);
+      if ((shared.sharedStat?.helped ?? 0) > 0) return text;
+      await Bun.sleep(20);
+    }
+    throw new Error("the helper never took part");
+  };
+  const before = await ask(alone);
+  expect(await sharedMap()).toBe(before);
+  expect(shared.sharedStat!.files).toBeGreaterThanOrEqual(300);
+  expect(alone.sharedStat).toBeNull();
+  // A file the map shows is deleted (still listed), and another file gets a definition.
+  const shown = /^(pkg\S+):$/m.exec(before)![1]!;
+  rmSync(join(root, shown));
+  writeFileSync(join(root, edited), `${readFileSync(join(root, edited), "utf8")}\n\ndef shared_stat_added(value):\n    return value\n`);
+  const after = await ask(alone);
+  expect(after).not.toContain(`${shown}:`);
+  expect(after).not.toBe(before);
+  expect(await sharedMap()).toBe(after);
+  shared.close();
+  alone.close();
 }, 60_000);

@@ -15,6 +15,7 @@ import { EDGES_PER_IDENT, WEIGHTS } from "./graph.ts";
 import { MapRenderer, PrefixTooShort, estimateTokens, fitToBudget, shownFiles, type KnownEstimates } from "./render.ts";
 import { renderOrder, type RenderOrder } from "./special.ts";
 import { scanTags, statFiles, type FileEntry, type ScanResult, type ScanStats } from "./scan.ts";
+import type { StatHelper } from "./stat.ts";
 import { decodeDefNames } from "./tags.ts";
 
 /** Bump when ranking or rendering changes, or how a ranking is stored, so cached maps and rankings are not reused. */
@@ -42,6 +43,8 @@ export interface RepoMapInput {
   progress?: (done: number, total: number) => void;
   /** "state": reuse a map for the same files, mtimes, chat and budget; "files": ignore mtimes; "none": always rebuild. */
   reuse: "state" | "files" | "none";
+  /** Shares the stat of the listing with a second thread (stat.ts); absent: this thread stats alone. */
+  statHelper?: StatHelper | null;
   /** Worker count for cold builds (default: cores). */
   workers?: number;
   /** Changed files needed before parsing moves to workers (see ScanOptions). */
@@ -100,9 +103,12 @@ export interface PreparedMap {
 /** Stats the files and computes the cache keys (what a warm run costs). */
 export function prepareRepoMap(input: RepoMapInput): PreparedMap {
   // A large repository's tagger starts now, beside the stat (memory.ts tagAhead).
+  const tagger = input.memory?.tagger ?? null;
   void input.memory?.tagAhead(input.root, input.files, input.cache, input.deferChatFiles ? input.chatFiles : []);
+  // A tagger started to parse ahead has the other core: the stat then stays on this thread.
+  const parsingAhead = (input.memory?.tagger ?? null) !== tagger;
   const started = performance.now();
-  const entries = statFiles(input.root, input.files);
+  const entries = statFiles(input.root, input.files, parsingAhead ? null : input.statHelper);
   const statMs = performance.now() - started;
   const state = new Bun.CryptoHasher("sha256");
   state.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.reuse}|${input.budget}\n`);

@@ -18,6 +18,7 @@ import type { RankFile } from "./graph.ts";
 import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
 import { listingIds, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
+import type { StatHelper } from "./stat.ts";
 
 /** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
 export interface RememberedTags {
@@ -44,7 +45,9 @@ export interface FileEntry {
 }
 
 /** Stats the listed files; binaries, symlinks and files that vanished are left out. */
-export function statFiles(root: string, files: readonly string[]): FileEntry[] {
+export function statFiles(root: string, files: readonly string[], helper?: StatHelper | null): FileEntry[] {
+  // With a helper, the listing is stat'ed on two threads (stat.ts): the same entries, sooner.
+  if (helper) return helper.stat(root, files);
   const entries: FileEntry[] = [];
   for (const path of files) {
     if (isBinaryPath(path)) continue;
@@ -540,9 +543,9 @@ function joinEdges(parts: readonly ImportEdges[]): ImportEdges {
  * build, found by its path relative to the build root (import.meta.url still names
  * the source file there, which may not exist); from source, beside this file.
  */
-export function workerEntry(): string {
+export function workerEntry(file: "worker.ts" | "stat-worker.ts" = "worker.ts"): string {
   const compiled = Bun.main.startsWith("/$bunfs/") || Bun.main.includes("~BUN");
-  return compiled ? "./plugins/repomap/worker.ts" : new URL("./worker.ts", import.meta.url).href;
+  return compiled ? `./plugins/repomap/${file}` : new URL(`./${file}`, import.meta.url).href;
 }
 
 /** A reparse running off this thread (see reparseInBackground). */
