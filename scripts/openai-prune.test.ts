@@ -1,6 +1,6 @@
 // The build's pruning of the `openai` package (scripts/openai-prune.ts): the client it bundles still
 // streams a chat completion over HTTP and has speech to text, the resources coder never calls are
-// stand-ins, and a module that would call into a stand-in fails the build instead.
+// stand-ins, workload identity refuses, and a module that would call into a stand-in fails the build instead.
 import { afterEach, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -55,7 +55,13 @@ const client = new OpenAI({ apiKey: "sk-test", baseURL: \`http://127.0.0.1:\${se
 let text = "";
 for await (const part of await client.chat.completions.create({ model: "m", messages: [{ role: "user", content: "hi" }], stream: true })) text += part.choices[0]?.delta?.content ?? "";
 server.stop(true);
-console.log(JSON.stringify({ text, speech: typeof client.audio.transcriptions.create, batches: typeof client.batches.create, responses: typeof client.responses.create }));
+let identity = "";
+try {
+  new OpenAI({ workloadIdentity: { type: "x509", certificate: "c", privateKey: "k" }, baseURL: "https://api.openai.com/v1" });
+} catch (error) {
+  identity = error.message;
+}
+console.log(JSON.stringify({ text, speech: typeof client.audio.transcriptions.create, batches: typeof client.batches.create, responses: typeof client.responses.create, identity }));
 `,
   );
   const result = await Bun.build({ entrypoints: [entry], root: dir, outdir: join(dir, "out"), target: "bun", format: "esm", plugins: [openaiPrune()], throw: false });
@@ -65,9 +71,11 @@ console.log(JSON.stringify({ text, speech: typeof client.audio.transcriptions.cr
   expect(bundle).not.toContain("/fine_tuning/jobs");
   // ChatCompletionStream's own code (chat.completions.stream()) is a stand-in too.
   expect(bundle).not.toContain("Chat completion stream exceeded its");
+  // Workload identity's code is a stand-in that refuses (AUTH_STAND_INS).
+  expect(bundle).not.toContain("X.509 workload identity type must be a plain data property");
   const run = Bun.spawnSync([process.execPath, result.outputs[0]!.path], { stderr: "pipe" });
   expect(run.stderr.toString()).toBe("");
-  expect(JSON.parse(run.stdout.toString())).toEqual({ text: "Hello there", speech: "function", batches: "undefined", responses: "undefined" });
+  expect(JSON.parse(run.stdout.toString())).toEqual({ text: "Hello there", speech: "function", batches: "undefined", responses: "undefined", identity: "workload identity is not part of coder's build of the openai client" });
 });
 
 test("a module the stand-ins do not cover that imports a replaced resource fails the build, naming both", async () => {

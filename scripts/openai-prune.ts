@@ -6,7 +6,8 @@
 // anything else undefined; so are the chat helpers only `chat.completions.stream()` and
 // `runTools()` construct (REPLACED_HELPERS). What coder calls, `chat.completions.create` and
 // `audio.transcriptions`, is the package's own code; so is the client with its requests, retries
-// and streaming.
+// and streaming. Workload identity, which coder never configures, is a stand-in that refuses
+// (AUTH_STAND_INS).
 //
 // The build fails when a module the stand-ins do not cover (the client's own code, a kept
 // resource, the helpers under lib/) imports a replaced one, other than the client and the
@@ -29,6 +30,24 @@ const REPLACED_HELPERS = /^lib\/(AbstractChatCompletionRunner|ChatCompletionRunn
  * re-export them; chat completions' methods coder does not call construct the helpers.
  */
 const MAY_IMPORT_REPLACED = /^(client|index|resources|resources\/index|resources\/chat\/completions\/completions)\.mjs$/;
+
+/**
+ * Workload identity (a token exchanged for a cloud identity or an X.509 certificate instead of an
+ * API key): the client builds it only from its `workloadIdentity` option, which coder never passes
+ * (it authenticates with a key, or none). These stand-ins keep what the client calls whatever its
+ * options (the test that no identity is an X.509 one, and the class its `instanceof` tests name),
+ * and throw on anything else: a use would fail loudly, never act half. ~100 kB of the binary.
+ */
+const NO_IDENTITY = "workload identity is not part of coder's build of the openai client";
+export const AUTH_STAND_INS: Record<string, string> = {
+  "internal/auth/x509-workload-identity-auth.mjs": [
+    `const refuse = () => { throw new Error(${JSON.stringify(NO_IDENTITY)}); };`,
+    "export function isX509WorkloadIdentity(identity) { if (identity === undefined || identity === null) return false; refuse(); }",
+    "export const assertX509WebSocketSupported = refuse, assertX509FetchOptions = refuse, assertX509RequestOptions = refuse, snapshotX509RequestOptions = refuse;",
+    "export class X509WorkloadIdentityAuth { constructor() { refuse(); } }",
+  ].join("\n"),
+  "auth/workload-identity-auth.mjs": `export class WorkloadIdentityAuth { constructor() { throw new Error(${JSON.stringify(NO_IDENTITY)}); } }`,
+};
 
 const PACKAGE = /\/node_modules\/openai\/(.+\.mjs)$/;
 
@@ -62,6 +81,11 @@ export function openaiPrune(): BunPlugin {
           throw new Error(`openai/${importer} imports openai/${target}, which the build replaces by a stand-in (scripts/openai-prune.ts): keep that resource (KEPT_RESOURCES) or stop pruning`);
         }
         return undefined;
+      });
+      build.onLoad({ filter: /\/node_modules\/openai\/(internal\/)?auth\/.+\.mjs$/ }, (args) => {
+        const module = inPackage(args.path);
+        const text = module ? AUTH_STAND_INS[module] : undefined;
+        return text === undefined ? undefined : { contents: text, loader: "js" };
       });
       build.onLoad({ filter: /\/node_modules\/openai\/(resources|lib)\/.+\.mjs$/ }, async (args) => {
         const module = inPackage(args.path);
