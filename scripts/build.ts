@@ -130,17 +130,23 @@ export const LIBRARY_PACKS: Record<string, LibraryPack> = {
  */
 export const CODE_PACKS: Record<string, { folder: string; entries: string[]; shared: string[] }> = {
   eval: { folder: "plugins/eval/", entries: ["plugins/eval/runner.ts", "plugins/eval/report.ts"], shared: ["plugins/eval/index.ts", "plugins/eval/options.ts"] },
-  // `/paste`, `/copy` and `/voice`, which run a clipboard tool or a recorder anyway.
+  // `/paste`, `/copy` and `/voice`, which run a clipboard tool or a recorder anyway, and `/web` (or a URL in a message), which fetches a page.
   media: {
     folder: "plugins/media/",
-    entries: ["plugins/media/clipboard.ts", "plugins/media/voice.ts"],
-    shared: ["plugins/media/index.ts", "plugins/media/attach.ts", "plugins/media/options.ts", "plugins/media/web.ts", "plugins/media/fetch.ts", "plugins/media/markdown.ts"],
+    entries: ["plugins/media/clipboard.ts", "plugins/media/voice.ts", "plugins/media/web.ts"],
+    shared: ["plugins/media/index.ts", "plugins/media/attach.ts", "plugins/media/options.ts"],
   },
-  // The subcommands run once in a project's life: `init` (and the first run's guided set-up), `doctor` and `import-aider`.
+  // An MCP server's connection (its transports), loaded only when a configured server is started.
+  mcp: {
+    folder: "plugins/mcp/",
+    entries: ["plugins/mcp/connection.ts"],
+    shared: ["plugins/mcp/index.ts", "plugins/mcp/commands.ts", "plugins/mcp/config.ts", "plugins/mcp/options.ts", "plugins/mcp/resources.ts", "plugins/mcp/servers.ts"],
+  },
+  // The subcommands run once in a project's life: `init` (and the first run's guided set-up), `doctor`, `config import-aider`, `plugin new`.
   cli: {
     folder: "core/cli/",
-    entries: ["core/cli/init.ts", "core/cli/doctor.ts", "core/cli/import-aider.ts"],
-    shared: ["core/cli/chat-modes.ts", "core/cli/dispatch.ts", "core/cli/help.ts", "core/cli/prompts.ts", "core/cli/scaffold.ts", "core/cli/settings.ts", "core/cli/steps.ts", "core/cli/subcommands.ts"],
+    entries: ["core/cli/init.ts", "core/cli/doctor.ts", "core/cli/import-aider.ts", "core/cli/scaffold.ts"],
+    shared: ["core/cli/chat-modes.ts", "core/cli/dispatch.ts", "core/cli/help.ts", "core/cli/plugin-api.ts", "core/cli/prompts.ts", "core/cli/settings.ts", "core/cli/steps.ts", "core/cli/subcommands.ts"],
   },
 };
 

@@ -6,14 +6,7 @@ import { basename, dirname, resolve } from "node:path";
 import { UsageError } from "../errors.ts";
 import { replaceNamedFile } from "../edit/state.ts";
 import { KERNEL_TABLE, type Options } from "../config/options.ts";
-import { readAssetText } from "../../grammars/packed.ts";
-// @ts-expect-error TypeScript reads this as core/plugin.ts's (types-only) module; `type: "file"` makes the default export the file's path.
-import pluginApiFile from "../plugin.ts" with { type: "file" };
-
-/** The text of core/plugin.ts: embedded packed by scripts/build.ts (as a file, not a string in the code), on disk from source. */
-export function pluginApiText(): string {
-  return readAssetText(pluginApiFile);
-}
+import { pluginApiText } from "./plugin-api.ts";
 
 /** core/plugin.ts as a declaration file. */
 export function pluginDeclarations(version: string): string {
