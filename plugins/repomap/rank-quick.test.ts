@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts";
 import { languageFor } from "../../grammars/languages.ts";
 import { generateRepo } from "../../scripts/gen-repo.ts";
-import { testInput } from "../../tests/support/repomap-input.ts";
+import { removeFirstPythonDef, testInput } from "../../tests/support/repomap-input.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { patchRankGraph, type RankFile } from "./graph.ts";
 import { ImportResolver } from "./imports.ts";
@@ -117,13 +117,7 @@ test("after an edit that moves no PageRank the kept ranking gives the map a buil
     },
     {
       what: "a definition removed",
-      apply: () => {
-        const path = join(root, py[5]!);
-        const text = readFileSync(path, "utf8");
-        const at = text.indexOf("\ndef ");
-        const end = text.indexOf("\n\n", at + 1);
-        writeFileSync(path, text.slice(0, at) + text.slice(end));
-      },
+      apply: () => removeFirstPythonDef(join(root, py[5]!)),
       kept: false,
     },
     {

@@ -13,7 +13,7 @@ import { generateRepo } from "../../scripts/gen-repo.ts";
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache } from "./cache.ts";
 import { buildRepoMap, type RepoMapInput, type RepoMapResult } from "./map.ts";
 import { MapMemory } from "./memory.ts";
-import { testInput } from "../../tests/support/repomap-input.ts";
+import { removeFirstPythonDef, testInput } from "../../tests/support/repomap-input.ts";
 import { EDGES_PER_IDENT, patchRankGraph, SortedKeys, type RankFile } from "./graph.ts";
 import { buildRankGraph, graphContext, rankFile, rankGraph, withImportedNames, type RankGraph } from "./rank.ts";
 import { decodeState, encodeState, STATE_FORMAT } from "./rank-state.ts";
@@ -99,13 +99,7 @@ test("after each edit (definition added, removed, renamed; file deleted, added) 
     },
     {
       what: "a definition removed",
-      apply: () => {
-        const path = join(root, py[5]!);
-        const text = readFileSync(path, "utf8");
-        const at = text.indexOf("\ndef ");
-        const end = text.indexOf("\n\n", at + 1);
-        writeFileSync(path, text.slice(0, at) + text.slice(end));
-      },
+      apply: () => removeFirstPythonDef(join(root, py[5]!)),
       how: "patched",
     },
     {

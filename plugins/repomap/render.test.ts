@@ -1,6 +1,6 @@
 import { expect, test } from "bun:test";
 import type { RankedEntry } from "./rank.ts";
-import { MapRenderer, PrefixTooShort, estimateTokens, fitToBudget, renderExcerpt, splitLines } from "./render.ts";
+import { MapRenderer, PrefixTooShort, estimateTokens, fitToBudget, renderExcerpt, shownFiles, splitLines } from "./render.ts";
 
 const CODE = ["import os", "", "class Store:", "    def __init__(self):", "        self.items = []", "        self.total = 0", "", "    def add(self, item):", "        self.items.append(item)", "", "def helper():", "    return 1"];
 
@@ -71,15 +71,7 @@ function random(seed: number): () => number {
 
 /** What the renderer gave before its blocks were cut one by one: the whole text, each line cut at 100 UTF-16 units. */
 function renderWhole(entries: readonly RankedEntry[], chat: ReadonlySet<string>, text: (path: string) => string | null, headers: (path: string, lines: ReadonlySet<number>) => [number, number][]): string {
-  const byFile = new Map<string, number[] | null>();
-  for (const e of entries) {
-    if (chat.has(e.path)) continue;
-    const lines = byFile.get(e.path);
-    if (e.line === undefined) {
-      if (!byFile.has(e.path)) byFile.set(e.path, null);
-    } else if (lines) lines.push(e.line);
-    else byFile.set(e.path, [e.line]);
-  }
+  const byFile = shownFiles(entries, chat);
   let out = "";
   for (const path of [...byFile.keys()].sort()) {
     const lois = byFile.get(path);
