@@ -1,11 +1,9 @@
 // Entry: parse argv, answer --version/--help at once, otherwise load settings,
 // assemble the kernel (registry, kit, plugins) and run a subcommand or a chat
-// mode (core/cli/dispatch.ts). Only the help text is imported statically; the option
-// table with what the built-ins declare to the command line comes next, and everything
-// else, node:util included, is imported when a path needs it, so the cheap paths stay cheap.
-import { RuntimeFailure, exitCodeFor } from "./core/errors.ts";
-import { helpText, subcommandHelpText } from "./core/cli/help.ts";
-import { KERNEL_SUBCOMMANDS } from "./core/kernel.ts";
+// mode (core/cli/dispatch.ts). Nothing is imported statically: `--version` evaluates
+// this file's chunk alone; the help text and the option table with what the built-ins
+// declare to the command line come next, and everything else, node:util included, is
+// imported when a path needs it, so the cheap paths stay cheap.
 
 declare const CODER_VERSION: string | undefined;
 
@@ -25,7 +23,7 @@ export async function main(argv: string[]): Promise<number> {
   // `coder --version` / `coder --help` alone: no argv parser, nothing else loaded.
   if (argv.length === 1 && argv[0] === "--version") return print(`coder ${v}`);
   // What the built-ins declare to the command line (their small options.ts files), not their code.
-  const { BUILTINS, builtinSubcommands, builtinTable } = await import("./builtins.ts");
+  const [{ BUILTINS, builtinSubcommands, builtinTable }, { helpText, subcommandHelpText }, { KERNEL_SUBCOMMANDS }] = await Promise.all([import("./builtins.ts"), import("./core/cli/help.ts"), import("./core/kernel.ts")]);
   if (argv.length === 1 && (argv[0] === "--help" || argv[0] === "-h")) return print(helpText(v, builtinTable(), builtinSubcommands()));
   const { parseArgv } = await import("./core/config/argv.ts");
   const table = builtinTable();
@@ -60,7 +58,8 @@ function print(text: string): number {
  * --json, stdout also gets the `error` and `end` events, so a script reading
  * the event stream sees why the run ended even when it failed before starting.
  */
-export function reportFailure(error: unknown, options: { verbose: boolean; json: boolean }): number {
+export async function reportFailure(error: unknown, options: { verbose: boolean; json: boolean }): Promise<number> {
+  const { RuntimeFailure, exitCodeFor } = await import("./core/errors.ts");
   const code = exitCodeFor(error);
   const typed = code !== 1 || error instanceof RuntimeFailure;
   const raw = error instanceof Error ? error.message : String(error);
@@ -97,9 +96,9 @@ if (import.meta.main) {
       if (code === 0 && argv.length <= 1 && /^(--version|--help|-h)$/.test(argv[0] ?? "")) return;
       process.exit(code);
     },
-    (error) => {
+    async (error) => {
       const flag = (name: string, env: string) => argv.includes(name) || /^(1|true|yes|on)$/i.test(process.env[env] ?? "");
-      process.exit(reportFailure(error, { verbose: flag("--verbose", "CODER_VERBOSE"), json: flag("--json", "CODER_JSON") }));
+      process.exit(await reportFailure(error, { verbose: flag("--verbose", "CODER_VERBOSE"), json: flag("--json", "CODER_JSON") }));
     },
   );
 }
