@@ -11,6 +11,7 @@ import { ImportResolver, type FileImports } from "./imports.ts";
 import type { MapMemory } from "./memory.ts";
 import type { RankedEntry, RankRequest } from "./rank.ts";
 import { PATCH_MIN_FILES, rankWithState, STATE_FORMAT } from "./rank-state.ts";
+import { listingHash } from "./rank-quick.ts";
 import { EDGES_PER_IDENT, WEIGHTS } from "./graph.ts";
 import { MapRenderer, PrefixTooShort, estimateTokens, fitToBudget, shownFiles, type KnownEstimates } from "./render.ts";
 import { renderOrder, type RenderOrder } from "./special.ts";
@@ -203,6 +204,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     };
     const result = rankWithState({
       key: rankContextKey(request),
+      listing: listingOf(),
       entries,
       scan,
       request,
@@ -336,11 +338,6 @@ function chatImports(input: RepoMapInput, entries: readonly FileEntry[], files: 
     }
   }
   return imports;
-}
-
-/** A hash of the listed paths in order (what the import resolver indexes). */
-function listingHash(files: readonly string[]): string {
-  return new Bun.CryptoHasher("sha256").update(`${files.length}\n${files.join("\n")}`).digest("hex");
 }
 
 /** A chat file's kept resolution when the listing and every file it read are as they were, else null. */
