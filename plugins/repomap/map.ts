@@ -48,9 +48,9 @@ export interface RepoMapInput {
   statHelper?: StatHelper | null;
   /**
    * Whether a worker may parse ahead beside the stat (memory.ts tagAhead): only when a core is
-   * likely free. Its start and cold parse cost ~35 ms more CPU than the same parse on this thread
-   * (a def-added build at 10k files: ~240 against ~275 ms at load 3-4 on 2 cores), on a busy
-   * machine without hiding anything. Default: true.
+   * likely free. On a busy machine its start, grammar compile and cold parse cost 7-35 ms more
+   * CPU than the same parse on this thread, for no wall time measurably saved (README.md).
+   * Default: true.
    */
   parseAhead?: boolean;
   /** Worker count for cold builds (default: cores). */
