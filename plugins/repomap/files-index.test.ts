@@ -10,7 +10,7 @@ import { memoryCacheStore, openCacheStore } from "../../core/edit/cache-store.ts
 import { CACHE_NAMESPACE, CACHE_VERSION, TagCache, type CachedFile, type FileMeta } from "./cache.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
-import { MapMemory } from "./memory.ts";
+import { MapMemory, TAG_AHEAD_FILES } from "./memory.ts";
 
 const dirs: string[] = [];
 afterAll(() => {
@@ -239,3 +239,30 @@ test("a file parsed ahead answers a build only at the stat it was read at; the m
   expect(small.tagger).toBeNull();
   cache.close();
 });
+
+test("a build parses ahead in a worker only when a core is free (parseAhead): else the changed file is parsed on the build's thread, with the same map", async () => {
+  // A listing large enough to parse ahead for: the sources and many small files with no grammar.
+  const sources: Record<string, string> = { ...SOURCES };
+  for (let i = 0; i < TAG_AHEAD_FILES; i++) sources[`notes/note${i}.txt`] = `note ${i}\n`;
+  const root = repo(sources);
+  const files = Object.keys(sources);
+  const cache = openTags(root);
+  await buildRepoMap(input(root, files, cache));
+  const ui = join(root, "web/ui.ts");
+  // The cache's last small write parses web/ui.ts: what a build then parses ahead once it changed again.
+  writeFileSync(ui, SOURCES["web/ui.ts"] + "export function one() {}\n");
+  await buildRepoMap(input(root, files, cache));
+  cache.close();
+  for (const [parseAhead, added] of [[false, "two"], [true, "three"]] as const) {
+    writeFileSync(ui, SOURCES["web/ui.ts"] + `export function ${added}() {}\n`);
+    const memory = new MapMemory();
+    try {
+      const built = await buildRepoMap(input(root, files, openTags(root), { memory, parseAhead }));
+      expect({ parseAhead, parsed: built.stats.parsed, tagger: memory.tagger !== null }).toEqual({ parseAhead, parsed: 1, tagger: parseAhead });
+      expect(built.text).toContain(`${added}()`);
+      expect(built.text).toBe(await scratch(root, files));
+    } finally {
+      memory.close();
+    }
+  }
+}, 60_000);

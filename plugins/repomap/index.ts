@@ -145,6 +145,8 @@ export class RepoMapService {
       read: (path) => textOf(this.#kit.files.readBytes(path)),
       cache,
       statHelper: sharedStat ? this.#statHelper : null,
+      // A worker parsing ahead beside the stat, as for the stat helper: only with a core free.
+      parseAhead: coreFree,
       assets: loadAssets,
       warn: (m) => this.#kit.log.warn(m),
       progress: turn.interactive ? progressBar() : undefined,

@@ -11,6 +11,7 @@ import { ImportResolver, type FileImports } from "./imports.ts";
 import type { MapMemory } from "./memory.ts";
 import type { RankedEntry, RankRequest } from "./rank.ts";
 import { PATCH_MIN_FILES, rankWithState, STATE_FORMAT } from "./rank-state.ts";
+import { listingHash } from "./rank-quick.ts";
 import { EDGES_PER_IDENT, WEIGHTS } from "./graph.ts";
 import { MapRenderer, PrefixTooShort, estimateTokens, fitToBudget, shownFiles, type KnownEstimates } from "./render.ts";
 import { renderOrder, type RenderOrder } from "./special.ts";
@@ -45,6 +46,13 @@ export interface RepoMapInput {
   reuse: "state" | "files" | "none";
   /** Shares the stat of the listing with a second thread (stat.ts); absent: this thread stats alone. */
   statHelper?: StatHelper | null;
+  /**
+   * Whether a worker may parse ahead beside the stat (memory.ts tagAhead): only when a core is
+   * likely free. On a busy machine its start, grammar compile and cold parse cost 7-35 ms more
+   * CPU than the same parse on this thread, for no wall time measurably saved (README.md).
+   * Default: true.
+   */
+  parseAhead?: boolean;
   /** Worker count for cold builds (default: cores). */
   workers?: number;
   /** Changed files needed before parsing moves to workers (see ScanOptions). */
@@ -102,9 +110,9 @@ export interface PreparedMap {
 
 /** Stats the files and computes the cache keys (what a warm run costs). */
 export function prepareRepoMap(input: RepoMapInput): PreparedMap {
-  // A large repository's tagger starts now, beside the stat (memory.ts tagAhead).
+  // A large repository's tagger starts now, beside the stat, when a core is free (memory.ts tagAhead).
   const tagger = input.memory?.tagger ?? null;
-  void input.memory?.tagAhead(input.root, input.files, input.cache, input.deferChatFiles ? input.chatFiles : []);
+  if (input.parseAhead !== false) void input.memory?.tagAhead(input.root, input.files, input.cache, input.deferChatFiles ? input.chatFiles : []);
   // A tagger started to parse ahead has the other core: the stat then stays on this thread.
   const parsingAhead = (input.memory?.tagger ?? null) !== tagger;
   const started = performance.now();
@@ -203,6 +211,7 @@ export async function buildPreparedMap(prepared: PreparedMap): Promise<RepoMapRe
     };
     const result = rankWithState({
       key: rankContextKey(request),
+      listing: listingOf(),
       entries,
       scan,
       request,
@@ -336,11 +345,6 @@ function chatImports(input: RepoMapInput, entries: readonly FileEntry[], files: 
     }
   }
   return imports;
-}
-
-/** A hash of the listed paths in order (what the import resolver indexes). */
-function listingHash(files: readonly string[]): string {
-  return new Bun.CryptoHasher("sha256").update(`${files.length}\n${files.join("\n")}`).digest("hex");
 }
 
 /** A chat file's kept resolution when the listing and every file it read are as they were, else null. */

@@ -17,8 +17,9 @@ import { patchRankGraph, type RankFile } from "./graph.ts";
 import { ImportResolver } from "./imports.ts";
 import { buildRepoMap, type RepoMapInput } from "./map.ts";
 import { rankFromVector, withImportedNames } from "./rank.ts";
-import { quickRank } from "./rank-quick.ts";
-import { decodeState } from "./rank-state.ts";
+import { listingHash, quickRank } from "./rank-quick.ts";
+import { decodeState, QUICK_MIN_LIMIT } from "./rank-state.ts";
+import { MAP_BUDGET } from "./index.ts";
 import { rankingSignature } from "./parse.ts";
 import { decodeRankFile, statFiles, type ScanResult } from "./scan.ts";
 
@@ -287,7 +288,8 @@ test("the kept ranking is, entry for entry, what rank.ts makes of the patched gr
     const scan = { files: described } as unknown as ScanResult;
     // Further down than the map's limit (the kept definitions cover it and a quarter more).
     const deeper = { ...request, limit: 2500 };
-    const quick = quickRank({ key, cache, entries: statFiles(root, files), scan, request: deeper, tagsOf: (path) => decodeRankFile(cache.rankRow(path)!) }, emptySignature());
+    const entries = statFiles(root, files);
+    const quick = quickRank({ key, listing: listingHash(entries.map((e) => e.path)), cache, entries, scan, request: deeper, tagsOf: (path) => decodeRankFile(cache.rankRow(path)!) }, emptySignature());
     if (!quick || quick === "none") throw new Error("the kept ranking was not taken");
     const deep = rankFromVector({ ...state.graph, ...patched }, deeper, state.ranks);
     expect(quick.ranked).toEqual(deep.ranked);
@@ -306,5 +308,38 @@ test("the kept ranking is, entry for entry, what rank.ts makes of the patched gr
     expect(quick.listedRanks).toEqual(listed);
   } finally {
     cache.close();
+  }
+}, 240_000);
+
+test("a kept ranking stored by a build of a small budget serves a fresh build of a larger one (up to the largest a window's share gives): the state is not stored again, and the map is the map from scratch", async () => {
+  const { root, chat, leaf } = setUp(16);
+  // The largest budget a context window's share gives: its limit is within what every kept ranking covers.
+  expect(QUICK_MIN_LIMIT).toBeGreaterThanOrEqual(2 * MAP_BUDGET.share.max);
+  const build = async (budget: number) => {
+    const cache = diskCache(root);
+    try {
+      const result = await buildRepoMap({ ...input(root, cache, chat), budget });
+      const states = [...cache.store.entries("graphs").values()] as Uint8Array[];
+      return { map: result.text, kept: result.stats.rankingKept === true, how: result.stats.ranking, state: states[0] };
+    } finally {
+      cache.close();
+    }
+  };
+  const scratch = async (budget: number) => {
+    const cache = new TagCache(memoryCacheStore(CACHE_VERSION));
+    const text = (await buildRepoMap({ ...input(root, cache, chat), budget })).text;
+    cache.close();
+    return text;
+  };
+  // A small budget's limit (200 lines) cuts the kept definitions well inside this repository's.
+  const small = await build(100);
+  expect(small.how).toBe("built");
+  for (const [n, budget] of [[1, 2048], [2, 100], [3, 4096]] as const) {
+    appendFileSync(join(root, leaf), `\nexport function leafBudgetHelper${n}(value: number) {\n  return value;\n}\n`);
+    const larger = await build(budget);
+    expect({ budget, kept: larger.kept }).toEqual({ budget, kept: true });
+    // The state stored by the first build, as it was.
+    expect(Bun.hash(larger.state!)).toBe(Bun.hash(small.state!));
+    expect(larger.map).toEqual(await scratch(budget));
   }
 }, 240_000);

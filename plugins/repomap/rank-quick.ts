@@ -140,16 +140,21 @@ interface QuickHead {
   namesBytes: number;
 }
 
+/** The groups a kept ranking is stored in, each part named by its kind and number. */
+type PartKind = "files" | "in" | "keys";
+
+function partName(kind: PartKind, p: number): string {
+  return `${kind}\n${p}`;
+}
+
 interface PartHead {
   format: number;
   gen: string;
 }
 
-/** The listed paths as one hash. */
-function listingHash(entries: readonly FileEntry[]): string {
-  const paths: string[] = new Array(entries.length);
-  for (let i = 0; i < entries.length; i++) paths[i] = entries[i]!.path;
-  return new Bun.CryptoHasher("sha256").update(`${entries.length}\n${paths.join("\n")}`).digest("hex");
+/** A hash of the listed paths in order (also what a chat file's kept imports and the ranking key are checked by: map.ts). */
+export function listingHash(files: readonly string[]): string {
+  return new Bun.CryptoHasher("sha256").update(`${files.length}\n${files.join("\n")}`).digest("hex");
 }
 
 /**
@@ -294,11 +299,11 @@ export function encodeQuick(entries: readonly FileEntry[], versions: readonly st
     const a = inStart[from]!;
     const b = inStart[to]!;
     const start = shifted(inStart, from, to);
-    parts.set(`in\n${p}`, pack(partHead, [start, inSrc.slice(a, b), inTerm.slice(a, b), inOut.slice(a, b)]));
+    parts.set(partName("in", p), pack(partHead, [start, inSrc.slice(a, b), inTerm.slice(a, b), inOut.slice(a, b)]));
   }
   const files = fileParts(state.graph, state.ranks, outWeight, isNode, fedStart, fedList);
   if (!files) return null;
-  for (const [p, chunk] of files) parts.set(`files\n${p}`, pack(partHead, chunk));
+  for (const [p, chunk] of files) parts.set(partName("files", p), pack(partHead, chunk));
   // The index's keys, sorted, with how many files define each and whether any references it.
   const ids = keyOrderOf(index);
   const keyParts: number[] = [];
@@ -314,9 +319,9 @@ export function encodeQuick(entries: readonly FileEntry[], versions: readonly st
       definers[k] = Math.min(255, index.definerStart[id + 1]! - index.definerStart[id]!);
       referenced[k] = index.referencerStart[id + 1]! > index.referencerStart[id]! ? 1 : 0;
     }
-    parts.set(`keys\n${keyParts.length - 1}`, pack(partHead, [keys, definers, referenced]));
+    parts.set(partName("keys", keyParts.length - 1), pack(partHead, [keys, definers, referenced]));
   }
-  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries), extra, mentioned: [...request.mentionedFiles].sort(), files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0, versions: versions.join("\n") };
+  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries.map((e) => e.path)), extra, mentioned: [...request.mentionedFiles].sort(), files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0, versions: versions.join("\n") };
   if (names.some((name) => name.includes("\n"))) return null;
   const namesText = new TextEncoder().encode(names.join("\n"));
   const pathsText = new TextEncoder().encode(pathTable.join("\n"));
@@ -423,6 +428,8 @@ export interface QuickRanking {
 
 export interface QuickInput {
   key: string;
+  /** The listing's hash (listingHash of the entries' paths). */
+  listing: string;
   cache: TagCache;
   entries: readonly FileEntry[];
   scan: ScanResult;
@@ -473,9 +480,16 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
     changed.push(f);
     changedPath.set(f, e.path);
   }
-  if (listedRanked + head.extra.length !== head.files || listingHash(entries) !== head.listing) return null;
+  if (listedRanked + head.extra.length !== head.files || input.listing !== head.listing) return null;
+  // The parts read so far, by kind and number, each read once: null when missing or of another generation.
+  const parts = new Map<string, Packed[] | null>();
+  const partOf = (kind: PartKind, p: number, arity: number): Packed[] | null => {
+    const name = partName(kind, p);
+    let part = parts.get(name);
+    if (part === undefined) parts.set(name, (part = unpack<PartHead>(cache.getRankQuickPart(input.key, name), head.gen, arity)?.arrays ?? null));
+    return part;
+  };
   // Each changed file's tags now and as the kept state had them.
-  const fileParts = new Map<number, Packed[]>();
   const now = new Map<number, RankFile>();
   const newNames: { file: number; name: string }[] = [];
   const newKeys = new Map<number, number>();
@@ -489,12 +503,8 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
     if (!file) return null;
     now.set(f, file);
     const p = Math.floor(f / FILES_PER_PART);
-    let part = fileParts.get(p);
-    if (!part) {
-      const got = unpack<PartHead>(cache.getRankQuickPart(input.key, `files\n${p}`), head.gen, 15);
-      if (!got) return null;
-      fileParts.set(p, (part = got.arrays));
-    }
+    const part = partOf("files", p, 15);
+    if (!part) return null;
     const [defStart, defKeys, refStart, refKeys, countBytes, fedStart, fedList, ranks, outWeight, isNode, outStart, outWeights, selfStart, selfAt, selfKey] = part as [Int32Array, Float64Array, Int32Array, Float64Array, Uint8Array, Int32Array, Int32Array, Float64Array, Float64Array, Uint8Array, Int32Array, Float64Array, Int32Array, Int32Array, Float64Array];
     const counts = new Float32Array(countBytes.buffer, countBytes.byteOffset, countBytes.byteLength >> 2);
     const at = f - p * FILES_PER_PART;
@@ -532,7 +542,6 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   }
   // A new name: never seen by the index (its block comes last) and referenced by no one.
   // A reference added, dropped or counted anew: only to a name nobody defines (no edge either way).
-  const keyParts = new Map<number, Packed[] | null>();
   const lookup = (key: number): { known: boolean; definers: number; referenced: boolean } | null => {
     let lo = 0;
     let hi = head.keyParts.length - 1;
@@ -542,8 +551,7 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
       if (head.keyParts[mid]! <= key) lo = mid;
       else hi = mid - 1;
     }
-    if (!keyParts.has(lo)) keyParts.set(lo, unpack<PartHead>(cache.getRankQuickPart(input.key, `keys\n${lo}`), head.gen, 3)?.arrays ?? null);
-    const part = keyParts.get(lo);
+    const part = partOf("keys", lo, 3);
     if (!part) return null;
     const [keys, definers, referenced] = part as [Float64Array, Uint8Array, Uint8Array];
     let a = 0;
@@ -613,17 +621,12 @@ export function quickRank(input: QuickInput, emptySig: EmptySignature): QuickRan
   const cut = head.cut === null ? -Infinity : rise === 0 ? head.cut : head.cut + rise * (1 + 1e-6) + Math.abs(head.cut) * 1e-12;
   const rankOf = slotRank.slice();
   const moving = new Set<number>();
-  const inParts = new Map<number, Packed[]>();
   for (const f of newOut.keys()) {
     for (const i of info.get(f)!.fed) {
       if (gone[i]) continue;
       const p = Math.floor(i / SLOTS_PER_PART);
-      let part = inParts.get(p);
-      if (!part) {
-        const got = unpack<PartHead>(cache.getRankQuickPart(input.key, `in\n${p}`), head.gen, 4);
-        if (!got) return null;
-        inParts.set(p, (part = got.arrays));
-      }
+      const part = partOf("in", p, 4);
+      if (!part) return null;
       const [start, src, term, out] = part as [Int32Array, Int32Array, Float64Array, Float64Array];
       const at = i - p * SLOTS_PER_PART;
       let rank = 0;

@@ -57,6 +57,8 @@ export interface StateRankInput {
   /** What the edges depend on besides the tags: the chat files, their imports, the mentioned names, the weights, STATE_FORMAT (map.ts rankContextKey). */
   key: string;
   entries: readonly FileEntry[];
+  /** The hash of the entries' paths in order (rank-quick.ts listingHash), which the kept ranking is checked by. */
+  listing: string;
   scan: ScanResult;
   /** The ranking request (files come from the scan). */
   request: Omit<RankRequest, "files" | "warm">;
@@ -85,7 +87,7 @@ export function rankWithState(input: StateRankInput): StateRankResult {
   let state = input.memory?.rankState?.key === key ? input.memory.rankState : null;
   if (!state && input.store) {
     // A fresh process: the kept ranking when the change moves no PageRank (rank-quick.ts), else the stored graph.
-    const quick = quickRank({ key, cache: input.cache, entries: input.entries, scan, request, tagsOf: (path) => tagsOf(path, scan, input.cache) }, EMPTY_SIG);
+    const quick = quickRank({ key, listing: input.listing, cache: input.cache, entries: input.entries, scan, request, tagsOf: (path) => tagsOf(path, scan, input.cache) }, EMPTY_SIG);
     if (quick && quick !== "none") return { ranked: quick.ranked, how: "patched", changed: quick.changed, kept: true };
     state = loadState(input.cache, key, request);
     // A stored state without a kept ranking (another layout's): stored again with one.
@@ -172,11 +174,19 @@ function keep(input: StateRankInput, state: RankState, ranked: RankedGraph): voi
 
 /** Definitions' lines a kept ranking covers beyond the request's limit: a later ranking that moves some down still fills its limit. */
 const QUICK_SPARE_LINES = 512;
+/**
+ * The least limit a kept ranking is made for: that of the largest map a context window's share
+ * gives (index.ts MAP_BUDGET, 4,096 tokens: 8,192 lines). A kept ranking made for a smaller
+ * limit is none to a larger one, so builds of two budgets in turn (a session at 1,024 tokens,
+ * then `coder map` at 4,096) each stored the state again (0.4-0.8 s and up to ~240 MB peak at 10k
+ * files); made for this one, it serves both.
+ */
+export const QUICK_MIN_LIMIT = 8_192;
 
 /** The kept ranking of a state being stored (rank-quick.ts), or null (no limit: nothing to cut at). */
 function quickOf(input: StateRankInput, state: RankState, ranked: RankedGraph): ReturnType<typeof encodeQuick> {
-  const limit = input.request.limit;
-  if (limit === undefined || !Number.isFinite(limit)) return null;
+  if (input.request.limit === undefined || !Number.isFinite(input.request.limit)) return null;
+  const limit = Math.max(input.request.limit, QUICK_MIN_LIMIT);
   const versions = input.entries.map((entry) => versionOf(input.scan, entry));
   return encodeQuick(input.entries, versions, state, ranked, input.request, Math.max(limit + QUICK_SPARE_LINES, Math.ceil(limit * 1.25)));
 }
