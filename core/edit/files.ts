@@ -331,10 +331,19 @@ export class FileStore {
    * "not found", or "not a text file".
    */
   unreadable(path: string): string {
+    return this.readProblem(path) ?? `${path}: not found`;
+  }
+
+  /**
+   * Why a file that is there does not read into the chat (see `unreadable`), or null when it
+   * reads or nothing is there: a chat file that became a folder, a pipe or a link loop.
+   */
+  readProblem(path: string): string | null {
     const abs = looksAbsolute(path) ? path : join(this.root, normalizeRel(path));
     const r = readCapped(abs, { maxBytes: this.maxBytes, name: path, capName: "--max-file-size" });
-    if (!r.ok) return r.reason === "missing" ? `${path}: not found` : r.message;
-    return `${path} is not a text file`;
+    if (!r.ok) return r.reason === "missing" ? null : r.message;
+    // As `read` and `readOutside` decode: a file outside the repository has no fallback encoding.
+    return decodeBytes(r.bytes, looksAbsolute(path) ? undefined : this.opts.fallbackEncoding) ? null : `${path} is not a text file`;
   }
 
   /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
