@@ -1,16 +1,17 @@
 // The stat shared with a helper thread (stat.ts) gives statFiles' entries exactly, in order,
 // whoever stat'ed which file: regular files, links, folders, missing files and binaries among
 // thousands of files; paths that cannot be there now (under a file); a helper that claims files
-// and never stats them.
+// and never stats them. And a file that turns into a pipe after its stat is not read.
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memoryCacheStore } from "../../core/edit/cache-store.ts";
+import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
 import { CACHE_VERSION, TagCache } from "./cache.ts";
 import { prepareRepoMap } from "./map.ts";
-import { statFiles } from "./scan.ts";
+import { scanTags, statFiles } from "./scan.ts";
 import { SHARED_STAT_FILES, StatHelper } from "./stat.ts";
 
 const dirs: string[] = [];
@@ -119,4 +120,22 @@ test("the map's keys and entries are the same with the helper or without", async
   expect(shared.entries).toEqual(alone.entries);
   expect(shared.stateKey).toBe(alone.stateKey);
   expect(shared.key).toBe(alone.key);
+}, 30_000);
+
+test("a listed file replaced by a pipe after its stat is parsed as unreadable, on this thread and in a worker, never waited on", async () => {
+  const root = mkdtempSync(join(tmpdir(), "coder-stat-fifo-"));
+  dirs.push(root);
+  const files = ["a.py", "b.py", "c.py"];
+  for (const path of files) writeFileSync(join(root, path), `def ${path[0]}_value():\n    return 1\n`);
+  const entries = statFiles(root, files);
+  expect(entries.map((e) => e.path)).toEqual(files);
+  rmSync(join(root, "b.py"));
+  expect(Bun.spawnSync(["mkfifo", join(root, "b.py")]).exitCode).toBe(0);
+  for (const workers of [0, 1]) {
+    const cache = new TagCache(memoryCacheStore(CACHE_VERSION));
+    const scan = await scanTags(entries, { root, cache, assets: async () => EMBEDDED_ASSETS, warn: () => {}, workers, poolThreshold: 0 });
+    expect(scan.files.get("b.py")?.skipped).toContain("unreadable");
+    expect(scan.files.get("a.py")?.skipped).toBe("");
+    expect(scan.defsOf("c.py")).toContain("c_value");
+  }
 }, 30_000);
