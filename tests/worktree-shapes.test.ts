@@ -2,12 +2,13 @@
 // (a tracked file's folder turned into a file, a folder turned into a link loop) leave the
 // repo map with those files missing, in every kind of build (cold, warm, one file changed, a
 // session's second map), and a chat file turned into a folder, a pipe or a link loop is named
-// in a one-line warning on each request instead of being sent as a file yet to create.
+// in a one-line warning on each request instead of being sent as a file yet to create; a file
+// an unfinished write left that became a pipe is not opened by the next start's recovery.
 import { afterEach, describe, expect, test } from "bun:test";
 import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { FakeServer } from "./support/fake-server.ts";
-import { BINARY, lastUser, mainRequests, makeRepo, removeRepos, runCoder, serverWith, type Repo } from "./engine-harness.ts";
+import { BINARY, block, lastUser, mainRequests, makeRepo, removeRepos, runCoder, serverWith, type Repo } from "./engine-harness.ts";
 import { SCRIPT, startRepl } from "./support/repl.ts";
 
 const servers: FakeServer[] = [];
@@ -130,5 +131,26 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("a REPL session while the workin
     const [request] = mainRequests(s);
     expect(JSON.stringify(request.messages)).toContain("class StoreRoom:");
     expect(JSON.stringify(request.messages)).not.toContain("foo/bar.py");
+  }, 120_000);
+});
+
+describe.skipIf(!existsSync(BINARY))("an unfinished write meets a changed working tree (dist/coder)", () => {
+  test("a written file that became a pipe is not read by the next start: it is left alone as changed since", async () => {
+    const repo = makeRepo({ "a.py": "x = 1\n", "b.py": "y = 1\n" });
+    const hook = join(repo.root, ".git", "hooks", "pre-commit");
+    writeFileSync(hook, "#!/bin/sh\necho 'hook says no' >&2\nexit 1\n", { mode: 0o755 });
+    const s = await serverWith([{ model: "gpt-4.1", text: `Both.\n${block("a.py", "x = 1\n", "x = 2\n")}\n${block("b.py", "y = 1\n", "y = 2\n")}` }, { model: "gpt-4.1", text: "Hello.", repeat: true }]);
+    servers.push(s);
+    const failed = await runCoder(repo, s, ["--yes-always", "-m", "set both", "a.py", "b.py"]);
+    expect(failed.code).toBe(1);
+    expect(existsSync(join(repo.root, ".coder", "pending.json"))).toBe(true);
+    rmSync(hook);
+    rmSync(join(repo.root, "b.py"));
+    Bun.spawnSync(["mkfifo", join(repo.root, "b.py")]);
+
+    const next = await runCoder(repo, s, ["-m", "anything", "a.py"]);
+    expect(next.code).toBe(2);
+    expect(next.stderr).toContain("a.py was written. (b.py changed since and is left alone.)");
+    expect(repo.read("a.py")).toBe("x = 2\n");
   }, 120_000);
 });
