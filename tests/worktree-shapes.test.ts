@@ -93,7 +93,7 @@ describe.skipIf(!existsSync(BINARY))("tracked paths that cannot be there now (di
 });
 
 describe.skipIf(!existsSync(BINARY) || !SCRIPT)("a REPL session while the working tree changes shape (dist/coder)", () => {
-  test("a chat file turned into a folder, a pipe or a link loop is named on each request; the second /map survives a folder now a file", async () => {
+  test("a chat file turned into a folder, a pipe or a link loop is named on each request and when added again; the second /map survives a folder now a file", async () => {
     const repo = makeRepo({ ...SOURCES, "a.py": "A_MARKER = 1\n", "b.py": "B_MARKER = 2\n", "c.py": "C_MARKER = 3\n" });
     const s = await serverWith([{ model: "gpt-4.1", text: "Noted.", repeat: true }]);
     servers.push(s);
@@ -118,6 +118,12 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("a REPL session while the workin
     repl.type("look again");
     await repl.waitFor("Noted.");
     await repl.waitFor("> ");
+    // Added again, each is refused with the reason, in one line naming the file.
+    repl.type("/drop a.py b.py c.py");
+    await repl.waitFor("> ");
+    repl.type("/add a.py b.py c.py");
+    await repl.waitFor("c.py goes through a symlink loop");
+    await repl.waitFor("> ");
     repl.type("/exit");
     expect(await repl.proc.exited).toBe(0);
 
@@ -125,6 +131,8 @@ describe.skipIf(!existsSync(BINARY) || !SCRIPT)("a REPL session while the workin
     expect(screen).toContain("a.py is left out of this request: a.py is a directory, not a regular file");
     expect(screen).toContain("b.py is left out of this request: b.py is a pipe (FIFO), not a regular file");
     expect(screen).toContain("c.py is left out of this request: c.py cannot be read: its symbolic links loop");
+    expect(screen).toContain("Cannot add a.py: a.py is a directory");
+    expect(screen).toContain("Cannot add b.py: b.py is not a regular file");
     expect(screen).not.toContain("provide failed");
     const secondMap = repl.output.slice(repl.output.lastIndexOf("> /map"));
     expect(secondMap).not.toContain("foo/bar.py");

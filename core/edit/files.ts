@@ -591,8 +591,8 @@ export class FileStore {
       let real: string;
       try {
         real = realpathSync(current);
-      } catch {
-        return `${norm} goes through a broken symlink`;
+      } catch (err) {
+        return (err as NodeJS.ErrnoException).code === "ELOOP" ? `${norm} goes through a symlink loop` : `${norm} goes through a broken symlink`;
       }
       const rel = relative(this.realRoot, real);
       if (leavesFolder(rel)) return `${norm} resolves outside the repository through a symlink`;
