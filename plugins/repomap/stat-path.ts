@@ -23,6 +23,7 @@ export function lstatListed(abs: string): Stats | undefined {
 
 /** No link is followed (the listing's stat left links out; one put in the file's place since is not read), and a pipe does not block the open. */
 const READ_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const UTF8 = new TextDecoder();
 
 /**
  * A listed file's text, read only when it is still a regular file: one replaced since its stat
@@ -33,17 +34,21 @@ export function readListedText(abs: string): string {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new Error(`${abs} is no longer a regular file`);
-    const chunks: Uint8Array[] = [];
+    // Read to the end, not to the stat's size: a file that grows while it is read is read whole
+    // (the byte past the size leaves room for the read that finds the end, in the same buffer).
+    let buffer = new Uint8Array(stat.size + 1);
     let length = 0;
-    // Read to the end, not to the stat's size: a file that grows while it is read is read whole.
-    for (let size = stat.size + 1; ; size = 64 * 1024) {
-      const chunk = new Uint8Array(size);
-      const n = readSync(fd, chunk, 0, size, null);
+    for (;;) {
+      if (length === buffer.length) {
+        const grown = new Uint8Array(buffer.length * 2);
+        grown.set(buffer);
+        buffer = grown;
+      }
+      const n = readSync(fd, buffer, length, buffer.length - length, null);
       if (n <= 0) break;
-      chunks.push(chunk.subarray(0, n));
       length += n;
     }
-    return new TextDecoder().decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, length));
+    return UTF8.decode(buffer.subarray(0, length));
   } finally {
     closeSync(fd);
   }
