@@ -29,8 +29,7 @@ const ALLOWED: Allowed[] = [
   { file: "plugins/repomap/map.ts", text: "Bun.CryptoHasher", why: "sha256 of strings in memory for the map's cache keys (no I/O)" },
   { file: "plugins/repomap/rank-quick.ts", text: "Bun.CryptoHasher", why: "sha256 of the listed paths in memory: the kept ranking's check that the listing is the one it was made for (no I/O)" },
   { file: "plugins/mcp/servers.ts", text: "Bun.CryptoHasher", why: "sha256 of strings in memory for the MCP tool cache's keys (no I/O; node:crypto would load on every task for it)" },
-  { file: "plugins/repomap/worker.ts", text: "Bun.file", why: "the tag-scanning Worker thread has no kit; it reads only the repository files the kit's listing handed it" },
-  { file: "plugins/repomap/scan.ts", text: "Bun.file", why: "the in-thread fallback of the same scan: it reads only files of the kit's listing" },
+  { file: "plugins/repomap/stat-path.ts", text: 'from "node:fs"', why: "openSync with O_RDONLY | O_NOFOLLOW | O_NONBLOCK: the tag scan's Worker threads (and its in-thread fallback) have no kit; they read only files of the kit's listing, without following a link or waiting on a pipe (no write)" },
   { file: "plugins/repomap/cold.ts", text: 'from "node:fs"', why: "openSync with O_RDONLY | O_NOFOLLOW: reads the head of each listed file (the pre-scan) without following a link (no write)" },
   { file: "plugins/repomap/scan.ts", text: "Bun.main", why: "finds the Worker's entry inside the compiled binary (a path, no I/O)" },
 ];

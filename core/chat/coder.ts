@@ -169,6 +169,11 @@ export class Coder {
       trace("send: assembling chunks");
       await this.services.files.sync(this.repoChatFiles());
       const { chunks, fence, shown } = await this.buildChunks(message, controller.signal);
+      // A chat file that became something unreadable (a folder, a pipe, a link loop) is named, not passed off as a file yet to create.
+      for (const [path, text] of shown) {
+        const problem = text === null ? this.services.files.readProblem(path) : null;
+        if (problem) out.warn(`${path} is left out of this request: ${problem}`);
+      }
       const messages = chunkMessages(chunks);
       checkModelTakesParts(messages, this.modelInfo);
       const { promptTokens, estimated } = prompt.checkContextWindow(chunks, messages, this.modelInfo, this.countTokens);

@@ -23,7 +23,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "nod
 import { canHold, decodeBytes, type Encoding, encodeText, type FileShape, SNIFF_BYTES } from "./encoding.ts";
 import { UsageError } from "../errors.ts";
 import { normalizeRel } from "./paths.ts";
-import { readCapped, readHead } from "./read.ts";
+import { type CappedRead, readCapped, readHead } from "./read.ts";
 import type { Workspace } from "../plugin.ts";
 
 export type { Encoding, FileShape } from "./encoding.ts";
@@ -331,10 +331,24 @@ export class FileStore {
    * "not found", or "not a text file".
    */
   unreadable(path: string): string {
-    const abs = looksAbsolute(path) ? path : join(this.root, normalizeRel(path));
-    const r = readCapped(abs, { maxBytes: this.maxBytes, name: path, capName: "--max-file-size" });
+    const r = this.readAsChatFile(path);
     if (!r.ok) return r.reason === "missing" ? `${path}: not found` : r.message;
     return `${path} is not a text file`;
+  }
+
+  /**
+   * Why a file that is there cannot be read at all (not a regular file, a link loop, over the
+   * cap), or null when it reads (as text or not: an image) or nothing is there: a chat file that
+   * became a folder, a pipe or a link loop.
+   */
+  readProblem(path: string): string | null {
+    const r = this.readAsChatFile(path);
+    return !r.ok && r.reason !== "missing" ? r.message : null;
+  }
+
+  private readAsChatFile(path: string): CappedRead {
+    const abs = looksAbsolute(path) ? path : join(this.root, normalizeRel(path));
+    return readCapped(abs, { maxBytes: this.maxBytes, name: path, capName: "--max-file-size" });
   }
 
   /** How the file is stored (encoding, BOM, EOL, mode); defaults for a new file. */
@@ -582,8 +596,8 @@ export class FileStore {
       let real: string;
       try {
         real = realpathSync(current);
-      } catch {
-        return `${norm} goes through a broken symlink`;
+      } catch (err) {
+        return (err as NodeJS.ErrnoException).code === "ELOOP" ? `${norm} goes through a symlink loop` : `${norm} goes through a broken symlink`;
       }
       const rel = relative(this.realRoot, real);
       if (leavesFolder(rel)) return `${norm} resolves outside the repository through a symlink`;

@@ -3,8 +3,8 @@
 // between (SIGKILL, power loss, a hook that hung) leaves the journal, and the next
 // start offers to finish the commit or restore the old contents, instead of
 // committing a half edit later as the user's "pending changes".
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { readCapped } from "./read.ts";
 import { foreignOrigin, readState, type RecordOrigin, recordOrigin, removeState, writeState } from "./state.ts";
 import { currentOwner, type ProcessOwner } from "./lock.ts";
 
@@ -100,12 +100,14 @@ export function journalState(root: string, journal: Journal): JournalState {
   return state;
 }
 
+/**
+ * The file's sha256 now, null when nothing is there; something else there (a folder, a pipe:
+ * never opened to block) matches neither side of the write, so it counts as changed since.
+ */
 function currentSha(file: string): string | null {
-  try {
-    return sha256(readFileSync(file));
-  } catch {
-    return null;
-  }
+  const read = readCapped(file, { maxBytes: JOURNAL_MAX_BYTES });
+  if (read.ok) return sha256(read.bytes);
+  return read.reason === "missing" ? null : `(${read.message})`;
 }
 
 /** Put back the contents from before the write, for the files that still hold what it wrote. */

@@ -38,3 +38,13 @@ test("links to /dev/zero and /dev/stdin, and a FIFO, are refused without reading
 test("a missing file is its own reason", () => {
   expect(readCapped(join(dir(), "nope"), { maxBytes: 10 })).toMatchObject({ ok: false, reason: "missing" });
 });
+
+test("a path that cannot be there now is missing (under a file, a name too long); a link loop is named as one", () => {
+  const d = dir();
+  writeFileSync(join(d, "plain"), "x");
+  for (const path of [join(d, "plain", "inner.ts"), join(d, `${"n".repeat(300)}.ts`)]) {
+    expect(readCapped(path, { maxBytes: 10, name: "f.ts" })).toEqual({ ok: false, reason: "missing", message: "f.ts does not exist" });
+  }
+  symlinkSync("loop", join(d, "loop"));
+  expect(readCapped(join(d, "loop"), { maxBytes: 10, name: "loop" })).toEqual({ ok: false, reason: "unreadable", message: "loop cannot be read: its symbolic links loop" });
+});

@@ -37,6 +37,17 @@ function kindOf(stat: Stats): string {
 }
 
 /**
+ * A stat or open that failed: "missing" when nothing can be there now (gone, a parent folder
+ * that is a file, a name past the system's limit); a link loop named as one; else the error.
+ */
+function failedRead(error: unknown, name: string): CappedRead {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT" || code === "ENOTDIR" || code === "ENAMETOOLONG") return { ok: false, reason: "missing", message: `${name} does not exist` };
+  if (code === "ELOOP") return { ok: false, reason: "unreadable", message: `${name} cannot be read: its symbolic links loop` };
+  return { ok: false, reason: "unreadable", message: `cannot read ${name}: ${(error as Error).message}` };
+}
+
+/**
  * Read a regular file of at most `maxBytes` (links followed to their target): `stat` first,
  * then open without blocking and `fstat` the open file (it may have been swapped), then read at
  * most `maxBytes + 1` bytes. Never throws.
@@ -61,9 +72,7 @@ export function readCapped(path: string, options: CappedReadOptions): CappedRead
   try {
     stat = statSync(path);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") return { ok: false, reason: "missing", message: `${name} does not exist` };
-    return { ok: false, reason: "unreadable", message: `cannot read ${name}: ${(error as Error).message}` };
+    return failedRead(error, name);
   }
   if (!stat.isFile()) return notRegular(stat);
   if (stat.size > options.maxBytes) return over(sizeText(stat.size));
@@ -72,9 +81,7 @@ export function readCapped(path: string, options: CappedReadOptions): CappedRead
     // O_NONBLOCK: a file swapped for a FIFO since the stat does not hang the open.
     fd = openSync(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === "ENOENT") return { ok: false, reason: "missing", message: `${name} does not exist` };
-    return { ok: false, reason: "unreadable", message: `cannot read ${name}: ${(error as Error).message}` };
+    return failedRead(error, name);
   }
   try {
     const opened = fstatSync(fd);

@@ -266,3 +266,27 @@ test("a build parses ahead in a worker only when a core is free (parseAhead): el
     }
   }
 }, 60_000);
+
+test("the file to parse ahead under a folder now a file: no tagger, and the session's next map leaves that folder out", async () => {
+  const root = repo(SOURCES);
+  const files = Object.keys(SOURCES);
+  const cache = openTags(root);
+  await buildRepoMap(input(root, files, cache));
+  writeFileSync(join(root, "web/ui.ts"), SOURCES["web/ui.ts"] + "export function one() {}\n");
+  await buildRepoMap(input(root, files, cache));
+  expect(cache.recentFiles().map((r) => r.path)).toEqual(["web/ui.ts"]);
+  rmSync(join(root, "web"), { recursive: true });
+  writeFileSync(join(root, "web"), "a file where the folder was\n");
+  const memory = new MapMemory();
+  try {
+    await memory.tagAhead(root, files, openTags(root), [], 0);
+    expect(memory.tagger).toBeNull();
+    const built = await buildRepoMap(input(root, files, openTags(root), { memory }));
+    expect(built.text).not.toContain("web/");
+    expect(built.text).toContain("lib/store.py");
+    expect(built.text).toBe(await scratch(root, files));
+  } finally {
+    memory.close();
+    cache.close();
+  }
+});

@@ -5,7 +5,6 @@
 // no tags query, and re-ranks from the previous vector.
 import type { GrammarAssets, GrammarLoader } from "../../grammars/runtime.ts";
 import type { FileIndex, TagCache } from "./cache.ts";
-import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { languageFor } from "../../grammars/languages.ts";
 import type { RankFile } from "./graph.ts";
@@ -14,6 +13,7 @@ import { patchRankGraph } from "./graph.ts";
 import { decodeRankFile, type RememberedTags, type ScanMemory, workerEntry } from "./scan.ts";
 import { SessionTagger } from "./tagger.ts";
 import { isBinaryPath, skipByName } from "./filter.ts";
+import { lstatListed } from "./stat-path.ts";
 import { loadLatestState, type RankState, type RankStateHolder } from "./rank-state.ts";
 
 /** Up to this many files, a warm-up also reads every file's tags into memory (~40 ms per 1,000 files). */
@@ -89,7 +89,7 @@ export class MapMemory implements ScanMemory, RankStateHolder {
     // (nothing changed: a warm build; a new cache), a tagger now would only start a worker.
     const recent = cache.recentFiles().flatMap(({ path, mtime, size }) => {
       const lang = isBinaryPath(path) ? null : languageFor(path);
-      const stat = lang ? lstatSync(join(root, path), { throwIfNoEntry: false }) : undefined;
+      const stat = lang ? lstatListed(join(root, path)) : undefined;
       const changed = stat?.isFile() && (stat.mtimeMs !== mtime || stat.size !== size) && !skipByName(path, stat.size);
       return lang && changed && files.includes(path) && !deferred.includes(path) ? [{ abs: join(root, path), rel: path, lang: lang.name }] : [];
     });

@@ -1,7 +1,6 @@
 // Brings the tag cache up to date for a list of repository files: stat every
 // file, reparse only what changed (in a worker pool when there are many), and
 // return each file's tags. A warm run with nothing changed only stats.
-import { lstatSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION, languageFor, type LanguageSpec } from "../../grammars/languages.ts";
@@ -19,6 +18,7 @@ import type { SessionTagger } from "./tagger.ts";
 import { decodeDefNames, decodeRefKeys } from "./tags.ts";
 import { listingIds, planColdScan, readHead, type ColdInput, type ImportEdges } from "./cold.ts";
 import type { StatHelper } from "./stat.ts";
+import { lstatListed, readListedText } from "./stat-path.ts";
 
 /** A file's tags as the session remembers them, valid while its signature matches the cache's index. */
 export interface RememberedTags {
@@ -44,7 +44,7 @@ export interface FileEntry {
   lang: LanguageSpec | null;
 }
 
-/** Stats the listed files; binaries, symlinks and files that vanished are left out. */
+/** Stats the listed files; binaries, symlinks, folders and files that vanished (or whose folder did) are left out. */
 export function statFiles(root: string, files: readonly string[], helper?: StatHelper | null): FileEntry[] {
   // With a helper, the listing is stat'ed on two threads (stat.ts): the same entries, sooner.
   if (helper) return helper.stat(root, files);
@@ -54,7 +54,7 @@ export function statFiles(root: string, files: readonly string[], helper?: StatH
     // lstat: a symlink is listed by git but may lead out of the repository; it is not read.
     // The listing's paths are relative and normalised: joined by hand (path.join normalises
     // each again, a quarter of the stat's time at 10k files).
-    const stat = lstatSync(root + "/" + path, { throwIfNoEntry: false });
+    const stat = lstatListed(root + "/" + path);
     if (!stat || !stat.isFile()) continue;
     entries.push({ path, mtime: stat.mtimeMs, size: stat.size, lang: languageFor(path) });
   }
@@ -328,7 +328,7 @@ async function parseHere(stale: FileEntry[], options: ScanOptions, assets: Gramm
   for (const entry of stale) {
     options.signal?.throwIfAborted();
     try {
-      const text = await Bun.file(join(options.root, entry.path)).text();
+      const text = readListedText(join(options.root, entry.path));
       results.push({ rel: entry.path, ...(await tagSource(loader, entry.lang!, text)) });
     } catch (error) {
       results.push({ rel: entry.path, ...untagged(`unreadable: ${error instanceof Error ? error.message : String(error)}`) });

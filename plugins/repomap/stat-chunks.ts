@@ -1,8 +1,8 @@
 // The listing's stat shared by two threads (stat.ts, stat-worker.ts): each claims chunks of
 // the files from one counter in a SharedArrayBuffer and writes every file's result at the
 // file's own index, so the entries come out in the listing's order whoever stat'ed them.
-// Imported by the worker: nothing of coder's is imported here.
-import { lstatSync } from "node:fs";
+// Imported by the worker: nothing of coder's is imported here but the lstat (stat-path.ts).
+import { lstatListed } from "./stat-path.ts";
 
 /** What the main thread posts to the worker: the files joined by NUL (no path holds one), and the shared results. */
 export interface StatJob {
@@ -16,7 +16,7 @@ const CHUNK = 64;
 /** Control words: the next file index to claim, and how many files are done. */
 const NEXT = 0;
 const DONE = 1;
-/** A file's state: not done yet, a regular file (its mtime and size are set), not one (missing, a link, a folder), or lstat threw. */
+/** A file's state: not done yet, a regular file (its mtime and size are set), not one (missing, a link, a folder, under a file), or lstat threw. */
 export const PENDING = 0;
 export const FILE = 1;
 export const NOT_FILE = 2;
@@ -45,7 +45,7 @@ export function statViews(buffer: SharedArrayBuffer, count: number): StatViews {
 
 /**
  * Claims chunks of `files` until none is left, lstat'ing each file of a chunk into the
- * shared arrays (as scan.ts statFiles does: no entry or not a regular file is NOT_FILE;
+ * shared arrays (as scan.ts statFiles does: nothing there or not a regular file is NOT_FILE;
  * any other failure is FAILED, for the main thread to meet again in order). Returns how many
  * files this thread claimed.
  */
@@ -61,7 +61,7 @@ export function claimAndStat(root: string, files: readonly string[], buffer: Sha
     for (let i = from; i < to; i++) {
       let kind = NOT_FILE;
       try {
-        const stat = lstatSync(root + "/" + files[i]!, { throwIfNoEntry: false });
+        const stat = lstatListed(root + "/" + files[i]!);
         if (stat && stat.isFile()) {
           mtime[i] = stat.mtimeMs;
           size[i] = stat.size;

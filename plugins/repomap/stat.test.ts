@@ -1,15 +1,17 @@
 // The stat shared with a helper thread (stat.ts) gives statFiles' entries exactly, in order,
 // whoever stat'ed which file: regular files, links, folders, missing files and binaries among
-// thousands of files; an lstat that throws; a helper that claims files and never stats them.
+// thousands of files; paths that cannot be there now (under a file); a helper that claims files
+// and never stats them. And a file that turns into a pipe after its stat is not read.
 import { afterAll, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { memoryCacheStore } from "../../core/edit/cache-store.ts";
+import { EMBEDDED_ASSETS } from "../../grammars/embedded.ts";
 import { testInput } from "../../tests/support/repomap-input.ts";
 import { CACHE_VERSION, TagCache } from "./cache.ts";
 import { prepareRepoMap } from "./map.ts";
-import { statFiles } from "./scan.ts";
+import { scanTags, statFiles } from "./scan.ts";
 import { SHARED_STAT_FILES, StatHelper } from "./stat.ts";
 
 const dirs: string[] = [];
@@ -79,27 +81,22 @@ test("a listing stat'ed on two threads gives statFiles' entries in order: files,
   expect(entries.length).toBeLessThan(files.length);
 }, 30_000);
 
-test("an lstat that throws (a listed path under a file) throws what statFiles throws, whichever thread met it", async () => {
+test("listed paths that cannot be there now (under a file, through a link loop, a name too long) are left out, whichever thread met them", async () => {
   const { root, files } = tree(SHARED_STAT_FILES + 500);
   writeFileSync(join(root, "plain"), "x");
-  // One near the start (this thread's first chunks), one at the end (where the helper claims too).
-  const listed = [...files.slice(0, 10), "plain/inner.ts", ...files.slice(10), "plain/other.ts"];
+  symlinkSync("loop", join(root, "loop"));
+  const gone = ["plain/inner.ts", "loop/inner.py", `${"n".repeat(300)}.go`, "plain/deeper/more.java"];
+  // Two near the start (this thread's first chunks), two at the end (where the helper claims too).
+  const listed = [...files.slice(0, 10), gone[0]!, gone[1]!, ...files.slice(10), gone[2]!, gone[3]!];
+  const alone = statFiles(root, listed);
+  expect(alone).toEqual(statFiles(root, files));
   const helper = new StatHelper();
   helpers.push(helper);
-  const expected = (() => {
-    try {
-      statFiles(root, listed);
-    } catch (error) {
-      return (error as Error).message;
-    }
-    return "no error";
-  })();
-  expect(expected).toContain("ENOTDIR");
-  expect(expected).toContain("plain/inner.ts");
-  for (let attempt = 0; attempt < 5; attempt++) {
-    expect(() => helper.stat(root, listed)).toThrow(expected);
-    await Bun.sleep(20);
-  }
+  const shared = await sharedStat(helper, root, listed, (h) => (h.last?.helped ?? 0) > 0);
+  expect(shared).toEqual(alone);
+  // The helper's own chunks (its last ones hold the end of the listing) left them out too.
+  const tail = [...files.slice(-2 * 64), gone[2]!, gone[3]!];
+  for (let attempt = 0; attempt < 5; attempt++) expect(helper.stat(root, tail)).toEqual(statFiles(root, files.slice(-2 * 64)));
 }, 30_000);
 
 test("a helper that claims files and never stats them: this thread stats them after its wait, with the same entries", async () => {
@@ -123,4 +120,22 @@ test("the map's keys and entries are the same with the helper or without", async
   expect(shared.entries).toEqual(alone.entries);
   expect(shared.stateKey).toBe(alone.stateKey);
   expect(shared.key).toBe(alone.key);
+}, 30_000);
+
+test("a listed file replaced by a pipe after its stat is parsed as unreadable, on this thread and in a worker, never waited on", async () => {
+  const root = mkdtempSync(join(tmpdir(), "coder-stat-fifo-"));
+  dirs.push(root);
+  const files = ["a.py", "b.py", "c.py"];
+  for (const path of files) writeFileSync(join(root, path), `def ${path[0]}_value():\n    return 1\n`);
+  const entries = statFiles(root, files);
+  expect(entries.map((e) => e.path)).toEqual(files);
+  rmSync(join(root, "b.py"));
+  expect(Bun.spawnSync(["mkfifo", join(root, "b.py")]).exitCode).toBe(0);
+  for (const workers of [0, 1]) {
+    const cache = new TagCache(memoryCacheStore(CACHE_VERSION));
+    const scan = await scanTags(entries, { root, cache, assets: async () => EMBEDDED_ASSETS, warn: () => {}, workers, poolThreshold: 0 });
+    expect(scan.files.get("b.py")?.skipped).toContain("unreadable");
+    expect(scan.files.get("a.py")?.skipped).toBe("");
+    expect(scan.defsOf("c.py")).toContain("c_value");
+  }
 }, 30_000);

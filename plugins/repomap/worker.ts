@@ -1,11 +1,11 @@
 // Worker of the repo map's cold build: parses batches of files and posts their
 // encoded tags back. Built as an extra entrypoint of the compiled binary.
-import { lstatSync } from "node:fs";
 import { join } from "node:path";
 import { GrammarLoader, type GrammarAssets } from "../../grammars/runtime.ts";
 import { LANGUAGES } from "../../grammars/languages.ts";
 import { untagged } from "./filter.ts";
 import { tagSource } from "./parse.ts";
+import { lstatListed, readListedText } from "./stat-path.ts";
 import type { ImportEdges } from "./cold.ts";
 import type { ImportResolver } from "./imports.ts";
 
@@ -155,9 +155,9 @@ async function tagFile(file: ParseFile, stat: boolean | undefined): Promise<Work
   try {
     const grammars = await loader;
     if (!grammars || !spec) throw new Error("worker not initialised");
-    const before = stat ? lstatSync(file.abs, { throwIfNoEntry: false }) : undefined;
-    const text = await Bun.file(file.abs).text();
-    const after = stat ? lstatSync(file.abs, { throwIfNoEntry: false }) : undefined;
+    const before = stat ? lstatListed(file.abs) : undefined;
+    const text = readListedText(file.abs);
+    const after = stat ? lstatListed(file.abs) : undefined;
     const result: WorkerResult = { rel: file.rel, ...(await tagSource(grammars, spec, text)) };
     if (before?.isFile() && after && before.mtimeMs === after.mtimeMs && before.size === after.size) {
       result.mtime = after.mtimeMs;

@@ -28,6 +28,8 @@ export interface FileStoreLike {
   readOutside(abs: string): string | null;
   /** Why a file does not read into the chat (not a regular file, over --max-file-size, not found, not text). */
   unreadable(path: string): string;
+  /** Why a file that is there cannot be read at all (not a regular file, a link loop, over --max-file-size); null when it reads (text or not) or is missing. */
+  readProblem(path: string): string | null;
   workspace(chatFiles: readonly string[], shown?: ReadonlyMap<string, string | null>): StagedWorkspace;
   writeAll(changes: ReadonlyMap<string, string | null>, opts: WriteOptions): Promise<WriteReport>;
   /** The file as saved, when an editor holds an unsaved change to it (else null). */
