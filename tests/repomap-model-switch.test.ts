@@ -1,9 +1,12 @@
 // A session's model changed (`/model`, an editor's model option: both end in Coder.setModel) to
 // one of another tokenizer: the next map is fitted in the new model's encoding, and the
 // session's token counts are the new model's, as a fresh process for that model gives them.
-// In one process, the real kernel and built-in plugins (as tests/two-sessions.test.ts runs them).
+// In one process, the real kernel and built-in plugins (as tests/two-sessions.test.ts runs them);
+// and in `coder acp` (the built binary), where the sessions of a folder share one kit and one map service.
 import { afterAll, expect, test } from "bun:test";
 import { join } from "node:path";
+import * as acp from "@agentclientprotocol/sdk";
+import { acpClientsPerTest, type AcpTestClient } from "./support/acp-client.ts";
 import { BUILTINS, builtinTable } from "../builtins.ts";
 import { createCoder } from "../core/chat/create.ts";
 import { CoderSession } from "../core/chat/session.ts";
@@ -13,7 +16,7 @@ import { loadSettings } from "../core/cli/settings.ts";
 import { parseArgv } from "../core/config/argv.ts";
 import { NonInteractivePrompter } from "../core/gate/prompter.ts";
 import { assembleApp } from "../core/boot/assemble.ts";
-import { makeRepo, removeRepos, type Repo } from "./engine-harness.ts";
+import { mainRequests, makeRepo, removeRepos, serverPerTest, type Repo } from "./engine-harness.ts";
 
 afterAll(removeRepos);
 
@@ -87,3 +90,40 @@ test("after the session's model changes to one of another encoding, the map and 
   expect(await session.refreshContext("repomap")).toBe(first);
   expect(await session.tokenReport()).toBe((await fresh(CL100K_MODEL)).report);
 }, 60_000);
+
+const startAcp = acpClientsPerTest();
+const server = serverPerTest();
+
+/** The repo map block of a request to the model (the message that opens with the map's preamble). */
+function mapOf(body: { messages: { content: unknown }[] }): string {
+  const found = body.messages.find((m) => typeof m.content === "string" && m.content.startsWith("Map of this repository"));
+  if (!found) throw new Error("the request carries no repo map");
+  return found.content as string;
+}
+
+test("coder acp: a session whose model is changed to one of another encoding gets that model's map; another session of the folder keeps its own", async () => {
+  const s = await server([{ text: "Noted.", repeat: true }]);
+  const args = ["--model", CL100K_MODEL, "--map-tokens", String(MAP_TOKENS), "--map-multiplier-no-files", "1"];
+  const ask = async (c: AcpTestClient, sessionId: string) => {
+    await c.agent.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: "text", text: "what is here?" }] });
+    return mapOf(mainRequests(s).at(-1)!);
+  };
+  const repo = makeRepo(greekRepo());
+  const c = startAcp(repo.root, s, { home: repo.home, args });
+  await c.initialize();
+  const one = (await c.agent.request(acp.methods.agent.session.new, { cwd: repo.root, mcpServers: [] })).sessionId;
+  const two = (await c.agent.request(acp.methods.agent.session.new, { cwd: repo.root, mcpServers: [] })).sessionId;
+  const first = await ask(c, one);
+  expect(await ask(c, two)).toBe(first);
+  await c.agent.request(acp.methods.agent.session.setConfigOption, { sessionId: two, configId: "model", value: O200K_MODEL });
+  const switched = await ask(c, two);
+  expect(switched).not.toBe(first);
+  expect(await ask(c, one)).toBe(first);
+
+  // A fresh process started with the new model, in a copy of the repository with no cache: the same map.
+  const copy = makeRepo(greekRepo());
+  const fresh = startAcp(copy.root, s, { home: copy.home, args: [...args, "--model", O200K_MODEL] });
+  await fresh.initialize();
+  const own = (await fresh.agent.request(acp.methods.agent.session.new, { cwd: copy.root, mcpServers: [] })).sessionId;
+  expect(await ask(fresh, own)).toBe(switched);
+});
