@@ -1329,10 +1329,20 @@ export interface Kit {
   /** Throw this from `parse` for a malformed reply; its message goes to the model. */
   FormatError: new (message: string) => Error;
   tokens: {
-    /** Tokens of `text` for the current model's encoding (sampled for very large texts). */
-    count(text: string): number;
-    /** The name of the encoding `count` counts in (e.g. "o200k_base"), for keeping counts under it. Optional (additive to API version 1). */
-    encoding?(): string;
+    /**
+     * Tokens of `text` in `encoding` (an encoding's name, as `encoding(model)` gives it; sampled for
+     * very large texts). Without one, in the encoding of the model coder was started with: a
+     * session's model may change since (`/model`), so count for a turn in `encoding(turn.model)`.
+     *
+     * @example kit.tokens.count(text, kit.tokens.encoding?.(turn.model))
+     */
+    count(text: string, encoding?: string): number;
+    /**
+     * The name of the encoding `count` counts in for `model` (e.g. "o200k_base"), or for the model
+     * coder was started with when absent: to count in it and to keep counts under it. Optional
+     * (additive to API version 1).
+     */
+    encoding?(model?: ModelInfo): string;
   };
   /** Images and documents: what a file is, how a provider sizes an image, what parts cost. */
   media: {

@@ -29,7 +29,7 @@ export interface KitDeps {
   reports: Reports;
   /** core/chat/tokens.ts `countTokens`. */
   countTokens(text: string, encoding?: string): number;
-  /** The current model's tokenizer encoding (it changes with /model); o200k_base when absent. */
+  /** The tokenizer encoding of the model coder was started with; o200k_base when absent (a session's current model is the caller's: Kit["tokens"]). */
   encoding?: () => string | undefined;
   /** The file reads and the listing; the kit adds globs, ignore rules and named writes on top. */
   files: BaseFiles;
@@ -77,7 +77,7 @@ export function createKit(deps: KitDeps): Kit {
     reports: deps.reports,
     formats: formatHelpers(deps.matcher),
     FormatError,
-    tokens: { count: (text) => deps.countTokens(text, deps.encoding?.() ?? "o200k_base"), encoding: () => deps.encoding?.() ?? "o200k_base" },
+    tokens: kitTokens(deps),
     media: { typeOf: mediaTypeOfFile, fit: (width, height, rules) => fittedSize(width, height, rules), tokens: mediaTokens },
     files: kitFiles(root, cwd, deps),
     diff: { unified: (path, before, after) => createTwoFilesPatch(`a/${path}`, `b/${path}`, before, after, undefined, undefined, { context: 3 }) },
@@ -111,6 +111,18 @@ export function createKit(deps: KitDeps): Kit {
         signal ?? new AbortController().signal,
       );
     },
+  };
+}
+
+/** The encoding of a model that names none (as core/chat/tokens.ts counts an unknown name). */
+const DEFAULT_ENCODING = "o200k_base";
+
+/** Token counts in a model's encoding: the one given, else the start model's (a session's model may be another since `/model`). */
+function kitTokens(deps: KitDeps): Kit["tokens"] {
+  const start = () => deps.encoding?.() ?? DEFAULT_ENCODING;
+  return {
+    count: (text, encoding) => deps.countTokens(text, encoding ?? start()),
+    encoding: (model) => (model ? (model.encoding ?? DEFAULT_ENCODING) : start()),
   };
 }
 

@@ -61,7 +61,11 @@ export class Coder {
   private fileList: Promise<string[]> | null = null;
   /** The request's turn context, built once for the context providers and the tool providers alike. */
   private turnMemo: { message: string; signal: AbortSignal; value: Promise<TurnContext> } | null = null;
-  private readonly countTokens = (text: string): number => this.services.app.kit.tokens.count(text);
+  /** Counts in the current model's encoding (it changes with setModel). */
+  private readonly countTokens = (text: string): number => {
+    const { tokens } = this.services.app.kit;
+    return tokens.count(text, tokens.encoding?.(this.modelInfo));
+  };
   private readonly countMessages = (ms: readonly ChatMessage[]): number => countMessageTokens(ms, this.countTokens);
   private readonly summaryFailed = (error: unknown): void => this.services.out.warn(`History summary failed: ${messageOf(error)}`);
 

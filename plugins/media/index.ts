@@ -97,7 +97,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
         const fence = fenceFor(content.text);
         s.addToChat(`I pasted this from the clipboard:\n\n${fence}\n${content.text.replace(/\n$/, "")}\n${fence}`);
         const lines = content.text.replace(/\n$/, "").split("\n").length;
-        return s.print(`Added the clipboard's text to the chat (${lines} line${lines === 1 ? "" : "s"}, ${kit.tokens.count(content.text)} tokens).`);
+        return s.print(`Added the clipboard's text to the chat (${lines} line${lines === 1 ? "" : "s"}, ${kit.tokens.count(content.text, kit.tokens.encoding?.(s.model))} tokens).`);
       }
       const name = pasteName(arg);
       let file: string;
@@ -167,7 +167,7 @@ export default function mediaPlugin(kit: Kit): PluginObject {
       if (!texts.length) return s.warn("The chat has no context to copy yet: /add some files.");
       const text = [...texts, "Answer with the changes to make to these files, as edits (not whole files)."].join("\n\n");
       if (!(await copyText(s, `${text}\n`))) return;
-      s.print(`Copied the chat context to the clipboard (${kit.tokens.count(text).toLocaleString("en-US")} tokens).`);
+      s.print(`Copied the chat context to the clipboard (${kit.tokens.count(text, kit.tokens.encoding?.(s.model)).toLocaleString("en-US")} tokens).`);
       if (left.length) s.print(`Images and documents cannot be copied as text: ${left.join(", ")} left out.`);
     },
   };

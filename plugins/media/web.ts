@@ -72,7 +72,7 @@ export async function addWebPage(kit: Kit, session: Session, url: string, option
   }
   const added = await session.addReadOnly([file]);
   const rel = added[0] ?? `.coder/web/${pageFileName(fetched.url)}`;
-  const tokens = kit.tokens.count(text);
+  const tokens = kit.tokens.count(text, kit.tokens.encoding?.(session.model));
   session.print(`Added ${fetched.url} to the chat as read-only text: ${rel}, ${tokens.toLocaleString("en-US")} tokens.`);
   return true;
 }

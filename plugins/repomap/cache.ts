@@ -107,6 +107,25 @@ export class TagCache {
     return this.#view;
   }
 
+  /**
+   * The index a session's build reads, given the one it kept from its last build (`kept`, null:
+   * none yet): `kept` itself while it is this handle's view and no other handle has written the
+   * rows since (the store's INDEX_TOKEN is the one the view is based on: one read); else the
+   * current index (this handle's view when it is current, else read again), with `forget` told
+   * each path whose entry differs between the two: what the session decoded from such a file's
+   * row (its tags) is not what the row now holds. Without this a session never saw another
+   * process's writes: a file that process parsed changed and then put back to the stat the
+   * session kept was taken as fresh, and its tags read from the other content's row.
+   */
+  sessionMeta(kept: FileIndex | null, forget: (path: string) => void): FileIndex {
+    const token = this.store.get(INDEX, INDEX_TOKEN);
+    const current = this.#view !== null && this.#based === (typeof token === "string" ? token : null);
+    if (current && kept !== null && kept === this.#view) return kept;
+    const now = current ? this.#view! : this.fileMeta();
+    if (kept) for (const path of changedPaths(kept, now)) forget(path);
+    return now;
+  }
+
   /** Every file's META row, decoded (what the index stands for; read from the rows themselves). */
   metaRows(): Map<string, FileMeta> {
     const meta = new Map<string, FileMeta>();
@@ -124,13 +143,23 @@ export class TagCache {
    * the store's: the transaction holds the write lock, so no other write comes between);
    * else the stored index when it is the current one (another handle wrote since: its
    * index stands for the rows as they are); else there is none and the index is dropped.
-   * `keep` false: dropped in any case.
+   * `keep` false: the stored index is dropped in any case, and this handle's view, when it
+   * was the rows', is changed and kept unsaved (the next write that keeps the index stores
+   * it whole), so that a session's next build need not read every row again (sessionMeta).
    */
   #writeIndex(w: CacheWrites, change: (view: FileIndex) => void, keep = true): void {
     const stored = this.store.get(INDEX, INDEX_TOKEN);
     const current = typeof stored === "string" ? stored : null;
     const token = crypto.randomUUID();
     w.put(INDEX, INDEX_TOKEN, token);
+    if (!keep && this.#view && current === this.#based) {
+      change(this.#view);
+      this.#view.unstored();
+      w.delete(INDEX, [INDEX_FILES, INDEX_DELTA]);
+      this.#based = token;
+      this.#unsaved = true;
+      return;
+    }
     let view = keep && this.#view && current === this.#based ? this.#view : null;
     if (keep && !view && current !== null) view = FileIndex.decode(this.store.get(INDEX, INDEX_FILES), this.store.get(INDEX, INDEX_DELTA), current);
     if (view) {
@@ -322,6 +351,17 @@ export class TagCache {
   }
 }
 
+/** The paths whose entries differ between two indexes (set in one only, or set to other fields). */
+function changedPaths(before: FileIndex, after: FileIndex): string[] {
+  const changed: string[] = [];
+  for (const [path, was] of before.entries()) {
+    const now = after.get(path);
+    if (!now || now.mtime !== was.mtime || now.size !== was.size || now.version !== was.version || now.sig !== was.sig || now.skipped !== was.skipped) changed.push(path);
+  }
+  for (const [path] of after.entries()) if (!before.has(path)) changed.push(path);
+  return changed;
+}
+
 /** The stored index's layout (FileIndex); another is not read. */
 const INDEX_FORMAT = 2;
 /** Header: format, entry count, version count, text bytes (u32 each). */
@@ -460,6 +500,11 @@ export class FileIndex {
       else if (changed) yield [path, changed];
     }
     for (const [path, meta] of this.#changed) if (meta && this.#find(path) < 0) yield [path, meta];
+  }
+
+  /** Its stored form was dropped: the next store() stores it whole. */
+  unstored(): void {
+    this.#baseToken = null;
   }
 
   /**

@@ -290,3 +290,84 @@ test("the file to parse ahead under a folder now a file: no tagger, and the sess
     cache.close();
   }
 });
+
+test("a session's memory after another handle rewrote a file's row, the file then put back to its first stat: the map a build from an empty cache gives", async () => {
+  // A method whose signature spans lines: its rendering shows them from its tags' header range.
+  const text = "class Store:\n    def __init__(self):\n        self.items = []\n\n    def add_item(\n        self,\n        item,\n    ):\n        self.items.append(item)\n";
+  const root = repo({ ...SOURCES, "lib/store.py": text });
+  const files = Object.keys(SOURCES);
+  const store = join(root, "lib/store.py");
+  utimesSync(store, 1_700_000_000, 1_700_000_000);
+  const first = statSync(store);
+  const session = openTags(root);
+  const memory = new MapMemory();
+  try {
+    const before = await buildRepoMap(input(root, files, session, { memory }));
+    expect(before.text).toBe(await scratch(root, files));
+    // Another process parses the file changed (other names, other lines, another size) and writes its row.
+    writeFileSync(store, "# moved\n\nclass Depot:\n    def put_box(self, box):\n        return box\n\n    def take_box(self):\n        return None\n");
+    const other = openTags(root);
+    await buildRepoMap(input(root, files, other));
+    other.close();
+    // The file is put back: its first text and stat, which the session's memory holds a row of.
+    writeFileSync(store, text);
+    utimesSync(store, 1_700_000_000, 1_700_000_000);
+    expect(statSync(store).mtimeMs).toBe(first.mtimeMs);
+    const after = await buildRepoMap(input(root, files, session, { memory }));
+    expect(after.text).toBe(await scratch(root, files));
+    expect(after.stats.parsed).toBe(1);
+    // Another process parses the file with its lines moved (the same names: the same signature)
+    // and it stays so: the session's tags decoded from the older row must not stand (a ranking
+    // from every file's tags: a context the session kept no graph of).
+    writeFileSync(store, "# moved\n# down\n" + text);
+    const third = openTags(root);
+    await buildRepoMap(input(root, files, third));
+    third.close();
+    const mentioned = { mentionedIdents: ["add_item"] };
+    const moved = await buildRepoMap(input(root, files, session, { memory, ...mentioned }));
+    expect(moved.stats.parsed).toBe(0);
+    expect(moved.text).toBe((await buildRepoMap(input(root, files, new TagCache(memoryCacheStore(CACHE_VERSION)), mentioned))).text);
+  } finally {
+    memory.close();
+    session.close();
+  }
+});
+
+test("a background batch drops the stored index but keeps its handle's view, which the handle's next write stores whole; another handle's write in between is seen", () => {
+  const root = repo({});
+  const session = openTags(root);
+  const kept = session.fileMeta();
+  session.putFiles([row("a.py", 1, "a1"), row("b.py", 1, "b1")], () => {});
+  const forgotten: string[] = [];
+  const forget = (path: string) => forgotten.push(path);
+  session.putFiles([row("c.py", 1, "c1")], () => {}, false);
+  // No stored index: another handle reads the rows.
+  const probe = openTags(root);
+  probe.store.delete("meta", ["a.py"]);
+  expect(openTags(root).fileMeta().has("a.py")).toBe(false);
+  probe.putFiles([row("a.py", 1, "a1")], () => {});
+  probe.close();
+  // That write was another handle's: the session's view is read again, and what changed is forgotten.
+  const read = session.sessionMeta(kept, forget);
+  expect(sorted(read.entries())).toEqual(sorted(session.metaRows()));
+  expect(forgotten).toEqual([]);
+  // The session's own batch: its view stays (not read again), and is what the rows are.
+  session.putFiles([row("d.py", 1, "d1"), row("b.py", 2, "b2")], () => {}, false);
+  expect(session.sessionMeta(read, forget)).toBe(read);
+  expect(sorted(read.entries())).toEqual(sorted(session.metaRows()));
+  // Its next write keeping the index stores it whole: a fresh handle reads it, not the rows.
+  session.putFiles([], () => {});
+  const dropped = openTags(root);
+  dropped.store.delete("meta", ["d.py"]);
+  expect(openTags(root).fileMeta().get("d.py")).toEqual({ mtime: 1, size: 10, version: GRAMMAR_TABLE_VERSION, sig: "d1", skipped: "" });
+  expect(sorted(openTags(root).fileMeta().entries())).toEqual(sorted(read.entries()));
+  // Another handle changes a row and deletes one: the session forgets exactly those.
+  dropped.putFiles([row("d.py", 1, "d1"), row("a.py", 3, "a3")], () => {});
+  dropped.prune(["c.py"]);
+  dropped.close();
+  const after = session.sessionMeta(read, forget);
+  expect(after).not.toBe(read);
+  expect(forgotten.sort()).toEqual(["a.py", "c.py"]);
+  expect(sorted(after.entries())).toEqual(sorted(session.metaRows()));
+  session.close();
+});

@@ -133,6 +133,8 @@ export class RepoMapService {
     const files = await listing;
     const sharedStat = coreFree && files.length >= this.sharedStatFiles;
     if (sharedStat) this.#statHelper ??= new StatHelper();
+    // Fitted in the turn's model's tokenizer (it changes with /model), and kept under its name.
+    const tokenizer = this.#kit.tokens.encoding?.(turn.model);
     const input: RepoMapInput = {
       root: turn.root,
       files,
@@ -140,8 +142,8 @@ export class RepoMapService {
       mentionedFiles: turn.mentionedFiles,
       mentionedIdents: turn.mentionedIdents,
       budget,
-      countTokens: (text) => this.#kit.tokens.count(text),
-      tokenizer: this.#kit.tokens.encoding?.(),
+      countTokens: (text) => this.#kit.tokens.count(text, tokenizer),
+      tokenizer,
       read: (path) => textOf(this.#kit.files.readBytes(path)),
       cache,
       statHelper: sharedStat ? this.#statHelper : null,
@@ -362,7 +364,7 @@ export default ((kit: Kit): PluginObject => {
         run: async (_arg, session) => {
           service.forceRefresh();
           const text = await session.refreshContext(PROVIDER);
-          session.print(text ? `The repo map was refreshed (${kit.tokens.count(text)} tokens).` : "The repo map is empty.");
+          session.print(text ? `The repo map was refreshed (${kit.tokens.count(text, kit.tokens.encoding?.(session.model))} tokens).` : "The repo map is empty.");
         },
       },
     ],

@@ -594,6 +594,28 @@ test("estimates are kept per tokenizer and per file state: planted under the key
   expect((await buildRepoMap(input(root, cache, opts))).text).toBe(await scratch());
 });
 
+test("a fitted map is kept under its tokenizer: the same cache, asked for another tokenizer's map, gives that one's fit, by the state's key and by the rendering's", async () => {
+  const files = modules(60, true);
+  const root = repo(files);
+  const paths = Object.keys(files);
+  const cache = memoryTags();
+  const chat = "pkg/mod_005.py";
+  const opts = { files: paths, chatFiles: [chat], budget: 800 };
+  // A counter of another tokenizer: half the tokens, so twice the definitions fit.
+  const half = { tokenizer: "half", countTokens: (t: string) => Math.ceil(countTokens(t) / 2) };
+  const scratch = async (counter: Partial<RepoMapInput>) => (await buildRepoMap(input(root, memoryTags(), { ...opts, ...counter, reuse: "none" }))).text;
+  const whole = await buildRepoMap(input(root, cache, opts));
+  const halved = await buildRepoMap(input(root, cache, { ...opts, ...half }));
+  expect(halved.text).toBe(await scratch(half));
+  expect(halved.text).not.toBe(whole.text);
+  // The chat file's body changes, its names stay: a new state, the same ranking and shown files (the rendering's key).
+  writeFileSync(join(root, chat), files[chat] + "\n# a comment\n");
+  const rendered = await buildRepoMap(input(root, cache, opts));
+  expect(rendered.fromCache).toBe(true);
+  expect(rendered.text).toBe(whole.text);
+  expect((await buildRepoMap(input(root, cache, { ...opts, ...half }))).text).toBe(halved.text);
+});
+
 test("a stored ranking's first part serves a later fit that stays within it; a fit that steps past it ranks again: both the map from scratch", async () => {
   const files = modules(150, true);
   const root = repo(files);

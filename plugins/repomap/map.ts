@@ -1,7 +1,7 @@
 // Building the repo map end to end: list → stat → (cached map?) → tags (cache,
 // reparse what changed) → rank → fit to the budget. The finished map is cached by
-// the repository state (files, mtimes, sizes), the chat files and the budget,
-// never by the words of a message.
+// the repository state (files, mtimes, sizes), the chat files, the budget and the
+// tokenizer it was fitted in, never by the words of a message.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { GRAMMAR_TABLE_VERSION } from "../../grammars/languages.ts";
@@ -34,8 +34,10 @@ export interface RepoMapInput {
   budget: number;
   countTokens: (text: string) => number;
   /**
-   * What countTokens counts in (an encoding's name): token counts and the map's estimates are
-   * kept from build to build under it (FitMemo). Absent: none are kept.
+   * What countTokens counts in (an encoding's name): a fitted map is kept under it (the keys
+   * of PreparedMap and the rendering's), and so are token counts and the map's estimates
+   * (FitMemo). Absent: one unnamed counter's maps (a caller's with one counter per cache), and
+   * no estimates kept.
    */
   tokenizer?: string;
   cache: TagCache;
@@ -101,7 +103,7 @@ export interface RepoMapResult {
 export interface PreparedMap {
   input: RepoMapInput;
   entries: ReturnType<typeof statFiles>;
-  /** Repository state + chat files + budget (no mentions): a session reuses its map while this holds. */
+  /** Repository state + chat files + budget + tokenizer (no mentions): a session reuses its map while this holds. */
   stateKey: string;
   /** stateKey + mentions: the persistent map cache's key. */
   key: string;
@@ -119,7 +121,7 @@ export function prepareRepoMap(input: RepoMapInput): PreparedMap {
   const entries = statFiles(input.root, input.files, parsingAhead ? null : input.statHelper);
   const statMs = performance.now() - started;
   const state = new Bun.CryptoHasher("sha256");
-  state.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.reuse}|${input.budget}\n`);
+  state.update(`${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.reuse}|${input.budget}|${tokenizerOf(input)}\n`);
   state.update(sortedUnique(input.chatFiles) + "\n\n");
   hashEntries(state, entries, input.reuse === "files" ? () => true : () => false);
   const stateKey = state.digest("hex");
@@ -409,14 +411,14 @@ function rankingKeyOf(input: RepoMapInput, listed: readonly string[], listing: s
 }
 
 /**
- * What a rendering depends on: the ranking (its key), the budget, and the files it
- * may show (path, mtime, size: their text and tags) or list by name. Chat files
- * are never shown: their paths alone (their content is in the ranking key). Kept
- * in the maps table under a distinct prefix.
+ * What a rendering depends on: the ranking (its key), the budget and the tokenizer the fit
+ * counts in, and the files it may show (path, mtime, size: their text and tags) or list by
+ * name. Chat files are never shown: their paths alone (their content is in the ranking key).
+ * Kept in the maps table under a distinct prefix.
  */
 function renderKeyOf(input: RepoMapInput, entries: readonly FileEntry[], chat: ReadonlySet<string>, rankingKey: string): string {
   const hasher = new Bun.CryptoHasher("sha256");
-  hasher.update(`render|${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.budget}|${rankingKey}\n`);
+  hasher.update(`render|${MAP_FORMAT}|${GRAMMAR_TABLE_VERSION}|${input.budget}|${tokenizerOf(input)}|${rankingKey}\n`);
   hashEntries(hasher, entries, (path) => chat.has(path));
   return "render:" + hasher.digest("hex");
 }
@@ -471,6 +473,15 @@ function hashEntries(hasher: Bun.CryptoHasher, entries: readonly FileEntry[], pa
   hasher.update(`${entries.length}\n`);
   hasher.update(paths.join("\u0000"));
   hasher.update(new Uint8Array(numbers.buffer));
+}
+
+/**
+ * The tokenizer as a key holds it: a fit's steps and the prefix it ends at follow the counts.
+ * (A ranking does not: which names it keeps within their share depends on the counts of the
+ * fit that reads it, and a stored first part too short for a fit is ranked again.)
+ */
+function tokenizerOf(input: RepoMapInput): string {
+  return input.tokenizer === undefined ? "-" : `=${input.tokenizer}`;
 }
 
 /** A list's distinct items, sorted, one a line (order and repeats make no difference to a key). */

@@ -130,7 +130,8 @@ export interface ScanResult {
 /** Brings the cache up to date for `entries` (those with a grammar) and describes them. */
 export async function scanTags(entries: readonly FileEntry[], options: ScanOptions): Promise<ScanResult> {
   const memory = options.memory;
-  const meta = memory?.meta ?? options.cache.fileMeta();
+  // A session's kept index, unless another process wrote the cache since (then what changed is forgotten).
+  const meta = memory ? options.cache.sessionMeta(memory.meta, (path) => memory.tags.delete(path)) : options.cache.fileMeta();
   if (memory) memory.meta = meta;
   const files = new Map<string, { sig: string; skipped: string }>();
   const fresh = new Map<string, CachedFile>();
