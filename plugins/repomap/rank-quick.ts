@@ -159,12 +159,13 @@ export function listingHash(files: readonly string[]): string {
 
 /**
  * The kept ranking of a state: its graph, its PageRank vector and the ranking made from
- * them (`ranked`: the slots as rank.ts computed them), for the listed files `entries`.
+ * them (`ranked`: the slots as rank.ts computed them), for the listed files `entries` (`listing`:
+ * the listingHash of their paths, as the build has it).
  * Keeps the top definitions covering at least `lines` lines (and every one tied with the
  * last). Null when a path or a name holds a line break, or when no file references a
  * defined name (the index's rows then stand in for references).
  */
-export function encodeQuick(entries: readonly FileEntry[], versions: readonly string[], state: { key: string; graph: RankGraph; ranks: Float64Array }, ranked: Pick<RankedGraph, "slots" | "change">, request: Pick<RankRequest, "imports" | "mentionedFiles">, lines: number): QuickParts | null {
+export function encodeQuick(entries: readonly FileEntry[], listing: string, versions: readonly string[], state: { key: string; graph: RankGraph; ranks: Float64Array }, ranked: Pick<RankedGraph, "slots" | "change">, request: Pick<RankRequest, "imports" | "mentionedFiles">, lines: number): QuickParts | null {
   const { paths, index, graph, context } = state.graph;
   if (!index.anyReference || paths.some((p) => p.includes("\n")) || versions.length !== entries.length || versions.some((v) => v.includes("\n"))) return null;
   const n = paths.length;
@@ -321,7 +322,7 @@ export function encodeQuick(entries: readonly FileEntry[], versions: readonly st
     }
     parts.set(partName("keys", keyParts.length - 1), pack(partHead, [keys, definers, referenced]));
   }
-  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing: listingHash(entries.map((e) => e.path)), extra, mentioned: [...request.mentionedFiles].sort(), files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0, versions: versions.join("\n") };
+  const head: QuickHead = { format: QUICK_FORMAT, key: state.key, gen, listing, extra, mentioned: [...request.mentionedFiles].sort(), files: n, nodes, change: ranked.change, cut: cut === -Infinity ? null : cut, keyParts, namesBytes: 0, versions: versions.join("\n") };
   if (names.some((name) => name.includes("\n"))) return null;
   const namesText = new TextEncoder().encode(names.join("\n"));
   const pathsText = new TextEncoder().encode(pathTable.join("\n"));

@@ -188,7 +188,7 @@ function quickOf(input: StateRankInput, state: RankState, ranked: RankedGraph): 
   if (input.request.limit === undefined || !Number.isFinite(input.request.limit)) return null;
   const limit = Math.max(input.request.limit, QUICK_MIN_LIMIT);
   const versions = input.entries.map((entry) => versionOf(input.scan, entry));
-  return encodeQuick(input.entries, versions, state, ranked, input.request, Math.max(limit + QUICK_SPARE_LINES, Math.ceil(limit * 1.25)));
+  return encodeQuick(input.entries, input.listing, versions, state, ranked, input.request, Math.max(limit + QUICK_SPARE_LINES, Math.ceil(limit * 1.25)));
 }
 
 /** A file's ranking signature as the kept graph records it ("-" skipped; "" when not described); its stat is kept beside it. */

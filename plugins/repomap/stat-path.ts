@@ -2,7 +2,7 @@
 // what was committed; mid-refactor the working tree may hold anything there: nothing, a folder,
 // a link, a pipe, or a file where a parent folder was. Imported by the workers: nothing of
 // coder's is imported here.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from "node:fs";
 
 /**
  * Errors of a path that cannot name anything now: gone (ENOENT), a parent that is a file
@@ -34,21 +34,8 @@ export function readListedText(abs: string): string {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new Error(`${abs} is no longer a regular file`);
-    // Read to the end, not to the stat's size: a file that grows while it is read is read whole
-    // (the byte past the size leaves room for the read that finds the end, in the same buffer).
-    let buffer = new Uint8Array(stat.size + 1);
-    let length = 0;
-    for (;;) {
-      if (length === buffer.length) {
-        const grown = new Uint8Array(buffer.length * 2);
-        grown.set(buffer);
-        buffer = grown;
-      }
-      const n = readSync(fd, buffer, length, buffer.length - length, null);
-      if (n <= 0) break;
-      length += n;
-    }
-    return UTF8.decode(buffer.subarray(0, length));
+    // Read to the end, not to the stat's size: a file that grows while it is read is read whole.
+    return UTF8.decode(readFileSync(fd));
   } finally {
     closeSync(fd);
   }
