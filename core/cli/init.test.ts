@@ -1,5 +1,5 @@
 import { afterEach, expect, test } from "bun:test";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { guessProjectCommands } from "./init.ts";
@@ -24,4 +24,13 @@ test("lint and test commands are guessed from the project's manifest", () => {
   expect(guessProjectCommands(project({ "Cargo.toml": "[package]\n" }))).toEqual({ from: "Cargo.toml", lintCmd: "cargo clippy", testCmd: "cargo test" });
   expect(guessProjectCommands(project({ "README.md": "hi" }))).toEqual({});
   expect(guessProjectCommands(project({ "package.json": "{ not json" }))).toEqual({ from: "package.json" });
+});
+
+test("a manifest the repository made a link to /dev/zero, or a pipe, is read as none: no endless read, no hang", () => {
+  const zero = project({});
+  symlinkSync("/dev/zero", join(zero, "package.json"));
+  expect(guessProjectCommands(zero)).toEqual({ from: "package.json" });
+  const pipe = project({});
+  expect(Bun.spawnSync(["mkfifo", join(pipe, "pyproject.toml")]).exitCode).toBe(0);
+  expect(guessProjectCommands(pipe)).toEqual({ from: "pyproject.toml", testCmd: "pytest" });
 });

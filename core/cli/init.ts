@@ -10,6 +10,7 @@ import type { ProviderSetup } from "../plugin.ts";
 import { globalConfigDir, KEYS_FILE, PROJECT_FILE } from "../config/config.ts";
 import { setupProviders } from "../chat/create.ts";
 import { replaceRecord } from "../edit/state.ts";
+import { readCappedText, SMALL_FILE_BYTES } from "../edit/read.ts";
 import { UsageError } from "../errors.ts";
 
 /** `coder init`: set-up on a terminal; anywhere else one line on what to set, exit 2. */
@@ -46,9 +47,11 @@ async function checkEndpoint(base: string, key: string | null): Promise<Checked>
 /** What a project's manifest says its lint and test commands are, to offer for .coder.json. */
 export function guessProjectCommands(root: string): { lintCmd?: string; testCmd?: string; from?: string } {
   const has = (f: string) => existsSync(join(root, f));
+  // Through the capped reader: a manifest the repository made a link to /dev/zero, or a pipe, is read as none.
+  const manifest = (f: string) => readCappedText(join(root, f), { maxBytes: SMALL_FILE_BYTES, name: f }).text ?? "";
   if (has("package.json")) {
     try {
-      const scripts = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { scripts?: Record<string, string> }).scripts ?? {};
+      const scripts = (JSON.parse(manifest("package.json")) as { scripts?: Record<string, string> }).scripts ?? {};
       const runner = has("bun.lock") || has("bun.lockb") ? "bun run" : has("pnpm-lock.yaml") ? "pnpm" : has("yarn.lock") ? "yarn" : "npm run";
       return { from: "package.json", ...(scripts.lint ? { lintCmd: `${runner} lint` } : {}), ...(scripts.test ? { testCmd: runner === "npm run" ? "npm test" : `${runner} test` } : {}) };
     } catch {
@@ -56,7 +59,7 @@ export function guessProjectCommands(root: string): { lintCmd?: string; testCmd?
     }
   }
   if (has("pyproject.toml")) {
-    const text = readFileSync(join(root, "pyproject.toml"), "utf8");
+    const text = manifest("pyproject.toml");
     return { from: "pyproject.toml", ...(/\[tool\.ruff/.test(text) ? { lintCmd: "ruff check" } : {}), testCmd: "pytest" };
   }
   if (has("go.mod")) return { from: "go.mod", lintCmd: "go vet", testCmd: "go test ./..." };
